@@ -1,0 +1,83 @@
+// HTTP client for the ringsim API (see shared/API.md).
+//
+// Every call returns the parsed JSON answer or throws an ApiError carrying
+// the server's own words ({"error": {"code", "message"}}), so the page can
+// show them next to the control that caused them. Names and keys are always
+// percent-encoded: they are arbitrary UTF-8 and may hold "/", "%", "#", "?".
+
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+    this.code = code;
+  }
+}
+
+async function request(method, path, body) {
+  const init = { method, headers: { Accept: 'application/json' } };
+  if (method !== 'GET') init.headers['Content-Type'] = 'application/json';
+  if (body !== undefined) init.body = JSON.stringify(body);
+  let response;
+  try {
+    response = await fetch(path, init);
+  } catch (err) {
+    throw new ApiError(0, 'network', `The server cannot be reached (${err.message}).`);
+  }
+  const text = await response.text();
+  let data = null;
+  if (text) {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      if (response.ok) throw new ApiError(response.status, 'invalid_answer', 'The server sent an answer that is not JSON.');
+    }
+  }
+  if (!response.ok) {
+    const error = data && data.error;
+    const message = error && typeof error.message === 'string'
+      ? error.message
+      : `${response.status} ${response.statusText || 'error'}`;
+    throw new ApiError(response.status, error && error.code ? error.code : 'http', message);
+  }
+  return data;
+}
+
+/** Builds "path?a=1&b=2" leaving out empty or undefined values. */
+export function withQuery(path, params) {
+  const parts = [];
+  for (const [name, value] of Object.entries(params)) {
+    if (value === undefined || value === null || value === '') continue;
+    parts.push(`${encodeURIComponent(name)}=${encodeURIComponent(String(value))}`);
+  }
+  return parts.length ? `${path}?${parts.join('&')}` : path;
+}
+
+const enc = encodeURIComponent;
+
+export const api = {
+  config: (at) => request('GET', withQuery('/api/config', { at })),
+  setConfig: (changes) => request('PUT', '/api/config', changes),
+  nodes: (at) => request('GET', withQuery('/api/nodes', { at })),
+  addNode: (name, weight) => request('POST', '/api/nodes', weight === undefined ? { name } : { name, weight }),
+  removeNode: (name) => request('DELETE', `/api/nodes/${enc(name)}`),
+  ring: (at) => request('GET', withQuery('/api/ring', { at })),
+  stats: (at) => request('GET', withQuery('/api/stats', { at })),
+  density: (bins, at) => request('GET', withQuery('/api/density', { bins, at })),
+  keys: ({ node, prefix, offset, limit, at } = {}) =>
+    request('GET', withQuery('/api/keys', { node, prefix, offset, limit, at })),
+  insertKey: (key) => request('POST', '/api/keys', { key }),
+  insertKeys: (keys) => request('POST', '/api/keys', { keys }),
+  generateKeys: (count, prefix, start) => {
+    const generate = { count };
+    if (prefix !== undefined) generate.prefix = prefix;
+    if (start !== undefined) generate.start = start;
+    return request('POST', '/api/keys', { generate });
+  },
+  deleteKey: (key) => request('DELETE', `/api/keys/${enc(key)}`),
+  lookup: (key) => request('GET', withQuery('/api/lookup', { key })),
+  operations: (after, limit) => request('GET', withQuery('/api/operations', { after, limit })),
+  operation: (id, offset) => request('GET', withQuery(`/api/operations/${enc(id)}`, { offset })),
+  reset: () => request('POST', '/api/reset'),
+  revert: (to) => request('POST', '/api/revert', { to }),
+};
