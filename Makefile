@@ -1,0 +1,51 @@
+# ringsim - a thin wrapper around CMake.  `make run` and `make test` do all
+# the set-up on Debian/Ubuntu (scripts/install-deps.sh installs what is
+# missing with apt-get).
+BUILD    ?= build
+ASAN     ?= build-asan
+PORT     ?= 3000
+DB       ?= ringsim.db
+JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
+
+.PHONY: all build run test test-unit test-asan bench deps deps-test npm clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+deps-test:
+	@scripts/install-deps.sh --test
+
+$(BUILD)/Makefile: CMakeLists.txt
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+
+build: deps $(BUILD)/Makefile
+	cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	@echo "ringsim: open http://localhost:$(PORT)/ (Ctrl-C stops)"
+	$(BUILD)/ringsim serve --port $(PORT) --db $(DB)
+
+node_modules/.package-lock.json: package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+npm: node_modules/.package-lock.json
+
+# Everything: unit, CLI, API and browser tests and lint, then the unit, CLI
+# and API tests again under AddressSanitizer + UndefinedBehaviorSanitizer.
+test: deps-test npm build test-asan
+	cd $(BUILD) && ctest --output-on-failure -j 1
+
+test-asan: deps
+	cmake -S . -B $(ASAN) -DCMAKE_BUILD_TYPE=Debug -DRINGSIM_SANITIZE=ON >/dev/null
+	cmake --build $(ASAN) -j $(JOBS)
+	cd $(ASAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --output-on-failure -j 1
+
+bench: build
+	$(BUILD)/bench_ringsim
+
+clean:
+	rm -rf $(BUILD) $(ASAN)

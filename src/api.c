@@ -1,0 +1,430 @@
+/*
+ * api.c - routes and handlers of the HTTP API (see api.h).
+ *
+ * Validation follows API.md: names that are missing, not strings or break
+ * the name rules are `invalid_name`; other bad values `invalid_parameter`;
+ * bodies that are not a JSON object `invalid_json`.
+ */
+#include "api.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "names.h"
+#include "view.h"
+
+json_t *api_error_body(int code, const char *msg)
+{
+    return json_pack("{s:{s:s, s:s}}", "error", "code", ringsim_errcode(code), "message",
+                     msg && *msg ? msg : ringsim_strerror(code));
+}
+
+void api_request_clear(api_request *r)
+{
+    for (int i = 0; i < r->nseg; i++)
+        free(r->seg[i]);
+    for (int i = 0; i < r->nparams; i++) {
+        free(r->params[i].name);
+        free(r->params[i].value);
+    }
+    free(r->params);
+    json_decref(r->body);
+    memset(r, 0, sizeof *r);
+}
+
+void api_cache_clear(api_cache *c)
+{
+    sim_close(c->snap);
+    c->snap = NULL;
+    c->at = -1;
+}
+
+static bool seg_is(const api_request *r, int i, const char *s)
+{
+    return i < r->nseg && strlen(s) == r->seglen[i] && memcmp(r->seg[i], s, r->seglen[i]) == 0;
+}
+
+static const api_param *param(const api_request *r, const char *name)
+{
+    for (int i = 0; i < r->nparams; i++)
+        if (strcmp(r->params[i].name, name) == 0)
+            return &r->params[i];
+    return NULL;
+}
+
+/* ---- routing ---- */
+
+typedef struct route {
+    const char *path; /* "nodes", or "nodes/x" for one more segment */
+    api_method method;
+    api_place where;
+} route;
+
+static const route routes[] = {
+    {"nodes", API_GET, API_LOOP},        {"nodes", API_POST, API_WORKER},
+    {"nodes/x", API_GET, API_LOOP},      {"nodes/x", API_DELETE, API_WORKER},
+    {"ring", API_GET, API_LOOP},         {"config", API_GET, API_LOOP},
+    {"config", API_PUT, API_WORKER},     {"keys", API_GET, API_LOOP},
+    {"keys", API_POST, API_WORKER},      {"keys/x", API_GET, API_LOOP},
+    {"keys/x", API_DELETE, API_WORKER},  {"lookup", API_GET, API_LOOP},
+    {"stats", API_GET, API_LOOP},        {"density", API_GET, API_LOOP},
+    {"operations", API_GET, API_LOOP},   {"operations/x", API_GET, API_LOOP},
+    {"events", API_GET, API_EVENTS},     {"reset", API_POST, API_WORKER},
+    {"revert", API_POST, API_WORKER},
+};
+
+static bool path_matches(const api_request *r, const char *path)
+{
+    char first[32];
+    const char *slash = strchr(path, '/');
+    size_t n = slash ? (size_t)(slash - path) : strlen(path);
+    memcpy(first, path, n);
+    first[n] = '\0';
+    return seg_is(r, 0, first) && r->nseg == (slash ? 2 : 1);
+}
+
+int api_classify(const api_request *r, api_place *where, rs_error *err)
+{
+    bool known = false;
+    api_method m = r->method == API_HEAD ? API_GET : r->method;
+    for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
+        if (!path_matches(r, routes[i].path))
+            continue;
+        known = true;
+        if (routes[i].method == m) {
+            *where = routes[i].where;
+            /* Time travel replays the log: not on the event loop. */
+            if (*where == API_LOOP && param(r, "at"))
+                *where = API_WORKER;
+            return 0;
+        }
+    }
+    if (known)
+        return rs_fail(err, RINGSIM_EMETHOD, "method not allowed on this path");
+    return rs_fail(err, RINGSIM_ENOTFOUND, "no such API endpoint");
+}
+
+/* ---- parameters ---- */
+
+/* An integer query parameter in [lo, hi], or def when absent. */
+static int int_param(const api_request *r, const char *name, int64_t lo, int64_t hi,
+                     int64_t def, int64_t *out, rs_error *err)
+{
+    const api_param *p = param(r, name);
+    *out = def;
+    if (!p)
+        return 0;
+    char *end;
+    long long v = p->len && p->value[0] != '+' ? strtoll(p->value, &end, 10) : 0;
+    if (!p->len || p->value[0] == '+' || *end || (size_t)(end - p->value) != p->len ||
+        v < lo || v > hi)
+        return rs_fail(err, RINGSIM_EPARAM, "%s must be a whole number from %lld to %lld",
+                       name, (long long)lo, (long long)hi);
+    *out = v;
+    return 0;
+}
+
+/* A JSON integer (or a number with no fraction) in [lo, hi]. */
+static int json_int_in(json_t *v, const char *name, int64_t lo, int64_t hi, int64_t *out,
+                       rs_error *err)
+{
+    double d = json_is_integer(v) ? (double)json_integer_value(v) : json_real_value(v);
+    if (!json_is_number(v) || d != floor(d) || d < (double)lo || d > (double)hi)
+        return rs_fail(err, RINGSIM_EPARAM, "%s must be a whole number from %lld to %lld",
+                       name, (long long)lo, (long long)hi);
+    *out = json_is_integer(v) ? json_integer_value(v) : (int64_t)d;
+    return 0;
+}
+
+static int need_object(const api_request *r, rs_error *err)
+{
+    if (r->body_error)
+        return rs_fail(err, r->body_error, "%s", r->body_msg);
+    if (!json_is_object(r->body))
+        return rs_fail(err, RINGSIM_EJSON, "the body must be a JSON object");
+    return 0;
+}
+
+static int need_name(json_t *v, const char *what, rs_error *err)
+{
+    if (!v)
+        return rs_fail(err, RINGSIM_ENAME, "%s is missing", what);
+    if (!json_is_string(v))
+        return rs_fail(err, RINGSIM_ENAME, "%s must be a JSON string", what);
+    return name_check(json_string_value(v), json_string_length(v), what, err);
+}
+
+static json_t *op_json(sim *s, int64_t op, rs_error *err)
+{
+    return view_operation_get(s, op, err);
+}
+
+/* ---- handlers: return the status, or a negative code with err ---- */
+
+static int get_keys(sim *s, const api_request *r, json_t **out, rs_error *err)
+{
+    int64_t offset, limit;
+    int rc;
+    if ((rc = int_param(r, "offset", 0, INT64_MAX, 0, &offset, err)) ||
+        (rc = int_param(r, "limit", 1, 1000, 100, &limit, err)))
+        return rc;
+    const api_param *node = param(r, "node"), *prefix = param(r, "prefix");
+    if (node && node->len && (rc = name_check(node->value, node->len, "node", err)))
+        return rc;
+    bool by_node = node && node->len;
+    *out = view_keys(s, by_node ? node->value : NULL, by_node ? node->len : 0,
+                     prefix ? prefix->value : NULL, prefix ? prefix->len : 0, offset, limit, err);
+    return *out ? 200 : err->code;
+}
+
+static int post_nodes(sim *s, const api_request *r, json_t **out, rs_error *err)
+{
+    int rc = need_object(r, err);
+    if (rc)
+        return rc;
+    json_t *name = json_object_get(r->body, "name"), *w = json_object_get(r->body, "weight");
+    if ((rc = need_name(name, "name", err)))
+        return rc;
+    double weight = 1;
+    if (w && !json_is_null(w)) {
+        if (!json_is_number(w))
+            return rs_fail(err, RINGSIM_EPARAM, "weight must be a number above 0");
+        weight = json_number_value(w);
+    }
+    int64_t op;
+    const char *n = json_string_value(name);
+    size_t len = json_string_length(name);
+    if ((rc = sim_add_node(s, n, len, weight, &op, err)))
+        return rc;
+    json_t *node = view_node_get(s, n, len, err), *o = op_json(s, op, err);
+    *out = json_pack("{s:o*, s:o*}", "node", node, "operation", o);
+    return 201;
+}
+
+static int post_keys(sim *s, const api_request *r, json_t **out, rs_error *err)
+{
+    int rc = need_object(r, err);
+    if (rc)
+        return rc;
+    json_t *key = json_object_get(r->body, "key"), *keys = json_object_get(r->body, "keys"),
+           *gen = json_object_get(r->body, "generate");
+    int given = !!key + !!keys + !!gen;
+    if (given > 1)
+        return rs_fail(err, RINGSIM_EPARAM, "give one of key, keys or generate");
+    int64_t op, ins = 0, skip = 0;
+    if (gen) {
+        if (!json_is_object(gen))
+            return rs_fail(err, RINGSIM_EPARAM, "generate must be an object");
+        int64_t count, start = 0;
+        json_t *pre = json_object_get(gen, "prefix");
+        if ((rc = json_int_in(json_object_get(gen, "count"), "count", 1, SIM_MAX_GENERATE,
+                              &count, err)))
+            return rc;
+        if (json_object_get(gen, "start") &&
+            (rc = json_int_in(json_object_get(gen, "start"), "start", 0, (int64_t)1 << 53,
+                              &start, err)))
+            return rc;
+        if (pre && !json_is_string(pre))
+            return rs_fail(err, RINGSIM_ENAME, "prefix must be a JSON string");
+        const char *p = pre ? json_string_value(pre) : "key-";
+        size_t plen = pre ? json_string_length(pre) : 4;
+        if ((rc = sim_generate_keys(s, p, plen, (uint64_t)start, (uint64_t)count, &ins, &skip,
+                                    &op, err)))
+            return rc;
+    } else if (keys) {
+        if (!json_is_array(keys))
+            return rs_fail(err, RINGSIM_EPARAM, "keys must be an array of strings");
+        size_t n = json_array_size(keys);
+        if (n == 0)
+            return rs_fail(err, RINGSIM_EPARAM, "keys must not be empty");
+        sim_str *v = malloc(n * sizeof *v);
+        if (!v)
+            return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        for (size_t i = 0; i < n; i++) {
+            json_t *k = json_array_get(keys, i);
+            if (!json_is_string(k)) {
+                free(v);
+                return rs_fail(err, RINGSIM_ENAME, "keys[%zu] must be a JSON string", i);
+            }
+            v[i] = (sim_str){json_string_value(k), json_string_length(k)};
+        }
+        rc = sim_insert_keys(s, v, n, false, &ins, &skip, &op, err);
+        free(v);
+        if (rc)
+            return rc;
+    } else {
+        if ((rc = need_name(key, "key", err)))
+            return rc;
+        sim_str one = {json_string_value(key), json_string_length(key)};
+        if ((rc = sim_insert_keys(s, &one, 1, true, &ins, &skip, &op, err)))
+            return rc;
+        json_t *k = view_key_get(s, one.s, one.len, err), *o = op_json(s, op, err);
+        *out = json_pack("{s:o*, s:o*}", "key", k, "operation", o);
+        return 201;
+    }
+    *out = json_pack("{s:I, s:I, s:o*}", "inserted", (json_int_t)ins, "skipped",
+                     (json_int_t)skip, "operation", op_json(s, op, err));
+    return 201;
+}
+
+static int put_config(sim *s, const api_request *r, json_t **out, rs_error *err)
+{
+    int rc = need_object(r, err);
+    if (rc)
+        return rc;
+    place_config cfg = *sim_config(s);
+    const char *k;
+    json_t *v;
+    json_object_foreach(r->body, k, v)
+    {
+        if (strcmp(k, "points_per_node") == 0) {
+            int64_t p;
+            if ((rc = json_int_in(v, "points_per_node", 1, PLACE_MAX_POINTS_PER_NODE, &p, err)))
+                return rc;
+            cfg.points_per_node = (uint32_t)p;
+        } else if (strcmp(k, "algorithm") == 0) {
+            if (!json_is_string(v) || json_string_length(v) >= sizeof cfg.algorithm)
+                return rs_fail(err, RINGSIM_EPARAM, "algorithm must be one of: ring");
+            strcpy(cfg.algorithm, json_string_value(v));
+        } else {
+            return rs_fail(err, RINGSIM_EPARAM, "unknown configuration field \"%s\"", k);
+        }
+    }
+    int64_t op;
+    if ((rc = sim_configure(s, &cfg, &op, err)))
+        return rc;
+    *out = json_pack("{s:o*, s:o*}", "config", view_config(s, err), "operation",
+                     op_json(s, op, err));
+    return 200;
+}
+
+static int post_revert(sim *s, const api_request *r, json_t **out, rs_error *err)
+{
+    int rc = need_object(r, err);
+    int64_t to, op;
+    if (rc || (rc = json_int_in(json_object_get(r->body, "to"), "to", 0, INT64_MAX, &to, err)))
+        return rc;
+    if ((rc = sim_revert(s, to, &op, err)))
+        return rc;
+    *out = json_pack("{s:o*}", "operation", op_json(s, op, err));
+    return 200;
+}
+
+static int simple_op(sim *s, int rc, int64_t op, json_t **out, rs_error *err)
+{
+    if (rc)
+        return rc;
+    *out = json_pack("{s:o*}", "operation", op_json(s, op, err));
+    return 200;
+}
+
+static int get_operation(sim *s, const api_request *r, json_t **out, rs_error *err)
+{
+    char *end;
+    long long id = strtoll(r->seg[1], &end, 10);
+    if (!r->seglen[1] || *end || id < 1)
+        return rs_fail(err, RINGSIM_ENOTFOUND, "operation \"%s\" not found", r->seg[1]);
+    int64_t offset;
+    int rc = int_param(r, "offset", 0, INT64_MAX, 0, &offset, err);
+    if (rc)
+        return rc;
+    *out = view_operation_moves(s, id, offset, 1000, err);
+    return *out ? 200 : err->code;
+}
+
+/* Dispatch on a routed request against sim s (live or a snapshot). */
+static int dispatch(sim *s, const api_request *r, json_t **out, rs_error *err)
+{
+    api_method m = r->method == API_HEAD ? API_GET : r->method;
+    int64_t op = 0, after, limit;
+    int rc;
+    if (seg_is(r, 0, "nodes") && r->nseg == 1)
+        return m == API_GET ? ((*out = view_nodes(s, err)) ? 200 : err->code)
+                            : post_nodes(s, r, out, err);
+    if (seg_is(r, 0, "nodes")) {
+        if (m == API_GET)
+            return (*out = view_node_get(s, r->seg[1], r->seglen[1], err)) ? 200 : err->code;
+        rc = sim_remove_node(s, r->seg[1], r->seglen[1], &op, err);
+        return simple_op(s, rc, op, out, err);
+    }
+    if (seg_is(r, 0, "keys") && r->nseg == 1)
+        return m == API_GET ? get_keys(s, r, out, err) : post_keys(s, r, out, err);
+    if (seg_is(r, 0, "keys")) {
+        if (m == API_GET)
+            return (*out = view_key_get(s, r->seg[1], r->seglen[1], err)) ? 200 : err->code;
+        sim_str one = {r->seg[1], r->seglen[1]};
+        rc = sim_delete_keys(s, &one, 1, &op, err);
+        return simple_op(s, rc, op, out, err);
+    }
+    if (seg_is(r, 0, "ring"))
+        return (*out = view_ring(s, err)) ? 200 : err->code;
+    if (seg_is(r, 0, "config"))
+        return m == API_GET ? ((*out = view_config(s, err)) ? 200 : err->code)
+                            : put_config(s, r, out, err);
+    if (seg_is(r, 0, "stats"))
+        return (*out = view_stats(s, err)) ? 200 : err->code;
+    if (seg_is(r, 0, "lookup")) {
+        const api_param *k = param(r, "key");
+        if (!k)
+            return rs_fail(err, RINGSIM_ENAME, "key is missing: /api/lookup?key=K");
+        return (*out = view_lookup(s, k->value, k->len, err)) ? 200 : err->code;
+    }
+    if (seg_is(r, 0, "density")) {
+        int64_t bins;
+        if ((rc = int_param(r, "bins", 1, 4096, 360, &bins, err)))
+            return rc;
+        return (*out = view_density(s, (uint32_t)bins, err)) ? 200 : err->code;
+    }
+    if (seg_is(r, 0, "operations") && r->nseg == 1) {
+        if ((rc = int_param(r, "after", 0, INT64_MAX, 0, &after, err)) ||
+            (rc = int_param(r, "limit", 1, 1000, 100, &limit, err)))
+            return rc;
+        return (*out = view_operations(s, after, limit, err)) ? 200 : err->code;
+    }
+    if (seg_is(r, 0, "operations"))
+        return get_operation(s, r, out, err);
+    if (seg_is(r, 0, "reset")) {
+        rc = sim_reset(s, &op, err);
+        return simple_op(s, rc, op, out, err);
+    }
+    if (seg_is(r, 0, "revert"))
+        return post_revert(s, r, out, err);
+    return rs_fail(err, RINGSIM_ENOTFOUND, "no such API endpoint");
+}
+
+void api_handle(sim *s, api_cache *cache, const api_request *r, int *status, json_t **body)
+{
+    rs_error err = {0, ""};
+    json_t *out = NULL;
+    api_place where;
+    int rc = api_classify(r, &where, &err);
+    if (!rc)
+        rc = sim_refresh(s, NULL, &err);
+    sim *target = s;
+    const api_param *at = param(r, "at");
+    if (!rc && at && r->method != API_GET && r->method != API_HEAD)
+        rc = rs_fail(&err, RINGSIM_EPARAM, "at= is for reading the past; it cannot change it");
+    if (!rc && at) {
+        int64_t id;
+        rc = int_param(r, "at", 0, INT64_MAX, 0, &id, &err);
+        if (!rc && (!cache->snap || cache->at != id)) {
+            api_cache_clear(cache);
+            rc = sim_at(s, id, &cache->snap, &err);
+            cache->at = rc ? -1 : id;
+        }
+        target = cache->snap;
+    }
+    if (!rc)
+        rc = dispatch(target, r, &out, &err);
+    if (rc < 0 || !out) {
+        json_decref(out);
+        if (rc >= 0)
+            rc = rs_fail(&err, RINGSIM_ENOMEM, "out of memory building the answer");
+        *status = ringsim_status(rc);
+        *body = api_error_body(rc, err.msg);
+        return;
+    }
+    *status = rc;
+    *body = out;
+}

@@ -1,0 +1,643 @@
+/*
+ * cli.c - command parsing, human output and progress bars (see cli.h).
+ *
+ * --db and --json may stand anywhere; "--" ends the options so that keys
+ * that look like options can be named.  The server is `ringsim serve`, which
+ * hands over to http.c.
+ */
+#define _GNU_SOURCE
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "api.h"
+#include "sim.h"
+#include "view.h"
+
+#define EXIT_REFUSED 1
+#define EXIT_USAGE 2
+
+static const char usage_text[] =
+    "usage: ringsim [--db PATH] [--json] COMMAND [ARGS]\n"
+    "\n"
+    "  serve [--host 127.0.0.1] [--port 3000] [--web DIR]   start the web simulator\n"
+    "  node add NAME [--weight W]    add a node           node rm NAME   remove a node\n"
+    "  node ls                       list nodes (like nodetool status)\n"
+    "  key add KEY...                insert keys          key rm KEY...  delete keys\n"
+    "  key ls [--node N]             list keys by position\n"
+    "  key gen COUNT [--prefix P] [--start S]   insert P+S ... P+(S+COUNT-1)\n"
+    "  lookup KEY                    where KEY goes, stored or not\n"
+    "  stats                         balance statistics\n"
+    "  log                           the operation log\n"
+    "  ring                          the ring's points in order\n"
+    "  config [--points N] [--algorithm A]   show or change the configuration\n"
+    "  revert ID                     make the state what it was after operation ID\n"
+    "  check                         verify placement and replay the log\n"
+    "\n"
+    "--db defaults to $RINGSIM_DB or ./ringsim.db.  --json prints the API's JSON.\n";
+
+typedef struct opts {
+    const char *db;
+    int json;
+    const char *weight, *node, *prefix, *start, *points, *algorithm, *host, *port, *web;
+    char **args; /* positionals after the command words */
+    int nargs;
+} opts;
+
+static int usage(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "ringsim: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nrun 'ringsim help' for usage\n");
+    return EXIT_USAGE;
+}
+
+static int refused(const rs_error *err)
+{
+    fprintf(stderr, "ringsim: %s\n", err->msg[0] ? err->msg : ringsim_strerror(err->code));
+    return EXIT_REFUSED;
+}
+
+/* ---- progress bar on a terminal ---- */
+
+static void bar(void *ud, const char *what, uint64_t done, uint64_t total)
+{
+    (void)ud;
+    int w = 30, fill = total ? (int)((double)done / (double)total * w) : w;
+    fprintf(stderr, "\r%-12s [", what);
+    for (int i = 0; i < w; i++)
+        fputc(i < fill ? '#' : '.', stderr);
+    fprintf(stderr, "] %3d%%  %llu/%llu", total ? (int)(100.0 * (double)done / (double)total) : 100,
+            (unsigned long long)done, (unsigned long long)total);
+    if (done >= total)
+        fputs("\r\033[K", stderr);
+    fflush(stderr);
+}
+
+/* ---- output ---- */
+
+static void print_json(json_t *j)
+{
+    char *t = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    if (t)
+        puts(t);
+    free(t);
+}
+
+/* "12 keys moved: from bravo 9, charlie 3" for people. */
+static void print_op(sim *s, int64_t id)
+{
+    rs_error err;
+    json_t *o = view_operation_get(s, id, &err);
+    if (!o)
+        return;
+    json_int_t moved = json_integer_value(json_object_get(o, "keys_moved"));
+    printf("operation %lld %s: %s; %lld key%s moved", (long long)id,
+           json_string_value(json_object_get(o, "type")),
+           json_string_value(json_object_get(o, "subject")), (long long)moved,
+           moved == 1 ? "" : "s");
+    json_t *mf = json_object_get(o, "moved_from"), *e;
+    size_t i;
+    json_array_foreach(mf, i, e)
+    {
+        const char *n = json_string_value(json_object_get(e, "node"));
+        printf("%s%s %lld", i ? ", " : " (from ", n ? n : "(none)",
+               (long long)json_integer_value(json_object_get(e, "keys")));
+    }
+    printf("%s\n", json_array_size(mf) ? ")" : "");
+    json_decref(o);
+}
+
+/* Answer an operation command: the API's JSON, or a line for people. */
+static int answer_op(sim *s, opts *o, int64_t op, const char *extra_name, json_t *extra)
+{
+    if (o->json) {
+        rs_error err;
+        json_t *j = json_object();
+        if (extra_name)
+            json_object_set(j, extra_name, extra);
+        json_t *opj = view_operation_get(s, op, &err);
+        json_object_set_new(j, "operation", opj ? opj : json_null());
+        print_json(j);
+        json_decref(j);
+    } else {
+        print_op(s, op);
+    }
+    return 0;
+}
+
+static void pct(char *buf, double share) { sprintf(buf, "%.2f%%", share * 100.0); }
+
+static int cmd_node_ls(sim *s, opts *o)
+{
+    rs_error err;
+    json_t *j = view_nodes(s, &err);
+    if (!j)
+        return refused(&err);
+    if (o->json) {
+        print_json(j);
+        json_decref(j);
+        return 0;
+    }
+    json_t *nodes = json_object_get(j, "nodes"), *n;
+    size_t i, wname = 4;
+    json_array_foreach(nodes, i, n)
+    {
+        size_t l = json_string_length(json_object_get(n, "name"));
+        wname = l > wname ? l : wname;
+    }
+    if (wname > 40)
+        wname = 40;
+    printf("%-*s  %10s  %6s  %9s  %7s  %7s\n", (int)wname, "Node", "Position", "Points",
+           "Keys", "Key %", "Ring %");
+    json_array_foreach(nodes, i, n)
+    {
+        char kp[32], rp[32];
+        pct(kp, json_real_value(json_object_get(n, "key_share")));
+        pct(rp, json_real_value(json_object_get(n, "arc_share")));
+        printf("%-*s  %10lld  %6lld  %9lld  %7s  %7s\n", (int)wname,
+               json_string_value(json_object_get(n, "name")),
+               (long long)json_integer_value(json_object_get(n, "position")),
+               (long long)json_integer_value(json_object_get(n, "points")),
+               (long long)json_integer_value(json_object_get(n, "keys")), kp, rp);
+    }
+    if (!json_array_size(nodes))
+        printf("(no nodes)\n");
+    json_decref(j);
+    return 0;
+}
+
+static int parse_u64(const char *t, uint64_t *out)
+{
+    if (!t || !*t || *t == '-' || *t == '+')
+        return -1;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(t, &end, 10);
+    if (errno || *end)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int cmd_node(sim *s, opts *o, const char *sub)
+{
+    rs_error err = {0};
+    int64_t op;
+    if (strcmp(sub, "ls") == 0)
+        return o->nargs ? usage("node ls takes no arguments%s", "") : cmd_node_ls(s, o);
+    if (o->nargs != 1)
+        return usage("node %s takes one NAME", sub);
+    const char *name = o->args[0];
+    if (strcmp(sub, "add") == 0) {
+        double w = 1;
+        if (o->weight) {
+            char *end;
+            errno = 0;
+            w = strtod(o->weight, &end);
+            if (errno || *end || end == o->weight || !isfinite(w) || w <= 0) {
+                fprintf(stderr, "ringsim: weight must be a number above 0, not \"%s\"\n",
+                        o->weight);
+                return EXIT_REFUSED;
+            }
+        }
+        if (sim_add_node(s, name, strlen(name), w, &op, &err))
+            return refused(&err);
+        json_t *node = view_node_get(s, name, strlen(name), &err);
+        int rc = answer_op(s, o, op, "node", node);
+        json_decref(node);
+        return rc;
+    }
+    if (strcmp(sub, "rm") == 0) {
+        if (sim_remove_node(s, name, strlen(name), &op, &err))
+            return refused(&err);
+        return answer_op(s, o, op, NULL, NULL);
+    }
+    return usage("unknown command: node %s", sub);
+}
+
+static int cmd_key(sim *s, opts *o, const char *sub)
+{
+    rs_error err = {0};
+    int64_t op, ins, skip;
+    if (strcmp(sub, "ls") == 0) {
+        if (o->nargs)
+            return usage("key ls takes no arguments%s", "");
+        json_t *j = view_keys(s, o->node, o->node ? strlen(o->node) : 0, NULL, 0, 0, -1,
+                              &err);
+        if (!j)
+            return refused(&err);
+        if (o->json) {
+            print_json(j);
+        } else {
+            json_t *k;
+            size_t i;
+            json_array_foreach(json_object_get(j, "keys"), i, k)
+            {
+                const char *n = json_string_value(json_object_get(k, "node"));
+                printf("%-24s %10lld  %s\n", json_string_value(json_object_get(k, "key")),
+                       (long long)json_integer_value(json_object_get(k, "position")),
+                       n ? n : "(none)");
+            }
+            printf("%lld key%s\n", (long long)json_integer_value(json_object_get(j, "total")),
+                   json_integer_value(json_object_get(j, "total")) == 1 ? "" : "s");
+        }
+        json_decref(j);
+        return 0;
+    }
+    if (strcmp(sub, "gen") == 0) {
+        uint64_t count, start = 0;
+        if (o->nargs != 1)
+            return usage("key gen takes one COUNT%s", "");
+        if (parse_u64(o->args[0], &count) || count < 1 || count > SIM_MAX_GENERATE) {
+            fprintf(stderr, "ringsim: COUNT must be a whole number from 1 to %u, not \"%s\"\n",
+                    SIM_MAX_GENERATE, o->args[0]);
+            return EXIT_REFUSED;
+        }
+        if (o->start && parse_u64(o->start, &start)) {
+            fprintf(stderr, "ringsim: --start must be a whole number, not \"%s\"\n", o->start);
+            return EXIT_REFUSED;
+        }
+        const char *p = o->prefix ? o->prefix : "key-";
+        if (sim_generate_keys(s, p, strlen(p), start, count, &ins, &skip, &op, &err))
+            return refused(&err);
+        goto inserted;
+    }
+    if (o->nargs < 1)
+        return usage("key %s takes at least one KEY", sub);
+    sim_str *v = malloc((size_t)o->nargs * sizeof *v);
+    if (!v)
+        return refused(&(rs_error){RINGSIM_ENOMEM, "out of memory"});
+    for (int i = 0; i < o->nargs; i++)
+        v[i] = (sim_str){o->args[i], strlen(o->args[i])};
+    int rc;
+    if (strcmp(sub, "add") == 0) {
+        rc = sim_insert_keys(s, v, (size_t)o->nargs, o->nargs == 1, &ins, &skip, &op, &err);
+        free(v);
+        if (rc)
+            return refused(&err);
+        if (o->nargs == 1 && o->json) {
+            json_t *k = view_key_get(s, o->args[0], strlen(o->args[0]), &err);
+            rc = answer_op(s, o, op, "key", k);
+            json_decref(k);
+            return rc;
+        }
+        goto inserted;
+    }
+    if (strcmp(sub, "rm") == 0) {
+        rc = sim_delete_keys(s, v, (size_t)o->nargs, &op, &err);
+        free(v);
+        return rc ? refused(&err) : answer_op(s, o, op, NULL, NULL);
+    }
+    free(v);
+    return usage("unknown command: key %s", sub);
+inserted:
+    if (o->json) {
+        json_t *j = json_pack("{s:I, s:I}", "inserted", (json_int_t)ins, "skipped",
+                              (json_int_t)skip);
+        json_t *opj = view_operation_get(s, op, &err);
+        json_object_set_new(j, "operation", opj ? opj : json_null());
+        print_json(j);
+        json_decref(j);
+    } else {
+        printf("inserted %lld key%s, skipped %lld (operation %lld)\n", (long long)ins,
+               ins == 1 ? "" : "s", (long long)skip, (long long)op);
+    }
+    return 0;
+}
+
+static int cmd_config(sim *s, opts *o)
+{
+    rs_error err = {0};
+    if (o->nargs)
+        return usage("config takes options only%s", "");
+    if (!o->points && !o->algorithm) {
+        json_t *j = view_config(s, &err);
+        if (!j)
+            return refused(&err);
+        if (o->json)
+            print_json(j);
+        else
+            printf("algorithm %s\npoints_per_node %lld\n",
+                   json_string_value(json_object_get(j, "algorithm")),
+                   (long long)json_integer_value(json_object_get(j, "points_per_node")));
+        json_decref(j);
+        return 0;
+    }
+    place_config cfg = *sim_config(s);
+    if (o->points) {
+        uint64_t p;
+        if (parse_u64(o->points, &p) || p < 1 || p > PLACE_MAX_POINTS_PER_NODE) {
+            fprintf(stderr, "ringsim: --points must be a whole number from 1 to %u, not \"%s\"\n",
+                    PLACE_MAX_POINTS_PER_NODE, o->points);
+            return EXIT_REFUSED;
+        }
+        cfg.points_per_node = (uint32_t)p;
+    }
+    if (o->algorithm) {
+        if (strlen(o->algorithm) >= sizeof cfg.algorithm) {
+            fprintf(stderr, "ringsim: unknown algorithm \"%s\"\n", o->algorithm);
+            return EXIT_REFUSED;
+        }
+        strcpy(cfg.algorithm, o->algorithm);
+    }
+    int64_t op;
+    if (sim_configure(s, &cfg, &op, &err))
+        return refused(&err);
+    json_t *c = view_config(s, &err);
+    int rc = answer_op(s, o, op, "config", c);
+    json_decref(c);
+    return rc;
+}
+
+static int cmd_read(sim *s, opts *o, const char *cmd)
+{
+    rs_error err = {0};
+    json_t *j = NULL;
+    if (strcmp(cmd, "lookup") == 0) {
+        if (o->nargs != 1)
+            return usage("lookup takes one KEY%s", "");
+        j = view_lookup(s, o->args[0], strlen(o->args[0]), &err);
+    } else if (o->nargs) {
+        return usage("%s takes no arguments", cmd);
+    } else if (strcmp(cmd, "stats") == 0) {
+        j = view_stats(s, &err);
+    } else if (strcmp(cmd, "ring") == 0) {
+        j = view_ring(s, &err);
+    } else {
+        j = view_operations(s, 0, -1, &err);
+    }
+    if (!j)
+        return refused(&err);
+    if (o->json) {
+        print_json(j);
+        json_decref(j);
+        return 0;
+    }
+    if (strcmp(cmd, "lookup") == 0) {
+        const char *n = json_string_value(json_object_get(j, "node"));
+        printf("key      %s\nsha256   %s\nposition %lld\nnode     %s%s\nstored   %s\n",
+               o->args[0], json_string_value(json_object_get(j, "sha256")),
+               (long long)json_integer_value(json_object_get(j, "position")),
+               n ? n : "(no node)", json_is_true(json_object_get(j, "wrapped")) ? " (wrapped)" : "",
+               json_is_true(json_object_get(j, "stored")) ? "yes" : "no");
+    } else if (strcmp(cmd, "stats") == 0) {
+        printf("nodes %lld  keys %lld\nmean %.2f  stddev %.2f  cv %.4f\nmin %lld  max %lld  "
+               "max/mean %.4f\n",
+               (long long)json_integer_value(json_object_get(j, "nodes")),
+               (long long)json_integer_value(json_object_get(j, "keys")),
+               json_real_value(json_object_get(j, "mean")),
+               json_real_value(json_object_get(j, "stddev")),
+               json_real_value(json_object_get(j, "cv")),
+               (long long)json_integer_value(json_object_get(j, "min")),
+               (long long)json_integer_value(json_object_get(j, "max")),
+               json_real_value(json_object_get(j, "max_over_mean")));
+    } else if (strcmp(cmd, "ring") == 0) {
+        json_t *p;
+        size_t i;
+        printf("%10s  %s\n", "Position", "Node (point)");
+        json_array_foreach(json_object_get(j, "points"), i, p)
+        printf("%10lld  %s#%lld\n", (long long)json_integer_value(json_object_get(p, "position")),
+               json_string_value(json_object_get(p, "node")),
+               (long long)json_integer_value(json_object_get(p, "index")));
+    } else {
+        json_t *p;
+        size_t i;
+        json_array_foreach(json_object_get(j, "operations"), i, p)
+        printf("%5lld  %s  %-11s  %6lld moved  %s\n",
+               (long long)json_integer_value(json_object_get(p, "id")),
+               json_string_value(json_object_get(p, "at")),
+               json_string_value(json_object_get(p, "type")),
+               (long long)json_integer_value(json_object_get(p, "keys_moved")),
+               json_string_value(json_object_get(p, "subject")));
+        if (!json_array_size(json_object_get(j, "operations")))
+            printf("(no operations)\n");
+    }
+    json_decref(j);
+    return 0;
+}
+
+static int cmd_revert(sim *s, opts *o)
+{
+    uint64_t to;
+    rs_error err = {0};
+    if (o->nargs != 1)
+        return usage("revert takes one operation ID%s", "");
+    if (parse_u64(o->args[0], &to) || to > INT64_MAX) {
+        fprintf(stderr, "ringsim: operation ID must be a whole number, not \"%s\"\n",
+                o->args[0]);
+        return EXIT_REFUSED;
+    }
+    int64_t op;
+    if (sim_revert(s, (int64_t)to, &op, &err))
+        return refused(&err);
+    return answer_op(s, o, op, NULL, NULL);
+}
+
+static int cmd_check(sim *s, opts *o)
+{
+    rs_error err = {0};
+    if (o->nargs)
+        return usage("check takes no arguments%s", "");
+    int64_t problems;
+    static char report[65536];
+    if (sim_check(s, &problems, report, sizeof report, &err))
+        return refused(&err);
+    int64_t keys = sim_key_count(s), ops = sim_last_op(s);
+    if (o->json) {
+        json_t *lines = json_array();
+        for (char *save, *l = strtok_r(report, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+            json_array_append_new(lines, json_string(l));
+        json_t *j = json_pack("{s:b, s:I, s:I, s:I, s:I, s:o}", "ok", problems == 0, "problems",
+                              (json_int_t)problems, "nodes", (json_int_t)sim_node_count(s),
+                              "keys", (json_int_t)keys, "operations", (json_int_t)ops,
+                              "report", lines);
+        print_json(j);
+        json_decref(j);
+    } else if (problems == 0) {
+        printf("ok: %lld keys on %zu nodes where the ring says; %lld operations replayed "
+               "to the same state\n",
+               (long long)keys, sim_node_count(s), (long long)ops);
+    } else {
+        fputs(report, stdout);
+    }
+    if (problems) {
+        fprintf(stderr, "ringsim: check found %lld problem%s\n", (long long)problems,
+                problems == 1 ? "" : "s");
+        return EXIT_REFUSED;
+    }
+    return 0;
+}
+
+/* Options that take a value, by name, and where they go. */
+static const char **opt_slot(opts *o, const char *name)
+{
+    static const struct {
+        const char *name;
+        size_t off;
+    } t[] = {{"db", offsetof(opts, db)},         {"weight", offsetof(opts, weight)},
+             {"node", offsetof(opts, node)},     {"prefix", offsetof(opts, prefix)},
+             {"start", offsetof(opts, start)},   {"points", offsetof(opts, points)},
+             {"algorithm", offsetof(opts, algorithm)}, {"host", offsetof(opts, host)},
+             {"port", offsetof(opts, port)},     {"web", offsetof(opts, web)}};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (strcmp(t[i].name, name) == 0)
+            return (const char **)((char *)o + t[i].off);
+    return NULL;
+}
+
+/* Which options a command accepts (besides --db and --json). */
+static int allowed(const char *cmd, const char *sub, const char *opt)
+{
+    const char *ok = "";
+    if (!strcmp(cmd, "serve"))
+        ok = " host port web ";
+    else if (!strcmp(cmd, "node") && sub && !strcmp(sub, "add"))
+        ok = " weight ";
+    else if (!strcmp(cmd, "key") && sub && !strcmp(sub, "ls"))
+        ok = " node ";
+    else if (!strcmp(cmd, "key") && sub && !strcmp(sub, "gen"))
+        ok = " prefix start ";
+    else if (!strcmp(cmd, "config"))
+        ok = " points algorithm ";
+    char pat[32];
+    snprintf(pat, sizeof pat, " %s ", opt);
+    return !strcmp(opt, "db") || strstr(ok, pat) != NULL;
+}
+
+int cli_main(int argc, char **argv)
+{
+    opts o;
+    memset(&o, 0, sizeof o);
+    char **pos = calloc((size_t)argc + 1, sizeof *pos);
+    char **names = calloc((size_t)argc + 1, sizeof *names);
+    int npos = 0, nnames = 0, rc;
+    if (!pos || !names) {
+        free(pos);
+        free(names);
+        fprintf(stderr, "ringsim: out of memory\n");
+        return EXIT_REFUSED;
+    }
+    bool dashdash = false;
+    for (int i = 1; i < argc; i++) {
+        char *a = argv[i];
+        if (dashdash || a[0] != '-' || a[1] != '-' || a[2] == '\0') {
+            if (!dashdash && strcmp(a, "--") == 0) {
+                dashdash = true;
+                continue;
+            }
+            if (!dashdash && (strcmp(a, "-h") == 0))
+                a = "help";
+            pos[npos++] = a;
+            continue;
+        }
+        char *name = a + 2, *val = strchr(name, '=');
+        if (val)
+            *val++ = '\0';
+        if (strcmp(name, "json") == 0 && !val) {
+            o.json = 1;
+            continue;
+        }
+        if (strcmp(name, "help") == 0) {
+            pos[npos++] = "help";
+            continue;
+        }
+        const char **slot = opt_slot(&o, name);
+        if (!slot) {
+            rc = usage("unknown option --%s", name);
+            goto out;
+        }
+        if (!val) {
+            if (i + 1 >= argc) {
+                rc = usage("option --%s needs a value", name);
+                goto out;
+            }
+            val = argv[++i];
+        }
+        *slot = val;
+        names[nnames++] = name;
+    }
+    if (npos == 0) {
+        fputs(usage_text, stderr);
+        rc = EXIT_USAGE;
+        goto out;
+    }
+    const char *cmd = pos[0];
+    if (!strcmp(cmd, "help")) {
+        fputs(usage_text, stdout);
+        rc = 0;
+        goto out;
+    }
+    const char *sub = NULL;
+    int first = 1;
+    if (!strcmp(cmd, "node") || !strcmp(cmd, "key")) {
+        if (npos < 2) {
+            rc = usage("%s needs a subcommand", cmd);
+            goto out;
+        }
+        sub = pos[1];
+        first = 2;
+    }
+    static const char *const known[] = {"serve", "node", "key", "lookup", "stats", "log",
+                                        "ring", "config", "revert", "check", NULL};
+    int k = 0;
+    while (known[k] && strcmp(known[k], cmd))
+        k++;
+    if (!known[k]) {
+        rc = usage("unknown command: %s", cmd);
+        goto out;
+    }
+    for (int i = 0; i < nnames; i++)
+        if (!allowed(cmd, sub, names[i])) {
+            rc = usage("option --%s does not apply to this command", names[i]);
+            goto out;
+        }
+    o.args = pos + first;
+    o.nargs = npos - first;
+    if (!o.db)
+        o.db = getenv("RINGSIM_DB") && *getenv("RINGSIM_DB") ? getenv("RINGSIM_DB")
+                                                            : "ringsim.db";
+    if (!strcmp(cmd, "serve")) {
+        if (o.nargs) {
+            rc = usage("serve takes options only%s", "");
+            goto out;
+        }
+        uint64_t port = 3000;
+        if (o.port && (parse_u64(o.port, &port) || port > 65535)) {
+            rc = usage("--port must be 0 to 65535, not %s", o.port);
+            goto out;
+        }
+        rc = api_serve(o.db, o.host ? o.host : "127.0.0.1", (int)port, o.web);
+        goto out;
+    }
+    sim *s = NULL;
+    rs_error err = {0};
+    if (sim_open(&s, o.db, &err)) {
+        rc = refused(&err);
+        goto out;
+    }
+    if (isatty(STDERR_FILENO))
+        sim_set_progress(s, bar, NULL);
+    if (!strcmp(cmd, "node"))
+        rc = cmd_node(s, &o, sub);
+    else if (!strcmp(cmd, "key"))
+        rc = cmd_key(s, &o, sub);
+    else if (!strcmp(cmd, "config"))
+        rc = cmd_config(s, &o);
+    else if (!strcmp(cmd, "revert"))
+        rc = cmd_revert(s, &o);
+    else if (!strcmp(cmd, "check"))
+        rc = cmd_check(s, &o);
+    else
+        rc = cmd_read(s, &o, cmd);
+    sim_close(s);
+out:
+    free(pos);
+    free(names);
+    return rc;
+}

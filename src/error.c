@@ -1,0 +1,54 @@
+/*
+ * error.c - tables that turn a RINGSIM_E* code into words and statuses.
+ */
+#include "error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+static const struct {
+    int code;
+    const char *wire;
+    int status;
+    const char *text;
+} table[] = {
+    {RINGSIM_OK, "ok", 200, "success"},
+    {RINGSIM_EJSON, "invalid_json", 400, "request body is not valid JSON"},
+    {RINGSIM_ENAME, "invalid_name", 400, "invalid name"},
+    {RINGSIM_EPARAM, "invalid_parameter", 400, "invalid parameter"},
+    {RINGSIM_ENOTFOUND, "not_found", 404, "not found"},
+    {RINGSIM_ECONFLICT, "conflict", 409, "already exists"},
+    {RINGSIM_ETOOBIG, "payload_too_large", 413, "request body too large"},
+    {RINGSIM_EFORBIDDEN, "forbidden", 403, "forbidden"},
+    {RINGSIM_EMETHOD, "method_not_allowed", 405, "method not allowed"},
+    {RINGSIM_EDB, "internal", 500, "database error"},
+    {RINGSIM_ENOMEM, "internal", 500, "out of memory"},
+    {RINGSIM_EBUSY, "internal", 500, "database is locked by another process"},
+    {RINGSIM_EREADONLY, "internal", 500, "database is read-only"},
+    {RINGSIM_ENOTDB, "internal", 500, "file is not a ringsim database"},
+    {RINGSIM_EINTERNAL, "internal", 500, "internal error"},
+};
+
+static int find(int code)
+{
+    for (unsigned i = 0; i < sizeof table / sizeof table[0]; i++)
+        if (table[i].code == code)
+            return (int)i;
+    return (int)(sizeof table / sizeof table[0]) - 1;
+}
+
+const char *ringsim_strerror(int code) { return table[find(code)].text; }
+const char *ringsim_errcode(int code) { return table[find(code)].wire; }
+int ringsim_status(int code) { return table[find(code)].status; }
+
+int rs_fail(rs_error *err, int code, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        err->code = code;
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}

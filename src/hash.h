@@ -1,0 +1,31 @@
+/*
+ * hash.h - positions on the ring.
+ *
+ * position(s) is the first four bytes of SHA-256(s), big-endian: exactly
+ * JavaScript's parseInt(sha256hex(s).slice(0, 8), 16) in the original
+ * simulator.  The digest is fetched from OpenSSL once per hasher and one
+ * EVP_MD_CTX is reused for every call (OpenSSL's one-shot SHA256() re-fetches
+ * and is ~3x slower).  A hasher is not thread-safe; make one per thread.
+ * Cost: one SHA-256 compression per 55 bytes of input.
+ */
+#ifndef RINGSIM_HASH_H
+#define RINGSIM_HASH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct hasher hasher;
+
+/* New hasher, or NULL when OpenSSL has no SHA-256.  Free with hasher_free. */
+hasher *hasher_new(void);
+/* Accepts NULL. */
+void hasher_free(hasher *h);
+
+/* Position of the len bytes at s.  Cannot fail. */
+uint32_t hash_position(hasher *h, const void *s, size_t len);
+/* Full digest as 64 lowercase hex digits plus NUL into out[65]. */
+void hash_sha256_hex(hasher *h, const void *s, size_t len, char out[65]);
+/* MD5 digest (16 bytes) for algorithms that define themselves on MD5. */
+void hash_md5(hasher *h, const void *s, size_t len, unsigned char out[16]);
+
+#endif

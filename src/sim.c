@@ -1,0 +1,1599 @@
+/*
+ * sim.c - the engine (see sim.h for the design and costs).
+ *
+ * State in memory is a `state`: configuration, nodes (id, name, weight, key
+ * counter) and the placement built from them.  An operation copies the
+ * state, changes the copy while it writes SQLite inside one transaction, and
+ * swaps the copy in after COMMIT; on any failure it rolls back and drops the
+ * copy.  Topology changes all go through retopologize(), which diffs two
+ * placements arc by arc.
+ */
+#define _GNU_SOURCE /* asprintf, strndup */
+#include "sim.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hash.h"
+#include "names.h"
+
+typedef struct node {
+    int64_t id;
+    char *name; /* owned, NUL-terminated */
+    size_t len;
+    double weight;
+    int64_t keys;
+} node;
+
+typedef struct state {
+    place_config cfg;
+    node *nodes;
+    size_t n;
+    int64_t unassigned;
+    placement *pl;
+} state;
+
+struct sim {
+    store *st;
+    hasher *h;
+    state cur;
+    int64_t data_version;
+    bool record; /* false for replay snapshots: no log, no moves */
+    sim_progress_fn progress;
+    void *progress_ud;
+};
+
+/* ---- state ---- */
+
+static void state_clear(state *x)
+{
+    for (size_t i = 0; i < x->n; i++)
+        free(x->nodes[i].name);
+    free(x->nodes);
+    place_free(x->pl);
+    memset(x, 0, sizeof *x);
+}
+
+/* Deep copy without the placement. */
+static int state_copy(state *dst, const state *src)
+{
+    memset(dst, 0, sizeof *dst);
+    dst->cfg = src->cfg;
+    dst->unassigned = src->unassigned;
+    dst->nodes = malloc((src->n + 1) * sizeof *dst->nodes);
+    if (!dst->nodes)
+        return RINGSIM_ENOMEM;
+    for (size_t i = 0; i < src->n; i++) {
+        dst->nodes[i] = src->nodes[i];
+        dst->nodes[i].name = strdup(src->nodes[i].name);
+        if (!dst->nodes[i].name) {
+            dst->n = i;
+            state_clear(dst);
+            return RINGSIM_ENOMEM;
+        }
+    }
+    dst->n = src->n;
+    return 0;
+}
+
+static long find_node(const state *x, const char *name, size_t len)
+{
+    for (size_t i = 0; i < x->n; i++)
+        if (x->nodes[i].len == len && memcmp(x->nodes[i].name, name, len) == 0)
+            return (long)i;
+    return -1;
+}
+
+static long find_node_id(const state *x, int64_t id)
+{
+    for (size_t i = 0; i < x->n; i++)
+        if (x->nodes[i].id == id)
+            return (long)i;
+    return -1;
+}
+
+static int build_placement(sim *s, state *x, rs_error *err)
+{
+    place_node *pn = malloc((x->n + 1) * sizeof *pn);
+    if (!pn)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    for (size_t i = 0; i < x->n; i++)
+        pn[i] = (place_node){x->nodes[i].name, x->nodes[i].len, x->nodes[i].weight};
+    place_free(x->pl);
+    x->pl = NULL;
+    int rc = place_build(&x->pl, s->h, &x->cfg, pn, x->n, err);
+    free(pn);
+    return rc;
+}
+
+static int config_from_json(const char *text, place_config *cfg)
+{
+    place_config_default(cfg);
+    if (!text || !*text)
+        return 0;
+    json_t *j = json_loads(text, 0, NULL);
+    if (!j)
+        return RINGSIM_EDB;
+    const char *a = json_string_value(json_object_get(j, "algorithm"));
+    if (a)
+        snprintf(cfg->algorithm, sizeof cfg->algorithm, "%s", a);
+    json_int_t p = json_integer_value(json_object_get(j, "points_per_node"));
+    if (p > 0)
+        cfg->points_per_node = (uint32_t)p;
+    json_decref(j);
+    return 0;
+}
+
+static char *config_to_json(const place_config *cfg)
+{
+    json_t *j = json_pack("{s:s, s:i}", "algorithm", cfg->algorithm, "points_per_node",
+                          (json_int_t)cfg->points_per_node);
+    char *t = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    json_decref(j);
+    return t;
+}
+
+/* Load the whole in-memory state from the store. */
+static int load_state(sim *s, rs_error *err)
+{
+    state x;
+    memset(&x, 0, sizeof x);
+    char *cfg = NULL;
+    store_node *sn = NULL;
+    size_t n = 0;
+    int rc;
+    if ((rc = store_meta_get(s->st, "config", &cfg, err)))
+        goto fail;
+    if (config_from_json(cfg, &x.cfg)) {
+        rc = rs_fail(err, RINGSIM_EDB, "stored configuration is not valid JSON");
+        goto fail;
+    }
+    if ((rc = store_meta_get_int(s->st, "unassigned", &x.unassigned, err)) ||
+        (rc = store_nodes_load(s->st, &sn, &n, err)))
+        goto fail;
+    x.nodes = malloc((n + 1) * sizeof *x.nodes);
+    if (!x.nodes) {
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        goto fail;
+    }
+    for (size_t i = 0; i < n; i++) {
+        x.nodes[i] = (node){sn[i].id, sn[i].name, sn[i].len, sn[i].weight, sn[i].keys};
+        sn[i].name = NULL; /* moved */
+    }
+    x.n = n;
+    if ((rc = build_placement(s, &x, err)))
+        goto fail;
+    store_nodes_free(sn, n);
+    free(cfg);
+    state_clear(&s->cur);
+    s->cur = x;
+    return 0;
+fail:
+    store_nodes_free(sn, n);
+    free(cfg);
+    state_clear(&x);
+    return rc;
+}
+
+int sim_open(sim **out, const char *path, rs_error *err)
+{
+    *out = NULL;
+    sim *s = calloc(1, sizeof *s);
+    if (!s)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    int rc;
+    s->record = true;
+    if (!(s->h = hasher_new())) {
+        rc = rs_fail(err, RINGSIM_EINTERNAL, "OpenSSL has no SHA-256");
+        goto fail;
+    }
+    if ((rc = store_open(&s->st, path, err)))
+        goto fail;
+    s->data_version = store_data_version(s->st);
+    if ((rc = load_state(s, err)))
+        goto fail;
+    *out = s;
+    return 0;
+fail:
+    sim_close(s);
+    return rc;
+}
+
+void sim_close(sim *s)
+{
+    if (!s)
+        return;
+    state_clear(&s->cur);
+    store_close(s->st);
+    hasher_free(s->h);
+    free(s);
+}
+
+int sim_refresh(sim *s, bool *changed, rs_error *err)
+{
+    int64_t v = store_data_version(s->st);
+    if (changed)
+        *changed = v != s->data_version;
+    if (v == s->data_version)
+        return 0;
+    int rc = load_state(s, err);
+    if (!rc)
+        s->data_version = v;
+    return rc;
+}
+
+void sim_set_progress(sim *s, sim_progress_fn fn, void *ud)
+{
+    s->progress = fn;
+    s->progress_ud = ud;
+}
+
+store *sim_store(sim *s) { return s->st; }
+
+/* ---- operations: the common frame ---- */
+
+/* A running operation: the copy of the state it changes, its log id, the
+ * move tally for moved_from. */
+typedef struct opctx {
+    sim *s;
+    state next;
+    int64_t op;  /* log id, 0 when not recording */
+    int64_t seq; /* moves recorded so far */
+    int64_t moved;
+    int64_t *from_ids;   /* moved_from tally: node id (STORE_NO_NODE = none) */
+    char **from_names;   /* ... with its name (NULL = none) */
+    int64_t *from_count;
+    size_t nfrom;
+    bool keys_only; /* nodes and configuration unchanged */
+} opctx;
+
+static int op_begin(sim *s, opctx *c, const char *type, const char *subject,
+                    json_t *params, rs_error *err)
+{
+    memset(c, 0, sizeof *c);
+    c->s = s;
+    int rc = store_begin(s->st, err);
+    if (rc)
+        return rc;
+    /* Holding the write lock now: catch up with other processes first. */
+    if ((rc = sim_refresh(s, NULL, err)) || (rc = state_copy(&c->next, &s->cur))) {
+        store_rollback(s->st);
+        return rc == RINGSIM_ENOMEM ? rs_fail(err, rc, "out of memory") : rc;
+    }
+    if (s->record) {
+        char *p = json_dumps(params, JSON_COMPACT);
+        char *cfg = config_to_json(&s->cur.cfg);
+        rc = p && cfg ? store_op_append(s->st, type, subject, p, cfg, &c->op, err)
+                      : rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        free(p);
+        free(cfg);
+        if (rc) {
+            store_rollback(s->st);
+            state_clear(&c->next);
+        }
+    }
+    return rc;
+}
+
+static void op_free(opctx *c)
+{
+    for (size_t i = 0; i < c->nfrom; i++)
+        free(c->from_names[i]);
+    free(c->from_ids);
+    free(c->from_names);
+    free(c->from_count);
+    state_clear(&c->next);
+}
+
+static void op_abort(opctx *c)
+{
+    store_rollback(c->s->st);
+    op_free(c);
+}
+
+static int tally(opctx *c, int64_t from_id, const char *from_name, int64_t count)
+{
+    c->moved += count;
+    for (size_t i = 0; i < c->nfrom; i++)
+        if (c->from_ids[i] == from_id) {
+            c->from_count[i] += count;
+            return 0;
+        }
+    size_t n = c->nfrom + 1;
+    int64_t *ids = realloc(c->from_ids, n * sizeof *ids);
+    if (ids)
+        c->from_ids = ids;
+    char **names = realloc(c->from_names, n * sizeof *names);
+    if (names)
+        c->from_names = names;
+    int64_t *cnt = realloc(c->from_count, n * sizeof *cnt);
+    if (cnt)
+        c->from_count = cnt;
+    char *nm = from_name ? strdup(from_name) : NULL;
+    if (!ids || !names || !cnt || (from_name && !nm)) {
+        free(nm);
+        return RINGSIM_ENOMEM;
+    }
+    ids[c->nfrom] = from_id;
+    names[c->nfrom] = nm;
+    cnt[c->nfrom] = count;
+    c->nfrom++;
+    return 0;
+}
+
+/* moved_from as JSON text, largest first, then by name. */
+static char *moved_from_json(opctx *c)
+{
+    size_t n = c->nfrom;
+    size_t *ord = malloc((n + 1) * sizeof *ord);
+    if (!ord)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        ord[i] = i;
+    for (size_t i = 1; i < n; i++) /* insertion sort: a handful of entries */
+        for (size_t j = i; j > 0; j--) {
+            size_t a = ord[j - 1], b = ord[j];
+            int before = c->from_count[b] > c->from_count[a] ||
+                         (c->from_count[b] == c->from_count[a] && c->from_names[b] &&
+                          (!c->from_names[a] || strcmp(c->from_names[b], c->from_names[a]) < 0));
+            if (!before)
+                break;
+            ord[j - 1] = b;
+            ord[j] = a;
+        }
+    json_t *arr = json_array();
+    for (size_t i = 0; arr && i < n; i++) {
+        size_t k = ord[i];
+        if (!c->from_count[k])
+            continue;
+        json_array_append_new(
+            arr, json_pack("{s:o, s:I}", "node",
+                           c->from_names[k] ? json_string(c->from_names[k]) : json_null(),
+                           "keys", (json_int_t)c->from_count[k]));
+    }
+    free(ord);
+    char *t = arr ? json_dumps(arr, JSON_COMPACT) : NULL;
+    json_decref(arr);
+    return t;
+}
+
+/* Write counters and the log entry, commit, and swap the new state in. */
+static int op_commit(opctx *c, int64_t *op_out, rs_error *err)
+{
+    sim *s = c->s;
+    state *x = &c->next;
+    int rc = 0;
+    for (size_t i = 0; i < x->n && !rc; i++) {
+        long j = find_node_id(&s->cur, x->nodes[i].id);
+        if (j < 0 || s->cur.nodes[j].keys != x->nodes[i].keys ||
+            s->cur.nodes[j].weight != x->nodes[i].weight)
+            rc = store_node_update(s->st, x->nodes[i].id, x->nodes[i].weight,
+                                   x->nodes[i].keys, err);
+    }
+    if (!rc && x->unassigned != s->cur.unassigned)
+        rc = store_meta_set_int(s->st, "unassigned", x->unassigned, err);
+    if (!rc && memcmp(&x->cfg, &s->cur.cfg, sizeof x->cfg) != 0) {
+        char *cfg = config_to_json(&x->cfg);
+        rc = cfg ? store_meta_set(s->st, "config", cfg, err)
+                 : rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        free(cfg);
+    }
+    if (!rc && c->op) {
+        char *mf = moved_from_json(c);
+        char *cfg = config_to_json(&x->cfg);
+        /* The log keeps the configuration after the operation. */
+        rc = mf && cfg ? store_op_finish(s->st, c->op, c->moved, mf, cfg, err)
+                       : rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        free(mf);
+        free(cfg);
+    }
+    if (!rc && !x->pl && c->keys_only) {
+        /* Topology unchanged: the placement carries over. */
+        x->pl = s->cur.pl;
+        s->cur.pl = NULL;
+    } else if (!rc && !x->pl) {
+        rc = build_placement(s, x, err);
+    }
+    if (!rc)
+        rc = store_commit(s->st, err);
+    if (rc) {
+        op_abort(c);
+        return rc;
+    }
+    s->data_version = store_data_version(s->st);
+    state_clear(&s->cur);
+    s->cur = c->next;
+    memset(&c->next, 0, sizeof c->next);
+    if (op_out)
+        *op_out = c->op;
+    op_free(c);
+    return 0;
+}
+
+static void progress(sim *s, const char *what, uint64_t done, uint64_t total)
+{
+    if (s->progress)
+        s->progress(s->progress_ud, what, done, total);
+}
+
+/* ---- topology changes ---- */
+
+static int64_t owner_id(const state *x, long idx)
+{
+    return idx < 0 ? STORE_NO_NODE : x->nodes[idx].id;
+}
+
+static const char *owner_name(const state *x, long idx)
+{
+    return idx < 0 ? NULL : x->nodes[idx].name;
+}
+
+/* Move the keys of [lo, hi] from old owner index a (in `old`) to new owner
+ * index b (in c->next), fixing counters and the tally. */
+static int move_range(opctx *c, const state *old, uint32_t lo, uint32_t hi, long a,
+                      long b, rs_error *err)
+{
+    int64_t from = owner_id(old, a), to = owner_id(&c->next, b);
+    if (from == to)
+        return 0;
+    int64_t count;
+    int rc = store_keys_move(c->s->st, lo, hi, from, to, c->op, owner_name(old, a),
+                             owner_name(&c->next, b), &c->seq, &count, err);
+    if (rc || !count)
+        return rc;
+    long fa = from == STORE_NO_NODE ? -1 : find_node_id(&c->next, from);
+    if (from == STORE_NO_NODE)
+        c->next.unassigned -= count;
+    else if (fa >= 0)
+        c->next.nodes[fa].keys -= count;
+    if (b < 0)
+        c->next.unassigned += count;
+    else
+        c->next.nodes[b].keys += count;
+    if (tally(c, from, owner_name(old, a), count))
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    return 0;
+}
+
+/* Compare the placement of `old` with c->next (already holding its new
+ * nodes and configuration, ids assigned) and move exactly the keys whose
+ * owner changes.  Arc-based placements: the merged, de-duplicated point
+ * positions B[0..m) split the ring into intervals (B[j-1], B[j]] on which
+ * both owners are constant; runs of intervals with the same (old, new) owner
+ * pair become one range query.  Removed nodes must still be in c->next with
+ * their counters until the caller drops them. */
+static int retopologize(opctx *c, const state *old, rs_error *err)
+{
+    sim *s = c->s;
+    int rc = build_placement(s, &c->next, err);
+    if (rc)
+        return rc;
+    const ring *ro = place_ring(old->pl), *rn = place_ring(c->next.pl);
+    if (!ro || !rn)
+        return rs_fail(err, RINGSIM_EINTERNAL, "placement has no ring");
+    size_t no = ring_size(ro), nn = ring_size(rn);
+    if (no + nn == 0)
+        return 0;
+    uint32_t *b = malloc((no + nn) * sizeof *b);
+    if (!b)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    size_t m = 0, i = 0, j = 0;
+    while (i < no || j < nn) { /* merge two sorted arrays, dropping repeats */
+        uint32_t v;
+        if (j >= nn || (i < no && ring_point_pos(ro, i) <= ring_point_pos(rn, j)))
+            v = ring_point_pos(ro, i++);
+        else
+            v = ring_point_pos(rn, j++);
+        if (m == 0 || b[m - 1] != v)
+            b[m++] = v;
+    }
+    /* Owners on interval k are those of its upper end b[k]. */
+    long run_a = 0, run_b = 0;
+    uint32_t run_lo = 0, run_hi = 0;
+    bool in_run = false;
+    for (size_t k = 0; k <= m && !rc; k++) {
+        uint32_t lo, hi;
+        long a, nb;
+        if (k < m) {
+            lo = k ? b[k - 1] + 1 : 0;
+            hi = b[k];
+            a = ring_owner(ro, hi);
+            nb = ring_owner(rn, hi);
+        } else { /* the tail past the last point wraps to the first */
+            if (b[m - 1] == UINT32_MAX)
+                break;
+            lo = b[m - 1] + 1;
+            hi = UINT32_MAX;
+            a = ring_owner(ro, 0);
+            nb = ring_owner(rn, 0);
+        }
+        if (in_run && a == run_a && nb == run_b && lo == run_hi + 1) {
+            run_hi = hi;
+            continue;
+        }
+        if (in_run)
+            rc = move_range(c, old, run_lo, run_hi, run_a, run_b, err);
+        in_run = true;
+        run_a = a;
+        run_b = nb;
+        run_lo = lo;
+        run_hi = hi;
+    }
+    if (!rc && in_run)
+        rc = move_range(c, old, run_lo, run_hi, run_a, run_b, err);
+    free(b);
+    return rc;
+}
+
+static int check_weight(double weight, const place_config *cfg, rs_error *err)
+{
+    if (!isfinite(weight) || weight <= 0 || weight > SIM_MAX_WEIGHT)
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "weight must be a number above 0 and at most %g", SIM_MAX_WEIGHT);
+    if (round(cfg->points_per_node * weight) > PLACE_MAX_NODE_POINTS)
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "points_per_node x weight must be at most %u points per node",
+                       PLACE_MAX_NODE_POINTS);
+    return 0;
+}
+
+int sim_add_node(sim *s, const char *name, size_t len, double weight, int64_t *op,
+                 rs_error *err)
+{
+    int rc = name_check(name, len, "node name", err);
+    if (rc)
+        return rc;
+    json_t *params = json_pack("{s:s%, s:f}", "name", name, len, "weight", weight);
+    char *subject = strndup(name, len);
+    opctx c;
+    if (!params || !subject) {
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        goto out;
+    }
+    if ((rc = op_begin(s, &c, "add_node", subject, params, err)))
+        goto out;
+    if (find_node(&c.next, name, len) >= 0) {
+        rc = rs_fail(err, RINGSIM_ECONFLICT, "node \"%s\" already exists", subject);
+        goto abort;
+    }
+    if ((rc = check_weight(weight, &c.next.cfg, err)))
+        goto abort;
+    int64_t id;
+    if ((rc = store_node_insert(s->st, name, len, weight, &id, err)))
+        goto abort;
+    state *x = &c.next; /* nodes has room for one more (state_copy) */
+    x->nodes[x->n++] = (node){id, subject, len, weight, 0};
+    subject = NULL;
+    if ((rc = retopologize(&c, &s->cur, err)))
+        goto abort;
+    rc = op_commit(&c, op, err);
+    goto out;
+abort:
+    op_abort(&c);
+out:
+    free(subject);
+    json_decref(params);
+    return rc;
+}
+
+int sim_remove_node(sim *s, const char *name, size_t len, int64_t *op, rs_error *err)
+{
+    int rc = name_check(name, len, "node name", err);
+    if (rc)
+        return rc;
+    json_t *params = json_pack("{s:s%}", "name", name, len);
+    char *subject = strndup(name, len);
+    opctx c;
+    if (!params || !subject) {
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        goto out;
+    }
+    if ((rc = op_begin(s, &c, "remove_node", subject, params, err)))
+        goto out;
+    long i = find_node(&c.next, name, len);
+    if (i < 0) {
+        rc = rs_fail(err, RINGSIM_ENOTFOUND, "node \"%s\" not found", subject);
+        goto abort;
+    }
+    /* Take the node out of the new state; retopologize moves its keys to
+     * their new owners (the old owner's counter goes with it). */
+    node gone = c.next.nodes[i];
+    memmove(&c.next.nodes[i], &c.next.nodes[i + 1],
+            (c.next.n - (size_t)i - 1) * sizeof gone);
+    c.next.n--;
+    free(gone.name);
+    if ((rc = retopologize(&c, &s->cur, err)) ||
+        (rc = store_node_delete(s->st, gone.id, err)))
+        goto abort;
+    rc = op_commit(&c, op, err);
+    goto out;
+abort:
+    op_abort(&c);
+out:
+    free(subject);
+    json_decref(params);
+    return rc;
+}
+
+static char *config_subject(const place_config *cfg)
+{
+    char *t = NULL;
+    if (asprintf(&t, "algorithm %s, %u point%s per node", cfg->algorithm,
+                 cfg->points_per_node, cfg->points_per_node == 1 ? "" : "s") < 0)
+        return NULL;
+    return t;
+}
+
+int sim_configure(sim *s, const place_config *cfg, int64_t *op, rs_error *err)
+{
+    int rc = place_config_check(cfg, err);
+    if (rc)
+        return rc;
+    json_t *params = json_pack("{s:s, s:i}", "algorithm", cfg->algorithm,
+                               "points_per_node", (json_int_t)cfg->points_per_node);
+    char *subject = config_subject(cfg);
+    opctx c;
+    if (!params || !subject) {
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        goto out;
+    }
+    if ((rc = op_begin(s, &c, "configure", subject, params, err)))
+        goto out;
+    c.next.cfg = *cfg;
+    for (size_t i = 0; i < c.next.n && !rc; i++)
+        rc = check_weight(c.next.nodes[i].weight, cfg, err);
+    if (rc || (rc = retopologize(&c, &s->cur, err))) {
+        op_abort(&c);
+        goto out;
+    }
+    rc = op_commit(&c, op, err);
+out:
+    free(subject);
+    json_decref(params);
+    return rc;
+}
+
+int sim_reset(sim *s, int64_t *op, rs_error *err)
+{
+    json_t *params = json_object();
+    opctx c;
+    int rc = params ? op_begin(s, &c, "reset", "reset", params, err)
+                    : rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    json_decref(params);
+    if (rc)
+        return rc;
+    rc = store_keys_clear(s->st, err);
+    for (size_t i = 0; i < c.next.n && !rc; i++)
+        rc = store_node_delete(s->st, c.next.nodes[i].id, err);
+    if (rc) {
+        op_abort(&c);
+        return rc;
+    }
+    for (size_t i = 0; i < c.next.n; i++)
+        free(c.next.nodes[i].name);
+    c.next.n = 0;
+    c.next.unassigned = 0;
+    return op_commit(&c, op, err);
+}
+
+/* ---- keys ---- */
+
+/* Insert one key under the new placement (the current one when the
+ * operation does not change the topology); counts it. */
+static int insert_one(opctx *c, const char *k, size_t len, int64_t *inserted,
+                      rs_error *err)
+{
+    sim *s = c->s;
+    uint32_t pos = hash_position(s->h, k, len);
+    long o = place_owner(c->next.pl ? c->next.pl : s->cur.pl, pos, k, len);
+    int ins;
+    int rc = store_key_insert(s->st, k, len, pos, owner_id(&c->next, o), &ins, err);
+    if (rc || !ins)
+        return rc;
+    (*inserted)++;
+    if (o < 0)
+        c->next.unassigned++;
+    else
+        c->next.nodes[o].keys++;
+    return 0;
+}
+
+static char *count_subject(size_t n, const sim_str *one)
+{
+    char *t = NULL;
+    if (n == 1)
+        return strndup(one->s, one->len);
+    if (asprintf(&t, "%zu keys", n) < 0)
+        return NULL;
+    return t;
+}
+
+#define PROGRESS_EVERY 16384
+
+int sim_insert_keys(sim *s, const sim_str *keys, size_t n, bool strict,
+                    int64_t *inserted, int64_t *skipped, int64_t *op, rs_error *err)
+{
+    *inserted = *skipped = 0;
+    if (n == 0)
+        return rs_fail(err, RINGSIM_EPARAM, "the list of keys is empty");
+    for (size_t i = 0; i < n; i++) {
+        int rc = name_check(keys[i].s, keys[i].len, "key", err);
+        if (rc) {
+            if (n > 1) { /* say which one */
+                char m[sizeof err->msg];
+                snprintf(m, sizeof m, "%s", err->msg);
+                rs_fail(err, rc, "keys[%zu]: %s", i, m);
+            }
+            return rc;
+        }
+    }
+    json_t *params = json_pack("{s:I}", "keys", (json_int_t)n);
+    char *subject = count_subject(n, &keys[0]);
+    opctx c;
+    int rc;
+    if (!params || !subject) {
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        goto out;
+    }
+    if ((rc = op_begin(s, &c, "insert_keys", subject, params, err)))
+        goto out;
+    c.keys_only = true;
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (c.op)
+            rc = store_op_add_key(s->st, c.op, (int64_t)i, keys[i].s, keys[i].len, err);
+        int64_t before = *inserted;
+        if (!rc)
+            rc = insert_one(&c, keys[i].s, keys[i].len, inserted, err);
+        if (!rc && strict && *inserted == before)
+            rc = rs_fail(err, RINGSIM_ECONFLICT, "key \"%.*s\" already exists",
+                         (int)keys[i].len, keys[i].s);
+        if (i % PROGRESS_EVERY == PROGRESS_EVERY - 1)
+            progress(s, "insert_keys", i + 1, n);
+    }
+    if (rc) {
+        op_abort(&c);
+        *inserted = 0;
+        goto out;
+    }
+    *skipped = (int64_t)n - *inserted;
+    rc = op_commit(&c, op, err);
+    if (rc)
+        *inserted = *skipped = 0;
+out:
+    free(subject);
+    json_decref(params);
+    return rc;
+}
+
+static int digits(uint64_t v)
+{
+    int d = 1;
+    while (v >= 10) {
+        v /= 10;
+        d++;
+    }
+    return d;
+}
+
+int sim_generate_keys(sim *s, const char *prefix, size_t plen, uint64_t start,
+                      uint64_t count, int64_t *inserted, int64_t *skipped,
+                      int64_t *op, rs_error *err)
+{
+    *inserted = *skipped = 0;
+    if (count < 1 || count > SIM_MAX_GENERATE)
+        return rs_fail(err, RINGSIM_EPARAM, "count must be 1 to %u", SIM_MAX_GENERATE);
+    if (start > (1ull << 53) || start + count - 1 > (1ull << 53))
+        return rs_fail(err, RINGSIM_EPARAM, "start must be 0 to 2^53 - count");
+    uint64_t last = start + count - 1;
+    if (plen + (size_t)digits(last) > NAME_MAX_BYTES)
+        return rs_fail(err, RINGSIM_ENAME, "prefix is too long: keys would exceed %d bytes",
+                       NAME_MAX_BYTES);
+    /* The prefix must itself be a valid (possibly empty) start of a name. */
+    int rc = plen ? name_check(prefix, plen, "key prefix", err) : 0;
+    if (rc)
+        return rc;
+    json_t *params = json_pack("{s:{s:I, s:s%, s:I}}", "generate", "count",
+                               (json_int_t)count, "prefix", prefix, plen, "start",
+                               (json_int_t)start);
+    char *subject = NULL;
+    if (count == 1)
+        rc = asprintf(&subject, "%.*s%llu", (int)plen, prefix,
+                      (unsigned long long)start) < 0;
+    else
+        rc = asprintf(&subject, "%llu keys %.*s%llu \u2026 %.*s%llu",
+                      (unsigned long long)count, (int)plen, prefix,
+                      (unsigned long long)start, (int)plen, prefix,
+                      (unsigned long long)last) < 0;
+    opctx c;
+    if (rc || !params) {
+        subject = rc ? NULL : subject;
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        goto out;
+    }
+    if ((rc = op_begin(s, &c, "insert_keys", subject, params, err)))
+        goto out;
+    c.keys_only = true;
+    char buf[NAME_BUF + 24];
+    memcpy(buf, prefix, plen);
+    for (uint64_t i = 0; i < count && !rc; i++) {
+        size_t len = plen + (size_t)sprintf(buf + plen, "%llu",
+                                            (unsigned long long)(start + i));
+        rc = insert_one(&c, buf, len, inserted, err);
+        if (i % PROGRESS_EVERY == PROGRESS_EVERY - 1)
+            progress(s, "insert_keys", i + 1, count);
+    }
+    if (rc) {
+        op_abort(&c);
+        *inserted = 0;
+        goto out;
+    }
+    *skipped = (int64_t)count - *inserted;
+    progress(s, "insert_keys", count, count);
+    rc = op_commit(&c, op, err);
+    if (rc)
+        *inserted = *skipped = 0;
+out:
+    free(subject);
+    json_decref(params);
+    return rc;
+}
+
+static int cmp_bytes(const char *a, size_t al, const char *b, size_t bl)
+{
+    int c = memcmp(a, b, al < bl ? al : bl);
+    return c ? c : (al > bl) - (al < bl);
+}
+
+static int cmp_str_ptr(const void *x, const void *y)
+{
+    const sim_str *a = *(const sim_str *const *)x, *b = *(const sim_str *const *)y;
+    int c = cmp_bytes(a->s, a->len, b->s, b->len);
+    return c ? c : (a > b) - (a < b); /* stable: first occurrence first */
+}
+
+int sim_delete_keys(sim *s, const sim_str *keys, size_t n, int64_t *op, rs_error *err)
+{
+    if (n == 0)
+        return rs_fail(err, RINGSIM_EPARAM, "the list of keys is empty");
+    for (size_t i = 0; i < n; i++) {
+        int rc = name_check(keys[i].s, keys[i].len, "key", err);
+        if (rc)
+            return rc;
+    }
+    /* A key named twice is deleted once. */
+    const sim_str **ord = malloc(n * sizeof *ord);
+    bool *dup = calloc(n, sizeof *dup);
+    json_t *params = json_pack("{s:I}", "keys", (json_int_t)n);
+    char *subject = count_subject(n, &keys[0]);
+    opctx c;
+    int rc;
+    if (!ord || !dup || !params || !subject) {
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++)
+        ord[i] = &keys[i];
+    qsort(ord, n, sizeof *ord, cmp_str_ptr);
+    for (size_t i = 1; i < n; i++)
+        if (cmp_bytes(ord[i]->s, ord[i]->len, ord[i - 1]->s, ord[i - 1]->len) == 0)
+            dup[ord[i] - keys] = true;
+    if ((rc = op_begin(s, &c, "delete_keys", subject, params, err)))
+        goto out;
+    c.keys_only = true;
+    int64_t seq = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (dup[i])
+            continue;
+        store_key k;
+        int deleted;
+        if ((rc = store_key_find(s->st, keys[i].s, keys[i].len, &k, err)) ||
+            (rc = store_key_delete(s->st, keys[i].s, keys[i].len, &deleted, err)))
+            break;
+        if (c.op)
+            rc = store_op_add_key(s->st, c.op, seq++, keys[i].s, keys[i].len, err);
+        long o = k.node == STORE_NO_NODE ? -1 : find_node_id(&c.next, k.node);
+        if (k.node == STORE_NO_NODE)
+            c.next.unassigned--;
+        else if (o >= 0)
+            c.next.nodes[o].keys--;
+        if (i % PROGRESS_EVERY == PROGRESS_EVERY - 1)
+            progress(s, "delete_keys", i + 1, n);
+    }
+    if (rc) {
+        op_abort(&c);
+        goto out;
+    }
+    rc = op_commit(&c, op, err);
+out:
+    free(ord);
+    free(dup);
+    free(subject);
+    json_decref(params);
+    return rc;
+}
+
+/* ---- key lists: many keys in one buffer (no malloc per key) ---- */
+
+typedef struct klent {
+    size_t off, len;
+    uint32_t pos;
+    int64_t node;
+} klent;
+
+typedef struct keylist {
+    char *buf;
+    size_t used, cap;
+    klent *v;
+    size_t n, vcap;
+} keylist;
+
+static int kl_add(keylist *l, const char *k, size_t len, uint32_t pos, int64_t node)
+{
+    if (l->used + len > l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 65536;
+        while (cap < l->used + len)
+            cap *= 2;
+        char *b = realloc(l->buf, cap);
+        if (!b)
+            return RINGSIM_ENOMEM;
+        l->buf = b;
+        l->cap = cap;
+    }
+    if (l->n == l->vcap) {
+        size_t cap = l->vcap ? l->vcap * 2 : 1024;
+        klent *v = realloc(l->v, cap * sizeof *v);
+        if (!v)
+            return RINGSIM_ENOMEM;
+        l->v = v;
+        l->vcap = cap;
+    }
+    memcpy(l->buf + l->used, k, len);
+    l->v[l->n++] = (klent){l->used, len, pos, node};
+    l->used += len;
+    return 0;
+}
+
+static void kl_free(keylist *l)
+{
+    free(l->buf);
+    free(l->v);
+    memset(l, 0, sizeof *l);
+}
+
+static int kl_collect(void *ud, const store_key *k)
+{
+    return kl_add(ud, k->key, k->len, k->pos, k->node) ? RINGSIM_ENOMEM : 0;
+}
+
+static int kl_collect_str(void *ud, const char *s, size_t len)
+{
+    return kl_add(ud, s, len, 0, STORE_NO_NODE) ? RINGSIM_ENOMEM : 0;
+}
+
+/* sim_str views of a list (pointers into l->buf). */
+static sim_str *kl_strs(const keylist *l)
+{
+    sim_str *v = malloc((l->n + 1) * sizeof *v);
+    for (size_t i = 0; v && i < l->n; i++)
+        v[i] = (sim_str){l->buf + l->v[i].off, l->v[i].len};
+    return v;
+}
+
+/* ---- time travel: replay the log into a private sim ---- */
+
+typedef struct replay {
+    sim *live, *m;
+    rs_error *err;
+} replay;
+
+static int replay_keys(replay *r, const store_op *o, bool insert)
+{
+    keylist l;
+    memset(&l, 0, sizeof l);
+    int rc = store_op_keys_each(r->live->st, o->id, kl_collect_str, &l, r->err);
+    sim_str *v = rc ? NULL : kl_strs(&l);
+    int64_t ins, skip, dummy;
+    if (!rc && !v)
+        rc = rs_fail(r->err, RINGSIM_ENOMEM, "out of memory");
+    else if (!rc && l.n)
+        rc = insert ? sim_insert_keys(r->m, v, l.n, false, &ins, &skip, &dummy, r->err)
+                    : sim_delete_keys(r->m, v, l.n, &dummy, r->err);
+    free(v);
+    kl_free(&l);
+    return rc;
+}
+
+static int replay_op(void *ud, const store_op *o)
+{
+    replay *r = ud;
+    sim *m = r->m;
+    int64_t dummy, ins, skip;
+    int rc = 0;
+    json_t *p = json_loads(o->params, 0, NULL);
+    if (!p)
+        return rs_fail(r->err, RINGSIM_EDB, "operation %lld has unreadable parameters",
+                       (long long)o->id);
+    json_t *name = json_object_get(p, "name");
+    json_t *gen = json_object_get(p, "generate");
+    if (strcmp(o->type, "add_node") == 0) {
+        rc = sim_add_node(m, json_string_value(name), json_string_length(name),
+                          json_number_value(json_object_get(p, "weight")), &dummy, r->err);
+    } else if (strcmp(o->type, "remove_node") == 0) {
+        rc = sim_remove_node(m, json_string_value(name), json_string_length(name), &dummy,
+                             r->err);
+    } else if (strcmp(o->type, "insert_keys") == 0 && gen) {
+        json_t *pre = json_object_get(gen, "prefix");
+        rc = sim_generate_keys(m, json_string_value(pre), json_string_length(pre),
+                               (uint64_t)json_integer_value(json_object_get(gen, "start")),
+                               (uint64_t)json_integer_value(json_object_get(gen, "count")),
+                               &ins, &skip, &dummy, r->err);
+    } else if (strcmp(o->type, "insert_keys") == 0 || strcmp(o->type, "delete_keys") == 0) {
+        rc = replay_keys(r, o, o->type[0] == 'i');
+    } else if (strcmp(o->type, "configure") == 0) {
+        place_config cfg;
+        config_from_json(o->config, &cfg);
+        rc = sim_configure(m, &cfg, &dummy, r->err);
+    } else {
+        rc = rs_fail(r->err, RINGSIM_EDB, "operation %lld of type %s cannot be replayed here",
+                     (long long)o->id, o->type);
+    }
+    json_decref(p);
+    if (rc) {
+        char msg[sizeof r->err->msg];
+        snprintf(msg, sizeof msg, "%s", r->err->msg);
+        rs_fail(r->err, rc == RINGSIM_ENOMEM ? rc : RINGSIM_EDB,
+                "replaying operation %lld (%s): %s", (long long)o->id, o->type, msg);
+    }
+    return rc;
+}
+
+int sim_at(sim *s, int64_t at, sim **snapshot, rs_error *err)
+{
+    *snapshot = NULL;
+    if (at < 0)
+        return rs_fail(err, RINGSIM_EPARAM, "operation id must be 0 or more");
+    if (at > store_last_op(s->st))
+        return rs_fail(err, RINGSIM_ENOTFOUND, "operation %lld not found", (long long)at);
+    /* Walk back over resets and reverts to find where the state starts: the
+     * state after a revert to j is the state after j. */
+    size_t nseg = 0, cap = 8;
+    int64_t(*seg)[2] = malloc(cap * sizeof *seg);
+    place_config start;
+    place_config_default(&start);
+    int rc = seg ? 0 : rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    int64_t cur = at;
+    while (!rc && cur > 0) {
+        int64_t base = store_op_base(s->st, cur);
+        if (nseg == cap) {
+            void *g = realloc(seg, (cap *= 2) * sizeof *seg);
+            if (!g) {
+                rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+                break;
+            }
+            seg = g;
+        }
+        seg[nseg][0] = base;
+        seg[nseg][1] = cur;
+        nseg++;
+        if (base == 0)
+            break;
+        store_op o;
+        if ((rc = store_op_get(s->st, base, &o, err)))
+            break;
+        if (strcmp(o.type, "reset") == 0) {
+            config_from_json(o.config, &start);
+            cur = 0;
+        } else {
+            json_t *p = json_loads(o.params, 0, NULL);
+            int64_t to = p ? json_integer_value(json_object_get(p, "to")) : -1;
+            json_decref(p);
+            if (to < 0 || to >= base)
+                rc = rs_fail(err, RINGSIM_EDB, "operation %lld: bad revert target",
+                             (long long)base);
+            cur = to;
+        }
+        store_op_clear(&o);
+    }
+    sim *m = NULL;
+    if (!rc)
+        rc = sim_open(&m, ":memory:", err);
+    if (!rc) {
+        m->record = false;
+        int64_t dummy;
+        if (strcmp(start.algorithm, m->cur.cfg.algorithm) != 0 ||
+            start.points_per_node != m->cur.cfg.points_per_node)
+            rc = sim_configure(m, &start, &dummy, err);
+    }
+    replay r = {s, m, err};
+    for (size_t i = nseg; !rc && i-- > 0;)
+        if (seg[i][1] > seg[i][0])
+            rc = store_ops_each(s->st, seg[i][0], seg[i][1] - seg[i][0], replay_op, &r,
+                                err);
+    free(seg);
+    if (rc) {
+        sim_close(m);
+        return rc;
+    }
+    *snapshot = m;
+    return 0;
+}
+
+static int cmp_klent_key(const keylist *l, size_t i, const char *k, size_t len)
+{
+    return cmp_bytes(l->buf + l->v[i].off, l->v[i].len, k, len);
+}
+
+/* Merge the live keys (ordered by key) against a list ordered by key:
+ * live-only keys go to `gone`, list-only keys to `fresh`. */
+typedef struct diff {
+    const keylist *want;
+    size_t i;
+    keylist *gone, *fresh;
+    int (*both)(void *ud, const store_key *live, const klent *want);
+    void *ud;
+} diff;
+
+static int diff_step(void *ud, const store_key *k)
+{
+    diff *d = ud;
+    const keylist *w = d->want;
+    while (d->i < w->n && cmp_klent_key(w, d->i, k->key, k->len) < 0) {
+        const klent *e = &w->v[d->i++];
+        if (d->fresh && kl_add(d->fresh, w->buf + e->off, e->len, e->pos, e->node))
+            return RINGSIM_ENOMEM;
+    }
+    if (d->i < w->n && cmp_klent_key(w, d->i, k->key, k->len) == 0) {
+        int rc = d->both ? d->both(d->ud, k, &w->v[d->i]) : 0;
+        d->i++;
+        return rc;
+    }
+    return d->gone && kl_add(d->gone, k->key, k->len, k->pos, k->node) ? RINGSIM_ENOMEM : 0;
+}
+
+static int diff_run(store *st, diff *d, rs_error *err)
+{
+    int rc = store_keys_each(st, 0, diff_step, d, err);
+    if (rc == RINGSIM_ENOMEM)
+        return rs_fail(err, rc, "out of memory");
+    for (; !rc && d->i < d->want->n; d->i++) {
+        const klent *e = &d->want->v[d->i];
+        if (d->fresh && kl_add(d->fresh, d->want->buf + e->off, e->len, e->pos, e->node))
+            return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    }
+    return rc;
+}
+
+int sim_revert(sim *s, int64_t to, int64_t *op, rs_error *err)
+{
+    sim *snap = NULL;
+    keylist want, gone, fresh;
+    memset(&want, 0, sizeof want);
+    memset(&gone, 0, sizeof gone);
+    memset(&fresh, 0, sizeof fresh);
+    json_t *params = json_pack("{s:I}", "to", (json_int_t)to);
+    char *subject = NULL;
+    opctx c;
+    int rc = sim_refresh(s, NULL, err);
+    if (rc || (rc = sim_at(s, to, &snap, err)))
+        goto out;
+    if (!params || asprintf(&subject, "revert to %lld", (long long)to) < 0) {
+        subject = NULL;
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        goto out;
+    }
+    if ((rc = store_keys_each(snap->st, 0, kl_collect, &want, err)))
+        goto out;
+    if ((rc = op_begin(s, &c, "revert", subject, params, err)))
+        goto out;
+    diff d = {&want, 0, &gone, &fresh, NULL, NULL};
+    if ((rc = diff_run(s->st, &d, err)))
+        goto abort;
+    progress(s, "revert", 1, 4);
+    /* 1. Keys that did not exist then go (deletions are not moves). */
+    for (size_t i = 0; i < gone.n && !rc; i++) {
+        const klent *e = &gone.v[i];
+        int deleted;
+        rc = store_key_delete(s->st, gone.buf + e->off, e->len, &deleted, err);
+        long o = e->node == STORE_NO_NODE ? -1 : find_node_id(&c.next, e->node);
+        if (e->node == STORE_NO_NODE)
+            c.next.unassigned--;
+        else if (o >= 0)
+            c.next.nodes[o].keys--;
+    }
+    progress(s, "revert", 2, 4);
+    /* 2. Nodes and configuration as they were; the keys whose owner changes
+     * move.  Nodes that exist in both keep their id and counter. */
+    node *nodes = rc ? NULL : calloc(snap->cur.n + 1, sizeof *nodes);
+    if (!rc && !nodes)
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    size_t nn = 0;
+    for (size_t i = 0; !rc && i < snap->cur.n; i++) {
+        const node *t = &snap->cur.nodes[i];
+        long j = find_node(&c.next, t->name, t->len);
+        node v = {0, strdup(t->name), t->len, t->weight, 0};
+        if (!v.name) {
+            rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+            break;
+        }
+        if (j >= 0) {
+            v.id = c.next.nodes[j].id;
+            v.keys = c.next.nodes[j].keys;
+        } else if ((rc = store_node_insert(s->st, t->name, t->len, t->weight, &v.id, err))) {
+            free(v.name);
+            break;
+        }
+        nodes[nn++] = v;
+    }
+    if (nodes) {
+        /* Nodes of now that are not in the target: rows go after the moves. */
+        node *old = c.next.nodes;
+        size_t oldn = c.next.n;
+        c.next.nodes = nodes;
+        c.next.n = nn;
+        c.next.cfg = snap->cur.cfg;
+        if (!rc)
+            rc = retopologize(&c, &s->cur, err);
+        for (size_t i = 0; i < oldn; i++) {
+            if (!rc && find_node(&c.next, old[i].name, old[i].len) < 0)
+                rc = store_node_delete(s->st, old[i].id, err);
+            free(old[i].name);
+        }
+        free(old);
+    }
+    progress(s, "revert", 3, 4);
+    /* 3. Keys that existed then and not now come back, placed anew. */
+    int64_t inserted = 0;
+    for (size_t i = 0; i < fresh.n && !rc; i++)
+        rc = insert_one(&c, fresh.buf + fresh.v[i].off, fresh.v[i].len, &inserted, err);
+    if (rc)
+        goto abort;
+    rc = op_commit(&c, op, err);
+    progress(s, "revert", 4, 4);
+    goto out;
+abort:
+    op_abort(&c);
+out:
+    kl_free(&want);
+    kl_free(&gone);
+    kl_free(&fresh);
+    sim_close(snap);
+    free(subject);
+    json_decref(params);
+    return rc;
+}
+
+/* ---- reads ---- */
+
+const place_config *sim_config(const sim *s) { return &s->cur.cfg; }
+const placement *sim_placement(const sim *s) { return s->cur.pl; }
+size_t sim_node_count(const sim *s) { return s->cur.n; }
+int64_t sim_unassigned(const sim *s) { return s->cur.unassigned; }
+int64_t sim_last_op(sim *s) { return store_last_op(s->st); }
+
+const char *sim_node_name(const sim *s, size_t i, size_t *len)
+{
+    if (len)
+        *len = s->cur.nodes[i].len;
+    return s->cur.nodes[i].name;
+}
+
+int64_t sim_key_count(const sim *s)
+{
+    int64_t t = s->cur.unassigned;
+    for (size_t i = 0; i < s->cur.n; i++)
+        t += s->cur.nodes[i].keys;
+    return t;
+}
+
+static void node_view(sim *s, size_t i, const double *arc, int64_t total,
+                      sim_node_view *v)
+{
+    const node *x = &s->cur.nodes[i];
+    v->name = x->name;
+    v->len = x->len;
+    v->position = hash_position(s->h, x->name, x->len);
+    v->weight = x->weight;
+    v->points = place_node_points(&s->cur.cfg, x->weight);
+    v->keys = x->keys;
+    v->key_share = total > 0 ? (double)x->keys / (double)total : 0;
+    v->arc_share = arc[i];
+}
+
+static int cmp_node_view(const void *a, const void *b)
+{
+    const sim_node_view *x = a, *y = b;
+    if (x->position != y->position)
+        return x->position < y->position ? -1 : 1;
+    return cmp_bytes(x->name, x->len, y->name, y->len);
+}
+
+int sim_nodes(sim *s, sim_node_view **out, size_t *n, rs_error *err)
+{
+    size_t k = s->cur.n;
+    sim_node_view *v = malloc((k + 1) * sizeof *v);
+    double *arc = malloc((k + 1) * sizeof *arc);
+    if (!v || !arc) {
+        free(v);
+        free(arc);
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    }
+    place_arc_shares(s->cur.pl, arc, k);
+    int64_t total = sim_key_count(s);
+    for (size_t i = 0; i < k; i++)
+        node_view(s, i, arc, total, &v[i]);
+    free(arc);
+    qsort(v, k, sizeof *v, cmp_node_view);
+    *out = v;
+    *n = k;
+    return 0;
+}
+
+int sim_node_get(sim *s, const char *name, size_t len, sim_node_view *out,
+                 rs_error *err)
+{
+    int rc = name_check(name, len, "node name", err);
+    if (rc)
+        return rc;
+    long i = find_node(&s->cur, name, len);
+    if (i < 0)
+        return rs_fail(err, RINGSIM_ENOTFOUND, "node \"%.*s\" not found", (int)len, name);
+    double *arc = malloc((s->cur.n + 1) * sizeof *arc);
+    if (!arc)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    place_arc_shares(s->cur.pl, arc, s->cur.n);
+    node_view(s, (size_t)i, arc, sim_key_count(s), out);
+    free(arc);
+    return 0;
+}
+
+void sim_stats_get(sim *s, sim_stats *o)
+{
+    memset(o, 0, sizeof *o);
+    size_t n = s->cur.n;
+    o->nodes = (int64_t)n;
+    o->keys = sim_key_count(s);
+    if (n == 0)
+        return;
+    double sum = 0, sq = 0;
+    o->min = INT64_MAX;
+    for (size_t i = 0; i < n; i++) {
+        int64_t k = s->cur.nodes[i].keys;
+        sum += (double)k;
+        o->min = k < o->min ? k : o->min;
+        o->max = k > o->max ? k : o->max;
+    }
+    o->mean = sum / (double)n;
+    for (size_t i = 0; i < n; i++) {
+        double d = (double)s->cur.nodes[i].keys - o->mean;
+        sq += d * d;
+    }
+    o->stddev = sqrt(sq / (double)n);
+    o->cv = o->mean > 0 ? o->stddev / o->mean : 0;
+    o->max_over_mean = o->mean > 0 ? (double)o->max / o->mean : 0;
+}
+
+int sim_lookup(sim *s, const char *key, size_t len, sim_lookup_result *out,
+               rs_error *err)
+{
+    memset(out, 0, sizeof *out);
+    int rc = name_check(key, len, "key", err);
+    if (rc)
+        return rc;
+    out->position = hash_position(s->h, key, len);
+    hash_sha256_hex(s->h, key, len, out->sha256);
+    long o = place_owner(s->cur.pl, out->position, key, len);
+    if (o >= 0) {
+        out->node = s->cur.nodes[o].name;
+        out->node_len = s->cur.nodes[o].len;
+    }
+    const ring *r = place_ring(s->cur.pl);
+    long p = ring_successor(r, out->position);
+    if (p >= 0) {
+        out->has_point = true;
+        out->point_position = ring_point_pos(r, (size_t)p);
+        out->point_index = ring_point_index(r, (size_t)p);
+        out->wrapped = out->position > ring_point_pos(r, ring_size(r) - 1);
+    }
+    store_key k;
+    rs_error e2;
+    rc = store_key_find(s->st, key, len, &k, &e2);
+    if (rc && rc != RINGSIM_ENOTFOUND)
+        return rs_fail(err, rc, "%s", e2.msg);
+    out->stored = rc == 0;
+    return 0;
+}
+
+typedef struct page_ctx {
+    sim *s;
+    sim_key_fn fn;
+    void *ud;
+} page_ctx;
+
+static int page_step(void *ud, const store_key *k)
+{
+    page_ctx *p = ud;
+    long o = k->node == STORE_NO_NODE ? -1 : find_node_id(&p->s->cur, k->node);
+    return p->fn(p->ud, k->key, k->len, k->pos, o < 0 ? NULL : p->s->cur.nodes[o].name,
+                 o < 0 ? 0 : p->s->cur.nodes[o].len);
+}
+
+int sim_keys_page(sim *s, const char *node, size_t node_len, const char *prefix,
+                  size_t prefix_len, int64_t offset, int64_t limit, int64_t *total,
+                  sim_key_fn fn, void *ud, rs_error *err)
+{
+    store_key_query q = {0, false, prefix, prefix_len, offset, limit};
+    if (node) {
+        long i = find_node(&s->cur, node, node_len);
+        if (i < 0)
+            return rs_fail(err, RINGSIM_ENOTFOUND, "node \"%.*s\" not found",
+                           (int)node_len, node);
+        q.by_node = true;
+        q.node = s->cur.nodes[i].id;
+    }
+    page_ctx p = {s, fn, ud};
+    return store_keys_page(s->st, &q, total, page_step, &p, err);
+}
+
+int sim_key_get(sim *s, const char *key, size_t len, uint32_t *pos, const char **node,
+                size_t *node_len, rs_error *err)
+{
+    int rc = name_check(key, len, "key", err);
+    store_key k;
+    if (rc || (rc = store_key_find(s->st, key, len, &k, err)))
+        return rc;
+    long o = k.node == STORE_NO_NODE ? -1 : find_node_id(&s->cur, k.node);
+    *pos = k.pos;
+    *node = o < 0 ? NULL : s->cur.nodes[o].name;
+    *node_len = o < 0 ? 0 : s->cur.nodes[o].len;
+    return 0;
+}
+
+int sim_density(sim *s, uint32_t bins, int64_t *counts, rs_error *err)
+{
+    return store_keys_density(s->st, bins, counts, err);
+}
+
+/* ---- check ---- */
+
+typedef struct checker {
+    sim *s, *snap;
+    int64_t problems;
+    char *report;
+    size_t size, used;
+    int64_t *counted; /* keys seen per node index */
+    int64_t unassigned;
+} checker;
+
+static void problem(checker *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void problem(checker *k, const char *fmt, ...)
+{
+    k->problems++;
+    if (!k->report || k->used + 1 >= k->size)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(k->report + k->used, k->size - k->used, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        k->used = k->used + (size_t)n < k->size ? k->used + (size_t)n : k->size - 1;
+    if (k->used + 1 < k->size)
+        k->report[k->used++] = '\n', k->report[k->used] = '\0';
+}
+
+static int check_placement(void *ud, const store_key *key)
+{
+    checker *k = ud;
+    state *x = &k->s->cur;
+    long want = place_owner(x->pl, key->pos, key->key, key->len);
+    long have = key->node == STORE_NO_NODE ? -1 : find_node_id(x, key->node);
+    uint32_t pos = hash_position(k->s->h, key->key, key->len);
+    if (pos != key->pos)
+        problem(k, "key \"%.*s\": stored position %u, SHA-256 says %u", (int)key->len,
+                key->key, key->pos, pos);
+    if (key->node != STORE_NO_NODE && have < 0)
+        problem(k, "key \"%.*s\": owner id %lld is not a node", (int)key->len, key->key,
+                (long long)key->node);
+    else if (want != have)
+        problem(k, "key \"%.*s\": stored on %s, the ring says %s", (int)key->len, key->key,
+                have < 0 ? "(none)" : x->nodes[have].name,
+                want < 0 ? "(none)" : x->nodes[want].name);
+    if (have >= 0)
+        k->counted[have]++;
+    else if (key->node == STORE_NO_NODE)
+        k->unassigned++;
+    return 0;
+}
+
+static int check_both(void *ud, const store_key *live, const klent *want)
+{
+    checker *k = ud;
+    long a = live->node == STORE_NO_NODE ? -1 : find_node_id(&k->s->cur, live->node);
+    long b = want->node == STORE_NO_NODE ? -1 : find_node_id(&k->snap->cur, want->node);
+    const char *an = a < 0 ? "" : k->s->cur.nodes[a].name;
+    const char *bn = b < 0 ? "" : k->snap->cur.nodes[b].name;
+    if ((a < 0) != (b < 0) || strcmp(an, bn) != 0)
+        problem(k, "key \"%.*s\": stored on %s, replaying the log puts it on %s",
+                (int)live->len, live->key, a < 0 ? "(none)" : an, b < 0 ? "(none)" : bn);
+    return 0;
+}
+
+int sim_check(sim *s, int64_t *problems, char *report, size_t report_size, rs_error *err)
+{
+    *problems = 0;
+    if (report && report_size)
+        report[0] = '\0';
+    int rc = sim_refresh(s, NULL, err);
+    if (rc)
+        return rc;
+    checker k = {s, NULL, 0, report, report_size, 0, NULL, 0};
+    keylist want, gone, fresh;
+    memset(&want, 0, sizeof want);
+    memset(&gone, 0, sizeof gone);
+    memset(&fresh, 0, sizeof fresh);
+    if ((rc = store_begin_read(s->st, err)))
+        return rc;
+    k.counted = calloc(s->cur.n + 1, sizeof *k.counted);
+    if (!k.counted) {
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        goto out;
+    }
+    /* 1. Every key where the ring says, counters equal to the counts. */
+    progress(s, "check", 0, 3);
+    if ((rc = store_keys_each(s->st, 1, check_placement, &k, err)))
+        goto out;
+    for (size_t i = 0; i < s->cur.n; i++)
+        if (k.counted[i] != s->cur.nodes[i].keys)
+            problem(&k, "node \"%s\": counter says %lld keys, %lld are stored",
+                    s->cur.nodes[i].name, (long long)s->cur.nodes[i].keys,
+                    (long long)k.counted[i]);
+    if (k.unassigned != s->cur.unassigned)
+        problem(&k, "unassigned keys: counter says %lld, %lld are stored",
+                (long long)s->cur.unassigned, (long long)k.unassigned);
+    /* 2. Replaying the whole log gives the same configuration, nodes, keys. */
+    progress(s, "check", 1, 3);
+    if ((rc = sim_at(s, store_last_op(s->st), &k.snap, err)))
+        goto out;
+    progress(s, "check", 2, 3);
+    state *x = &s->cur, *y = &k.snap->cur;
+    if (strcmp(x->cfg.algorithm, y->cfg.algorithm) ||
+        x->cfg.points_per_node != y->cfg.points_per_node)
+        problem(&k, "configuration: stored %s/%u, the log gives %s/%u", x->cfg.algorithm,
+                x->cfg.points_per_node, y->cfg.algorithm, y->cfg.points_per_node);
+    for (size_t i = 0; i < x->n; i++) {
+        long j = find_node(y, x->nodes[i].name, x->nodes[i].len);
+        if (j < 0)
+            problem(&k, "node \"%s\" is stored but the log does not create it",
+                    x->nodes[i].name);
+        else if (x->nodes[i].weight != y->nodes[j].weight)
+            problem(&k, "node \"%s\": weight %g stored, %g in the log", x->nodes[i].name,
+                    x->nodes[i].weight, y->nodes[j].weight);
+    }
+    for (size_t j = 0; j < y->n; j++)
+        if (find_node(x, y->nodes[j].name, y->nodes[j].len) < 0)
+            problem(&k, "node \"%s\" is in the log but not stored", y->nodes[j].name);
+    if ((rc = store_keys_each(k.snap->st, 0, kl_collect, &want, err)))
+        goto out;
+    diff d = {&want, 0, &gone, &fresh, check_both, &k};
+    if ((rc = diff_run(s->st, &d, err)))
+        goto out;
+    for (size_t i = 0; i < gone.n; i++)
+        problem(&k, "key \"%.*s\" is stored but the log does not insert it",
+                (int)gone.v[i].len, gone.buf + gone.v[i].off);
+    for (size_t i = 0; i < fresh.n; i++)
+        problem(&k, "key \"%.*s\" is in the log but not stored", (int)fresh.v[i].len,
+                fresh.buf + fresh.v[i].off);
+    progress(s, "check", 3, 3);
+out:
+    store_end_read(s->st);
+    *problems = k.problems;
+    free(k.counted);
+    sim_close(k.snap);
+    kl_free(&want);
+    kl_free(&gone);
+    kl_free(&fresh);
+    return rc;
+}

@@ -1,0 +1,147 @@
+/*
+ * sim.h - the ringsim engine: applies operations, computes moves, answers
+ * questions about the state, travels in time.
+ *
+ * A sim is one simulation backed by one store (a file, or ":memory:" for the
+ * snapshots of time travel).  It keeps the small part of the state in memory
+ * -- configuration, nodes with their key counters, the placement -- and
+ * leaves keys and history in SQLite.  Every operation is one write
+ * transaction: the new in-memory state is built aside and swapped in only
+ * after COMMIT, so a failed operation leaves both the database and the sim as
+ * they were.
+ *
+ * Costs: a topology change (add/remove node, configure, revert) merges the
+ * old and new rings' points, O(P), and touches only keys in the arcs that
+ * change hands, via the position index.  Inserting a key is one hash, one
+ * O(log P) successor search and one insert.  Statistics come from counters.
+ * Time travel replays the log into a private in-memory sim.
+ *
+ * Another process may change the same database: sim_refresh() notices
+ * (PRAGMA data_version) and reloads.  Operations refresh by themselves once
+ * they hold the write lock.  A sim is not thread-safe.
+ */
+#ifndef RINGSIM_SIM_H
+#define RINGSIM_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "place.h"
+#include "store.h"
+
+#define SIM_MAX_GENERATE 10000000u
+#define SIM_MAX_WEIGHT 1000.0
+
+typedef struct sim sim;
+
+typedef struct sim_str {
+    const char *s;
+    size_t len;
+} sim_str;
+
+/* Called every few thousand keys during long operations; done <= total. */
+typedef void (*sim_progress_fn)(void *ud, const char *what, uint64_t done,
+                                uint64_t total);
+
+/* Open the simulation in the database at path (created when missing). */
+int sim_open(sim **out, const char *path, rs_error *err);
+/* Accepts NULL. */
+void sim_close(sim *s);
+/* Reload when another connection changed the database.  *changed (may be
+ * NULL) tells whether it did. */
+int sim_refresh(sim *s, bool *changed, rs_error *err);
+void sim_set_progress(sim *s, sim_progress_fn fn, void *ud);
+store *sim_store(sim *s);
+
+/* ---- operations: each is one transaction; *op receives its id ---- */
+int sim_add_node(sim *s, const char *name, size_t len, double weight, int64_t *op,
+                 rs_error *err);
+int sim_remove_node(sim *s, const char *name, size_t len, int64_t *op,
+                    rs_error *err);
+/* Inserts the keys that are new; the rest (existing, or repeated in the
+ * list) are skipped and counted -- or, when strict, refused with
+ * RINGSIM_ECONFLICT and nothing done. */
+int sim_insert_keys(sim *s, const sim_str *keys, size_t n, bool strict,
+                    int64_t *inserted, int64_t *skipped, int64_t *op, rs_error *err);
+/* Inserts prefix+start ... prefix+(start+count-1). */
+int sim_generate_keys(sim *s, const char *prefix, size_t plen, uint64_t start,
+                      uint64_t count, int64_t *inserted, int64_t *skipped,
+                      int64_t *op, rs_error *err);
+/* Deletes the keys; all must exist (else RINGSIM_ENOTFOUND, nothing done). */
+int sim_delete_keys(sim *s, const sim_str *keys, size_t n, int64_t *op,
+                    rs_error *err);
+int sim_configure(sim *s, const place_config *cfg, int64_t *op, rs_error *err);
+int sim_reset(sim *s, int64_t *op, rs_error *err);
+/* The state becomes what it was right after operation `to` (0 = empty). */
+int sim_revert(sim *s, int64_t to, int64_t *op, rs_error *err);
+
+/* ---- reads (valid until the next operation or refresh) ---- */
+typedef struct sim_node_view {
+    const char *name;
+    size_t len;
+    uint32_t position;
+    double weight;
+    uint32_t points;
+    int64_t keys;
+    double key_share, arc_share;
+} sim_node_view;
+
+const place_config *sim_config(const sim *s);
+const placement *sim_placement(const sim *s);
+size_t sim_node_count(const sim *s);
+/* Name of the node with placement index i. */
+const char *sim_node_name(const sim *s, size_t i, size_t *len);
+/* Stored keys in all, and those with no node. */
+int64_t sim_key_count(const sim *s);
+int64_t sim_unassigned(const sim *s);
+int64_t sim_last_op(sim *s);
+
+/* All nodes ordered by (position, name); *out malloc'd (caller frees). */
+int sim_nodes(sim *s, sim_node_view **out, size_t *n, rs_error *err);
+/* One node, RINGSIM_ENOTFOUND when missing. */
+int sim_node_get(sim *s, const char *name, size_t len, sim_node_view *out,
+                 rs_error *err);
+
+typedef struct sim_stats {
+    int64_t nodes, keys, min, max;
+    double mean, stddev, cv, max_over_mean;
+} sim_stats;
+void sim_stats_get(sim *s, sim_stats *out);
+
+typedef struct sim_lookup_result {
+    uint32_t position;
+    char sha256[65];
+    const char *node; /* NULL with no node */
+    size_t node_len;
+    bool stored, wrapped, has_point;
+    uint32_t point_position, point_index;
+} sim_lookup_result;
+int sim_lookup(sim *s, const char *key, size_t len, sim_lookup_result *out,
+               rs_error *err);
+
+/* A page of keys; node (may be NULL) filters by owner name. */
+typedef int (*sim_key_fn)(void *ud, const char *key, size_t len, uint32_t pos,
+                          const char *node, size_t node_len);
+int sim_keys_page(sim *s, const char *node, size_t node_len, const char *prefix,
+                  size_t prefix_len, int64_t offset, int64_t limit, int64_t *total,
+                  sim_key_fn fn, void *ud, rs_error *err);
+/* One stored key. */
+int sim_key_get(sim *s, const char *key, size_t len, uint32_t *pos,
+                const char **node, size_t *node_len, rs_error *err);
+/* Stored keys per equal slice of the ring: counts[bins] (zeroed first). */
+int sim_density(sim *s, uint32_t bins, int64_t *counts, rs_error *err);
+
+/* ---- history ---- */
+/* A new private sim holding the state right after operation `at` (0 =
+ * empty), replayed from the log; RINGSIM_ENOTFOUND past the last. */
+int sim_at(sim *s, int64_t at, sim **snapshot, rs_error *err);
+
+/* Verify the database: placement of every key, counters, and that replaying
+ * the log reproduces the stored state.  Problems are described in report
+ * (at most report_size bytes, may be NULL); *problems counts them. */
+int sim_check(sim *s, int64_t *problems, char *report, size_t report_size,
+              rs_error *err);
+
+#endif

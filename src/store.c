@@ -1,0 +1,867 @@
+/*
+ * store.c - the SQLite store (see store.h).
+ *
+ * Statements are prepared on first use and kept in a table indexed by an
+ * enum, so each query is parsed once per connection.  Errors from SQLite are
+ * mapped to RINGSIM_E* codes: BUSY/LOCKED -> EBUSY, READONLY -> EREADONLY,
+ * NOTADB -> ENOTDB, the rest -> EDB, with SQLite's own message kept.
+ */
+#include "store.h"
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/time.h>
+
+#define APPLICATION_ID 0x52494E47 /* "RING" */
+
+enum {
+    Q_BEGIN, Q_BEGIN_READ, Q_COMMIT, Q_ROLLBACK, Q_META_GET, Q_META_SET,
+    Q_NODES, Q_NODE_INS, Q_NODE_UPD, Q_NODE_DEL,
+    Q_KEY_INS, Q_KEY_GET, Q_KEY_DEL, Q_KEYS_CLEAR, Q_MOVE_REC, Q_MOVE_UPD,
+    Q_KEY_SET, Q_MOVE_ONE, Q_KEYS_BY_KEY, Q_KEYS_BY_POS,
+    Q_OP_INS, Q_OP_FIN, Q_OP_KEY, Q_OP_GET, Q_OPS, Q_OP_LAST, Q_OP_KEYS,
+    Q_MOVES, Q_MOVES_COUNT, Q_DATA_VERSION, Q_DENSITY, Q_OP_BASE,
+    Q_COUNT
+};
+
+static const char *const sql[Q_COUNT] = {
+    [Q_BEGIN] = "BEGIN IMMEDIATE",
+    [Q_BEGIN_READ] = "BEGIN",
+    [Q_COMMIT] = "COMMIT",
+    [Q_ROLLBACK] = "ROLLBACK",
+    [Q_META_GET] = "SELECT v FROM meta WHERE k = ?1",
+    [Q_META_SET] = "INSERT INTO meta(k, v) VALUES(?1, ?2) "
+                   "ON CONFLICT(k) DO UPDATE SET v = excluded.v",
+    [Q_NODES] = "SELECT id, name, weight, keys FROM nodes ORDER BY id",
+    [Q_NODE_INS] = "INSERT INTO nodes(name, weight, keys) VALUES(?1, ?2, 0)",
+    [Q_NODE_UPD] = "UPDATE nodes SET weight = ?2, keys = ?3 WHERE id = ?1",
+    [Q_NODE_DEL] = "DELETE FROM nodes WHERE id = ?1",
+    [Q_KEY_INS] = "INSERT OR IGNORE INTO keys(key, pos, node) VALUES(?1, ?2, ?3)",
+    [Q_KEY_GET] = "SELECT pos, node FROM keys WHERE key = ?1",
+    [Q_KEY_DEL] = "DELETE FROM keys WHERE key = ?1",
+    [Q_KEYS_CLEAR] = "DELETE FROM keys",
+    [Q_MOVE_REC] = "INSERT INTO moves(op, seq, key, src, dst) "
+                   "SELECT ?1, ?2 + row_number() OVER (ORDER BY pos, key), key, ?3, ?4 "
+                   "FROM keys WHERE pos BETWEEN ?5 AND ?6 AND node IS ?7",
+    [Q_MOVE_UPD] = "UPDATE keys SET node = ?1 WHERE pos BETWEEN ?2 AND ?3 AND node IS ?4",
+    [Q_KEY_SET] = "UPDATE keys SET node = ?2 WHERE key = ?1",
+    [Q_MOVE_ONE] = "INSERT INTO moves(op, seq, key, src, dst) VALUES(?1, ?2, ?3, ?4, ?5)",
+    [Q_KEYS_BY_KEY] = "SELECT key, pos, node FROM keys ORDER BY key",
+    [Q_KEYS_BY_POS] = "SELECT key, pos, node FROM keys ORDER BY pos, key",
+    [Q_OP_INS] = "INSERT INTO ops(at, type, subject, params, config, keys_moved, moved_from) "
+                 "VALUES(?1, ?2, ?3, ?4, ?5, 0, '[]')",
+    [Q_OP_FIN] = "UPDATE ops SET keys_moved = ?2, moved_from = ?3, config = ?4 WHERE id = ?1",
+    [Q_OP_KEY] = "INSERT INTO op_keys(op, seq, key) VALUES(?1, ?2, ?3)",
+    [Q_OP_GET] = "SELECT id, at, type, subject, params, config, keys_moved, moved_from "
+                 "FROM ops WHERE id = ?1",
+    [Q_OPS] = "SELECT id, at, type, subject, params, config, keys_moved, moved_from "
+              "FROM ops WHERE id > ?1 ORDER BY id LIMIT ?2",
+    [Q_OP_LAST] = "SELECT coalesce(max(id), 0) FROM ops",
+    [Q_OP_KEYS] = "SELECT key FROM op_keys WHERE op = ?1 ORDER BY seq",
+    [Q_MOVES] = "SELECT key, src, dst FROM moves WHERE op = ?1 ORDER BY seq LIMIT ?2 OFFSET ?3",
+    [Q_MOVES_COUNT] = "SELECT count(*) FROM moves WHERE op = ?1",
+    [Q_DATA_VERSION] = "PRAGMA data_version",
+    [Q_DENSITY] = "SELECT (pos * ?1) >> 32 AS b, count(*) FROM keys GROUP BY b",
+    [Q_OP_BASE] = "SELECT coalesce(max(id), 0) FROM ops "
+                  "WHERE id <= ?1 AND type IN ('reset', 'revert')",
+};
+
+static const char schema[] =
+    "CREATE TABLE meta(k TEXT PRIMARY KEY, v) WITHOUT ROWID;"
+    "CREATE TABLE nodes(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE,"
+    "  weight REAL NOT NULL, keys INTEGER NOT NULL DEFAULT 0);"
+    "CREATE TABLE keys(key TEXT PRIMARY KEY, pos INTEGER NOT NULL, node INTEGER)"
+    "  WITHOUT ROWID;"
+    "CREATE INDEX keys_pos ON keys(pos);"
+    "CREATE INDEX keys_node ON keys(node, pos);"
+    "CREATE TABLE ops(id INTEGER PRIMARY KEY, at TEXT NOT NULL, type TEXT NOT NULL,"
+    "  subject TEXT NOT NULL, params TEXT NOT NULL, config TEXT NOT NULL,"
+    "  keys_moved INTEGER NOT NULL, moved_from TEXT NOT NULL);"
+    "CREATE TABLE op_keys(op INTEGER NOT NULL, seq INTEGER NOT NULL, key TEXT NOT NULL,"
+    "  PRIMARY KEY(op, seq)) WITHOUT ROWID;"
+    "CREATE TABLE moves(op INTEGER NOT NULL, seq INTEGER NOT NULL, key TEXT NOT NULL,"
+    "  src TEXT, dst TEXT, PRIMARY KEY(op, seq)) WITHOUT ROWID;"
+    "INSERT INTO meta(k, v) VALUES('unassigned', 0);";
+
+struct store {
+    sqlite3 *db;
+    sqlite3_stmt *q[Q_COUNT];
+    bool memory;
+};
+
+static int dberr(store *st, rs_error *err, const char *what)
+{
+    int e = st && st->db ? sqlite3_extended_errcode(st->db) & 0xff : SQLITE_ERROR;
+    const char *m = st && st->db ? sqlite3_errmsg(st->db) : "cannot open";
+    int code = RINGSIM_EDB;
+    if (e == SQLITE_BUSY || e == SQLITE_LOCKED)
+        return rs_fail(err, RINGSIM_EBUSY,
+                       "database is locked by another process (%s); try again", what);
+    if (e == SQLITE_READONLY)
+        return rs_fail(err, RINGSIM_EREADONLY, "database is read-only (%s)", what);
+    if (e == SQLITE_NOTADB)
+        return rs_fail(err, RINGSIM_ENOTDB, "file is not a ringsim database");
+    if (e == SQLITE_NOMEM)
+        code = RINGSIM_ENOMEM;
+    if (e == SQLITE_CANTOPEN)
+        return rs_fail(err, RINGSIM_EDB, "cannot open the database (%s)", m);
+    return rs_fail(err, code, "database error in %s: %s", what, m);
+}
+
+static sqlite3_stmt *stmt(store *st, int i)
+{
+    if (!st->q[i] && sqlite3_prepare_v3(st->db, sql[i], -1, SQLITE_PREPARE_PERSISTENT,
+                                        &st->q[i], NULL) != SQLITE_OK)
+        return NULL;
+    sqlite3_reset(st->q[i]);
+    sqlite3_clear_bindings(st->q[i]);
+    return st->q[i];
+}
+
+/* Run a statement that returns no rows. */
+static int run(store *st, sqlite3_stmt *s, rs_error *err, const char *what)
+{
+    if (!s)
+        return dberr(st, err, what);
+    int rc = sqlite3_step(s);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+        int r = dberr(st, err, what);
+        sqlite3_reset(s);
+        return r;
+    }
+    sqlite3_reset(s);
+    return 0;
+}
+
+static int exec(store *st, const char *text, rs_error *err, const char *what)
+{
+    if (sqlite3_exec(st->db, text, NULL, NULL, NULL) != SQLITE_OK)
+        return dberr(st, err, what);
+    return 0;
+}
+
+static int pragma_int(store *st, const char *text, int64_t *out)
+{
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(st->db, text, -1, &s, NULL) != SQLITE_OK)
+        return -1;
+    int rc = sqlite3_step(s);
+    *out = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+    sqlite3_finalize(s);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int setup_schema(store *st, rs_error *err)
+{
+    int64_t app = 0, version = 0, tables = 0;
+    if (pragma_int(st, "PRAGMA application_id", &app) ||
+        pragma_int(st, "PRAGMA user_version", &version) ||
+        pragma_int(st, "SELECT count(*) FROM sqlite_schema", &tables))
+        return dberr(st, err, "reading the schema");
+    if (app == APPLICATION_ID) {
+        if (version > STORE_SCHEMA_VERSION)
+            return rs_fail(err, RINGSIM_ENOTDB,
+                           "database schema version %lld is newer than this ringsim (%d)",
+                           (long long)version, STORE_SCHEMA_VERSION);
+        /* Migrations from older versions go here, one step per version. */
+        return 0;
+    }
+    if (tables > 0)
+        return rs_fail(err, RINGSIM_ENOTDB,
+                       "file is an SQLite database but not a ringsim database");
+    int rc = exec(st, "BEGIN IMMEDIATE", err, "creating the schema");
+    if (rc)
+        return rc;
+    /* Another process may have created it while we waited for the lock. */
+    if (pragma_int(st, "PRAGMA application_id", &app)) {
+        store_rollback(st);
+        return dberr(st, err, "creating the schema");
+    }
+    if (app == APPLICATION_ID)
+        return exec(st, "COMMIT", err, "creating the schema");
+    char buf[128];
+    snprintf(buf, sizeof buf, "PRAGMA application_id = %d; PRAGMA user_version = %d;",
+             APPLICATION_ID, STORE_SCHEMA_VERSION);
+    if ((rc = exec(st, schema, err, "creating the schema")) ||
+        (rc = exec(st, buf, err, "creating the schema")) ||
+        (rc = exec(st, "COMMIT", err, "creating the schema"))) {
+        sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+        return rc;
+    }
+    return 0;
+}
+
+int store_open(store **out, const char *path, rs_error *err)
+{
+    *out = NULL;
+    store *st = calloc(1, sizeof *st);
+    if (!st)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    st->memory = strcmp(path, ":memory:") == 0;
+    int rc;
+    if (sqlite3_open_v2(path, &st->db,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                        NULL) != SQLITE_OK) {
+        rc = rs_fail(err, RINGSIM_EDB, "cannot open database %s: %s", path,
+                     st->db ? sqlite3_errmsg(st->db) : "out of memory");
+        goto fail;
+    }
+    sqlite3_busy_timeout(st->db, 5000);
+    sqlite3_extended_result_codes(st->db, 1);
+    /* Reading the schema is the first touch of the file: a file that is not
+     * SQLite fails here with NOTADB. */
+    if ((rc = setup_schema(st, err)))
+        goto fail;
+    if (!st->memory && sqlite3_db_readonly(st->db, "main") == 0) {
+        int64_t dummy;
+        /* WAL lets readers (the server) run beside a writer (the CLI). */
+        if (pragma_int(st, "PRAGMA journal_mode = WAL", &dummy)) {
+            rc = dberr(st, err, "switching to WAL");
+            goto fail;
+        }
+    }
+    if ((rc = exec(st,
+                   "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536;"
+                   "PRAGMA temp_store = MEMORY; PRAGMA foreign_keys = OFF;",
+                   err, "setting pragmas")))
+        goto fail;
+    *out = st;
+    return 0;
+fail:
+    store_close(st);
+    return rc;
+}
+
+void store_close(store *st)
+{
+    if (!st)
+        return;
+    for (int i = 0; i < Q_COUNT; i++)
+        sqlite3_finalize(st->q[i]);
+    sqlite3_close(st->db);
+    free(st);
+}
+
+bool store_is_memory(const store *st) { return st->memory; }
+
+int store_begin(store *st, rs_error *err)
+{
+    if (sqlite3_db_readonly(st->db, "main") == 1)
+        return rs_fail(err, RINGSIM_EREADONLY, "database is read-only");
+    return run(st, stmt(st, Q_BEGIN), err, "starting a transaction");
+}
+
+int store_commit(store *st, rs_error *err)
+{
+    int rc = run(st, stmt(st, Q_COMMIT), err, "committing");
+    if (rc)
+        store_rollback(st);
+    return rc;
+}
+
+void store_rollback(store *st)
+{
+    if (!sqlite3_get_autocommit(st->db))
+        sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+int store_begin_read(store *st, rs_error *err)
+{
+    return run(st, stmt(st, Q_BEGIN_READ), err, "starting a read");
+}
+
+void store_end_read(store *st) { store_rollback(st); }
+
+int64_t store_data_version(store *st)
+{
+    sqlite3_stmt *s = stmt(st, Q_DATA_VERSION);
+    int64_t v = -1;
+    if (s && sqlite3_step(s) == SQLITE_ROW)
+        v = sqlite3_column_int64(s, 0);
+    if (s)
+        sqlite3_reset(s);
+    return v;
+}
+
+static char *dup_text(sqlite3_stmt *s, int col)
+{
+    const unsigned char *t = sqlite3_column_text(s, col);
+    size_t n = (size_t)sqlite3_column_bytes(s, col);
+    char *r = malloc(n + 1);
+    if (r) {
+        if (t)
+            memcpy(r, t, n);
+        r[n] = '\0';
+    }
+    return r;
+}
+
+int store_meta_get(store *st, const char *name, char **out, rs_error *err)
+{
+    *out = NULL;
+    sqlite3_stmt *s = stmt(st, Q_META_GET);
+    if (!s)
+        return dberr(st, err, "reading meta");
+    sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        *out = dup_text(s, 0);
+        rc = *out ? 0 : rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    } else {
+        rc = rc == SQLITE_DONE ? 0 : dberr(st, err, "reading meta");
+    }
+    sqlite3_reset(s);
+    return rc;
+}
+
+int store_meta_set(store *st, const char *name, const char *value, rs_error *err)
+{
+    sqlite3_stmt *s = stmt(st, Q_META_SET);
+    if (s) {
+        sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 2, value, -1, SQLITE_STATIC);
+    }
+    return run(st, s, err, "writing meta");
+}
+
+int store_meta_get_int(store *st, const char *name, int64_t *out, rs_error *err)
+{
+    char *v;
+    int rc = store_meta_get(st, name, &v, err);
+    *out = v ? strtoll(v, NULL, 10) : 0;
+    free(v);
+    return rc;
+}
+
+int store_meta_set_int(store *st, const char *name, int64_t value, rs_error *err)
+{
+    sqlite3_stmt *s = stmt(st, Q_META_SET);
+    if (s) {
+        sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(s, 2, value);
+    }
+    return run(st, s, err, "writing meta");
+}
+
+/* ---- nodes ---- */
+
+int store_nodes_load(store *st, store_node **out, size_t *n, rs_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *s = stmt(st, Q_NODES);
+    if (!s)
+        return dberr(st, err, "reading nodes");
+    size_t cap = 0, len = 0;
+    store_node *v = NULL;
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        if (len == cap) {
+            cap = cap ? cap * 2 : 16;
+            store_node *nv = realloc(v, cap * sizeof *v);
+            if (!nv)
+                goto nomem;
+            v = nv;
+        }
+        store_node *d = &v[len];
+        d->id = sqlite3_column_int64(s, 0);
+        d->name = dup_text(s, 1);
+        d->len = (size_t)sqlite3_column_bytes(s, 1);
+        d->weight = sqlite3_column_double(s, 2);
+        d->keys = sqlite3_column_int64(s, 3);
+        if (!d->name)
+            goto nomem;
+        len++;
+    }
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE) {
+        store_nodes_free(v, len);
+        return dberr(st, err, "reading nodes");
+    }
+    *out = v;
+    *n = len;
+    return 0;
+nomem:
+    sqlite3_reset(s);
+    store_nodes_free(v, len);
+    return rs_fail(err, RINGSIM_ENOMEM, "out of memory reading nodes");
+}
+
+void store_nodes_free(store_node *nodes, size_t n)
+{
+    for (size_t i = 0; i < n && nodes; i++)
+        free(nodes[i].name);
+    free(nodes);
+}
+
+int store_node_insert(store *st, const char *name, size_t len, double weight,
+                      int64_t *id, rs_error *err)
+{
+    sqlite3_stmt *s = stmt(st, Q_NODE_INS);
+    if (s) {
+        sqlite3_bind_text(s, 1, name, (int)len, SQLITE_STATIC);
+        sqlite3_bind_double(s, 2, weight);
+    }
+    int rc = run(st, s, err, "adding a node");
+    *id = rc ? 0 : sqlite3_last_insert_rowid(st->db);
+    return rc;
+}
+
+int store_node_update(store *st, int64_t id, double weight, int64_t keys, rs_error *err)
+{
+    sqlite3_stmt *s = stmt(st, Q_NODE_UPD);
+    if (s) {
+        sqlite3_bind_int64(s, 1, id);
+        sqlite3_bind_double(s, 2, weight);
+        sqlite3_bind_int64(s, 3, keys);
+    }
+    return run(st, s, err, "updating a node");
+}
+
+int store_node_delete(store *st, int64_t id, rs_error *err)
+{
+    sqlite3_stmt *s = stmt(st, Q_NODE_DEL);
+    if (s)
+        sqlite3_bind_int64(s, 1, id);
+    return run(st, s, err, "removing a node");
+}
+
+/* ---- keys ---- */
+
+static void bind_node(sqlite3_stmt *s, int i, int64_t node)
+{
+    if (node == STORE_NO_NODE)
+        sqlite3_bind_null(s, i);
+    else
+        sqlite3_bind_int64(s, i, node);
+}
+
+static int64_t column_node(sqlite3_stmt *s, int i)
+{
+    return sqlite3_column_type(s, i) == SQLITE_NULL ? STORE_NO_NODE
+                                                    : sqlite3_column_int64(s, i);
+}
+
+int store_key_insert(store *st, const char *key, size_t len, uint32_t pos,
+                     int64_t node, int *inserted, rs_error *err)
+{
+    sqlite3_stmt *s = stmt(st, Q_KEY_INS);
+    if (s) {
+        sqlite3_bind_text(s, 1, key, (int)len, SQLITE_STATIC);
+        sqlite3_bind_int64(s, 2, pos);
+        bind_node(s, 3, node);
+    }
+    int rc = run(st, s, err, "inserting a key");
+    *inserted = rc ? 0 : sqlite3_changes(st->db);
+    return rc;
+}
+
+int store_key_find(store *st, const char *key, size_t len, store_key *out,
+                   rs_error *err)
+{
+    sqlite3_stmt *s = stmt(st, Q_KEY_GET);
+    if (!s)
+        return dberr(st, err, "reading a key");
+    sqlite3_bind_text(s, 1, key, (int)len, SQLITE_STATIC);
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        out->key = key;
+        out->len = len;
+        out->pos = (uint32_t)sqlite3_column_int64(s, 0);
+        out->node = column_node(s, 1);
+        rc = 0;
+    } else if (rc == SQLITE_DONE) {
+        rc = rs_fail(err, RINGSIM_ENOTFOUND, "key \"%.*s\" not found", (int)len, key);
+    } else {
+        rc = dberr(st, err, "reading a key");
+    }
+    sqlite3_reset(s);
+    return rc;
+}
+
+int store_key_delete(store *st, const char *key, size_t len, int *deleted,
+                     rs_error *err)
+{
+    sqlite3_stmt *s = stmt(st, Q_KEY_DEL);
+    if (s)
+        sqlite3_bind_text(s, 1, key, (int)len, SQLITE_STATIC);
+    int rc = run(st, s, err, "deleting a key");
+    *deleted = rc ? 0 : sqlite3_changes(st->db);
+    return rc;
+}
+
+int store_keys_density(store *st, uint32_t bins, int64_t *counts, rs_error *err)
+{
+    for (uint32_t i = 0; i < bins; i++)
+        counts[i] = 0;
+    sqlite3_stmt *s = stmt(st, Q_DENSITY);
+    if (!s)
+        return dberr(st, err, "reading keys");
+    sqlite3_bind_int64(s, 1, bins);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        int64_t b = sqlite3_column_int64(s, 0);
+        if (b >= 0 && b < bins)
+            counts[b] = sqlite3_column_int64(s, 1);
+    }
+    sqlite3_reset(s);
+    return rc == SQLITE_DONE ? 0 : dberr(st, err, "reading keys");
+}
+
+int store_keys_clear(store *st, rs_error *err)
+{
+    return run(st, stmt(st, Q_KEYS_CLEAR), err, "deleting keys");
+}
+
+int store_keys_move(store *st, uint32_t lo, uint32_t hi, int64_t from, int64_t to,
+                    int64_t op, const char *from_name, const char *to_name,
+                    int64_t *seq, int64_t *count, rs_error *err)
+{
+    int rc;
+    *count = 0;
+    if (op > 0) {
+        sqlite3_stmt *s = stmt(st, Q_MOVE_REC);
+        if (s) {
+            sqlite3_bind_int64(s, 1, op);
+            sqlite3_bind_int64(s, 2, *seq);
+            sqlite3_bind_text(s, 3, from_name, -1, SQLITE_STATIC);
+            sqlite3_bind_text(s, 4, to_name, -1, SQLITE_STATIC);
+            sqlite3_bind_int64(s, 5, lo);
+            sqlite3_bind_int64(s, 6, hi);
+            bind_node(s, 7, from);
+        }
+        if ((rc = run(st, s, err, "recording moves")))
+            return rc;
+    }
+    sqlite3_stmt *s = stmt(st, Q_MOVE_UPD);
+    if (s) {
+        bind_node(s, 1, to);
+        sqlite3_bind_int64(s, 2, lo);
+        sqlite3_bind_int64(s, 3, hi);
+        bind_node(s, 4, from);
+    }
+    if ((rc = run(st, s, err, "moving keys")))
+        return rc;
+    *count = sqlite3_changes(st->db);
+    *seq += *count;
+    return 0;
+}
+
+int store_key_set_node(store *st, const char *key, size_t len, int64_t to,
+                       int64_t op, const char *from_name, const char *to_name,
+                       int64_t *seq, rs_error *err)
+{
+    int rc;
+    if (op > 0) {
+        sqlite3_stmt *s = stmt(st, Q_MOVE_ONE);
+        if (s) {
+            sqlite3_bind_int64(s, 1, op);
+            sqlite3_bind_int64(s, 2, ++*seq);
+            sqlite3_bind_text(s, 3, key, (int)len, SQLITE_STATIC);
+            sqlite3_bind_text(s, 4, from_name, -1, SQLITE_STATIC);
+            sqlite3_bind_text(s, 5, to_name, -1, SQLITE_STATIC);
+        }
+        if ((rc = run(st, s, err, "recording a move")))
+            return rc;
+    }
+    sqlite3_stmt *s = stmt(st, Q_KEY_SET);
+    if (s) {
+        sqlite3_bind_text(s, 1, key, (int)len, SQLITE_STATIC);
+        bind_node(s, 2, to);
+    }
+    return run(st, s, err, "moving a key");
+}
+
+/* Step through rows of (key, pos, node), calling fn for each. */
+static int each_key(store *st, sqlite3_stmt *s, store_key_fn fn, void *ud,
+                    rs_error *err, const char *what)
+{
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        store_key k = {(const char *)sqlite3_column_text(s, 0),
+                       (size_t)sqlite3_column_bytes(s, 0),
+                       (uint32_t)sqlite3_column_int64(s, 1), column_node(s, 2)};
+        int r = fn(ud, &k);
+        if (r) {
+            sqlite3_reset(s);
+            return r;
+        }
+    }
+    int r = rc == SQLITE_DONE ? 0 : dberr(st, err, what);
+    sqlite3_reset(s);
+    return r;
+}
+
+int store_keys_each(store *st, int by_position, store_key_fn fn, void *ud,
+                    rs_error *err)
+{
+    sqlite3_stmt *s = stmt(st, by_position ? Q_KEYS_BY_POS : Q_KEYS_BY_KEY);
+    if (!s)
+        return dberr(st, err, "reading keys");
+    return each_key(st, s, fn, ud, err, "reading keys");
+}
+
+int store_keys_page(store *st, const store_key_query *q, int64_t *total,
+                    store_key_fn fn, void *ud, rs_error *err)
+{
+    /* Built per call: six shapes of query, each cheap to prepare compared
+     * with the page it reads. */
+    char where[160] = "1";
+    bool pre = q->prefix && q->prefix_len;
+    if (q->by_node)
+        strcat(where, q->node == STORE_NO_NODE ? " AND node IS NULL" : " AND node = ?1");
+    if (pre)
+        strcat(where, " AND key >= ?2 AND (?3 IS NULL OR key < ?3)");
+    char text[400];
+    sqlite3_stmt *s = NULL;
+    int rc;
+    /* The upper bound of the prefix range: the prefix with its last byte
+     * below 0xFF incremented (keys are valid UTF-8, so no key has 0xFF). */
+    char upper[NAME_BUF];
+    size_t ulen = 0;
+    bool has_upper = false;
+    if (pre) {
+        memcpy(upper, q->prefix, q->prefix_len);
+        ulen = q->prefix_len;
+        while (ulen > 0 && (unsigned char)upper[ulen - 1] == 0xFF)
+            ulen--;
+        if (ulen > 0) {
+            upper[ulen - 1] = (char)((unsigned char)upper[ulen - 1] + 1);
+            has_upper = true;
+        }
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 0)
+            snprintf(text, sizeof text, "SELECT count(*) FROM keys WHERE %s", where);
+        else
+            snprintf(text, sizeof text,
+                     "SELECT key, pos, node FROM keys WHERE %s ORDER BY pos, key "
+                     "LIMIT ?4 OFFSET ?5", where);
+        if (sqlite3_prepare_v2(st->db, text, -1, &s, NULL) != SQLITE_OK)
+            return dberr(st, err, "listing keys");
+        if (q->by_node && q->node != STORE_NO_NODE)
+            sqlite3_bind_int64(s, 1, q->node);
+        if (pre) {
+            sqlite3_bind_text(s, 2, q->prefix, (int)q->prefix_len, SQLITE_STATIC);
+            if (has_upper)
+                sqlite3_bind_text(s, 3, upper, (int)ulen, SQLITE_STATIC);
+        }
+        if (pass == 0) {
+            rc = sqlite3_step(s);
+            *total = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+            rc = rc == SQLITE_ROW ? 0 : dberr(st, err, "counting keys");
+        } else {
+            sqlite3_bind_int64(s, 4, q->limit);
+            sqlite3_bind_int64(s, 5, q->offset);
+            rc = each_key(st, s, fn, ud, err, "listing keys");
+        }
+        sqlite3_finalize(s);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* ---- the operation log ---- */
+
+static void now_rfc3339(char out[32])
+{
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    struct tm tm;
+    time_t t = tv.tv_sec;
+    gmtime_r(&t, &tm);
+    size_t n = strftime(out, 32, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(out + n, 32 - n, ".%03dZ", (int)(tv.tv_usec / 1000));
+}
+
+int store_op_append(store *st, const char *type, const char *subject,
+                    const char *params, const char *config, int64_t *id,
+                    rs_error *err)
+{
+    char at[32];
+    now_rfc3339(at);
+    sqlite3_stmt *s = stmt(st, Q_OP_INS);
+    if (s) {
+        sqlite3_bind_text(s, 1, at, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(s, 2, type, -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 3, subject, -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 4, params, -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 5, config, -1, SQLITE_STATIC);
+    }
+    int rc = run(st, s, err, "recording the operation");
+    *id = rc ? 0 : sqlite3_last_insert_rowid(st->db);
+    return rc;
+}
+
+int store_op_finish(store *st, int64_t id, int64_t keys_moved, const char *moved_from,
+                    const char *config, rs_error *err)
+{
+    sqlite3_stmt *s = stmt(st, Q_OP_FIN);
+    if (s) {
+        sqlite3_bind_int64(s, 1, id);
+        sqlite3_bind_int64(s, 2, keys_moved);
+        sqlite3_bind_text(s, 3, moved_from, -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 4, config, -1, SQLITE_STATIC);
+    }
+    return run(st, s, err, "recording the operation");
+}
+
+int store_op_add_key(store *st, int64_t op, int64_t seq, const char *key, size_t len,
+                     rs_error *err)
+{
+    sqlite3_stmt *s = stmt(st, Q_OP_KEY);
+    if (s) {
+        sqlite3_bind_int64(s, 1, op);
+        sqlite3_bind_int64(s, 2, seq);
+        sqlite3_bind_text(s, 3, key, (int)len, SQLITE_STATIC);
+    }
+    return run(st, s, err, "recording the operation's keys");
+}
+
+static int read_op(sqlite3_stmt *s, store_op *o)
+{
+    memset(o, 0, sizeof *o);
+    o->id = sqlite3_column_int64(s, 0);
+    snprintf(o->at, sizeof o->at, "%s", (const char *)sqlite3_column_text(s, 1));
+    o->type = dup_text(s, 2);
+    o->subject = dup_text(s, 3);
+    o->params = dup_text(s, 4);
+    o->config = dup_text(s, 5);
+    o->keys_moved = sqlite3_column_int64(s, 6);
+    o->moved_from = dup_text(s, 7);
+    if (!o->type || !o->subject || !o->params || !o->config || !o->moved_from) {
+        store_op_clear(o);
+        return RINGSIM_ENOMEM;
+    }
+    return 0;
+}
+
+void store_op_clear(store_op *o)
+{
+    free(o->type);
+    free(o->subject);
+    free(o->params);
+    free(o->config);
+    free(o->moved_from);
+    memset(o, 0, sizeof *o);
+}
+
+int store_op_get(store *st, int64_t id, store_op *out, rs_error *err)
+{
+    sqlite3_stmt *s = stmt(st, Q_OP_GET);
+    if (!s)
+        return dberr(st, err, "reading the log");
+    sqlite3_bind_int64(s, 1, id);
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW)
+        rc = read_op(s, out) ? rs_fail(err, RINGSIM_ENOMEM, "out of memory") : 0;
+    else if (rc == SQLITE_DONE)
+        rc = rs_fail(err, RINGSIM_ENOTFOUND, "operation %lld not found", (long long)id);
+    else
+        rc = dberr(st, err, "reading the log");
+    sqlite3_reset(s);
+    return rc;
+}
+
+int store_ops_each(store *st, int64_t after, int64_t limit, store_op_fn fn, void *ud,
+                   rs_error *err)
+{
+    sqlite3_stmt *s = stmt(st, Q_OPS);
+    if (!s)
+        return dberr(st, err, "reading the log");
+    sqlite3_bind_int64(s, 1, after);
+    sqlite3_bind_int64(s, 2, limit < 0 ? INT64_MAX : limit);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        store_op o;
+        if (read_op(s, &o)) {
+            sqlite3_reset(s);
+            return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        }
+        int r = fn(ud, &o);
+        store_op_clear(&o);
+        if (r) {
+            sqlite3_reset(s);
+            return r;
+        }
+    }
+    int r = rc == SQLITE_DONE ? 0 : dberr(st, err, "reading the log");
+    sqlite3_reset(s);
+    return r;
+}
+
+int64_t store_op_base(store *st, int64_t upto)
+{
+    sqlite3_stmt *s = stmt(st, Q_OP_BASE);
+    int64_t v = 0;
+    if (s) {
+        sqlite3_bind_int64(s, 1, upto);
+        if (sqlite3_step(s) == SQLITE_ROW)
+            v = sqlite3_column_int64(s, 0);
+        sqlite3_reset(s);
+    }
+    return v;
+}
+
+int64_t store_last_op(store *st)
+{
+    sqlite3_stmt *s = stmt(st, Q_OP_LAST);
+    int64_t v = 0;
+    if (s && sqlite3_step(s) == SQLITE_ROW)
+        v = sqlite3_column_int64(s, 0);
+    if (s)
+        sqlite3_reset(s);
+    return v;
+}
+
+int store_op_keys_each(store *st, int64_t op, store_str_fn fn, void *ud, rs_error *err)
+{
+    /* Not the cached statement: replay may nest this inside other reads. */
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(st->db, sql[Q_OP_KEYS], -1, &s, NULL) != SQLITE_OK)
+        return dberr(st, err, "reading the log");
+    sqlite3_bind_int64(s, 1, op);
+    int rc, r = 0;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        r = fn(ud, (const char *)sqlite3_column_text(s, 0),
+               (size_t)sqlite3_column_bytes(s, 0));
+        if (r)
+            break;
+    }
+    if (!r && rc != SQLITE_DONE)
+        r = dberr(st, err, "reading the log");
+    sqlite3_finalize(s);
+    return r;
+}
+
+int store_moves_page(store *st, int64_t op, int64_t offset, int64_t limit,
+                     int64_t *total, store_move_fn fn, void *ud, rs_error *err)
+{
+    sqlite3_stmt *s = stmt(st, Q_MOVES_COUNT);
+    if (!s)
+        return dberr(st, err, "reading moves");
+    sqlite3_bind_int64(s, 1, op);
+    *total = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+    sqlite3_reset(s);
+    if (!(s = stmt(st, Q_MOVES)))
+        return dberr(st, err, "reading moves");
+    sqlite3_bind_int64(s, 1, op);
+    sqlite3_bind_int64(s, 2, limit);
+    sqlite3_bind_int64(s, 3, offset);
+    int rc, r = 0;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        r = fn(ud, (const char *)sqlite3_column_text(s, 0),
+               (const char *)sqlite3_column_text(s, 1),
+               (const char *)sqlite3_column_text(s, 2));
+        if (r)
+            break;
+    }
+    if (!r && rc != SQLITE_DONE)
+        r = dberr(st, err, "reading moves");
+    sqlite3_reset(s);
+    return r;
+}

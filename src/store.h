@@ -1,0 +1,157 @@
+/*
+ * store.h - SQLite persistence: the source of truth for a simulation.
+ *
+ * Tables: meta (schema version, configuration, counters), nodes, keys (with
+ * position and owner), ops (the operation log with each operation's
+ * parameters and the configuration after it), op_keys (key lists of explicit
+ * inserts and deletes, for replay) and moves (key, from, to of every move).
+ * WAL mode, one cached prepared statement per query, and one write
+ * transaction per operation (store_begin ... store_commit).  Indexes make the
+ * hot reads ranges: keys by position (arcs), by owner, by name.
+ *
+ * The store knows SQL and nothing of HTTP or of placement.  Every function
+ * returns 0 or a negative RINGSIM_E* code with err filled.  Strings handed to
+ * callbacks are valid only during the callback.
+ */
+#ifndef RINGSIM_STORE_H
+#define RINGSIM_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+#define STORE_SCHEMA_VERSION 1
+#define STORE_NO_NODE (-1) /* owner of an unassigned key */
+#define NAME_BUF 256       /* a name of up to 255 bytes plus NUL */
+
+typedef struct store store;
+
+/* Open (creating when missing) a database; ":memory:" for a private one.
+ * Refuses files that are not ringsim databases (RINGSIM_ENOTDB). */
+int store_open(store **out, const char *path, rs_error *err);
+/* Accepts NULL; finalizes every statement. */
+void store_close(store *st);
+bool store_is_memory(const store *st);
+
+/* Write transaction (BEGIN IMMEDIATE: takes the write lock at once, waiting
+ * up to the busy timeout for other processes). */
+int store_begin(store *st, rs_error *err);
+int store_commit(store *st, rs_error *err);
+/* Cannot fail (a failed rollback leaves SQLite rolling back on close). */
+void store_rollback(store *st);
+/* Read snapshot for a consistent multi-query read. */
+int store_begin_read(store *st, rs_error *err);
+void store_end_read(store *st);
+/* PRAGMA data_version: changes when another connection commits. */
+int64_t store_data_version(store *st);
+
+/* meta: text values by name; *out is malloc'd (caller frees), NULL when
+ * missing. */
+int store_meta_get(store *st, const char *name, char **out, rs_error *err);
+int store_meta_set(store *st, const char *name, const char *value, rs_error *err);
+int store_meta_get_int(store *st, const char *name, int64_t *out, rs_error *err);
+int store_meta_set_int(store *st, const char *name, int64_t value, rs_error *err);
+
+/* ---- nodes ---- */
+typedef struct store_node {
+    int64_t id;
+    char *name; /* malloc'd, NUL-terminated */
+    size_t len;
+    double weight;
+    int64_t keys;
+} store_node;
+
+/* All nodes by id; *out malloc'd array (free with store_nodes_free). */
+int store_nodes_load(store *st, store_node **out, size_t *n, rs_error *err);
+void store_nodes_free(store_node *nodes, size_t n);
+int store_node_insert(store *st, const char *name, size_t len, double weight,
+                      int64_t *id, rs_error *err);
+int store_node_update(store *st, int64_t id, double weight, int64_t keys,
+                      rs_error *err);
+int store_node_delete(store *st, int64_t id, rs_error *err);
+
+/* ---- keys ---- */
+typedef struct store_key {
+    const char *key;
+    size_t len;
+    uint32_t pos;
+    int64_t node; /* STORE_NO_NODE when unassigned */
+} store_key;
+typedef int (*store_key_fn)(void *ud, const store_key *k);
+
+/* *inserted = 1, or 0 when the key exists (nothing changes). */
+int store_key_insert(store *st, const char *key, size_t len, uint32_t pos,
+                     int64_t node, int *inserted, rs_error *err);
+/* RINGSIM_ENOTFOUND when missing. */
+int store_key_find(store *st, const char *key, size_t len, store_key *out,
+                   rs_error *err);
+/* *deleted = 1, or 0 when the key was not there. */
+int store_key_delete(store *st, const char *key, size_t len, int *deleted,
+                     rs_error *err);
+int store_keys_clear(store *st, rs_error *err);
+/* Keys per equal slice of [0, 2^32): counts[bins], zeroed first. */
+int store_keys_density(store *st, uint32_t bins, int64_t *counts, rs_error *err);
+/* Give every key with lo <= pos <= hi owned by `from` to `to`; when op > 0,
+ * record each as a move (seq numbers from *seq on, advanced).  *count is the
+ * number moved. */
+int store_keys_move(store *st, uint32_t lo, uint32_t hi, int64_t from, int64_t to,
+                    int64_t op, const char *from_name, const char *to_name,
+                    int64_t *seq, int64_t *count, rs_error *err);
+/* Set one key's owner, recording the move when op > 0. */
+int store_key_set_node(store *st, const char *key, size_t len, int64_t to,
+                       int64_t op, const char *from_name, const char *to_name,
+                       int64_t *seq, rs_error *err);
+/* Every key, ordered by key bytes (order = 0) or by (position, key). */
+int store_keys_each(store *st, int by_position, store_key_fn fn, void *ud,
+                    rs_error *err);
+
+typedef struct store_key_query {
+    int64_t node;        /* filter by owner; STORE_NO_NODE = unassigned */
+    bool by_node;        /* whether node filters */
+    const char *prefix;  /* NULL or "" = no filter */
+    size_t prefix_len;
+    int64_t offset, limit;
+} store_key_query;
+/* A page of keys ordered by (position, key), and the total that match. */
+int store_keys_page(store *st, const store_key_query *q, int64_t *total,
+                    store_key_fn fn, void *ud, rs_error *err);
+
+/* ---- the operation log ---- */
+typedef struct store_op {
+    int64_t id;
+    char at[32];
+    char *type, *subject, *params, *moved_from, *config; /* malloc'd */
+    int64_t keys_moved;
+} store_op;
+typedef int (*store_op_fn)(void *ud, const store_op *op);
+
+/* Append an operation (at = now); *id is its id. */
+int store_op_append(store *st, const char *type, const char *subject,
+                    const char *params, const char *config, int64_t *id,
+                    rs_error *err);
+/* Fill in what is known at the end: moves and the configuration after. */
+int store_op_finish(store *st, int64_t id, int64_t keys_moved,
+                    const char *moved_from, const char *config, rs_error *err);
+int store_op_add_key(store *st, int64_t op, int64_t seq, const char *key,
+                     size_t len, rs_error *err);
+/* RINGSIM_ENOTFOUND when missing; free with store_op_clear. */
+int store_op_get(store *st, int64_t id, store_op *out, rs_error *err);
+void store_op_clear(store_op *op);
+/* Operations with id > after, at most limit (< 0: all), increasing id. */
+int store_ops_each(store *st, int64_t after, int64_t limit, store_op_fn fn,
+                   void *ud, rs_error *err);
+int64_t store_last_op(store *st);
+/* The last reset or revert with id <= upto (0 when none). */
+int64_t store_op_base(store *st, int64_t upto);
+/* The key list of an explicit insert or delete, in request order. */
+typedef int (*store_str_fn)(void *ud, const char *s, size_t len);
+int store_op_keys_each(store *st, int64_t op, store_str_fn fn, void *ud,
+                       rs_error *err);
+typedef int (*store_move_fn)(void *ud, const char *key, const char *from,
+                             const char *to);
+int store_moves_page(store *st, int64_t op, int64_t offset, int64_t limit,
+                     int64_t *total, store_move_fn fn, void *ud, rs_error *err);
+
+#endif

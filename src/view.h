@@ -1,0 +1,41 @@
+/*
+ * view.h - the JSON shapes of API.md, built from the engine.
+ *
+ * The HTTP API and the command line's --json both print these, so the two
+ * faces cannot drift apart.  Every function returns a new reference (the
+ * caller json_decref()s it) or NULL with err filled.
+ */
+#ifndef RINGSIM_VIEW_H
+#define RINGSIM_VIEW_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "sim.h"
+
+/* A jansson string of exactly len bytes (names may not be NUL-terminated). */
+json_t *view_str(const char *s, size_t len);
+
+json_t *view_node(const sim_node_view *v);
+json_t *view_nodes(sim *s, rs_error *err);                        /* {"nodes"} */
+json_t *view_node_get(sim *s, const char *name, size_t len, rs_error *err);
+json_t *view_ring(sim *s, rs_error *err);
+json_t *view_config(sim *s, rs_error *err);
+json_t *view_stats(sim *s, rs_error *err);
+json_t *view_lookup(sim *s, const char *key, size_t len, rs_error *err);
+json_t *view_key_get(sim *s, const char *key, size_t len, rs_error *err);
+/* {"total", "keys"}; limit < 0 means every key. */
+json_t *view_keys(sim *s, const char *node, size_t node_len, const char *prefix,
+                  size_t prefix_len, int64_t offset, int64_t limit, rs_error *err);
+json_t *view_density(sim *s, uint32_t bins, rs_error *err);
+
+json_t *view_operation(const store_op *op);
+/* {"operations"}; limit < 0 means all. */
+json_t *view_operations(sim *s, int64_t after, int64_t limit, rs_error *err);
+/* One operation by id ("operation" object). */
+json_t *view_operation_get(sim *s, int64_t id, rs_error *err);
+/* The operation plus "moves_total" and "moves" (offset, limit). */
+json_t *view_operation_moves(sim *s, int64_t id, int64_t offset, int64_t limit,
+                             rs_error *err);
+
+#endif
