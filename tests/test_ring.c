@@ -1,0 +1,195 @@
+/*
+ * test_ring.c - the ring against a brute-force owner search written here:
+ * random topologies, random positions, and naturally occurring equal
+ * positions ordered by (position, name bytes, point index).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "place.h"
+#include "ring.h"
+
+typedef struct pt {
+    uint32_t pos, node, idx;
+} pt;
+
+static uint64_t rng = 88172645463325252ull;
+static uint32_t rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (uint32_t)rng;
+}
+
+/* (position, name bytes, index) order, written independently of ring.c. */
+static int before(const pt *a, const pt *b, char names[][16])
+{
+    if (a->pos != b->pos)
+        return a->pos < b->pos;
+    int c = strcmp(names[a->node], names[b->node]); /* ASCII names: bytes */
+    if (c)
+        return c < 0;
+    return a->idx < b->idx;
+}
+
+/* The owner by definition: the first point in order with pos >= p, else
+ * the first point of all. */
+static long brute_owner(const pt *pts, size_t n, uint32_t p, char names[][16])
+{
+    const pt *best = NULL, *first = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (!first || before(&pts[i], first, names))
+            first = &pts[i];
+        if (pts[i].pos >= p && (!best || before(&pts[i], best, names)))
+            best = &pts[i];
+    }
+    if (!best)
+        best = first;
+    return best ? (long)best->node : -1;
+}
+
+static void build(size_t nodes, uint32_t points, char names[][16], ring_node *rn, pt *pts,
+                  hasher *h, size_t *npts)
+{
+    size_t k = 0;
+    char label[NAME_LABEL_MAX];
+    for (size_t i = 0; i < nodes; i++) {
+        snprintf(names[i], 16, "n%u-%u", (unsigned)(i % 100), rnd() % 1000);
+        rn[i] = (ring_node){names[i], strlen(names[i]), points};
+        for (uint32_t j = 0; j < points; j++) {
+            size_t ll = ring_label(label, names[i], strlen(names[i]), j);
+            pts[k++] = (pt){hash_position(h, label, ll), (uint32_t)i, j};
+        }
+    }
+    *npts = k;
+}
+
+static void test_successor_matches_brute_force(void **state)
+{
+    (void)state;
+    hasher *h = hasher_new();
+    static char names[64][16];
+    ring_node rn[64];
+    static pt pts[64 * 8];
+    for (int round = 0; round < 300; round++) {
+        size_t nodes = 1 + rnd() % 40, npts;
+        uint32_t points = 1 + rnd() % 8;
+        build(nodes, points, names, rn, pts, h, &npts);
+        ring *r;
+        assert_int_equal(ring_build(&r, h, rn, nodes), 0);
+        assert_int_equal(ring_size(r), npts);
+        for (int q = 0; q < 50; q++) {
+            uint32_t p = q == 0 ? 0 : q == 1 ? UINT32_MAX : rnd();
+            if (q == 2) /* exactly on a point */
+                p = pts[rnd() % npts].pos;
+            assert_int_equal(ring_owner(r, p), brute_owner(pts, npts, p, names));
+        }
+        ring_free(r);
+    }
+    hasher_free(h);
+}
+
+static void test_empty_ring(void **state)
+{
+    (void)state;
+    hasher *h = hasher_new();
+    ring *r;
+    assert_int_equal(ring_build(&r, h, NULL, 0), 0);
+    assert_int_equal(ring_size(r), 0);
+    assert_int_equal(ring_owner(r, 12345), -1);
+    ring_free(r);
+    ring_free(NULL);
+    hasher_free(h);
+}
+
+/* 2000 nodes x 100 points = 200,000 positions of 32 bits: equal positions
+ * happen (about 4.6 expected).  Every pair must be in API.md's order. */
+static void test_equal_positions_order(void **state)
+{
+    (void)state;
+    hasher *h = hasher_new();
+    enum { N = 2000, P = 100 };
+    static char names[N][16];
+    static ring_node rn[N];
+    for (size_t i = 0; i < N; i++) {
+        snprintf(names[i], 16, "node-%u", (unsigned)(i % 10000));
+        rn[i] = (ring_node){names[i], strlen(names[i]), P};
+    }
+    ring *r;
+    assert_int_equal(ring_build(&r, h, rn, N), 0);
+    size_t ties = 0;
+    for (size_t i = 1; i < ring_size(r); i++) {
+        uint32_t a = ring_point_pos(r, i - 1), b = ring_point_pos(r, i);
+        assert_true(a <= b);
+        if (a != b)
+            continue;
+        ties++;
+        pt x = {a, ring_point_node(r, i - 1), ring_point_index(r, i - 1)};
+        pt y = {b, ring_point_node(r, i), ring_point_index(r, i)};
+        assert_true(before(&x, &y, names));
+        /* The first in order owns the position. */
+        assert_int_equal(ring_successor(r, a), (long)(i - 1));
+    }
+    assert_true(ties >= 1);
+    ring_free(r);
+    hasher_free(h);
+}
+
+static void test_arc_shares(void **state)
+{
+    (void)state;
+    hasher *h = hasher_new();
+    place_config cfg;
+    place_config_default(&cfg);
+    place_node one = {"alpha", 5, 1};
+    placement *p;
+    assert_int_equal(place_build(&p, h, &cfg, &one, 1, NULL), 0);
+    double s;
+    place_arc_shares(p, &s, 1);
+    assert_true(s == 1.0); /* one point owns the whole ring */
+    place_free(p);
+    cfg.points_per_node = 50;
+    place_node three[] = {{"a", 1, 1}, {"b", 1, 2}, {"c", 1, 0.5}};
+    assert_int_equal(place_build(&p, h, &cfg, three, 3, NULL), 0);
+    double sh[3];
+    place_arc_shares(p, sh, 3);
+    assert_true(sh[0] + sh[1] + sh[2] > 0.999999999 && sh[0] + sh[1] + sh[2] < 1.000000001);
+    assert_int_equal(ring_size(place_ring(p)), 50 + 100 + 25);
+    place_free(p);
+    hasher_free(h);
+}
+
+static void test_points_rounding(void **state)
+{
+    (void)state;
+    place_config cfg;
+    place_config_default(&cfg);
+    cfg.points_per_node = 3;
+    assert_int_equal(place_node_points(&cfg, 0.5), 2);  /* 1.5 rounds away from zero */
+    assert_int_equal(place_node_points(&cfg, 0.1), 1);  /* max(1, 0) */
+    assert_int_equal(place_node_points(&cfg, 2), 6);
+    cfg.points_per_node = 1;
+    assert_int_equal(place_node_points(&cfg, 2.5), 3);
+    assert_int_equal(place_node_points(&cfg, 1.49), 1);
+    strcpy(cfg.algorithm, "nope");
+    assert_int_equal(place_config_check(&cfg, NULL), RINGSIM_EPARAM);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_successor_matches_brute_force),
+        cmocka_unit_test(test_empty_ring),
+        cmocka_unit_test(test_equal_positions_order),
+        cmocka_unit_test(test_arc_shares),
+        cmocka_unit_test(test_points_rounding),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

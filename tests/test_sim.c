@@ -1,0 +1,385 @@
+/*
+ * test_sim.c - property tests of the engine on random topologies (fixed
+ * seeds): every key sits where a brute-force owner search written here says;
+ * adding a node moves keys only to it, removing one only from it; add then
+ * remove restores every assignment; keys_moved and moved_from match the
+ * observed moves; replaying the log reproduces the stored state; revert and
+ * time travel give the state of that moment; refused operations change
+ * nothing.
+ */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "names.h"
+#include "ring.h"
+#include "sim.h"
+
+#define MAXK 400
+#define MAXN 12
+
+static uint64_t rng;
+static uint32_t rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (uint32_t)(rng >> 11);
+}
+
+/* Owner of every key k0..k(n-1), by node name ("" = none). */
+typedef struct assign {
+    char owner[MAXK][16];
+    int n;
+} assign;
+
+static int collect(void *ud, const char *key, size_t len, uint32_t pos, const char *node,
+                   size_t nl)
+{
+    (void)pos;
+    assign *a = ud;
+    assert_true(len >= 2 && key[0] == 'k');
+    int i = atoi(key + 1);
+    assert_true(i >= 0 && i < MAXK);
+    snprintf(a->owner[i], sizeof a->owner[i], "%.*s", (int)nl, node ? node : "");
+    return 0;
+}
+
+static void capture(sim *s, assign *a, int nkeys)
+{
+    rs_error err;
+    int64_t total;
+    memset(a, 0, sizeof *a);
+    a->n = nkeys;
+    assert_int_equal(sim_keys_page(s, NULL, 0, NULL, 0, 0, INT64_MAX, &total, collect, a, &err), 0);
+    assert_int_equal(total, nkeys);
+}
+
+/* The definition, independent of ring.c: all points, first in (position,
+ * name, index) order at or after p, else the first of all. */
+static void brute_check(sim *s, int nkeys, assign *a)
+{
+    hasher *h = hasher_new();
+    size_t n = sim_node_count(s);
+    const place_config *cfg = sim_config(s);
+    sim_node_view *v;
+    size_t nv;
+    rs_error err;
+    assert_int_equal(sim_nodes(s, &v, &nv, &err), 0);
+    assert_int_equal(nv, n);
+    for (int k = 0; k < nkeys; k++) {
+        char key[16], label[NAME_LABEL_MAX];
+        snprintf(key, sizeof key, "k%d", k);
+        uint32_t p = hash_position(h, key, strlen(key));
+        const char *best = NULL, *first = NULL;
+        uint32_t bp = 0, fp = 0, bi = 0, fi = 0;
+        for (size_t i = 0; i < nv; i++)
+            for (uint32_t j = 0; j < v[i].points; j++) {
+                size_t ll = ring_label(label, v[i].name, v[i].len, j);
+                uint32_t q = hash_position(h, label, ll);
+#define LESS(q, name, j, bq, bname, bj)                                                      \
+    ((q) < (bq) || ((q) == (bq) && (strcmp(name, bname) < 0 ||                              \
+                                    (strcmp(name, bname) == 0 && (j) < (bj)))))
+                if (!first || LESS(q, v[i].name, j, fp, first, fi))
+                    first = v[i].name, fp = q, fi = j;
+                if (q >= p && (!best || LESS(q, v[i].name, j, bp, best, bi)))
+                    best = v[i].name, bp = q, bi = j;
+            }
+        if (!best)
+            best = first;
+        assert_string_equal(a->owner[k], best ? best : "");
+    }
+    (void)cfg;
+    free(v);
+    hasher_free(h);
+}
+
+static int64_t op_moved(sim *s, int64_t op, json_t **moved_from)
+{
+    store_op o;
+    rs_error err;
+    assert_int_equal(store_op_get(sim_store(s), op, &o, &err), 0);
+    int64_t m = o.keys_moved;
+    *moved_from = json_loads(o.moved_from, 0, NULL);
+    assert_non_null(*moved_from);
+    store_op_clear(&o);
+    return m;
+}
+
+static int64_t moved_from_count(json_t *mf, const char *node)
+{
+    size_t i;
+    json_t *e;
+    json_array_foreach(mf, i, e)
+    {
+        const char *n = json_string_value(json_object_get(e, "node"));
+        if ((!node && !n) || (node && n && !strcmp(node, n)))
+            return json_integer_value(json_object_get(e, "keys"));
+    }
+    return 0;
+}
+
+static void insert_keys(sim *s, int from, int to)
+{
+    sim_str v[MAXK];
+    char buf[MAXK][16];
+    for (int i = from; i < to; i++) {
+        snprintf(buf[i - from], 16, "k%d", i);
+        v[i - from] = (sim_str){buf[i - from], strlen(buf[i - from])};
+    }
+    int64_t ins, skip, op;
+    rs_error err;
+    assert_int_equal(sim_insert_keys(s, v, (size_t)(to - from), false, &ins, &skip, &op, &err), 0);
+    assert_int_equal(ins, to - from);
+}
+
+static void assert_same(const assign *a, const assign *b)
+{
+    assert_int_equal(a->n, b->n);
+    for (int i = 0; i < a->n; i++)
+        assert_string_equal(a->owner[i], b->owner[i]);
+}
+
+static void expect_check_ok(sim *s)
+{
+    int64_t problems;
+    char report[2048];
+    rs_error err;
+    assert_int_equal(sim_check(s, &problems, report, sizeof report, &err), 0);
+    if (problems)
+        fprintf(stderr, "%s", report);
+    assert_int_equal(problems, 0);
+}
+
+static void test_random_topologies(void **state)
+{
+    (void)state;
+    static assign a, b, c;
+    static const double weights[] = {0.5, 1, 1, 2, 3};
+    static const uint32_t ppns[] = {1, 1, 2, 3, 8, 16};
+    for (int round = 0; round < 200; round++) {
+        rng = 0x9E3779B97F4A7C15ull * (uint64_t)(round + 1);
+        sim *s;
+        rs_error err;
+        int64_t op, op_base;
+        assert_int_equal(sim_open(&s, ":memory:", &err), 0);
+        place_config cfg;
+        place_config_default(&cfg);
+        cfg.points_per_node = ppns[rnd() % 6];
+        assert_int_equal(sim_configure(s, &cfg, &op, &err), 0);
+        int nkeys = 50 + (int)(rnd() % 300);
+        int early = (int)(rnd() % 20); /* keys stored before any node */
+        if (early)
+            insert_keys(s, 0, early);
+        int nn = 1 + (int)(rnd() % 7);
+        char name[16];
+        for (int i = 0; i < nn; i++) {
+            snprintf(name, sizeof name, "node-%d", i);
+            assert_int_equal(sim_add_node(s, name, strlen(name), weights[rnd() % 5], &op, &err), 0);
+            if (i == 0 && early) { /* the unassigned keys all move to it */
+                json_t *mf;
+                assert_int_equal(op_moved(s, op, &mf), early);
+                assert_int_equal(moved_from_count(mf, NULL), early);
+                json_decref(mf);
+            }
+        }
+        insert_keys(s, early, nkeys);
+        capture(s, &a, nkeys);
+        brute_check(s, nkeys, &a);
+        op_base = sim_last_op(s);
+        uint32_t ppn_base = sim_config(s)->points_per_node;
+
+        /* Add: keys move only to the new node, and the log says how many. */
+        assert_int_equal(sim_add_node(s, "newcomer", 8, weights[rnd() % 5], &op, &err), 0);
+        capture(s, &b, nkeys);
+        brute_check(s, nkeys, &b);
+        int changed = 0;
+        for (int k = 0; k < nkeys; k++)
+            if (strcmp(a.owner[k], b.owner[k])) {
+                changed++;
+                assert_string_equal(b.owner[k], "newcomer");
+            }
+        json_t *mf;
+        assert_int_equal(op_moved(s, op, &mf), changed);
+        int64_t sum = 0;
+        for (int i = 0; i < nn; i++) {
+            snprintf(name, sizeof name, "node-%d", i);
+            int64_t from_i = 0;
+            for (int k = 0; k < nkeys; k++)
+                from_i += strcmp(a.owner[k], b.owner[k]) && !strcmp(a.owner[k], name);
+            assert_int_equal(moved_from_count(mf, name), from_i);
+            sum += from_i;
+        }
+        assert_int_equal(sum, changed);
+        json_decref(mf);
+
+        /* Remove it again: every assignment as before. */
+        assert_int_equal(sim_remove_node(s, "newcomer", 8, &op, &err), 0);
+        capture(s, &c, nkeys);
+        assert_same(&a, &c);
+        json_t *mf2;
+        assert_int_equal(op_moved(s, op, &mf2), changed);
+        assert_int_equal(moved_from_count(mf2, "newcomer"), changed);
+        json_decref(mf2);
+
+        /* Remove an old node: keys move only from it. */
+        int victim = (int)(rnd() % (unsigned)nn);
+        snprintf(name, sizeof name, "node-%d", victim);
+        assert_int_equal(sim_remove_node(s, name, strlen(name), &op, &err), 0);
+        capture(s, &b, nkeys);
+        brute_check(s, nkeys, &b);
+        for (int k = 0; k < nkeys; k++)
+            if (strcmp(a.owner[k], b.owner[k]))
+                assert_string_equal(a.owner[k], name);
+            else
+                assert_true(strcmp(b.owner[k], name) != 0 || nn == 1);
+
+        /* Reconfigure: placement still by definition. */
+        cfg.points_per_node = ppns[rnd() % 6];
+        assert_int_equal(sim_configure(s, &cfg, &op, &err), 0);
+        capture(s, &b, nkeys);
+        brute_check(s, nkeys, &b);
+
+        /* Replay reproduces the state; time travel gives the past. */
+        expect_check_ok(s);
+        sim *snap;
+        assert_int_equal(sim_at(s, op_base, &snap, &err), 0);
+        capture(snap, &c, nkeys);
+        assert_same(&a, &c);
+        sim_close(snap);
+
+        /* Revert to op_base: the state of then, recorded as a new op. */
+        int64_t before = sim_last_op(s);
+        assert_int_equal(sim_revert(s, op_base, &op, &err), 0);
+        assert_int_equal(op, before + 1);
+        capture(s, &c, nkeys);
+        assert_same(&a, &c);
+        assert_int_equal(sim_config(s)->points_per_node, ppn_base);
+        expect_check_ok(s);
+        /* ...and time travel across a revert. */
+        assert_int_equal(sim_at(s, op, &snap, &err), 0);
+        capture(snap, &c, nkeys);
+        assert_same(&a, &c);
+        sim_close(snap);
+        sim_close(s);
+    }
+}
+
+static void test_revert_restores_config_and_keys(void **state)
+{
+    (void)state;
+    sim *s;
+    rs_error err;
+    int64_t op, k1, ins, skip;
+    assert_int_equal(sim_open(&s, ":memory:", &err), 0);
+    assert_int_equal(sim_add_node(s, "a", 1, 1, &op, &err), 0);
+    assert_int_equal(sim_generate_keys(s, "key-", 4, 0, 100, &ins, &skip, &k1, &err), 0);
+    place_config cfg = *sim_config(s);
+    cfg.points_per_node = 20;
+    assert_int_equal(sim_configure(s, &cfg, &op, &err), 0);
+    assert_int_equal(sim_add_node(s, "b", 1, 2, &op, &err), 0);
+    sim_str gone[] = {{"key-1", 5}, {"key-2", 5}, {"key-1", 5}};
+    assert_int_equal(sim_delete_keys(s, gone, 3, &op, &err), 0); /* key-1 named twice */
+    assert_int_equal(sim_key_count(s), 98);
+    assert_int_equal(sim_reset(s, &op, &err), 0);
+    assert_int_equal(sim_key_count(s), 0);
+    assert_int_equal(sim_node_count(s), 0);
+    assert_int_equal(sim_config(s)->points_per_node, 20); /* reset keeps config */
+    assert_int_equal(sim_revert(s, k1, &op, &err), 0);
+    assert_int_equal(sim_key_count(s), 100);
+    assert_int_equal(sim_node_count(s), 1);
+    assert_int_equal(sim_config(s)->points_per_node, 1); /* revert restores config */
+    expect_check_ok(s);
+    assert_int_equal(sim_revert(s, 0, &op, &err), 0);
+    assert_int_equal(sim_key_count(s), 0);
+    assert_int_equal(sim_node_count(s), 0);
+    expect_check_ok(s);
+    assert_int_equal(sim_revert(s, 999, &op, &err), RINGSIM_ENOTFOUND);
+    sim_close(s);
+}
+
+static void test_refused_operations_change_nothing(void **state)
+{
+    (void)state;
+    sim *s;
+    rs_error err;
+    int64_t op, ins, skip;
+    assert_int_equal(sim_open(&s, ":memory:", &err), 0);
+    assert_int_equal(sim_add_node(s, "a", 1, 1, &op, &err), 0);
+    assert_int_equal(sim_generate_keys(s, "k", 1, 0, 50, &ins, &skip, &op, &err), 0);
+    int64_t last = sim_last_op(s);
+    assert_int_equal(sim_add_node(s, "a", 1, 1, &op, &err), RINGSIM_ECONFLICT);
+    assert_non_null(strstr(err.msg, "already exists"));
+    assert_int_equal(sim_add_node(s, "b", 1, 0, &op, &err), RINGSIM_EPARAM);
+    assert_int_equal(sim_add_node(s, "b", 1, -1, &op, &err), RINGSIM_EPARAM);
+    assert_int_equal(sim_add_node(s, "", 0, 1, &op, &err), RINGSIM_ENAME);
+    assert_int_equal(sim_remove_node(s, "zz", 2, &op, &err), RINGSIM_ENOTFOUND);
+    sim_str del[] = {{"k1", 2}, {"missing", 7}};
+    assert_int_equal(sim_delete_keys(s, del, 2, &op, &err), RINGSIM_ENOTFOUND);
+    assert_int_equal(sim_key_count(s), 50); /* k1 is still there */
+    sim_str dup = {"k3", 2};
+    assert_int_equal(sim_insert_keys(s, &dup, 1, true, &ins, &skip, &op, &err), RINGSIM_ECONFLICT);
+    sim_str bad[] = {{"ok", 2}, {"bad\x01", 4}};
+    assert_int_equal(sim_insert_keys(s, bad, 2, false, &ins, &skip, &op, &err), RINGSIM_ENAME);
+    assert_int_equal(sim_generate_keys(s, "k", 1, 0, 0, &ins, &skip, &op, &err), RINGSIM_EPARAM);
+    place_config cfg = *sim_config(s);
+    cfg.points_per_node = 0;
+    assert_int_equal(sim_configure(s, &cfg, &op, &err), RINGSIM_EPARAM);
+    assert_int_equal(sim_last_op(s), last);
+    assert_int_equal(sim_key_count(s), 50);
+    expect_check_ok(s);
+    sim_close(s);
+}
+
+/* Two handles on one file: the second sees the first's changes. */
+static void test_other_process_changes_are_seen(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/ringsim-sim-XXXXXX", path[300];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/x.db", dir);
+    sim *a, *b;
+    rs_error err;
+    int64_t op;
+    assert_int_equal(sim_open(&a, path, &err), 0);
+    assert_int_equal(sim_open(&b, path, &err), 0);
+    assert_int_equal(sim_add_node(a, "alpha", 5, 1, &op, &err), 0);
+    bool changed;
+    assert_int_equal(sim_refresh(b, &changed, &err), 0);
+    assert_true(changed);
+    assert_int_equal(sim_node_count(b), 1);
+    /* b's operation starts from a's state. */
+    assert_int_equal(sim_add_node(b, "alpha", 5, 1, &op, &err), RINGSIM_ECONFLICT);
+    assert_int_equal(sim_add_node(b, "bravo", 5, 1, &op, &err), 0);
+    assert_int_equal(sim_refresh(a, &changed, &err), 0);
+    assert_int_equal(sim_node_count(a), 2);
+    sim_close(a);
+    sim_close(b);
+    /* Reopening gives the identical state. */
+    assert_int_equal(sim_open(&a, path, &err), 0);
+    assert_int_equal(sim_node_count(a), 2);
+    assert_int_equal(sim_last_op(a), 2);
+    expect_check_ok(a);
+    sim_close(a);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_random_topologies),
+        cmocka_unit_test(test_revert_restores_config_and_keys),
+        cmocka_unit_test(test_refused_operations_change_nothing),
+        cmocka_unit_test(test_other_process_changes_are_seen),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,190 @@
+/*
+ * test_store.c - the SQLite store: schema, persistence across reopen,
+ * refusing foreign files, keys, moves and the log.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "store.h"
+
+static char dir[] = "/tmp/ringsim-store-XXXXXX";
+static char path[256];
+
+static int setup(void **state)
+{
+    (void)state;
+    if (!mkdtemp(dir))
+        return -1;
+    snprintf(path, sizeof path, "%s/t.db", dir);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    return system(cmd);
+}
+
+static int count_key(void *ud, const store_key *k)
+{
+    (void)k;
+    (*(int *)ud)++;
+    return 0;
+}
+
+static int count_move(void *ud, const char *key, const char *from, const char *to)
+{
+    assert_string_equal(from, "a");
+    assert_string_equal(to, "b");
+    assert_int_equal(key[0], 'k');
+    (*(int *)ud)++;
+    return 0;
+}
+
+static void test_persistence(void **state)
+{
+    (void)state;
+    store *st;
+    rs_error err;
+    unlink(path);
+    assert_int_equal(store_open(&st, path, &err), 0);
+    assert_int_equal(store_begin(st, &err), 0);
+    int64_t id, op;
+    assert_int_equal(store_node_insert(st, "alpha", 5, 1.5, &id, &err), 0);
+    int ins;
+    assert_int_equal(store_key_insert(st, "k1", 2, 42, id, &ins, &err), 0);
+    assert_int_equal(ins, 1);
+    assert_int_equal(store_key_insert(st, "k1", 2, 42, id, &ins, &err), 0);
+    assert_int_equal(ins, 0); /* duplicate ignored */
+    assert_int_equal(store_op_append(st, "add_node", "alpha", "{}", "{}", &op, &err), 0);
+    assert_int_equal(op, 1);
+    assert_int_equal(store_op_finish(st, op, 0, "[]", "{}", &err), 0);
+    assert_int_equal(store_commit(st, &err), 0);
+    store_close(st);
+
+    assert_int_equal(store_open(&st, path, &err), 0);
+    store_node *nodes;
+    size_t n;
+    assert_int_equal(store_nodes_load(st, &nodes, &n, &err), 0);
+    assert_int_equal(n, 1);
+    assert_string_equal(nodes[0].name, "alpha");
+    assert_true(nodes[0].weight == 1.5);
+    store_nodes_free(nodes, n);
+    store_key k;
+    assert_int_equal(store_key_find(st, "k1", 2, &k, &err), 0);
+    assert_int_equal(k.pos, 42);
+    assert_int_equal(k.node, id);
+    assert_int_equal(store_key_find(st, "nope", 4, &k, &err), RINGSIM_ENOTFOUND);
+    assert_int_equal(store_last_op(st), 1);
+    store_op o;
+    assert_int_equal(store_op_get(st, 1, &o, &err), 0);
+    assert_string_equal(o.type, "add_node");
+    assert_int_equal(strlen(o.at), 24); /* 2026-11-29T18:03:50.783Z */
+    assert_int_equal(o.at[23], 'Z');
+    store_op_clear(&o);
+    store_close(st);
+    store_close(NULL);
+}
+
+static void test_rollback_leaves_nothing(void **state)
+{
+    (void)state;
+    store *st;
+    rs_error err;
+    unlink(path);
+    assert_int_equal(store_open(&st, path, &err), 0);
+    assert_int_equal(store_begin(st, &err), 0);
+    int ins;
+    assert_int_equal(store_key_insert(st, "gone", 4, 1, STORE_NO_NODE, &ins, &err), 0);
+    store_rollback(st);
+    int n = 0;
+    assert_int_equal(store_keys_each(st, 0, count_key, &n, &err), 0);
+    assert_int_equal(n, 0);
+    store_close(st);
+}
+
+static void test_refuses_foreign_files(void **state)
+{
+    (void)state;
+    store *st = NULL;
+    rs_error err;
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs("this is not a database at all, just some words in a file......", f);
+    fclose(f);
+    assert_int_equal(store_open(&st, path, &err), RINGSIM_ENOTDB);
+    assert_null(st);
+    unlink(path);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "CREATE TABLE other(x)", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    assert_int_equal(store_open(&st, path, &err), RINGSIM_ENOTDB);
+    assert_non_null(strstr(err.msg, "not a ringsim database"));
+    unlink(path);
+}
+
+static void test_moves_and_ranges(void **state)
+{
+    (void)state;
+    store *st;
+    rs_error err;
+    assert_int_equal(store_open(&st, ":memory:", &err), 0);
+    assert_int_equal(store_begin(st, &err), 0);
+    int ins;
+    char name[16];
+    for (int i = 0; i < 100; i++) {
+        snprintf(name, sizeof name, "k%d", i);
+        assert_int_equal(store_key_insert(st, name, strlen(name), (uint32_t)i * 10, 1, &ins, &err), 0);
+    }
+    int64_t seq = 0, count, op;
+    assert_int_equal(store_op_append(st, "add_node", "b", "{}", "{}", &op, &err), 0);
+    /* positions 100..200 inclusive: keys 10..20 */
+    assert_int_equal(store_keys_move(st, 100, 200, 1, 2, op, "a", "b", &seq, &count, &err), 0);
+    assert_int_equal(count, 11);
+    assert_int_equal(seq, 11);
+    /* keys owned by another node in the range are not touched */
+    assert_int_equal(store_keys_move(st, 100, 200, 1, 3, op, "a", "c", &seq, &count, &err), 0);
+    assert_int_equal(count, 0);
+    assert_int_equal(store_commit(st, &err), 0);
+    int64_t total;
+    int moves = 0;
+    assert_int_equal(store_moves_page(st, op, 0, 1000, &total, count_move, &moves, &err), 0);
+    assert_int_equal(total, 11);
+    assert_int_equal(moves, 11);
+    store_key_query q = {2, true, NULL, 0, 0, 1000};
+    int n = 0;
+    assert_int_equal(store_keys_page(st, &q, &total, count_key, &n, &err), 0);
+    assert_int_equal(total, 11);
+    assert_int_equal(n, 11);
+    q = (store_key_query){0, false, "k1", 2, 0, 5};
+    n = 0;
+    assert_int_equal(store_keys_page(st, &q, &total, count_key, &n, &err), 0);
+    assert_int_equal(total, 11); /* k1, k10..k19 */
+    assert_int_equal(n, 5);
+    int64_t counts[4];
+    assert_int_equal(store_keys_density(st, 4, counts, &err), 0);
+    assert_int_equal(counts[0], 100); /* all positions are below 2^30 */
+    store_close(st);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_persistence),
+        cmocka_unit_test(test_rollback_leaves_nothing),
+        cmocka_unit_test(test_refuses_foreign_files),
+        cmocka_unit_test(test_moves_and_ranges),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
