@@ -1100,7 +1100,7 @@ int sim_at(sim *s, int64_t at, sim **snapshot, rs_error *err)
     }
     sim *m = NULL;
     if (!rc)
-        rc = sim_open(&m, ":memory:", err);
+        rc = sim_open(&m, "", err); /* private temp file: bounded memory */
     if (!rc) {
         m->record = false;
         int64_t dummy;

@@ -200,7 +200,9 @@ int store_open(store **out, const char *path, rs_error *err)
     store *st = calloc(1, sizeof *st);
     if (!st)
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-    st->memory = strcmp(path, ":memory:") == 0;
+    /* ":memory:" lives in RAM; "" is SQLite's private temporary file, whose
+     * memory use the page cache bounds (time-travel snapshots use it). */
+    st->memory = strcmp(path, ":memory:") == 0 || path[0] == '\0';
     int rc;
     if (sqlite3_open_v2(path, &st->db,
                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
@@ -209,7 +211,9 @@ int store_open(store **out, const char *path, rs_error *err)
                      st->db ? sqlite3_errmsg(st->db) : "out of memory");
         goto fail;
     }
-    sqlite3_busy_timeout(st->db, 5000);
+    /* Wait for another process's operation (a big key generation) rather
+     * than failing at once. */
+    sqlite3_busy_timeout(st->db, 30000);
     sqlite3_extended_result_codes(st->db, 1);
     /* Reading the schema is the first touch of the file: a file that is not
      * SQLite fails here with NOTADB. */

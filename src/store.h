@@ -28,7 +28,8 @@
 
 typedef struct store store;
 
-/* Open (creating when missing) a database; ":memory:" for a private one.
+/* Open (creating when missing) a database; ":memory:" for a private one in
+ * RAM, "" for a private temporary file (bounded memory).
  * Refuses files that are not ringsim databases (RINGSIM_ENOTDB). */
 int store_open(store **out, const char *path, rs_error *err);
 /* Accepts NULL; finalizes every statement. */
