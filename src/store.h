@@ -6,8 +6,9 @@
  * parameters and the configuration after it), op_keys (key lists of explicit
  * inserts and deletes, for replay) and moves (key, from, to of every move).
  * WAL mode, one cached prepared statement per query, and one write
- * transaction per operation (store_begin ... store_commit).  Indexes make the
- * hot reads ranges: keys by position (arcs), by owner, by name.
+ * transaction per operation (store_begin ... store_commit).  Keys are
+ * clustered by name, with one index on (position, owner) for arcs, owner
+ * filters and densities.
  *
  * The store knows SQL and nothing of HTTP or of placement.  Every function
  * returns 0 or a negative RINGSIM_E* code with err filled.  Strings handed to
@@ -114,6 +115,7 @@ typedef struct store_key_query {
     const char *prefix;  /* NULL or "" = no filter */
     size_t prefix_len;
     int64_t offset, limit;
+    int64_t known_total; /* the caller knows the total (counters): >= 0 */
 } store_key_query;
 /* A page of keys ordered by (position, key), and the total that match. */
 int store_keys_page(store *st, const store_key_query *q, int64_t *total,

@@ -162,12 +162,12 @@ static void test_moves_and_ranges(void **state)
     assert_int_equal(store_moves_page(st, op, 0, 1000, &total, count_move, &moves, &err), 0);
     assert_int_equal(total, 11);
     assert_int_equal(moves, 11);
-    store_key_query q = {2, true, NULL, 0, 0, 1000};
+    store_key_query q = {2, true, NULL, 0, 0, 1000, -1};
     int n = 0;
     assert_int_equal(store_keys_page(st, &q, &total, count_key, &n, &err), 0);
     assert_int_equal(total, 11);
     assert_int_equal(n, 11);
-    q = (store_key_query){0, false, "k1", 2, 0, 5};
+    q = (store_key_query){0, false, "k1", 2, 0, 5, -1};
     n = 0;
     assert_int_equal(store_keys_page(st, &q, &total, count_key, &n, &err), 0);
     assert_int_equal(total, 11); /* k1, k10..k19 */
