@@ -221,6 +221,33 @@ static int cmd_node(sim *s, opts *o, const char *sub)
     return usage("unknown command: node %s", sub);
 }
 
+typedef struct key_printer {
+    int json;
+    int64_t count;
+} key_printer;
+
+static int print_key(void *ud, const char *key, size_t len, uint32_t pos, const char *node,
+                     size_t node_len)
+{
+    key_printer *kp = ud;
+    if (!kp->json) {
+        printf("%-24.*s %10u  %.*s\n", (int)len, key, pos, node ? (int)node_len : 6,
+               node ? node : "(none)");
+        kp->count++;
+        return 0;
+    }
+    json_t *j = json_pack("{s:o, s:I, s:o}", "key", json_stringn(key, len), "position",
+                          (json_int_t)pos, "node",
+                          node ? json_stringn(node, node_len) : json_null());
+    char *t = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(j);
+    if (!t)
+        return RINGSIM_ENOMEM;
+    printf("%s\n    %s", kp->count++ ? "," : "", t);
+    free(t);
+    return 0;
+}
+
 static int cmd_key(sim *s, opts *o, const char *sub)
 {
     rs_error err = {0};
@@ -228,26 +255,22 @@ static int cmd_key(sim *s, opts *o, const char *sub)
     if (strcmp(sub, "ls") == 0) {
         if (o->nargs)
             return usage("key ls takes no arguments%s", "");
-        json_t *j = view_keys(s, o->node, o->node ? strlen(o->node) : 0, NULL, 0, 0, -1,
-                              &err);
-        if (!j)
+        /* Streamed: a million keys must not become a million JSON objects
+         * in memory.  The shape is GET /api/keys with every key. */
+        key_printer kp = {o->json, 0};
+        int64_t total;
+        if (o->json)
+            fputs("{\n  \"keys\": [", stdout);
+        if (sim_keys_page(s, o->node, o->node ? strlen(o->node) : 0, NULL, 0, 0, INT64_MAX,
+                          &total, print_key, &kp, &err)) {
+            if (o->json)
+                fputs("\n", stdout);
             return refused(&err);
-        if (o->json) {
-            print_json(j);
-        } else {
-            json_t *k;
-            size_t i;
-            json_array_foreach(json_object_get(j, "keys"), i, k)
-            {
-                const char *n = json_string_value(json_object_get(k, "node"));
-                printf("%-24s %10lld  %s\n", json_string_value(json_object_get(k, "key")),
-                       (long long)json_integer_value(json_object_get(k, "position")),
-                       n ? n : "(none)");
-            }
-            printf("%lld key%s\n", (long long)json_integer_value(json_object_get(j, "total")),
-                   json_integer_value(json_object_get(j, "total")) == 1 ? "" : "s");
         }
-        json_decref(j);
+        if (o->json)
+            printf("%s],\n  \"total\": %lld\n}\n", kp.count ? "\n  " : "", (long long)total);
+        else
+            printf("%lld key%s\n", (long long)total, total == 1 ? "" : "s");
         return 0;
     }
     if (strcmp(sub, "gen") == 0) {
