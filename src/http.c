@@ -551,9 +551,12 @@ static void handle_api(server *sv, struct evhttp_request *req, const char *uri)
     if (!rc)
         rc = api_classify(&r, &where, &err);
     if (!rc) {
+        /* A body that is too big, not JSON or not labelled JSON is refused
+         * on every route, also those that take no body: a cross-site
+         * "simple request" must not reach a mutation. */
         read_body(req, &r);
-        if (r.body_error == RINGSIM_ETOOBIG)
-            rc = rs_fail(&err, RINGSIM_ETOOBIG, "%s", r.body_msg);
+        if (r.body_error)
+            rc = rs_fail(&err, r.body_error, "%s", r.body_msg);
     }
     if (rc) {
         reply_error(req, rc, err.msg);
