@@ -1122,58 +1122,70 @@ int sim_at(sim *s, int64_t at, sim **snapshot, rs_error *err)
     return 0;
 }
 
-static int cmp_klent_key(const keylist *l, size_t i, const char *k, size_t len)
+/* The two lists of differences a revert applies. */
+typedef struct keypair {
+    keylist gone, fresh;
+} keypair;
+
+static int kp_gone(void *ud, const store_key *k)
 {
-    return cmp_bytes(l->buf + l->v[i].off, l->v[i].len, k, len);
+    return kl_collect(&((keypair *)ud)->gone, k);
 }
 
-/* Merge the live keys (ordered by key) against a list ordered by key:
- * live-only keys go to `gone`, list-only keys to `fresh`. */
+static int kp_fresh(void *ud, const store_key *k)
+{
+    return kl_collect(&((keypair *)ud)->fresh, k);
+}
+
+/* Walk the keys of two stores in step, by key bytes: keys only in `have`
+ * go to gone(), keys only in `want` to fresh(), keys in both to both().
+ * Memory stays constant whatever the number of keys. */
 typedef struct diff {
-    const keylist *want;
-    size_t i;
-    keylist *gone, *fresh;
-    int (*both)(void *ud, const store_key *live, const klent *want);
+    int (*gone)(void *ud, const store_key *have);
+    int (*fresh)(void *ud, const store_key *want);
+    int (*both)(void *ud, const store_key *have, const store_key *want);
     void *ud;
 } diff;
 
-static int diff_step(void *ud, const store_key *k)
+static int diff_run(store *have, store *want, const diff *d, rs_error *err)
 {
-    diff *d = ud;
-    const keylist *w = d->want;
-    while (d->i < w->n && cmp_klent_key(w, d->i, k->key, k->len) < 0) {
-        const klent *e = &w->v[d->i++];
-        if (d->fresh && kl_add(d->fresh, w->buf + e->off, e->len, e->pos, e->node))
-            return RINGSIM_ENOMEM;
+    store_cursor *ch = NULL, *cw = NULL;
+    store_key h, w;
+    int rc = store_cursor_open(have, &ch, err);
+    if (!rc)
+        rc = store_cursor_open(want, &cw, err);
+    int mh = rc ? rc : store_cursor_next(ch, &h, err);
+    int mw = mh < 0 ? mh : store_cursor_next(cw, &w, err);
+    while (mh > 0 || mw > 0) {
+        int c = mh <= 0 ? 1 : mw <= 0 ? -1 : cmp_bytes(h.key, h.len, w.key, w.len);
+        if (c < 0)
+            rc = d->gone(d->ud, &h);
+        else if (c > 0)
+            rc = d->fresh(d->ud, &w);
+        else
+            rc = d->both ? d->both(d->ud, &h, &w) : 0;
+        if (rc)
+            break;
+        if (c <= 0 && (mh = store_cursor_next(ch, &h, err)) < 0)
+            break;
+        if (c >= 0 && (mw = store_cursor_next(cw, &w, err)) < 0)
+            break;
     }
-    if (d->i < w->n && cmp_klent_key(w, d->i, k->key, k->len) == 0) {
-        int rc = d->both ? d->both(d->ud, k, &w->v[d->i]) : 0;
-        d->i++;
-        return rc;
-    }
-    return d->gone && kl_add(d->gone, k->key, k->len, k->pos, k->node) ? RINGSIM_ENOMEM : 0;
-}
-
-static int diff_run(store *st, diff *d, rs_error *err)
-{
-    int rc = store_keys_each(st, 0, diff_step, d, err);
+    if (!rc)
+        rc = mh < 0 ? mh : mw < 0 ? mw : 0;
     if (rc == RINGSIM_ENOMEM)
-        return rs_fail(err, rc, "out of memory");
-    for (; !rc && d->i < d->want->n; d->i++) {
-        const klent *e = &d->want->v[d->i];
-        if (d->fresh && kl_add(d->fresh, d->want->buf + e->off, e->len, e->pos, e->node))
-            return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-    }
+        rs_fail(err, rc, "out of memory");
+    store_cursor_close(ch);
+    store_cursor_close(cw);
     return rc;
 }
 
 int sim_revert(sim *s, int64_t to, int64_t *op, rs_error *err)
 {
     sim *snap = NULL;
-    keylist want, gone, fresh;
-    memset(&want, 0, sizeof want);
-    memset(&gone, 0, sizeof gone);
-    memset(&fresh, 0, sizeof fresh);
+    keypair kp;
+    memset(&kp, 0, sizeof kp);
+    keylist *gone = &kp.gone, *fresh = &kp.fresh;
     json_t *params = json_pack("{s:I}", "to", (json_int_t)to);
     char *subject = NULL;
     opctx c;
@@ -1185,19 +1197,18 @@ int sim_revert(sim *s, int64_t to, int64_t *op, rs_error *err)
         rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
         goto out;
     }
-    if ((rc = store_keys_each(snap->st, 0, kl_collect, &want, err)))
-        goto out;
     if ((rc = op_begin(s, &c, "revert", subject, params, err)))
         goto out;
-    diff d = {&want, 0, &gone, &fresh, NULL, NULL};
-    if ((rc = diff_run(s->st, &d, err)))
+    /* Only the differences are held in memory. */
+    diff d = {kp_gone, kp_fresh, NULL, &kp};
+    if ((rc = diff_run(s->st, snap->st, &d, err)))
         goto abort;
     progress(s, "revert", 1, 4);
     /* 1. Keys that did not exist then go (deletions are not moves). */
-    for (size_t i = 0; i < gone.n && !rc; i++) {
-        const klent *e = &gone.v[i];
+    for (size_t i = 0; i < gone->n && !rc; i++) {
+        const klent *e = &gone->v[i];
         int deleted;
-        rc = store_key_delete(s->st, gone.buf + e->off, e->len, &deleted, err);
+        rc = store_key_delete(s->st, gone->buf + e->off, e->len, &deleted, err);
         long o = e->node == STORE_NO_NODE ? -1 : find_node_id(&c.next, e->node);
         if (e->node == STORE_NO_NODE)
             c.next.unassigned--;
@@ -1247,8 +1258,8 @@ int sim_revert(sim *s, int64_t to, int64_t *op, rs_error *err)
     progress(s, "revert", 3, 4);
     /* 3. Keys that existed then and not now come back, placed anew. */
     int64_t inserted = 0;
-    for (size_t i = 0; i < fresh.n && !rc; i++)
-        rc = insert_one(&c, fresh.buf + fresh.v[i].off, fresh.v[i].len, &inserted, err);
+    for (size_t i = 0; i < fresh->n && !rc; i++)
+        rc = insert_one(&c, fresh->buf + fresh->v[i].off, fresh->v[i].len, &inserted, err);
     if (rc)
         goto abort;
     rc = op_commit(&c, op, err);
@@ -1257,9 +1268,8 @@ int sim_revert(sim *s, int64_t to, int64_t *op, rs_error *err)
 abort:
     op_abort(&c);
 out:
-    kl_free(&want);
-    kl_free(&gone);
-    kl_free(&fresh);
+    kl_free(gone);
+    kl_free(fresh);
     sim_close(snap);
     free(subject);
     json_decref(params);
@@ -1513,7 +1523,19 @@ static int check_placement(void *ud, const store_key *key)
     return 0;
 }
 
-static int check_both(void *ud, const store_key *live, const klent *want)
+static int check_gone(void *ud, const store_key *k)
+{
+    problem(ud, "key \"%.*s\" is stored but the log does not insert it", (int)k->len, k->key);
+    return 0;
+}
+
+static int check_fresh(void *ud, const store_key *k)
+{
+    problem(ud, "key \"%.*s\" is in the log but not stored", (int)k->len, k->key);
+    return 0;
+}
+
+static int check_both(void *ud, const store_key *live, const store_key *want)
 {
     checker *k = ud;
     long a = live->node == STORE_NO_NODE ? -1 : find_node_id(&k->s->cur, live->node);
@@ -1535,10 +1557,6 @@ int sim_check(sim *s, int64_t *problems, char *report, size_t report_size, rs_er
     if (rc)
         return rc;
     checker k = {s, NULL, 0, report, report_size, 0, NULL, 0};
-    keylist want, gone, fresh;
-    memset(&want, 0, sizeof want);
-    memset(&gone, 0, sizeof gone);
-    memset(&fresh, 0, sizeof fresh);
     if ((rc = store_begin_read(s->st, err)))
         return rc;
     k.counted = calloc(s->cur.n + 1, sizeof *k.counted);
@@ -1580,25 +1598,14 @@ int sim_check(sim *s, int64_t *problems, char *report, size_t report_size, rs_er
     for (size_t j = 0; j < y->n; j++)
         if (find_node(x, y->nodes[j].name, y->nodes[j].len) < 0)
             problem(&k, "node \"%s\" is in the log but not stored", y->nodes[j].name);
-    if ((rc = store_keys_each(k.snap->st, 0, kl_collect, &want, err)))
+    diff d = {check_gone, check_fresh, check_both, &k};
+    if ((rc = diff_run(s->st, k.snap->st, &d, err)))
         goto out;
-    diff d = {&want, 0, &gone, &fresh, check_both, &k};
-    if ((rc = diff_run(s->st, &d, err)))
-        goto out;
-    for (size_t i = 0; i < gone.n; i++)
-        problem(&k, "key \"%.*s\" is stored but the log does not insert it",
-                (int)gone.v[i].len, gone.buf + gone.v[i].off);
-    for (size_t i = 0; i < fresh.n; i++)
-        problem(&k, "key \"%.*s\" is in the log but not stored", (int)fresh.v[i].len,
-                fresh.buf + fresh.v[i].off);
     progress(s, "check", 3, 3);
 out:
     store_end_read(s->st);
     *problems = k.problems;
     free(k.counted);
     sim_close(k.snap);
-    kl_free(&want);
-    kl_free(&gone);
-    kl_free(&fresh);
     return rc;
 }

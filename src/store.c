@@ -73,11 +73,12 @@ static const char schema[] =
     "CREATE TABLE meta(k TEXT PRIMARY KEY, v) WITHOUT ROWID;"
     "CREATE TABLE nodes(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE,"
     "  weight REAL NOT NULL, keys INTEGER NOT NULL DEFAULT 0);"
-    "CREATE TABLE keys(key TEXT PRIMARY KEY, pos INTEGER NOT NULL, node INTEGER)"
-    "  WITHOUT ROWID;"
-    /* One secondary index: (pos, node) covers arc ranges, owner filters and
-     * densities; an index by owner alone would cost 45% more per insert. */
-    "CREATE INDEX keys_pos ON keys(pos, node);"
+    /* Clustered by (position, key): an arc that changes hands is a run of
+     * adjacent pages, and listings in ring order read the table in order.
+     * The unique index on key finds one key and refuses duplicates. */
+    "CREATE TABLE keys(pos INTEGER NOT NULL, key TEXT NOT NULL, node INTEGER,"
+    "  PRIMARY KEY(pos, key)) WITHOUT ROWID;"
+    "CREATE UNIQUE INDEX keys_key ON keys(key);"
     "CREATE TABLE ops(id INTEGER PRIMARY KEY, at TEXT NOT NULL, type TEXT NOT NULL,"
     "  subject TEXT NOT NULL, params TEXT NOT NULL, config TEXT NOT NULL,"
     "  keys_moved INTEGER NOT NULL, moved_from TEXT NOT NULL);"
@@ -607,6 +608,47 @@ int store_keys_each(store *st, int by_position, store_key_fn fn, void *ud,
     if (!s)
         return dberr(st, err, "reading keys");
     return each_key(st, s, fn, ud, err, "reading keys");
+}
+
+struct store_cursor {
+    store *st;
+    sqlite3_stmt *s;
+};
+
+int store_cursor_open(store *st, store_cursor **out, rs_error *err)
+{
+    *out = NULL;
+    store_cursor *c = calloc(1, sizeof *c);
+    if (!c)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    c->st = st;
+    if (sqlite3_prepare_v2(st->db, sql[Q_KEYS_BY_KEY], -1, &c->s, NULL) != SQLITE_OK) {
+        free(c);
+        return dberr(st, err, "reading keys");
+    }
+    *out = c;
+    return 0;
+}
+
+int store_cursor_next(store_cursor *c, store_key *k, rs_error *err)
+{
+    int rc = sqlite3_step(c->s);
+    if (rc == SQLITE_DONE)
+        return 0;
+    if (rc != SQLITE_ROW)
+        return dberr(c->st, err, "reading keys");
+    *k = (store_key){(const char *)sqlite3_column_text(c->s, 0),
+                     (size_t)sqlite3_column_bytes(c->s, 0),
+                     (uint32_t)sqlite3_column_int64(c->s, 1), column_node(c->s, 2)};
+    return 1;
+}
+
+void store_cursor_close(store_cursor *c)
+{
+    if (!c)
+        return;
+    sqlite3_finalize(c->s);
+    free(c);
 }
 
 int store_keys_page(store *st, const store_key_query *q, int64_t *total,

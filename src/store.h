@@ -7,8 +7,8 @@
  * inserts and deletes, for replay) and moves (key, from, to of every move).
  * WAL mode, one cached prepared statement per query, and one write
  * transaction per operation (store_begin ... store_commit).  Keys are
- * clustered by name, with one index on (position, owner) for arcs, owner
- * filters and densities.
+ * clustered by (position, key) -- arcs are ranges of adjacent pages -- with a
+ * unique index on the key for lookups.
  *
  * The store knows SQL and nothing of HTTP or of placement.  Every function
  * returns 0 or a negative RINGSIM_E* code with err filled.  Strings handed to
@@ -108,6 +108,15 @@ int store_key_set_node(store *st, const char *key, size_t len, int64_t to,
 /* Every key, ordered by key bytes (order = 0) or by (position, key). */
 int store_keys_each(store *st, int by_position, store_key_fn fn, void *ud,
                     rs_error *err);
+
+/* A pull cursor over every key by key bytes, on a statement of its own (so
+ * that two stores can be walked in step).  next gives 1 with a row (valid
+ * until the next call), 0 at the end, or a negative code. */
+typedef struct store_cursor store_cursor;
+int store_cursor_open(store *st, store_cursor **out, rs_error *err);
+int store_cursor_next(store_cursor *c, store_key *k, rs_error *err);
+/* Accepts NULL. */
+void store_cursor_close(store_cursor *c);
 
 typedef struct store_key_query {
     int64_t node;        /* filter by owner; STORE_NO_NODE = unassigned */
