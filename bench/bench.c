@@ -78,6 +78,7 @@
 #include "hash.h"
 #include "ring.h"
 #include "sim.h"
+#include "store.h"
 
 #define NKEYS 1000000u
 #define MAXRUNS 32
@@ -651,17 +652,22 @@ static int plain_keygen(const char *path)
         ring_id[i] = (int64_t)(uint32_t)ring_pts[i];
     }
 
+    /* The same schema as ringsim's by construction: the store creates the
+     * file, then the plain loop inserts into its keys table. */
+    store *st = NULL;
+    rs_error serr;
+    if (store_open(&st, path, &serr)) {
+        fprintf(stderr, "plain_keygen: %s\n", serr.msg);
+        return 1;
+    }
+    store_close(st);
     sqlite3 *db;
     sqlite3_stmt *ins = NULL;
-    int ok = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-                                           SQLITE_OPEN_NOMUTEX, NULL) == SQLITE_OK &&
+    int ok = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) ==
+                 SQLITE_OK &&
              sqlite3_exec(db,
                           "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
                           "PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY;"
-                          "CREATE TABLE keys(key TEXT PRIMARY KEY, pos INTEGER NOT NULL,"
-                          "  node INTEGER) WITHOUT ROWID;"
-                          "CREATE INDEX keys_pos ON keys(pos);"
-                          "CREATE INDEX keys_node ON keys(node, pos);"
                           "BEGIN IMMEDIATE",
                           NULL, NULL, NULL) == SQLITE_OK &&
              sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO keys(key, pos, node) "

@@ -409,9 +409,15 @@ void api_handle(sim *s, api_cache *cache, const api_request *r, int *status, jso
         int64_t id;
         rc = int_param(r, "at", 0, INT64_MAX, 0, &id, &err);
         if (!rc && (!cache->snap || cache->at != id)) {
-            api_cache_clear(cache);
-            rc = sim_at(s, id, &cache->snap, &err);
-            cache->at = rc ? -1 : id;
+            /* Forward along the timeline: apply only what lies between. */
+            rs_error e2;
+            if (cache->snap && cache->at < id && sim_advance(s, cache->snap, cache->at, id, &e2) == 0) {
+                cache->at = id;
+            } else {
+                api_cache_clear(cache);
+                rc = sim_at(s, id, &cache->snap, &err);
+                cache->at = rc ? -1 : id;
+            }
         }
         target = cache->snap;
     }

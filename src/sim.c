@@ -1122,6 +1122,15 @@ int sim_at(sim *s, int64_t at, sim **snapshot, rs_error *err)
     return 0;
 }
 
+int sim_advance(sim *s, sim *snap, int64_t from, int64_t to, rs_error *err)
+{
+    if (to < from || to > store_last_op(s->st) || store_op_base(s->st, to) > from)
+        return rs_fail(err, RINGSIM_EPARAM, "cannot advance from %lld to %lld",
+                       (long long)from, (long long)to);
+    replay r = {s, snap, err};
+    return to > from ? store_ops_each(s->st, from, to - from, replay_op, &r, err) : 0;
+}
+
 /* The two lists of differences a revert applies. */
 typedef struct keypair {
     keylist gone, fresh;

@@ -138,6 +138,12 @@ int sim_density(sim *s, uint32_t bins, int64_t *counts, rs_error *err);
  * empty), replayed from the log; RINGSIM_ENOTFOUND past the last. */
 int sim_at(sim *s, int64_t at, sim **snapshot, rs_error *err);
 
+/* Move a snapshot made by sim_at from operation `from` forward to `to` by
+ * applying only the operations in between; RINGSIM_EPARAM (nothing done)
+ * when a reset or revert lies between them, which needs a fresh sim_at.  On
+ * any other failure the snapshot is unusable: close it. */
+int sim_advance(sim *s, sim *snapshot, int64_t from, int64_t to, rs_error *err);
+
 /* Verify the database: placement of every key, counters, and that replaying
  * the log reproduces the stored state.  Problems are described in report
  * (at most report_size bytes, may be NULL); *problems counts them. */

@@ -254,6 +254,12 @@ static void test_random_topologies(void **state)
         capture(snap, &c, nkeys);
         assert_same(&a, &c);
         sim_close(snap);
+        /* Advancing an early snapshot gives the same as replaying anew. */
+        assert_int_equal(sim_at(s, 1, &snap, &err), 0);
+        assert_int_equal(sim_advance(s, snap, 1, op_base, &err), 0);
+        capture(snap, &c, nkeys);
+        assert_same(&a, &c);
+        sim_close(snap);
 
         /* Revert to op_base: the state of then, recorded as a new op. */
         int64_t before = sim_last_op(s);
@@ -263,6 +269,10 @@ static void test_random_topologies(void **state)
         assert_same(&a, &c);
         assert_int_equal(sim_config(s)->points_per_node, ppn_base);
         expect_check_ok(s);
+        /* Advancing across a revert is refused; a fresh replay is needed. */
+        assert_int_equal(sim_at(s, op_base, &snap, &err), 0);
+        assert_int_equal(sim_advance(s, snap, op_base, op, &err), RINGSIM_EPARAM);
+        sim_close(snap);
         /* ...and time travel across a revert. */
         assert_int_equal(sim_at(s, op, &snap, &err), 0);
         capture(snap, &c, nkeys);
