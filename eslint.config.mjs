@@ -26,7 +26,8 @@ export default [
     languageOptions: {
       ecmaVersion: 2022,
       sourceType: 'module',
-      globals: { ...globals.node },
+      // Callbacks given to page.evaluate() run in the browser.
+      globals: { ...globals.node, ...globals.browser },
     },
   },
 ];

@@ -65,7 +65,8 @@ export function nodeLabel(name) {
 
 /**
  * Groups moves [{from, to}] by from→to pair, largest first, into the summary
- * "12 keys moved: alpha → delta 9, bravo → delta 3". `pairs` may also be
+ * "12 keys moved: alpha → delta 9, bravo → delta 3" (plain digits, so that
+ * scripts can read the numbers back). `moves` may also be
  * given as ready counts [{from, to, keys}]. `total` is the number of moved
  * keys (it can exceed what the pairs count when only a sample was read).
  */
@@ -87,9 +88,9 @@ export function groupMoves(moves) {
 }
 
 export function movedSummary(total, pairs, partial = false) {
-  const head = `${formatInt(total)} ${total === 1 ? 'key' : 'keys'} moved`;
+  const head = `${total} ${total === 1 ? 'key' : 'keys'} moved`;
   if (total === 0 || pairs.length === 0) return head;
-  const body = pairs.map((p) => `${nodeLabel(p.from)} → ${nodeLabel(p.to)} ${formatInt(p.keys)}`).join(', ');
+  const body = pairs.map((p) => `${nodeLabel(p.from)} → ${nodeLabel(p.to)} ${p.keys}`).join(', ');
   return `${head}: ${body}${partial ? ', …' : ''}`;
 }
 

@@ -121,7 +121,7 @@ async function loadRingKeys(total, at) {
   }
 }
 
-async function refresh() {
+async function loadView() {
   const generation = ++state.generation;
   const at = atParam();
   try {
@@ -180,6 +180,28 @@ async function loadKeysPage(generation) {
   }
 }
 
+/**
+ * At most one refresh in flight; a request made meanwhile runs once after it.
+ * A steady stream of operations (a script adding 1000 nodes) then costs one
+ * reload at a time instead of a pile of overlapping ones.
+ */
+let refreshing = null;
+let refreshAgain = false;
+function refresh() {
+  if (refreshing) {
+    refreshAgain = true;
+    return refreshing;
+  }
+  refreshing = (async () => {
+    do {
+      refreshAgain = false;
+      await loadView();
+    } while (refreshAgain);
+    refreshing = null;
+  })();
+  return refreshing;
+}
+
 const scheduleRefresh = debounce(() => refresh(), 120, 1000);
 
 function setConnectionError(err) {
@@ -227,7 +249,20 @@ function onOperation(op) {
 }
 
 const scheduleHistory = debounce(() => { renderHistory(); renderTimeline(); }, 100, 800);
-const scheduleExplain = debounce(() => explain(state.lastId), 150, 1000);
+// Explaining a change reads the state before and after it (?at=), which
+// costs the server more than a live read: wait for a pause in a burst and
+// keep one explanation in flight, always for the newest operation.
+let explaining = false;
+async function explainLatest() {
+  if (explaining) return;
+  explaining = true;
+  try {
+    while (state.explainedId !== state.lastId && state.at === null) await explain(state.lastId);
+  } finally {
+    explaining = false;
+  }
+}
+const scheduleExplain = debounce(explainLatest, 300, 3000);
 
 async function catchUp() {
   try {
@@ -298,6 +333,7 @@ async function explain(id) {
     ]);
     if (state.explainedId !== id) return;
     renderCompare(before, after);
+    renderMovedKeys(detail.moves.slice(0, MAX_ANIMATED), total);
     if (total > 0) {
       const shown = detail.moves.slice(0, MAX_ANIMATED).map((m) => {
         const position = positionOf(m.key);
@@ -321,9 +357,26 @@ async function explain(id) {
       ring.clearHighlights();
     }
   } catch (err) {
-    $('moved-summary').textContent = `${formatInt(op.keys_moved)} ${op.keys_moved === 1 ? 'key' : 'keys'} moved`;
+    renderMovedKeys([], 0);
+    $('moved-summary').textContent = movedSummary(op.keys_moved, []);
     $('moved-operation').textContent += ` (details unavailable: ${err.message})`;
   }
+}
+
+function renderMovedKeys(moves, total) {
+  const box = $('moved-keys');
+  if (!moves.length) {
+    box.replaceChildren();
+    return;
+  }
+  const more = total > moves.length ? ` (the first ${moves.length} of ${formatInt(total)})` : '';
+  const items = moves.map((m) => el('li', null, [
+    el('span', { className: 'mono' }, m.key), ` ${nodeLabel(m.from)} → ${nodeLabel(m.to)}`,
+  ]));
+  box.replaceChildren(el('details', null, [
+    el('summary', null, `List the moved keys${more}`),
+    el('ul', null, items),
+  ]));
 }
 
 function movedFromText(op) {
@@ -445,7 +498,7 @@ function setAt(at) {
   ring.clearHighlights();
   ring.setPath(null);
   refresh();
-  if (next === null && state.explainedId !== state.lastId) explain(state.lastId);
+  if (next === null && state.explainedId !== state.lastId) explainLatest();
 }
 
 const timelineInput = debounce(() => setAt(Number(timeline.value)), 120, 500);
@@ -708,7 +761,7 @@ async function start() {
     setConnectionError(err);
   }
   await refresh();
-  if (state.lastId) explain(state.lastId);
+  if (state.lastId) explainLatest();
   applyTheme();
 }
 

@@ -186,7 +186,7 @@ export class RingView {
         ctx.stroke();
       }
       // Node main points (point 0) as dots.
-      if (this.nodes.length <= 400) {
+      if (this.nodes.length <= 64) {
         for (const n of this.nodes) {
           const [x, y] = this.xy(n.position, g.R);
           ctx.fillStyle = nodeColour(n.name, 1, this.dark);
@@ -232,12 +232,17 @@ export class RingView {
       if (max > 0) {
         const slice = RING_SIZE / n;
         const sweep = TAU / n;
+        const byOwner = this.nodes.length <= 24;
+        const plain = this.css('--accent');
         for (let b = 0; b < n; b++) {
           if (!counts[b]) continue;
-          const owner = this.ownerOf(Math.floor((b + 0.5) * slice));
           const len = Math.max(1.5, (counts[b] / max) * g.keyDepth);
           const a0 = this.angle(b * slice);
-          ctx.strokeStyle = nodeColour(owner, 0.85, this.dark);
+          // Few nodes: colour each slice by its owner. Many: one colour, as
+          // hundreds of hues side by side read as noise.
+          ctx.strokeStyle = byOwner
+            ? nodeColour(this.ownerOf(Math.floor((b + 0.5) * slice)), 0.85, this.dark)
+            : plain;
           ctx.lineWidth = len;
           ctx.beginPath();
           ctx.arc(g.cx, g.cy, g.keyOuter - len / 2, a0, a0 + sweep + 0.002);

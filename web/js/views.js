@@ -207,7 +207,7 @@ export function renderCompare(before, after) {
     if (!a || !b || a.keys !== b.keys) changed.push({ name, a, b, d: Math.abs((b ? b.keys : 0) - (a ? a.keys : 0)) });
   }
   changed.sort((x, y) => y.d - x.d);
-  for (const c of changed.slice(0, 12)) {
+  for (const c of changed.slice(0, 8)) {
     rows.push(line(`${c.name} keys`, c.a ? formatInt(c.a.keys) : '—', c.b ? formatInt(c.b.keys) : '—'));
   }
   const table = el('table', { className: 'data' }, [
@@ -215,6 +215,6 @@ export function renderCompare(before, after) {
     el('thead', null, el('tr', null, [el('th', { scope: 'col' }, 'Statistic'), el('th', { scope: 'col', className: 'num' }, 'Before'), el('th', { scope: 'col', className: 'num' }, 'After')])),
     el('tbody', null, rows),
   ]);
-  box.replaceChildren(table);
-  if (changed.length > 12) box.appendChild(el('p', { className: 'muted small' }, `and ${formatInt(changed.length - 12)} more nodes changed`));
+  box.replaceChildren(el('h3', { className: 'compare-title' }, 'Statistics before and after this change'), table);
+  if (changed.length > 8) box.appendChild(el('p', { className: 'muted small' }, `and ${formatInt(changed.length - 8)} more nodes changed`));
 }
