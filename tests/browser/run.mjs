@@ -288,6 +288,8 @@ test('timeline shows a past state, read-only, and "Revert to here"', async ({ pa
     return names.length === 1 && names[0] === 'alpha';
   });
   assert.equal(await page.getByRole('button', { name: 'Add node', exact: true }).isDisabled(), true, 'read-only');
+  fs.mkdirSync(artifacts, { recursive: true });
+  await page.screenshot({ path: path.join(artifacts, 'ui-past.png') });
   // Back to live and again into the past.
   await page.getByRole('button', { name: 'Back to live' }).click();
   await eventually('live again', async () => (await nodeNamesInTable(page)).length === 3);
@@ -451,7 +453,7 @@ test('large ring: 1000 nodes and 1M keys stay responsive (density band, paging)'
   // Hovering the density band tells how many keys a slice holds.
   await page.locator('#ring-overlay').scrollIntoViewIfNeeded();
   const box = await page.locator('#ring-overlay').boundingBox();
-  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2 - box.height * 0.34 + 20);
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2 - box.height * 0.37 + 24);
   await expectText(page.locator('#ring-tooltip'), /keys/);
   await page.screenshot({ path: path.join(artifacts, 'ui-large.png'), fullPage: false });
 });

@@ -30,32 +30,37 @@ export function formatHex32(position) {
 }
 
 /**
- * A colour per node that stays the same in every tab and after other nodes
- * come and go: the hue steps by the golden angle over a hash of the name, so
- * neighbouring nodes get well separated hues even with hundreds of nodes.
+ * A colour per node, the same in every tab. Nodes are numbered in the order
+ * they were added (the add_node operations of the shared history) and the
+ * hue steps by the golden angle, 137.5°, per number: any run of consecutive
+ * additions gets well separated hues, even with hundreds of nodes, and three
+ * lightness levels separate the hues that come round again. A node the
+ * history does not explain falls back to a hash of its name.
  */
-const colourCache = new Map();
-export function nodeHue(name) {
-  let cached = colourCache.get(name);
-  if (cached !== undefined) return cached;
+const GOLDEN_ANGLE = 137.50776;
+let nodeOrder = new Map();
+
+export function setNodeOrder(order) {
+  nodeOrder = order;
+}
+
+function hashName(name) {
   let h = 2166136261;
   for (let i = 0; i < name.length; i++) {
     h ^= name.charCodeAt(i);
     h = Math.imul(h, 16777619) >>> 0;
   }
-  cached = ((h % 1024) * 137.50776) % 360;
-  if (colourCache.size > 20000) colourCache.clear();
-  colourCache.set(name, cached);
-  return cached;
+  return h;
 }
 
 export function nodeColour(name, alpha = 1, dark = false) {
   if (name === null || name === undefined) return dark ? `hsla(0, 0%, 60%, ${alpha})` : `hsla(0, 0%, 55%, ${alpha})`;
-  const hue = nodeHue(name);
-  let h = 0;
-  for (let i = 0; i < name.length; i++) h = (h * 31 + name.charCodeAt(i)) >>> 0;
-  const light = dark ? 58 + (h % 3) * 6 : 38 + (h % 3) * 6;
-  const sat = 62 + (h % 2) * 14;
+  let rank = nodeOrder.get(name);
+  if (rank === undefined) rank = hashName(name) % 4096;
+  const hue = (rank * GOLDEN_ANGLE + 200) % 360;
+  const level = Math.floor(rank / 8) % 3;
+  const light = dark ? 62 - level * 8 : 42 + level * 8;
+  const sat = 70 - level * 8;
   return `hsla(${hue.toFixed(1)}, ${sat}%, ${light}%, ${alpha})`;
 }
 

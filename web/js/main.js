@@ -11,7 +11,7 @@
 import { api, ApiError } from './api.js';
 import { $, el, setError, debounce } from './dom.js';
 import {
-  describeOperation, formatInt, formatTime, groupMoves, movedSummary, nodeLabel, successorIndex,
+  describeOperation, formatInt, formatTime, groupMoves, movedSummary, nodeLabel, setNodeOrder, successorIndex,
 } from './format.js';
 import { RingView } from './ring.js';
 import { positionOf } from './sha256.js';
@@ -35,6 +35,7 @@ const state = {
   view: { config: null, nodes: [], points: [], stats: null },
   keysQuery: { prefix: '', node: '', offset: 0, limit: KEYS_PAGE },
   explainedId: 0,
+  nodeOrder: new Map(), // node name -> colour number
   generation: 0,
   dark: false,
 };
@@ -233,6 +234,11 @@ function addOperation(op) {
   if (state.ops.has(op.id)) return false;
   state.ops.set(op.id, op);
   if (op.id > state.lastId) state.lastId = op.id;
+  if (op.type === 'add_node') {
+    // Colour numbers follow the order of additions (see format.js); a name
+    // added again keeps its first number.
+    if (!state.nodeOrder.has(op.subject)) state.nodeOrder.set(op.subject, state.nodeOrder.size);
+  }
   return true;
 }
 
@@ -245,7 +251,11 @@ function onOperation(op) {
     scheduleRefresh();
     scheduleExplain();
   }
-  if (op.type === 'insert_keys') $('generate-progress').hidden = true;
+  if (op.type === 'insert_keys') {
+    $('generate-progress').hidden = true;
+    const note = $('generate-result');
+    if (note.textContent.startsWith('Inserting keys')) note.textContent = '';
+  }
 }
 
 const scheduleHistory = debounce(() => { renderHistory(); renderTimeline(); }, 100, 800);
@@ -751,6 +761,7 @@ function connect() {
 
 // ---- start -------------------------------------------------------------------------
 
+setNodeOrder(state.nodeOrder);
 setupScenarios({ api, confirmInPage, getState: () => state, onOperation, refresh });
 
 async function start() {

@@ -66,7 +66,7 @@ export class RingView {
   /** Geometry in CSS pixels. */
   geom() {
     const s = this.size;
-    const R = s * 0.34;
+    const R = s * 0.37;
     const band = Math.max(8, s * 0.022);
     return {
       s, cx: s / 2, cy: s / 2, R, band,

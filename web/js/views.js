@@ -211,10 +211,11 @@ export function renderCompare(before, after) {
     rows.push(line(`${c.name} keys`, c.a ? formatInt(c.a.keys) : '—', c.b ? formatInt(c.b.keys) : '—'));
   }
   const table = el('table', { className: 'data' }, [
-    el('caption', { className: 'visually-hidden' }, 'Statistics before and after the last change'),
     el('thead', null, el('tr', null, [el('th', { scope: 'col' }, 'Statistic'), el('th', { scope: 'col', className: 'num' }, 'Before'), el('th', { scope: 'col', className: 'num' }, 'After')])),
     el('tbody', null, rows),
   ]);
-  box.replaceChildren(el('h3', { className: 'compare-title' }, 'Statistics before and after this change'), table);
+  const title = el('h3', { className: 'compare-title', id: 'compare-title' }, 'Statistics before and after this change');
+  table.setAttribute('aria-labelledby', 'compare-title');
+  box.replaceChildren(title, table);
   if (changed.length > 8) box.appendChild(el('p', { className: 'muted small' }, `and ${formatInt(changed.length - 8)} more nodes changed`));
 }
