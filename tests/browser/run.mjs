@@ -402,6 +402,80 @@ test('scenario: remove a node and only its keys move', async ({ page, server }) 
   await expectText(page.locator('#moved-summary'), new RegExp(`^${last.keys_moved} keys moved: ${last.subject} → `));
 });
 
+/** Page coordinates of a ring position at `fraction` × the ring radius. */
+async function ringPoint(page, position, fraction = 1) {
+  await page.locator('#ring-overlay').scrollIntoViewIfNeeded();
+  const box = await page.locator('#ring-overlay').boundingBox();
+  const a = (position / 2 ** 32) * 2 * Math.PI - Math.PI / 2;
+  const r = box.width * 0.37 * fraction;
+  return { x: box.x + box.width / 2 + Math.cos(a) * r, y: box.y + box.height / 2 + Math.sin(a) * r };
+}
+
+/** Owner of a key on a ring of single-point nodes, by the contract's rule. */
+function ownerOf(key, nodes) {
+  const pts = nodes.map((n) => ({ n, p: positionOf(n) })).sort((a, b) => a.p - b.p || (a.n < b.n ? -1 : 1));
+  const kp = positionOf(key);
+  return (pts.find((x) => x.p >= kp) || pts[0]).n;
+}
+
+test('ring hover, key path on click, history lists the moves, table row traces', async ({ page }) => {
+  // A key that moves from alpha to bravo when bravo joins.
+  let soloKey = null;
+  for (let i = 0; !soloKey; i++) if (ownerOf(`solo-${i}`, ['alpha', 'bravo']) === 'bravo') soloKey = `solo-${i}`;
+  await addNode(page, 'alpha');
+  await page.getByLabel('Key', { exact: true }).fill(soloKey);
+  await page.getByRole('button', { name: 'Insert key', exact: true }).click();
+  await expectText(page.locator('#keys-count'), /^1 key$/);
+  // Hover the node's point: name, position and owner.
+  const p = await ringPoint(page, positionOf('alpha'));
+  await page.mouse.move(p.x, p.y);
+  const tip = await expectText(page.locator('#ring-tooltip'), 'alpha');
+  assert.ok(tip.includes(positionOf('alpha').toLocaleString('en-US')), tip);
+  assert.match(tip, /owner: alpha/);
+  // Click the key's dot: its details and path to the owner.
+  const kpos = positionOf(soloKey);
+  const g = await page.locator('#ring-overlay').boundingBox();
+  const jitter = (kpos & 3) * 3.5;
+  const band = Math.max(8, g.width * 0.022);
+  const k = await ringPoint(page, kpos, (g.width * 0.37 - band / 2 - 4 - 3 - jitter) / (g.width * 0.37));
+  await page.mouse.click(k.x, k.y);
+  const sel = await expectText(page.locator('#ring-selection'), soloKey);
+  assert.match(sel, /Owneralpha/);
+  assert.match(sel, /clockwise to the point at/);
+  // Add a node: the history entry lists the moves on click.
+  await addNode(page, 'bravo');
+  await addNode(page, 'charlie');
+  const ops = await page.$$eval('#history-list li .op-what', (xs) => xs.map((x) => x.textContent));
+  assert.equal(ops[0], 'Added node charlie', 'newest first');
+  assert.equal(ops[ops.length - 1], 'Added node alpha');
+  const bravoEntry = page.locator('#history-list li', { hasText: 'Added node bravo' });
+  const movesButton = bravoEntry.locator('button[aria-expanded]');
+  assert.equal(await movesButton.textContent(), '1 moved (from alpha 1)');
+  await movesButton.click();
+  await expectText(bravoEntry.locator('.op-detail'), `${soloKey} : alpha → bravo`);
+  assert.equal(await movesButton.getAttribute('aria-expanded'), 'true');
+  // A keys table row runs the lookup trace.
+  await page.locator('#keys-body tr', { hasText: soloKey }).click();
+  await expectText(page.locator('#lookup-steps'), sha256(soloKey));
+  assert.equal(await page.getByLabel('Look up key', { exact: true }).inputValue(), soloKey);
+});
+
+test('scenario: similar names land far apart (after an in-page confirmation)', async ({ page, server }) => {
+  await addNode(page, 'existing');
+  await page.getByRole('button', { name: /Similar names/ }).click();
+  const dialog = page.getByRole('dialog');
+  await dialog.waitFor({ state: 'visible' });
+  await expectText(dialog, /1 nodes and 0 keys/);
+  await dialog.getByRole('button', { name: /reset/i }).click();
+  const outcome = await expectText(page.locator('#scenario-outcome'), /Angles/, 'scenario outcome', 30000);
+  for (const n of ['node-1', 'node-2', 'node-3']) {
+    assert.ok(outcome.includes(`${n} ${((positionOf(n) / 2 ** 32) * 360).toFixed(1)}°`), `${n} angle in ${outcome}`);
+  }
+  const nodes = (await http(server, 'GET', '/api/nodes')).body.nodes.map((n) => n.name).sort();
+  assert.deepEqual(nodes, ['node-1', 'node-2', 'node-3']);
+  assert.equal((await http(server, 'GET', '/api/stats')).body.keys, 3000);
+});
+
 test('screenshot of a loaded ring, light and dark', async ({ page, server }) => {
   for (const name of ['alpha', 'bravo', 'charlie', 'delta', 'echo']) {
     assert.equal((await http(server, 'POST', '/api/nodes', { name })).status, 201);

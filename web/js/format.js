@@ -92,11 +92,22 @@ export function groupMoves(moves) {
   return pairs;
 }
 
+export const SUMMARY_PAIRS = 20; // pairs written out; the rest end in "…"
+
 export function movedSummary(total, pairs, partial = false) {
   const head = `${total} ${total === 1 ? 'key' : 'keys'} moved`;
   if (total === 0 || pairs.length === 0) return head;
-  const body = pairs.map((p) => `${nodeLabel(p.from)} → ${nodeLabel(p.to)} ${p.keys}`).join(', ');
-  return `${head}: ${body}${partial ? ', …' : ''}`;
+  const shown = pairs.slice(0, SUMMARY_PAIRS);
+  const body = shown.map((p) => `${nodeLabel(p.from)} → ${nodeLabel(p.to)} ${p.keys}`).join(', ');
+  const more = pairs.length > shown.length ? `, … ${pairs.length - shown.length} more pairs` : (partial ? ', …' : '');
+  return `${head}: ${body}${more}`;
+}
+
+/** Digits for shares, so that 1000 nodes of 0.1% each stay distinguishable. */
+export function shareDigits(nodeCount) {
+  if (nodeCount > 200) return 3;
+  if (nodeCount > 20) return 2;
+  return 1;
 }
 
 /** Index of the first point with position >= pos, wrapping to 0. */

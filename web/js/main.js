@@ -24,6 +24,7 @@ import { setupScenarios } from './scenarios.js';
 const DOT_LIMIT = 1500;     // up to this many keys are drawn one by one
 const MAX_ANIMATED = 200;   // moved keys animated per change
 const KEYS_PAGE = 50;
+const MAX_PAIR_MOVES = 10000; // moves read to group a general change into pairs
 const HISTORY_STEP = 100;   // history rows shown per "Older operations"
 
 const state = {
@@ -316,7 +317,7 @@ async function movePairs(op, detail) {
   }
   // General case: read the move list page by page, up to a bound.
   const all = [...detail.moves];
-  while (all.length < total && all.length < 50000) {
+  while (all.length < total && all.length < MAX_PAIR_MOVES) {
     const more = await api.operation(op.id, all.length);
     if (!more.moves.length) break;
     all.push(...more.moves);
@@ -336,6 +337,7 @@ async function explain(id) {
     const { pairs, partial } = total > 0 ? await movePairs(op, detail) : { pairs: [], partial: false };
     if (state.explainedId !== id) return;
     $('moved-summary').textContent = movedSummary(total, pairs, partial);
+    if (partial) $('moved-operation').textContent += ` · pairs counted over the first ${formatInt(MAX_PAIR_MOVES)} moves`;
 
     const [before, after, oldRing, newRing] = await Promise.all([
       statsAt(op.id - 1), statsAt(op.id),

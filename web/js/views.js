@@ -5,7 +5,7 @@
 
 import { $, el } from './dom.js';
 import {
-  formatInt, formatNumber, formatPercent, nodeColour, nodeLabel,
+  formatInt, formatNumber, formatPercent, nodeColour, nodeLabel, shareDigits,
 } from './format.js';
 
 const NODE_PAGE = 100;
@@ -68,14 +68,15 @@ export class NodesTable {
     const pages = Math.max(1, Math.ceil(list.length / NODE_PAGE));
     this.page = Math.min(Math.max(0, this.page), pages - 1);
     const slice = list.slice(this.page * NODE_PAGE, (this.page + 1) * NODE_PAGE);
+    const digits = shareDigits(list.length);
     const rows = slice.map((n) => {
       const tr = el('tr', { tabIndex: 0, dataset: { node: n.name } }, [
         el('td', null, [dot(n.name, this.dark), n.name]),
         el('td', { className: 'num' }, formatInt(n.position)),
         el('td', { className: 'num' }, formatInt(n.points)),
         el('td', { className: 'num' }, formatInt(n.keys)),
-        el('td', { className: 'num' }, formatPercent(n.key_share)),
-        el('td', { className: 'num' }, formatPercent(n.arc_share)),
+        el('td', { className: 'num' }, formatPercent(n.key_share, digits)),
+        el('td', { className: 'num' }, formatPercent(n.arc_share, digits)),
       ]);
       tr.title = `Show the keys of ${n.name}`;
       tr.addEventListener('click', () => this.onPick(n.name));
@@ -150,6 +151,7 @@ export function renderStats(stats, dark) {
 
   let per = stats.per_node || [];
   const ideal = per.length ? 1 / per.length : 0;
+  const digits = shareDigits(per.length);
   let note = null;
   if (per.length > BAR_LIMIT) {
     const byDistance = [...per].sort((a, b) => Math.abs(b.key_share - ideal) - Math.abs(a.key_share - ideal));
@@ -166,12 +168,12 @@ export function renderStats(stats, dark) {
     keys.style.background = nodeColour(p.name, 1, dark);
     const ring = el('div', { className: 'bar-ring' });
     ring.style.width = `${(p.arc_share / scale) * 100}%`;
-    const mark = el('div', { className: 'bar-ideal', title: `ideal ${formatPercent(ideal)}` });
+    const mark = el('div', { className: 'bar-ideal', title: `ideal ${formatPercent(ideal, digits)}` });
     mark.style.left = `${(ideal / scale) * 100}%`;
-    return el('div', { className: 'bar-row', role: 'listitem', title: `${p.name}: ${formatInt(p.keys)} keys, key share ${formatPercent(p.key_share)}, ring share ${formatPercent(p.arc_share)}` }, [
+    return el('div', { className: 'bar-row', role: 'listitem', title: `${p.name}: ${formatInt(p.keys)} keys, key share ${formatPercent(p.key_share, digits)}, ring share ${formatPercent(p.arc_share, digits)}` }, [
       el('span', { className: 'bar-name' }, p.name),
       el('div', { className: 'bar-track' }, [keys, ring, mark]),
-      el('span', { className: 'bar-value' }, `${formatPercent(p.key_share)} / ${formatPercent(p.arc_share)}`),
+      el('span', { className: 'bar-value' }, `${formatPercent(p.key_share, digits)} / ${formatPercent(p.arc_share, digits)}`),
     ]);
   });
   if (!rows.length) rows.push(el('p', { className: 'muted' }, 'No nodes.'));
