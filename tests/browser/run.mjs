@@ -274,6 +274,25 @@ test('a change made directly through the HTTP API appears without reload', async
   assert.equal(await page.evaluate(() => window.__marker), before, 'no reload happened');
 });
 
+test('a change made with the command line appears without reload', async ({ page, server }) => {
+  await page.evaluate(() => { window.__marker = 'same page'; });
+  const run = (...args) => new Promise((resolve) => {
+    const child = spawn(bin, [...args, '--db', server.db], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => { out += d; });
+    child.stderr.on('data', (d) => { out += d; });
+    child.on('exit', (code) => resolve({ code, out }));
+  });
+  const added = await run('node', 'add', 'from-cli');
+  assert.equal(added.code, 0, added.out);
+  await eventually('from-cli in the table', async () => (await nodeNamesInTable(page)).includes('from-cli'), 5000);
+  const keys = await run('key', 'add', 'cli-k1', 'cli-k2');
+  assert.equal(keys.code, 0, keys.out);
+  await expectText(page.locator('#keys-count'), '2 keys', 'CLI keys', 5000);
+  await expectText(page.locator('#history-list'), 'from-cli');
+  assert.equal(await page.evaluate(() => window.__marker), 'same page', 'no reload happened');
+});
+
 test('timeline shows a past state, read-only, and "Revert to here"', async ({ page, server }) => {
   await addNode(page, 'alpha');
   await addNode(page, 'bravo');
@@ -485,7 +504,7 @@ test('screenshot of a loaded ring, light and dark', async ({ page, server }) => 
   await addNode(page, 'foxtrot');
   await expectText(page.locator('#moved-summary'), /keys? moved: .* → foxtrot/);
   await page.getByLabel('Look up key', { exact: true }).fill('key-7');
-  await page.getByRole('button', { name: 'Trace' }).click();
+  await page.getByRole('button', { name: 'Look up', exact: true }).click();
   await expectText(page.locator('#lookup-steps'), 'Owner');
   await sleep(1800); // let the moved keys settle
   fs.mkdirSync(artifacts, { recursive: true });

@@ -685,6 +685,9 @@ $('lookup-form').addEventListener('submit', (e) => {
   e.preventDefault();
   runTrace();
 });
+$('lookup-key').addEventListener('input', debounce(() => {
+  if ($('lookup-key').value !== '') runTrace();
+}, 350));
 
 function showSelection(hit) {
   const box = $('ring-selection');
