@@ -549,6 +549,13 @@ test('large ring: 1000 nodes and 1M keys stay responsive (density band, paging)'
   await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2 - box.height * 0.37 + 24);
   await expectText(page.locator('#ring-tooltip'), /keys/);
   await page.screenshot({ path: path.join(artifacts, 'ui-large.png'), fullPage: false });
+  // Generating through the form shows progress, then continues the numbering.
+  await page.getByLabel('Number of keys', { exact: true }).fill('300000');
+  await page.getByRole('button', { name: 'Generate keys', exact: true }).click();
+  await page.locator('#generate-progress').waitFor({ state: 'visible', timeout: 2000 });
+  await expectText(page.locator('#generate-result'), `Inserted 300,000 keys (key-${LARGE_KEYS} … key-${LARGE_KEYS + 299999})`, 'generated', 60000);
+  await page.locator('#generate-progress').waitFor({ state: 'hidden' });
+  await expectText(page.locator('#keys-count'), `${(LARGE_KEYS + 300000).toLocaleString('en-US')} keys`, 'total', 30000);
 });
 
 // ---- runner ------------------------------------------------------------------------

@@ -252,11 +252,7 @@ function onOperation(op) {
     scheduleRefresh();
     scheduleExplain();
   }
-  if (op.type === 'insert_keys') {
-    $('generate-progress').hidden = true;
-    const note = $('generate-result');
-    if (note.textContent.startsWith('Inserting keys')) note.textContent = '';
-  }
+  if (op.type === 'insert_keys') showProgress(null);
 }
 
 const scheduleHistory = debounce(() => { renderHistory(); renderTimeline(); }, 100, 800);
@@ -606,12 +602,9 @@ $('generate-form').addEventListener('submit', async (e) => {
   // "Generate keys" adds new keys instead of skipping duplicates.
   const start = state.live.keys;
   $('generate-result').textContent = '';
-  const progress = $('generate-progress');
-  progress.value = 0;
-  progress.max = count;
-  progress.hidden = count < 20000;
+  if (count >= 20000) showProgress({ done: 0, total: count });
   const answer = await mutate($('generate-keys'), 'generate-error', countInput, () => api.generateKeys(count, 'key-', start));
-  progress.hidden = true;
+  showProgress(null);
   if (answer) {
     const last = start + count - 1;
     $('generate-result').textContent = `Inserted ${formatInt(answer.inserted)} keys (key-${start} … key-${last})${answer.skipped ? `, ${formatInt(answer.skipped)} skipped as already stored` : ''}.`;
@@ -726,6 +719,22 @@ function showSelection(hit) {
   box.replaceChildren(el('dl', null, rows));
 }
 
+/** Progress of a long operation (from any tab or the CLI); null hides it. */
+function showProgress(p) {
+  const bar = $('generate-progress');
+  const text = $('generate-progress-text');
+  if (p && p.total > 0 && p.done < p.total) {
+    bar.hidden = false;
+    text.hidden = false;
+    bar.max = p.total;
+    bar.value = p.done;
+    text.textContent = `Inserting keys: ${formatInt(p.done)} of ${formatInt(p.total)}…`;
+  } else {
+    bar.hidden = true;
+    text.hidden = true;
+  }
+}
+
 // ---- live updates ----------------------------------------------------------------
 
 let sse = null;
@@ -750,16 +759,7 @@ function connect() {
   });
   sse.addEventListener('progress', (e) => {
     try {
-      const p = JSON.parse(e.data);
-      const bar = $('generate-progress');
-      if (p.total > 0 && p.done < p.total) {
-        bar.hidden = false;
-        bar.max = p.total;
-        bar.value = p.done;
-        $('generate-result').textContent = `Inserting keys: ${formatInt(p.done)} of ${formatInt(p.total)}…`;
-      } else {
-        bar.hidden = true;
-      }
+      showProgress(JSON.parse(e.data));
     } catch { /* ignore */ }
   });
 }
