@@ -247,6 +247,16 @@ test('a duplicate node name shows the server error next to the control', async (
   assert.match(await error.textContent(), /alpha/);
   assert.equal(await page.getByLabel('Node name', { exact: true }).getAttribute('aria-invalid'), 'true');
   assert.equal(await page.locator('#key-error').textContent(), '', 'other controls show no error');
+  // Bad input is explained by the server, next to the control that sent it.
+  await page.getByLabel('Points per node', { exact: true }).fill('0');
+  await page.getByRole('button', { name: 'Apply', exact: true }).click();
+  await expectText(page.locator('#config-form [role="alert"]'), /\S/);
+  await page.getByLabel('Number of keys', { exact: true }).fill('0');
+  await page.getByRole('button', { name: 'Generate keys', exact: true }).click();
+  await expectText(page.locator('#generate-form [role="alert"]'), /\S/);
+  await page.getByLabel('Key', { exact: true }).fill('never-stored');
+  await page.getByRole('button', { name: 'Delete key', exact: true }).click();
+  await expectText(page.locator('#key-form [role="alert"]'), /never-stored/);
   // The error goes away once the control succeeds.
   await addNode(page, 'bravo');
   await expectText(error, /^$/);

@@ -553,25 +553,23 @@ async function mutate(button, errorId, input, run) {
   }
 }
 
-function requireText(input, errorId, what) {
-  if (input.value === '') {
-    setError(errorId, `Type a ${what} first.`, input);
-    input.focus();
-    return false;
-  }
-  return true;
+/**
+ * The value of a number box as the API expects it. Anything that is not a
+ * number is sent as typed, so that the server's own message explains it.
+ */
+function numberValue(input) {
+  const n = input.valueAsNumber;
+  return Number.isFinite(n) ? n : input.value;
 }
 
 const nodeInput = $('node-name');
 $('node-form').addEventListener('submit', async (e) => {
   e.preventDefault();
-  if (!requireText(nodeInput, 'node-error', 'node name')) return;
   const name = nodeInput.value;
   const ok = await mutate($('add-node'), 'node-error', nodeInput, () => api.addNode(name));
   if (ok) nodeInput.select();
 });
 $('remove-node').addEventListener('click', async () => {
-  if (!requireText(nodeInput, 'node-error', 'node name')) return;
   const name = nodeInput.value;
   await mutate($('remove-node'), 'node-error', nodeInput, () => api.removeNode(name));
 });
@@ -579,13 +577,11 @@ $('remove-node').addEventListener('click', async () => {
 const keyInput = $('key-name');
 $('key-form').addEventListener('submit', async (e) => {
   e.preventDefault();
-  if (!requireText(keyInput, 'key-error', 'key')) return;
   const key = keyInput.value;
   const ok = await mutate($('insert-key'), 'key-error', keyInput, () => api.insertKey(key));
   if (ok) keyInput.select();
 });
 $('delete-key').addEventListener('click', async () => {
-  if (!requireText(keyInput, 'key-error', 'key')) return;
   const key = keyInput.value;
   await mutate($('delete-key'), 'key-error', keyInput, () => api.deleteKey(key));
 });
@@ -593,20 +589,16 @@ $('delete-key').addEventListener('click', async () => {
 const countInput = $('key-count');
 $('generate-form').addEventListener('submit', async (e) => {
   e.preventDefault();
-  const count = Number(countInput.value);
-  if (!Number.isInteger(count) || count < 1 || count > 10000000) {
-    setError('generate-error', 'The number of keys must be a whole number from 1 to 10,000,000.', countInput);
-    return;
-  }
+  const count = numberValue(countInput);
   // Continue numbering after the keys already stored, so that a second
   // "Generate keys" adds new keys instead of skipping duplicates.
   const start = state.live.keys;
   $('generate-result').textContent = '';
-  if (count >= 20000) showProgress({ done: 0, total: count });
+  if (typeof count === 'number' && count >= 20000) showProgress({ done: 0, total: count });
   const answer = await mutate($('generate-keys'), 'generate-error', countInput, () => api.generateKeys(count, 'key-', start));
   showProgress(null);
   if (answer) {
-    const last = start + count - 1;
+    const last = start + answer.inserted + answer.skipped - 1;
     $('generate-result').textContent = `Inserted ${formatInt(answer.inserted)} keys (key-${start} … key-${last})${answer.skipped ? `, ${formatInt(answer.skipped)} skipped as already stored` : ''}.`;
   }
 });
@@ -614,11 +606,7 @@ $('generate-form').addEventListener('submit', async (e) => {
 const pointsInput = $('points-per-node');
 $('config-form').addEventListener('submit', async (e) => {
   e.preventDefault();
-  const n = Number(pointsInput.value);
-  if (!Number.isInteger(n) || n < 1) {
-    setError('config-error', 'Points per node must be a whole number of at least 1.', pointsInput);
-    return;
-  }
+  const n = numberValue(pointsInput);
   await mutate($('apply-config'), 'config-error', pointsInput, () => api.setConfig({ points_per_node: n }));
 });
 
