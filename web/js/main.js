@@ -152,6 +152,7 @@ async function loadView() {
     if (ringKeys.keys) mode = `${formatInt(stats.keys)} keys drawn as dots`;
     else if (ringKeys.density) mode = `${formatInt(stats.keys)} keys drawn as a density band (${ringKeys.density.bins} slices)`;
     else mode = ringKeys.error ? `Key density unavailable: ${ringKeys.error}` : '';
+    if (nodesAnswer.nodes.length > 60) mode += ' · hover the ring for node names';
     $('ring-mode').textContent = `${config.algorithm} · ${config.points_per_node} ${config.points_per_node === 1 ? 'point' : 'points'} per node${mode ? ` · ${mode}` : ''}`;
     nodesTable.set(nodesAnswer.nodes, state.dark);
     renderStats(stats, state.dark);
@@ -356,7 +357,7 @@ async function explain(id) {
           toPoint: m.to === null || !newPts.length ? null : newPts[successorIndex(newPts, position)].position,
         };
       });
-      if (state.at === null) ring.animateMoves(shown);
+      if ((state.at ?? state.lastId) === id) ring.animateMoves(shown);
       const rest = total - shown.length;
       if (rest > 0) {
         $('moved-operation').textContent += ` · ${formatInt(shown.length)} animated on the ring, ${formatInt(rest)} more not drawn`;
@@ -506,7 +507,16 @@ function setAt(at) {
   ring.clearHighlights();
   ring.setPath(null);
   refresh();
-  if (next === null && state.explainedId !== state.lastId) explainLatest();
+  // "What moved" follows the state on show: the change that led to it.
+  if (next === null) explainLatest();
+  else if (next > 0) explain(next);
+  else {
+    state.explainedId = 0;
+    $('moved-operation').textContent = 'The empty start, before any operation.';
+    $('moved-summary').textContent = '';
+    renderMovedKeys([], 0);
+    renderCompare(null, null);
+  }
 }
 
 const timelineInput = debounce(() => setAt(Number(timeline.value)), 120, 500);
