@@ -408,7 +408,9 @@ void api_handle(sim *s, api_cache *cache, const api_request *r, int *status, jso
     if (!rc && at) {
         int64_t id;
         rc = int_param(r, "at", 0, INT64_MAX, 0, &id, &err);
-        if (!rc && (!cache->snap || cache->at != id)) {
+        /* Every change is an operation: after the last one is now. */
+        bool now = !rc && id > 0 && id == sim_last_op(s);
+        if (!rc && !now && (!cache->snap || cache->at != id)) {
             /* Forward along the timeline: apply only what lies between. */
             rs_error e2;
             if (cache->snap && cache->at < id && sim_advance(s, cache->snap, cache->at, id, &e2) == 0) {
@@ -419,7 +421,7 @@ void api_handle(sim *s, api_cache *cache, const api_request *r, int *status, jso
                 cache->at = rc ? -1 : id;
             }
         }
-        target = cache->snap;
+        target = now ? s : cache->snap;
     }
     if (!rc)
         rc = dispatch(target, r, &out, &err);

@@ -64,7 +64,7 @@ static const char *const sql[Q_COUNT] = {
     [Q_MOVES] = "SELECT key, src, dst FROM moves WHERE op = ?1 ORDER BY seq LIMIT ?2 OFFSET ?3",
     [Q_MOVES_COUNT] = "SELECT count(*) FROM moves WHERE op = ?1",
     [Q_DATA_VERSION] = "PRAGMA data_version",
-    [Q_DENSITY] = "SELECT (pos * ?1) >> 32 AS b, count(*) FROM keys GROUP BY b",
+    [Q_DENSITY] = "SELECT pos FROM keys",
     [Q_OP_BASE] = "SELECT coalesce(max(id), 0) FROM ops "
                   "WHERE id <= ?1 AND type IN ('reset', 'revert')",
 };
@@ -501,17 +501,17 @@ int store_key_delete(store *st, const char *key, size_t len, int *deleted,
 
 int store_keys_density(store *st, uint32_t bins, int64_t *counts, rs_error *err)
 {
+    /* One pass, binned here: SQLite's GROUP BY would sort through a
+     * temporary b-tree (3.7 s at a million keys against ~0.1 s). */
     for (uint32_t i = 0; i < bins; i++)
         counts[i] = 0;
     sqlite3_stmt *s = stmt(st, Q_DENSITY);
     if (!s)
         return dberr(st, err, "reading keys");
-    sqlite3_bind_int64(s, 1, bins);
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        int64_t b = sqlite3_column_int64(s, 0);
-        if (b >= 0 && b < bins)
-            counts[b] = sqlite3_column_int64(s, 1);
+        uint64_t pos = (uint64_t)sqlite3_column_int64(s, 0);
+        counts[(pos * bins) >> 32]++;
     }
     sqlite3_reset(s);
     return rc == SQLITE_DONE ? 0 : dberr(st, err, "reading keys");
