@@ -1,9 +1,14 @@
 import js from '@eslint/js';
+import css from '@eslint/css';
+import html from '@html-eslint/eslint-plugin';
+import htmlParser from '@html-eslint/parser';
 import globals from 'globals';
 
+// Lint for the three kinds of file the page is made of: the JavaScript
+// modules, the markup and the style sheet.
 export default [
-  { ignores: ['node_modules/**', 'build/**', 'test-artifacts/**'] },
-  js.configs.recommended,
+  { ignores: ['node_modules/**', 'build/**', 'build-*/**', 'test-artifacts/**'] },
+  { ...js.configs.recommended, files: ['**/*.js', '**/*.mjs'] },
   {
     files: ['web/**/*.js'],
     languageOptions: {
@@ -22,12 +27,38 @@ export default [
     },
   },
   {
-    files: ['tests/browser/**/*.mjs', 'tests/browser/**/*.js', 'eslint.config.mjs'],
+    files: ['tests/**/*.mjs', 'tests/**/*.js', 'eslint.config.mjs'],
     languageOptions: {
       ecmaVersion: 2022,
       sourceType: 'module',
       // Callbacks given to page.evaluate() run in the browser.
       globals: { ...globals.node, ...globals.browser },
+    },
+  },
+  {
+    files: ['web/**/*.html'],
+    plugins: { '@html-eslint': html },
+    languageOptions: { parser: htmlParser },
+    rules: {
+      ...html.configs['flat/recommended'].rules,
+      // Formatting is not what this lint is for.
+      '@html-eslint/indent': 'off',
+      '@html-eslint/attrs-newline': 'off',
+      '@html-eslint/element-newline': 'off',
+      '@html-eslint/require-closing-tags': ['error', { selfClosing: 'never' }],
+      '@html-eslint/no-inline-styles': 'error', // the CSP forbids them
+      '@html-eslint/no-duplicate-id': 'error',
+      '@html-eslint/require-button-type': 'error',
+    },
+  },
+  {
+    files: ['web/**/*.css'],
+    plugins: { css },
+    language: 'css/css',
+    rules: {
+      ...css.configs.recommended.rules,
+      // Newer properties degrade gracefully; the baseline rule would flag them.
+      'css/use-baseline': 'off',
     },
   },
 ];

@@ -16,7 +16,18 @@ if command -v node >/dev/null && command -v npm >/dev/null; then
   keep=(); for p in "${missing[@]}"; do [ "$p" = nodejs ] || [ "$p" = npm ] || keep+=("$p"); done
   missing=("${keep[@]+"${keep[@]}"}")
 fi
-[ ${#missing[@]} -eq 0 ] && exit 0
+node_ok() {
+  # The browser tests' playwright-core needs Node.js 20 or newer.
+  command -v node >/dev/null || return 0
+  [ "$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)" -ge 20 ]
+}
+if [ ${#missing[@]} -eq 0 ]; then
+  if [ "${1:-}" = "--test" ] && ! node_ok; then
+    echo "install-deps: Node.js $(node --version) is too old for the browser tests; install Node.js 20 or newer (Debian 13 and nodesource ship it)" >&2
+    exit 1
+  fi
+  exit 0
+fi
 if ! command -v apt-get >/dev/null; then
   echo "install-deps: missing packages (${missing[*]}) and no apt-get; install them by hand (see README)" >&2
   exit 1

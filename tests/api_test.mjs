@@ -11,7 +11,6 @@
 // the test's control.  The script ends with exactly one line
 // "N passed, N failed" and exits non-zero when anything failed.
 
-/* global Buffer, console, process, setTimeout, clearTimeout */
 
 import { spawn, execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
