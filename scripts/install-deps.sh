@@ -1,38 +1,35 @@
 #!/usr/bin/env bash
-# Installs the system packages ringsim needs, only those that are missing.
+# Installs the system packages ringsim needs, only those that are missing:
+# the build and run packages, and with --test those the tests need too.
 # Debian/Ubuntu via apt-get (with sudo when not root). Other systems: see README.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libsqlite3-dev libssl-dev libevent-dev
       libjansson-dev libcmocka-dev)
 if [ "${1:-}" = "--test" ]; then
-  pkgs+=(chromium nodejs npm sqlite3)
+  pkgs+=(chromium sqlite3)
+  # Node.js may come from elsewhere (nodesource, nvm): use it when present.
+  command -v node >/dev/null && command -v npm >/dev/null || pkgs+=(nodejs npm)
 fi
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
-# Node and npm may come from elsewhere (nodesource, nvm): accept them if present.
-if command -v node >/dev/null && command -v npm >/dev/null; then
-  keep=(); for p in "${missing[@]}"; do [ "$p" = nodejs ] || [ "$p" = npm ] || keep+=("$p"); done
-  missing=("${keep[@]+"${keep[@]}"}")
-fi
-node_ok() {
-  # The browser tests' playwright-core needs Node.js 20 or newer.
-  command -v node >/dev/null || return 0
-  [ "$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)" -ge 20 ]
-}
-if [ ${#missing[@]} -eq 0 ]; then
-  if [ "${1:-}" = "--test" ] && ! node_ok; then
-    echo "install-deps: Node.js $(node --version) is too old for the browser tests; install Node.js 20 or newer (Debian 13 and nodesource ship it)" >&2
+if [ ${#missing[@]} -gt 0 ]; then
+  if ! command -v apt-get >/dev/null; then
+    echo "install-deps: missing packages (${missing[*]}) and no apt-get; install them by hand (see README)" >&2
     exit 1
   fi
-  exit 0
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  echo "install-deps: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
-if ! command -v apt-get >/dev/null; then
-  echo "install-deps: missing packages (${missing[*]}) and no apt-get; install them by hand (see README)" >&2
-  exit 1
+if [ "${1:-}" = "--test" ]; then
+  # The browser tests' playwright-core needs Node.js 20 or newer.
+  major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+  if [ "$major" -lt 20 ]; then
+    echo "install-deps: Node.js $(node --version 2>/dev/null) is too old for the browser tests;" \
+         "install Node.js 20 or newer (Debian 13, Ubuntu 24.10+ or nodesource ship it)" >&2
+    exit 1
+  fi
 fi
-SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
-echo "install-deps: installing ${missing[*]}"
-$SUDO apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
