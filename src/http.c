@@ -53,19 +53,23 @@ static const char csp[] =
 
 typedef struct job {
     struct job *next;
-    struct evhttp_request *req; /* NULL once the client has gone */
+    struct evhttp_request *req; /* NULL once evhttp has freed it */
+    bool gone;                  /* the client left; req is ours to free */
     api_request r;
     int status;
     json_t *body;
 } job;
 
+typedef struct server server;
+
 typedef struct client {
     struct client *next;
+    server *sv;
     struct evhttp_request *req;
     int64_t last; /* last operation id sent */
 } client;
 
-typedef struct server {
+struct server {
     struct event_base *base;
     struct evhttp *http;
     sim *loop_sim, *worker_sim;
@@ -86,7 +90,7 @@ typedef struct server {
     char p_what[32];
     uint64_t p_done, p_total;
     struct timespec p_last;
-} server;
+};
 
 /* ---- small helpers ---- */
 
@@ -197,16 +201,27 @@ static bool origin_ok(const server *sv, const char *origin)
 
 /* ---- SSE ---- */
 
+/* When a client leaves before its answer is complete, evhttp detaches the
+ * unfinished request from the connection and leaves it to us to free
+ * (libevent's evhttp_connection_incoming_fail).  A request still attached
+ * is freed by evhttp with its connection. */
+static bool detached(struct evhttp_request *req)
+{
+    return evhttp_request_get_connection(req) == NULL;
+}
+
 static void client_close(struct evhttp_connection *con, void *arg)
 {
-    server *sv = arg;
-    for (client **c = &sv->clients; *c; c = &(*c)->next)
-        if (evhttp_request_get_connection((*c)->req) == con) {
-            client *gone = *c;
+    (void)con;
+    client *gone = arg;
+    for (client **c = &gone->sv->clients; *c; c = &(*c)->next)
+        if (*c == gone) {
             *c = gone->next;
-            free(gone);
-            return;
+            break;
         }
+    if (detached(gone->req))
+        evhttp_request_free(gone->req);
+    free(gone);
 }
 
 static void send_chunk(client *c, const char *text, size_t len)
@@ -268,6 +283,7 @@ static void events_start(server *sv, struct evhttp_request *req)
     }
     broadcast_new(sv); /* so that "from now on" starts after everything sent */
     c->req = req;
+    c->sv = sv;
     c->last = sv->broadcast;
     const char *lei = evhttp_find_header(evhttp_request_get_input_headers(req), "Last-Event-ID");
     if (lei && *lei) {
@@ -283,7 +299,7 @@ static void events_start(server *sv, struct evhttp_request *req)
     evhttp_send_reply_start(req, 200, "OK");
     c->next = sv->clients;
     sv->clients = c;
-    evhttp_connection_set_closecb(evhttp_request_get_connection(req), client_close, sv);
+    evhttp_connection_set_closecb(evhttp_request_get_connection(req), client_close, c);
     send_chunk(c, "retry: 1000\n\n", 13);
     if (c->last < sv->broadcast) { /* resume: everything after Last-Event-ID */
         rs_error err;
@@ -380,7 +396,10 @@ static void job_gone(struct evhttp_connection *con, void *arg)
 {
     (void)con;
     job *j = arg;
-    j->req = NULL;
+    if (detached(j->req))
+        j->gone = true; /* ours: freed when the job is done */
+    else
+        j->req = NULL; /* evhttp frees it with the connection */
 }
 
 static void on_done(evutil_socket_t fd, short what, void *arg)
@@ -404,7 +423,9 @@ static void on_done(evutil_socket_t fd, short what, void *arg)
     while (rev) {
         job *j = rev;
         rev = j->next;
-        if (j->req) {
+        if (j->gone) {
+            evhttp_request_free(j->req);
+        } else if (j->req) {
             evhttp_connection_set_closecb(evhttp_request_get_connection(j->req), NULL, NULL);
             reply_json(j->req, j->status, j->body);
         }
@@ -771,20 +792,24 @@ out:
         pthread_mutex_unlock(&sv.mu);
         pthread_join(sv.thread, NULL);
     }
-    while (sv.queue) {
+    /* Freeing evhttp closes every connection; their close callbacks unlink
+     * the SSE clients and mark the jobs whose client has gone. */
+    if (sv.http)
+        evhttp_free(sv.http);
+    on_done(-1, 0, &sv); /* frees finished jobs (no reply: nobody is left) */
+    while (sv.queue) { /* jobs the worker never started */
         job *j = sv.queue;
         sv.queue = j->next;
+        if (j->gone)
+            evhttp_request_free(j->req);
         api_request_clear(&j->r);
         free(j);
     }
-    on_done(-1, 0, &sv); /* frees finished jobs */
     while (sv.clients) {
         client *c = sv.clients;
         sv.clients = c->next;
         free(c);
     }
-    if (sv.http)
-        evhttp_free(sv.http);
     event_free(sv.poll_ev);
     event_free(sv.keepalive_ev);
     event_free(sv.done_ev);
