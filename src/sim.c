@@ -96,6 +96,19 @@ static long find_node_id(const state *x, int64_t id)
     return -1;
 }
 
+/* Add delta to the key counter of the owner with this id (STORE_NO_NODE:
+ * the unassigned keys).  An id no longer in x (a removed node) is skipped. */
+static void count_owner(state *x, int64_t id, int64_t delta)
+{
+    if (id == STORE_NO_NODE) {
+        x->unassigned += delta;
+        return;
+    }
+    long i = find_node_id(x, id);
+    if (i >= 0)
+        x->nodes[i].keys += delta;
+}
+
 static int build_placement(sim *s, state *x, rs_error *err)
 {
     place_node *pn = malloc((x->n + 1) * sizeof *pn);
@@ -445,15 +458,8 @@ static int move_range(opctx *c, const state *old, uint32_t lo, uint32_t hi, long
                              owner_name(&c->next, b), &c->seq, &count, err);
     if (rc || !count)
         return rc;
-    long fa = from == STORE_NO_NODE ? -1 : find_node_id(&c->next, from);
-    if (from == STORE_NO_NODE)
-        c->next.unassigned -= count;
-    else if (fa >= 0)
-        c->next.nodes[fa].keys -= count;
-    if (b < 0)
-        c->next.unassigned += count;
-    else
-        c->next.nodes[b].keys += count;
+    count_owner(&c->next, from, -count);
+    count_owner(&c->next, to, count);
     if (tally(c, from, owner_name(old, a), count))
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     return 0;
@@ -695,7 +701,7 @@ static int insert_one(opctx *c, const char *k, size_t len, int64_t *inserted,
     if (rc || !ins)
         return rc;
     (*inserted)++;
-    if (o < 0)
+    if (o < 0) /* hot path: the owner's index is known, no search */
         c->next.unassigned++;
     else
         c->next.nodes[o].keys++;
@@ -895,11 +901,7 @@ int sim_delete_keys(sim *s, const sim_str *keys, size_t n, int64_t *op, rs_error
             break;
         if (c.op)
             rc = store_op_add_key(s->st, c.op, seq++, keys[i].s, keys[i].len, err);
-        long o = k.node == STORE_NO_NODE ? -1 : find_node_id(&c.next, k.node);
-        if (k.node == STORE_NO_NODE)
-            c.next.unassigned--;
-        else if (o >= 0)
-            c.next.nodes[o].keys--;
+        count_owner(&c.next, k.node, -1);
         if (i % PROGRESS_EVERY == PROGRESS_EVERY - 1)
             progress(s, "delete_keys", i + 1, n);
     }
@@ -1218,11 +1220,7 @@ int sim_revert(sim *s, int64_t to, int64_t *op, rs_error *err)
         const klent *e = &gone->v[i];
         int deleted;
         rc = store_key_delete(s->st, gone->buf + e->off, e->len, &deleted, err);
-        long o = e->node == STORE_NO_NODE ? -1 : find_node_id(&c.next, e->node);
-        if (e->node == STORE_NO_NODE)
-            c.next.unassigned--;
-        else if (o >= 0)
-            c.next.nodes[o].keys--;
+        count_owner(&c.next, e->node, -1);
     }
     progress(s, "revert", 2, 4);
     /* 2. Nodes and configuration as they were; the keys whose owner changes
