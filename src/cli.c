@@ -9,11 +9,13 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <wchar.h>
 
 #include "api.h"
 #include "sim.h"
@@ -131,6 +133,37 @@ static int answer_op(sim *s, opts *o, int64_t op, const char *extra_name, json_t
     return 0;
 }
 
+/* Columns on a terminal: the display width of UTF-8 text (a CJK character
+ * is two columns, a combining mark none), falling back to bytes. */
+static size_t text_width(const char *s)
+{
+    mbstate_t st;
+    memset(&st, 0, sizeof st);
+    size_t w = 0, n = strlen(s);
+    while (n > 0) {
+        wchar_t wc;
+        size_t k = mbrtowc(&wc, s, n, &st);
+        if (k == (size_t)-1 || k == (size_t)-2)
+            return w + n;
+        if (k == 0)
+            break;
+        int cw = wcwidth(wc);
+        w += cw < 0 ? 1 : (size_t)cw;
+        s += k;
+        n -= k;
+    }
+    return w;
+}
+
+/* Print s left-aligned in a column of `width` display columns. */
+static void print_padded(const char *s, size_t width)
+{
+    size_t w = text_width(s);
+    fputs(s, stdout);
+    for (; w < width; w++)
+        putchar(' ');
+}
+
 static void pct(char *buf, double share) { sprintf(buf, "%.2f%%", share * 100.0); }
 
 static int cmd_node_ls(sim *s, opts *o)
@@ -148,20 +181,18 @@ static int cmd_node_ls(sim *s, opts *o)
     size_t i, wname = 4;
     json_array_foreach(nodes, i, n)
     {
-        size_t l = json_string_length(json_object_get(n, "name"));
+        size_t l = text_width(json_string_value(json_object_get(n, "name")));
         wname = l > wname ? l : wname;
     }
-    if (wname > 40)
-        wname = 40;
-    printf("%-*s  %10s  %6s  %9s  %7s  %7s\n", (int)wname, "Node", "Position", "Points",
-           "Keys", "Key %", "Ring %");
+    print_padded("Node", wname);
+    printf("  %10s  %6s  %9s  %7s  %7s\n", "Position", "Points", "Keys", "Key %", "Ring %");
     json_array_foreach(nodes, i, n)
     {
         char kp[32], rp[32];
         pct(kp, json_real_value(json_object_get(n, "key_share")));
         pct(rp, json_real_value(json_object_get(n, "arc_share")));
-        printf("%-*s  %10lld  %6lld  %9lld  %7s  %7s\n", (int)wname,
-               json_string_value(json_object_get(n, "name")),
+        print_padded(json_string_value(json_object_get(n, "name")), wname);
+        printf("  %10lld  %6lld  %9lld  %7s  %7s\n",
                (long long)json_integer_value(json_object_get(n, "position")),
                (long long)json_integer_value(json_object_get(n, "points")),
                (long long)json_integer_value(json_object_get(n, "keys")), kp, rp);
@@ -535,6 +566,10 @@ static int allowed(const char *cmd, const char *sub, const char *opt)
 
 int cli_main(int argc, char **argv)
 {
+    /* Names are UTF-8 whatever the user's locale: measure table columns in
+     * UTF-8 (only LC_CTYPE; bytes are printed unchanged). */
+    if (!setlocale(LC_CTYPE, "C.UTF-8"))
+        setlocale(LC_CTYPE, "");
     opts o;
     memset(&o, 0, sizeof o);
     char **pos = calloc((size_t)argc + 1, sizeof *pos);
