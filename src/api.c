@@ -95,7 +95,7 @@ int api_classify(const api_request *r, api_place *where, rs_error *err)
         if (routes[i].method == m) {
             *where = routes[i].where;
             /* Time travel replays the log: not on the event loop. */
-            if (*where == API_LOOP && param(r, "at"))
+            if (*where == API_LOOP && param(r, "at") && !seg_is(r, 0, "operations"))
                 *where = API_WORKER;
             return 0;
         }
@@ -402,7 +402,8 @@ void api_handle(sim *s, api_cache *cache, const api_request *r, int *status, jso
     if (!rc)
         rc = sim_refresh(s, NULL, &err);
     sim *target = s;
-    const api_param *at = param(r, "at");
+    /* The state endpoints travel in time; the log is history already. */
+    const api_param *at = seg_is(r, 0, "operations") ? NULL : param(r, "at");
     if (!rc && at && r->method != API_GET && r->method != API_HEAD)
         rc = rs_fail(&err, RINGSIM_EPARAM, "at= is for reading the past; it cannot change it");
     if (!rc && at) {
