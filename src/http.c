@@ -545,7 +545,10 @@ static void read_body(struct evhttp_request *req, api_request *r)
         return;
     }
     const char *ct = evhttp_find_header(evhttp_request_get_input_headers(req), "Content-Type");
-    if (!ct || !ci_prefix(ct, "application/json")) {
+    /* application/json, optionally with parameters (; charset=utf-8). */
+    size_t tl = strlen("application/json");
+    if (!ct || !ci_prefix(ct, "application/json") ||
+        (ct[tl] != '\0' && ct[tl] != ';' && ct[tl] != ' ')) {
         r->body_error = RINGSIM_EJSON;
         snprintf(r->body_msg, sizeof r->body_msg,
                  "send the body as JSON with Content-Type: application/json");
