@@ -69,7 +69,8 @@ static const char *const sql[Q_COUNT] = {
                   "WHERE id <= ?1 AND type IN ('reset', 'revert')",
 };
 
-static const char schema[] =
+/* Version 1: the whole schema.  A new file starts at version 0. */
+static const char schema_v1[] =
     "CREATE TABLE meta(k TEXT PRIMARY KEY, v) WITHOUT ROWID;"
     "CREATE TABLE nodes(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE,"
     "  weight REAL NOT NULL, keys INTEGER NOT NULL DEFAULT 0);"
@@ -87,6 +88,11 @@ static const char schema[] =
     "CREATE TABLE moves(op INTEGER NOT NULL, seq INTEGER NOT NULL, key TEXT NOT NULL,"
     "  src TEXT, dst TEXT, PRIMARY KEY(op, seq)) WITHOUT ROWID;"
     "INSERT INTO meta(k, v) VALUES('unassigned', 0);";
+
+/* migrations[v] takes a database from schema version v to v + 1, inside one
+ * transaction.  A later version appends its step here and bumps
+ * STORE_SCHEMA_VERSION; older files are brought up to date when opened. */
+static const char *const migrations[STORE_SCHEMA_VERSION] = {schema_v1};
 
 struct store {
     sqlite3 *db;
@@ -156,44 +162,54 @@ static int pragma_int(store *st, const char *text, int64_t *out)
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
 }
 
+static int read_version(store *st, int64_t *app, int64_t *version, int64_t *tables)
+{
+    return pragma_int(st, "PRAGMA application_id", app) ||
+           pragma_int(st, "PRAGMA user_version", version) ||
+           pragma_int(st, "SELECT count(*) FROM sqlite_schema", tables);
+}
+
+/* Create or migrate the schema.  Refuses files of other programs and files
+ * from a newer ringsim. */
 static int setup_schema(store *st, rs_error *err)
 {
     int64_t app = 0, version = 0, tables = 0;
-    if (pragma_int(st, "PRAGMA application_id", &app) ||
-        pragma_int(st, "PRAGMA user_version", &version) ||
-        pragma_int(st, "SELECT count(*) FROM sqlite_schema", &tables))
+    if (read_version(st, &app, &version, &tables))
         return dberr(st, err, "reading the schema");
-    if (app == APPLICATION_ID) {
-        if (version > STORE_SCHEMA_VERSION)
-            return rs_fail(err, RINGSIM_ENOTDB,
-                           "database schema version %lld is newer than this ringsim (%d)",
-                           (long long)version, STORE_SCHEMA_VERSION);
-        /* Migrations from older versions go here, one step per version. */
-        return 0;
-    }
-    if (tables > 0)
+    if (app != APPLICATION_ID && tables > 0)
         return rs_fail(err, RINGSIM_ENOTDB,
                        "file is an SQLite database but not a ringsim database");
-    int rc = exec(st, "BEGIN IMMEDIATE", err, "creating the schema");
+    if (app != APPLICATION_ID)
+        version = 0; /* an empty file */
+    if (version > STORE_SCHEMA_VERSION)
+        return rs_fail(err, RINGSIM_ENOTDB,
+                       "database schema version %lld is newer than this ringsim (%d)",
+                       (long long)version, STORE_SCHEMA_VERSION);
+    if (version == STORE_SCHEMA_VERSION)
+        return 0;
+    int rc = exec(st, "BEGIN IMMEDIATE", err, "upgrading the schema");
     if (rc)
         return rc;
-    /* Another process may have created it while we waited for the lock. */
-    if (pragma_int(st, "PRAGMA application_id", &app)) {
-        store_rollback(st);
-        return dberr(st, err, "creating the schema");
+    /* Another process may have done it while we waited for the lock. */
+    if (read_version(st, &app, &version, &tables)) {
+        rc = dberr(st, err, "reading the schema");
+        goto fail;
     }
-    if (app == APPLICATION_ID)
-        return exec(st, "COMMIT", err, "creating the schema");
+    if (app != APPLICATION_ID)
+        version = 0;
+    for (int64_t v = version; v < STORE_SCHEMA_VERSION; v++)
+        if ((rc = exec(st, migrations[v], err, "upgrading the schema")))
+            goto fail;
     char buf[128];
     snprintf(buf, sizeof buf, "PRAGMA application_id = %d; PRAGMA user_version = %d;",
              APPLICATION_ID, STORE_SCHEMA_VERSION);
-    if ((rc = exec(st, schema, err, "creating the schema")) ||
-        (rc = exec(st, buf, err, "creating the schema")) ||
-        (rc = exec(st, "COMMIT", err, "creating the schema"))) {
-        sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-        return rc;
-    }
+    if ((rc = exec(st, buf, err, "upgrading the schema")) ||
+        (rc = exec(st, "COMMIT", err, "upgrading the schema")))
+        goto fail;
     return 0;
+fail:
+    sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+    return rc;
 }
 
 int store_open(store **out, const char *path, rs_error *err)

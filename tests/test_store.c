@@ -132,6 +132,37 @@ static void test_refuses_foreign_files(void **state)
     assert_int_equal(store_open(&st, path, &err), RINGSIM_ENOTDB);
     assert_non_null(strstr(err.msg, "not a ringsim database"));
     unlink(path);
+    /* A file from a newer ringsim is refused, not damaged. */
+    assert_int_equal(store_open(&st, path, &err), 0);
+    store_close(st);
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 99", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    assert_int_equal(store_open(&st, path, &err), RINGSIM_ENOTDB);
+    assert_non_null(strstr(err.msg, "newer"));
+    unlink(path);
+}
+
+/* Opening runs the migrations up to the current version. */
+static void test_schema_version(void **state)
+{
+    (void)state;
+    store *st;
+    rs_error err;
+    unlink(path);
+    assert_int_equal(store_open(&st, path, &err), 0);
+    store_close(st);
+    sqlite3 *db;
+    sqlite3_stmt *q;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &q, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(q, 0), STORE_SCHEMA_VERSION);
+    sqlite3_finalize(q);
+    sqlite3_close(db);
+    assert_int_equal(store_open(&st, path, &err), 0); /* reopening changes nothing */
+    store_close(st);
+    unlink(path);
 }
 
 static void test_moves_and_ranges(void **state)
@@ -185,6 +216,7 @@ int main(void)
         cmocka_unit_test(test_rollback_leaves_nothing),
         cmocka_unit_test(test_refuses_foreign_files),
         cmocka_unit_test(test_moves_and_ranges),
+        cmocka_unit_test(test_schema_version),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
