@@ -45,6 +45,7 @@ struct sim {
     bool record; /* false for replay snapshots: no log, no moves */
     sim_progress_fn progress;
     void *progress_ud;
+    const char *progress_label; /* replaces `what` when set (replays) */
 };
 
 /* ---- state ---- */
@@ -430,7 +431,7 @@ static int op_commit(opctx *c, int64_t *op_out, rs_error *err)
 static void progress(sim *s, const char *what, uint64_t done, uint64_t total)
 {
     if (s->progress)
-        s->progress(s->progress_ud, what, done, total);
+        s->progress(s->progress_ud, s->progress_label ? s->progress_label : what, done, total);
 }
 
 /* ---- topology changes ---- */
@@ -1105,6 +1106,9 @@ int sim_at(sim *s, int64_t at, sim **snapshot, rs_error *err)
         rc = sim_open(&m, "", err); /* private temp file: bounded memory */
     if (!rc) {
         m->record = false;
+        /* Long replays (a million generated keys) report as "replay". */
+        sim_set_progress(m, s->progress, s->progress_ud);
+        m->progress_label = "replay";
         int64_t dummy;
         if (strcmp(start.algorithm, m->cur.cfg.algorithm) != 0 ||
             start.points_per_node != m->cur.cfg.points_per_node)
@@ -1120,6 +1124,7 @@ int sim_at(sim *s, int64_t at, sim **snapshot, rs_error *err)
         sim_close(m);
         return rc;
     }
+    sim_set_progress(m, NULL, NULL); /* the snapshot outlives this call */
     *snapshot = m;
     return 0;
 }
@@ -1130,7 +1135,11 @@ int sim_advance(sim *s, sim *snap, int64_t from, int64_t to, rs_error *err)
         return rs_fail(err, RINGSIM_EPARAM, "cannot advance from %lld to %lld",
                        (long long)from, (long long)to);
     replay r = {s, snap, err};
-    return to > from ? store_ops_each(s->st, from, to - from, replay_op, &r, err) : 0;
+    sim_set_progress(snap, s->progress, s->progress_ud);
+    snap->progress_label = "replay";
+    int rc = to > from ? store_ops_each(s->st, from, to - from, replay_op, &r, err) : 0;
+    sim_set_progress(snap, NULL, NULL);
+    return rc;
 }
 
 /* The two lists of differences a revert applies. */
