@@ -717,6 +717,15 @@ function showSelection(hit) {
   box.replaceChildren(el('dl', null, rows));
 }
 
+/** What the server's progress events are about, by their type. */
+const PROGRESS_LABELS = {
+  insert_keys: 'Inserting keys',
+  delete_keys: 'Deleting keys',
+  revert: 'Reverting',
+  replay: 'Replaying the log',
+  check: 'Checking',
+};
+
 /** Progress of a long operation (from any tab or the CLI); null hides it. */
 function showProgress(p) {
   const bar = $('generate-progress');
@@ -726,7 +735,8 @@ function showProgress(p) {
     text.hidden = false;
     bar.max = p.total;
     bar.value = p.done;
-    text.textContent = `Inserting keys: ${formatInt(p.done)} of ${formatInt(p.total)}…`;
+    const what = PROGRESS_LABELS[p.type] ?? 'Working';
+    text.textContent = `${what}: ${formatInt(p.done)} of ${formatInt(p.total)}…`;
   } else {
     bar.hidden = true;
     text.hidden = true;
