@@ -216,7 +216,7 @@ static int post_keys(sim *s, const api_request *r, json_t **out, rs_error *err)
     if (gen) {
         if (!json_is_object(gen))
             return rs_fail(err, RINGSIM_EPARAM, "generate must be an object");
-        int64_t count, start = 0;
+        int64_t count = 0, start = 0;
         json_t *pre = json_object_get(gen, "prefix");
         if ((rc = json_int_in(json_object_get(gen, "count"), "count", 1, SIM_MAX_GENERATE,
                               &count, err)))
@@ -279,7 +279,7 @@ static int put_config(sim *s, const api_request *r, json_t **out, rs_error *err)
     json_object_foreach(r->body, k, v)
     {
         if (strcmp(k, "points_per_node") == 0) {
-            int64_t p;
+            int64_t p = 0;
             if ((rc = json_int_in(v, "points_per_node", 1, PLACE_MAX_POINTS_PER_NODE, &p, err)))
                 return rc;
             cfg.points_per_node = (uint32_t)p;
@@ -302,7 +302,7 @@ static int put_config(sim *s, const api_request *r, json_t **out, rs_error *err)
 static int post_revert(sim *s, const api_request *r, json_t **out, rs_error *err)
 {
     int rc = need_object(r, err);
-    int64_t to, op;
+    int64_t to = 0, op;
     if (rc || (rc = json_int_in(json_object_get(r->body, "to"), "to", 0, INT64_MAX, &to, err)))
         return rc;
     if ((rc = sim_revert(s, to, &op, err)))

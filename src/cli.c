@@ -657,9 +657,9 @@ int cli_main(int argc, char **argv)
         }
     o.args = pos + first;
     o.nargs = npos - first;
+    const char *env_db = getenv("RINGSIM_DB");
     if (!o.db)
-        o.db = getenv("RINGSIM_DB") && *getenv("RINGSIM_DB") ? getenv("RINGSIM_DB")
-                                                            : "ringsim.db";
+        o.db = env_db && *env_db ? env_db : "ringsim.db";
     if (!strcmp(cmd, "serve")) {
         if (o.nargs) {
             rc = usage("serve takes options only%s", "");

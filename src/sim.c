@@ -936,7 +936,7 @@ typedef struct keylist {
 
 static int kl_add(keylist *l, const char *k, size_t len, uint32_t pos, int64_t node)
 {
-    if (l->used + len > l->cap) {
+    if (l->used + len > l->cap || !l->buf) {
         size_t cap = l->cap ? l->cap * 2 : 65536;
         while (cap < l->used + len)
             cap *= 2;
