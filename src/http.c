@@ -628,16 +628,10 @@ static void reply_static(struct evhttp_request *req, const char *type, const voi
         evbuffer_free(b);
 }
 
+/* Errors always have API.md's form, for files too. */
 static void not_found_page(struct evhttp_request *req)
 {
-    static const char page[] = "Not found. The simulator is at /\n";
-    common_headers(req, "text/plain; charset=utf-8");
-    struct evbuffer *b = evbuffer_new();
-    if (b)
-        evbuffer_add(b, page, sizeof page - 1);
-    evhttp_send_reply(req, 404, "Not Found", b);
-    if (b)
-        evbuffer_free(b);
+    reply_error(req, RINGSIM_ENOTFOUND, "no such file; the simulator is at /");
 }
 
 static void handle_static(server *sv, struct evhttp_request *req, const char *uri)
