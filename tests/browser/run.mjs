@@ -186,6 +186,29 @@ test('add and remove nodes through the form', async ({ page, server }) => {
   assert.deepEqual(body.nodes.map((n) => n.name), ['bravo']);
 });
 
+test('a weight typed next to the node name gives the node its points', async ({ page, server }) => {
+  await page.getByLabel('Points per node', { exact: true }).fill('4');
+  await page.getByRole('button', { name: 'Apply', exact: true }).click();
+  await eventually('points per node applied', async () =>
+    (await http(server, 'GET', '/api/config')).body.points_per_node === 4);
+  await page.getByLabel('Node name', { exact: true }).fill('heavy');
+  await page.getByLabel('Weight', { exact: true }).fill('2.5');
+  await page.getByRole('button', { name: 'Add node', exact: true }).click();
+  await eventually('heavy in the table', async () => (await nodeNamesInTable(page)).includes('heavy'));
+  const cells = await nodeRow(page, 'heavy').locator('td').allTextContents();
+  assert.equal(cells[2], '2.5', 'weight column');
+  assert.equal(cells[3], '10', 'points = round(4 × 2.5)');
+  const { body } = await http(server, 'GET', '/api/nodes/heavy');
+  assert.equal(body.weight, 2.5);
+  assert.equal(body.points, 10);
+  // A weight the server refuses is explained next to the control.
+  await page.getByLabel('Node name', { exact: true }).fill('weightless');
+  await page.getByLabel('Weight', { exact: true }).fill('0');
+  await page.getByRole('button', { name: 'Add node', exact: true }).click();
+  await expectText(page.locator('#node-error'), /weight/, 'weight error next to the node form');
+  assert.equal((await http(server, 'GET', '/api/nodes')).body.nodes.length, 1);
+});
+
 test('insert and delete keys through the form, names with URL characters', async ({ page, server }) => {
   await addNode(page, 'alpha');
   const odd = 'user/42 %20#frag?x=1 "q"';
@@ -394,7 +417,7 @@ test('points per node, sortable nodes table, keys filter and paging', async ({ p
   await page.getByLabel('Points per node', { exact: true }).fill('10');
   await page.getByRole('button', { name: 'Apply', exact: true }).click();
   await eventually('10 points per node', async () => {
-    const pts = await page.$$eval('#nodes-body tr', (trs) => trs.map((tr) => tr.cells[2].textContent));
+    const pts = await page.$$eval('#nodes-body tr', (trs) => trs.map((tr) => tr.cells[3].textContent));
     return pts.length === 3 && pts.every((p) => p === '10');
   });
   await page.locator('#nodes-table th[data-sort="name"] button').click();

@@ -573,10 +573,13 @@ function numberValue(input) {
 }
 
 const nodeInput = $('node-name');
+const weightInput = $('node-weight');
 $('node-form').addEventListener('submit', async (e) => {
   e.preventDefault();
   const name = nodeInput.value;
-  const ok = await mutate($('add-node'), 'node-error', nodeInput, () => api.addNode(name));
+  // An empty box means the default weight; anything else goes to the server as typed.
+  const weight = weightInput.value.trim() === '' ? undefined : numberValue(weightInput);
+  const ok = await mutate($('add-node'), 'node-error', nodeInput, () => api.addNode(name, weight));
   if (ok) nodeInput.select();
 });
 $('remove-node').addEventListener('click', async () => {

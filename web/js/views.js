@@ -8,6 +8,11 @@ import {
   formatInt, formatNumber, formatPercent, nodeColour, nodeLabel, shareDigits,
 } from './format.js';
 
+/** A weight as typed: 1, 2.5, 0.125 (not 2.500). */
+function formatWeight(w) {
+  return Number.isFinite(w) ? String(Number(w.toPrecision(6))) : '–';
+}
+
 const NODE_PAGE = 100;
 
 function dot(name, dark) {
@@ -73,6 +78,7 @@ export class NodesTable {
       const tr = el('tr', { tabIndex: 0, dataset: { node: n.name } }, [
         el('td', null, [dot(n.name, this.dark), n.name]),
         el('td', { className: 'num' }, formatInt(n.position)),
+        el('td', { className: 'num' }, formatWeight(n.weight)),
         el('td', { className: 'num' }, formatInt(n.points)),
         el('td', { className: 'num' }, formatInt(n.keys)),
         el('td', { className: 'num' }, formatPercent(n.key_share, digits)),
@@ -84,7 +90,7 @@ export class NodesTable {
       return tr;
     });
     if (!rows.length) {
-      rows.push(el('tr', null, el('td', { colSpan: 6, className: 'muted' }, 'No nodes yet. Add one with “Add node”.')));
+      rows.push(el('tr', null, el('td', { colSpan: 7, className: 'muted' }, 'No nodes yet. Add one with “Add node”.')));
     }
     $('nodes-body').replaceChildren(...rows);
     $('nodes-count').textContent = `${formatInt(this.nodes.length)} ${this.nodes.length === 1 ? 'node' : 'nodes'}`;
