@@ -443,6 +443,31 @@ test('points per node, sortable nodes table, keys filter and paging', async ({ p
   assert.ok(owners.length > 0);
 });
 
+test('scenario: nodes, then many keys', async ({ page, server }) => {
+  await page.getByRole('button', { name: /Nodes, then many keys/ }).click();
+  const outcome = await expectText(page.locator('#scenario-outcome'), /busiest node/, 'scenario outcome', 30000);
+  const stats = (await http(server, 'GET', '/api/stats')).body;
+  assert.equal(stats.nodes, 5);
+  assert.equal(stats.keys, 10000);
+  const top = [...stats.per_node].sort((a, b) => b.keys - a.keys)[0];
+  assert.ok(outcome.includes(top.name), `the outcome names the busiest node ${top.name}`);
+  const names = (await http(server, 'GET', '/api/nodes')).body.nodes.map((n) => n.name).sort();
+  assert.deepEqual(names, ['alpha', 'bravo', 'charlie', 'delta', 'echo']);
+});
+
+test('scenario: grow a loaded ring moves keys only to the newcomer', async ({ page, server }) => {
+  await page.getByRole('button', { name: /Grow a loaded ring/ }).click();
+  const outcome = await expectText(page.locator('#scenario-outcome'), /changed owner/, 'scenario outcome', 30000);
+  assert.match(outcome, /✓ all went to/);
+  const ops = (await http(server, 'GET', '/api/operations?limit=1000')).body.operations;
+  const last = ops[ops.length - 1];
+  assert.equal(last.type, 'add_node');
+  const detail = (await http(server, 'GET', `/api/operations/${last.id}`)).body;
+  assert.ok(detail.moves.length > 0, 'a loaded ring gives the newcomer keys');
+  assert.ok(detail.moves.every((m) => m.to === last.subject), 'every move goes to the new node');
+  assert.ok(outcome.includes(`${detail.moves_total.toLocaleString('en-US')} of`), 'the outcome counts the moves');
+});
+
 test('scenario: remove a node and only its keys move', async ({ page, server }) => {
   await page.getByRole('button', { name: /Take a node away/ }).click();
   const outcome = await expectText(page.locator('#scenario-outcome'), /./, 'scenario outcome', 30000);
