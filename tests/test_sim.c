@@ -1,6 +1,6 @@
 /*
  * test_sim.c - property tests of the engine on random topologies (fixed
- * seeds): every key sits where a brute-force owner search written here says;
+ * seeds; a thousand of them): every key sits where a brute-force owner search written here says;
  * adding a node moves keys only to it, removing one only from it; add then
  * remove restores every assignment; keys_moved and moved_from match the
  * observed moves; replaying the log reproduces the stored state; revert and
@@ -164,7 +164,7 @@ static void test_random_topologies(void **state)
     static assign a, b, c;
     static const double weights[] = {0.5, 1, 1, 2, 3};
     static const uint32_t ppns[] = {1, 1, 2, 3, 8, 16};
-    for (int round = 0; round < 200; round++) {
+    for (int round = 0; round < 1000; round++) {
         rng = 0x9E3779B97F4A7C15ull * (uint64_t)(round + 1);
         sim *s;
         rs_error err;
@@ -174,7 +174,7 @@ static void test_random_topologies(void **state)
         place_config_default(&cfg);
         cfg.points_per_node = ppns[rnd() % 6];
         assert_int_equal(sim_configure(s, &cfg, &op, &err), 0);
-        int nkeys = 50 + (int)(rnd() % 300);
+        int nkeys = 20 + (int)(rnd() % 180);
         int early = (int)(rnd() % 20); /* keys stored before any node */
         if (early)
             insert_keys(s, 0, early);
