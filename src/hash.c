@@ -11,7 +11,6 @@
 
 struct hasher {
     EVP_MD *sha256;
-    EVP_MD *md5;
     EVP_MD_CTX *ctx;
 };
 
@@ -23,7 +22,6 @@ hasher *hasher_new(void)
     h->sha256 = EVP_MD_fetch(NULL, "SHA256", NULL);
     if (!h->sha256)
         goto fail;
-    h->md5 = EVP_MD_fetch(NULL, "MD5", NULL); /* optional: may be NULL in FIPS */
     h->ctx = EVP_MD_CTX_new();
     if (!h->ctx)
         goto fail;
@@ -38,7 +36,6 @@ void hasher_free(hasher *h)
     if (!h)
         return;
     EVP_MD_CTX_free(h->ctx);
-    EVP_MD_free(h->md5);
     EVP_MD_free(h->sha256);
     free(h);
 }
@@ -71,9 +68,4 @@ void hash_sha256_hex(hasher *h, const void *s, size_t len, char out[65])
         out[2 * i + 1] = hex[d[i] & 15];
     }
     out[64] = '\0';
-}
-
-void hash_md5(hasher *h, const void *s, size_t len, unsigned char out[16])
-{
-    digest(h, h->md5 ? h->md5 : h->sha256, s, len, out);
 }

@@ -25,7 +25,5 @@ void hasher_free(hasher *h);
 uint32_t hash_position(hasher *h, const void *s, size_t len);
 /* Full digest as 64 lowercase hex digits plus NUL into out[65]. */
 void hash_sha256_hex(hasher *h, const void *s, size_t len, char out[65]);
-/* MD5 digest (16 bytes) for algorithms that define themselves on MD5. */
-void hash_md5(hasher *h, const void *s, size_t len, unsigned char out[16]);
 
 #endif
