@@ -721,27 +721,35 @@ static char *count_subject(size_t n, const sim_str *one)
 
 #define PROGRESS_EVERY 16384
 
-int sim_insert_keys(sim *s, const sim_str *keys, size_t n, bool strict,
-                    int64_t *inserted, int64_t *skipped, int64_t *op, rs_error *err)
+/* A list of keys must not be empty and every key must follow the name
+ * rules; the message says which one does not. */
+static int check_key_list(const sim_str *keys, size_t n, rs_error *err)
 {
-    *inserted = *skipped = 0;
     if (n == 0)
         return rs_fail(err, RINGSIM_EPARAM, "the list of keys is empty");
     for (size_t i = 0; i < n; i++) {
         int rc = name_check(keys[i].s, keys[i].len, "key", err);
-        if (rc) {
-            if (n > 1) { /* say which one */
-                char m[sizeof err->msg];
-                snprintf(m, sizeof m, "%s", err->msg);
-                rs_fail(err, rc, "keys[%zu]: %s", i, m);
-            }
-            return rc;
+        if (rc && n > 1) { /* say which one */
+            char m[sizeof err->msg];
+            snprintf(m, sizeof m, "%s", err->msg);
+            rs_fail(err, rc, "keys[%zu]: %s", i, m);
         }
+        if (rc)
+            return rc;
     }
+    return 0;
+}
+
+int sim_insert_keys(sim *s, const sim_str *keys, size_t n, bool strict,
+                    int64_t *inserted, int64_t *skipped, int64_t *op, rs_error *err)
+{
+    *inserted = *skipped = 0;
+    int rc = check_key_list(keys, n, err);
+    if (rc)
+        return rc;
     json_t *params = json_pack("{s:I}", "keys", (json_int_t)n);
     char *subject = count_subject(n, &keys[0]);
     opctx c;
-    int rc;
     if (!params || !subject) {
         rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
         goto out;
@@ -864,20 +872,15 @@ static int cmp_str_ptr(const void *x, const void *y)
 
 int sim_delete_keys(sim *s, const sim_str *keys, size_t n, int64_t *op, rs_error *err)
 {
-    if (n == 0)
-        return rs_fail(err, RINGSIM_EPARAM, "the list of keys is empty");
-    for (size_t i = 0; i < n; i++) {
-        int rc = name_check(keys[i].s, keys[i].len, "key", err);
-        if (rc)
-            return rc;
-    }
+    int rc = check_key_list(keys, n, err);
+    if (rc)
+        return rc;
     /* A key named twice is deleted once. */
     const sim_str **ord = malloc(n * sizeof *ord);
     bool *dup = calloc(n, sizeof *dup);
     json_t *params = json_pack("{s:I}", "keys", (json_int_t)n);
     char *subject = count_subject(n, &keys[0]);
     opctx c;
-    int rc;
     if (!ord || !dup || !params || !subject) {
         rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
         goto out;
