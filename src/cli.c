@@ -262,8 +262,10 @@ static int print_key(void *ud, const char *key, size_t len, uint32_t pos, const 
 {
     key_printer *kp = ud;
     if (!kp->json) {
-        printf("%-24.*s %10u  %.*s\n", (int)len, key, pos, node ? (int)node_len : 6,
-               node ? node : "(none)");
+        char k[NAME_BUF];
+        snprintf(k, sizeof k, "%.*s", (int)len, key);
+        print_padded(k, 24);
+        printf(" %10u  %.*s\n", pos, node ? (int)node_len : 6, node ? node : "(none)");
         kp->count++;
         return 0;
     }
