@@ -7,7 +7,7 @@ PORT     ?= 3000
 DB       ?= ringsim.db
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all build run test test-unit test-asan bench deps deps-test npm clean
+.PHONY: all build run test test-asan bench fuzz deps deps-test npm clean
 
 all: build
 
@@ -46,6 +46,17 @@ test-asan: deps
 
 bench: build
 	$(BUILD)/bench_ringsim
+
+# Property fuzzing of the engine with libFuzzer (clang): random operation
+# sequences must always pass `check`.  FUZZ_SECONDS bounds the run.
+FUZZ_SECONDS ?= 120
+FUZZ_LIBS = $(shell pkg-config --cflags --libs sqlite3 libcrypto jansson) -lm
+fuzz: deps
+	mkdir -p $(BUILD)/fuzz-corpus
+	clang -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -Isrc -o $(BUILD)/fuzz_sim \
+	  fuzz/fuzz_sim.c src/sim.c src/store.c src/place.c src/ring.c src/names.c src/hash.c \
+	  src/error.c $(FUZZ_LIBS)
+	$(BUILD)/fuzz_sim -max_total_time=$(FUZZ_SECONDS) -max_len=200 $(BUILD)/fuzz-corpus
 
 clean:
 	rm -rf $(BUILD) $(ASAN)
