@@ -7,7 +7,7 @@ PORT     ?= 3000
 DB       ?= ringsim.db
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all build run test test-asan bench fuzz deps deps-test npm clean
+.PHONY: all build run test test-asan bench fuzz fuzz-api deps deps-test npm clean
 
 all: build
 
@@ -57,6 +57,15 @@ fuzz: deps
 	  fuzz/fuzz_sim.c src/sim.c src/store.c src/place.c src/ring.c src/names.c src/hash.c \
 	  src/error.c $(FUZZ_LIBS)
 	$(BUILD)/fuzz_sim -max_total_time=$(FUZZ_SECONDS) -max_len=200 $(BUILD)/fuzz-corpus
+
+# The API's routes and handlers with random requests: never a crash, never
+# an answer that is not 200/201 or a well-formed error object.
+fuzz-api: deps
+	mkdir -p $(BUILD)/fuzz-api-corpus
+	clang -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -Isrc -o $(BUILD)/fuzz_api \
+	  fuzz/fuzz_api.c src/api.c src/view.c src/sim.c src/store.c src/place.c src/ring.c \
+	  src/names.c src/hash.c src/error.c $(FUZZ_LIBS)
+	$(BUILD)/fuzz_api -max_total_time=$(FUZZ_SECONDS) -max_len=300 $(BUILD)/fuzz-api-corpus
 
 clean:
 	rm -rf $(BUILD) $(ASAN)

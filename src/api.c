@@ -16,8 +16,32 @@
 
 json_t *api_error_body(int code, const char *msg)
 {
-    return json_pack("{s:{s:s, s:s}}", "error", "code", ringsim_errcode(code), "message",
-                     msg && *msg ? msg : ringsim_strerror(code));
+    if (!msg || !*msg)
+        msg = ringsim_strerror(code);
+    /* A message may quote what the client sent, which need not be UTF-8;
+     * JSON strings must be, so such bytes become U+FFFD. */
+    char clean[1024];
+    if (!utf8_valid(msg, strlen(msg))) {
+        size_t o = 0;
+        for (const unsigned char *p = (const unsigned char *)msg; *p && o + 4 < sizeof clean; p++) {
+            if (*p < 0x80) {
+                clean[o++] = (char)*p;
+            } else { /* keep whole valid sequences, replace the rest */
+                size_t n = *p >= 0xF0 ? 4 : *p >= 0xE0 ? 3 : *p >= 0xC0 ? 2 : 1;
+                if (n > 1 && strlen((const char *)p) >= n && utf8_valid((const char *)p, n)) {
+                    memcpy(clean + o, p, n);
+                    o += n;
+                    p += n - 1;
+                } else {
+                    memcpy(clean + o, "\xEF\xBF\xBD", 3);
+                    o += 3;
+                }
+            }
+        }
+        clean[o] = '\0';
+        msg = clean;
+    }
+    return json_pack("{s:{s:s, s:s}}", "error", "code", ringsim_errcode(code), "message", msg);
 }
 
 void api_request_clear(api_request *r)

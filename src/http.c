@@ -128,6 +128,11 @@ static void reply_json(struct evhttp_request *req, int status, json_t *body)
     if (b && t) {
         evbuffer_add(b, t, strlen(t));
         evbuffer_add(b, "\n", 1);
+    } else if (b) { /* never an empty answer, even out of memory */
+        static const char fallback[] =
+            "{\"error\":{\"code\":\"internal\",\"message\":\"could not build the answer\"}}\n";
+        evbuffer_add(b, fallback, sizeof fallback - 1);
+        status = 500;
     }
     evhttp_send_reply(req, status, reason(status), b);
     if (b)

@@ -1186,6 +1186,9 @@ async function testErrors(s) {
 
   // 404
   expectError('GET /api/nodes/unknown', await s.get('/api/nodes/unknown'), 404, 'not_found');
+  // Found by fuzzing: a message quoting bytes that are not UTF-8 once made an empty answer.
+  expectError('GET /api/operations/%84 (not UTF-8)', await s.get('/api/operations/%84'), 404, 'not_found');
+  expectError('GET /api/operations/%C3%28 (not UTF-8)', await s.get('/api/operations/a%C3%28'), 404, 'not_found');
   await refused('DELETE /api/nodes/unknown', 'DELETE', '/api/nodes/unknown', undefined, 404, 'not_found');
   expectError('GET /api/keys/unknown', await s.get('/api/keys/unknown'), 404, 'not_found');
   await refused('DELETE /api/keys/unknown', 'DELETE', '/api/keys/unknown', undefined, 404, 'not_found');
