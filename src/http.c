@@ -104,6 +104,19 @@ static void common_headers(struct evhttp_request *req, const char *type)
     evhttp_add_header(h, "X-Frame-Options", "DENY");
 }
 
+/* evhttp would send a body given for HEAD: the answer to HEAD must carry
+ * the headers of the GET, its length included, and no body.  Returns
+ * whether the request is a HEAD (then the caller sends no body). */
+static bool head_only(struct evhttp_request *req, size_t len)
+{
+    if (evhttp_request_get_command(req) != EVHTTP_REQ_HEAD)
+        return false;
+    char n[32];
+    snprintf(n, sizeof n, "%zu", len);
+    evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Length", n);
+    return true;
+}
+
 static const char *reason(int status)
 {
     switch (status) {
@@ -134,6 +147,8 @@ static void reply_json(struct evhttp_request *req, int status, json_t *body)
         evbuffer_add(b, fallback, sizeof fallback - 1);
         status = 500;
     }
+    if (b && head_only(req, evbuffer_get_length(b)))
+        evbuffer_drain(b, evbuffer_get_length(b));
     evhttp_send_reply(req, status, reason(status), b);
     if (b)
         evbuffer_free(b);
@@ -589,6 +604,9 @@ static void handle_api(server *sv, struct evhttp_request *req, const char *uri)
     }
     if (rc) {
         reply_error(req, rc, err.msg);
+    } else if (where == API_EVENTS && r.method == API_HEAD) {
+        common_headers(req, "text/event-stream; charset=utf-8");
+        evhttp_send_reply(req, 200, "OK", NULL); /* the headers of the stream, no stream */
     } else if (where == API_EVENTS) {
         events_start(sv, req);
     } else if (where == API_WORKER) {
@@ -626,7 +644,7 @@ static void reply_static(struct evhttp_request *req, const char *type, const voi
     common_headers(req, type);
     evhttp_add_header(evhttp_request_get_output_headers(req), "Cache-Control", "no-cache");
     struct evbuffer *b = evbuffer_new();
-    if (b && evhttp_request_get_command(req) != EVHTTP_REQ_HEAD)
+    if (b && !head_only(req, len))
         evbuffer_add(b, data, len);
     evhttp_send_reply(req, 200, "OK", b);
     if (b)
