@@ -166,17 +166,9 @@ static void print_padded(const char *s, size_t width)
 
 static void pct(char *buf, double share) { sprintf(buf, "%.2f%%", share * 100.0); }
 
-static int cmd_node_ls(sim *s, opts *o)
+/* The people's table of `node ls`, like `nodetool status`. */
+static void print_nodes_table(json_t *j)
 {
-    rs_error err;
-    json_t *j = view_nodes(s, &err);
-    if (!j)
-        return refused(&err);
-    if (o->json) {
-        print_json(j);
-        json_decref(j);
-        return 0;
-    }
     json_t *nodes = json_object_get(j, "nodes"), *n;
     size_t i, wname = 4;
     json_array_foreach(nodes, i, n)
@@ -199,8 +191,6 @@ static int cmd_node_ls(sim *s, opts *o)
     }
     if (!json_array_size(nodes))
         printf("(no nodes)\n");
-    json_decref(j);
-    return 0;
 }
 
 static int parse_u64(const char *t, uint64_t *out)
@@ -216,12 +206,14 @@ static int parse_u64(const char *t, uint64_t *out)
     return 0;
 }
 
+static int cmd_read(sim *s, opts *o, const char *cmd);
+
 static int cmd_node(sim *s, opts *o, const char *sub)
 {
     rs_error err = {0};
     int64_t op;
     if (strcmp(sub, "ls") == 0)
-        return o->nargs ? usage("node ls takes no arguments%s", "") : cmd_node_ls(s, o);
+        return cmd_read(s, o, "node ls");
     if (o->nargs != 1)
         return usage("node %s takes one NAME", sub);
     const char *name = o->args[0];
@@ -421,6 +413,8 @@ static int cmd_read(sim *s, opts *o, const char *cmd)
         j = view_lookup(s, o->args[0], strlen(o->args[0]), &err);
     } else if (o->nargs) {
         return usage("%s takes no arguments", cmd);
+    } else if (strcmp(cmd, "node ls") == 0) {
+        j = view_nodes(s, &err);
     } else if (strcmp(cmd, "stats") == 0) {
         j = view_stats(s, &err);
     } else if (strcmp(cmd, "ring") == 0) {
@@ -435,7 +429,9 @@ static int cmd_read(sim *s, opts *o, const char *cmd)
         json_decref(j);
         return 0;
     }
-    if (strcmp(cmd, "lookup") == 0) {
+    if (strcmp(cmd, "node ls") == 0) {
+        print_nodes_table(j);
+    } else if (strcmp(cmd, "lookup") == 0) {
         const char *n = json_string_value(json_object_get(j, "node"));
         printf("key      %s\nsha256   %s\nposition %lld\nnode     %s%s\nstored   %s\n",
                o->args[0], json_string_value(json_object_get(j, "sha256")),

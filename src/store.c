@@ -21,7 +21,7 @@ enum {
     Q_BEGIN, Q_BEGIN_READ, Q_COMMIT, Q_ROLLBACK, Q_META_GET, Q_META_SET,
     Q_NODES, Q_NODE_INS, Q_NODE_UPD, Q_NODE_DEL,
     Q_KEY_INS, Q_KEY_GET, Q_KEY_DEL, Q_KEYS_CLEAR, Q_MOVE_REC, Q_MOVE_UPD,
-    Q_KEY_SET, Q_MOVE_ONE, Q_KEYS_BY_KEY, Q_KEYS_BY_POS,
+    Q_KEYS_BY_KEY, Q_KEYS_BY_POS,
     Q_OP_INS, Q_OP_FIN, Q_OP_KEY, Q_OP_GET, Q_OPS, Q_OP_LAST, Q_OP_KEYS,
     Q_MOVES, Q_MOVES_COUNT, Q_DATA_VERSION, Q_DENSITY, Q_OP_BASE,
     Q_COUNT
@@ -47,8 +47,6 @@ static const char *const sql[Q_COUNT] = {
                    "SELECT ?1, ?2 + row_number() OVER (ORDER BY pos, key), key, ?3, ?4 "
                    "FROM keys WHERE pos BETWEEN ?5 AND ?6 AND node IS ?7",
     [Q_MOVE_UPD] = "UPDATE keys SET node = ?1 WHERE pos BETWEEN ?2 AND ?3 AND node IS ?4",
-    [Q_KEY_SET] = "UPDATE keys SET node = ?2 WHERE key = ?1",
-    [Q_MOVE_ONE] = "INSERT INTO moves(op, seq, key, src, dst) VALUES(?1, ?2, ?3, ?4, ?5)",
     [Q_KEYS_BY_KEY] = "SELECT key, pos, node FROM keys ORDER BY key",
     [Q_KEYS_BY_POS] = "SELECT key, pos, node FROM keys ORDER BY pos, key",
     [Q_OP_INS] = "INSERT INTO ops(at, type, subject, params, config, keys_moved, moved_from) "
@@ -266,8 +264,6 @@ void store_close(store *st)
     sqlite3_close(st->db);
     free(st);
 }
-
-bool store_is_memory(const store *st) { return st->memory; }
 
 int store_begin(store *st, rs_error *err)
 {
@@ -570,31 +566,6 @@ int store_keys_move(store *st, uint32_t lo, uint32_t hi, int64_t from, int64_t t
     *count = sqlite3_changes(st->db);
     *seq += *count;
     return 0;
-}
-
-int store_key_set_node(store *st, const char *key, size_t len, int64_t to,
-                       int64_t op, const char *from_name, const char *to_name,
-                       int64_t *seq, rs_error *err)
-{
-    int rc;
-    if (op > 0) {
-        sqlite3_stmt *s = stmt(st, Q_MOVE_ONE);
-        if (s) {
-            sqlite3_bind_int64(s, 1, op);
-            sqlite3_bind_int64(s, 2, ++*seq);
-            sqlite3_bind_text(s, 3, key, (int)len, SQLITE_STATIC);
-            sqlite3_bind_text(s, 4, from_name, -1, SQLITE_STATIC);
-            sqlite3_bind_text(s, 5, to_name, -1, SQLITE_STATIC);
-        }
-        if ((rc = run(st, s, err, "recording a move")))
-            return rc;
-    }
-    sqlite3_stmt *s = stmt(st, Q_KEY_SET);
-    if (s) {
-        sqlite3_bind_text(s, 1, key, (int)len, SQLITE_STATIC);
-        bind_node(s, 2, to);
-    }
-    return run(st, s, err, "moving a key");
 }
 
 /* Step through rows of (key, pos, node), calling fn for each. */

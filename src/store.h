@@ -35,7 +35,6 @@ typedef struct store store;
 int store_open(store **out, const char *path, rs_error *err);
 /* Accepts NULL; finalizes every statement. */
 void store_close(store *st);
-bool store_is_memory(const store *st);
 
 /* Write transaction (BEGIN IMMEDIATE: takes the write lock at once, waiting
  * up to the busy timeout for other processes). */
@@ -101,10 +100,6 @@ int store_keys_density(store *st, uint32_t bins, int64_t *counts, rs_error *err)
 int store_keys_move(store *st, uint32_t lo, uint32_t hi, int64_t from, int64_t to,
                     int64_t op, const char *from_name, const char *to_name,
                     int64_t *seq, int64_t *count, rs_error *err);
-/* Set one key's owner, recording the move when op > 0. */
-int store_key_set_node(store *st, const char *key, size_t len, int64_t to,
-                       int64_t op, const char *from_name, const char *to_name,
-                       int64_t *seq, rs_error *err);
 /* Every key, ordered by key bytes (order = 0) or by (position, key). */
 int store_keys_each(store *st, int by_position, store_key_fn fn, void *ud,
                     rs_error *err);

@@ -15,8 +15,6 @@ static json_t *nomem(rs_error *err, json_t *partial)
     return NULL;
 }
 
-json_t *view_str(const char *s, size_t len) { return json_stringn(s, len); }
-
 static json_t *str_or_null(const char *s, size_t len)
 {
     return s ? json_stringn(s, len) : json_null();

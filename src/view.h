@@ -13,9 +13,6 @@
 
 #include "sim.h"
 
-/* A jansson string of exactly len bytes (names may not be NUL-terminated). */
-json_t *view_str(const char *s, size_t len);
-
 json_t *view_node(const sim_node_view *v);
 json_t *view_nodes(sim *s, rs_error *err);                        /* {"nodes"} */
 json_t *view_node_get(sim *s, const char *name, size_t len, rs_error *err);
