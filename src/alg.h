@@ -1,0 +1,61 @@
+/*
+ * alg.h - the common vocabulary of the placement algorithm cores.
+ *
+ * Each real system or textbook scheme that ringsim reproduces has a core in
+ * its own alg_<name>.c: pure functions with no SQLite, no JSON and no engine
+ * state, written from the system's own source and tested against the real
+ * program.  place.c wraps the cores into its ops table.
+ *
+ * Vocabulary:
+ *   alg_node   a server as the user typed it, in join order (index = ordinal).
+ *   alg_point  a point of a ring-like layout.  `coord` is an ORDER-PRESERVING
+ *              unsigned 64-bit coordinate: 32-bit hashes as they are, 64-bit
+ *              unsigned hashes as they are, signed 64-bit tokens (Cassandra)
+ *              as (uint64_t)token ^ 2^63, so that unsigned order is the
+ *              system's own order.
+ *   ring order a point array sorted the way the system sorts it, ties
+ *              included: a key goes to the FIRST point whose coord is >= the
+ *              key's coord, wrapping past the last to point 0
+ *              (alg_successor).  A system that breaks ties differently sorts
+ *              its array so that this rule gives its answer.
+ */
+#ifndef RINGSIM_ALG_H
+#define RINGSIM_ALG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct alg_node {
+    const char *name; /* borrowed; UTF-8, not NUL-terminated necessarily */
+    size_t len;
+    double weight; /* > 0; whole numbers where the system wants them */
+} alg_node;
+
+typedef struct alg_point {
+    uint64_t coord; /* order-preserving, see above */
+    uint32_t node;  /* index into the alg_node array */
+    uint32_t index; /* the point's number within its node */
+} alg_point;
+
+#define ALG_SIGNED_BIAS 0x8000000000000000ull
+
+/* Order-preserving coordinate of a signed 64-bit token, and back. */
+static inline uint64_t alg_from_signed(int64_t t) { return (uint64_t)t ^ ALG_SIGNED_BIAS; }
+static inline int64_t alg_to_signed(uint64_t c) { return (int64_t)(c ^ ALG_SIGNED_BIAS); }
+
+/* Index of the first point with coord >= c, wrapping to 0 past the last.
+ * n must be > 0.  O(log n), cannot fail. */
+static inline size_t alg_successor(const alg_point *p, size_t n, uint64_t c)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (p[mid].coord < c)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo == n ? 0 : lo;
+}
+
+#endif
