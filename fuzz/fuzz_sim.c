@@ -86,7 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         case 6: {
             place_config cfg = *sim_config(s);
-            cfg.points_per_node = take(&in) % 9; /* 0 is refused */
+            cfg.param[PP_POINTS_PER_NODE] = take(&in) % 9; /* 0 is refused */
             sim_configure(s, &cfg, &op, &err);
             break;
         }

@@ -8,6 +8,7 @@
 #include "api.h"
 
 #include <math.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -216,10 +217,36 @@ static int post_nodes(sim *s, const api_request *r, json_t **out, rs_error *err)
             return rs_fail(err, RINGSIM_EPARAM, "weight must be a number above 0");
         weight = json_number_value(w);
     }
+    /* "tokens": explicit Cassandra tokens, decimal strings (JSON numbers lose
+     * precision past 2^53). */
+    json_t *jt = json_object_get(r->body, "tokens");
+    size_t nt = jt && !json_is_null(jt) ? json_array_size(jt) : 0;
+    if (jt && !json_is_null(jt) && (!json_is_array(jt) || nt == 0))
+        return rs_fail(err, RINGSIM_EPARAM, "tokens must be a non-empty list of decimal strings");
+    if (nt > PLACE_MAX_NODE_POINTS)
+        return rs_fail(err, RINGSIM_EPARAM, "at most %u tokens per node", PLACE_MAX_NODE_POINTS);
+    int64_t *tokens = nt ? malloc(nt * sizeof *tokens) : NULL;
+    if (nt && !tokens)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    for (size_t i = 0; i < nt; i++) {
+        const char *t = json_string_value(json_array_get(jt, i));
+        char *end = NULL;
+        errno = 0;
+        long long v = t ? strtoll(t, &end, 10) : 0;
+        if (!t || !*t || *end || errno || (t[0] == '+')) {
+            free(tokens);
+            return rs_fail(err, RINGSIM_EPARAM,
+                           "tokens[%zu] must be a signed 64-bit whole number as a string", i);
+        }
+        tokens[i] = v;
+    }
     int64_t op;
     const char *n = json_string_value(name);
     size_t len = json_string_length(name);
-    if ((rc = sim_add_node(s, n, len, weight, &op, err)))
+    sim_node_spec spec = {n, len, weight, tokens, nt};
+    rc = sim_add_node_spec(s, &spec, &op, err);
+    free(tokens);
+    if (rc)
         return rc;
     json_t *node = view_node_get(s, n, len, err), *o = op_json(s, op, err);
     *out = json_pack("{s:o*, s:o*}", "node", node, "operation", o);
@@ -298,23 +325,8 @@ static int put_config(sim *s, const api_request *r, json_t **out, rs_error *err)
     if (rc)
         return rc;
     place_config cfg = *sim_config(s);
-    const char *k;
-    json_t *v;
-    json_object_foreach(r->body, k, v)
-    {
-        if (strcmp(k, "points_per_node") == 0) {
-            int64_t p = 0;
-            if ((rc = json_int_in(v, "points_per_node", 1, PLACE_MAX_POINTS_PER_NODE, &p, err)))
-                return rc;
-            cfg.points_per_node = (uint32_t)p;
-        } else if (strcmp(k, "algorithm") == 0) {
-            if (!json_is_string(v) || json_string_length(v) >= sizeof cfg.algorithm)
-                return rs_fail(err, RINGSIM_EPARAM, "algorithm must be one of: ring");
-            strcpy(cfg.algorithm, json_string_value(v));
-        } else {
-            return rs_fail(err, RINGSIM_EPARAM, "unknown configuration field \"%s\"", k);
-        }
-    }
+    if ((rc = place_config_from_json(&cfg, r->body, err)))
+        return rc;
     int64_t op;
     if ((rc = sim_configure(s, &cfg, &op, err)))
         return rc;

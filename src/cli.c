@@ -28,7 +28,8 @@ static const char usage_text[] =
     "usage: ringsim [--db PATH] [--json] COMMAND [ARGS]\n"
     "\n"
     "  serve [--host 127.0.0.1] [--port 3000] [--web DIR]   start the web simulator\n"
-    "  node add NAME [--weight W]    add a node           node rm NAME   remove a node\n"
+    "  node add NAME [--weight W] [--tokens T,T,...]   add a node\n"
+    "  node rm NAME                   remove a node\n"
     "  node ls                       list nodes (like nodetool status)\n"
     "  key add KEY...                insert keys          key rm KEY...  delete keys\n"
     "  key ls [--node N]             list keys by position\n"
@@ -37,7 +38,9 @@ static const char usage_text[] =
     "  stats                         balance statistics\n"
     "  log                           the operation log\n"
     "  ring                          the ring's points in order\n"
-    "  config [--points N] [--algorithm A]   show or change the configuration\n"
+    "  config [--points N] [--algorithm A] [--param NAME=VALUE]... [--replicas R]\n"
+    "                                 show or change the configuration\n"
+    "  algorithms                     the placement algorithms and their parameters\n"
     "  revert ID                     make the state what it was after operation ID\n"
     "  check                         verify placement and replay the log\n"
     "\n"
@@ -47,6 +50,9 @@ typedef struct opts {
     const char *db;
     int json;
     const char *weight, *node, *prefix, *start, *points, *algorithm, *host, *port, *web;
+    const char *replicas, *tokens;
+    char **params; /* every --param NAME=VALUE, in order */
+    int nparams;
     char **args; /* positionals after the command words */
     int nargs;
 } opts;
@@ -207,6 +213,7 @@ static int parse_u64(const char *t, uint64_t *out)
 }
 
 static int cmd_read(sim *s, opts *o, const char *cmd);
+static int parse_tokens(const char *text, int64_t **out, size_t *n);
 
 static int cmd_node(sim *s, opts *o, const char *sub)
 {
@@ -229,7 +236,14 @@ static int cmd_node(sim *s, opts *o, const char *sub)
                 return EXIT_REFUSED;
             }
         }
-        if (sim_add_node(s, name, strlen(name), w, &op, &err))
+        int64_t *tokens = NULL;
+        size_t ntokens = 0;
+        if (o->tokens && parse_tokens(o->tokens, &tokens, &ntokens))
+            return EXIT_REFUSED;
+        sim_node_spec spec = {name, strlen(name), w, tokens, ntokens};
+        int failed = sim_add_node_spec(s, &spec, &op, &err);
+        free(tokens);
+        if (failed)
             return refused(&err);
         json_t *node = view_node_get(s, name, strlen(name), &err);
         int rc = answer_op(s, o, op, "node", node);
@@ -359,40 +373,132 @@ inserted:
     return 0;
 }
 
+/* --tokens T,T,...: signed 64-bit decimal tokens (Cassandra's initial_token). */
+static int parse_tokens(const char *text, int64_t **out, size_t *n)
+{
+    size_t cap = 1;
+    for (const char *p = text; *p; p++)
+        cap += *p == ',';
+    int64_t *v = malloc(cap * sizeof *v);
+    if (!v) {
+        fprintf(stderr, "ringsim: out of memory\n");
+        return -1;
+    }
+    size_t k = 0;
+    const char *p = text;
+    for (;;) {
+        char *end;
+        errno = 0;
+        long long t = strtoll(p, &end, 10);
+        if (errno || end == p || (*end && *end != ',')) {
+            fprintf(stderr, "ringsim: --tokens takes signed 64-bit whole numbers separated "
+                            "by commas, not \"%s\"\n", text);
+            free(v);
+            return -1;
+        }
+        v[k++] = t;
+        if (!*end)
+            break;
+        p = end + 1;
+    }
+    *out = v;
+    *n = k;
+    return 0;
+}
+
+static int cmd_algorithms(opts *o)
+{
+    rs_error err = {0};
+    if (o->nargs)
+        return usage("algorithms takes no arguments%s", "");
+    json_t *j = view_algorithms(&err);
+    if (!j)
+        return refused(&err);
+    if (o->json) {
+        print_json(j);
+    } else {
+        json_t *a = json_object_get(j, "algorithms"), *e;
+        size_t i;
+        printf("%-11s %-8s %-8s %-22s %s\n", "ALGORITHM", "WEIGHTS", "REPLICAS", "PARAMS",
+               "TITLE");
+        json_array_foreach(a, i, e)
+        {
+            char ps[128] = "";
+            json_t *p;
+            size_t k;
+            json_array_foreach(json_object_get(e, "params"), k, p)
+            {
+                char one[64];
+                snprintf(one, sizeof one, "%s%s=%lld", k ? " " : "",
+                         json_string_value(json_object_get(p, "name")),
+                         (long long)json_integer_value(json_object_get(p, "default")));
+                strncat(ps, one, sizeof ps - strlen(ps) - 1);
+            }
+            printf("%-11s %-8s %-8s %-22s %s\n", json_string_value(json_object_get(e, "name")),
+                   json_string_value(json_object_get(e, "weight_rule")),
+                   json_string_value(json_object_get(e, "replica_rule")), *ps ? ps : "-",
+                   json_string_value(json_object_get(e, "title")));
+        }
+    }
+    json_decref(j);
+    return 0;
+}
+
 static int cmd_config(sim *s, opts *o)
 {
     rs_error err = {0};
     if (o->nargs)
         return usage("config takes options only%s", "");
-    if (!o->points && !o->algorithm) {
+    if (!o->points && !o->algorithm && !o->nparams && !o->replicas) {
         json_t *j = view_config(s, &err);
         if (!j)
             return refused(&err);
-        if (o->json)
+        if (o->json) {
             print_json(j);
-        else
-            printf("algorithm %s\npoints_per_node %lld\n",
+        } else {
+            printf("algorithm %s\npoints_per_node %lld\nreplicas %lld\n",
                    json_string_value(json_object_get(j, "algorithm")),
-                   (long long)json_integer_value(json_object_get(j, "points_per_node")));
+                   (long long)json_integer_value(json_object_get(j, "points_per_node")),
+                   (long long)json_integer_value(json_object_get(j, "replicas")));
+            const char *k;
+            json_t *v;
+            json_object_foreach(json_object_get(j, "params"), k, v)
+            {
+                if (strcmp(k, "points_per_node") != 0)
+                    printf("%s %lld\n", k, (long long)json_integer_value(v));
+            }
+        }
         json_decref(j);
         return 0;
     }
     place_config cfg = *sim_config(s);
-    if (o->points) {
-        uint64_t p;
-        if (parse_u64(o->points, &p) || p < 1 || p > PLACE_MAX_POINTS_PER_NODE) {
-            fprintf(stderr, "ringsim: --points must be a whole number from 1 to %u, not \"%s\"\n",
-                    PLACE_MAX_POINTS_PER_NODE, o->points);
-            return EXIT_REFUSED;
-        }
-        cfg.points_per_node = (uint32_t)p;
-    }
     if (o->algorithm) {
         if (strlen(o->algorithm) >= sizeof cfg.algorithm) {
             fprintf(stderr, "ringsim: unknown algorithm \"%s\"\n", o->algorithm);
             return EXIT_REFUSED;
         }
         strcpy(cfg.algorithm, o->algorithm);
+    }
+    if (o->points && place_config_set_param(&cfg, "points_per_node", o->points, &err))
+        return refused(&err);
+    for (int i = 0; i < o->nparams; i++) {
+        char name[64];
+        const char *eq = strchr(o->params[i], '=');
+        if (!eq || eq == o->params[i] || (size_t)(eq - o->params[i]) >= sizeof name)
+            return usage("--param takes NAME=VALUE, not \"%s\"", o->params[i]);
+        memcpy(name, o->params[i], (size_t)(eq - o->params[i]));
+        name[eq - o->params[i]] = '\0';
+        if (place_config_set_param(&cfg, name, eq + 1, &err))
+            return refused(&err);
+    }
+    if (o->replicas) {
+        uint64_t r;
+        if (parse_u64(o->replicas, &r) || r < 1 || r > PLACE_MAX_REPLICAS) {
+            fprintf(stderr, "ringsim: --replicas must be a whole number from 1 to %u, not \"%s\"\n",
+                    PLACE_MAX_REPLICAS, o->replicas);
+            return EXIT_REFUSED;
+        }
+        cfg.replicas = (uint32_t)r;
     }
     int64_t op;
     if (sim_configure(s, &cfg, &op, &err))
@@ -536,7 +642,8 @@ static const char **opt_slot(opts *o, const char *name)
              {"node", offsetof(opts, node)},     {"prefix", offsetof(opts, prefix)},
              {"start", offsetof(opts, start)},   {"points", offsetof(opts, points)},
              {"algorithm", offsetof(opts, algorithm)}, {"host", offsetof(opts, host)},
-             {"port", offsetof(opts, port)},     {"web", offsetof(opts, web)}};
+             {"port", offsetof(opts, port)},     {"web", offsetof(opts, web)},
+             {"replicas", offsetof(opts, replicas)}, {"tokens", offsetof(opts, tokens)}};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (strcmp(t[i].name, name) == 0)
             return (const char **)((char *)o + t[i].off);
@@ -550,13 +657,13 @@ static int allowed(const char *cmd, const char *sub, const char *opt)
     if (!strcmp(cmd, "serve"))
         ok = " host port web ";
     else if (!strcmp(cmd, "node") && sub && !strcmp(sub, "add"))
-        ok = " weight ";
+        ok = " weight tokens ";
     else if (!strcmp(cmd, "key") && sub && !strcmp(sub, "ls"))
         ok = " node ";
     else if (!strcmp(cmd, "key") && sub && !strcmp(sub, "gen"))
         ok = " prefix start ";
     else if (!strcmp(cmd, "config"))
-        ok = " points algorithm ";
+        ok = " points algorithm param replicas ";
     char pat[32];
     snprintf(pat, sizeof pat, " %s ", opt);
     return !strcmp(opt, "db") || strstr(ok, pat) != NULL;
@@ -572,10 +679,12 @@ int cli_main(int argc, char **argv)
     memset(&o, 0, sizeof o);
     char **pos = calloc((size_t)argc + 1, sizeof *pos);
     char **names = calloc((size_t)argc + 1, sizeof *names);
+    o.params = calloc((size_t)argc + 1, sizeof *o.params);
     int npos = 0, nnames = 0, rc;
-    if (!pos || !names) {
+    if (!pos || !names || !o.params) {
         free(pos);
         free(names);
+        free(o.params);
         fprintf(stderr, "ringsim: out of memory\n");
         return EXIT_REFUSED;
     }
@@ -604,6 +713,17 @@ int cli_main(int argc, char **argv)
             continue;
         }
         const char **slot = opt_slot(&o, name);
+        if (!strcmp(name, "param")) {
+            if (!val && i + 1 < argc)
+                val = argv[++i];
+            if (!val) {
+                rc = usage("option --%s needs a value", name);
+                goto out;
+            }
+            o.params[o.nparams++] = val;
+            names[nnames++] = name;
+            continue;
+        }
         if (!slot) {
             rc = usage("unknown option --%s", name);
             goto out;
@@ -640,7 +760,8 @@ int cli_main(int argc, char **argv)
         first = 2;
     }
     static const char *const known[] = {"serve", "node", "key", "lookup", "stats", "log",
-                                        "ring", "config", "revert", "check", NULL};
+                                        "ring", "config", "revert", "check", "algorithms",
+                                        NULL};
     int k = 0;
     while (known[k] && strcmp(known[k], cmd))
         k++;
@@ -679,7 +800,9 @@ int cli_main(int argc, char **argv)
     }
     if (isatty(STDERR_FILENO))
         sim_set_progress(s, bar, NULL);
-    if (!strcmp(cmd, "node"))
+    if (!strcmp(cmd, "algorithms"))
+        rc = cmd_algorithms(&o);
+    else if (!strcmp(cmd, "node"))
         rc = cmd_node(s, &o, sub);
     else if (!strcmp(cmd, "key"))
         rc = cmd_key(s, &o, sub);
@@ -695,5 +818,6 @@ int cli_main(int argc, char **argv)
 out:
     free(pos);
     free(names);
+    free(o.params);
     return rc;
 }

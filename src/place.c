@@ -1,111 +1,344 @@
 /*
- * place.c - the algorithm table and the seed's ring algorithm.
+ * place.c - the configuration, the algorithm table and the machinery the
+ * algorithms share (see place.h for the interface).
  *
- * "ring": each node has max(1, round(points_per_node * weight)) points at
- * SHA-256 positions of "name", "name#1", ...; a key belongs to the first point
- * clockwise (>=, wrapping).  With one point per node this is exactly the
- * original simulator.  Build O(P log P), owner O(log P).
+ * Most algorithms are rings of points (alg_point arrays in ring order): the
+ * seed's ring, ketama, nginx, Envoy's ring hash, Cassandra's tokens and the
+ * points multiprobe probes against.  For them the successor search, the
+ * preference walk, the segments, shares and drawing are written once here;
+ * an algorithm supplies its points and its key hash.  Table algorithms
+ * (Maglev, Redis slots) supply a table of owners; the others (jump,
+ * rendezvous) supply an owner function and re-place keys.
+ *
+ * Costs: build is the algorithm's (points: one hash each and a sort);
+ * place_key is one key hash plus O(log P) (the seed's ring: the bucketed
+ * search of ring.c); place_prefs walks points until r distinct nodes.
  */
-#include "place.h"
+#define _GNU_SOURCE
+#include "place_int.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct placement {
-    const struct algo *algo;
-    ring *ring;
-    size_t nodes;
-};
+/* ---- parameters ---- */
 
-typedef struct algo {
+typedef struct pdef {
     const char *name;
-    int (*build)(placement *p, hasher *h, const place_config *cfg,
-                 const place_node *nodes, size_t n);
-    long (*owner)(const placement *p, uint32_t pos, const char *key, size_t len);
-} algo;
+    int64_t def, min, max;
+} pdef;
 
-static int ring_algo_build(placement *p, hasher *h, const place_config *cfg,
-                           const place_node *nodes, size_t n)
-{
-    ring_node *rn = malloc((n ? n : 1) * sizeof *rn);
-    if (!rn)
-        return RINGSIM_ENOMEM;
-    for (size_t i = 0; i < n; i++) {
-        rn[i].name = nodes[i].name;
-        rn[i].len = nodes[i].len;
-        rn[i].points = place_node_points(cfg, nodes[i].weight);
-    }
-    int rc = ring_build(&p->ring, h, rn, n);
-    free(rn);
-    return rc;
-}
-
-static long ring_algo_owner(const placement *p, uint32_t pos, const char *key,
-                            size_t len)
-{
-    (void)key;
-    (void)len;
-    return ring_owner(p->ring, pos);
-}
-
-static const algo algos[] = {
-    {"ring", ring_algo_build, ring_algo_owner},
+static const pdef pdefs[PP_COUNT] = {
+    [PP_POINTS_PER_NODE] = {"points_per_node", 1, 1, PLACE_MAX_POINTS_PER_NODE},
+    [PP_PROBES] = {"probes", 21, 1, 1000},
+    [PP_MIN_RING_SIZE] = {"min_ring_size", 1024, 1, 8388608},
+    [PP_MAX_RING_SIZE] = {"max_ring_size", 8388608, 1, 8388608},
+    [PP_TABLE_SIZE] = {"table_size", 65537, 2, 5000011},
+    [PP_NUM_TOKENS] = {"num_tokens", 16, 1, 1536},
 };
-static const char *const algo_names[] = {"ring", NULL};
 
-static const algo *find_algo(const char *name)
+const place_algo *place__find(const char *name)
 {
-    for (size_t i = 0; i < sizeof algos / sizeof algos[0]; i++)
-        if (strcmp(algos[i].name, name) == 0)
-            return &algos[i];
+    for (const place_algo *const *a = place__algos; *a; a++)
+        if (strcmp((*a)->name, name) == 0)
+            return *a;
     return NULL;
 }
-
-const char *const *place_algorithms(void) { return algo_names; }
 
 void place_config_default(place_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
     strcpy(cfg->algorithm, "ring");
-    cfg->points_per_node = 1;
+    for (int i = 0; i < PP_COUNT; i++)
+        cfg->param[i] = pdefs[i].def;
+    cfg->replicas = 1;
+}
+
+static bool is_prime(int64_t v)
+{
+    if (v < 2)
+        return false;
+    for (int64_t d = 2; d * d <= v; d++)
+        if (v % d == 0)
+            return false;
+    return true;
 }
 
 int place_config_check(const place_config *cfg, rs_error *err)
 {
-    if (!find_algo(cfg->algorithm))
-        return rs_fail(err, RINGSIM_EPARAM, "unknown algorithm \"%s\" (known: ring)",
-                       cfg->algorithm);
-    if (cfg->points_per_node < 1 || cfg->points_per_node > PLACE_MAX_POINTS_PER_NODE)
-        return rs_fail(err, RINGSIM_EPARAM, "points_per_node must be 1 to %u",
-                       PLACE_MAX_POINTS_PER_NODE);
+    const place_algo *a = place__find(cfg->algorithm);
+    if (!a) {
+        char known[256] = "";
+        for (const place_algo *const *n = place__algos; *n; n++) {
+            strncat(known, (*n)->name, sizeof known - strlen(known) - 1);
+            if (n[1])
+                strncat(known, ", ", sizeof known - strlen(known) - 1);
+        }
+        return rs_fail(err, RINGSIM_EPARAM, "unknown algorithm \"%.32s\" (known: %s)",
+                       cfg->algorithm, known);
+    }
+    for (int i = 0; i < PP_COUNT; i++)
+        if (cfg->param[i] < pdefs[i].min || cfg->param[i] > pdefs[i].max)
+            return rs_fail(err, RINGSIM_EPARAM, "%s must be %lld to %lld", pdefs[i].name,
+                           (long long)pdefs[i].min, (long long)pdefs[i].max);
+    if (cfg->replicas < 1 || cfg->replicas > PLACE_MAX_REPLICAS)
+        return rs_fail(err, RINGSIM_EPARAM, "replicas must be 1 to %u", PLACE_MAX_REPLICAS);
+    if (cfg->replicas > 1 && a->replicas == PLACE_REP_NONE)
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "%s has no replicas: replicas must be 1 (%s places one copy)", a->name,
+                       a->title);
+    if (!is_prime(cfg->param[PP_TABLE_SIZE]))
+        return rs_fail(err, RINGSIM_EPARAM, "table_size must be a prime number (%lld is not)",
+                       (long long)cfg->param[PP_TABLE_SIZE]);
+    if (cfg->param[PP_MIN_RING_SIZE] > cfg->param[PP_MAX_RING_SIZE])
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "min_ring_size (%lld) must not be above max_ring_size (%lld)",
+                       (long long)cfg->param[PP_MIN_RING_SIZE],
+                       (long long)cfg->param[PP_MAX_RING_SIZE]);
     return 0;
+}
+
+int place_nodes_check(const place_config *cfg, const place_node *nodes, size_t n,
+                      rs_error *err)
+{
+    const place_algo *a = place__find(cfg->algorithm);
+    if (!a)
+        return place_config_check(cfg, err);
+    for (size_t i = 0; i < n; i++) {
+        const place_node *x = &nodes[i];
+        if (a->weights == PLACE_W_NONE && x->weight != 1)
+            return rs_fail(err, RINGSIM_EPARAM,
+                           "%s does not honour weights: node \"%.*s\" has weight %g (use 1)",
+                           a->name, (int)(x->len > 64 ? 64 : x->len), x->name, x->weight);
+        if (a->weights == PLACE_W_WHOLE && (x->weight != floor(x->weight) || x->weight < 1))
+            return rs_fail(err, RINGSIM_EPARAM,
+                           "%s weights are whole numbers of at least 1: node \"%.*s\" has %g",
+                           a->name, (int)(x->len > 64 ? 64 : x->len), x->name, x->weight);
+        if (a->weights == PLACE_W_ANY && !strcmp(a->name, "ring") &&
+            round((double)cfg->param[PP_POINTS_PER_NODE] * x->weight) > PLACE_MAX_NODE_POINTS)
+            return rs_fail(err, RINGSIM_EPARAM,
+                           "points_per_node x weight must be at most %u points per node",
+                           PLACE_MAX_NODE_POINTS);
+        if (a->weights == PLACE_W_ANY && !strcmp(a->name, "cassandra") &&
+            round((double)cfg->param[PP_NUM_TOKENS] * x->weight) > PLACE_MAX_NODE_POINTS)
+            return rs_fail(err, RINGSIM_EPARAM,
+                           "num_tokens x weight must be at most %u tokens per node",
+                           PLACE_MAX_NODE_POINTS);
+        if (x->ntokens && strcmp(a->name, "cassandra") != 0)
+            return rs_fail(err, RINGSIM_EPARAM,
+                           "explicit tokens belong to the cassandra algorithm, not %s",
+                           a->name);
+    }
+    return a->check_nodes ? a->check_nodes(cfg, nodes, n, err) : 0;
+}
+
+json_t *place_config_json(const place_config *cfg, bool all)
+{
+    const place_algo *a = place__find(cfg->algorithm);
+    json_t *params = json_object();
+    for (int i = 0; i < PP_COUNT && params; i++) {
+        bool mine = false;
+        for (size_t k = 0; a && k < a->nparams; k++)
+            mine |= a->params[k] == i;
+        if (all || mine)
+            json_object_set_new(params, pdefs[i].name, json_integer(cfg->param[i]));
+    }
+    return json_pack("{s:s, s:I, s:o, s:I}", "algorithm", cfg->algorithm,
+                     "points_per_node", (json_int_t)cfg->param[PP_POINTS_PER_NODE],
+                     "params", params, "replicas", (json_int_t)cfg->replicas);
+}
+
+static int param_index(const char *name)
+{
+    for (int i = 0; i < PP_COUNT; i++)
+        if (strcmp(pdefs[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+static int set_param_int(place_config *cfg, int i, const json_t *v, rs_error *err)
+{
+    double d = json_is_integer(v) ? (double)json_integer_value(v)
+               : json_is_real(v)  ? json_real_value(v)
+                                  : NAN;
+    if (!(d == floor(d)) || d < (double)pdefs[i].min || d > (double)pdefs[i].max)
+        return rs_fail(err, RINGSIM_EPARAM, "%s must be a whole number from %lld to %lld",
+                       pdefs[i].name, (long long)pdefs[i].min, (long long)pdefs[i].max);
+    cfg->param[i] = (int64_t)d;
+    return 0;
+}
+
+int place_config_from_json(place_config *cfg, const json_t *j, rs_error *err)
+{
+    if (!json_is_object(j))
+        return rs_fail(err, RINGSIM_EPARAM, "the configuration must be a JSON object");
+    const char *k;
+    json_t *v;
+    int rc = 0;
+    json_object_foreach((json_t *)j, k, v)
+    {
+        if (!strcmp(k, "algorithm")) {
+            if (!json_is_string(v) || json_string_length(v) >= sizeof cfg->algorithm ||
+                !place__find(json_string_value(v))) {
+                const char *name = json_is_string(v) ? json_string_value(v) : "";
+                place_config probe = *cfg;
+                snprintf(probe.algorithm, sizeof probe.algorithm, "%s", name);
+                if (!json_is_string(v))
+                    return rs_fail(err, RINGSIM_EPARAM, "algorithm must be a string");
+                return place_config_check(&probe, err) ? err->code
+                                                       : rs_fail(err, RINGSIM_EPARAM,
+                                                                 "unknown algorithm");
+            }
+            strcpy(cfg->algorithm, json_string_value(v));
+        } else if (!strcmp(k, "points_per_node")) {
+            rc = set_param_int(cfg, PP_POINTS_PER_NODE, v, err);
+        } else if (!strcmp(k, "replicas")) {
+            double d = json_is_integer(v) ? (double)json_integer_value(v)
+                       : json_is_real(v)  ? json_real_value(v)
+                                          : NAN;
+            if (!(d == floor(d)) || d < 1 || d > PLACE_MAX_REPLICAS)
+                return rs_fail(err, RINGSIM_EPARAM, "replicas must be a whole number from 1 to %u",
+                               PLACE_MAX_REPLICAS);
+            cfg->replicas = (uint32_t)d;
+        } else if (!strcmp(k, "params")) {
+            if (!json_is_object(v))
+                return rs_fail(err, RINGSIM_EPARAM, "params must be an object");
+            const char *pk;
+            json_t *pv;
+            json_object_foreach(v, pk, pv)
+            {
+                int i = param_index(pk);
+                if (i < 0)
+                    return rs_fail(err, RINGSIM_EPARAM, "unknown parameter \"%.64s\"", pk);
+                if ((rc = set_param_int(cfg, i, pv, err)))
+                    return rc;
+            }
+        } else {
+            return rs_fail(err, RINGSIM_EPARAM, "unknown configuration field \"%.64s\"", k);
+        }
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int place_config_set_param(place_config *cfg, const char *name, const char *value,
+                           rs_error *err)
+{
+    int i = param_index(name);
+    if (i < 0)
+        return rs_fail(err, RINGSIM_EPARAM, "unknown parameter \"%.64s\"", name);
+    char *end;
+    double d = strtod(value, &end);
+    if (!*value || *end)
+        return rs_fail(err, RINGSIM_EPARAM, "%s must be a whole number, not \"%.64s\"", name,
+                       value);
+    json_t *v = json_real(d);
+    int rc = v ? set_param_int(cfg, i, v, err) : rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    json_decref(v);
+    return rc;
+}
+
+/* A parameter is "mentioned" in descriptions when the algorithm takes it. */
+char *place_config_describe(const place_config *cfg)
+{
+    const place_algo *a = place__find(cfg->algorithm);
+    char buf[256];
+    size_t n = (size_t)snprintf(buf, sizeof buf, "algorithm %s", cfg->algorithm);
+    for (size_t k = 0; a && k < a->nparams && n < sizeof buf; k++) {
+        int i = a->params[k];
+        if (i == PP_POINTS_PER_NODE)
+            n += (size_t)snprintf(buf + n, sizeof buf - n, ", %lld point%s per node",
+                                  (long long)cfg->param[i], cfg->param[i] == 1 ? "" : "s");
+        else
+            n += (size_t)snprintf(buf + n, sizeof buf - n, ", %s %lld", pdefs[i].name,
+                                  (long long)cfg->param[i]);
+    }
+    if (cfg->replicas > 1 && n < sizeof buf)
+        snprintf(buf + n, sizeof buf - n, ", %u replicas", cfg->replicas);
+    return strdup(buf);
+}
+
+json_t *place_algorithms_json(void)
+{
+    json_t *arr = json_array();
+    for (const place_algo *const *ap = place__algos; arr && *ap; ap++) {
+        const place_algo *a = *ap;
+        json_t *ps = json_array();
+        for (size_t k = 0; ps && k < a->nparams; k++) {
+            const pdef *d = &pdefs[a->params[k]];
+            json_array_append_new(ps, json_pack("{s:s, s:I, s:I, s:I}", "name", d->name,
+                                                "default", (json_int_t)d->def, "min",
+                                                (json_int_t)d->min, "max", (json_int_t)d->max));
+        }
+        static const char *const wk[] = {"any", "whole", "no"};
+        static const char *const rk[] = {"walk", "highest", "no"};
+        json_array_append_new(
+            arr, json_pack("{s:s, s:s, s:s, s:s, s:o, s:b, s:s, s:b, s:s, s:s}", "name",
+                           a->name, "title", a->title, "space", a->space, "key_hash",
+                           a->key_hash, "params", ps, "weights", a->weights != PLACE_W_NONE,
+                           "weight_rule", wk[a->weights], "replicas",
+                           a->replicas != PLACE_REP_NONE, "replica_rule", rk[a->replicas],
+                           "origin", a->origin));
+    }
+    return arr;
 }
 
 uint32_t place_node_points(const place_config *cfg, double weight)
 {
-    double p = round((double)cfg->points_per_node * weight);
+    return place__points(cfg->param[PP_POINTS_PER_NODE], weight);
+}
+
+uint32_t place__points(int64_t per_node, double weight)
+{
+    double p = round((double)per_node * weight);
     if (!(p >= 1)) /* also catches NaN */
         return 1;
     return p > PLACE_MAX_NODE_POINTS ? PLACE_MAX_NODE_POINTS : (uint32_t)p;
 }
 
+/* ---- building ---- */
+
 int place_build(placement **out, hasher *h, const place_config *cfg,
-                const place_node *nodes, size_t n, rs_error *err)
+                const place_node *nodes, size_t n, const placement *prev,
+                const char *state, rs_error *err)
 {
     *out = NULL;
     int rc = place_config_check(cfg, err);
-    if (rc)
+    if (rc || (rc = place_nodes_check(cfg, nodes, n, err)))
         return rc;
     placement *p = calloc(1, sizeof *p);
     if (!p)
-        return rs_fail(err, RINGSIM_ENOMEM, "out of memory building the ring");
-    p->algo = find_algo(cfg->algorithm);
-    p->nodes = n;
-    rc = p->algo->build(p, h, cfg, nodes, n);
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory building the placement");
+    p->a = place__find(cfg->algorithm);
+    p->cfg = *cfg;
+    p->n = n;
+    p->nodes = nodes;
+    p->top = p->a->top ? p->a->top(cfg) : UINT32_MAX;
+    p->ids = malloc((n + 1) * sizeof *p->ids);
+    if (!p->ids) {
+        place_free(p);
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory building the placement");
+    }
+    for (size_t i = 0; i < n; i++)
+        p->ids[i] = nodes[i].id;
+    if (prev && prev->a != p->a)
+        prev = NULL; /* a switch starts the state afresh */
+    rc = p->a->build(p, h, prev, state, err);
+    if (!rc && !(p->sizes = calloc(n + 1, sizeof *p->sizes)))
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    for (uint64_t k = 0; !rc && p->table && n && k <= p->top; k++)
+        p->sizes[p->table[k]]++;
+    for (size_t k = 0; !rc && !p->table && k < p->npts; k++)
+        p->sizes[p->pts[k].node]++;
+    for (size_t k = 0; !rc && !p->table && !p->npts && k < n; k++)
+        p->sizes[k] = 1;
     if (rc) {
         place_free(p);
-        return rs_fail(err, rc, "cannot build the %s placement", cfg->algorithm);
+        if (err && !err->msg[0])
+            rs_fail(err, rc, "cannot build the %s placement", cfg->algorithm);
+        return rc;
     }
     *out = p;
     return 0;
@@ -115,20 +348,393 @@ void place_free(placement *p)
 {
     if (!p)
         return;
+    if (p->a && p->a->free_extra)
+        p->a->free_extra(p);
     ring_free(p->ring);
+    free(p->pts);
+    free(p->table);
+    free(p->ids);
+    free(p->node_hash);
+    free(p->sizes);
     free(p);
 }
 
-long place_owner(const placement *p, uint32_t pos, const char *key, size_t len)
+const place_config *place_cfg(const placement *p) { return &p->cfg; }
+size_t place_node_count(const placement *p) { return p->n; }
+
+uint64_t place_node_size(const placement *p, size_t i) { return i < p->n ? p->sizes[i] : 0; }
+
+const ring *place_ring_of(const placement *p) { return p->ring; }
+
+char *place_state_text(const placement *p)
 {
-    return p->algo->owner(p, pos, key, len);
+    return p->a->state_text ? p->a->state_text(p) : NULL;
 }
 
-const ring *place_ring(const placement *p) { return p->ring; }
+/* ---- keys ---- */
 
-void place_arc_shares(const placement *p, double *share, size_t n)
+void place_key(const placement *p, hasher *h, const char *key, size_t len,
+               place_key_info *out)
+{
+    memset(out, 0, sizeof *out);
+    out->owner = -1;
+    out->point = -1;
+    out->position = hash_position(h, key, len);
+    p->a->key(p, h, key, len, out);
+}
+
+void place__point_owner(const placement *p, place_key_info *k)
+{
+    if (!p->npts)
+        return;
+    size_t i = alg_successor(p->pts, p->npts, k->coord);
+    k->point = (long)i;
+    k->owner = p->pts[i].node;
+}
+
+size_t place__walk(const placement *p, size_t start, uint32_t r, long *out)
+{
+    size_t got = 0;
+    if (r > p->n)
+        r = (uint32_t)p->n;
+    for (size_t s = 0; s < p->npts && got < r; s++) {
+        long nd = p->pts[(start + s) % p->npts].node;
+        bool seen = false;
+        for (size_t k = 0; k < got && !seen; k++)
+            seen = out[k] == nd;
+        if (!seen)
+            out[got++] = nd;
+    }
+    return got;
+}
+
+size_t place_prefs(const placement *p, const place_key_info *k, uint32_t r, long *out)
+{
+    if (k->owner < 0 || r == 0)
+        return 0;
+    if (r > PLACE_MAX_PREFS)
+        r = PLACE_MAX_PREFS;
+    if (p->a->prefs)
+        return p->a->prefs(p, k, r, out);
+    out[0] = k->owner;
+    return 1;
+}
+
+size_t place__walk_prefs(const placement *p, const place_key_info *k, uint32_t r, long *out)
+{
+    if (k->point < 0)
+        return 0;
+    return place__walk(p, (size_t)k->point, r, out);
+}
+
+bool place_coord_str(const placement *p, uint64_t coord, char out[24])
+{
+    if (p->a->coord_kind == PLACE_COORD_NONE) {
+        out[0] = 0;
+        return false;
+    }
+    if (p->a->coord_kind == PLACE_COORD_SIGNED)
+        snprintf(out, 24, "%lld", (long long)alg_to_signed(coord));
+    else
+        snprintf(out, 24, "%llu", (unsigned long long)coord);
+    return true;
+}
+
+void place_hash_str(const placement *p, uint64_t hash, char out[24])
+{
+    if (p->a->coord_kind == PLACE_COORD_SIGNED)
+        snprintf(out, 24, "%lld", (long long)alg_to_signed(hash));
+    else
+        snprintf(out, 24, "%llu", (unsigned long long)hash);
+}
+
+/* ---- diffs ---- */
+
+int place_column(const placement *p) { return p->a->col; }
+
+int place_diff_column(const placement *a, const placement *b)
+{
+    if (a->a != b->a || a->a->col < 0 || !a->a->segments)
+        return -1;
+    /* Key coordinates that depend on a parameter (maglev's table size)
+     * change with it: then every key is re-placed. */
+    if (a->a->coord_param >= 0 &&
+        a->cfg.param[a->a->coord_param] != b->cfg.param[b->a->coord_param])
+        return -1;
+    return a->a->col;
+}
+
+int place_segments(const placement *p, place_seg **out, size_t *n)
+{
+    return p->a->segments(p, out, n);
+}
+
+/* Segments of a point ring: point i owns (coord[i-1], coord[i]]; equal
+ * coordinates leave the later points empty; past the last point wraps. */
+int place__point_segments(const placement *p, place_seg **out, size_t *n)
+{
+    *out = malloc((p->npts + 2) * sizeof **out);
+    if (!*out)
+        return RINGSIM_ENOMEM;
+    size_t m = 0;
+    for (size_t i = 0; i < p->npts; i++)
+        if (m == 0 || (*out)[m - 1].hi != p->pts[i].coord)
+            (*out)[m++] = (place_seg){p->pts[i].coord, p->pts[i].node};
+    if (m == 0)
+        (*out)[m++] = (place_seg){p->top, -1};
+    else if ((*out)[m - 1].hi != p->top)
+        (*out)[m++] = (place_seg){p->top, p->pts[0].node};
+    *n = m;
+    return 0;
+}
+
+/* Segments of a table of owners (one entry per coordinate). */
+int place__table_segments(const placement *p, place_seg **out, size_t *n)
+{
+    size_t cap = 16, m = 0;
+    *out = malloc(cap * sizeof **out);
+    if (!*out)
+        return RINGSIM_ENOMEM;
+    for (uint64_t i = 0; i <= p->top; i++) {
+        long o = p->n ? (long)p->table[i] : -1;
+        if (m && (*out)[m - 1].owner == o) {
+            (*out)[m - 1].hi = i;
+            continue;
+        }
+        if (m == cap) {
+            place_seg *g = realloc(*out, 2 * cap * sizeof *g);
+            if (!g) {
+                free(*out);
+                *out = NULL;
+                return RINGSIM_ENOMEM;
+            }
+            *out = g;
+            cap *= 2;
+        }
+        (*out)[m++] = (place_seg){i, o};
+    }
+    *n = m;
+    return 0;
+}
+
+bool place_only_leavers_move(const placement *a, const placement *b)
+{
+    if (a->a != b->a || !a->a->leave_local || b->n >= a->n ||
+        memcmp(&a->cfg, &b->cfg, sizeof a->cfg) != 0)
+        return false;
+    /* Every node of b must have been in a. */
+    for (size_t i = 0; i < b->n; i++) {
+        bool found = false;
+        for (size_t j = 0; j < a->n && !found; j++)
+            found = a->ids[j] == b->ids[i];
+        if (!found)
+            return false;
+    }
+    return true;
+}
+
+/* ---- shares ---- */
+
+void place_shares(const placement *p, double *share, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         share[i] = 0;
-    ring_arc_shares(p->ring, share, n);
+    if (!p->n)
+        return;
+    if (p->a->shares) {
+        p->a->shares(p, share);
+        return;
+    }
+    place_owns(p, 1, share, n);
+}
+
+void place_owns(const placement *p, uint32_t r, double *owns, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        owns[i] = 0;
+    if (!p->n)
+        return;
+    if (r > p->n)
+        r = (uint32_t)p->n;
+    double space = (double)p->top + 1.0;
+    if (p->npts && p->a->col >= 0 && !p->table) {
+        long pref[PLACE_MAX_PREFS];
+        for (size_t i = 0; i < p->npts; i++) {
+            uint64_t prev = p->pts[i ? i - 1 : p->npts - 1].coord;
+            double arc = i ? (double)(p->pts[i].coord - prev)
+                           : (double)p->pts[0].coord + (space - 1.0 - (double)prev) + 1.0;
+            if (p->npts == 1)
+                arc = space;
+            if (arc <= 0)
+                continue;
+            size_t got = place__walk(p, i, r, pref);
+            for (size_t k = 0; k < got; k++)
+                owns[pref[k]] += arc / space;
+        }
+        return;
+    }
+    if (p->table) {
+        for (uint64_t i = 0; i <= p->top; i++)
+            owns[p->table[i]] += 1.0 / space;
+        return;
+    }
+    /* Owner functions with no layout to measure: an even sample of the key
+     * hash space (4096 hashes spread by a mixer), the estimate said in the
+     * catalogue. */
+    long pref[PLACE_MAX_PREFS];
+    const int S = 4096;
+    for (int s = 0; s < S; s++) {
+        place_key_info k = {0};
+        k.hash = place__mix((uint64_t)s * 0x9e3779b97f4a7c15ull);
+        k.coord = k.hash;
+        k.owner = -1;
+        k.point = -1;
+        p->a->owner_of_hash(p, &k);
+        size_t got = place_prefs(p, &k, r, pref);
+        for (size_t i = 0; i < got; i++)
+            owns[pref[i]] += 1.0 / S;
+    }
+}
+
+double place_structural_max_over_mean(const placement *p)
+{
+    if (!p->n)
+        return 0;
+    double *s = calloc(p->n, sizeof *s);
+    if (!s)
+        return 0;
+    place_shares(p, s, p->n);
+    double mx = 0;
+    for (size_t i = 0; i < p->n; i++)
+        mx = s[i] > mx ? s[i] : mx;
+    free(s);
+    return mx * (double)p->n;
+}
+
+uint64_t place__mix(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    x ^= x >> 31;
+    return x;
+}
+
+/* ---- drawing ---- */
+
+void place_node_json(const placement *p, size_t node, json_t *obj)
+{
+    if (p->a->node_json) {
+        p->a->node_json(p, node, obj);
+        return;
+    }
+    if (!p->npts || p->a->coord_kind == PLACE_COORD_NONE || p->table)
+        return;
+    json_t *t = json_array();
+    char buf[24];
+    for (size_t i = 0; t && i < p->npts; i++)
+        if (p->pts[i].node == node) {
+            place_coord_str(p, p->pts[i].coord, buf);
+            json_array_append_new(t, json_string(buf));
+        }
+    json_object_set_new(obj, "tokens", t);
+}
+
+static json_t *space_json(const placement *p)
+{
+    char buf[32];
+    if (p->top == UINT64_MAX)
+        return json_string("18446744073709551616");
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)p->top + 1ull);
+    return json_string(buf);
+}
+
+json_t *place_layout_json(const placement *p, const char *const *names)
+{
+    json_t *o = json_object();
+    if (!o)
+        return NULL;
+    json_object_set_new(o, "space", space_json(p));
+    char buf[24];
+    if (p->table) {
+        place_seg *seg = NULL;
+        size_t m = 0;
+        json_t *runs = json_array();
+        if (!place__table_segments(p, &seg, &m)) {
+            uint64_t first = 0;
+            for (size_t i = 0; runs && i < m; i++) {
+                json_array_append_new(
+                    runs, json_pack("{s:I, s:I, s:o}", "first", (json_int_t)first, "last",
+                                    (json_int_t)seg[i].hi, "node",
+                                    seg[i].owner < 0 ? json_null()
+                                                     : json_string(names[seg[i].owner])));
+                first = seg[i].hi + 1;
+            }
+        }
+        free(seg);
+        json_object_set_new(o, "runs", runs);
+        return o;
+    }
+    json_t *pts = json_array();
+    for (size_t i = 0; pts && i < p->npts; i++) {
+        json_t *e = json_pack("{s:s}", "node", names[p->pts[i].node]);
+        if (p->a->coord_kind != PLACE_COORD_NONE) {
+            place_coord_str(p, p->pts[i].coord, buf);
+            json_object_set_new(e, "coordinate", json_string(buf));
+        }
+        /* position: the point on a drawing of [0, 2^32), so that a page can
+         * draw every space the same way. */
+        double frac = ((double)(p->pts[i].coord) + 0.5) / ((double)p->top + 1.0);
+        json_object_set_new(e, "position", json_integer((json_int_t)(frac * 4294967296.0)));
+        if (p->top == UINT32_MAX)
+            json_object_set_new(e, "position", json_integer((json_int_t)p->pts[i].coord));
+        json_object_set_new(e, "index", json_integer(p->pts[i].index));
+        json_array_append_new(pts, e);
+    }
+    json_object_set_new(o, "points", pts);
+    return o;
+}
+
+json_t *place_trace_json(const placement *p, const char *key, size_t len,
+                         const place_key_info *k, const char *const *names)
+{
+    json_t *t = json_array();
+    if (!t)
+        return NULL;
+    p->a->trace(p, key, len, k, names, t);
+    return t;
+}
+
+void place__step(json_t *t, const char *step, const char *fmt, ...)
+{
+    char buf[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    json_array_append_new(t, json_pack("{s:s, s:s}", "step", step, "detail", buf));
+}
+
+/* The common last steps of a ring trace: which point, which node, wrap. */
+void place__trace_point(const placement *p, const place_key_info *k,
+                        const char *const *names, const char *what, json_t *t)
+{
+    if (k->point < 0) {
+        place__step(t, "owner", "there is no node: the key waits unassigned");
+        return;
+    }
+    const alg_point *pt = &p->pts[k->point];
+    char c[24], kc[24];
+    place_coord_str(p, pt->coord, c);
+    place_coord_str(p, k->coord, kc);
+    bool wrapped = k->coord > p->pts[p->npts - 1].coord;
+    if (wrapped)
+        place__step(t, "successor",
+                    "%s is past the last %s, so the search wraps to the first: %s %s", kc, what,
+                    what, c);
+    else
+        place__step(t, "successor", "the first %s at or after %s is %s (%s #%u of %s)", what,
+                    kc, c, what, pt->index, names[pt->node]);
+    place__step(t, "owner", "%s owns the key", names[pt->node]);
 }

@@ -1,67 +1,194 @@
 /*
- * place.h - placement algorithms behind one interface.
+ * place.h - placement algorithms behind one ops table.
  *
- * A placement answers one question: which node owns a key?  It is built from
- * the configuration and the node list and is immutable afterwards.  Arc-based
- * algorithms (the seed's "ring") also expose their points, which lets the
- * engine find exactly the arcs that change hands between two placements;
- * for any other algorithm the engine falls back to re-placing every key.
+ * A placement answers where a key goes, for one algorithm, configuration and
+ * node list; it is immutable once built.  Everything the engine knows of an
+ * algorithm comes through this interface (Redis's dictType habit): the key's
+ * hash and coordinate, the owner and the preference list, which regions of
+ * the coordinate space change hands between two placements, the nodes'
+ * shares, the layout to draw and the words of a lookup trace.  The engine
+ * never asks which algorithm it is talking to.
  *
- * Adding an algorithm: one entry in the table in place.c with a build and an
- * owner function.  The engine, store and API do not change.
+ * Coordinates are order-preserving unsigned 64-bit values (alg.h): a key's
+ * coordinate depends only on the key and the configuration (never on the
+ * nodes) for the algorithms whose diff is a list of segments, so that a
+ * topology change is a few range queries on the key index.  Algorithms
+ * without such a coordinate (jump, rendezvous, multiprobe) say so and the
+ * engine re-places the keys it must (all of them, or a leaving node's).
+ *
+ * Some layouts are state that history shapes (Redis's slot map, MementoHash's
+ * removed buckets): a placement built from the previous one evolves that
+ * state the way the real system does, and its text form is persisted.
+ *
+ * Adding an algorithm: its core in alg_<name>.c, one entry in the table in
+ * place.c.  The engine, store, API and page do not change.
  */
 #ifndef RINGSIM_PLACE_H
 #define RINGSIM_PLACE_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "error.h"
 #include "hash.h"
-#include "ring.h"
 
 #define PLACE_MAX_POINTS_PER_NODE 10000u /* configured points_per_node */
 #define PLACE_MAX_NODE_POINTS 100000u    /* after weighting */
+#define PLACE_MAX_REPLICAS 16u
+#define PLACE_MAX_PREFS PLACE_MAX_REPLICAS
+
+/* Every parameter of every algorithm, so that switching away and back keeps
+ * what the user set.  The catalogue (place_algorithms_json) says which
+ * algorithm takes which. */
+enum {
+    PP_POINTS_PER_NODE, /* ring */
+    PP_PROBES,          /* multiprobe */
+    PP_MIN_RING_SIZE,   /* envoy-ring */
+    PP_MAX_RING_SIZE,   /* envoy-ring */
+    PP_TABLE_SIZE,      /* maglev */
+    PP_NUM_TOKENS,      /* cassandra */
+    PP_COUNT
+};
 
 typedef struct place_config {
-    char algorithm[32];       /* "ring" */
-    uint32_t points_per_node; /* 1 .. PLACE_MAX_POINTS_PER_NODE */
+    char algorithm[32];
+    int64_t param[PP_COUNT];
+    uint32_t replicas; /* 1 .. PLACE_MAX_REPLICAS */
 } place_config;
 
-/* A node as the placement sees it; the name is borrowed for the placement's
- * lifetime. */
+/* A node as the placement sees it: borrowed for the placement's lifetime,
+ * in join order.  id is the engine's stable node id; tokens (may be NULL)
+ * are explicit Cassandra tokens. */
 typedef struct place_node {
+    int64_t id;
     const char *name;
     size_t len;
     double weight;
+    const int64_t *tokens;
+    size_t ntokens;
 } place_node;
 
 typedef struct placement placement;
 
-/* The defaults of the original simulator: "ring", one point per node. */
+/* Where a key goes.  Filled by place_key. */
+typedef struct place_key_info {
+    uint32_t position; /* position(key): SHA-256, the v1 field */
+    uint64_t hash;     /* the algorithm's key hash (its own width) */
+    bool has_coord;
+    uint64_t coord;    /* order-preserving coordinate (alg.h) */
+    long owner;        /* node index, -1 with no node */
+    long point;        /* the point / slot / entry that decided, -1 if none */
+} place_key_info;
+
+/* Which stored column the segments of an algorithm range over. */
+typedef enum { PLACE_COL_POS, PLACE_COL_COORD } place_col;
+
+/* A segment: coordinates (previous hi, hi] belong to owner (-1: nobody);
+ * the first segment starts at 0 and the last one ends at the space's top. */
+typedef struct place_seg {
+    uint64_t hi;
+    long owner;
+} place_seg;
+
+/* ---- configuration: one owner ---- */
+
+/* The defaults of the original simulator: "ring", one point per node,
+ * every other parameter at its algorithm's default, one replica. */
 void place_config_default(place_config *cfg);
 /* 0 if cfg names a known algorithm with parameters in range, else
- * RINGSIM_EPARAM with a message. */
+ * RINGSIM_EPARAM with a message that says why. */
 int place_config_check(const place_config *cfg, rs_error *err);
-/* Names of the known algorithms, NULL-terminated. */
-const char *const *place_algorithms(void);
+/* Whether the node list suits the algorithm (weights it honours, names it
+ * parses, explicit tokens only where they mean something). */
+int place_nodes_check(const place_config *cfg, const place_node *nodes, size_t n,
+                      rs_error *err);
+/* JSON of the configuration as stored and answered: {"algorithm",
+ * "points_per_node", "params": {…current algorithm's}, "replicas"}.  With
+ * all = true, "params" holds every algorithm's values (the stored form). */
+json_t *place_config_json(const place_config *cfg, bool all);
+/* Parse a stored or requested configuration on top of *cfg: fields that are
+ * absent keep their value.  RINGSIM_EPARAM with a message for unknown
+ * parameters or values of the wrong type. */
+int place_config_from_json(place_config *cfg, const json_t *j, rs_error *err);
+/* Set one parameter by name ("table_size=65537" style from the CLI). */
+int place_config_set_param(place_config *cfg, const char *name, const char *value,
+                           rs_error *err);
+/* A short description, "ketama, 3 replicas". malloc'd. */
+char *place_config_describe(const place_config *cfg);
+/* The catalogue: [{"name", "title", "space", "key_hash", "params":[…],
+ * "weights", "replicas", "origin"}…]. */
+json_t *place_algorithms_json(void);
 
-/* Points of a node: max(1, round(points_per_node * weight)). */
+/* Points of a ring node: max(1, round(points_per_node * weight)). */
 uint32_t place_node_points(const place_config *cfg, double weight);
 
-/* Build a placement.  Node indexes are indexes into nodes[].  0, or
- * RINGSIM_ENOMEM / RINGSIM_EPARAM with err filled. */
+/* ---- building ---- */
+
+/* Build a placement over nodes[0..n) (join order).  prev (may be NULL) is
+ * the placement before this change: a stateful algorithm evolves its state
+ * from it (nodes matched by id).  Otherwise state (may be NULL) is the
+ * stored text form; without either, the state starts as the system starts
+ * it.  0, or RINGSIM_ENOMEM / RINGSIM_EPARAM with err filled. */
 int place_build(placement **out, hasher *h, const place_config *cfg,
-                const place_node *nodes, size_t n, rs_error *err);
+                const place_node *nodes, size_t n, const placement *prev,
+                const char *state, rs_error *err);
 /* Accepts NULL. */
 void place_free(placement *p);
+const place_config *place_cfg(const placement *p);
+size_t place_node_count(const placement *p);
+/* Points, slots or entries node i holds (1 for owner functions). */
+uint64_t place_node_size(const placement *p, size_t i);
+/* The seed's ring (for its detailed trace), NULL for other algorithms. */
+const struct ring *place_ring_of(const placement *p);
+/* The persistent state as text (malloc'd), or NULL when stateless. */
+char *place_state_text(const placement *p);
 
-/* Owner node index of a key (its position and its bytes), -1 with no node. */
-long place_owner(const placement *p, uint32_t pos, const char *key, size_t len);
-/* The ring of an arc-based placement, NULL for other algorithms. */
-const ring *place_ring(const placement *p);
-/* Each node's share of the key space into share[n] (zeroed first). */
-void place_arc_shares(const placement *p, double *share, size_t n);
+/* ---- keys ---- */
+
+/* Where a key goes.  Cannot fail. */
+void place_key(const placement *p, hasher *h, const char *key, size_t len,
+               place_key_info *out);
+/* The preference list: up to r distinct node indexes, owner first, into
+ * out[r]; the count.  0 with no node. */
+size_t place_prefs(const placement *p, const place_key_info *k, uint32_t r, long *out);
+/* Coordinate and hash as decimal strings (signed tokens signed); out holds
+ * 24 bytes.  false when the algorithm has none. */
+bool place_coord_str(const placement *p, uint64_t coord, char out[24]);
+void place_hash_str(const placement *p, uint64_t hash, char out[24]);
+
+/* ---- diffs ---- */
+
+/* The column a placement's segments range over (PLACE_COL_COORD: keys
+ * store their coordinate), or -1 for algorithms that re-place keys. */
+int place_column(const placement *p);
+/* The column segments range over, or -1 when keys must be re-placed one by
+ * one (no segments, or two placements whose coordinates differ). */
+int place_diff_column(const placement *a, const placement *b);
+/* Segments covering the whole space, in order.  *out malloc'd. */
+int place_segments(const placement *p, place_seg **out, size_t *n);
+/* Whether, between a and b, only the keys of nodes that left can move
+ * (MementoHash, rendezvous on a leave): the engine then visits only them. */
+bool place_only_leavers_move(const placement *a, const placement *b);
+
+/* ---- shares and drawing ---- */
+
+/* Each node's share of the space into share[n] (zeroed first). */
+void place_shares(const placement *p, double *share, size_t n);
+/* Effective shares counting r replicas (they add up to min(r, n)). */
+void place_owns(const placement *p, uint32_t r, double *owns, size_t n);
+/* The node's coordinates in ring order as a JSON array of strings, its
+ * slot ranges ({"slots": [[a,b]…]}), or NULL: added to the node object. */
+void place_node_json(const placement *p, size_t node, json_t *obj);
+/* The layout to draw: {"space", "points": [{"position", "coordinate",
+ * "node"}…]} or {"space", "runs": [{"first", "last", "node"}…]}; node
+ * names come from names[]. */
+json_t *place_layout_json(const placement *p, const char *const *names);
+/* The lookup trace: [{"step", "detail"}…] in the system's own words. */
+json_t *place_trace_json(const placement *p, const char *key, size_t len,
+                         const place_key_info *k, const char *const *names);
+/* The largest share over the mean share (structural balance). */
+double place_structural_max_over_mean(const placement *p);
 
 #endif

@@ -11,6 +11,7 @@
 #define _GNU_SOURCE /* asprintf, strndup */
 #include "sim.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
@@ -20,6 +21,7 @@
 
 #include "hash.h"
 #include "names.h"
+#include "ring.h"
 
 typedef struct node {
     int64_t id;
@@ -27,6 +29,8 @@ typedef struct node {
     size_t len;
     double weight;
     int64_t keys;
+    int64_t *tokens; /* explicit tokens (owned), or NULL */
+    size_t ntokens;
 } node;
 
 typedef struct state {
@@ -35,6 +39,8 @@ typedef struct state {
     size_t n;
     int64_t unassigned;
     placement *pl;
+    place_node *pn; /* the nodes as pl sees them (pl borrows them) */
+    const char **names; /* node names by index, for the views */
 } state;
 
 struct sim {
@@ -50,12 +56,20 @@ struct sim {
 
 /* ---- state ---- */
 
+static void node_free(node *x)
+{
+    free(x->name);
+    free(x->tokens);
+}
+
 static void state_clear(state *x)
 {
     for (size_t i = 0; i < x->n; i++)
-        free(x->nodes[i].name);
+        node_free(&x->nodes[i]);
     free(x->nodes);
     place_free(x->pl);
+    free(x->pn);
+    free(x->names);
     memset(x, 0, sizeof *x);
 }
 
@@ -71,7 +85,16 @@ static int state_copy(state *dst, const state *src)
     for (size_t i = 0; i < src->n; i++) {
         dst->nodes[i] = src->nodes[i];
         dst->nodes[i].name = strdup(src->nodes[i].name);
-        if (!dst->nodes[i].name) {
+        dst->nodes[i].tokens = NULL;
+        if (src->nodes[i].ntokens && dst->nodes[i].name) {
+            size_t sz = src->nodes[i].ntokens * sizeof(int64_t);
+            dst->nodes[i].tokens = malloc(sz);
+            if (dst->nodes[i].tokens)
+                memcpy(dst->nodes[i].tokens, src->nodes[i].tokens, sz);
+        }
+        if (!dst->nodes[i].name || (src->nodes[i].ntokens && !dst->nodes[i].tokens)) {
+            free(dst->nodes[i].name);
+            free(dst->nodes[i].tokens);
             dst->n = i;
             state_clear(dst);
             return RINGSIM_ENOMEM;
@@ -110,18 +133,39 @@ static void count_owner(state *x, int64_t id, int64_t delta)
         x->nodes[i].keys += delta;
 }
 
-static int build_placement(sim *s, state *x, rs_error *err)
+/* Build x->pl for x's configuration and nodes.  prev (may be NULL) is the
+ * placement the change starts from, layout the stored state text (may be
+ * NULL): stateful algorithms evolve from one or the other.  The place_node
+ * array lives as long as the placement (x->pn). */
+static int build_placement(sim *s, state *x, const placement *prev, const char *layout,
+                           rs_error *err)
 {
     place_node *pn = malloc((x->n + 1) * sizeof *pn);
-    if (!pn)
+    const char **names = malloc((x->n + 1) * sizeof *names);
+    if (!pn || !names) {
+        free(pn);
+        free(names);
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    }
     for (size_t i = 0; i < x->n; i++)
-        pn[i] = (place_node){x->nodes[i].name, x->nodes[i].len, x->nodes[i].weight};
+        names[i] = x->nodes[i].name;
+    for (size_t i = 0; i < x->n; i++)
+        pn[i] = (place_node){x->nodes[i].id,     x->nodes[i].name,   x->nodes[i].len,
+                             x->nodes[i].weight, x->nodes[i].tokens, x->nodes[i].ntokens};
+    placement *pl = NULL;
+    int rc = place_build(&pl, s->h, &x->cfg, pn, x->n, prev, layout, err);
+    if (rc) {
+        free(pn);
+        free(names);
+        return rc;
+    }
     place_free(x->pl);
-    x->pl = NULL;
-    int rc = place_build(&x->pl, s->h, &x->cfg, pn, x->n, err);
-    free(pn);
-    return rc;
+    free(x->pn);
+    free(x->names);
+    x->pl = pl;
+    x->pn = pn;
+    x->names = names;
+    return 0;
 }
 
 static int config_from_json(const char *text, place_config *cfg)
@@ -132,23 +176,54 @@ static int config_from_json(const char *text, place_config *cfg)
     json_t *j = json_loads(text, 0, NULL);
     if (!j)
         return RINGSIM_EDB;
-    const char *a = json_string_value(json_object_get(j, "algorithm"));
-    if (a)
-        snprintf(cfg->algorithm, sizeof cfg->algorithm, "%s", a);
-    json_int_t p = json_integer_value(json_object_get(j, "points_per_node"));
-    if (p > 0)
-        cfg->points_per_node = (uint32_t)p;
+    rs_error e;
+    int rc = place_config_from_json(cfg, j, &e);
     json_decref(j);
-    return 0;
+    return rc ? RINGSIM_EDB : 0;
 }
 
 static char *config_to_json(const place_config *cfg)
 {
-    json_t *j = json_pack("{s:s, s:i}", "algorithm", cfg->algorithm, "points_per_node",
-                          (json_int_t)cfg->points_per_node);
+    json_t *j = place_config_json(cfg, true);
     char *t = j ? json_dumps(j, JSON_COMPACT) : NULL;
     json_decref(j);
     return t;
+}
+
+/* Explicit tokens are stored as a JSON array of decimal strings. */
+static int tokens_parse(const char *text, node *x, rs_error *err)
+{
+    json_t *j = json_loads(text, 0, NULL);
+    size_t n = json_array_size(j);
+    x->tokens = malloc((n + 1) * sizeof *x->tokens);
+    int rc = j && x->tokens ? 0 : RINGSIM_EDB;
+    for (size_t i = 0; !rc && i < n; i++) {
+        const char *t = json_string_value(json_array_get(j, i));
+        char *end;
+        errno = 0;
+        long long v = t ? strtoll(t, &end, 10) : 0;
+        if (!t || *end || errno)
+            rc = RINGSIM_EDB;
+        x->tokens[i] = v;
+    }
+    json_decref(j);
+    if (rc)
+        return rs_fail(err, RINGSIM_EDB, "stored tokens of node \"%s\" are damaged", x->name);
+    x->ntokens = n;
+    return 0;
+}
+
+static char *tokens_text(const int64_t *t, size_t n)
+{
+    json_t *a = json_array();
+    char buf[24];
+    for (size_t i = 0; a && i < n; i++) {
+        snprintf(buf, sizeof buf, "%lld", (long long)t[i]);
+        json_array_append_new(a, json_string(buf));
+    }
+    char *r = a ? json_dumps(a, JSON_COMPACT) : NULL;
+    json_decref(a);
+    return r;
 }
 
 /* Load the whole in-memory state from the store. */
@@ -156,7 +231,7 @@ static int load_state(sim *s, rs_error *err)
 {
     state x;
     memset(&x, 0, sizeof x);
-    char *cfg = NULL;
+    char *cfg = NULL, *layout = NULL;
     store_node *sn = NULL;
     size_t n = 0;
     int rc;
@@ -175,20 +250,27 @@ static int load_state(sim *s, rs_error *err)
         goto fail;
     }
     for (size_t i = 0; i < n; i++) {
-        x.nodes[i] = (node){sn[i].id, sn[i].name, sn[i].len, sn[i].weight, sn[i].keys};
+        x.nodes[i] = (node){sn[i].id, sn[i].name, sn[i].len, sn[i].weight, sn[i].keys,
+                            NULL, 0};
         sn[i].name = NULL; /* moved */
+        x.n = i + 1;
+        if (sn[i].tokens && (rc = tokens_parse(sn[i].tokens, &x.nodes[i], err)))
+            goto fail;
     }
     x.n = n;
-    if ((rc = build_placement(s, &x, err)))
+    if ((rc = store_meta_get(s->st, "layout", &layout, err)) ||
+        (rc = build_placement(s, &x, NULL, layout, err)))
         goto fail;
     store_nodes_free(sn, n);
     free(cfg);
+    free(layout);
     state_clear(&s->cur);
     s->cur = x;
     return 0;
 fail:
     store_nodes_free(sn, n);
     free(cfg);
+    free(layout);
     state_clear(&x);
     return rc;
 }
@@ -405,23 +487,31 @@ static int op_commit(opctx *c, int64_t *op_out, rs_error *err)
         free(mf);
         free(cfg);
     }
-    if (!rc && !x->pl && c->keys_only) {
-        /* Topology unchanged: the placement carries over. */
-        x->pl = s->cur.pl;
-        s->cur.pl = NULL;
-    } else if (!rc && !x->pl) {
-        rc = build_placement(s, x, err);
+    if (!rc && !x->pl && !c->keys_only)
+        rc = build_placement(s, x, s->cur.pl, NULL, err);
+    if (!rc && x->pl) { /* the layout's state, where the algorithm has one */
+        char *layout = place_state_text(x->pl);
+        rc = store_meta_set(s->st, "layout", layout ? layout : "", err);
+        free(layout);
     }
     if (!rc)
         rc = store_commit(s->st, err);
     if (rc) {
-        op_abort(c);
+        op_abort(c); /* s->cur was not touched: the engine is as it was */
         return rc;
     }
     s->data_version = store_data_version(s->st);
-    state_clear(&s->cur);
-    s->cur = c->next;
-    memset(&c->next, 0, sizeof c->next);
+    if (c->keys_only) {
+        /* Topology unchanged: keep the current placement (it borrows the
+         * current nodes) and take only the new counters. */
+        for (size_t i = 0; i < x->n; i++)
+            s->cur.nodes[i].keys = x->nodes[i].keys;
+        s->cur.unassigned = x->unassigned;
+    } else {
+        state_clear(&s->cur);
+        s->cur = c->next;
+        memset(&c->next, 0, sizeof c->next);
+    }
     if (op_out)
         *op_out = c->op;
     op_free(c);
@@ -432,6 +522,66 @@ static void progress(sim *s, const char *what, uint64_t done, uint64_t total)
 {
     if (s->progress)
         s->progress(s->progress_ud, s->progress_label ? s->progress_label : what, done, total);
+}
+
+#define PROGRESS_EVERY 16384
+
+/* ---- key lists: many keys in one buffer (no malloc per key) ---- */
+
+typedef struct klent {
+    size_t off, len;
+    uint32_t pos;
+    int64_t node;
+} klent;
+
+typedef struct keylist {
+    char *buf;
+    size_t used, cap;
+    klent *v;
+    size_t n, vcap;
+} keylist;
+
+static int kl_add(keylist *l, const char *k, size_t len, uint32_t pos, int64_t node)
+{
+    if (l->used + len > l->cap || !l->buf) {
+        size_t cap = l->cap ? l->cap * 2 : 65536;
+        while (cap < l->used + len)
+            cap *= 2;
+        char *b = realloc(l->buf, cap);
+        if (!b)
+            return RINGSIM_ENOMEM;
+        l->buf = b;
+        l->cap = cap;
+    }
+    if (l->n == l->vcap) {
+        size_t cap = l->vcap ? l->vcap * 2 : 1024;
+        klent *v = realloc(l->v, cap * sizeof *v);
+        if (!v)
+            return RINGSIM_ENOMEM;
+        l->v = v;
+        l->vcap = cap;
+    }
+    memcpy(l->buf + l->used, k, len);
+    l->v[l->n++] = (klent){l->used, len, pos, node};
+    l->used += len;
+    return 0;
+}
+
+static void kl_free(keylist *l)
+{
+    free(l->buf);
+    free(l->v);
+    memset(l, 0, sizeof *l);
+}
+
+static int kl_collect(void *ud, const store_key *k)
+{
+    return kl_add(ud, k->key, k->len, k->pos, k->node) ? RINGSIM_ENOMEM : 0;
+}
+
+static int kl_collect_str(void *ud, const char *s, size_t len)
+{
+    return kl_add(ud, s, len, 0, STORE_NO_NODE) ? RINGSIM_ENOMEM : 0;
 }
 
 /* ---- topology changes ---- */
@@ -446,17 +596,25 @@ static const char *owner_name(const state *x, long idx)
     return idx < 0 ? NULL : x->nodes[idx].name;
 }
 
-/* Move the keys of [lo, hi] from old owner index a (in `old`) to new owner
- * index b (in c->next), fixing counters and the tally. */
-static int move_range(opctx *c, const state *old, uint32_t lo, uint32_t hi, long a,
-                      long b, rs_error *err)
+/* The stored form of a coordinate: the order-preserving uint64 with its top
+ * bit flipped, so that SQLite's signed order is the coordinate's order. */
+static int64_t coord_stored(uint64_t c) { return (int64_t)(c ^ 0x8000000000000000ull); }
+
+/* Move the keys of [lo, hi] (coordinates of column col) from old owner
+ * index a (in `old`) to new owner index b (in c->next), fixing counters and
+ * the tally. */
+static int move_range(opctx *c, const state *old, int col, uint64_t lo, uint64_t hi,
+                      long a, long b, rs_error *err)
 {
     int64_t from = owner_id(old, a), to = owner_id(&c->next, b);
     if (from == to)
         return 0;
     int64_t count;
-    int rc = store_keys_move(c->s->st, lo, hi, from, to, c->op, owner_name(old, a),
-                             owner_name(&c->next, b), &c->seq, &count, err);
+    bool by_coord = col == PLACE_COL_COORD;
+    int rc = store_keys_move(c->s->st, by_coord, by_coord ? coord_stored(lo) : (int64_t)lo,
+                             by_coord ? coord_stored(hi) : (int64_t)hi, from, to, c->op,
+                             owner_name(old, a), owner_name(&c->next, b), &c->seq, &count,
+                             err);
     if (rc || !count)
         return rc;
     count_owner(&c->next, from, -count);
@@ -466,98 +624,200 @@ static int move_range(opctx *c, const state *old, uint32_t lo, uint32_t hi, long
     return 0;
 }
 
-/* Compare the placement of `old` with c->next (already holding its new
- * nodes and configuration, ids assigned) and move exactly the keys whose
- * owner changes.  Arc-based placements: the merged, de-duplicated point
- * positions B[0..m) split the ring into intervals (B[j-1], B[j]] on which
- * both owners are constant; runs of intervals with the same (old, new) owner
- * pair become one range query.  Removed nodes must still be in c->next with
- * their counters until the caller drops them. */
-static int retopologize(opctx *c, const state *old, rs_error *err)
+/* Both placements cut their space into segments with one owner each: walk
+ * the two lists in step; every run where the (old, new) owner pair stays the
+ * same and differs is one range query. */
+static int diff_segments(opctx *c, const state *old, int col, rs_error *err)
 {
-    sim *s = c->s;
-    int rc = build_placement(s, &c->next, err);
-    if (rc)
-        return rc;
-    const ring *ro = place_ring(old->pl), *rn = place_ring(c->next.pl);
-    if (!ro || !rn)
-        return rs_fail(err, RINGSIM_EINTERNAL, "placement has no ring");
-    size_t no = ring_size(ro), nn = ring_size(rn);
-    if (no + nn == 0)
-        return 0;
-    uint32_t *b = malloc((no + nn) * sizeof *b);
-    if (!b)
+    place_seg *sa = NULL, *sb = NULL;
+    size_t na = 0, nb = 0;
+    int rc = place_segments(old->pl, &sa, &na);
+    if (!rc)
+        rc = place_segments(c->next.pl, &sb, &nb);
+    if (rc) {
+        free(sa);
+        free(sb);
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-    size_t m = 0, i = 0, j = 0;
-    while (i < no || j < nn) { /* merge two sorted arrays, dropping repeats */
-        uint32_t v;
-        if (j >= nn || (i < no && ring_point_pos(ro, i) <= ring_point_pos(rn, j)))
-            v = ring_point_pos(ro, i++);
-        else
-            v = ring_point_pos(rn, j++);
-        if (m == 0 || b[m - 1] != v)
-            b[m++] = v;
     }
-    /* Owners on interval k are those of its upper end b[k]. */
-    long run_a = 0, run_b = 0;
-    uint32_t run_lo = 0, run_hi = 0;
+    size_t i = 0, j = 0;
+    uint64_t lo = 0;
     bool in_run = false;
-    for (size_t k = 0; k <= m && !rc; k++) {
-        uint32_t lo, hi;
-        long a, nb;
-        if (k < m) {
-            lo = k ? b[k - 1] + 1 : 0;
-            hi = b[k];
-            a = ring_owner(ro, hi);
-            nb = ring_owner(rn, hi);
-        } else { /* the tail past the last point wraps to the first */
-            if (b[m - 1] == UINT32_MAX)
-                break;
-            lo = b[m - 1] + 1;
-            hi = UINT32_MAX;
-            a = ring_owner(ro, 0);
-            nb = ring_owner(rn, 0);
-        }
-        if (in_run && a == run_a && nb == run_b && lo == run_hi + 1) {
+    uint64_t run_lo = 0, run_hi = 0;
+    long run_a = -1, run_b = -1;
+    while (!rc && i < na && j < nb) {
+        uint64_t hi = sa[i].hi < sb[j].hi ? sa[i].hi : sb[j].hi;
+        long oa = sa[i].owner, ob = sb[j].owner;
+        if (in_run && oa == run_a && ob == run_b) {
             run_hi = hi;
-            continue;
+        } else {
+            if (in_run) /* move_range compares ids: indexes differ between the two */
+                rc = move_range(c, old, col, run_lo, run_hi, run_a, run_b, err);
+            in_run = true;
+            run_lo = lo;
+            run_hi = hi;
+            run_a = oa;
+            run_b = ob;
         }
-        if (in_run)
-            rc = move_range(c, old, run_lo, run_hi, run_a, run_b, err);
-        in_run = true;
-        run_a = a;
-        run_b = nb;
-        run_lo = lo;
-        run_hi = hi;
+        if (sa[i].hi == hi)
+            i++;
+        if (sb[j].hi == hi)
+            j++;
+        if (hi == UINT64_MAX)
+            break;
+        lo = hi + 1;
     }
     if (!rc && in_run)
-        rc = move_range(c, old, run_lo, run_hi, run_a, run_b, err);
-    free(b);
+        rc = move_range(c, old, col, run_lo, run_hi, run_a, run_b, err);
+    free(sa);
+    free(sb);
     return rc;
 }
 
-static int check_weight(double weight, const place_config *cfg, rs_error *err)
+/* Re-place keys one by one: every key, or (only_leavers) the keys of nodes
+ * that are gone from c->next.  Changes are collected first and written
+ * after the scan, so the scan never sees its own updates. */
+typedef struct replace_ctx {
+    opctx *c;
+    const state *old;
+    bool only_leavers;
+    keylist changed; /* key bytes; pos holds nothing, node the new owner id */
+    int64_t *coords;
+    bool *has_coord;
+    int64_t *from;
+    size_t cap;
+    uint64_t seen, total;
+    rs_error *err;
+} replace_ctx;
+
+static int replace_one(void *ud, const store_key *k)
+{
+    replace_ctx *r = ud;
+    opctx *c = r->c;
+    if (r->only_leavers && (k->node == STORE_NO_NODE || find_node_id(&c->next, k->node) >= 0))
+        return 0;
+    if (++r->seen % PROGRESS_EVERY == 0)
+        progress(c->s, "replace_keys", r->seen, r->total);
+    place_key_info ki;
+    place_key(c->next.pl, c->s->h, k->key, k->len, &ki);
+    int64_t to = owner_id(&c->next, ki.owner);
+    int64_t coord = ki.has_coord ? coord_stored(ki.coord) : 0;
+    bool store_coord = ki.has_coord && place_column(c->next.pl) == PLACE_COL_COORD;
+    if (to == k->node && store_coord == k->has_coord && (!store_coord || coord == k->coord))
+        return 0;
+    size_t n = r->changed.n;
+    if (n == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 1024;
+        int64_t *co = realloc(r->coords, cap * sizeof *co);
+        if (co)
+            r->coords = co;
+        bool *hc = realloc(r->has_coord, cap * sizeof *hc);
+        if (hc)
+            r->has_coord = hc;
+        int64_t *fr = realloc(r->from, cap * sizeof *fr);
+        if (fr)
+            r->from = fr;
+        if (!co || !hc || !fr)
+            return rs_fail(r->err, RINGSIM_ENOMEM, "out of memory");
+        r->cap = cap;
+    }
+    if (kl_add(&r->changed, k->key, k->len, 0, to))
+        return rs_fail(r->err, RINGSIM_ENOMEM, "out of memory");
+    r->coords[n] = coord;
+    r->has_coord[n] = store_coord;
+    r->from[n] = k->node;
+    return 0;
+}
+
+static const char *name_of_id(const state *x, int64_t id)
+{
+    long i = id == STORE_NO_NODE ? -1 : find_node_id(x, id);
+    return i < 0 ? NULL : x->nodes[i].name;
+}
+
+static int diff_keys(opctx *c, const state *old, bool only_leavers, rs_error *err)
+{
+    replace_ctx r = {.c = c, .old = old, .only_leavers = only_leavers, .err = err,
+                     .total = (uint64_t)sim_key_count(c->s)};
+    int rc = store_keys_each(c->s->st, 1, replace_one, &r, err);
+    for (size_t i = 0; !rc && i < r.changed.n; i++) {
+        const klent *e = &r.changed.v[i];
+        store_key k = {r.changed.buf + e->off, e->len, 0, e->node, r.has_coord[i],
+                       r.coords[i]};
+        rc = store_key_set(c->s->st, &k, err);
+        if (rc || e->node == r.from[i])
+            continue; /* only the coordinate changed */
+        const char *fn = name_of_id(old, r.from[i]), *tn = name_of_id(&c->next, e->node);
+        if (c->op)
+            rc = store_move_add(c->s->st, c->op, c->seq++, k.key, k.len, fn, tn, err);
+        count_owner(&c->next, r.from[i], -1);
+        count_owner(&c->next, e->node, 1);
+        if (!rc && tally(c, r.from[i], fn, 1))
+            rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    }
+    kl_free(&r.changed);
+    free(r.coords);
+    free(r.has_coord);
+    free(r.from);
+    return rc;
+}
+
+/* Compare the placement of `old` with c->next (already holding its new
+ * nodes and configuration, ids assigned) and move exactly the keys whose
+ * owner changes: by ranges of the key index where both placements cut
+ * their space into segments, otherwise key by key (only the leavers' keys
+ * where the algorithm promises that nobody else's move).  Removed nodes must
+ * still be in c->next's counters until the caller drops them. */
+static int retopologize_to(opctx *c, const state *old, const char *layout, rs_error *err)
+{
+    int rc = build_placement(c->s, &c->next, layout ? NULL : old->pl, layout, err);
+    if (rc)
+        return rc;
+    int col = place_diff_column(old->pl, c->next.pl);
+    if (col >= 0)
+        return diff_segments(c, old, col, err);
+    return diff_keys(c, old, place_only_leavers_move(old->pl, c->next.pl), err);
+}
+
+static int retopologize(opctx *c, const state *old, rs_error *err)
+{
+    return retopologize_to(c, old, NULL, err);
+}
+
+/* The weight rule every algorithm shares; what an algorithm adds (whole
+ * numbers, no weights) is place_nodes_check's, when the placement is built. */
+static int check_weight(double weight, rs_error *err)
 {
     if (!isfinite(weight) || weight <= 0 || weight > SIM_MAX_WEIGHT)
         return rs_fail(err, RINGSIM_EPARAM,
                        "weight must be a number above 0 and at most %g", SIM_MAX_WEIGHT);
-    if (round(cfg->points_per_node * weight) > PLACE_MAX_NODE_POINTS)
-        return rs_fail(err, RINGSIM_EPARAM,
-                       "points_per_node x weight must be at most %u points per node",
-                       PLACE_MAX_NODE_POINTS);
     return 0;
 }
 
 int sim_add_node(sim *s, const char *name, size_t len, double weight, int64_t *op,
                  rs_error *err)
 {
+    sim_node_spec spec = {name, len, weight, NULL, 0};
+    return sim_add_node_spec(s, &spec, op, err);
+}
+
+int sim_add_node_spec(sim *s, const sim_node_spec *spec, int64_t *op, rs_error *err)
+{
+    const char *name = spec->name;
+    size_t len = spec->len;
+    double weight = spec->weight;
     int rc = name_check(name, len, "node name", err);
     if (rc)
         return rc;
+    if (spec->ntokens > PLACE_MAX_NODE_POINTS)
+        return rs_fail(err, RINGSIM_EPARAM, "at most %u tokens per node", PLACE_MAX_NODE_POINTS);
     json_t *params = json_pack("{s:s%, s:f}", "name", name, len, "weight", weight);
     char *subject = strndup(name, len);
+    char *tokens = spec->ntokens ? tokens_text(spec->tokens, spec->ntokens) : NULL;
+    int64_t *tok = spec->ntokens ? malloc(spec->ntokens * sizeof *tok) : NULL;
     opctx c;
-    if (!params || !subject) {
+    if (tokens && params)
+        json_object_set_new(params, "tokens", json_loads(tokens, 0, NULL));
+    if (!params || !subject || (spec->ntokens && (!tokens || !tok))) {
         rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
         goto out;
     }
@@ -567,14 +827,17 @@ int sim_add_node(sim *s, const char *name, size_t len, double weight, int64_t *o
         rc = rs_fail(err, RINGSIM_ECONFLICT, "node \"%s\" already exists", subject);
         goto abort;
     }
-    if ((rc = check_weight(weight, &c.next.cfg, err)))
+    if ((rc = check_weight(weight, err)))
         goto abort;
     int64_t id;
-    if ((rc = store_node_insert(s->st, name, len, weight, &id, err)))
+    if ((rc = store_node_insert(s->st, name, len, weight, tokens, &id, err)))
         goto abort;
     state *x = &c.next; /* nodes has room for one more (state_copy) */
-    x->nodes[x->n++] = (node){id, subject, len, weight, 0};
+    if (tok)
+        memcpy(tok, spec->tokens, spec->ntokens * sizeof *tok);
+    x->nodes[x->n++] = (node){id, subject, len, weight, 0, tok, spec->ntokens};
     subject = NULL;
+    tok = NULL;
     if ((rc = retopologize(&c, &s->cur, err)))
         goto abort;
     rc = op_commit(&c, op, err);
@@ -583,6 +846,8 @@ abort:
     op_abort(&c);
 out:
     free(subject);
+    free(tokens);
+    free(tok);
     json_decref(params);
     return rc;
 }
@@ -612,7 +877,7 @@ int sim_remove_node(sim *s, const char *name, size_t len, int64_t *op, rs_error 
     memmove(&c.next.nodes[i], &c.next.nodes[i + 1],
             (c.next.n - (size_t)i - 1) * sizeof gone);
     c.next.n--;
-    free(gone.name);
+    node_free(&gone);
     if ((rc = retopologize(&c, &s->cur, err)) ||
         (rc = store_node_delete(s->st, gone.id, err)))
         goto abort;
@@ -626,23 +891,13 @@ out:
     return rc;
 }
 
-static char *config_subject(const place_config *cfg)
-{
-    char *t = NULL;
-    if (asprintf(&t, "algorithm %s, %u point%s per node", cfg->algorithm,
-                 cfg->points_per_node, cfg->points_per_node == 1 ? "" : "s") < 0)
-        return NULL;
-    return t;
-}
-
 int sim_configure(sim *s, const place_config *cfg, int64_t *op, rs_error *err)
 {
     int rc = place_config_check(cfg, err);
     if (rc)
         return rc;
-    json_t *params = json_pack("{s:s, s:i}", "algorithm", cfg->algorithm,
-                               "points_per_node", (json_int_t)cfg->points_per_node);
-    char *subject = config_subject(cfg);
+    json_t *params = place_config_json(cfg, false);
+    char *subject = place_config_describe(cfg);
     opctx c;
     if (!params || !subject) {
         rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
@@ -651,9 +906,7 @@ int sim_configure(sim *s, const place_config *cfg, int64_t *op, rs_error *err)
     if ((rc = op_begin(s, &c, "configure", subject, params, err)))
         goto out;
     c.next.cfg = *cfg;
-    for (size_t i = 0; i < c.next.n && !rc; i++)
-        rc = check_weight(c.next.nodes[i].weight, cfg, err);
-    if (rc || (rc = retopologize(&c, &s->cur, err))) {
+    if ((rc = retopologize(&c, &s->cur, err))) {
         op_abort(&c);
         goto out;
     }
@@ -681,7 +934,7 @@ int sim_reset(sim *s, int64_t *op, rs_error *err)
         return rc;
     }
     for (size_t i = 0; i < c.next.n; i++)
-        free(c.next.nodes[i].name);
+        node_free(&c.next.nodes[i]);
     c.next.n = 0;
     c.next.unassigned = 0;
     return op_commit(&c, op, err);
@@ -695,10 +948,15 @@ static int insert_one(opctx *c, const char *k, size_t len, int64_t *inserted,
                       rs_error *err)
 {
     sim *s = c->s;
-    uint32_t pos = hash_position(s->h, k, len);
-    long o = place_owner(c->next.pl ? c->next.pl : s->cur.pl, pos, k, len);
+    const placement *pl = c->next.pl ? c->next.pl : s->cur.pl;
+    place_key_info ki;
+    place_key(pl, s->h, k, len, &ki);
+    long o = ki.owner;
+    bool col = ki.has_coord && place_column(pl) == PLACE_COL_COORD;
+    store_key sk = {k, len, ki.position, owner_id(&c->next, o), col,
+                    col ? coord_stored(ki.coord) : 0};
     int ins;
-    int rc = store_key_insert(s->st, k, len, pos, owner_id(&c->next, o), &ins, err);
+    int rc = store_key_insert(s->st, &sk, &ins, err);
     if (rc || !ins)
         return rc;
     (*inserted)++;
@@ -719,7 +977,6 @@ static char *count_subject(size_t n, const sim_str *one)
     return t;
 }
 
-#define PROGRESS_EVERY 16384
 
 /* A list of keys must not be empty and every key must follow the name
  * rules; the message says which one does not. */
@@ -922,64 +1179,6 @@ out:
     return rc;
 }
 
-/* ---- key lists: many keys in one buffer (no malloc per key) ---- */
-
-typedef struct klent {
-    size_t off, len;
-    uint32_t pos;
-    int64_t node;
-} klent;
-
-typedef struct keylist {
-    char *buf;
-    size_t used, cap;
-    klent *v;
-    size_t n, vcap;
-} keylist;
-
-static int kl_add(keylist *l, const char *k, size_t len, uint32_t pos, int64_t node)
-{
-    if (l->used + len > l->cap || !l->buf) {
-        size_t cap = l->cap ? l->cap * 2 : 65536;
-        while (cap < l->used + len)
-            cap *= 2;
-        char *b = realloc(l->buf, cap);
-        if (!b)
-            return RINGSIM_ENOMEM;
-        l->buf = b;
-        l->cap = cap;
-    }
-    if (l->n == l->vcap) {
-        size_t cap = l->vcap ? l->vcap * 2 : 1024;
-        klent *v = realloc(l->v, cap * sizeof *v);
-        if (!v)
-            return RINGSIM_ENOMEM;
-        l->v = v;
-        l->vcap = cap;
-    }
-    memcpy(l->buf + l->used, k, len);
-    l->v[l->n++] = (klent){l->used, len, pos, node};
-    l->used += len;
-    return 0;
-}
-
-static void kl_free(keylist *l)
-{
-    free(l->buf);
-    free(l->v);
-    memset(l, 0, sizeof *l);
-}
-
-static int kl_collect(void *ud, const store_key *k)
-{
-    return kl_add(ud, k->key, k->len, k->pos, k->node) ? RINGSIM_ENOMEM : 0;
-}
-
-static int kl_collect_str(void *ud, const char *s, size_t len)
-{
-    return kl_add(ud, s, len, 0, STORE_NO_NODE) ? RINGSIM_ENOMEM : 0;
-}
-
 /* sim_str views of a list (pointers into l->buf). */
 static sim_str *kl_strs(const keylist *l)
 {
@@ -1026,8 +1225,16 @@ static int replay_op(void *ud, const store_op *o)
     json_t *name = json_object_get(p, "name");
     json_t *gen = json_object_get(p, "generate");
     if (strcmp(o->type, "add_node") == 0) {
-        rc = sim_add_node(m, json_string_value(name), json_string_length(name),
-                          json_number_value(json_object_get(p, "weight")), &dummy, r->err);
+        json_t *jt = json_object_get(p, "tokens");
+        size_t nt = json_array_size(jt);
+        int64_t *tok = nt ? calloc(nt, sizeof *tok) : NULL;
+        for (size_t i = 0; tok && i < nt; i++)
+            tok[i] = strtoll(json_string_value(json_array_get(jt, i)) ? json_string_value(json_array_get(jt, i)) : "0", NULL, 10);
+        sim_node_spec spec = {json_string_value(name), json_string_length(name),
+                              json_number_value(json_object_get(p, "weight")), tok, nt};
+        rc = nt && !tok ? rs_fail(r->err, RINGSIM_ENOMEM, "out of memory")
+                        : sim_add_node_spec(m, &spec, &dummy, r->err);
+        free(tok);
     } else if (strcmp(o->type, "remove_node") == 0) {
         rc = sim_remove_node(m, json_string_value(name), json_string_length(name), &dummy,
                              r->err);
@@ -1113,8 +1320,7 @@ int sim_at(sim *s, int64_t at, sim **snapshot, rs_error *err)
         sim_set_progress(m, s->progress, s->progress_ud);
         m->progress_label = "replay";
         int64_t dummy;
-        if (strcmp(start.algorithm, m->cur.cfg.algorithm) != 0 ||
-            start.points_per_node != m->cur.cfg.points_per_node)
+        if (memcmp(&start, &m->cur.cfg, sizeof start) != 0)
             rc = sim_configure(m, &start, &dummy, err);
     }
     replay r = {s, m, err};
@@ -1244,18 +1450,27 @@ int sim_revert(sim *s, int64_t to, int64_t *op, rs_error *err)
     for (size_t i = 0; !rc && i < snap->cur.n; i++) {
         const node *t = &snap->cur.nodes[i];
         long j = find_node(&c.next, t->name, t->len);
-        node v = {0, strdup(t->name), t->len, t->weight, 0};
-        if (!v.name) {
+        node v = {0, strdup(t->name), t->len, t->weight, 0, NULL, t->ntokens};
+        char *tt = t->ntokens ? tokens_text(t->tokens, t->ntokens) : NULL;
+        if (t->ntokens && (v.tokens = malloc(t->ntokens * sizeof *v.tokens)))
+            memcpy(v.tokens, t->tokens, t->ntokens * sizeof *v.tokens);
+        if (!v.name || (t->ntokens && (!v.tokens || !tt))) {
+            free(v.name);
+            free(v.tokens);
+            free(tt);
             rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
             break;
         }
         if (j >= 0) {
             v.id = c.next.nodes[j].id;
             v.keys = c.next.nodes[j].keys;
-        } else if ((rc = store_node_insert(s->st, t->name, t->len, t->weight, &v.id, err))) {
-            free(v.name);
+        } else if ((rc = store_node_insert(s->st, t->name, t->len, t->weight, tt, &v.id,
+                                            err))) {
+            node_free(&v);
+            free(tt);
             break;
         }
+        free(tt);
         nodes[nn++] = v;
     }
     if (nodes) {
@@ -1265,12 +1480,15 @@ int sim_revert(sim *s, int64_t to, int64_t *op, rs_error *err)
         c.next.nodes = nodes;
         c.next.n = nn;
         c.next.cfg = snap->cur.cfg;
+        /* The layout state (slot map, removed buckets) as it was then. */
+        char *layout = place_state_text(snap->cur.pl);
         if (!rc)
-            rc = retopologize(&c, &s->cur, err);
+            rc = retopologize_to(&c, &s->cur, layout, err);
+        free(layout);
         for (size_t i = 0; i < oldn; i++) {
             if (!rc && find_node(&c.next, old[i].name, old[i].len) < 0)
                 rc = store_node_delete(s->st, old[i].id, err);
-            free(old[i].name);
+            node_free(&old[i]);
         }
         free(old);
     }
@@ -1300,6 +1518,7 @@ out:
 const place_config *sim_config(const sim *s) { return &s->cur.cfg; }
 const placement *sim_placement(const sim *s) { return s->cur.pl; }
 size_t sim_node_count(const sim *s) { return s->cur.n; }
+const char *const *sim_node_names(const sim *s) { return s->cur.names; }
 int64_t sim_unassigned(const sim *s) { return s->cur.unassigned; }
 int64_t sim_last_op(sim *s) { return store_last_op(s->st); }
 
@@ -1318,7 +1537,13 @@ int64_t sim_key_count(const sim *s)
     return t;
 }
 
-static void node_view(sim *s, size_t i, const double *arc, int64_t total,
+void sim_key_where(sim *s, const char *key, size_t len, sim_where *out)
+{
+    place_key(s->cur.pl, s->h, key, len, &out->info);
+    out->nprefs = place_prefs(s->cur.pl, &out->info, s->cur.cfg.replicas, out->prefs);
+}
+
+static void node_view(sim *s, size_t i, const double *arc, const double *owns, int64_t total,
                       sim_node_view *v)
 {
     const node *x = &s->cur.nodes[i];
@@ -1326,10 +1551,12 @@ static void node_view(sim *s, size_t i, const double *arc, int64_t total,
     v->len = x->len;
     v->position = hash_position(s->h, x->name, x->len);
     v->weight = x->weight;
-    v->points = place_node_points(&s->cur.cfg, x->weight);
+    v->points = place_node_size(s->cur.pl, i);
+    v->index = i;
     v->keys = x->keys;
     v->key_share = total > 0 ? (double)x->keys / (double)total : 0;
     v->arc_share = arc[i];
+    v->owns = owns[i];
 }
 
 static int cmp_node_view(const void *a, const void *b)
@@ -1344,17 +1571,20 @@ int sim_nodes(sim *s, sim_node_view **out, size_t *n, rs_error *err)
 {
     size_t k = s->cur.n;
     sim_node_view *v = malloc((k + 1) * sizeof *v);
-    double *arc = malloc((k + 1) * sizeof *arc);
-    if (!v || !arc) {
+    double *arc = malloc((k + 1) * sizeof *arc), *owns = malloc((k + 1) * sizeof *owns);
+    if (!v || !arc || !owns) {
         free(v);
         free(arc);
+        free(owns);
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     }
-    place_arc_shares(s->cur.pl, arc, k);
+    place_shares(s->cur.pl, arc, k);
+    place_owns(s->cur.pl, s->cur.cfg.replicas, owns, k);
     int64_t total = sim_key_count(s);
     for (size_t i = 0; i < k; i++)
-        node_view(s, i, arc, total, &v[i]);
+        node_view(s, i, arc, owns, total, &v[i]);
     free(arc);
+    free(owns);
     qsort(v, k, sizeof *v, cmp_node_view);
     *out = v;
     *n = k;
@@ -1371,11 +1601,17 @@ int sim_node_get(sim *s, const char *name, size_t len, sim_node_view *out,
     if (i < 0)
         return rs_fail(err, RINGSIM_ENOTFOUND, "node \"%.*s\" not found", (int)len, name);
     double *arc = malloc((s->cur.n + 1) * sizeof *arc);
-    if (!arc)
+    double *owns = malloc((s->cur.n + 1) * sizeof *owns);
+    if (!arc || !owns) {
+        free(arc);
+        free(owns);
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-    place_arc_shares(s->cur.pl, arc, s->cur.n);
-    node_view(s, (size_t)i, arc, sim_key_count(s), out);
+    }
+    place_shares(s->cur.pl, arc, s->cur.n);
+    place_owns(s->cur.pl, s->cur.cfg.replicas, owns, s->cur.n);
+    node_view(s, (size_t)i, arc, owns, sim_key_count(s), out);
     free(arc);
+    free(owns);
     return 0;
 }
 
@@ -1412,15 +1648,17 @@ int sim_lookup(sim *s, const char *key, size_t len, sim_lookup_result *out,
     int rc = name_check(key, len, "key", err);
     if (rc)
         return rc;
-    out->position = hash_position(s->h, key, len);
     hash_sha256_hex(s->h, key, len, out->sha256);
-    long o = place_owner(s->cur.pl, out->position, key, len);
+    place_key(s->cur.pl, s->h, key, len, &out->info);
+    out->position = out->info.position;
+    long o = out->info.owner;
     if (o >= 0) {
         out->node = s->cur.nodes[o].name;
         out->node_len = s->cur.nodes[o].len;
     }
-    const ring *r = place_ring(s->cur.pl);
-    long p = ring_successor(r, out->position);
+    out->nprefs = place_prefs(s->cur.pl, &out->info, s->cur.cfg.replicas, out->prefs);
+    const ring *r = !strcmp(s->cur.cfg.algorithm, "ring") ? place_ring_of(s->cur.pl) : NULL;
+    long p = r ? ring_successor(r, out->position) : -1;
     if (p >= 0) {
         out->has_point = true;
         out->point_position = ring_point_pos(r, (size_t)p);
@@ -1522,12 +1760,17 @@ static int check_placement(void *ud, const store_key *key)
 {
     checker *k = ud;
     state *x = &k->s->cur;
-    long want = place_owner(x->pl, key->pos, key->key, key->len);
+    place_key_info ki;
+    place_key(x->pl, k->s->h, key->key, key->len, &ki);
+    long want = ki.owner;
     long have = key->node == STORE_NO_NODE ? -1 : find_node_id(x, key->node);
-    uint32_t pos = hash_position(k->s->h, key->key, key->len);
-    if (pos != key->pos)
+    if (ki.position != key->pos)
         problem(k, "key \"%.*s\": stored position %u, SHA-256 says %u", (int)key->len,
-                key->key, key->pos, pos);
+                key->key, key->pos, ki.position);
+    bool col = ki.has_coord && place_column(x->pl) == PLACE_COL_COORD;
+    if (col != key->has_coord || (col && coord_stored(ki.coord) != key->coord))
+        problem(k, "key \"%.*s\": stored coordinate differs from the placement's",
+                (int)key->len, key->key);
     if (key->node != STORE_NO_NODE && have < 0)
         problem(k, "key \"%.*s\": owner id %lld is not a node", (int)key->len, key->key,
                 (long long)key->node);
@@ -1601,10 +1844,18 @@ int sim_check(sim *s, int64_t *problems, char *report, size_t report_size, rs_er
         goto out;
     progress(s, "check", 2, 3);
     state *x = &s->cur, *y = &k.snap->cur;
-    if (strcmp(x->cfg.algorithm, y->cfg.algorithm) ||
-        x->cfg.points_per_node != y->cfg.points_per_node)
-        problem(&k, "configuration: stored %s/%u, the log gives %s/%u", x->cfg.algorithm,
-                x->cfg.points_per_node, y->cfg.algorithm, y->cfg.points_per_node);
+    if (memcmp(&x->cfg, &y->cfg, sizeof x->cfg) != 0) {
+        char *a = place_config_describe(&x->cfg), *b = place_config_describe(&y->cfg);
+        problem(&k, "configuration: stored %s, the log gives %s", a ? a : "?", b ? b : "?");
+        free(a);
+        free(b);
+    }
+    char *la = place_state_text(x->pl), *lb = place_state_text(y->pl);
+    if ((la || lb) && (!la || !lb || strcmp(la, lb) != 0))
+        problem(&k, "the %s layout state differs from the one the log gives",
+                x->cfg.algorithm);
+    free(la);
+    free(lb);
     for (size_t i = 0; i < x->n; i++) {
         long j = find_node(y, x->nodes[i].name, x->nodes[i].len);
         if (j < 0)

@@ -58,6 +58,15 @@ store *sim_store(sim *s);
 /* ---- operations: each is one transaction; *op receives its id ---- */
 int sim_add_node(sim *s, const char *name, size_t len, double weight, int64_t *op,
                  rs_error *err);
+/* A node to add: explicit tokens (Cassandra's initial_token) may be NULL. */
+typedef struct sim_node_spec {
+    const char *name;
+    size_t len;
+    double weight;
+    const int64_t *tokens;
+    size_t ntokens;
+} sim_node_spec;
+int sim_add_node_spec(sim *s, const sim_node_spec *spec, int64_t *op, rs_error *err);
 int sim_remove_node(sim *s, const char *name, size_t len, int64_t *op,
                     rs_error *err);
 /* Inserts the keys that are new; the rest (existing, or repeated in the
@@ -83,14 +92,26 @@ typedef struct sim_node_view {
     size_t len;
     uint32_t position;
     double weight;
-    uint32_t points;
+    uint64_t points; /* points, slots or table entries it holds */
+    size_t index;    /* its index in the placement */
     int64_t keys;
     double key_share, arc_share;
+    double owns; /* effective share counting replicas */
 } sim_node_view;
+
+/* Where a key goes now, stored or not (coordinate, preference list). */
+typedef struct sim_where {
+    place_key_info info;
+    long prefs[PLACE_MAX_PREFS];
+    size_t nprefs;
+} sim_where;
+void sim_key_where(sim *s, const char *key, size_t len, sim_where *out);
 
 const place_config *sim_config(const sim *s);
 const placement *sim_placement(const sim *s);
 size_t sim_node_count(const sim *s);
+/* Names of the nodes by placement index (valid like the placement). */
+const char *const *sim_node_names(const sim *s);
 /* Name of the node with placement index i. */
 const char *sim_node_name(const sim *s, size_t i, size_t *len);
 /* Stored keys in all, and those with no node. */
@@ -117,6 +138,9 @@ typedef struct sim_lookup_result {
     size_t node_len;
     bool stored, wrapped, has_point;
     uint32_t point_position, point_index;
+    place_key_info info; /* the placement's answer */
+    long prefs[PLACE_MAX_PREFS]; /* preference list (node indexes) */
+    size_t nprefs;
 } sim_lookup_result;
 int sim_lookup(sim *s, const char *key, size_t len, sim_lookup_result *out,
                rs_error *err);

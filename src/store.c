@@ -21,6 +21,7 @@ enum {
     Q_BEGIN, Q_BEGIN_READ, Q_COMMIT, Q_ROLLBACK, Q_META_GET, Q_META_SET,
     Q_NODES, Q_NODE_INS, Q_NODE_UPD, Q_NODE_DEL,
     Q_KEY_INS, Q_KEY_GET, Q_KEY_DEL, Q_KEYS_CLEAR, Q_MOVE_REC, Q_MOVE_UPD,
+    Q_MOVE_REC_C, Q_MOVE_UPD_C, Q_KEY_SET, Q_MOVE_ADD,
     Q_KEYS_BY_KEY, Q_KEYS_BY_POS,
     Q_OP_INS, Q_OP_FIN, Q_OP_KEY, Q_OP_GET, Q_OPS, Q_OP_LAST, Q_OP_KEYS,
     Q_MOVES, Q_MOVES_COUNT, Q_DATA_VERSION, Q_DENSITY, Q_OP_BASE,
@@ -35,20 +36,26 @@ static const char *const sql[Q_COUNT] = {
     [Q_META_GET] = "SELECT v FROM meta WHERE k = ?1",
     [Q_META_SET] = "INSERT INTO meta(k, v) VALUES(?1, ?2) "
                    "ON CONFLICT(k) DO UPDATE SET v = excluded.v",
-    [Q_NODES] = "SELECT id, name, weight, keys FROM nodes ORDER BY id",
-    [Q_NODE_INS] = "INSERT INTO nodes(name, weight, keys) VALUES(?1, ?2, 0)",
+    [Q_NODES] = "SELECT id, name, weight, keys, tokens FROM nodes ORDER BY id",
+    [Q_NODE_INS] = "INSERT INTO nodes(name, weight, keys, tokens) VALUES(?1, ?2, 0, ?3)",
     [Q_NODE_UPD] = "UPDATE nodes SET weight = ?2, keys = ?3 WHERE id = ?1",
     [Q_NODE_DEL] = "DELETE FROM nodes WHERE id = ?1",
-    [Q_KEY_INS] = "INSERT OR IGNORE INTO keys(key, pos, node) VALUES(?1, ?2, ?3)",
-    [Q_KEY_GET] = "SELECT pos, node FROM keys WHERE key = ?1",
+    [Q_KEY_INS] = "INSERT OR IGNORE INTO keys(key, pos, node, coord) VALUES(?1, ?2, ?3, ?4)",
+    [Q_KEY_GET] = "SELECT pos, node, coord FROM keys WHERE key = ?1",
     [Q_KEY_DEL] = "DELETE FROM keys WHERE key = ?1",
     [Q_KEYS_CLEAR] = "DELETE FROM keys",
     [Q_MOVE_REC] = "INSERT INTO moves(op, seq, key, src, dst) "
                    "SELECT ?1, ?2 + row_number() OVER (ORDER BY pos, key), key, ?3, ?4 "
                    "FROM keys WHERE pos BETWEEN ?5 AND ?6 AND node IS ?7",
     [Q_MOVE_UPD] = "UPDATE keys SET node = ?1 WHERE pos BETWEEN ?2 AND ?3 AND node IS ?4",
-    [Q_KEYS_BY_KEY] = "SELECT key, pos, node FROM keys ORDER BY key",
-    [Q_KEYS_BY_POS] = "SELECT key, pos, node FROM keys ORDER BY pos, key",
+    [Q_MOVE_REC_C] = "INSERT INTO moves(op, seq, key, src, dst) "
+                     "SELECT ?1, ?2 + row_number() OVER (ORDER BY coord, key), key, ?3, ?4 "
+                     "FROM keys WHERE coord BETWEEN ?5 AND ?6 AND node IS ?7",
+    [Q_MOVE_UPD_C] = "UPDATE keys SET node = ?1 WHERE coord BETWEEN ?2 AND ?3 AND node IS ?4",
+    [Q_KEY_SET] = "UPDATE keys SET node = ?2, coord = ?3 WHERE key = ?1",
+    [Q_MOVE_ADD] = "INSERT INTO moves(op, seq, key, src, dst) VALUES(?1, ?2, ?3, ?4, ?5)",
+    [Q_KEYS_BY_KEY] = "SELECT key, pos, node, coord FROM keys ORDER BY key",
+    [Q_KEYS_BY_POS] = "SELECT key, pos, node, coord FROM keys ORDER BY pos, key",
     [Q_OP_INS] = "INSERT INTO ops(at, type, subject, params, config, keys_moved, moved_from) "
                  "VALUES(?1, ?2, ?3, ?4, ?5, 0, '[]')",
     [Q_OP_FIN] = "UPDATE ops SET keys_moved = ?2, moved_from = ?3, config = ?4 WHERE id = ?1",
@@ -90,7 +97,16 @@ static const char schema_v1[] =
 /* migrations[v] takes a database from schema version v to v + 1, inside one
  * transaction.  A later version appends its step here and bumps
  * STORE_SCHEMA_VERSION; older files are brought up to date when opened. */
-static const char *const migrations[STORE_SCHEMA_VERSION] = {schema_v1};
+/* Version 2 (placement algorithms): a key's coordinate in the current
+ * algorithm's space where it is not the position (NULL for the seed's ring,
+ * so that its keys cost what they did), indexed for the range queries of a
+ * topology change; a node's explicit tokens (JSON text, or NULL). */
+static const char schema_v2[] =
+    "ALTER TABLE keys ADD COLUMN coord INTEGER;"
+    "CREATE INDEX keys_coord ON keys(coord) WHERE coord IS NOT NULL;"
+    "ALTER TABLE nodes ADD COLUMN tokens TEXT;";
+
+static const char *const migrations[STORE_SCHEMA_VERSION] = {schema_v1, schema_v2};
 
 struct store {
     sqlite3 *db;
@@ -390,6 +406,7 @@ int store_nodes_load(store *st, store_node **out, size_t *n, rs_error *err)
         d->len = (size_t)sqlite3_column_bytes(s, 1);
         d->weight = sqlite3_column_double(s, 2);
         d->keys = sqlite3_column_int64(s, 3);
+        d->tokens = sqlite3_column_type(s, 4) == SQLITE_NULL ? NULL : dup_text(s, 4);
         if (!d->name)
             goto nomem;
         len++;
@@ -410,18 +427,22 @@ nomem:
 
 void store_nodes_free(store_node *nodes, size_t n)
 {
-    for (size_t i = 0; i < n && nodes; i++)
+    for (size_t i = 0; i < n && nodes; i++) {
         free(nodes[i].name);
+        free(nodes[i].tokens);
+    }
     free(nodes);
 }
 
 int store_node_insert(store *st, const char *name, size_t len, double weight,
-                      int64_t *id, rs_error *err)
+                      const char *tokens, int64_t *id, rs_error *err)
 {
     sqlite3_stmt *s = stmt(st, Q_NODE_INS);
     if (s) {
         sqlite3_bind_text(s, 1, name, (int)len, SQLITE_STATIC);
         sqlite3_bind_double(s, 2, weight);
+        if (tokens)
+            sqlite3_bind_text(s, 3, tokens, -1, SQLITE_STATIC);
     }
     int rc = run(st, s, err, "adding a node");
     *id = rc ? 0 : sqlite3_last_insert_rowid(st->db);
@@ -463,14 +484,28 @@ static int64_t column_node(sqlite3_stmt *s, int i)
                                                     : sqlite3_column_int64(s, i);
 }
 
-int store_key_insert(store *st, const char *key, size_t len, uint32_t pos,
-                     int64_t node, int *inserted, rs_error *err)
+static void bind_coord(sqlite3_stmt *s, int i, bool has, int64_t coord)
+{
+    if (has)
+        sqlite3_bind_int64(s, i, coord);
+    else
+        sqlite3_bind_null(s, i);
+}
+
+static void column_coord(sqlite3_stmt *s, int i, store_key *k)
+{
+    k->has_coord = sqlite3_column_type(s, i) != SQLITE_NULL;
+    k->coord = k->has_coord ? sqlite3_column_int64(s, i) : 0;
+}
+
+int store_key_insert(store *st, const store_key *k, int *inserted, rs_error *err)
 {
     sqlite3_stmt *s = stmt(st, Q_KEY_INS);
     if (s) {
-        sqlite3_bind_text(s, 1, key, (int)len, SQLITE_STATIC);
-        sqlite3_bind_int64(s, 2, pos);
-        bind_node(s, 3, node);
+        sqlite3_bind_text(s, 1, k->key, (int)k->len, SQLITE_STATIC);
+        sqlite3_bind_int64(s, 2, k->pos);
+        bind_node(s, 3, k->node);
+        bind_coord(s, 4, k->has_coord, k->coord);
     }
     int rc = run(st, s, err, "inserting a key");
     *inserted = rc ? 0 : sqlite3_changes(st->db);
@@ -490,6 +525,7 @@ int store_key_find(store *st, const char *key, size_t len, store_key *out,
         out->len = len;
         out->pos = (uint32_t)sqlite3_column_int64(s, 0);
         out->node = column_node(s, 1);
+        column_coord(s, 2, out);
         rc = 0;
     } else if (rc == SQLITE_DONE) {
         rc = rs_fail(err, RINGSIM_ENOTFOUND, "key \"%.*s\" not found", (int)len, key);
@@ -534,14 +570,39 @@ int store_keys_clear(store *st, rs_error *err)
     return run(st, stmt(st, Q_KEYS_CLEAR), err, "deleting keys");
 }
 
-int store_keys_move(store *st, uint32_t lo, uint32_t hi, int64_t from, int64_t to,
-                    int64_t op, const char *from_name, const char *to_name,
+int store_key_set(store *st, const store_key *k, rs_error *err)
+{
+    sqlite3_stmt *s = stmt(st, Q_KEY_SET);
+    if (s) {
+        sqlite3_bind_text(s, 1, k->key, (int)k->len, SQLITE_STATIC);
+        bind_node(s, 2, k->node);
+        bind_coord(s, 3, k->has_coord, k->coord);
+    }
+    return run(st, s, err, "moving a key");
+}
+
+int store_move_add(store *st, int64_t op, int64_t seq, const char *key, size_t len,
+                   const char *from_name, const char *to_name, rs_error *err)
+{
+    sqlite3_stmt *s = stmt(st, Q_MOVE_ADD);
+    if (s) {
+        sqlite3_bind_int64(s, 1, op);
+        sqlite3_bind_int64(s, 2, seq);
+        sqlite3_bind_text(s, 3, key, (int)len, SQLITE_STATIC);
+        sqlite3_bind_text(s, 4, from_name, -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 5, to_name, -1, SQLITE_STATIC);
+    }
+    return run(st, s, err, "recording a move");
+}
+
+int store_keys_move(store *st, bool by_coord, int64_t lo, int64_t hi, int64_t from,
+                    int64_t to, int64_t op, const char *from_name, const char *to_name,
                     int64_t *seq, int64_t *count, rs_error *err)
 {
     int rc;
     *count = 0;
     if (op > 0) {
-        sqlite3_stmt *s = stmt(st, Q_MOVE_REC);
+        sqlite3_stmt *s = stmt(st, by_coord ? Q_MOVE_REC_C : Q_MOVE_REC);
         if (s) {
             sqlite3_bind_int64(s, 1, op);
             sqlite3_bind_int64(s, 2, *seq);
@@ -554,7 +615,7 @@ int store_keys_move(store *st, uint32_t lo, uint32_t hi, int64_t from, int64_t t
         if ((rc = run(st, s, err, "recording moves")))
             return rc;
     }
-    sqlite3_stmt *s = stmt(st, Q_MOVE_UPD);
+    sqlite3_stmt *s = stmt(st, by_coord ? Q_MOVE_UPD_C : Q_MOVE_UPD);
     if (s) {
         bind_node(s, 1, to);
         sqlite3_bind_int64(s, 2, lo);
@@ -576,7 +637,8 @@ static int each_key(store *st, sqlite3_stmt *s, store_key_fn fn, void *ud,
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         store_key k = {(const char *)sqlite3_column_text(s, 0),
                        (size_t)sqlite3_column_bytes(s, 0),
-                       (uint32_t)sqlite3_column_int64(s, 1), column_node(s, 2)};
+                       (uint32_t)sqlite3_column_int64(s, 1), column_node(s, 2), false, 0};
+        column_coord(s, 3, &k);
         int r = fn(ud, &k);
         if (r) {
             sqlite3_reset(s);
@@ -626,7 +688,8 @@ int store_cursor_next(store_cursor *c, store_key *k, rs_error *err)
         return dberr(c->st, err, "reading keys");
     *k = (store_key){(const char *)sqlite3_column_text(c->s, 0),
                      (size_t)sqlite3_column_bytes(c->s, 0),
-                     (uint32_t)sqlite3_column_int64(c->s, 1), column_node(c->s, 2)};
+                     (uint32_t)sqlite3_column_int64(c->s, 1), column_node(c->s, 2), false, 0};
+    column_coord(c->s, 3, k);
     return 1;
 }
 

@@ -23,7 +23,7 @@
 
 #include "error.h"
 
-#define STORE_SCHEMA_VERSION 1
+#define STORE_SCHEMA_VERSION 2
 #define STORE_NO_NODE (-1) /* owner of an unassigned key */
 #define NAME_BUF 256       /* a name of up to 255 bytes plus NUL */
 
@@ -62,12 +62,14 @@ typedef struct store_node {
     size_t len;
     double weight;
     int64_t keys;
+    char *tokens; /* explicit tokens as JSON text (malloc'd), or NULL */
 } store_node;
 
 /* All nodes by id; *out malloc'd array (free with store_nodes_free). */
 int store_nodes_load(store *st, store_node **out, size_t *n, rs_error *err);
 void store_nodes_free(store_node *nodes, size_t n);
 int store_node_insert(store *st, const char *name, size_t len, double weight,
+                      const char *tokens,
                       int64_t *id, rs_error *err);
 int store_node_update(store *st, int64_t id, double weight, int64_t keys,
                       rs_error *err);
@@ -79,12 +81,18 @@ typedef struct store_key {
     size_t len;
     uint32_t pos;
     int64_t node; /* STORE_NO_NODE when unassigned */
+    bool has_coord; /* the coordinate column is not NULL */
+    int64_t coord;  /* stored coordinate: the order-preserving uint64 ^ 2^63 */
 } store_key;
 typedef int (*store_key_fn)(void *ud, const store_key *k);
 
 /* *inserted = 1, or 0 when the key exists (nothing changes). */
-int store_key_insert(store *st, const char *key, size_t len, uint32_t pos,
-                     int64_t node, int *inserted, rs_error *err);
+int store_key_insert(store *st, const store_key *k, int *inserted, rs_error *err);
+/* Set the node and coordinate of the key k->key. */
+int store_key_set(store *st, const store_key *k, rs_error *err);
+/* Record one move of operation op. */
+int store_move_add(store *st, int64_t op, int64_t seq, const char *key, size_t len,
+                   const char *from_name, const char *to_name, rs_error *err);
 /* RINGSIM_ENOTFOUND when missing. */
 int store_key_find(store *st, const char *key, size_t len, store_key *out,
                    rs_error *err);
@@ -97,8 +105,8 @@ int store_keys_density(store *st, uint32_t bins, int64_t *counts, rs_error *err)
 /* Give every key with lo <= pos <= hi owned by `from` to `to`; when op > 0,
  * record each as a move (seq numbers from *seq on, advanced).  *count is the
  * number moved. */
-int store_keys_move(store *st, uint32_t lo, uint32_t hi, int64_t from, int64_t to,
-                    int64_t op, const char *from_name, const char *to_name,
+int store_keys_move(store *st, bool by_coord, int64_t lo, int64_t hi, int64_t from,
+                    int64_t to, int64_t op, const char *from_name, const char *to_name,
                     int64_t *seq, int64_t *count, rs_error *err);
 /* Every key, ordered by key bytes (order = 0) or by (position, key). */
 int store_keys_each(store *st, int by_position, store_key_fn fn, void *ud,

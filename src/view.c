@@ -20,13 +20,16 @@ static json_t *str_or_null(const char *s, size_t len)
     return s ? json_stringn(s, len) : json_null();
 }
 
-json_t *view_node(const sim_node_view *v)
+json_t *view_node(sim *s, const sim_node_view *v)
 {
-    return json_pack("{s:o, s:I, s:f, s:I, s:I, s:f, s:f}", "name",
-                     json_stringn(v->name, v->len), "position", (json_int_t)v->position,
-                     "weight", v->weight, "points", (json_int_t)v->points, "keys",
-                     (json_int_t)v->keys, "key_share", v->key_share, "arc_share",
-                     v->arc_share);
+    json_t *o = json_pack("{s:o, s:I, s:f, s:I, s:I, s:f, s:f, s:f}", "name",
+                          json_stringn(v->name, v->len), "position", (json_int_t)v->position,
+                          "weight", v->weight, "points", (json_int_t)v->points, "keys",
+                          (json_int_t)v->keys, "key_share", v->key_share, "arc_share",
+                          v->arc_share, "owns", v->owns);
+    if (o)
+        place_node_json(sim_placement(s), v->index, o);
+    return o;
 }
 
 json_t *view_nodes(sim *s, rs_error *err)
@@ -37,7 +40,7 @@ json_t *view_nodes(sim *s, rs_error *err)
         return NULL;
     json_t *arr = json_array();
     for (size_t i = 0; arr && i < n; i++)
-        if (json_array_append_new(arr, view_node(&v[i]))) {
+        if (json_array_append_new(arr, view_node(s, &v[i]))) {
             json_decref(arr);
             arr = NULL;
         }
@@ -51,37 +54,34 @@ json_t *view_node_get(sim *s, const char *name, size_t len, rs_error *err)
     sim_node_view v;
     if (sim_node_get(s, name, len, &v, err))
         return NULL;
-    json_t *o = view_node(&v);
+    json_t *o = view_node(s, &v);
     return o ? o : nomem(err, NULL);
 }
 
 json_t *view_ring(sim *s, rs_error *err)
 {
     const place_config *cfg = sim_config(s);
-    const ring *r = place_ring(sim_placement(s));
-    json_t *pts = json_array();
-    size_t n = ring_size(r);
-    for (size_t i = 0; pts && i < n; i++) {
-        size_t len;
-        const char *name = sim_node_name(s, ring_point_node(r, i), &len);
-        if (json_array_append_new(
-                pts, json_pack("{s:I, s:o, s:I}", "position", (json_int_t)ring_point_pos(r, i),
-                               "node", json_stringn(name, len), "index",
-                               (json_int_t)ring_point_index(r, i))))
-            return nomem(err, pts);
-    }
-    json_t *o = pts ? json_pack("{s:s, s:I, s:o}", "algorithm", cfg->algorithm,
-                                "points_per_node", (json_int_t)cfg->points_per_node,
-                                "points", pts)
-                    : NULL;
-    return o ? o : nomem(err, NULL);
+    json_t *o = place_layout_json(sim_placement(s), sim_node_names(s));
+    if (!o)
+        return nomem(err, NULL);
+    json_object_set_new(o, "algorithm", json_string(cfg->algorithm));
+    json_object_set_new(o, "points_per_node", json_integer(cfg->param[PP_POINTS_PER_NODE]));
+    json_object_set_new(o, "replicas", json_integer(cfg->replicas));
+    return o;
 }
 
 json_t *view_config(sim *s, rs_error *err)
 {
-    const place_config *cfg = sim_config(s);
-    json_t *o = json_pack("{s:s, s:I}", "algorithm", cfg->algorithm, "points_per_node",
-                          (json_int_t)cfg->points_per_node);
+    json_t *o = place_config_json(sim_config(s), false);
+    if (o)
+        json_object_set_new(o, "algorithms", place_algorithms_json());
+    return o ? o : nomem(err, NULL);
+}
+
+json_t *view_algorithms(rs_error *err)
+{
+    json_t *a = place_algorithms_json();
+    json_t *o = a ? json_pack("{s:o}", "algorithms", a) : NULL;
     return o ? o : nomem(err, NULL);
 }
 
@@ -122,19 +122,53 @@ json_t *view_lookup(sim *s, const char *key, size_t len, rs_error *err)
         point = json_pack("{s:I, s:o, s:I}", "position", (json_int_t)r.point_position,
                           "node", str_or_null(r.node, r.node_len), "index",
                           (json_int_t)r.point_index);
-    json_t *o = json_pack("{s:o, s:I, s:o, s:b, s:s, s:o, s:b}", "key", json_stringn(key, len),
-                          "position", (json_int_t)r.position, "node",
+    const placement *pl = sim_placement(s);
+    const char *const *names = sim_node_names(s);
+    char hash[24], coord[24];
+    place_hash_str(pl, r.info.hash, hash);
+    bool has_coord = r.info.has_coord && place_coord_str(pl, r.info.coord, coord);
+    json_t *reps = json_array();
+    for (size_t i = 0; reps && i < r.nprefs; i++)
+        json_array_append_new(reps, json_string(names[r.prefs[i]]));
+    json_t *o = json_pack("{s:o, s:I, s:o, s:b, s:s, s:o, s:b, s:s, s:o, s:o, s:o}", "key",
+                          json_stringn(key, len), "position", (json_int_t)r.position, "node",
                           str_or_null(r.node, r.node_len), "stored", r.stored, "sha256",
-                          r.sha256, "point", point, "wrapped", r.wrapped);
+                          r.sha256, "point", point, "wrapped", r.wrapped, "hash", hash,
+                          "coordinate", has_coord ? json_string(coord) : json_null(),
+                          "replicas", reps ? reps : json_array(), "trace",
+                          place_trace_json(pl, key, len, &r.info, names));
     return o ? o : nomem(err, NULL);
 }
 
-static json_t *key_object(const char *key, size_t len, uint32_t pos, const char *node,
-                          size_t node_len)
+/* A stored key: its stored owner, and where the placement puts it now
+ * (the coordinate, and the preference list with replicas). */
+static json_t *key_object(sim *s, const char *key, size_t len, uint32_t pos,
+                          const char *node, size_t node_len)
 {
-    return json_pack("{s:o, s:I, s:o}", "key", json_stringn(key, len), "position",
-                     (json_int_t)pos, "node", str_or_null(node, node_len));
+    json_t *o = json_pack("{s:o, s:I, s:o}", "key", json_stringn(key, len), "position",
+                          (json_int_t)pos, "node", str_or_null(node, node_len));
+    if (!o)
+        return NULL;
+    const placement *pl = sim_placement(s);
+    sim_where w;
+    sim_key_where(s, key, len, &w);
+    char coord[24];
+    bool has = w.info.has_coord && place_coord_str(pl, w.info.coord, coord);
+    json_object_set_new(o, "coordinate", has ? json_string(coord) : json_null());
+    if (sim_config(s)->replicas > 1) {
+        const char *const *names = sim_node_names(s);
+        json_t *reps = json_array();
+        for (size_t i = 0; reps && i < w.nprefs; i++)
+            json_array_append_new(reps, json_string(names[w.prefs[i]]));
+        json_object_set_new(o, "replicas", reps);
+    }
+    return o;
 }
+
+typedef struct key_list {
+    sim *s;
+    json_t *arr;
+} key_list;
 
 json_t *view_key_get(sim *s, const char *key, size_t len, rs_error *err)
 {
@@ -143,14 +177,15 @@ json_t *view_key_get(sim *s, const char *key, size_t len, rs_error *err)
     size_t nl;
     if (sim_key_get(s, key, len, &pos, &node, &nl, err))
         return NULL;
-    json_t *o = key_object(key, len, pos, node, nl);
+    json_t *o = key_object(s, key, len, pos, node, nl);
     return o ? o : nomem(err, NULL);
 }
 
 static int add_key(void *ud, const char *key, size_t len, uint32_t pos, const char *node,
                    size_t node_len)
 {
-    return json_array_append_new(ud, key_object(key, len, pos, node, node_len))
+    key_list *l = ud;
+    return json_array_append_new(l->arr, key_object(l->s, key, len, pos, node, node_len))
                ? RINGSIM_ENOMEM
                : 0;
 }
@@ -163,7 +198,8 @@ json_t *view_keys(sim *s, const char *node, size_t node_len, const char *prefix,
     if (!arr)
         return nomem(err, NULL);
     int rc = sim_keys_page(s, node, node_len, prefix, prefix_len, offset,
-                           limit < 0 ? INT64_MAX : limit, &total, add_key, arr, err);
+                           limit < 0 ? INT64_MAX : limit, &total, add_key,
+                           &(key_list){s, arr}, err);
     if (rc == RINGSIM_ENOMEM)
         return nomem(err, arr);
     if (rc) {

@@ -13,7 +13,9 @@
 
 #include "sim.h"
 
-json_t *view_node(const sim_node_view *v);
+json_t *view_node(sim *s, const sim_node_view *v);
+/* {"algorithms": [...]}: the catalogue. */
+json_t *view_algorithms(rs_error *err);
 json_t *view_nodes(sim *s, rs_error *err);                        /* {"nodes"} */
 json_t *view_node_get(sim *s, const char *name, size_t len, rs_error *err);
 json_t *view_ring(sim *s, rs_error *err);

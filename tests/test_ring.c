@@ -148,20 +148,20 @@ static void test_arc_shares(void **state)
     hasher *h = hasher_new();
     place_config cfg;
     place_config_default(&cfg);
-    place_node one = {"alpha", 5, 1};
+    place_node one = {1, "alpha", 5, 1, NULL, 0};
     placement *p;
-    assert_int_equal(place_build(&p, h, &cfg, &one, 1, NULL), 0);
+    assert_int_equal(place_build(&p, h, &cfg, &one, 1, NULL, NULL, NULL), 0);
     double s;
-    place_arc_shares(p, &s, 1);
+    place_shares(p, &s, 1);
     assert_true(s == 1.0); /* one point owns the whole ring */
     place_free(p);
-    cfg.points_per_node = 50;
-    place_node three[] = {{"a", 1, 1}, {"b", 1, 2}, {"c", 1, 0.5}};
-    assert_int_equal(place_build(&p, h, &cfg, three, 3, NULL), 0);
+    cfg.param[PP_POINTS_PER_NODE] = 50;
+    place_node three[] = {{1, "a", 1, 1, NULL, 0}, {2, "b", 1, 2, NULL, 0}, {3, "c", 1, 0.5, NULL, 0}};
+    assert_int_equal(place_build(&p, h, &cfg, three, 3, NULL, NULL, NULL), 0);
     double sh[3];
-    place_arc_shares(p, sh, 3);
+    place_shares(p, sh, 3);
     assert_true(sh[0] + sh[1] + sh[2] > 0.999999999 && sh[0] + sh[1] + sh[2] < 1.000000001);
-    assert_int_equal(ring_size(place_ring(p)), 50 + 100 + 25);
+    assert_int_equal(ring_size(place_ring_of(p)), 50 + 100 + 25);
     place_free(p);
     hasher_free(h);
 }
@@ -171,11 +171,11 @@ static void test_points_rounding(void **state)
     (void)state;
     place_config cfg;
     place_config_default(&cfg);
-    cfg.points_per_node = 3;
+    cfg.param[PP_POINTS_PER_NODE] = 3;
     assert_int_equal(place_node_points(&cfg, 0.5), 2);  /* 1.5 rounds away from zero */
     assert_int_equal(place_node_points(&cfg, 0.1), 1);  /* max(1, 0) */
     assert_int_equal(place_node_points(&cfg, 2), 6);
-    cfg.points_per_node = 1;
+    cfg.param[PP_POINTS_PER_NODE] = 1;
     assert_int_equal(place_node_points(&cfg, 2.5), 3);
     assert_int_equal(place_node_points(&cfg, 1.49), 1);
     strcpy(cfg.algorithm, "nope");

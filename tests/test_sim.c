@@ -26,6 +26,7 @@
 #define MAXN 12
 
 static uint64_t rng;
+static int current_round = -1; /* printed when a check fails, so it replays */
 static uint32_t rnd(void)
 {
     rng ^= rng << 13;
@@ -59,6 +60,9 @@ static void capture(sim *s, assign *a, int nkeys)
     memset(a, 0, sizeof *a);
     a->n = nkeys;
     assert_int_equal(sim_keys_page(s, NULL, 0, NULL, 0, 0, INT64_MAX, &total, collect, a, &err), 0);
+    if (total != nkeys)
+        fprintf(stderr, "test_random_topologies: round %d (seed %#llx) failed\n",
+                current_round, 0x9E3779B97F4A7C15ull * (unsigned long long)(current_round + 1));
     assert_int_equal(total, nkeys);
 }
 
@@ -166,13 +170,14 @@ static void test_random_topologies(void **state)
     static const uint32_t ppns[] = {1, 1, 2, 3, 8, 16};
     for (int round = 0; round < 1000; round++) {
         rng = 0x9E3779B97F4A7C15ull * (uint64_t)(round + 1);
+        current_round = round;
         sim *s;
         rs_error err;
         int64_t op, op_base;
         assert_int_equal(sim_open(&s, ":memory:", &err), 0);
         place_config cfg;
         place_config_default(&cfg);
-        cfg.points_per_node = ppns[rnd() % 6];
+        cfg.param[PP_POINTS_PER_NODE] = ppns[rnd() % 6];
         assert_int_equal(sim_configure(s, &cfg, &op, &err), 0);
         int nkeys = 20 + (int)(rnd() % 180);
         int early = (int)(rnd() % 20); /* keys stored before any node */
@@ -194,7 +199,7 @@ static void test_random_topologies(void **state)
         capture(s, &a, nkeys);
         brute_check(s, nkeys, &a);
         op_base = sim_last_op(s);
-        uint32_t ppn_base = sim_config(s)->points_per_node;
+        uint32_t ppn_base = sim_config(s)->param[PP_POINTS_PER_NODE];
 
         /* Add: keys move only to the new node, and the log says how many. */
         assert_int_equal(sim_add_node(s, "newcomer", 8, weights[rnd() % 5], &op, &err), 0);
@@ -242,7 +247,7 @@ static void test_random_topologies(void **state)
                 assert_true(strcmp(b.owner[k], name) != 0 || nn == 1);
 
         /* Reconfigure: placement still by definition. */
-        cfg.points_per_node = ppns[rnd() % 6];
+        cfg.param[PP_POINTS_PER_NODE] = ppns[rnd() % 6];
         assert_int_equal(sim_configure(s, &cfg, &op, &err), 0);
         capture(s, &b, nkeys);
         brute_check(s, nkeys, &b);
@@ -267,7 +272,7 @@ static void test_random_topologies(void **state)
         assert_int_equal(op, before + 1);
         capture(s, &c, nkeys);
         assert_same(&a, &c);
-        assert_int_equal(sim_config(s)->points_per_node, ppn_base);
+        assert_int_equal(sim_config(s)->param[PP_POINTS_PER_NODE], ppn_base);
         expect_check_ok(s);
         /* Advancing across a revert is refused; a fresh replay is needed. */
         assert_int_equal(sim_at(s, op_base, &snap, &err), 0);
@@ -292,7 +297,7 @@ static void test_revert_restores_config_and_keys(void **state)
     assert_int_equal(sim_add_node(s, "a", 1, 1, &op, &err), 0);
     assert_int_equal(sim_generate_keys(s, "key-", 4, 0, 100, &ins, &skip, &k1, &err), 0);
     place_config cfg = *sim_config(s);
-    cfg.points_per_node = 20;
+    cfg.param[PP_POINTS_PER_NODE] = 20;
     assert_int_equal(sim_configure(s, &cfg, &op, &err), 0);
     assert_int_equal(sim_add_node(s, "b", 1, 2, &op, &err), 0);
     sim_str gone[] = {{"key-1", 5}, {"key-2", 5}, {"key-1", 5}};
@@ -301,11 +306,11 @@ static void test_revert_restores_config_and_keys(void **state)
     assert_int_equal(sim_reset(s, &op, &err), 0);
     assert_int_equal(sim_key_count(s), 0);
     assert_int_equal(sim_node_count(s), 0);
-    assert_int_equal(sim_config(s)->points_per_node, 20); /* reset keeps config */
+    assert_int_equal(sim_config(s)->param[PP_POINTS_PER_NODE], 20); /* reset keeps config */
     assert_int_equal(sim_revert(s, k1, &op, &err), 0);
     assert_int_equal(sim_key_count(s), 100);
     assert_int_equal(sim_node_count(s), 1);
-    assert_int_equal(sim_config(s)->points_per_node, 1); /* revert restores config */
+    assert_int_equal(sim_config(s)->param[PP_POINTS_PER_NODE], 1); /* revert restores config */
     expect_check_ok(s);
     assert_int_equal(sim_revert(s, 0, &op, &err), 0);
     assert_int_equal(sim_key_count(s), 0);
@@ -340,7 +345,7 @@ static void test_refused_operations_change_nothing(void **state)
     assert_int_equal(sim_insert_keys(s, bad, 2, false, &ins, &skip, &op, &err), RINGSIM_ENAME);
     assert_int_equal(sim_generate_keys(s, "k", 1, 0, 0, &ins, &skip, &op, &err), RINGSIM_EPARAM);
     place_config cfg = *sim_config(s);
-    cfg.points_per_node = 0;
+    cfg.param[PP_POINTS_PER_NODE] = 0;
     assert_int_equal(sim_configure(s, &cfg, &op, &err), RINGSIM_EPARAM);
     assert_int_equal(sim_last_op(s), last);
     assert_int_equal(sim_key_count(s), 50);

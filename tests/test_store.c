@@ -60,11 +60,11 @@ static void test_persistence(void **state)
     assert_int_equal(store_open(&st, path, &err), 0);
     assert_int_equal(store_begin(st, &err), 0);
     int64_t id, op;
-    assert_int_equal(store_node_insert(st, "alpha", 5, 1.5, &id, &err), 0);
+    assert_int_equal(store_node_insert(st, "alpha", 5, 1.5, NULL, &id, &err), 0);
     int ins;
-    assert_int_equal(store_key_insert(st, "k1", 2, 42, id, &ins, &err), 0);
+    assert_int_equal(store_key_insert(st, &(store_key){"k1", 2, 42, id, false, 0}, &ins, &err), 0);
     assert_int_equal(ins, 1);
-    assert_int_equal(store_key_insert(st, "k1", 2, 42, id, &ins, &err), 0);
+    assert_int_equal(store_key_insert(st, &(store_key){"k1", 2, 42, id, false, 0}, &ins, &err), 0);
     assert_int_equal(ins, 0); /* duplicate ignored */
     assert_int_equal(store_op_append(st, "add_node", "alpha", "{}", "{}", &op, &err), 0);
     assert_int_equal(op, 1);
@@ -105,7 +105,7 @@ static void test_rollback_leaves_nothing(void **state)
     assert_int_equal(store_open(&st, path, &err), 0);
     assert_int_equal(store_begin(st, &err), 0);
     int ins;
-    assert_int_equal(store_key_insert(st, "gone", 4, 1, STORE_NO_NODE, &ins, &err), 0);
+    assert_int_equal(store_key_insert(st, &(store_key){"gone", 4, 1, STORE_NO_NODE, false, 0}, &ins, &err), 0);
     store_rollback(st);
     int n = 0;
     assert_int_equal(store_keys_each(st, 0, count_key, &n, &err), 0);
@@ -176,16 +176,16 @@ static void test_moves_and_ranges(void **state)
     char name[16];
     for (int i = 0; i < 100; i++) {
         snprintf(name, sizeof name, "k%d", i);
-        assert_int_equal(store_key_insert(st, name, strlen(name), (uint32_t)i * 10, 1, &ins, &err), 0);
+        assert_int_equal(store_key_insert(st, &(store_key){name, strlen(name), (uint32_t)i * 10, 1, false, 0}, &ins, &err), 0);
     }
     int64_t seq = 0, count, op;
     assert_int_equal(store_op_append(st, "add_node", "b", "{}", "{}", &op, &err), 0);
     /* positions 100..200 inclusive: keys 10..20 */
-    assert_int_equal(store_keys_move(st, 100, 200, 1, 2, op, "a", "b", &seq, &count, &err), 0);
+    assert_int_equal(store_keys_move(st, false, 100, 200, 1, 2, op, "a", "b", &seq, &count, &err), 0);
     assert_int_equal(count, 11);
     assert_int_equal(seq, 11);
     /* keys owned by another node in the range are not touched */
-    assert_int_equal(store_keys_move(st, 100, 200, 1, 3, op, "a", "c", &seq, &count, &err), 0);
+    assert_int_equal(store_keys_move(st, false, 100, 200, 1, 3, op, "a", "c", &seq, &count, &err), 0);
     assert_int_equal(count, 0);
     assert_int_equal(store_commit(st, &err), 0);
     int64_t total;
