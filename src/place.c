@@ -275,12 +275,12 @@ json_t *place_algorithms_json(void)
         static const char *const wk[] = {"any", "whole", "no"};
         static const char *const rk[] = {"walk", "highest", "no"};
         json_array_append_new(
-            arr, json_pack("{s:s, s:s, s:s, s:s, s:o, s:b, s:s, s:b, s:s, s:s}", "name",
+            arr, json_pack("{s:s, s:s, s:s, s:s, s:o, s:b, s:s, s:b, s:s, s:s, s:b}", "name",
                            a->name, "title", a->title, "space", a->space, "key_hash",
                            a->key_hash, "params", ps, "weights", a->weights != PLACE_W_NONE,
                            "weight_rule", wk[a->weights], "replicas",
                            a->replicas != PLACE_REP_NONE, "replica_rule", rk[a->replicas],
-                           "origin", a->origin));
+                           "origin", a->origin, "minimal", a->minimal));
     }
     return arr;
 }

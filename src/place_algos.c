@@ -87,6 +87,7 @@ static const place_algo algo_ring = {
     .coord_kind = PLACE_COORD_UNSIGNED,
     .col = PLACE_COL_POS,
     .coord_param = -1,
+    .minimal = true,
     .top = top32,
     .build = ring_build_op,
     .key = ring_key,

@@ -43,6 +43,7 @@ struct place_algo {
     int col;         /* place_col of the segments, -1: re-place keys */
     int coord_param; /* the parameter key coordinates depend on, or -1 */
     bool leave_local; /* a leave moves only the leaver's keys */
+    bool minimal;     /* a join or leave moves only what must move */
     uint64_t (*top)(const place_config *cfg);
     int (*check_nodes)(const place_config *cfg, const place_node *nodes, size_t n,
                        rs_error *err);
