@@ -1,0 +1,24 @@
+# ketama: libmemcached's weighted ketama continuum (src/alg_ketama.h).
+# The core needs only libcrypto (MD5), already linked into ringcore.  The
+# point counts are float arithmetic reproduced step by step: no fused
+# multiply-add (see src/alg_ketama.c).
+target_sources(ringcore PRIVATE ${CMAKE_SOURCE_DIR}/src/alg_ketama.c)
+set_source_files_properties(${CMAKE_SOURCE_DIR}/src/alg_ketama.c PROPERTIES
+                            COMPILE_OPTIONS -ffp-contract=off)
+
+# The test and the benchmark compare with the real libmemcached (Debian's
+# libmemcached-dev, installed by scripts/install-deps.sh --test).  libhashkit
+# (same package) lets the test ask libmemcached's dispatch for any hash value.
+pkg_check_modules(KETAMA_MEMCACHED IMPORTED_TARGET libmemcached)
+find_library(KETAMA_HASHKIT_LIB hashkit)
+if(KETAMA_MEMCACHED_FOUND AND KETAMA_HASHKIT_LIB)
+  add_executable(test_alg_ketama tests/test_alg_ketama.c)
+  target_link_libraries(test_alg_ketama PRIVATE ringcore PkgConfig::CMOCKA
+                        PkgConfig::KETAMA_MEMCACHED ${KETAMA_HASHKIT_LIB})
+  add_test(NAME unit_alg_ketama COMMAND test_alg_ketama)
+  add_executable(bench_ketama bench/bench_ketama.c)
+  target_link_libraries(bench_ketama PRIVATE ringcore PkgConfig::KETAMA_MEMCACHED)
+else()
+  message(WARNING "libmemcached-dev not found: unit_alg_ketama and bench_ketama are not built "
+                  "(scripts/install-deps.sh --test installs it)")
+endif()

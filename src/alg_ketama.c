@@ -1,0 +1,313 @@
+/*
+ * alg_ketama.c - libmemcached's weighted ketama continuum (see alg_ketama.h
+ * for the reference and every rule reproduced).
+ *
+ * The float arithmetic of the point counts is written one operation per
+ * statement in float, and this file is compiled with -ffp-contract=off
+ * (cmake/alg_ketama.cmake) so that no step is fused or widened: Debian's
+ * amd64 build of libmemcached computes in SSE single precision, step by step.
+ * The labels are formatted by hand (no snprintf on the build path); the
+ * points are sorted with qsort by (value, server index, point index), which
+ * needs no context.
+ *
+ * MD5 is OpenSSL's.  With OpenSSL 3.0 (Debian 12) EVP_DigestInit_ex2 frees
+ * and reallocates the provider's context on every call, which costs about
+ * 100 ns per key, as much as the rest of a lookup, and left ketama slower
+ * than libmemcached (1.0-1.2x in bench_ketama).  So the context object holds
+ * an MD5_CTX and uses the low-level MD5_Init/Update/Final (the same assembly
+ * core, no allocation; deprecated in 3.0 but present in every Debian and
+ * Ubuntu build).  Where OpenSSL is built without the deprecated API, the
+ * object holds a fetched EVP_MD and one EVP_MD_CTX instead.
+ */
+#define OPENSSL_SUPPRESS_DEPRECATED /* MD5_Init & co., see above */
+#include "alg_ketama.h"
+
+#include <math.h>
+#include <openssl/evp.h>
+#include <openssl/md5.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_NAME 255u
+#define POINTS_PER_SERVER_KETAMA 160u /* MEMCACHED_POINTS_PER_SERVER_KETAMA */
+
+#if defined(OPENSSL_NO_DEPRECATED_3_0) || defined(OPENSSL_NO_MD5)
+#define LOW_LEVEL_MD5 0
+#else
+#define LOW_LEVEL_MD5 1
+#endif
+
+struct ketama_md5 {
+#if LOW_LEVEL_MD5
+    MD5_CTX c;
+#else
+    EVP_MD *md5;
+    EVP_MD_CTX *ctx;
+#endif
+};
+
+ketama_md5 *ketama_md5_new(void)
+{
+    ketama_md5 *m = calloc(1, sizeof *m);
+    if (!m)
+        return NULL;
+#if !LOW_LEVEL_MD5
+    m->md5 = EVP_MD_fetch(NULL, "MD5", NULL);
+    if (!m->md5)
+        goto fail;
+    m->ctx = EVP_MD_CTX_new();
+    if (!m->ctx)
+        goto fail;
+#endif
+    return m;
+#if !LOW_LEVEL_MD5
+fail:
+    ketama_md5_free(m);
+    return NULL;
+#endif
+}
+
+void ketama_md5_free(ketama_md5 *m)
+{
+    if (!m)
+        return;
+#if !LOW_LEVEL_MD5
+    EVP_MD_CTX_free(m->ctx);
+    EVP_MD_free(m->md5);
+#endif
+    free(m);
+}
+
+void ketama_md5_digest(ketama_md5 *m, const void *s, size_t len, unsigned char out[16])
+{
+    /* Neither way can fail with a live context. */
+#if LOW_LEVEL_MD5
+    MD5_Init(&m->c);
+    MD5_Update(&m->c, s, len);
+    MD5_Final(out, &m->c);
+#else
+    unsigned int n = 0;
+    EVP_DigestInit_ex2(m->ctx, m->md5, NULL);
+    EVP_DigestUpdate(m->ctx, s, len);
+    EVP_DigestFinal_ex(m->ctx, out, &n);
+#endif
+}
+
+/* Word w (0..3) of a digest, little endian: ketama_server_hash's alignment. */
+static uint32_t word_le(const unsigned char d[16], unsigned w)
+{
+    const unsigned char *p = d + 4 * w;
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+uint32_t ketama_key_hash(ketama_md5 *m, const void *key, size_t len)
+{
+    unsigned char d[16];
+    ketama_md5_digest(m, key, len, d);
+    return word_le(d, 0);
+}
+
+/* Decimal port of p[0..n): 1..65535, digits only. -1 otherwise. */
+static long parse_port(const char *p, size_t n)
+{
+    long v = 0;
+    if (n == 0)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] < '0' || p[i] > '9')
+            return -1;
+        v = v * 10 + (p[i] - '0');
+        if (v > 65535)
+            return -1;
+    }
+    return v ? v : -1;
+}
+
+int ketama_parse_name(const char *name, size_t len, ketama_server *out, rs_error *err)
+{
+    const char *colon = NULL; /* the host/port separator, if any */
+    if (len == 0 || len > MAX_NAME)
+        return rs_fail(err, RINGSIM_ENAME, "ketama server names are 1 to %u bytes", MAX_NAME);
+    for (size_t i = 0; i < len; i++)
+        if (name[i] == ',' || name[i] == ' ')
+            return rs_fail(err, RINGSIM_ENAME,
+                           "ketama server \"%.*s\": no ',' or ' ' (they separate servers in a "
+                           "memcached server list)",
+                           (int)len, name);
+    if (name[0] == '/') {
+        /* A unix socket: libmemcached stores it with port 0. */
+        if (memchr(name, ':', len))
+            return rs_fail(err, RINGSIM_ENAME,
+                           "ketama socket path \"%.*s\" cannot hold ':' (libmemcached would "
+                           "read a port there)",
+                           (int)len, name);
+        *out = (ketama_server){name, len, 0};
+        return 0;
+    }
+    if (name[0] == '[') {
+        const char *close = memchr(name, ']', len);
+        if (!close || close == name + 1 || memchr(name + 1, '[', (size_t)(close - name - 1)))
+            return rs_fail(err, RINGSIM_ENAME,
+                           "ketama server \"%.*s\": an IPv6 address is written [ADDRESS] or "
+                           "[ADDRESS]:PORT",
+                           (int)len, name);
+        const char *after = close + 1, *end = name + len;
+        if (after < end && *after != ':')
+            return rs_fail(err, RINGSIM_ENAME,
+                           "ketama server \"%.*s\": only \":PORT\" may follow \"]\"", (int)len,
+                           name);
+        colon = after < end ? after : NULL;
+        out->host = name;
+        out->host_len = (size_t)(after - name);
+    } else {
+        for (size_t i = 0; i < len; i++)
+            if (name[i] == '[' || name[i] == ']')
+                return rs_fail(err, RINGSIM_ENAME,
+                               "ketama server \"%.*s\": brackets only around an IPv6 address, "
+                               "as in [::1]:11211",
+                               (int)len, name);
+        colon = memchr(name, ':', len);
+        out->host = name;
+        out->host_len = colon ? (size_t)(colon - name) : len;
+        if (out->host_len == 0)
+            return rs_fail(err, RINGSIM_ENAME,
+                           "ketama server \"%.*s\" has no host (HOST or HOST:PORT)", (int)len,
+                           name);
+    }
+    out->port = KETAMA_DEFAULT_PORT;
+    if (colon) {
+        const char *p = colon + 1;
+        size_t n = (size_t)(name + len - p);
+        if (memchr(p, ':', n))
+            return rs_fail(err, RINGSIM_ENAME,
+                           "ketama server \"%.*s\": too many ':' (HOST:PORT; write IPv6 "
+                           "addresses as [ADDRESS]:PORT)",
+                           (int)len, name);
+        long port = parse_port(p, n);
+        if (port < 0)
+            return rs_fail(err, RINGSIM_ENAME,
+                           "ketama server \"%.*s\": the port is a number from 1 to 65535",
+                           (int)len, name);
+        out->port = (uint32_t)port;
+    }
+    return 0;
+}
+
+uint32_t ketama_server_points(uint32_t w, uint64_t total, uint32_t n)
+{
+    /* update_continuum, one float operation per line (see the file top). */
+    float pct = (float)w / (float)total;
+    float x = pct * (float)POINTS_PER_SERVER_KETAMA;
+    x = x / 4.0f;
+    x = x * (float)n;
+    x = x + 0.0000000001f;
+    return (uint32_t)(floor(x) * 4);
+}
+
+/* Decimal digits of v at out; returns their count. */
+static size_t put_u32(char *out, uint32_t v)
+{
+    char tmp[10];
+    size_t n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    for (size_t i = 0; i < n; i++)
+        out[i] = tmp[n - 1 - i];
+    return n;
+}
+
+size_t ketama_label(const ketama_server *s, uint32_t k, char out[KETAMA_LABEL_MAX])
+{
+    /* host_len <= 255 (ketama_parse_name), so the label fits. */
+    size_t n = s->host_len;
+    memcpy(out, s->host, n);
+    if (s->port != KETAMA_DEFAULT_PORT) {
+        out[n++] = ':';
+        n += put_u32(out + n, s->port);
+    }
+    out[n++] = '-';
+    n += put_u32(out + n, k);
+    out[n] = '\0';
+    return n;
+}
+
+static int cmp_point(const void *a, const void *b)
+{
+    const alg_point *x = a, *y = b;
+    if (x->coord != y->coord)
+        return x->coord < y->coord ? -1 : 1;
+    if (x->node != y->node)
+        return x->node < y->node ? -1 : 1;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+int ketama_build(ketama_md5 *m, const alg_node *nodes, size_t n, alg_point **points,
+                 size_t *npoints, rs_error *err)
+{
+    int rc;
+    uint64_t total = 0;
+    uint32_t *per = NULL;
+    ketama_server *srv = NULL;
+    alg_point *pt = NULL;
+    size_t np = 0;
+
+    *points = NULL;
+    *npoints = 0;
+    if (n == 0)
+        return 0;
+    if (n > UINT32_MAX)
+        return rs_fail(err, RINGSIM_EPARAM, "ketama takes at most %u servers", UINT32_MAX);
+    srv = malloc(n * sizeof *srv);
+    per = malloc(n * sizeof *per);
+    if (!srv || !per) {
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        goto fail;
+    }
+    for (size_t i = 0; i < n; i++) {
+        double w = nodes[i].weight;
+        rc = ketama_parse_name(nodes[i].name, nodes[i].len, &srv[i], err);
+        if (rc)
+            goto fail;
+        if (!(w >= 1 && w <= KETAMA_MAX_WEIGHT && w == floor(w))) {
+            rc = rs_fail(err, RINGSIM_EPARAM,
+                         "ketama weights are whole numbers from 1 to 4294967295: \"%.*s\" "
+                         "has %g",
+                         (int)nodes[i].len, nodes[i].name, w);
+            goto fail;
+        }
+        total += (uint64_t)w;
+    }
+    for (size_t i = 0; i < n; i++) {
+        per[i] = ketama_server_points((uint32_t)nodes[i].weight, total, (uint32_t)n);
+        np += per[i];
+    }
+    pt = malloc(np * sizeof *pt);
+    if (!pt) {
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        goto fail;
+    }
+    size_t at = 0;
+    for (size_t i = 0; i < n; i++) {
+        for (uint32_t k = 0; k < per[i] / 4; k++) {
+            char label[KETAMA_LABEL_MAX];
+            unsigned char d[16];
+            size_t ll = ketama_label(&srv[i], k, label);
+            ketama_md5_digest(m, label, ll, d);
+            for (unsigned x = 0; x < 4; x++)
+                pt[at++] = (alg_point){word_le(d, x), (uint32_t)i, 4 * k + x};
+        }
+    }
+    qsort(pt, np, sizeof *pt, cmp_point);
+    free(per);
+    free(srv);
+    *points = pt;
+    *npoints = np;
+    return 0;
+fail:
+    free(pt);
+    free(per);
+    free(srv);
+    return rc;
+}
