@@ -14,3 +14,7 @@ target_link_libraries(ringcore PUBLIC PkgConfig::XXHASH)
 set_source_files_properties(${CMAKE_SOURCE_DIR}/src/alg_envoy_ring.c
                             ${CMAKE_SOURCE_DIR}/src/alg_maglev.c
                             PROPERTIES COMPILE_OPTIONS -ffp-contract=off)
+
+add_executable(test_alg_envoy ${CMAKE_SOURCE_DIR}/tests/test_alg_envoy.c)
+target_link_libraries(test_alg_envoy PRIVATE ringcore PkgConfig::CMOCKA PkgConfig::XXHASH)
+add_test(NAME unit_alg_envoy COMMAND test_alg_envoy)
