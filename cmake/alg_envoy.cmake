@@ -18,3 +18,6 @@ set_source_files_properties(${CMAKE_SOURCE_DIR}/src/alg_envoy_ring.c
 add_executable(test_alg_envoy ${CMAKE_SOURCE_DIR}/tests/test_alg_envoy.c)
 target_link_libraries(test_alg_envoy PRIVATE ringcore PkgConfig::CMOCKA PkgConfig::XXHASH)
 add_test(NAME unit_alg_envoy COMMAND test_alg_envoy)
+
+add_executable(bench_envoy ${CMAKE_SOURCE_DIR}/bench/bench_envoy.c)
+target_link_libraries(bench_envoy PRIVATE ringcore PkgConfig::XXHASH)
