@@ -34,8 +34,17 @@
  * array is in ring order in the sense of alg.h.  A retry attempt k > 0 takes
  * the point k places further on, wrapping.
  *
- * Costs: build O(P log P) for P points (one XXH64 per point, P is about
- * ceil(scale) <= 8M + n), P * sizeof(alg_point) bytes; lookup O(log P).
+ * Consequence worth showing users: the ring is NOT minimally disruptive.
+ * The scale depends on the lightest host's share, so a host joining or
+ * leaving changes every host's number of points, and keys move between
+ * hosts that stayed.  With ten equal hosts (1030 points) minus one, each
+ * survivor goes from 103 to 114 points and about 6.6% of all keys move
+ * between survivors, beside the 10% of the host that left.
+ *
+ * Costs: build O(P) hashing (one XXH64 per point, P is about ceil(scale) <=
+ * 8M + n) and an O(P) radix sort, 16 * P bytes kept and as much again while
+ * sorting (8M points take about 3 s on the 2-core test VM, most of it page
+ * faults of those 256 MB; 1000 points about 0.1 ms); lookup O(log P).
  */
 #ifndef RINGSIM_ALG_ENVOY_RING_H
 #define RINGSIM_ALG_ENVOY_RING_H

@@ -37,8 +37,13 @@
  * placement is the same (every key to that host), this core still fills the
  * table and reports M.
  *
+ * Maglev promises minimal disruption, not none: when a host leaves, a few
+ * slots of the survivors change hands too (about 0.3% of the keys with ten
+ * equal hosts and M = 65537).
+ *
  * Costs: build O(M log M) expected slot probes plus O(n log n) for the sort,
- * 4*M bytes of table; lookup O(1), no allocation.
+ * 4*M bytes of table (M = 5000011 with 1000 hosts: about a second);
+ * lookup O(1), no allocation.
  */
 #ifndef RINGSIM_ALG_MAGLEV_H
 #define RINGSIM_ALG_MAGLEV_H
