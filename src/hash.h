@@ -31,4 +31,16 @@ void hash_sha256(hasher *h, const void *s, size_t len, unsigned char out[32]);
 /* sha64(s): the first 8 bytes of SHA-256(s) read big-endian.  Cannot fail. */
 uint64_t hash_sha64(hasher *h, const void *s, size_t len);
 
+/* mix(x): the SplitMix64 finalizer exactly as API.md writes it (mod 2^64).
+ * A bijection on 64-bit values; pure, no hasher needed. */
+static inline uint64_t hash_mix(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    x ^= x >> 31;
+    return x;
+}
+
 #endif

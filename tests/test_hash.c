@@ -101,6 +101,19 @@ static void test_known_value(void **state)
     hasher_free(h);
 }
 
+/* mix is SplitMix64's finalizer: the generator's n-th output from seed 0 is
+ * mix(n * 0x9e3779b97f4a7c15).  The first four outputs are the published
+ * values of Vigna's reference splitmix64.c (they also seed xoshiro256). */
+static void test_mix_is_splitmix64(void **state)
+{
+    (void)state;
+    static const uint64_t seed0[] = {0xe220a8397b1dcdafull, 0x6e789e6aa1b965f4ull,
+                                     0x06c45d188009454full, 0xf88bb8a8724c81ecull};
+    for (uint64_t n = 1; n <= 4; n++)
+        assert_true(hash_mix(n * 0x9e3779b97f4a7c15ull) == seed0[n - 1]);
+    assert_true(hash_mix(0) == 0);
+}
+
 /* Reusing the context must not leak state from one string into the next. */
 static void test_context_reuse(void **state)
 {
@@ -120,6 +133,7 @@ int main(void)
         cmocka_unit_test(test_positions_match_sha256sum),
         cmocka_unit_test(test_raw_digest_and_sha64_match_sha256sum),
         cmocka_unit_test(test_known_value),
+        cmocka_unit_test(test_mix_is_splitmix64),
         cmocka_unit_test(test_context_reuse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
