@@ -69,3 +69,18 @@ void hash_sha256_hex(hasher *h, const void *s, size_t len, char out[65])
     }
     out[64] = '\0';
 }
+
+void hash_sha256(hasher *h, const void *s, size_t len, unsigned char out[32])
+{
+    digest(h, h->sha256, s, len, out);
+}
+
+uint64_t hash_sha64(hasher *h, const void *s, size_t len)
+{
+    unsigned char d[32];
+    digest(h, h->sha256, s, len, d);
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v = v << 8 | d[i];
+    return v;
+}
