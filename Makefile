@@ -36,10 +36,12 @@ npm: node_modules/.package-lock.json
 # Everything: unit, CLI, API and browser tests and lint, then the unit, CLI
 # and API tests again under AddressSanitizer + UndefinedBehaviorSanitizer.
 test: deps-test npm build test-asan
+	cmake -S . -B $(BUILD) -DRINGSIM_REQUIRE_REFS=ON >/dev/null
+	cmake --build $(BUILD) -j $(JOBS) -- --no-print-directory
 	cd $(BUILD) && ctest --output-on-failure -j 1
 
 test-asan: deps
-	cmake -S . -B $(ASAN) -DCMAKE_BUILD_TYPE=Debug -DRINGSIM_SANITIZE=ON >/dev/null
+	cmake -S . -B $(ASAN) -DCMAKE_BUILD_TYPE=Debug -DRINGSIM_SANITIZE=ON -DRINGSIM_REQUIRE_REFS=ON >/dev/null
 	cmake --build $(ASAN) -j $(JOBS) -- --no-print-directory
 	cd $(ASAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --output-on-failure -j 1

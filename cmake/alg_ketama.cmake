@@ -18,6 +18,8 @@ if(KETAMA_MEMCACHED_FOUND AND KETAMA_HASHKIT_LIB)
   add_test(NAME unit_alg_ketama COMMAND test_alg_ketama)
   add_executable(bench_ketama bench/bench_ketama.c)
   target_link_libraries(bench_ketama PRIVATE ringcore PkgConfig::KETAMA_MEMCACHED)
+elseif(RINGSIM_REQUIRE_REFS)
+  message(FATAL_ERROR "libmemcached-dev is needed by the tests (scripts/install-deps.sh --test)")
 else()
   message(WARNING "libmemcached-dev not found: unit_alg_ketama and bench_ketama are not built "
                   "(scripts/install-deps.sh --test installs it)")

@@ -379,7 +379,8 @@ void place_key(const placement *p, hasher *h, const char *key, size_t len,
     memset(out, 0, sizeof *out);
     out->owner = -1;
     out->point = -1;
-    out->position = hash_position(h, key, len);
+    out->sha64 = hash_sha64(h, key, len); /* one SHA-256 serves both */
+    out->position = (uint32_t)(out->sha64 >> 32);
     p->a->key(p, h, key, len, out);
 }
 

@@ -75,6 +75,7 @@ typedef struct placement placement;
 /* Where a key goes.  Filled by place_key. */
 typedef struct place_key_info {
     uint32_t position; /* position(key): SHA-256, the v1 field */
+    uint64_t sha64;    /* sha64(key): the first 8 bytes of the same digest */
     uint64_t hash;     /* the algorithm's key hash (its own width) */
     bool has_coord;
     uint64_t coord;    /* order-preserving coordinate (alg.h) */

@@ -9,6 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alg_envoy.h"
+#include "alg_envoy_ring.h"
+#include "alg_jump.h"
+#include "alg_ketama.h"
+#include "alg_maglev.h"
+#include "alg_memento.h"
+#include "alg_nginx.h"
 #include "place_int.h"
 
 static uint64_t top32(const place_config *cfg)
@@ -17,6 +24,21 @@ static uint64_t top32(const place_config *cfg)
     return UINT32_MAX;
 }
 
+
+static uint64_t top64(const place_config *cfg)
+{
+    (void)cfg;
+    return UINT64_MAX;
+}
+
+/* The alg_node view of the placement's nodes (malloc'd). */
+static alg_node *alg_nodes(const placement *p)
+{
+    alg_node *v = malloc((p->n + 1) * sizeof *v);
+    for (size_t i = 0; v && i < p->n; i++)
+        v[i] = (alg_node){p->nodes[i].name, p->nodes[i].len, p->nodes[i].weight};
+    return v;
+}
 
 /* ---- ring: the original simulator ---- */
 
@@ -96,4 +118,490 @@ static const place_algo algo_ring = {
     .trace = ring_trace,
 };
 
-const place_algo *const place__algos[] = {&algo_ring, NULL};
+/* ---- ketama: libmemcached ---- */
+
+static int ketama_build_op(placement *p, hasher *h, const placement *prev, const char *state,
+                           rs_error *err)
+{
+    (void)h;
+    (void)prev;
+    (void)state;
+    if (!(p->extra = ketama_md5_new()))
+        return rs_fail(err, RINGSIM_ENOMEM, "OpenSSL has no MD5");
+    if (!p->n)
+        return 0;
+    alg_node *v = alg_nodes(p);
+    if (!v)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    int rc = ketama_build(p->extra, v, p->n, &p->pts, &p->npts, err);
+    free(v);
+    return rc;
+}
+
+static int ketama_check(const place_config *cfg, const place_node *nodes, size_t n,
+                        rs_error *err)
+{
+    (void)cfg;
+    for (size_t i = 0; i < n; i++) {
+        ketama_server sv;
+        int rc = ketama_parse_name(nodes[i].name, nodes[i].len, &sv, err);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static void ketama_free(placement *p) { ketama_md5_free(p->extra); }
+
+static void ketama_key(const placement *p, hasher *h, const char *key, size_t len,
+                       place_key_info *k)
+{
+    (void)h;
+    /* The MD5 context is scratch space of this placement's thread. */
+    k->hash = k->coord = ketama_key_hash(p->extra, key, len);
+    k->has_coord = true;
+    place__point_owner(p, k);
+}
+
+static void ketama_trace(const placement *p, const char *key, size_t len,
+                         const place_key_info *k, const char *const *names, json_t *t)
+{
+    (void)key;
+    (void)len;
+    place__step(t, "hash", "MD5 of the key; its first 4 bytes, little-endian, are %llu",
+                (unsigned long long)k->hash);
+    place__step(t, "continuum",
+                "%zu points: each server gets 160 x its share of the weight x the number of "
+                "servers (in float, rounded down to a multiple of 4), 4 per MD5 of "
+                "\"host:port-i\"",
+                p->npts);
+    if (k->point >= 0) {
+        const alg_point *pt = &p->pts[k->point];
+        ketama_server sv;
+        char label[KETAMA_LABEL_MAX];
+        if (!ketama_parse_name(p->nodes[pt->node].name, p->nodes[pt->node].len, &sv, NULL)) {
+            ketama_label(&sv, pt->index / 4, label);
+            place__step(t, "point", "the point is word %u of MD5(\"%s\")", pt->index % 4,
+                        label);
+        }
+    }
+    place__trace_point(p, k, names, "point", t);
+}
+
+static const place_algo algo_ketama = {
+    .name = "ketama",
+    .title = "memcached clients: libmemcached's weighted ketama",
+    .origin = "libmemcached 1.1 (MEMCACHED_BEHAVIOR_KETAMA_WEIGHTED): MD5 continuum of "
+              "160 points per server scaled by weight; the default of most memcached "
+              "clients",
+    .key_hash = "MD5, first 32 bits little-endian",
+    .space = "4294967296",
+    .weights = PLACE_W_WHOLE,
+    .replicas = PLACE_REP_WALK,
+    .coord_kind = PLACE_COORD_UNSIGNED,
+    .col = PLACE_COL_COORD,
+    .coord_param = -1,
+    .top = top32,
+    .check_nodes = ketama_check,
+    .build = ketama_build_op,
+    .free_extra = ketama_free,
+    .key = ketama_key,
+    .prefs = place__walk_prefs,
+    .segments = place__point_segments,
+    .trace = ketama_trace,
+};
+
+/* ---- nginx: hash $key consistent ---- */
+
+static int nginx_build_op(placement *p, hasher *h, const placement *prev, const char *state,
+                          rs_error *err)
+{
+    (void)h;
+    (void)prev;
+    (void)state;
+    alg_node *v = alg_nodes(p);
+    if (!v)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    int rc = nginx_build(v, p->n, &p->pts, &p->npts, err);
+    free(v);
+    return rc;
+}
+
+static void nginx_key(const placement *p, hasher *h, const char *key, size_t len,
+                      place_key_info *k)
+{
+    (void)h;
+    k->hash = k->coord = nginx_key_hash(key, len);
+    k->has_coord = true;
+    place__point_owner(p, k);
+}
+
+static void nginx_trace(const placement *p, const char *key, size_t len,
+                        const place_key_info *k, const char *const *names, json_t *t)
+{
+    (void)key;
+    (void)len;
+    place__step(t, "hash", "CRC-32 of the key's bytes is %llu", (unsigned long long)k->hash);
+    place__step(t, "points",
+                "%zu points: 160 per unit of weight per server, each the CRC-32 of host, "
+                "port and the previous point's hash; equal hashes dropped",
+                p->npts);
+    place__trace_point(p, k, names, "point", t);
+}
+
+static const place_algo algo_nginx = {
+    .name = "nginx",
+    .title = "nginx: hash $key consistent",
+    .origin = "ngx_http_upstream_hash_module with the consistent flag (nginx 1.22): CRC-32 "
+              "points, 160 per weight unit; node names are the server strings of nginx.conf",
+    .key_hash = "CRC-32",
+    .space = "4294967296",
+    .weights = PLACE_W_WHOLE,
+    .replicas = PLACE_REP_WALK,
+    .coord_kind = PLACE_COORD_UNSIGNED,
+    .col = PLACE_COL_COORD,
+    .coord_param = -1,
+    .minimal = true,
+    .top = top32,
+    .build = nginx_build_op,
+    .key = nginx_key,
+    .prefs = place__walk_prefs,
+    .segments = place__point_segments,
+    .trace = nginx_trace,
+};
+
+/* ---- envoy-ring: Envoy's RING_HASH ---- */
+
+static int envoy_ring_build_op(placement *p, hasher *h, const placement *prev,
+                               const char *state, rs_error *err)
+{
+    (void)h;
+    (void)prev;
+    (void)state;
+    if (!p->n)
+        return 0;
+    alg_node *v = alg_nodes(p);
+    if (!v)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    int rc = envoy_ring_build(v, p->n, (uint64_t)p->cfg.param[PP_MIN_RING_SIZE],
+                              (uint64_t)p->cfg.param[PP_MAX_RING_SIZE], &p->pts, &p->npts, err);
+    free(v);
+    return rc;
+}
+
+static void envoy_key(const placement *p, hasher *h, const char *key, size_t len,
+                      place_key_info *k)
+{
+    (void)h;
+    k->hash = k->coord = envoy_key_hash(key, len);
+    k->has_coord = true;
+    place__point_owner(p, k);
+}
+
+static void envoy_ring_trace(const placement *p, const char *key, size_t len,
+                             const place_key_info *k, const char *const *names, json_t *t)
+{
+    (void)key;
+    (void)len;
+    place__step(t, "hash", "xxHash64 (seed 0) of the key is %llu", (unsigned long long)k->hash);
+    place__step(t, "ring",
+                "%zu entries: min_ring_size %lld scaled so the lightest host gets at least "
+                "one, at most max_ring_size %lld; each is xxHash64 of \"<host>_<i>\"",
+                p->npts, (long long)p->cfg.param[PP_MIN_RING_SIZE],
+                (long long)p->cfg.param[PP_MAX_RING_SIZE]);
+    place__trace_point(p, k, names, "ring entry", t);
+}
+
+static const place_algo algo_envoy_ring = {
+    .name = "envoy-ring",
+    .title = "Envoy: RING_HASH load balancer",
+    .origin = "Envoy's ring_hash_lb: xxHash64 ring sized between min_ring_size and "
+              "max_ring_size, hosts weighted by their share; node names are hash keys",
+    .key_hash = "xxHash64, seed 0",
+    .space = "18446744073709551616",
+    .params = {PP_MIN_RING_SIZE, PP_MAX_RING_SIZE},
+    .nparams = 2,
+    .weights = PLACE_W_WHOLE,
+    .replicas = PLACE_REP_WALK,
+    .coord_kind = PLACE_COORD_UNSIGNED,
+    .col = PLACE_COL_COORD,
+    .coord_param = -1,
+    .top = top64,
+    .build = envoy_ring_build_op,
+    .key = envoy_key,
+    .prefs = place__walk_prefs,
+    .segments = place__point_segments,
+    .trace = envoy_ring_trace,
+};
+
+/* ---- maglev: Envoy's MAGLEV ---- */
+
+static uint64_t maglev_top(const place_config *cfg)
+{
+    return (uint64_t)cfg->param[PP_TABLE_SIZE] - 1;
+}
+
+static int maglev_build_op(placement *p, hasher *h, const placement *prev, const char *state,
+                           rs_error *err)
+{
+    (void)h;
+    (void)prev;
+    (void)state;
+    if (!p->n)
+        return 0;
+    alg_node *v = alg_nodes(p);
+    if (!v)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    int rc = maglev_build(v, p->n, (uint64_t)p->cfg.param[PP_TABLE_SIZE], &p->table, err);
+    free(v);
+    return rc;
+}
+
+static void maglev_key(const placement *p, hasher *h, const char *key, size_t len,
+                       place_key_info *k)
+{
+    (void)h;
+    k->hash = envoy_key_hash(key, len);
+    k->coord = k->hash % (p->top + 1);
+    k->has_coord = true;
+    if (p->n) {
+        k->point = (long)k->coord;
+        k->owner = p->table[k->coord];
+    }
+}
+
+static void maglev_trace(const placement *p, const char *key, size_t len,
+                         const place_key_info *k, const char *const *names, json_t *t)
+{
+    (void)key;
+    (void)len;
+    place__step(t, "hash", "xxHash64 (seed 0) of the key is %llu", (unsigned long long)k->hash);
+    place__step(t, "entry", "%llu mod the table size %llu is entry %llu",
+                (unsigned long long)k->hash, (unsigned long long)p->top + 1,
+                (unsigned long long)k->coord);
+    if (k->owner < 0)
+        place__step(t, "owner", "there is no node: the key waits unassigned");
+    else
+        place__step(t, "owner",
+                    "the table, filled by each host's permutation (offset and skip from "
+                    "xxHash64 of its name) in turns weighted by its share, gives entry %llu "
+                    "to %s",
+                    (unsigned long long)k->coord, names[k->owner]);
+}
+
+static const place_algo algo_maglev = {
+    .name = "maglev",
+    .title = "Envoy: MAGLEV load balancer",
+    .origin = "Maglev (Eisenbud et al., NSDI 2016) as Envoy's maglev_lb builds it: a lookup "
+              "table of table_size (prime) entries filled by per-host permutations",
+    .key_hash = "xxHash64, seed 0, mod table_size",
+    .space = "table_size",
+    .params = {PP_TABLE_SIZE},
+    .nparams = 1,
+    .weights = PLACE_W_WHOLE,
+    .replicas = PLACE_REP_NONE,
+    .coord_kind = PLACE_COORD_UNSIGNED,
+    .col = PLACE_COL_COORD,
+    .coord_param = PP_TABLE_SIZE,
+    .top = maglev_top,
+    .build = maglev_build_op,
+    .key = maglev_key,
+    .segments = place__table_segments,
+    .trace = maglev_trace,
+};
+
+/* ---- jump: Lamping & Veach, with MementoHash for removals ---- */
+
+/* extra: a jump_state.  bucket[i] is node i's bucket; node_of[b] the node
+ * on bucket b (-1 on removed buckets). */
+typedef struct jump_state {
+    memento *m;
+    int32_t *bucket;
+    int32_t *node_of;
+    int32_t nb; /* b-array size */
+} jump_state;
+
+static void jump_free(placement *p)
+{
+    jump_state *j = p->extra;
+    if (!j)
+        return;
+    memento_free(j->m);
+    free(j->bucket);
+    free(j->node_of);
+    free(j);
+}
+
+/* State text: the memento's, then " nodes=" and each node's bucket in join
+ * order. */
+static char *jump_state_text(const placement *p)
+{
+    const jump_state *j = p->extra;
+    char *mt = NULL;
+    size_t ml = 0;
+    if (memento_serialize(j->m, &mt, &ml))
+        return NULL;
+    size_t cap = ml + 16 + p->n * 12;
+    char *out = malloc(cap);
+    if (out) {
+        size_t k = (size_t)snprintf(out, cap, "%s nodes=", mt);
+        for (size_t i = 0; i < p->n && k < cap; i++)
+            k += (size_t)snprintf(out + k, cap - k, "%s%d", i ? "," : "", j->bucket[i]);
+    }
+    free(mt);
+    return out;
+}
+
+static int jump_parse_state(placement *p, jump_state *j, const char *state, rs_error *err)
+{
+    const char *nodes = strstr(state, " nodes=");
+    if (!nodes)
+        return rs_fail(err, RINGSIM_EDB, "stored jump state is damaged");
+    int rc = memento_parse(state, (size_t)(nodes - state), &j->m, err);
+    if (rc)
+        return rs_fail(err, RINGSIM_EDB, "stored jump state is damaged: %s", err ? err->msg : "");
+    const char *c = nodes + 7;
+    for (size_t i = 0; i < p->n; i++) {
+        char *end;
+        long b = strtol(c, &end, 10);
+        if (end == c || b < 0 || b >= memento_barray_size(j->m) || !memento_is_live(j->m, (int32_t)b))
+            return rs_fail(err, RINGSIM_EDB, "stored jump state is damaged");
+        j->bucket[i] = (int32_t)b;
+        c = *end == ',' ? end + 1 : end;
+    }
+    if (*c || memento_size(j->m) != (int32_t)p->n)
+        return rs_fail(err, RINGSIM_EDB, "stored jump state is damaged");
+    return 0;
+}
+
+static int jump_build_op(placement *p, hasher *h, const placement *prev, const char *state,
+                         rs_error *err)
+{
+    (void)h;
+    jump_state *j = calloc(1, sizeof *j);
+    if (!j)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    p->extra = j;
+    j->bucket = malloc((p->n + 1) * sizeof *j->bucket);
+    if (!j->bucket)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    int rc = 0;
+    if (!prev && state && *state) {
+        rc = jump_parse_state(p, j, state, err);
+    } else {
+        const jump_state *pj = prev ? prev->extra : NULL;
+        j->m = pj ? memento_copy(pj->m) : memento_new();
+        if (!j->m)
+            return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        /* Leavers first (their buckets become MementoHash's removed ones),
+         * then joiners (they take the most recently removed bucket). */
+        for (size_t i = 0; pj && !rc && i < prev->n; i++) {
+            bool stays = false;
+            for (size_t k = 0; k < p->n && !stays; k++)
+                stays = p->ids[k] == prev->ids[i];
+            if (!stays)
+                rc = memento_remove(j->m, pj->bucket[i]);
+        }
+        for (size_t i = 0; !rc && i < p->n; i++) {
+            long was = -1;
+            for (size_t k = 0; pj && k < prev->n && was < 0; k++)
+                if (prev->ids[k] == p->ids[i])
+                    was = (long)k;
+            if (was >= 0)
+                j->bucket[i] = pj->bucket[was];
+            else
+                rc = memento_add(j->m, &j->bucket[i]);
+        }
+        if (rc)
+            return rs_fail(err, rc, "jump: %s", rc == RINGSIM_EPARAM ? "too many buckets" : "out of memory");
+    }
+    if (rc)
+        return rc;
+    j->nb = memento_barray_size(j->m);
+    j->node_of = malloc(((size_t)j->nb + 1) * sizeof *j->node_of);
+    if (!j->node_of)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    for (int32_t b = 0; b < j->nb; b++)
+        j->node_of[b] = -1;
+    for (size_t i = 0; i < p->n; i++)
+        j->node_of[j->bucket[i]] = (int32_t)i;
+    return 0;
+}
+
+static void jump_owner_of_hash(const placement *p, place_key_info *k)
+{
+    const jump_state *j = p->extra;
+    if (!p->n)
+        return;
+    int32_t b = memento_lookup(j->m, k->hash);
+    k->point = b;
+    k->owner = b >= 0 ? j->node_of[b] : -1;
+}
+
+static void jump_key(const placement *p, hasher *h, const char *key, size_t len,
+                     place_key_info *k)
+{
+    (void)h;
+    (void)key;
+    (void)len;
+    k->hash = k->coord = k->sha64;
+    k->has_coord = true;
+    jump_owner_of_hash(p, k);
+}
+
+static void jump_shares(const placement *p, double *share)
+{
+    for (size_t i = 0; i < p->n; i++)
+        share[i] = 1.0 / (double)p->n;
+}
+
+static void jump_trace(const placement *p, const char *key, size_t len,
+                       const place_key_info *k, const char *const *names, json_t *t)
+{
+    (void)key;
+    (void)len;
+    const jump_state *j = p->extra;
+    place__step(t, "hash", "sha64: the first 8 bytes of SHA-256 of the key, big-endian: %llu",
+                (unsigned long long)k->hash);
+    if (k->owner < 0) {
+        place__step(t, "owner", "there is no node: the key waits unassigned");
+        return;
+    }
+    int32_t first = jump_hash(k->hash, j->nb);
+    place__step(t, "jump", "JumpConsistentHash(hash, %d buckets) = bucket %d", j->nb, first);
+    if (first != (int32_t)k->point)
+        place__step(t, "memento",
+                    "bucket %d was removed; MementoHash re-hashes the key among the buckets "
+                    "left until it lands on a live one: bucket %ld",
+                    first, k->point);
+    place__step(t, "owner", "bucket %ld is %s (buckets are nodes in join order)", k->point,
+                names[k->owner]);
+}
+
+static const place_algo algo_jump = {
+    .name = "jump",
+    .title = "Jump consistent hash (Lamping & Veach 2014), MementoHash for removals",
+    .origin = "Google's jump consistent hash: no memory, perfect balance, but buckets are "
+              "numbered; removing a middle node needs MementoHash (Coluzzi et al. 2023)",
+    .key_hash = "sha64 (SHA-256, first 64 bits)",
+    .space = "18446744073709551616",
+    .weights = PLACE_W_NONE,
+    .replicas = PLACE_REP_NONE,
+    .coord_kind = PLACE_COORD_UNSIGNED,
+    .col = -1,
+    .coord_param = -1,
+    .leave_local = true,
+    .minimal = true,
+    .top = top64,
+    .build = jump_build_op,
+    .free_extra = jump_free,
+    .key = jump_key,
+    .owner_of_hash = jump_owner_of_hash,
+    .shares = jump_shares,
+    .state_text = jump_state_text,
+    .trace = jump_trace,
+};
+
+const place_algo *const place__algos[] = {&algo_ring,       &algo_jump,   &algo_ketama,
+                                          &algo_nginx,      &algo_envoy_ring,
+                                          &algo_maglev,     NULL};
