@@ -340,6 +340,7 @@ typedef struct opctx {
     int64_t op;  /* log id, 0 when not recording */
     int64_t seq; /* moves recorded so far */
     int64_t moved;
+    int64_t replica_moves; /* copies added to preference lists beyond owners */
     int64_t *from_ids;   /* moved_from tally: node id (STORE_NO_NODE = none) */
     char **from_names;   /* ... with its name (NULL = none) */
     int64_t *from_count;
@@ -482,7 +483,7 @@ static int op_commit(opctx *c, int64_t *op_out, rs_error *err)
         char *mf = moved_from_json(c);
         char *cfg = config_to_json(&x->cfg);
         /* The log keeps the configuration after the operation. */
-        rc = mf && cfg ? store_op_finish(s->st, c->op, c->moved, mf, cfg, err)
+        rc = mf && cfg ? store_op_finish(s->st, c->op, c->moved, mf, cfg, c->replica_moves, err)
                        : rs_fail(err, RINGSIM_ENOMEM, "out of memory");
         free(mf);
         free(cfg);
@@ -761,6 +762,40 @@ static int diff_keys(opctx *c, const state *old, bool only_leavers, rs_error *er
     return rc;
 }
 
+/* With replicas, a change also adds copies to preference lists that are
+ * not owner moves: count them over every key (one pass, two lookups a key;
+ * only when either side keeps more than one copy). */
+typedef struct replica_ctx {
+    opctx *c;
+    const state *old;
+} replica_ctx;
+
+static int count_replica_moves(void *ud, const store_key *k)
+{
+    replica_ctx *r = ud;
+    sim *s = r->c->s;
+    place_key_info a, b;
+    long pa[PLACE_MAX_PREFS], pb[PLACE_MAX_PREFS];
+    place_key(r->old->pl, s->h, k->key, k->len, &a);
+    place_key(r->c->next.pl, s->h, k->key, k->len, &b);
+    size_t na = place_prefs(r->old->pl, &a, r->old->cfg.replicas, pa);
+    size_t nb = place_prefs(r->c->next.pl, &b, r->c->next.cfg.replicas, pb);
+    int64_t owner_to = owner_id(&r->c->next, b.owner);
+    bool owner_moved = owner_id(r->old, a.owner) != owner_to, owner_was_copy = false;
+    for (size_t i = 0; i < nb; i++) {
+        bool had = false;
+        for (size_t j = 0; j < na && !had; j++)
+            had = owner_id(r->old, pa[j]) == owner_id(&r->c->next, pb[i]);
+        if (!had)
+            r->c->replica_moves++;
+        if (i == 0)
+            owner_was_copy = had;
+    }
+    if (owner_moved && !owner_was_copy && nb)
+        r->c->replica_moves--; /* that copy is the owner move itself */
+    return 0;
+}
+
 /* Compare the placement of `old` with c->next (already holding its new
  * nodes and configuration, ids assigned) and move exactly the keys whose
  * owner changes: by ranges of the key index where both placements cut
@@ -774,8 +809,14 @@ static int retopologize_to(opctx *c, const state *old, const char *layout, rs_er
         return rc;
     int col = place_diff_column(old->pl, c->next.pl);
     if (col >= 0)
-        return diff_segments(c, old, col, err);
-    return diff_keys(c, old, place_only_leavers_move(old->pl, c->next.pl), err);
+        rc = diff_segments(c, old, col, err);
+    else
+        rc = diff_keys(c, old, place_only_leavers_move(old->pl, c->next.pl), err);
+    if (!rc && (old->cfg.replicas > 1 || c->next.cfg.replicas > 1)) {
+        replica_ctx r = {c, old};
+        rc = store_keys_each(c->s->st, 0, count_replica_moves, &r, err);
+    }
+    return rc;
 }
 
 static int retopologize(opctx *c, const state *old, rs_error *err)

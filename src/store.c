@@ -58,12 +58,13 @@ static const char *const sql[Q_COUNT] = {
     [Q_KEYS_BY_POS] = "SELECT key, pos, node, coord FROM keys ORDER BY pos, key",
     [Q_OP_INS] = "INSERT INTO ops(at, type, subject, params, config, keys_moved, moved_from) "
                  "VALUES(?1, ?2, ?3, ?4, ?5, 0, '[]')",
-    [Q_OP_FIN] = "UPDATE ops SET keys_moved = ?2, moved_from = ?3, config = ?4 WHERE id = ?1",
+    [Q_OP_FIN] = "UPDATE ops SET keys_moved = ?2, moved_from = ?3, config = ?4, "
+                 "replica_moves = ?5 WHERE id = ?1",
     [Q_OP_KEY] = "INSERT INTO op_keys(op, seq, key) VALUES(?1, ?2, ?3)",
-    [Q_OP_GET] = "SELECT id, at, type, subject, params, config, keys_moved, moved_from "
-                 "FROM ops WHERE id = ?1",
-    [Q_OPS] = "SELECT id, at, type, subject, params, config, keys_moved, moved_from "
-              "FROM ops WHERE id > ?1 ORDER BY id LIMIT ?2",
+    [Q_OP_GET] = "SELECT id, at, type, subject, params, config, keys_moved, moved_from, "
+                 "replica_moves FROM ops WHERE id = ?1",
+    [Q_OPS] = "SELECT id, at, type, subject, params, config, keys_moved, moved_from, "
+              "replica_moves FROM ops WHERE id > ?1 ORDER BY id LIMIT ?2",
     [Q_OP_LAST] = "SELECT coalesce(max(id), 0) FROM ops",
     [Q_OP_KEYS] = "SELECT key FROM op_keys WHERE op = ?1 ORDER BY seq",
     [Q_MOVES] = "SELECT key, src, dst FROM moves WHERE op = ?1 ORDER BY seq LIMIT ?2 OFFSET ?3",
@@ -104,7 +105,8 @@ static const char schema_v1[] =
 static const char schema_v2[] =
     "ALTER TABLE keys ADD COLUMN coord INTEGER;"
     "CREATE INDEX keys_coord ON keys(coord) WHERE coord IS NOT NULL;"
-    "ALTER TABLE nodes ADD COLUMN tokens TEXT;";
+    "ALTER TABLE nodes ADD COLUMN tokens TEXT;"
+    "ALTER TABLE ops ADD COLUMN replica_moves INTEGER NOT NULL DEFAULT 0;";
 
 static const char *const migrations[STORE_SCHEMA_VERSION] = {schema_v1, schema_v2};
 
@@ -797,10 +799,11 @@ int store_op_append(store *st, const char *type, const char *subject,
 }
 
 int store_op_finish(store *st, int64_t id, int64_t keys_moved, const char *moved_from,
-                    const char *config, rs_error *err)
+                    const char *config, int64_t replica_moves, rs_error *err)
 {
     sqlite3_stmt *s = stmt(st, Q_OP_FIN);
     if (s) {
+        sqlite3_bind_int64(s, 5, replica_moves);
         sqlite3_bind_int64(s, 1, id);
         sqlite3_bind_int64(s, 2, keys_moved);
         sqlite3_bind_text(s, 3, moved_from, -1, SQLITE_STATIC);
@@ -831,6 +834,7 @@ static int read_op(sqlite3_stmt *s, store_op *o)
     o->params = dup_text(s, 4);
     o->config = dup_text(s, 5);
     o->keys_moved = sqlite3_column_int64(s, 6);
+    o->replica_moves = sqlite3_column_int64(s, 8);
     o->moved_from = dup_text(s, 7);
     if (!o->type || !o->subject || !o->params || !o->config || !o->moved_from) {
         store_op_clear(o);

@@ -139,6 +139,7 @@ typedef struct store_op {
     char at[32];
     char *type, *subject, *params, *moved_from, *config; /* malloc'd */
     int64_t keys_moved;
+    int64_t replica_moves;
 } store_op;
 typedef int (*store_op_fn)(void *ud, const store_op *op);
 
@@ -147,8 +148,11 @@ int store_op_append(store *st, const char *type, const char *subject,
                     const char *params, const char *config, int64_t *id,
                     rs_error *err);
 /* Fill in what is known at the end: moves and the configuration after. */
+/* replica_moves: (key, node) copies the operation adds to preference lists
+ * beyond the owner moves. */
 int store_op_finish(store *st, int64_t id, int64_t keys_moved,
-                    const char *moved_from, const char *config, rs_error *err);
+                    const char *moved_from, const char *config, int64_t replica_moves,
+                    rs_error *err);
 int store_op_add_key(store *st, int64_t op, int64_t seq, const char *key,
                      size_t len, rs_error *err);
 /* RINGSIM_ENOTFOUND when missing; free with store_op_clear. */

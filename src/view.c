@@ -235,9 +235,10 @@ json_t *view_density(sim *s, uint32_t bins, rs_error *err)
 json_t *view_operation(const store_op *op)
 {
     json_t *mf = json_loads(op->moved_from, 0, NULL);
-    return json_pack("{s:I, s:s, s:s, s:s, s:I, s:o}", "id", (json_int_t)op->id, "at", op->at,
-                     "type", op->type, "subject", op->subject, "keys_moved",
-                     (json_int_t)op->keys_moved, "moved_from", mf ? mf : json_array());
+    return json_pack("{s:I, s:s, s:s, s:s, s:I, s:o, s:I}", "id", (json_int_t)op->id, "at",
+                     op->at, "type", op->type, "subject", op->subject, "keys_moved",
+                     (json_int_t)op->keys_moved, "moved_from", mf ? mf : json_array(),
+                     "replica_moves", (json_int_t)op->replica_moves);
 }
 
 static int add_op(void *ud, const store_op *op)

@@ -68,7 +68,7 @@ static void test_persistence(void **state)
     assert_int_equal(ins, 0); /* duplicate ignored */
     assert_int_equal(store_op_append(st, "add_node", "alpha", "{}", "{}", &op, &err), 0);
     assert_int_equal(op, 1);
-    assert_int_equal(store_op_finish(st, op, 0, "[]", "{}", &err), 0);
+    assert_int_equal(store_op_finish(st, op, 0, "[]", "{}", 0, &err), 0);
     assert_int_equal(store_commit(st, &err), 0);
     store_close(st);
 
