@@ -413,18 +413,20 @@ static int op_commit(opctx *c, int64_t *op_out, rs_error *err)
         free(mf);
         free(cfg);
     }
-    if (!rc && !x->pl && c->keys_only) {
-        /* Topology unchanged: the placement carries over. */
-        x->pl = s->cur.pl;
-        s->cur.pl = NULL;
-    } else if (!rc && !x->pl) {
+    /* Topology unchanged: the placement carries over -- but only once
+     * COMMIT succeeded, so that a failure leaves s->cur whole. */
+    bool carry = !x->pl && c->keys_only;
+    if (!rc && !x->pl && !carry)
         rc = build_placement(s, x, err);
-    }
     if (!rc)
         rc = store_commit(s->st, err);
     if (rc) {
         op_abort(c);
         return rc;
+    }
+    if (carry) {
+        x->pl = s->cur.pl;
+        s->cur.pl = NULL;
     }
     s->data_version = store_data_version(s->st);
     state_clear(&s->cur);

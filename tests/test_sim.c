@@ -17,7 +17,10 @@
 #include <string.h>
 #include <cmocka.h>
 #include <jansson.h>
+#include <signal.h>
 #include <sqlite3.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 
 #include "names.h"
 #include "ring.h"
@@ -464,6 +467,68 @@ static void test_damaged_node_name_is_refused(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+static off_t file_size(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 ? sb.st_size : 0;
+}
+
+/* Issue 6, item 2: when COMMIT fails (disk full), the engine is exactly as
+ * before -- it used to hand its placement to the dropped state, and the
+ * next insert dereferenced NULL.  COMMIT is made to fail the way a full
+ * disk does: RLIMIT_FSIZE stops the WAL from growing (the frames of a
+ * transaction are written at COMMIT), which SQLite reports as SQLITE_FULL
+ * or an I/O error. */
+static void test_failed_commit_leaves_engine_whole(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/ringsim-sim-XXXXXX", path[300], wal[310];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/x.db", dir);
+    snprintf(wal, sizeof wal, "%s-wal", path);
+    sim *s;
+    rs_error err;
+    int64_t op, ins, skip;
+    assert_int_equal(sim_open(&s, path, &err), 0);
+    assert_int_equal(sim_add_node(s, "alpha", 5, 1, &op, &err), 0);
+    assert_int_equal(sim_add_node(s, "bravo", 5, 1, &op, &err), 0);
+    assert_int_equal(sim_generate_keys(s, "k", 1, 0, 100, &ins, &skip, &op, &err), 0);
+    int64_t last = sim_last_op(s), keys = sim_key_count(s);
+    struct rlimit old, lim;
+    assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+    void (*prev)(int) = signal(SIGXFSZ, SIG_IGN);
+    off_t cap = file_size(path) > file_size(wal) ? file_size(path) : file_size(wal);
+    lim = (struct rlimit){(rlim_t)cap + 4096, old.rlim_max};
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    /* Each kind of operation: keys only (the placement carries over), a
+     * topology change, a configuration change. */
+    int rc1 = sim_generate_keys(s, "big-", 4, 0, 20000, &ins, &skip, &op, &err);
+    place_config cfg = *sim_config(s);
+    cfg.points_per_node = 500;
+    int rc2 = sim_configure(s, &cfg, &op, &err);
+    int rc3 = sim_add_node(s, "charlie", 7, 300, &op, &err);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+    signal(SIGXFSZ, prev);
+    if (rc1 == 0 || rc2 == 0 || rc3 == 0)
+        fail_msg("an operation succeeded past the file size limit: %d %d %d", rc1, rc2, rc3);
+    assert_int_equal(sim_last_op(s), last);
+    assert_int_equal(sim_key_count(s), keys);
+    assert_int_equal(sim_node_count(s), 2);
+    assert_int_equal(sim_config(s)->points_per_node, 1);
+    /* The next operations work (this crashed), and the file is consistent. */
+    sim_str k = {"after", 5};
+    assert_int_equal(sim_insert_keys(s, &k, 1, true, &ins, &skip, &op, &err), 0);
+    sim_str d = {"k1", 2};
+    assert_int_equal(sim_delete_keys(s, &d, 1, &op, &err), 0);
+    assert_int_equal(sim_generate_keys(s, "big-", 4, 0, 20000, &ins, &skip, &op, &err), 0);
+    assert_int_equal(sim_key_count(s), keys + 20000);
+    expect_check_ok(s);
+    sim_close(s);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -473,6 +538,7 @@ int main(void)
         cmocka_unit_test(test_other_process_changes_are_seen),
         cmocka_unit_test(test_keys_page_prefix_is_validated),
         cmocka_unit_test(test_damaged_node_name_is_refused),
+        cmocka_unit_test(test_failed_commit_leaves_engine_whole),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
