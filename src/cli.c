@@ -170,7 +170,10 @@ static void print_padded(const char *s, size_t width)
         putchar(' ');
 }
 
-static void pct(char *buf, double share) { sprintf(buf, "%.2f%%", share * 100.0); }
+static void pct(char *buf, size_t size, double share)
+{
+    snprintf(buf, size, "%.2f%%", share * 100.0);
+}
 
 /* The people's table of `node ls`, like `nodetool status`. */
 static void print_nodes_table(json_t *j)
@@ -187,8 +190,8 @@ static void print_nodes_table(json_t *j)
     json_array_foreach(nodes, i, n)
     {
         char kp[32], rp[32];
-        pct(kp, json_real_value(json_object_get(n, "key_share")));
-        pct(rp, json_real_value(json_object_get(n, "arc_share")));
+        pct(kp, sizeof kp, json_real_value(json_object_get(n, "key_share")));
+        pct(rp, sizeof rp, json_real_value(json_object_get(n, "arc_share")));
         print_padded(json_string_value(json_object_get(n, "name")), wname);
         printf("  %10lld  %6lld  %9lld  %7s  %7s\n",
                (long long)json_integer_value(json_object_get(n, "position")),

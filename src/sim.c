@@ -250,6 +250,14 @@ static int load_state(sim *s, rs_error *err)
         goto fail;
     }
     for (size_t i = 0; i < n; i++) {
+        /* A damaged file must not reach the ring with a name the buffers
+         * of a label are not sized for. */
+        if (name_check(sn[i].name, sn[i].len, "node name", NULL) ||
+            strlen(sn[i].name) != sn[i].len) {
+            rc = rs_fail(err, RINGSIM_ENOTDB, "database is damaged: node %lld has an invalid name",
+                         (long long)sn[i].id);
+            goto fail;
+        }
         x.nodes[i] = (node){sn[i].id, sn[i].name, sn[i].len, sn[i].weight, sn[i].keys,
                             NULL, 0};
         sn[i].name = NULL; /* moved */
@@ -1734,8 +1742,17 @@ int sim_keys_page(sim *s, const char *node, size_t node_len, const char *prefix,
                   sim_key_fn fn, void *ud, rs_error *err)
 {
     store_key_query q = {0, false, prefix, prefix_len, offset, limit, -1};
+    /* An empty prefix filters nothing; any other must be a possible start
+     * of a key: 1 to 255 bytes under the name rules. */
     bool pre = prefix && prefix_len;
+    int rc = pre ? name_check(prefix, prefix_len, "key prefix", err) : 0;
+    if (rc)
+        return rc;
+    if (offset < 0 || limit < 0)
+        return rs_fail(err, RINGSIM_EPARAM, "offset and limit must be 0 or more");
     if (node) {
+        if ((rc = name_check(node, node_len, "node name", err)))
+            return rc;
         long i = find_node(&s->cur, node, node_len);
         if (i < 0)
             return rs_fail(err, RINGSIM_ENOTFOUND, "node \"%.*s\" not found",

@@ -707,47 +707,52 @@ int store_keys_page(store *st, const store_key_query *q, int64_t *total,
                     store_key_fn fn, void *ud, rs_error *err)
 {
     /* Built per call: six shapes of query, each cheap to prepare compared
-     * with the page it reads. */
-    char where[160] = "1";
+     * with the page it reads.  The text is made of constants only; the
+     * prefix travels as a bound parameter, so its length bounds nothing
+     * here. */
     if (q->known_total >= 0)
         *total = q->known_total;
     bool pre = q->prefix && q->prefix_len;
-    if (q->by_node)
-        strcat(where, q->node == STORE_NO_NODE ? " AND node IS NULL" : " AND node = ?1");
-    if (pre)
-        strcat(where, " AND key >= ?2 AND (?3 IS NULL OR key < ?3)");
-    char text[400];
+    if (pre && q->prefix_len > INT32_MAX)
+        return rs_fail(err, RINGSIM_EPARAM, "prefix is too long");
+    char where[160], text[400];
+    snprintf(where, sizeof where, "1%s%s",
+             !q->by_node ? "" : q->node == STORE_NO_NODE ? " AND node IS NULL" : " AND node = ?1",
+             pre ? " AND key >= ?2 AND (?3 IS NULL OR key < ?3)" : "");
     sqlite3_stmt *s = NULL;
     int rc;
     /* The upper bound of the prefix range: the prefix with its last byte
-     * below 0xFF incremented (keys are valid UTF-8, so no key has 0xFF). */
-    char upper[NAME_BUF];
+     * below 0xFF incremented (keys are valid UTF-8, so no key has 0xFF).
+     * Sized by the prefix, whatever its length. */
+    char *upper = NULL;
     size_t ulen = 0;
-    bool has_upper = false;
     if (pre) {
+        if (!(upper = malloc(q->prefix_len)))
+            return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
         memcpy(upper, q->prefix, q->prefix_len);
         ulen = q->prefix_len;
         while (ulen > 0 && (unsigned char)upper[ulen - 1] == 0xFF)
             ulen--;
-        if (ulen > 0) {
+        if (ulen > 0)
             upper[ulen - 1] = (char)((unsigned char)upper[ulen - 1] + 1);
-            has_upper = true;
-        }
     }
-    for (int pass = q->known_total >= 0; pass < 2; pass++) {
+    rc = 0;
+    for (int pass = q->known_total >= 0; pass < 2 && !rc; pass++) {
         if (pass == 0)
             snprintf(text, sizeof text, "SELECT count(*) FROM keys WHERE %s", where);
         else
             snprintf(text, sizeof text,
                      "SELECT key, pos, node FROM keys WHERE %s ORDER BY pos, key "
                      "LIMIT ?4 OFFSET ?5", where);
-        if (sqlite3_prepare_v2(st->db, text, -1, &s, NULL) != SQLITE_OK)
-            return dberr(st, err, "listing keys");
+        if (sqlite3_prepare_v2(st->db, text, -1, &s, NULL) != SQLITE_OK) {
+            rc = dberr(st, err, "listing keys");
+            break;
+        }
         if (q->by_node && q->node != STORE_NO_NODE)
             sqlite3_bind_int64(s, 1, q->node);
         if (pre) {
             sqlite3_bind_text(s, 2, q->prefix, (int)q->prefix_len, SQLITE_STATIC);
-            if (has_upper)
+            if (ulen > 0)
                 sqlite3_bind_text(s, 3, upper, (int)ulen, SQLITE_STATIC);
         }
         if (pass == 0) {
@@ -760,10 +765,9 @@ int store_keys_page(store *st, const store_key_query *q, int64_t *total,
             rc = each_key(st, s, fn, ud, err, "listing keys");
         }
         sqlite3_finalize(s);
-        if (rc)
-            return rc;
     }
-    return 0;
+    free(upper);
+    return rc;
 }
 
 /* ---- the operation log ---- */
@@ -828,7 +832,8 @@ static int read_op(sqlite3_stmt *s, store_op *o)
 {
     memset(o, 0, sizeof *o);
     o->id = sqlite3_column_int64(s, 0);
-    snprintf(o->at, sizeof o->at, "%s", (const char *)sqlite3_column_text(s, 1));
+    const char *at = (const char *)sqlite3_column_text(s, 1);
+    snprintf(o->at, sizeof o->at, "%s", at ? at : "");
     o->type = dup_text(s, 2);
     o->subject = dup_text(s, 3);
     o->params = dup_text(s, 4);
