@@ -41,6 +41,8 @@ static const char usage_text[] =
     "  config [--points N] [--algorithm A] [--param NAME=VALUE]... [--replicas R]\n"
     "                                 show or change the configuration\n"
     "  algorithms                     the placement algorithms and their parameters\n"
+    "  preview node add NAME [--weight W] | node rm NAME | config [options]\n"
+    "                                 what a change would do, recorded nowhere\n"
     "  revert ID                     make the state what it was after operation ID\n"
     "  check                         verify placement and replay the log\n"
     "\n"
@@ -409,6 +411,122 @@ static int parse_tokens(const char *text, int64_t **out, size_t *n)
     return 0;
 }
 
+/* Options of config (algorithm, points, params, replicas) on top of *cfg. */
+static int config_from_opts(const opts *o, place_config *cfg, rs_error *err)
+{
+    if (o->algorithm) {
+        if (strlen(o->algorithm) >= sizeof cfg->algorithm)
+            return rs_fail(err, RINGSIM_EPARAM, "unknown algorithm \"%.40s\"", o->algorithm);
+        strcpy(cfg->algorithm, o->algorithm);
+    }
+    if (o->points && place_config_set_param(cfg, "points_per_node", o->points, err))
+        return err->code;
+    for (int i = 0; i < o->nparams; i++) {
+        char name[64];
+        const char *eq = strchr(o->params[i], '=');
+        if (!eq || eq == o->params[i] || (size_t)(eq - o->params[i]) >= sizeof name)
+            return rs_fail(err, RINGSIM_EPARAM, "--param takes NAME=VALUE, not \"%.64s\"",
+                           o->params[i]);
+        memcpy(name, o->params[i], (size_t)(eq - o->params[i]));
+        name[eq - o->params[i]] = '\0';
+        if (place_config_set_param(cfg, name, eq + 1, err))
+            return err->code;
+    }
+    if (o->replicas) {
+        uint64_t r;
+        if (parse_u64(o->replicas, &r) || r < 1 || r > PLACE_MAX_REPLICAS)
+            return rs_fail(err, RINGSIM_EPARAM,
+                           "--replicas must be a whole number from 1 to %u, not \"%.32s\"",
+                           PLACE_MAX_REPLICAS, o->replicas);
+        cfg->replicas = (uint32_t)r;
+    }
+    return 0;
+}
+
+/* A node's weight from --weight (1 when absent). */
+static int weight_from_opts(const opts *o, double *w)
+{
+    *w = 1;
+    if (!o->weight)
+        return 0;
+    char *end;
+    errno = 0;
+    *w = strtod(o->weight, &end);
+    if (errno || *end || end == o->weight || !isfinite(*w) || *w <= 0) {
+        fprintf(stderr, "ringsim: weight must be a number above 0, not \"%s\"\n", o->weight);
+        return -1;
+    }
+    return 0;
+}
+
+static void print_tally(const char *what, json_t *list)
+{
+    json_t *e;
+    size_t i;
+    json_array_foreach(list, i, e)
+    {
+        const char *n = json_string_value(json_object_get(e, "node"));
+        printf("%s %s %lld", i ? "," : what, n ? n : "(none)",
+               (long long)json_integer_value(json_object_get(e, "keys")));
+    }
+}
+
+/* ringsim preview node add NAME | node rm NAME | config ...: what the
+ * operation would do, recorded nowhere. */
+static int cmd_preview(sim *s, opts *o, const char *sub)
+{
+    rs_error err = {0};
+    view_preview_req req = {NULL, {0}, *sim_config(s)};
+    int64_t *tokens = NULL;
+    char **args = o->args;
+    int nargs = o->nargs;
+    if (!strcmp(sub, "node")) {
+        if (nargs != 2 || (strcmp(args[0], "add") && strcmp(args[0], "rm")))
+            return usage("preview node takes add NAME or rm NAME%s", "");
+        double w;
+        if (weight_from_opts(o, &w))
+            return EXIT_REFUSED;
+        size_t nt = 0;
+        if (o->tokens && parse_tokens(o->tokens, &tokens, &nt))
+            return EXIT_REFUSED;
+        req.type = !strcmp(args[0], "add") ? "add_node" : "remove_node";
+        req.node = (sim_node_spec){args[1], strlen(args[1]), w, tokens, nt};
+    } else if (!strcmp(sub, "config")) {
+        if (nargs)
+            return usage("preview config takes options only%s", "");
+        if (config_from_opts(o, &req.cfg, &err))
+            return refused(&err);
+        req.type = "configure";
+    } else {
+        return usage("preview takes node add, node rm or config, not %s", sub);
+    }
+    json_t *j = view_preview(s, &req, &err);
+    free(tokens);
+    if (!j)
+        return refused(&err);
+    if (o->json) {
+        print_json(j);
+    } else {
+        json_t *b = json_object_get(j, "before"), *a = json_object_get(j, "after");
+        printf("would move %lld key%s", (long long)json_integer_value(json_object_get(j, "keys_moved")),
+               json_integer_value(json_object_get(j, "keys_moved")) == 1 ? "" : "s");
+        print_tally(": from", json_object_get(j, "moved_from"));
+        print_tally("; to", json_object_get(j, "moved_to"));
+        printf("\nreplica copies added: %lld\n",
+               (long long)json_integer_value(json_object_get(j, "replica_moves")));
+        printf("max/mean %.4f -> %.4f, cv %.4f -> %.4f, nodes %lld -> %lld\n",
+               json_number_value(json_object_get(b, "max_over_mean")),
+               json_number_value(json_object_get(a, "max_over_mean")),
+               json_number_value(json_object_get(b, "cv")),
+               json_number_value(json_object_get(a, "cv")),
+               (long long)json_integer_value(json_object_get(b, "nodes")),
+               (long long)json_integer_value(json_object_get(a, "nodes")));
+        printf("nothing was changed\n");
+    }
+    json_decref(j);
+    return 0;
+}
+
 static int cmd_algorithms(opts *o)
 {
     rs_error err = {0};
@@ -475,34 +593,8 @@ static int cmd_config(sim *s, opts *o)
         return 0;
     }
     place_config cfg = *sim_config(s);
-    if (o->algorithm) {
-        if (strlen(o->algorithm) >= sizeof cfg.algorithm) {
-            fprintf(stderr, "ringsim: unknown algorithm \"%s\"\n", o->algorithm);
-            return EXIT_REFUSED;
-        }
-        strcpy(cfg.algorithm, o->algorithm);
-    }
-    if (o->points && place_config_set_param(&cfg, "points_per_node", o->points, &err))
+    if (config_from_opts(o, &cfg, &err))
         return refused(&err);
-    for (int i = 0; i < o->nparams; i++) {
-        char name[64];
-        const char *eq = strchr(o->params[i], '=');
-        if (!eq || eq == o->params[i] || (size_t)(eq - o->params[i]) >= sizeof name)
-            return usage("--param takes NAME=VALUE, not \"%s\"", o->params[i]);
-        memcpy(name, o->params[i], (size_t)(eq - o->params[i]));
-        name[eq - o->params[i]] = '\0';
-        if (place_config_set_param(&cfg, name, eq + 1, &err))
-            return refused(&err);
-    }
-    if (o->replicas) {
-        uint64_t r;
-        if (parse_u64(o->replicas, &r) || r < 1 || r > PLACE_MAX_REPLICAS) {
-            fprintf(stderr, "ringsim: --replicas must be a whole number from 1 to %u, not \"%s\"\n",
-                    PLACE_MAX_REPLICAS, o->replicas);
-            return EXIT_REFUSED;
-        }
-        cfg.replicas = (uint32_t)r;
-    }
     int64_t op;
     if (sim_configure(s, &cfg, &op, &err))
         return refused(&err);
@@ -667,6 +759,10 @@ static int allowed(const char *cmd, const char *sub, const char *opt)
         ok = " prefix start ";
     else if (!strcmp(cmd, "config"))
         ok = " points algorithm param replicas ";
+    else if (!strcmp(cmd, "preview") && sub && !strcmp(sub, "node"))
+        ok = " weight tokens ";
+    else if (!strcmp(cmd, "preview"))
+        ok = " points algorithm param replicas ";
     char pat[32];
     snprintf(pat, sizeof pat, " %s ", opt);
     return !strcmp(opt, "db") || strstr(ok, pat) != NULL;
@@ -754,7 +850,7 @@ int cli_main(int argc, char **argv)
     }
     const char *sub = NULL;
     int first = 1;
-    if (!strcmp(cmd, "node") || !strcmp(cmd, "key")) {
+    if (!strcmp(cmd, "node") || !strcmp(cmd, "key") || !strcmp(cmd, "preview")) {
         if (npos < 2) {
             rc = usage("%s needs a subcommand", cmd);
             goto out;
@@ -764,7 +860,7 @@ int cli_main(int argc, char **argv)
     }
     static const char *const known[] = {"serve", "node", "key", "lookup", "stats", "log",
                                         "ring", "config", "revert", "check", "algorithms",
-                                        NULL};
+                                        "preview", NULL};
     int k = 0;
     while (known[k] && strcmp(known[k], cmd))
         k++;
@@ -805,6 +901,8 @@ int cli_main(int argc, char **argv)
         sim_set_progress(s, bar, NULL);
     if (!strcmp(cmd, "algorithms"))
         rc = cmd_algorithms(&o);
+    else if (!strcmp(cmd, "preview"))
+        rc = cmd_preview(s, &o, sub);
     else if (!strcmp(cmd, "node"))
         rc = cmd_node(s, &o, sub);
     else if (!strcmp(cmd, "key"))

@@ -52,6 +52,7 @@ struct sim {
     sim_progress_fn progress;
     void *progress_ud;
     const char *progress_label; /* replaces `what` when set (replays) */
+    sim_preview *preview;       /* set: operations are dry runs (sim_preview) */
 };
 
 /* ---- state ---- */
@@ -340,8 +341,17 @@ store *sim_store(sim *s) { return s->st; }
 
 /* ---- operations: the common frame ---- */
 
+/* Keys per node, by node id (STORE_NO_NODE = none) with its name: where
+ * moved keys came from, and where they went. */
+typedef struct tally_list {
+    int64_t *ids;
+    char **names; /* malloc'd, NULL = none */
+    int64_t *count;
+    size_t n;
+} tally_list;
+
 /* A running operation: the copy of the state it changes, its log id, the
- * move tally for moved_from. */
+ * move tallies. */
 typedef struct opctx {
     sim *s;
     state next;
@@ -349,10 +359,7 @@ typedef struct opctx {
     int64_t seq; /* moves recorded so far */
     int64_t moved;
     int64_t replica_moves; /* copies added to preference lists beyond owners */
-    int64_t *from_ids;   /* moved_from tally: node id (STORE_NO_NODE = none) */
-    char **from_names;   /* ... with its name (NULL = none) */
-    int64_t *from_count;
-    size_t nfrom;
+    tally_list from, to;
     bool keys_only; /* nodes and configuration unchanged */
 } opctx;
 
@@ -384,13 +391,20 @@ static int op_begin(sim *s, opctx *c, const char *type, const char *subject,
     return rc;
 }
 
+static void tally_free(tally_list *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        free(t->names[i]);
+    free(t->ids);
+    free(t->names);
+    free(t->count);
+    memset(t, 0, sizeof *t);
+}
+
 static void op_free(opctx *c)
 {
-    for (size_t i = 0; i < c->nfrom; i++)
-        free(c->from_names[i]);
-    free(c->from_ids);
-    free(c->from_names);
-    free(c->from_count);
+    tally_free(&c->from);
+    tally_free(&c->to);
     state_clear(&c->next);
 }
 
@@ -400,40 +414,50 @@ static void op_abort(opctx *c)
     op_free(c);
 }
 
-static int tally(opctx *c, int64_t from_id, const char *from_name, int64_t count)
+static int tally_add(tally_list *t, int64_t id, const char *name, int64_t count)
 {
-    c->moved += count;
-    for (size_t i = 0; i < c->nfrom; i++)
-        if (c->from_ids[i] == from_id) {
-            c->from_count[i] += count;
+    for (size_t i = 0; i < t->n; i++)
+        if (t->ids[i] == id) {
+            t->count[i] += count;
             return 0;
         }
-    size_t n = c->nfrom + 1;
-    int64_t *ids = realloc(c->from_ids, n * sizeof *ids);
+    size_t n = t->n + 1;
+    int64_t *ids = realloc(t->ids, n * sizeof *ids);
     if (ids)
-        c->from_ids = ids;
-    char **names = realloc(c->from_names, n * sizeof *names);
+        t->ids = ids;
+    char **names = realloc(t->names, n * sizeof *names);
     if (names)
-        c->from_names = names;
-    int64_t *cnt = realloc(c->from_count, n * sizeof *cnt);
+        t->names = names;
+    int64_t *cnt = realloc(t->count, n * sizeof *cnt);
     if (cnt)
-        c->from_count = cnt;
-    char *nm = from_name ? strdup(from_name) : NULL;
-    if (!ids || !names || !cnt || (from_name && !nm)) {
+        t->count = cnt;
+    char *nm = name ? strdup(name) : NULL;
+    if (!ids || !names || !cnt || (name && !nm)) {
         free(nm);
         return RINGSIM_ENOMEM;
     }
-    ids[c->nfrom] = from_id;
-    names[c->nfrom] = nm;
-    cnt[c->nfrom] = count;
-    c->nfrom++;
+    ids[t->n] = id;
+    names[t->n] = nm;
+    cnt[t->n] = count;
+    t->n++;
     return 0;
 }
 
-/* moved_from as JSON text, largest first, then by name. */
-static char *moved_from_json(opctx *c)
+/* count keys moved from one node to another. */
+static int tally(opctx *c, int64_t from_id, const char *from_name, int64_t to_id,
+                 const char *to_name, int64_t count)
 {
-    size_t n = c->nfrom;
+    c->moved += count;
+    return tally_add(&c->from, from_id, from_name, count) ||
+                   tally_add(&c->to, to_id, to_name, count)
+               ? RINGSIM_ENOMEM
+               : 0;
+}
+
+/* A tally as a JSON list [{"node", "keys"}…], largest first, then by name. */
+static json_t *tally_json(const tally_list *t)
+{
+    size_t n = t->n;
     size_t *ord = malloc((n + 1) * sizeof *ord);
     if (!ord)
         return NULL;
@@ -442,9 +466,9 @@ static char *moved_from_json(opctx *c)
     for (size_t i = 1; i < n; i++) /* insertion sort: a handful of entries */
         for (size_t j = i; j > 0; j--) {
             size_t a = ord[j - 1], b = ord[j];
-            int before = c->from_count[b] > c->from_count[a] ||
-                         (c->from_count[b] == c->from_count[a] && c->from_names[b] &&
-                          (!c->from_names[a] || strcmp(c->from_names[b], c->from_names[a]) < 0));
+            int before = t->count[b] > t->count[a] ||
+                         (t->count[b] == t->count[a] && t->names[b] &&
+                          (!t->names[a] || strcmp(t->names[b], t->names[a]) < 0));
             if (!before)
                 break;
             ord[j - 1] = b;
@@ -453,17 +477,74 @@ static char *moved_from_json(opctx *c)
     json_t *arr = json_array();
     for (size_t i = 0; arr && i < n; i++) {
         size_t k = ord[i];
-        if (!c->from_count[k])
+        if (!t->count[k])
             continue;
-        json_array_append_new(
-            arr, json_pack("{s:o, s:I}", "node",
-                           c->from_names[k] ? json_string(c->from_names[k]) : json_null(),
-                           "keys", (json_int_t)c->from_count[k]));
+        json_array_append_new(arr, json_pack("{s:o, s:I}", "node",
+                                             t->names[k] ? json_string(t->names[k])
+                                                         : json_null(),
+                                             "keys", (json_int_t)t->count[k]));
     }
     free(ord);
+    return arr;
+}
+
+static char *moved_from_json(opctx *c)
+{
+    json_t *arr = tally_json(&c->from);
     char *t = arr ? json_dumps(arr, JSON_COMPACT) : NULL;
     json_decref(arr);
     return t;
+}
+
+static int add_sample(void *ud, const char *key, const char *from, const char *to)
+{
+    return json_array_append_new(ud, json_pack("{s:s, s:o, s:o}", "key", key, "from",
+                                               from ? json_string(from) : json_null(), "to",
+                                               to ? json_string(to) : json_null()))
+               ? RINGSIM_ENOMEM
+               : 0;
+}
+
+/* A dry run ends here: gather what the operation did, let the caller look
+ * at the state it would leave, and roll everything back. */
+static int preview_finish(opctx *c, rs_error *err)
+{
+    sim *s = c->s;
+    sim_preview *p = s->preview;
+    p->keys_moved = c->moved;
+    p->replica_moves = c->replica_moves;
+    p->moved_from = tally_json(&c->from);
+    p->moved_to = tally_json(&c->to);
+    p->sample_moves = json_array();
+    int64_t total = 0;
+    int rc = p->moved_from && p->moved_to && p->sample_moves ? 0 : RINGSIM_ENOMEM;
+    if (!rc && c->op)
+        rc = store_moves_page(s->st, c->op, 0, p->sample > 0 ? p->sample : 20, &total,
+                              add_sample, p->sample_moves, err);
+    if (!rc && p->after && c->next.pl) {
+        state keep = s->cur;
+        s->cur = c->next;
+        p->after(p->ud, s);
+        s->cur = keep;
+    }
+    op_abort(c);
+    return rc == RINGSIM_ENOMEM ? rs_fail(err, rc, "out of memory") : rc;
+}
+
+int sim_preview_run(sim *s, sim_preview *p, int (*op)(sim *, void *, rs_error *), void *arg,
+                    rs_error *err)
+{
+    p->moved_from = p->moved_to = p->sample_moves = NULL;
+    s->preview = p;
+    int rc = op(s, arg, err);
+    s->preview = NULL;
+    if (rc) {
+        json_decref(p->moved_from);
+        json_decref(p->moved_to);
+        json_decref(p->sample_moves);
+        p->moved_from = p->moved_to = p->sample_moves = NULL;
+    }
+    return rc;
 }
 
 /* Write counters and the log entry, commit, and swap the new state in. */
@@ -503,6 +584,8 @@ static int op_commit(opctx *c, int64_t *op_out, rs_error *err)
         rc = store_meta_set(s->st, "layout", layout ? layout : "", err);
         free(layout);
     }
+    if (!rc && s->preview)
+        return preview_finish(c, err);
     if (!rc)
         rc = store_commit(s->st, err);
     if (rc) {
@@ -628,7 +711,7 @@ static int move_range(opctx *c, const state *old, int col, uint64_t lo, uint64_t
         return rc;
     count_owner(&c->next, from, -count);
     count_owner(&c->next, to, count);
-    if (tally(c, from, owner_name(old, a), count))
+    if (tally(c, from, owner_name(old, a), to, owner_name(&c->next, b), count))
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     return 0;
 }
@@ -760,7 +843,7 @@ static int diff_keys(opctx *c, const state *old, bool only_leavers, rs_error *er
             rc = store_move_add(c->s->st, c->op, c->seq++, k.key, k.len, fn, tn, err);
         count_owner(&c->next, r.from[i], -1);
         count_owner(&c->next, e->node, 1);
-        if (!rc && tally(c, r.from[i], fn, 1))
+        if (!rc && tally(c, r.from[i], fn, e->node, tn, 1))
             rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     }
     kl_free(&r.changed);

@@ -27,6 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "error.h"
 #include "place.h"
 #include "store.h"
@@ -85,6 +87,26 @@ int sim_configure(sim *s, const place_config *cfg, int64_t *op, rs_error *err);
 int sim_reset(sim *s, int64_t *op, rs_error *err);
 /* The state becomes what it was right after operation `to` (0 = empty). */
 int sim_revert(sim *s, int64_t to, int64_t *op, rs_error *err);
+
+/* ---- preview: an operation as a dry run ----
+ * sim_preview_run calls op(s, arg, err), which performs one operation
+ * (sim_add_node, sim_remove_node, sim_configure, ...) on s; that operation
+ * runs in full inside its transaction and is rolled back instead of
+ * committed: nothing is recorded, s is unchanged.  Before the rollback,
+ * after(ud, s) is called (may be NULL) with s showing the state the
+ * operation would leave, so that the caller can read it with the usual
+ * read functions.  Costs what the operation costs. */
+typedef struct sim_preview {
+    void (*after)(void *ud, sim *s);
+    void *ud;
+    int64_t sample; /* moves to list in sample_moves (default 20) */
+    /* results; the json_t are the caller's to json_decref */
+    int64_t keys_moved, replica_moves;
+    json_t *moved_from, *moved_to; /* [{"node", "keys"}…] */
+    json_t *sample_moves;          /* [{"key", "from", "to"}…] */
+} sim_preview;
+int sim_preview_run(sim *s, sim_preview *p, int (*op)(sim *, void *, rs_error *), void *arg,
+                    rs_error *err);
 
 /* ---- reads (valid until the next operation or refresh) ---- */
 typedef struct sim_node_view {

@@ -5,6 +5,7 @@
 #include "view.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "store.h"
 
@@ -302,4 +303,43 @@ json_t *view_operation_moves(sim *s, int64_t id, int64_t offset, int64_t limit,
     json_object_set_new(o, "moves_total", json_integer(total));
     json_object_set_new(o, "moves", moves);
     return o;
+}
+
+/* ---- preview ---- */
+
+static int preview_apply(sim *s, void *arg, rs_error *err)
+{
+    view_preview_req *p = arg;
+    int64_t op;
+    if (!strcmp(p->type, "add_node"))
+        return sim_add_node_spec(s, &p->node, &op, err);
+    if (!strcmp(p->type, "remove_node"))
+        return sim_remove_node(s, p->node.name, p->node.len, &op, err);
+    return sim_configure(s, &p->cfg, &op, err);
+}
+
+static void preview_after(void *ud, sim *s)
+{
+    rs_error e;
+    json_t **after = ud;
+    *after = view_stats(s, &e);
+}
+
+json_t *view_preview(sim *s, view_preview_req *req, rs_error *err)
+{
+    json_t *before = view_stats(s, err), *after = NULL;
+    if (!before)
+        return NULL;
+    sim_preview pv = {preview_after, &after, 20, 0, 0, NULL, NULL, NULL};
+    if (sim_preview_run(s, &pv, preview_apply, req, err)) {
+        json_decref(before);
+        json_decref(after);
+        return NULL;
+    }
+    json_t *o = json_pack("{s:s, s:I, s:o, s:o, s:I, s:o, s:o*, s:o}", "op", req->type,
+                          "keys_moved", (json_int_t)pv.keys_moved, "moved_from", pv.moved_from,
+                          "moved_to", pv.moved_to, "replica_moves",
+                          (json_int_t)pv.replica_moves, "before", before, "after", after,
+                          "sample", pv.sample_moves);
+    return o ? o : nomem(err, NULL);
 }
