@@ -97,6 +97,7 @@ static const route routes[] = {
     {"operations", API_GET, API_LOOP},   {"operations/x", API_GET, API_LOOP},
     {"events", API_GET, API_EVENTS},     {"reset", API_POST, API_WORKER},
     {"revert", API_POST, API_WORKER},    {"preview", API_POST, API_WORKER},
+    {"compare", API_GET, API_WORKER},
 };
 
 static bool path_matches(const api_request *r, const char *path)
@@ -261,6 +262,37 @@ static int post_nodes(sim *s, const api_request *r, json_t **out, rs_error *err)
     json_t *node = view_node_get(s, spec.name, spec.len, err), *o = op_json(s, op, err);
     *out = json_pack("{s:o*, s:o*}", "node", node, "operation", o);
     return 201;
+}
+
+#define COMPARE_MAX_PARAMS 8
+
+/* GET /api/compare?algorithms=a,b&params.NAME=V&max_keys=N */
+static int get_compare(sim *s, const api_request *r, json_t **out, rs_error *err)
+{
+    const api_param *alg = param(r, "algorithms");
+    const char *ps[COMPARE_MAX_PARAMS];
+    char buf[COMPARE_MAX_PARAMS][96];
+    size_t np = 0;
+    for (int i = 0; i < r->nparams; i++)
+        if (!strncmp(r->params[i].name, "params.", 7)) {
+            if (np == COMPARE_MAX_PARAMS)
+                return rs_fail(err, RINGSIM_EPARAM, "at most %d params.NAME", COMPARE_MAX_PARAMS);
+            int len = snprintf(buf[np], sizeof buf[np], "%s=%.*s", r->params[i].name + 7,
+                               (int)r->params[i].len, r->params[i].value);
+            if (len < 0 || (size_t)len >= sizeof buf[np])
+                return rs_fail(err, RINGSIM_EPARAM, "parameter %s is too long",
+                               r->params[i].name);
+            ps[np] = buf[np];
+            np++;
+        }
+    int64_t max_keys;
+    int rc = int_param(r, "max_keys", 1000, 10000000, 100000, &max_keys, err);
+    if (rc)
+        return rc;
+    if (alg && strlen(alg->value) != alg->len)
+        return rs_fail(err, RINGSIM_EPARAM, "algorithms must not contain NUL");
+    *out = view_compare(s, alg ? alg->value : NULL, ps, np, (uint64_t)max_keys, err);
+    return *out ? 200 : err->code;
 }
 
 static int post_preview(sim *s, const api_request *r, json_t **out, rs_error *err)
@@ -473,6 +505,8 @@ static int dispatch(sim *s, const api_request *r, json_t **out, rs_error *err)
         return post_revert(s, r, out, err);
     if (seg_is(r, 0, "preview"))
         return post_preview(s, r, out, err);
+    if (seg_is(r, 0, "compare"))
+        return get_compare(s, r, out, err);
     return rs_fail(err, RINGSIM_ENOTFOUND, "no such API endpoint");
 }
 

@@ -41,6 +41,8 @@ static const char usage_text[] =
     "  config [--points N] [--algorithm A] [--param NAME=VALUE]... [--replicas R]\n"
     "                                 show or change the configuration\n"
     "  algorithms                     the placement algorithms and their parameters\n"
+    "  compare [--algorithms a,b,...] [--param NAME=VALUE]...\n"
+    "                                 the nodes and keys placed by each algorithm\n"
     "  preview node add NAME [--weight W] | node rm NAME | config [options]\n"
     "                                 what a change would do, recorded nowhere\n"
     "  revert ID                     make the state what it was after operation ID\n"
@@ -52,7 +54,7 @@ typedef struct opts {
     const char *db;
     int json;
     const char *weight, *node, *prefix, *start, *points, *algorithm, *host, *port, *web;
-    const char *replicas, *tokens;
+    const char *replicas, *tokens, *algorithms;
     char **params; /* every --param NAME=VALUE, in order */
     int nparams;
     char **args; /* positionals after the command words */
@@ -527,6 +529,54 @@ static int cmd_preview(sim *s, opts *o, const char *sub)
     return 0;
 }
 
+/* ringsim compare [--algorithms a,b] [--param NAME=VALUE]... */
+static int cmd_compare(sim *s, opts *o)
+{
+    rs_error err = {0};
+    if (o->nargs)
+        return usage("compare takes options only%s", "");
+    json_t *j = view_compare(s, o->algorithms, (const char *const *)o->params,
+                             (size_t)o->nparams, 100000, &err);
+    if (!j)
+        return refused(&err);
+    if (o->json) {
+        print_json(j);
+        json_decref(j);
+        return 0;
+    }
+    json_t *smp = json_object_get(j, "sample");
+    printf("%lld keys on %lld nodes%s\n", (long long)json_integer_value(json_object_get(j, "keys")),
+           (long long)json_integer_value(json_object_get(j, "nodes")),
+           json_is_true(json_object_get(smp, "sampled")) ? " (an even sample of keys placed)" : "");
+    printf("  %-11s %9s %8s %10s %10s %9s %9s %9s\n", "ALGORITHM", "MAX/MEAN", "CV",
+           "STRUCTURAL", "LOOKUP ns", "MEMORY", "+1 MOVES", "-1 MOVES");
+    json_t *e;
+    size_t i;
+    json_array_foreach(json_object_get(j, "results"), i, e)
+    {
+        const char *name = json_string_value(json_object_get(e, "algorithm"));
+        char mark = json_is_true(json_object_get(e, "current")) ? '*' : ' ';
+        json_t *error = json_object_get(e, "error");
+        if (error) {
+            printf("%c %-11s %s\n", mark, name,
+                   json_string_value(json_object_get(error, "message")));
+            continue;
+        }
+        json_t *st = json_object_get(e, "stats");
+        printf("%c %-11s %9.4f %8.4f %10.4f %10.0f %9lld %9lld %9lld\n", mark, name,
+               json_number_value(json_object_get(st, "max_over_mean")),
+               json_number_value(json_object_get(st, "cv")),
+               json_number_value(json_object_get(e, "structural_max_over_mean")),
+               json_number_value(json_object_get(e, "lookup_ns")),
+               (long long)json_integer_value(json_object_get(e, "memory_bytes")),
+               (long long)json_integer_value(json_object_get(e, "moves_if_added")),
+               (long long)json_integer_value(json_object_get(e, "moves_if_removed")));
+    }
+    printf("(* the current algorithm; +1: keys moved if a node joined, -1: mean if one left)\n");
+    json_decref(j);
+    return 0;
+}
+
 static int cmd_algorithms(opts *o)
 {
     rs_error err = {0};
@@ -738,7 +788,8 @@ static const char **opt_slot(opts *o, const char *name)
              {"start", offsetof(opts, start)},   {"points", offsetof(opts, points)},
              {"algorithm", offsetof(opts, algorithm)}, {"host", offsetof(opts, host)},
              {"port", offsetof(opts, port)},     {"web", offsetof(opts, web)},
-             {"replicas", offsetof(opts, replicas)}, {"tokens", offsetof(opts, tokens)}};
+             {"replicas", offsetof(opts, replicas)}, {"tokens", offsetof(opts, tokens)},
+             {"algorithms", offsetof(opts, algorithms)}};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (strcmp(t[i].name, name) == 0)
             return (const char **)((char *)o + t[i].off);
@@ -759,6 +810,8 @@ static int allowed(const char *cmd, const char *sub, const char *opt)
         ok = " prefix start ";
     else if (!strcmp(cmd, "config"))
         ok = " points algorithm param replicas ";
+    else if (!strcmp(cmd, "compare"))
+        ok = " algorithms param ";
     else if (!strcmp(cmd, "preview") && sub && !strcmp(sub, "node"))
         ok = " weight tokens ";
     else if (!strcmp(cmd, "preview"))
@@ -860,7 +913,7 @@ int cli_main(int argc, char **argv)
     }
     static const char *const known[] = {"serve", "node", "key", "lookup", "stats", "log",
                                         "ring", "config", "revert", "check", "algorithms",
-                                        "preview", NULL};
+                                        "preview", "compare", NULL};
     int k = 0;
     while (known[k] && strcmp(known[k], cmd))
         k++;
@@ -903,6 +956,8 @@ int cli_main(int argc, char **argv)
         rc = cmd_algorithms(&o);
     else if (!strcmp(cmd, "preview"))
         rc = cmd_preview(s, &o, sub);
+    else if (!strcmp(cmd, "compare"))
+        rc = cmd_compare(s, &o);
     else if (!strcmp(cmd, "node"))
         rc = cmd_node(s, &o, sub);
     else if (!strcmp(cmd, "key"))

@@ -597,6 +597,19 @@ void place_owns(const placement *p, uint32_t r, double *owns, size_t n)
     }
 }
 
+size_t place_memory_bytes(const placement *p)
+{
+    size_t b = sizeof *p + p->n * (sizeof *p->ids + sizeof *p->sizes);
+    b += p->npts * sizeof *p->pts;
+    if (p->ring) /* the seed's ring keeps its own arrays and bucket table too */
+        b += p->npts * 3 * sizeof(uint32_t) + (p->npts + 2) * sizeof(uint32_t);
+    if (p->table)
+        b += (size_t)(p->top + 1) * sizeof *p->table;
+    if (p->node_hash)
+        b += p->n * sizeof *p->node_hash;
+    return b;
+}
+
 double place_structural_max_over_mean(const placement *p)
 {
     if (!p->n)

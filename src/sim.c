@@ -1651,6 +1651,8 @@ const place_config *sim_config(const sim *s) { return &s->cur.cfg; }
 const placement *sim_placement(const sim *s) { return s->cur.pl; }
 size_t sim_node_count(const sim *s) { return s->cur.n; }
 const char *const *sim_node_names(const sim *s) { return s->cur.names; }
+const place_node *sim_place_nodes(const sim *s) { return s->cur.pn; }
+hasher *sim_hasher(sim *s) { return s->h; }
 int64_t sim_unassigned(const sim *s) { return s->cur.unassigned; }
 int64_t sim_last_op(sim *s) { return store_last_op(s->st); }
 

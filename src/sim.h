@@ -134,6 +134,10 @@ const placement *sim_placement(const sim *s);
 size_t sim_node_count(const sim *s);
 /* Names of the nodes by placement index (valid like the placement). */
 const char *const *sim_node_names(const sim *s);
+/* The nodes as the placement sees them (join order), and the engine's
+ * hasher (for code that places keys beside the engine: compare). */
+const place_node *sim_place_nodes(const sim *s);
+hasher *sim_hasher(sim *s);
 /* Name of the node with placement index i. */
 const char *sim_node_name(const sim *s, size_t i, size_t *len);
 /* Stored keys in all, and those with no node. */

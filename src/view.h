@@ -48,4 +48,10 @@ typedef struct view_preview_req {
 } view_preview_req;
 json_t *view_preview(sim *s, view_preview_req *req, rs_error *err);
 
+/* GET /api/compare: algorithms is a comma list (NULL or "": the whole
+ * catalogue), params NAME=VALUE overrides for every configuration, at most
+ * max_keys keys placed (an even sample beyond, said in the answer). */
+json_t *view_compare(sim *s, const char *algorithms, const char *const *params, size_t nparams,
+                     uint64_t max_keys, rs_error *err);
+
 #endif
