@@ -944,6 +944,10 @@ int cli_main(int argc, char **argv)
         rc = api_serve(o.db, o.host ? o.host : "127.0.0.1", (int)port, o.web);
         goto out;
     }
+    if (!strcmp(cmd, "algorithms")) { /* the catalogue needs no database */
+        rc = cmd_algorithms(&o);
+        goto out;
+    }
     sim *s = NULL;
     rs_error err = {0};
     if (sim_open(&s, o.db, &err)) {
@@ -952,9 +956,7 @@ int cli_main(int argc, char **argv)
     }
     if (isatty(STDERR_FILENO))
         sim_set_progress(s, bar, NULL);
-    if (!strcmp(cmd, "algorithms"))
-        rc = cmd_algorithms(&o);
-    else if (!strcmp(cmd, "preview"))
+    if (!strcmp(cmd, "preview"))
         rc = cmd_preview(s, &o, sub);
     else if (!strcmp(cmd, "compare"))
         rc = cmd_compare(s, &o);
