@@ -25,3 +25,7 @@ foreach(t rendezvous multiprobe cassandra)
   add_test(NAME ref_${t} COMMAND /usr/bin/python3
            ${CMAKE_SOURCE_DIR}/tests/ref/${t}_ref.py $<TARGET_FILE:${t}_tool>)
 endforeach()
+
+# Lookup cost against bare references (not a test: `build/bench_textbook`).
+add_executable(bench_textbook ${CMAKE_SOURCE_DIR}/bench/bench_textbook.c)
+target_link_libraries(bench_textbook PRIVATE ringcore)
