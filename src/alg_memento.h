@@ -21,8 +21,8 @@
  *     stack), or grows the b-array by one when nothing is removed; an add
  *     moves keys only to the added bucket, and undoes the last removal
  *     exactly;
- *   - every bucket may be removed (the last removals are recorded, since
- *     the memory is not empty): the lookup then answers -1;
+ *   - every bucket may be removed (by shrinking, by recording, or both):
+ *     the lookup then answers -1;
  *   - the lookup loop: while the bucket b is removed with replacer r,
  *     b = rehash(key, b) mod r, then follow replacers while they are >= r.
  * The reference's rehash is hashFunction.hash(key, b): its own string hash
