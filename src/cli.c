@@ -752,6 +752,8 @@ static int cmd_check(sim *s, opts *o)
     if (sim_check(s, &problems, report, sizeof report, &err))
         return refused(&err);
     int64_t keys = sim_key_count(s), ops = sim_last_op(s);
+    if (ops < 0)
+        return refused(&(rs_error){(int)ops, "cannot read the operation log"});
     if (o->json) {
         json_t *lines = json_array();
         for (char *save, *l = strtok_r(report, "\n", &save); l; l = strtok_r(NULL, "\n", &save))

@@ -298,8 +298,8 @@ int sim_open(sim **out, const char *path, rs_error *err)
     }
     if ((rc = store_open(&s->st, path, err)))
         goto fail;
-    s->data_version = store_data_version(s->st);
-    if ((rc = load_state(s, err)))
+    if ((rc = store_data_version(s->st, &s->data_version, err)) ||
+        (rc = load_state(s, err)))
         goto fail;
     *out = s;
     return 0;
@@ -320,12 +320,17 @@ void sim_close(sim *s)
 
 int sim_refresh(sim *s, bool *changed, rs_error *err)
 {
-    int64_t v = store_data_version(s->st);
+    int64_t v;
+    int rc = store_data_version(s->st, &v, err);
+    if (changed)
+        *changed = false;
+    if (rc)
+        return rc;
     if (changed)
         *changed = v != s->data_version;
     if (v == s->data_version)
         return 0;
-    int rc = load_state(s, err);
+    rc = load_state(s, err);
     if (!rc)
         s->data_version = v;
     return rc;
@@ -592,7 +597,10 @@ static int op_commit(opctx *c, int64_t *op_out, rs_error *err)
         op_abort(c); /* s->cur was not touched: the engine is as it was */
         return rc;
     }
-    s->data_version = store_data_version(s->st);
+    /* Committed: nothing may fail from here.  An unreadable version only
+     * makes the next refresh reload. */
+    if (store_data_version(s->st, &s->data_version, NULL))
+        s->data_version = -1;
     if (c->keys_only) {
         /* Topology unchanged: keep the current placement (it borrows the
          * current nodes) and take only the new counters. */
@@ -1401,7 +1409,11 @@ int sim_at(sim *s, int64_t at, sim **snapshot, rs_error *err)
     *snapshot = NULL;
     if (at < 0)
         return rs_fail(err, RINGSIM_EPARAM, "operation id must be 0 or more");
-    if (at > store_last_op(s->st))
+    int64_t last;
+    int rc = store_last_op(s->st, &last, err);
+    if (rc)
+        return rc;
+    if (at > last)
         return rs_fail(err, RINGSIM_ENOTFOUND, "operation %lld not found", (long long)at);
     /* Walk back over resets and reverts to find where the state starts: the
      * state after a revert to j is the state after j. */
@@ -1409,10 +1421,12 @@ int sim_at(sim *s, int64_t at, sim **snapshot, rs_error *err)
     int64_t(*seg)[2] = malloc(cap * sizeof *seg);
     place_config start;
     place_config_default(&start);
-    int rc = seg ? 0 : rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    rc = seg ? 0 : rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     int64_t cur = at;
     while (!rc && cur > 0) {
-        int64_t base = store_op_base(s->st, cur);
+        int64_t base;
+        if ((rc = store_op_base(s->st, cur, &base, err)))
+            break;
         if (nseg == cap) {
             void *g = realloc(seg, (cap *= 2) * sizeof *seg);
             if (!g) {
@@ -1472,13 +1486,19 @@ int sim_at(sim *s, int64_t at, sim **snapshot, rs_error *err)
 
 int sim_advance(sim *s, sim *snap, int64_t from, int64_t to, rs_error *err)
 {
-    if (to < from || to > store_last_op(s->st) || store_op_base(s->st, to) > from)
+    int64_t last = 0, base = 0;
+    int rc = store_last_op(s->st, &last, err);
+    if (!rc && to <= last)
+        rc = store_op_base(s->st, to, &base, err);
+    if (rc)
+        return rc;
+    if (to < from || to > last || base > from)
         return rs_fail(err, RINGSIM_EPARAM, "cannot advance from %lld to %lld",
                        (long long)from, (long long)to);
     replay r = {s, snap, err};
     sim_set_progress(snap, s->progress, s->progress_ud);
     snap->progress_label = "replay";
-    int rc = to > from ? store_ops_each(s->st, from, to - from, replay_op, &r, err) : 0;
+    rc = to > from ? store_ops_each(s->st, from, to - from, replay_op, &r, err) : 0;
     sim_set_progress(snap, NULL, NULL);
     return rc;
 }
@@ -1654,7 +1674,12 @@ const char *const *sim_node_names(const sim *s) { return s->cur.names; }
 const place_node *sim_place_nodes(const sim *s) { return s->cur.pn; }
 hasher *sim_hasher(sim *s) { return s->h; }
 int64_t sim_unassigned(const sim *s) { return s->cur.unassigned; }
-int64_t sim_last_op(sim *s) { return store_last_op(s->st); }
+int64_t sim_last_op(sim *s)
+{
+    int64_t v;
+    int rc = store_last_op(s->st, &v, NULL);
+    return rc ? rc : v;
+}
 
 const char *sim_node_name(const sim *s, size_t i, size_t *len)
 {
@@ -1983,7 +2008,8 @@ int sim_check(sim *s, int64_t *problems, char *report, size_t report_size, rs_er
                 (long long)s->cur.unassigned, (long long)k.unassigned);
     /* 2. Replaying the whole log gives the same configuration, nodes, keys. */
     progress(s, "check", 1, 3);
-    if ((rc = sim_at(s, store_last_op(s->st), &k.snap, err)))
+    int64_t last;
+    if ((rc = store_last_op(s->st, &last, err)) || (rc = sim_at(s, last, &k.snap, err)))
         goto out;
     progress(s, "check", 2, 3);
     state *x = &s->cur, *y = &k.snap->cur;

@@ -143,6 +143,8 @@ const char *sim_node_name(const sim *s, size_t i, size_t *len);
 /* Stored keys in all, and those with no node. */
 int64_t sim_key_count(const sim *s);
 int64_t sim_unassigned(const sim *s);
+/* The id of the last operation (0 when none), or a negative RINGSIM_E*
+ * code when the log cannot be read. */
 int64_t sim_last_op(sim *s);
 
 /* All nodes ordered by (position, name); *out malloc'd (caller frees). */

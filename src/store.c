@@ -167,6 +167,21 @@ static int exec(store *st, const char *text, rs_error *err, const char *what)
     return 0;
 }
 
+/* One integer from a cached one-row query; 0 or a negative code. */
+static int one_int(store *st, sqlite3_stmt *s, int64_t *out, rs_error *err,
+                   const char *what)
+{
+    *out = 0;
+    if (!s)
+        return dberr(st, err, what);
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW)
+        *out = sqlite3_column_int64(s, 0);
+    rc = rc == SQLITE_ROW ? 0 : dberr(st, err, what);
+    sqlite3_reset(s);
+    return rc;
+}
+
 static int pragma_int(store *st, const char *text, int64_t *out)
 {
     sqlite3_stmt *s;
@@ -311,15 +326,9 @@ int store_begin_read(store *st, rs_error *err)
 
 void store_end_read(store *st) { store_rollback(st); }
 
-int64_t store_data_version(store *st)
+int store_data_version(store *st, int64_t *out, rs_error *err)
 {
-    sqlite3_stmt *s = stmt(st, Q_DATA_VERSION);
-    int64_t v = -1;
-    if (s && sqlite3_step(s) == SQLITE_ROW)
-        v = sqlite3_column_int64(s, 0);
-    if (s)
-        sqlite3_reset(s);
-    return v;
+    return one_int(st, stmt(st, Q_DATA_VERSION), out, err, "reading the data version");
 }
 
 static char *dup_text(sqlite3_stmt *s, int col)
@@ -902,28 +911,17 @@ int store_ops_each(store *st, int64_t after, int64_t limit, store_op_fn fn, void
     return r;
 }
 
-int64_t store_op_base(store *st, int64_t upto)
+int store_op_base(store *st, int64_t upto, int64_t *out, rs_error *err)
 {
     sqlite3_stmt *s = stmt(st, Q_OP_BASE);
-    int64_t v = 0;
-    if (s) {
+    if (s)
         sqlite3_bind_int64(s, 1, upto);
-        if (sqlite3_step(s) == SQLITE_ROW)
-            v = sqlite3_column_int64(s, 0);
-        sqlite3_reset(s);
-    }
-    return v;
+    return one_int(st, s, out, err, "reading the log");
 }
 
-int64_t store_last_op(store *st)
+int store_last_op(store *st, int64_t *out, rs_error *err)
 {
-    sqlite3_stmt *s = stmt(st, Q_OP_LAST);
-    int64_t v = 0;
-    if (s && sqlite3_step(s) == SQLITE_ROW)
-        v = sqlite3_column_int64(s, 0);
-    if (s)
-        sqlite3_reset(s);
-    return v;
+    return one_int(st, stmt(st, Q_OP_LAST), out, err, "reading the log");
 }
 
 int store_op_keys_each(store *st, int64_t op, store_str_fn fn, void *ud, rs_error *err)
@@ -953,14 +951,15 @@ int store_moves_page(store *st, int64_t op, int64_t offset, int64_t limit,
     if (!s)
         return dberr(st, err, "reading moves");
     sqlite3_bind_int64(s, 1, op);
-    *total = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
-    sqlite3_reset(s);
+    int rc = one_int(st, s, total, err, "reading moves");
+    if (rc)
+        return rc;
     if (!(s = stmt(st, Q_MOVES)))
         return dberr(st, err, "reading moves");
     sqlite3_bind_int64(s, 1, op);
     sqlite3_bind_int64(s, 2, limit);
     sqlite3_bind_int64(s, 3, offset);
-    int rc, r = 0;
+    int r = 0;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         r = fn(ud, (const char *)sqlite3_column_text(s, 0),
                (const char *)sqlite3_column_text(s, 1),

@@ -46,7 +46,7 @@ void store_rollback(store *st);
 int store_begin_read(store *st, rs_error *err);
 void store_end_read(store *st);
 /* PRAGMA data_version: changes when another connection commits. */
-int64_t store_data_version(store *st);
+int store_data_version(store *st, int64_t *out, rs_error *err);
 
 /* meta: text values by name; *out is malloc'd (caller frees), NULL when
  * missing. */
@@ -161,9 +161,10 @@ void store_op_clear(store_op *op);
 /* Operations with id > after, at most limit (< 0: all), increasing id. */
 int store_ops_each(store *st, int64_t after, int64_t limit, store_op_fn fn,
                    void *ud, rs_error *err);
-int64_t store_last_op(store *st);
-/* The last reset or revert with id <= upto (0 when none). */
-int64_t store_op_base(store *st, int64_t upto);
+/* The id of the last operation (0 when none) into *out. */
+int store_last_op(store *st, int64_t *out, rs_error *err);
+/* The last reset or revert with id <= upto (0 when none) into *out. */
+int store_op_base(store *st, int64_t upto, int64_t *out, rs_error *err);
 /* The key list of an explicit insert or delete, in request order. */
 typedef int (*store_str_fn)(void *ud, const char *s, size_t len);
 int store_op_keys_each(store *st, int64_t op, store_str_fn fn, void *ud,

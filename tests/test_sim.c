@@ -534,6 +534,40 @@ static void test_failed_commit_leaves_engine_whole(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* Issue 6, item 5 (engine): an unreadable operation log is an error, not
+ * "no operations" (time travel replayed from the wrong start). */
+static void test_unreadable_log_is_an_error(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/ringsim-sim-XXXXXX", path[300];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/x.db", dir);
+    sim *s, *snap = NULL;
+    rs_error err;
+    int64_t op, problems;
+    assert_int_equal(sim_open(&s, path, &err), 0);
+    assert_int_equal(sim_add_node(s, "alpha", 5, 1, &op, &err), 0);
+    assert_int_equal(sim_add_node(s, "bravo", 5, 1, &op, &err), 0);
+    assert_int_equal(sim_at(s, 1, &snap, &err), 0);
+    sim_close(snap);
+    snap = NULL;
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "ALTER TABLE ops RENAME TO ops_gone", NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(db);
+    assert_true(sim_last_op(s) < 0);
+    assert_int_equal(sim_at(s, 1, &snap, &err), RINGSIM_EDB);
+    assert_null(snap);
+    assert_non_null(strstr(err.msg, "log"));
+    assert_int_equal(sim_at(s, 0, &snap, &err), RINGSIM_EDB);
+    assert_int_equal(sim_check(s, &problems, NULL, 0, &err), RINGSIM_EDB);
+    sim_close(s);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -544,6 +578,7 @@ int main(void)
         cmocka_unit_test(test_keys_page_prefix_is_validated),
         cmocka_unit_test(test_damaged_node_name_is_refused),
         cmocka_unit_test(test_failed_commit_leaves_engine_whole),
+        cmocka_unit_test(test_unreadable_log_is_an_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
