@@ -48,6 +48,7 @@ test-asan: deps
 
 bench: build
 	$(BUILD)/bench_ringsim
+	$(BUILD)/bench_place
 
 # Property fuzzing of the engine with libFuzzer (clang): random operation
 # sequences must always pass `check`.  FUZZ_SECONDS bounds the run.

@@ -266,6 +266,7 @@ static int cmd_node(sim *s, opts *o, const char *sub)
 }
 
 typedef struct key_printer {
+    sim *s;
     int json;
     int64_t count;
 } key_printer;
@@ -282,9 +283,7 @@ static int print_key(void *ud, const char *key, size_t len, uint32_t pos, const 
         kp->count++;
         return 0;
     }
-    json_t *j = json_pack("{s:o, s:I, s:o}", "key", json_stringn(key, len), "position",
-                          (json_int_t)pos, "node",
-                          node ? json_stringn(node, node_len) : json_null());
+    json_t *j = view_key(kp->s, key, len, pos, node, node_len);
     char *t = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     json_decref(j);
     if (!t)
@@ -303,7 +302,7 @@ static int cmd_key(sim *s, opts *o, const char *sub)
             return usage("key ls takes no arguments%s", "");
         /* Streamed: a million keys must not become a million JSON objects
          * in memory.  The shape is GET /api/keys with every key. */
-        key_printer kp = {o->json, 0};
+        key_printer kp = {s, o->json, 0};
         int64_t total;
         if (o->json)
             fputs("{\n  \"keys\": [", stdout);
@@ -413,6 +412,17 @@ static int parse_tokens(const char *text, int64_t **out, size_t *n)
     return 0;
 }
 
+/* --param NAME=VALUE is a matter of usage (exit 2) when it has no NAME=. */
+static int params_usage(const opts *o)
+{
+    for (int i = 0; i < o->nparams; i++) {
+        const char *eq = strchr(o->params[i], '=');
+        if (!eq || eq == o->params[i])
+            return usage("--param takes NAME=VALUE, not \"%s\"", o->params[i]);
+    }
+    return 0;
+}
+
 /* Options of config (algorithm, points, params, replicas) on top of *cfg. */
 static int config_from_opts(const opts *o, place_config *cfg, rs_error *err)
 {
@@ -496,6 +506,8 @@ static int cmd_preview(sim *s, opts *o, const char *sub)
     } else if (!strcmp(sub, "config")) {
         if (nargs)
             return usage("preview config takes options only%s", "");
+        if (params_usage(o))
+            return EXIT_USAGE;
         if (config_from_opts(o, &req.cfg, &err))
             return refused(&err);
         req.type = "configure";
@@ -535,6 +547,8 @@ static int cmd_compare(sim *s, opts *o)
     rs_error err = {0};
     if (o->nargs)
         return usage("compare takes options only%s", "");
+    if (params_usage(o))
+        return EXIT_USAGE;
     json_t *j = view_compare(s, o->algorithms, (const char *const *)o->params,
                              (size_t)o->nparams, 100000, &err);
     if (!j)
@@ -643,6 +657,8 @@ static int cmd_config(sim *s, opts *o)
         return 0;
     }
     place_config cfg = *sim_config(s);
+    if (params_usage(o))
+        return EXIT_USAGE;
     if (config_from_opts(o, &cfg, &err))
         return refused(&err);
     int64_t op;
