@@ -7,7 +7,7 @@ PORT     ?= 3000
 DB       ?= ringsim.db
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all build run test test-asan bench fuzz fuzz-api deps deps-test npm clean
+.PHONY: all build run test test-asan bench bench-load fuzz fuzz-api fuzz-http deps deps-test npm clean
 
 all: build
 
@@ -65,7 +65,17 @@ fuzz-api: deps
 	clang -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -Isrc -o $(BUILD)/fuzz_api \
 	  fuzz/fuzz_api.c src/api.c src/view.c src/sim.c src/store.c src/place.c src/ring.c \
 	  src/names.c src/hash.c src/error.c $(FUZZ_LIBS)
-	$(BUILD)/fuzz_api -max_total_time=$(FUZZ_SECONDS) -max_len=300 $(BUILD)/fuzz-api-corpus
+	$(BUILD)/fuzz_api -max_total_time=$(FUZZ_SECONDS) -max_len=65536 $(BUILD)/fuzz-api-corpus
+
+# The server's real request path: raw bytes through the head parser, the
+# chunked decoder and the request checks (http_parse.c) on to the handlers.
+fuzz-http: deps
+	mkdir -p $(BUILD)/fuzz-http-corpus
+	clang -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -Isrc -o $(BUILD)/fuzz_http \
+	  fuzz/fuzz_http.c src/http_parse.c src/api.c src/view.c src/sim.c src/store.c src/place.c \
+	  src/ring.c src/names.c src/hash.c src/error.c $(FUZZ_LIBS)
+	$(BUILD)/fuzz_http -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -dict=fuzz/http.dict \
+	  $(BUILD)/fuzz-http-corpus fuzz/http-seeds
 
 clean:
 	rm -rf $(BUILD) $(ASAN)

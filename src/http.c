@@ -1117,8 +1117,10 @@ static void on_signal(evutil_socket_t fd, short what, void *arg)
 /* ---- start ---- */
 
 /* Limits: the options, then RINGSIM_SERVE_LIMITS (for tests: a list like
- * "max_connections=8,header_timeout_ms=500"), then the defaults. */
-static void set_limits(serve_options *l, const serve_options *o)
+ * "max_connections=8,header_timeout_ms=500"; "beyond_loopback=1" treats a
+ * loopback address as any other, so that tests need not listen on the
+ * network), then the defaults. */
+static void set_limits(serve_options *l, const serve_options *o, bool *beyond)
 {
     *l = *o;
     const char *env = getenv("RINGSIM_SERVE_LIMITS");
@@ -1134,6 +1136,8 @@ static void set_limits(serve_options *l, const serve_options *o)
     while (env && *env) {
         size_t n = strcspn(env, ",");
         const char *eq = memchr(env, '=', n);
+        if (eq && (size_t)(eq - env) == 15 && !memcmp(env, "beyond_loopback", 15))
+            *beyond = eq[1] == '1';
         for (size_t i = 0; eq && i < sizeof t / sizeof t[0]; i++) {
             uint64_t v;
             if ((size_t)(eq - env) == strlen(t[i].name) &&
@@ -1255,7 +1259,8 @@ int api_serve(const serve_options *o)
     rs_error err = {0, ""};
     int rc = 1;
     bool thread = false;
-    set_limits(&sv.lim, o);
+    bool beyond = false;
+    set_limits(&sv.lim, o, &beyond);
     signal(SIGPIPE, SIG_IGN);
 #ifdef M_MMAP_THRESHOLD
     /* Bodies (up to 16 MiB) are single blocks: with a fixed threshold they
@@ -1294,7 +1299,7 @@ int api_serve(const serve_options *o)
     }
     sv.conf.port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
                                                   : ((struct sockaddr_in *)&ss)->sin_port);
-    bool local = loopback((struct sockaddr *)&ss);
+    bool local = loopback((struct sockaddr *)&ss) && !beyond;
     sv.conf.open_host = !local;
     if (set_token(&sv, o->token, !local))
         goto out;
