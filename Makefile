@@ -47,6 +47,11 @@ test-asan: deps
 bench: build
 	$(BUILD)/bench_ringsim
 
+# HTTP load with wrk on loopback at 1M keys, beside nginx serving a file in
+# the same run (bench/load.sh; about three minutes).
+bench-load: build
+	bench/load.sh $(BUILD)/ringsim
+
 # Property fuzzing of the engine with libFuzzer (clang): random operation
 # sequences must always pass `check`.  FUZZ_SECONDS bounds the run.
 FUZZ_SECONDS ?= 120

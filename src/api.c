@@ -8,7 +8,6 @@
 #include "api.h"
 
 #include <math.h>
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -250,16 +249,20 @@ static int post_nodes(sim *s, const api_request *r, json_t **out, rs_error *err)
     if (nt && !tokens)
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     for (size_t i = 0; i < nt; i++) {
-        const char *t = json_string_value(json_array_get(jt, i));
-        char *end = NULL;
-        errno = 0;
-        long long v = t ? strtoll(t, &end, 10) : 0;
-        if (!t || !*t || *end || errno || (t[0] == '+')) {
+        /* Plain digits with an optional minus: no "+", no space, no NUL
+         * inside ("5\u0000junk" is not 5), no overflow. */
+        json_t *ji = json_array_get(jt, i);
+        const char *t = json_string_value(ji);
+        size_t tl = json_string_length(ji);
+        bool neg = t && tl && t[0] == '-';
+        uint64_t u = 0;
+        if (!t || api_parse_u64(t + neg, tl - neg, neg ? (uint64_t)INT64_MAX + 1 : INT64_MAX,
+                                &u)) {
             free(tokens);
             return rs_fail(err, RINGSIM_EPARAM,
                            "tokens[%zu] must be a signed 64-bit whole number as a string", i);
         }
-        tokens[i] = v;
+        tokens[i] = neg ? (int64_t)(0 - u) : (int64_t)u;
     }
     int64_t op;
     const char *n = json_string_value(name);

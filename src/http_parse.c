@@ -202,7 +202,10 @@ static int interpret(http_head *h, rs_error *err)
             uint64_t v;
             if (h->content_length >= 0)
                 return bad(err, "more than one Content-Length");
-            if (api_parse_u64(f->value, f->value_len, INT64_MAX, &v))
+            if (f->value_len && strspn(f->value, "0123456789") == f->value_len &&
+                api_parse_u64(f->value, f->value_len, INT64_MAX, &v))
+                v = INT64_MAX; /* digits past 2^63: too large, not malformed */
+            else if (api_parse_u64(f->value, f->value_len, INT64_MAX, &v))
                 return bad(err, "Content-Length must be a number of bytes");
             h->content_length = (int64_t)v;
         } else if (name_is(f, "transfer-encoding")) {
