@@ -428,9 +428,16 @@ static void on_event(struct bufferevent *bev, short what, void *arg)
 {
     (void)bev;
     conn *c = arg;
-    if ((what & BEV_EVENT_EOF) && (c->job || c->state == C_CLOSE)) {
-        /* The client shut its side after its request: answer it anyway. */
+    bool pending = evbuffer_get_length(bufferevent_get_output(c->bev)) > 0;
+    if ((what & BEV_EVENT_EOF) &&
+        (c->job || c->state == C_CLOSE || (c->state == C_HEAD && pending))) {
+        /* The client shut its side after its request: answer it anyway,
+         * then close. */
         c->keep = false;
+        if (c->state == C_HEAD) {
+            c->state = C_CLOSE;
+            evtimer_del(c->timer);
+        }
         bufferevent_disable(c->bev, EV_READ);
         return;
     }
@@ -1190,18 +1197,21 @@ static bool loopback(const struct sockaddr *sa)
     return false;
 }
 
-/* The access token: given (checked), or 32 hex digits from the kernel. */
+/* A token goes into URLs and headers as it is: 1 to HTTP_MAX_TOKEN
+ * characters that need no escaping. */
+static bool token_valid(const char *t)
+{
+    size_t n = strlen(t);
+    return n > 0 && n <= HTTP_MAX_TOKEN &&
+           strspn(t, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~") == n;
+}
+
+/* The access token: given (checked at start), or 32 hex digits from the
+ * kernel when the address needs one. */
 static int set_token(server *sv, const char *given, bool needed)
 {
     if (given) {
-        size_t n = strlen(given);
-        if (n == 0 || n > HTTP_MAX_TOKEN || strspn(given, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijkl"
-                                                          "mnopqrstuvwxyz0123456789-._~") != n) {
-            fprintf(stderr, "ringsim: the token must be 1 to %d letters, digits or -._~\n",
-                    HTTP_MAX_TOKEN);
-            return -1;
-        }
-        memcpy(sv->token, given, n + 1);
+        memcpy(sv->token, given, strlen(given) + 1);
     } else if (needed) {
         unsigned char r[16];
         if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) {
@@ -1261,6 +1271,11 @@ int api_serve(const serve_options *o)
     bool thread = false;
     bool beyond = false;
     set_limits(&sv.lim, o, &beyond);
+    if (o->token && !token_valid(o->token)) {
+        fprintf(stderr, "ringsim: the token must be 1 to %d letters, digits or -._~\n",
+                HTTP_MAX_TOKEN);
+        return 1;
+    }
     signal(SIGPIPE, SIG_IGN);
 #ifdef M_MMAP_THRESHOLD
     /* Bodies (up to 16 MiB) are single blocks: with a fixed threshold they

@@ -23,6 +23,9 @@ import path from 'node:path';
 
 const BIN = path.resolve(process.argv[2] || 'build/ringsim');
 const ASAN = fs.readFileSync(BIN).includes('__asan_init');
+// Keys to generate for an operation that is still running 400 ms later
+// (AddressSanitizer makes the engine about ten times slower).
+const LONG = ASAN ? 15000 : 60000;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ringsim-hard-'));
 let passed = 0;
@@ -41,7 +44,7 @@ const eq = (name, got, want) => check(name, got === want, `expected ${JSON.strin
 
 // ------------------------------------------------------------ the server --
 
-const LIMITS = 'header_timeout_ms=1000,idle_timeout_ms=1500,body_timeout_ms=2500,max_connections=64,max_events=8';
+const LIMITS = 'header_timeout_ms=1000,idle_timeout_ms=1500,body_timeout_ms=1500,max_connections=64,max_events=8';
 
 async function start({ args = [], env = {}, limits = LIMITS, db } = {}) {
   db = db || path.join(fs.mkdtempSync(path.join(tmp, 'g')), 'ringsim.db');
@@ -134,6 +137,7 @@ class Conn {
     return { status: +head[0].split(' ')[1], headers };
   }
   close() { this.sock.destroy(); }
+  end() { this.sock.end(); } // half-close: we send no more, we still read
 }
 
 async function raw(port, bytes, ms = 5000) {
@@ -243,6 +247,18 @@ async function framing(s) {
   eq('... and the answer after it', (await e.answer()).status, 201);
   e.close();
 
+  // A client that shuts its side after the request still gets the answer.
+  for (const [what, text] of [['a read', `GET /api/stats HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\n\r\n`],
+    ['an operation', `POST /api/keys HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Type: application/json\r\nContent-Length: 17\r\n\r\n{"key":"halfway"}`]]) {
+    const hc = new Conn(p);
+    await hc.ready;
+    await hc.write(text);
+    hc.end();
+    const ha = await hc.answer();
+    check(`half-closed client, ${what}: answered`, ha && (ha.status === 200 || ha.status === 201), ha ? String(ha.status) : 'no answer');
+    hc.close();
+  }
+
   // Bounded buffers: the head (431), the target (414), names of 255 bytes
   // percent-encoded (765 bytes in the URL) pass to the API's own checks.
   expectError('a 40 KiB header value', await raw(p, `GET /api/stats HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nX-Big: ${'a'.repeat(40 * 1024)}\r\n\r\n`), 431, 'headers_too_large');
@@ -264,43 +280,49 @@ async function framing(s) {
 // are never closed today".  header_timeout_ms=1000, idle_timeout_ms=1500.
 async function slow(s) {
   const p = s.port;
-  const c = new Conn(p);
-  await c.ready;
-  const t0 = Date.now();
-  const text = `GET /api/stats HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nX-Slow: ${'a'.repeat(40)}\r\n\r\n`;
-  for (let i = 0; i < text.length && !c.closed; i++) {
-    await c.write(text[i]);
-    await sleep(250);
-  }
-  const a = c.parse();
-  check('slow head: closed before it was complete', c.closed && Date.now() - t0 < 6000, `closed=${c.closed} after ${Date.now() - t0} ms`);
-  expectError('slow head: answered', a, 408, 'request_timeout');
-  check('slow head: closed within 1 to 3 s', c.closedAt - t0 >= 900 && c.closedAt - t0 < 3000, `${c.closedAt - t0} ms`);
-
-  const idle = new Conn(p);
-  await idle.ready;
-  const t1 = Date.now();
-  await idle.until(() => idle.closed, 5000);
-  check('a connection that sends nothing is closed (1 s)', idle.closed && Date.now() - t1 < 3000, `${Date.now() - t1} ms`);
-  eq('... without an answer', idle.buf.length, 0);
-
-  const ka = new Conn(p);
-  await ka.ready;
-  await ka.write(`GET /api/stats HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\n\r\n`);
-  eq('keep-alive: first answer', (await ka.answer()).status, 200);
-  const t2 = Date.now();
-  await ka.until(() => ka.closed, 5000);
-  check('keep-alive: closed after the idle timeout (1.5 s)', ka.closed && Date.now() - t2 >= 1300 && Date.now() - t2 < 3500, `${Date.now() - t2} ms`);
-
-  // a body that stops coming: body_timeout_ms=2500
-  const b = new Conn(p);
-  await b.ready;
-  await b.write(`POST /api/keys HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"key":`);
-  const t3 = Date.now();
-  const ba = await b.answer(6000);
-  expectError('a body that stops coming', ba, 408, 'request_timeout');
-  check('... within the body timeout', Date.now() - t3 >= 2000 && Date.now() - t3 < 5000, `${Date.now() - t3} ms`);
-  b.close();
+  // The four cases run side by side: each waits for its own timeout.
+  const slowHead = async () => {
+    const c = new Conn(p);
+    await c.ready;
+    const t0 = Date.now();
+    const text = `GET /api/stats HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nX-Slow: ${'a'.repeat(40)}\r\n\r\n`;
+    for (let i = 0; i < text.length && !c.closed; i++) {
+      await c.write(text[i]);
+      await sleep(250);
+    }
+    const a = c.parse();
+    check('slow head: closed before it was complete', c.closed && Date.now() - t0 < 6000, `closed=${c.closed} after ${Date.now() - t0} ms`);
+    expectError('slow head: answered', a, 408, 'request_timeout');
+    check('slow head: closed within 1 to 3 s', c.closedAt - t0 >= 900 && c.closedAt - t0 < 3000, `${c.closedAt - t0} ms`);
+  };
+  const silent = async () => {
+    const idle = new Conn(p);
+    await idle.ready;
+    const t1 = Date.now();
+    await idle.until(() => idle.closed, 5000);
+    check('a connection that sends nothing is closed (1 s)', idle.closed && Date.now() - t1 < 3000, `${Date.now() - t1} ms`);
+    eq('... without an answer', idle.buf.length, 0);
+  };
+  const keepAlive = async () => {
+    const ka = new Conn(p);
+    await ka.ready;
+    await ka.write(`GET /api/stats HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\n\r\n`);
+    eq('keep-alive: first answer', (await ka.answer()).status, 200);
+    const t2 = Date.now();
+    await ka.until(() => ka.closed, 5000);
+    check('keep-alive: closed after the idle timeout (1.5 s)', ka.closed && Date.now() - t2 >= 1300 && Date.now() - t2 < 3500, `${Date.now() - t2} ms`);
+  };
+  const slowBody = async () => { // body_timeout_ms=1500
+    const b = new Conn(p);
+    await b.ready;
+    await b.write(`POST /api/keys HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"key":`);
+    const t3 = Date.now();
+    const ba = await b.answer(6000);
+    expectError('a body that stops coming', ba, 408, 'request_timeout');
+    check('... within the body timeout (1.5 s)', Date.now() - t3 >= 1200 && Date.now() - t3 < 4000, `${Date.now() - t3} ms`);
+    b.close();
+  };
+  await Promise.all([slowHead(), silent(), keepAlive(), slowBody()]);
 }
 
 // Bodies: 16 MiB enforced while reading, 413 with the API's error whatever
@@ -335,14 +357,15 @@ async function bodies(s) {
   expectError('a chunked body past 16 MiB, before its end', ca, 413, 'payload_too_large');
   c.close();
 
-  // Eight unfinished uploads of 15 MiB, then gone: the memory comes back.
+  // Eight unfinished uploads of 10 MiB (of 16 declared), then gone: the
+  // memory comes back.
   const base = rssKiB(s.proc.pid);
   const ups = [];
   for (let i = 0; i < 8; i++) {
     const u = new Conn(p);
     await u.ready;
     await u.write(head(16 * MiB));
-    for (let k = 0; k < 15; k++) await u.write(piece);
+    for (let k = 0; k < 10; k++) await u.write(piece);
     ups.push(u);
   }
   await sleep(300);
@@ -357,7 +380,7 @@ async function bodies(s) {
   await sleep(500);
   const after = rssKiB(s.proc.pid);
   console.log(`  memory: ${base >> 10} MiB before, ${during >> 10} MiB with 8 unfinished uploads, ${after >> 10} MiB after they left${ASAN ? ' (ASan: not compared)' : ''}`);
-  check('the uploads were held while they lasted', during - base > 60 * 1024, `${during - base} KiB`);
+  check('the uploads were held while they lasted', during - base > 48 * 1024, `${during - base} KiB`);
   if (!ASAN) check('memory given back after aborted uploads', after - base < 24 * 1024, `${(after - base) >> 10} MiB kept`);
   eq('the server still answers', (await req(p, 'GET', '/api/stats')).status, 200);
   const ok = await json(p, 'POST', '/api/keys', { key: 'after-uploads' });
@@ -542,7 +565,7 @@ async function gracefulStop() {
   const p = s.port;
   const c = new Conn(p);
   await c.ready;
-  const body = JSON.stringify({ generate: { count: 150000 } });
+  const body = JSON.stringify({ generate: { count: LONG } });
   await c.write(`POST /api/keys HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
   await sleep(400);
   const idle = new Conn(p); // an idle client must not hold the stop
@@ -551,7 +574,7 @@ async function gracefulStop() {
   s.proc.kill('SIGTERM');
   const a = await c.answer(25000);
   check('the running operation was answered', a && (a.status === 201 || isError(a, 503, 'cancelled')), a ? `${a.status} ${a.body.slice(0, 200)}` : 'no answer');
-  console.log(`  SIGTERM during a 150,000-key generate: ${a ? a.status : '-'} after ${Date.now() - t0} ms`);
+  console.log(`  SIGTERM during a ${LONG}-key generate: ${a ? a.status : '-'} after ${Date.now() - t0} ms`);
   const r = await Promise.race([s.exited, sleep(25000).then(() => null)]);
   eq('exit status after SIGTERM', r && r.code, 0);
   check('no sanitizer report', !/Sanitizer|runtime error:/.test(s.err()), s.err().slice(0, 600));
@@ -559,7 +582,7 @@ async function gracefulStop() {
   const chk = await new Promise((res) => execFile(BIN, ['check', '--json', '--db', s.db], { timeout: 60000 }, (e, o) => res({ code: e ? e.code : 0, o })));
   eq('check passes after the stop', chk.code, 0);
   const keys = JSON.parse(chk.o || '{}').keys;
-  eq('the database agrees with the answer', keys, a && a.status === 201 ? 150000 : 0);
+  eq('the database agrees with the answer', keys, a && a.status === 201 ? LONG : 0);
 }
 
 async function cancelRunning(s) {
@@ -568,7 +591,7 @@ async function cancelRunning(s) {
   eq('POST /api/cancel with nothing running', none.json && none.json.cancelled, false);
   const c = new Conn(p);
   await c.ready;
-  const body = JSON.stringify({ generate: { count: 150000, prefix: 'c-' } });
+  const body = JSON.stringify({ generate: { count: LONG, prefix: 'c-' } });
   const before = await lastOp(p);
   await c.write(`POST /api/keys HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
   await sleep(400);
@@ -584,7 +607,13 @@ async function cancelRunning(s) {
 // ------------------------------------------------------------------ main --
 
 const t0 = Date.now();
+let tg = Date.now();
+function timing() {
+  if (process.env.HARDENING_TIMES) console.log(`  [${group}] ${Date.now() - tg} ms`);
+  tg = Date.now();
+}
 async function withServer(name, fn, opts) {
+  timing();
   group = name;
   const s = await start(opts);
   try {
@@ -599,17 +628,22 @@ try {
   await withServer('numbers', numbers);
   await withServer('framing', framing);
   await withServer('slow clients', slow);
-  await withServer('bodies', bodies, { limits: LIMITS.replace('body_timeout_ms=2500', 'body_timeout_ms=30000') });
+  await withServer('bodies', bodies, { limits: LIMITS.replace('body_timeout_ms=1500', 'body_timeout_ms=30000') });
   await withServer('content types', contentTypes);
+  timing();
   group = 'caps';
   await caps();
+  timing();
   group = 'no descriptors';
   await noFds();
+  timing();
   await tokens();
   await withServer('broadcaster', broadcaster);
   await withServer('cancel', cancelRunning);
+  timing();
   group = 'graceful stop';
   await gracefulStop();
+  timing();
 } catch (e) {
   check('ran to the end', false, e && e.stack ? e.stack : String(e));
 }
