@@ -23,9 +23,10 @@ import path from 'node:path';
 
 const BIN = path.resolve(process.argv[2] || 'build/ringsim');
 const ASAN = fs.readFileSync(BIN).includes('__asan_init');
-// Keys to generate for an operation that is still running 400 ms later
-// (AddressSanitizer makes the engine about ten times slower).
-const LONG = ASAN ? 15000 : 60000;
+// Keys to generate for an operation that runs a second or more (an engine
+// that cannot cancel runs it to the end; AddressSanitizer makes it about
+// ten times slower).
+const LONG = ASAN ? 25000 : 200000;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ringsim-hard-'));
 let passed = 0;
@@ -558,16 +559,29 @@ async function broadcaster(s) {
   c.close();
 }
 
+// Start a long generate on its own connection and return once it runs: the
+// server's first SSE progress event about it has come.
+async function startLong(p, prefix) {
+  const ev = new Conn(p);
+  await ev.ready;
+  await ev.write(`GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\n\r\n`);
+  await ev.until(() => /retry:/.test(ev.buf.toString()), 3000);
+  const c = new Conn(p);
+  await c.ready;
+  const body = JSON.stringify({ generate: { count: LONG, prefix } });
+  await c.write(`POST /api/keys HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+  const running = await ev.until(() => /event: progress/.test(ev.buf.toString()) || c.buf.length > 0, 10000);
+  check('the generate reports progress while it runs', running && c.buf.length === 0, `${c.buf.toString().slice(0, 100)}`);
+  ev.close();
+  return c;
+}
+
 // Graceful stop: SIGTERM while an operation runs; the client gets its
 // answer, the server exits, the database passes `check`.
 async function gracefulStop() {
   const s = await start({ limits: `${LIMITS},stop_grace_ms=20000` });
   const p = s.port;
-  const c = new Conn(p);
-  await c.ready;
-  const body = JSON.stringify({ generate: { count: LONG } });
-  await c.write(`POST /api/keys HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
-  await sleep(400);
+  const c = await startLong(p, 'key-');
   const idle = new Conn(p); // an idle client must not hold the stop
   await idle.ready;
   const t0 = Date.now();
@@ -589,12 +603,8 @@ async function cancelRunning(s) {
   const p = s.port;
   const none = await json(p, 'POST', '/api/cancel');
   eq('POST /api/cancel with nothing running', none.json && none.json.cancelled, false);
-  const c = new Conn(p);
-  await c.ready;
-  const body = JSON.stringify({ generate: { count: LONG, prefix: 'c-' } });
   const before = await lastOp(p);
-  await c.write(`POST /api/keys HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
-  await sleep(400);
+  const c = await startLong(p, 'c-');
   const can = await json(p, 'POST', '/api/cancel');
   eq('POST /api/cancel while a generate runs', can.json && can.json.cancelled, true);
   const a = await c.answer(30000);
