@@ -27,7 +27,9 @@
 static const char usage_text[] =
     "usage: ringsim [--db PATH] [--json] COMMAND [ARGS]\n"
     "\n"
-    "  serve [--host 127.0.0.1] [--port 3000] [--web DIR]   start the web simulator\n"
+    "  serve [--host 127.0.0.1] [--port 3000] [--web DIR] [--token T]\n"
+    "                                start the web simulator (beyond loopback it\n"
+    "                                needs a token: --token, $RINGSIM_TOKEN or made)\n"
     "  node add NAME [--weight W] [--tokens T,T,...]   add a node\n"
     "  node rm NAME                   remove a node\n"
     "  node ls                       list nodes (like nodetool status)\n"
@@ -54,7 +56,7 @@ typedef struct opts {
     const char *db;
     int json;
     const char *weight, *node, *prefix, *start, *points, *algorithm, *host, *port, *web;
-    const char *replicas, *tokens, *algorithms;
+    const char *replicas, *tokens, *algorithms, *token;
     char **params; /* every --param NAME=VALUE, in order */
     int nparams;
     char **args; /* positionals after the command words */
@@ -807,7 +809,7 @@ static const char **opt_slot(opts *o, const char *name)
              {"algorithm", offsetof(opts, algorithm)}, {"host", offsetof(opts, host)},
              {"port", offsetof(opts, port)},     {"web", offsetof(opts, web)},
              {"replicas", offsetof(opts, replicas)}, {"tokens", offsetof(opts, tokens)},
-             {"algorithms", offsetof(opts, algorithms)}};
+             {"algorithms", offsetof(opts, algorithms)}, {"token", offsetof(opts, token)}};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (strcmp(t[i].name, name) == 0)
             return (const char **)((char *)o + t[i].off);
@@ -819,7 +821,7 @@ static int allowed(const char *cmd, const char *sub, const char *opt)
 {
     const char *ok = "";
     if (!strcmp(cmd, "serve"))
-        ok = " host port web ";
+        ok = " host port web token ";
     else if (!strcmp(cmd, "node") && sub && !strcmp(sub, "add"))
         ok = " weight tokens ";
     else if (!strcmp(cmd, "key") && sub && !strcmp(sub, "ls"))
@@ -959,7 +961,10 @@ int cli_main(int argc, char **argv)
             rc = usage("--port must be 0 to 65535, not %s", o.port);
             goto out;
         }
-        rc = api_serve(o.db, o.host ? o.host : "127.0.0.1", (int)port, o.web);
+        const char *env_token = getenv("RINGSIM_TOKEN");
+        serve_options so = {.db = o.db, .host = o.host, .port = (int)port, .web = o.web,
+                            .token = o.token ? o.token : env_token && *env_token ? env_token : NULL};
+        rc = api_serve(&so);
         goto out;
     }
     if (!strcmp(cmd, "algorithms")) { /* the catalogue needs no database */
