@@ -24,8 +24,11 @@ static const struct {
     {RINGSIM_EDB, "internal", 500, "database error"},
     {RINGSIM_ENOMEM, "internal", 500, "out of memory"},
     {RINGSIM_EBUSY, "internal", 500, "database is locked by another process"},
-    {RINGSIM_EREADONLY, "internal", 500, "database is read-only"},
+    {RINGSIM_EREADONLY, "read_only", 503, "database is read-only"},
     {RINGSIM_ENOTDB, "internal", 500, "file is not a ringsim database"},
+    {RINGSIM_EFULL, "insufficient_storage", 507, "disk full"},
+    {RINGSIM_ECANCELED, "cancelled", 503, "operation cancelled"},
+    /* last: the answer for a code not in the table */
     {RINGSIM_EINTERNAL, "internal", 500, "internal error"},
 };
 

@@ -368,7 +368,7 @@ static void on_progress(evutil_socket_t fd, short what, void *arg)
 
 /* ---- the worker ---- */
 
-static void worker_progress(void *ud, const char *what, uint64_t done, uint64_t total)
+static int worker_progress(void *ud, const char *what, uint64_t done, uint64_t total)
 {
     server *sv = ud;
     struct timespec now;
@@ -386,6 +386,7 @@ static void worker_progress(void *ud, const char *what, uint64_t done, uint64_t 
     pthread_mutex_unlock(&sv->mu);
     if (send)
         event_active(sv->progress_ev, EV_READ, 0);
+    return 0;
 }
 
 static void *worker_main(void *arg)

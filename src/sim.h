@@ -41,9 +41,16 @@ typedef struct sim_str {
     size_t len;
 } sim_str;
 
-/* Called every few thousand keys during long operations; done <= total. */
-typedef void (*sim_progress_fn)(void *ud, const char *what, uint64_t done,
-                                uint64_t total);
+/* Called every few thousand keys (or operations of a replay, or arcs of a
+ * topology change) during long operations -- generate, insert and delete
+ * of long lists, configure, node add and remove, revert, check and time
+ * travel; done <= total.  The same values may come again: between two
+ * counted steps the engine repeats the last report to ask whether to go
+ * on.  A nonzero return cancels the operation: it fails with
+ * RINGSIM_ECANCELED and is rolled back whole.  Runs on the thread of the
+ * operation. */
+typedef int (*sim_progress_fn)(void *ud, const char *what, uint64_t done,
+                               uint64_t total);
 
 /* Open the simulation in the database at path (created when missing). */
 int sim_open(sim **out, const char *path, rs_error *err);
