@@ -756,6 +756,9 @@ int api_serve(const char *db, const char *host, int port, const char *web_dir)
         fprintf(stderr, "ringsim: %s\n", err.msg);
         goto out;
     }
+    if (sim_read_only(sv.loop_sim))
+        fprintf(stderr, "ringsim: database %s is read-only: %s; serving it read-only\n", db,
+                sim_read_only(sv.loop_sim));
     sim_set_progress(sv.worker_sim, worker_progress, &sv);
     sv.broadcast = sim_last_op(sv.loop_sim);
     sv.base = event_base_new();
@@ -818,7 +821,8 @@ out:
      * the SSE clients and mark the jobs whose client has gone. */
     if (sv.http)
         evhttp_free(sv.http);
-    on_done(-1, 0, &sv); /* frees finished jobs (no reply: nobody is left) */
+    if (sv.loop_sim) /* (no jobs, and no sim to broadcast from, when opening failed) */
+        on_done(-1, 0, &sv); /* frees finished jobs (no reply: nobody is left) */
     while (sv.queue) { /* jobs the worker never started */
         job *j = sv.queue;
         sv.queue = j->next;
@@ -832,12 +836,11 @@ out:
         sv.clients = c->next;
         free(c);
     }
-    event_free(sv.poll_ev);
-    event_free(sv.keepalive_ev);
-    event_free(sv.done_ev);
-    event_free(sv.progress_ev);
-    event_free(sv.sigint_ev);
-    event_free(sv.sigterm_ev);
+    struct event *evs[] = {sv.poll_ev,     sv.keepalive_ev, sv.done_ev,
+                           sv.progress_ev, sv.sigint_ev,    sv.sigterm_ev};
+    for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++)
+        if (evs[i]) /* event_free does not accept NULL (opening may have failed) */
+            event_free(evs[i]);
     if (sv.base)
         event_base_free(sv.base);
     api_cache_clear(&sv.cache);

@@ -262,6 +262,7 @@ void sim_set_progress(sim *s, sim_progress_fn fn, void *ud)
 }
 
 store *sim_store(sim *s) { return s->st; }
+const char *sim_read_only(const sim *s) { return store_read_only(s->st); }
 
 /* ---- operations: the common frame ---- */
 
@@ -1287,6 +1288,9 @@ int sim_revert(sim *s, int64_t to, int64_t *op, rs_error *err)
     char *subject = NULL;
     opctx c;
     int rc = sim_refresh(s, NULL, err);
+    /* Refuse a read-only database before replaying the log for nothing. */
+    if (!rc && sim_read_only(s))
+        rc = store_begin(s->st, err);
     if (rc || (rc = sim_at(s, to, &snap, err)))
         goto out;
     if (!params || asprintf(&subject, "revert to %lld", (long long)to) < 0) {

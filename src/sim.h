@@ -61,6 +61,10 @@ void sim_close(sim *s);
 int sim_refresh(sim *s, bool *changed, rs_error *err);
 void sim_set_progress(sim *s, sim_progress_fn fn, void *ud);
 store *sim_store(sim *s);
+/* Why the database cannot be written ("the file is not writable: ..."), or
+ * NULL when it can; every operation then fails with RINGSIM_EREADONLY and a
+ * message naming the file and this reason. */
+const char *sim_read_only(const sim *s);
 
 /* ---- operations: each is one transaction; *op receives its id ---- */
 int sim_add_node(sim *s, const char *name, size_t len, double weight, int64_t *op,

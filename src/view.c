@@ -82,6 +82,12 @@ json_t *view_config(sim *s, rs_error *err)
     const place_config *cfg = sim_config(s);
     json_t *o = json_pack("{s:s, s:I}", "algorithm", cfg->algorithm, "points_per_node",
                           (json_int_t)cfg->points_per_node);
+    /* Only a read-only database says so: the shape is otherwise unchanged. */
+    const char *ro = sim_read_only(s);
+    if (o && ro &&
+        (json_object_set_new(o, "read_only", json_true()) ||
+         json_object_set_new(o, "read_only_reason", json_string(ro))))
+        return nomem(err, o);
     return o ? o : nomem(err, NULL);
 }
 
