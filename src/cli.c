@@ -79,7 +79,7 @@ static int refused(const rs_error *err)
 
 /* ---- progress bar on a terminal ---- */
 
-static void bar(void *ud, const char *what, uint64_t done, uint64_t total)
+static int bar(void *ud, const char *what, uint64_t done, uint64_t total)
 {
     (void)ud;
     int w = 30, fill = total ? (int)((double)done / (double)total * w) : w;
@@ -91,6 +91,7 @@ static void bar(void *ud, const char *what, uint64_t done, uint64_t total)
     if (done >= total)
         fputs("\r\033[K", stderr);
     fflush(stderr);
+    return 0;
 }
 
 /* ---- output ---- */

@@ -26,6 +26,8 @@ enum {
     RINGSIM_EREADONLY = -12, /* database cannot be written              */
     RINGSIM_ENOTDB = -13,    /* file is not a ringsim database          */
     RINGSIM_EINTERNAL = -14, /* anything else that should not happen    */
+    RINGSIM_EFULL = -15,     /* disk (or the database's size cap) full  */
+    RINGSIM_ECANCELED = -16, /* cancelled while running; rolled back    */
     /* The transport's own refusals (http.c), numbered apart from the
      * engine's so that both lists can grow. */
     RINGSIM_EBADREQUEST = -30,   /* malformed HTTP (400)                 */

@@ -1294,6 +1294,9 @@ int api_serve(const serve_options *o)
         fprintf(stderr, "ringsim: %s\n", err.msg);
         goto out;
     }
+    if (sim_read_only(sv.loop_sim))
+        fprintf(stderr, "ringsim: database %s is read-only: %s; serving it read-only\n", o->db,
+                sim_read_only(sv.loop_sim));
     sim_set_progress(sv.worker_sim, WORKER_PROGRESS, &sv);
     sv.broadcast = sim_last_op(sv.loop_sim);
     sv.base = event_base_new();
