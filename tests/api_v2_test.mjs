@@ -320,6 +320,22 @@ async function cassandra(s) {
   check('cassandra: the trace speaks of tokens', l.trace.some((x) => /token/.test(x.detail)));
 }
 
+async function theory(s) {
+  const t = await s.ok('/api/theory?nodes=50');
+  eq('theory: nodes and ideal join share', [t.nodes, t.ideal_join_moved], [50, 1 / 51]);
+  let ok = true;
+  for (const p of t.points) ok = ok && Math.abs(p.expected_max_over_mean - (1 + Math.sqrt((2 * Math.log(50)) / p.points_per_node))) < 1e-12;
+  check('theory: expected = 1 + sqrt(2 ln n / V) at every V', ok && t.points.length >= 8);
+  const first = t.points[0], last = t.points[t.points.length - 1];
+  check('theory: the measured ring evens out with more points', last.ring_max_over_mean < first.ring_max_over_mean && last.ring_max_over_mean < 1.2, JSON.stringify([first, last]));
+  const by = Object.fromEntries(t.algorithms.map((a) => [a.algorithm, a]));
+  eq('theory: jump and rendezvous are structurally perfect', [by.jump.structural_max_over_mean, by.rendezvous.structural_max_over_mean], [1, 1]);
+  check('theory: a join moves about 1/(n+1) with jump', Math.abs(by.jump.join_moved - 1 / 51) < 0.01, String(by.jump.join_moved));
+  check('theory: a sentence for people', /busiest of 50 nodes/.test(t.sentence), t.sentence);
+  const bad = await s.get('/api/theory?nodes=5000');
+  check('theory: nodes above 1000 refused', bad.status === 400);
+}
+
 async function main() {
   let algos = [];
   await withServer('v2 catalogue', async (s) => (algos = await catalogue(s)));
@@ -329,6 +345,7 @@ async function main() {
   await withServer('v2 preview', preview);
   await withServer('v2 compare', compare);
   await withServer('v2 cassandra', cassandra);
+  await withServer('v2 theory', theory);
   setGroup('all');
   finish();
 }
