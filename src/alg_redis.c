@@ -13,7 +13,7 @@
  * both ends and moving min(|dst balance|, src balance) slots at a time, the
  * giver's lowest slots first.  A giver only ever loses slots from its low
  * end, so a per-node cursor finds the next slot to give in amortised O(1):
- * the whole rebalance is O(16384 + n log n).
+ * the whole rebalance is O(16384 + n log n), in place.
  */
 #include "alg_redis.h"
 
@@ -148,6 +148,8 @@ typedef struct rb_node {
     uint32_t pos;   /* place in redis-cli's list: the sort's tie order */
     int slots;      /* slots_count */
     int balance;    /* slots to lose (> 0) or gain (< 0) */
+    int start;      /* balance before the moves */
+    int given;      /* slots given so far */
     float weight;
     uint32_t next;  /* the giver's cursor: no slot of its below this */
 } rb_node;
@@ -162,34 +164,81 @@ static int by_balance(const void *a, const void *b)
     return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
-static int owners_valid(const uint32_t owner[REDIS_SLOTS], size_t n)
+/* count[0..n) = slots of each node; -1 if an owner is >= n. */
+static int count_owned(const uint32_t owner[REDIS_SLOTS], size_t n,
+                       uint32_t *count)
 {
-    for (size_t s = 0; s < REDIS_SLOTS; s++)
+    memset(count, 0, n * sizeof *count);
+    for (size_t s = 0; s < REDIS_SLOTS; s++) {
         if (owner[s] >= n)
-            return 0;
-    return 1;
+            return -1;
+        count[owner[s]]++;
+    }
+    return 0;
+}
+
+/* The moves of the sorted list v: receivers from the start, givers from the
+ * end, min(|dst balance|, |src balance|) slots a time.  With move == 0 only
+ * the balances walk, and the walk fails (-1) where redis-cli's would ("***
+ * Assertion failed: Reshard table != number of slots"): a giver asked for
+ * more slots than it holds, which only weights whose float products round
+ * up can cause.  With move == 1 the slots change owner: each giver's lowest
+ * first (clusterManagerComputeReshardTable with one source; redis-cli
+ * updates its slot bitmap as it moves, and a giver only ever loses slots
+ * from the low end, so its cursor never looks back).  Returns the number
+ * of slots moved.  The walk ends: the receiver's balance, <= 0, rises at
+ * every step that moves anything, and a step that moves nothing advances an
+ * index. */
+static int walk(rb_node *v, size_t n, uint32_t owner[REDIS_SLOTS], int move)
+{
+    int moved = 0;
+    for (size_t i = 0; i < n; i++) {
+        v[i].balance = v[i].start;
+        v[i].given = 0;
+    }
+    size_t dst_idx = 0, src_idx = n - 1;
+    while (dst_idx < src_idx) {
+        rb_node *dst = &v[dst_idx], *src = &v[src_idx];
+        int db = abs(dst->balance), sb = abs(src->balance);
+        int numslots = db < sb ? db : sb;
+        if (numslots > src->slots - src->given)
+            return -1;
+        src->given += numslots;
+        for (int k = 0; move && k < numslots && src->next < REDIS_SLOTS;
+             src->next++)
+            if (owner[src->next] == src->ord) {
+                owner[src->next] = dst->ord;
+                k++;
+            }
+        moved += numslots;
+        dst->balance += numslots;
+        src->balance -= numslots;
+        if (dst->balance == 0)
+            dst_idx++;
+        if (src->balance == 0)
+            src_idx--;
+    }
+    return moved;
 }
 
 int redis_rebalance(uint32_t owner[REDIS_SLOTS], size_t n, const float *weight,
                     const uint32_t *order)
 {
-    if (n < 1 || n > REDIS_MAX_NODES || !owners_valid(owner, n))
+    if (n < 1 || n > REDIS_MAX_NODES)
         return RINGSIM_EPARAM;
     rb_node *v = calloc(n, sizeof *v);
-    uint32_t *count = calloc(n, sizeof *count);
-    uint32_t *map = malloc(REDIS_SLOTS * sizeof *map); /* owner stays intact
-                                                          until success */
+    uint32_t *count = malloc(n * sizeof *count);
     int rc = RINGSIM_ENOMEM;
-    if (!v || !count || !map)
+    if (!v || !count)
         goto fail_alloc;
-    memcpy(map, owner, REDIS_SLOTS * sizeof *map);
-    redis_counts(owner, n, count);
+    rc = RINGSIM_EPARAM;
+    if (count_owned(owner, n, count))
+        goto fail_alloc;
 
     /* The list in redis-cli's order; total weight summed in that order. */
     float total_weight = 0;
     for (size_t i = 0; i < n; i++) {
         uint32_t o = order ? order[i] : (uint32_t)i;
-        rc = RINGSIM_EPARAM;
         if (o >= n || count[o] == UINT32_MAX)
             goto fail_alloc;
         float w = weight ? weight[o] : 1.0f;
@@ -234,51 +283,23 @@ int redis_rebalance(uint32_t owner[REDIS_SLOTS], size_t n, const float *weight,
         int eligible = 0;
         for (size_t i = 0; i < n; i++)
             eligible += v[i].balance <= 0;
-        if (eligible == 0) { /* redis-cli would loop forever */
-            rc = RINGSIM_EPARAM;
+        if (eligible == 0) /* redis-cli would loop forever */
             goto fail_alloc;
-        }
         int q = total_balance / eligible, r = total_balance % eligible;
         for (size_t i = 0; i < n; i++)
             if (v[i].balance <= 0)
                 v[i].balance -= q + (r-- > 0);
     }
     qsort(v, n, sizeof *v, by_balance);
+    for (size_t i = 0; i < n; i++)
+        v[i].start = v[i].balance;
 
-    /* Moves: receivers from the start, givers from the end. */
-    int moved = 0;
-    size_t dst_idx = 0, src_idx = n - 1;
-    while (dst_idx < src_idx) {
-        rb_node *dst = &v[dst_idx], *src = &v[src_idx];
-        int db = abs(dst->balance), sb = abs(src->balance);
-        int numslots = db < sb ? db : sb;
-        /* clusterManagerComputeReshardTable with one source: its lowest
-         * numslots slots (redis-cli updates its slot bitmap as it moves). */
-        int k = 0;
-        for (; k < numslots && src->next < REDIS_SLOTS; src->next++)
-            if (map[src->next] == src->ord) {
-                map[src->next] = dst->ord;
-                k++;
-            }
-        /* A giver's positive balance never exceeds its count; only weights
-         * whose float products round up could break that, and redis-cli
-         * then stops: "Assertion failed: Reshard table != number of
-         * slots". */
-        rc = RINGSIM_EPARAM;
-        if (k != numslots)
-            goto fail_alloc;
-        moved += numslots;
-        dst->balance += numslots;
-        src->balance -= numslots;
-        if (dst->balance == 0)
-            dst_idx++;
-        if (src->balance == 0)
-            src_idx--;
-    }
-    memcpy(owner, map, REDIS_SLOTS * sizeof *map);
-    rc = moved;
+    /* Walk once on the balances (owner stays intact if redis-cli would fail
+     * midway), then move. */
+    if (walk(v, n, owner, 0) < 0)
+        goto fail_alloc;
+    rc = walk(v, n, owner, 1);
 fail_alloc:
-    free(map);
     free(count);
     free(v);
     return rc;
@@ -298,12 +319,15 @@ int redis_join(uint32_t owner[REDIS_SLOTS], size_t n_before)
 
 int redis_leave(uint32_t owner[REDIS_SLOTS], size_t n, uint32_t leaving)
 {
-    if (n < 2 || n > REDIS_MAX_NODES || leaving >= n || !owners_valid(owner, n))
+    if (n < 2 || n > REDIS_MAX_NODES || leaving >= n)
         return RINGSIM_EPARAM;
     int moved = 0;
     size_t held = 0;
-    for (size_t s = 0; s < REDIS_SLOTS; s++)
+    for (size_t s = 0; s < REDIS_SLOTS; s++) {
+        if (owner[s] >= n)
+            return RINGSIM_EPARAM;
         held += owner[s] == leaving;
+    }
     if (held > 0) {
         float *w = malloc(n * sizeof *w);
         if (!w)

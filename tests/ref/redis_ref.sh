@@ -19,7 +19,8 @@
 #      same way against redis_rebalance and redis_leave; then a second join
 #      into the map the leave left (see the end for which cases run).
 # Servers bind 127.0.0.1 on free ports, run in the foreground in the
-# background and are killed on exit; every wait has a deadline.
+# background and are killed on exit; every wait has a deadline (45 s for
+# the cluster to agree, 120 s for a rebalance).
 set -u
 TOOL=${1:?usage: redis_ref.sh path/to/redis_tool}
 if ! command -v redis-server >/dev/null || ! command -v redis-cli >/dev/null; then
@@ -116,7 +117,7 @@ real_map() { # port member...
 # Wait until every member lists exactly the members, all connected, and all
 # agree on the map; prints that map.
 converge() { # member...
-    local deadline=$((SECONDS + 20)) p m0 m want=$#
+    local deadline=$((SECONDS + 45)) p m0 m want=$#
     while ((SECONDS < deadline)); do
         local good=1
         for p in "$@"; do
