@@ -22,10 +22,10 @@
  *                  clusterManagerComputeReshardTable), all weights 1, the
  *                  default threshold of 2 %.
  *   redis_leave    `redis-cli --cluster rebalance --cluster-use-empty-masters
- *                  --cluster-weight <leaving>=1 ... 0` (weight 0 for the
- *                  leaving node, 1 for the others), then `--cluster del-node`.
- *                  This is "the others receive its slots, fewest-slots
- *                  first" made exact, see below.
+ *                  --cluster-weight <leaving node id>=0` (the others keep
+ *                  the default weight 1), then `--cluster del-node`: API.md's
+ *                  "the others receive its slots, fewest-slots first" made
+ *                  exact, see redis_leave.
  *   redis_rebalance  the rebalance itself with any weights and an explicit
  *                  node list order: the engine of join and leave, public so
  *                  that the reference test can replay what redis-cli did.
@@ -58,22 +58,25 @@
  *              redis-cli's (tests/ref/redis_ref.sh replays the order that
  *              redis-cli saw and compares every slot).  The result does not
  *              depend on the order at all -- so ringsim equals redis-cli
- *              whatever the node IDs -- when the leftover of (1) goes to
- *              every eligible node equally (no leftover, or the only
- *              eligible node is the newcomer) and no two receivers, and no
- *              two givers when there are several receivers, have equal
- *              balances.  That is the case of a join into a map made by
- *              redis_create with n <= 138 nodes (every old node then holds
- *              more than 16384 / (n + 1) slots, so the newcomer is the only
- *              receiver and takes the whole leftover; test_alg_redis checks
- *              both the claim and that n = 139 breaks it).  A leave usually
- *              depends on the order: the staying nodes hold equal counts.
+ *              whatever the node IDs -- when, for instance, the leftover of
+ *              (1) goes to every eligible node equally (none is left, or
+ *              the newcomer is the only eligible node) and no two
+ *              receivers, and no two givers when there are several
+ *              receivers, have equal balances.  That is the case of a join
+ *              into a map made by redis_create with n <= 138 nodes (every
+ *              old node then holds more than 16384 / (n + 1) slots, so the
+ *              newcomer is the only receiver and takes the whole leftover;
+ *              test_alg_redis checks both the claim and that n = 139 breaks
+ *              it).  A leave usually depends on the order: the staying
+ *              nodes hold equal counts.
  *
  * Quirks reproduced.
- *   - create uses float arithmetic (a float cursor, lround), so the split is
- *     not floor/ceil of 16384 / n everywhere: n = 3 gives 0-5460, 5461-10922,
- *     10923-16383.  Requires FLT_EVAL_METHOD == 0 (x86-64 SSE, AArch64), as
- *     the redis-cli binaries the reference test runs.
+ *   - create ends range i at lround(cursor + 16384.0f / n - 1) with a float
+ *     cursor (n = 3: 0-5460, 5461-10922, 10923-16383).  The float error
+ *     grows with n: from n = 2688 some nodes differ by 2 slots (5 and 7),
+ *     and from 7542 some n cannot be split (redis_check_create).  Requires
+ *     FLT_EVAL_METHOD == 0 (x86-64 SSE, AArch64), like the redis-cli
+ *     binaries the reference test runs.
  *   - rebalance does nothing when no node is more than 2 % away from its
  *     expected count (an empty node counts as away when it expects more than
  *     1 slot).
@@ -88,6 +91,10 @@
  *   - nodes other than the newcomer / the leaver give or receive too when
  *     their counts are off the new expected count (from 139 nodes on after
  *     a create, or after unequal histories).
+ *
+ * For the engine: the key's "hash" is redis_crc16 of redis_hashed_part, its
+ * coordinate redis_slot; a node's "slots" are redis_node_runs, the ring's
+ * runs redis_runs; the map persists as redis_format / redis_parse text.
  *
  * Cost: redis_slot O(key length); create O(16384); join, leave, rebalance
  * O(16384 + n log n) time and O(n) scratch memory; format and parse
@@ -104,8 +111,7 @@
 #include "error.h"
 
 #define REDIS_SLOTS 16384u
-/* The most nodes a map may have: a Redis cluster cannot give more masters a
- * slot, and redis-cli's create split goes out of its array beyond it. */
+/* The most nodes a map may have: one slot each. */
 #define REDIS_MAX_NODES 16384u
 /* redis-cli's CLUSTER_MANAGER_REBALANCE_THRESHOLD, in percent. */
 #define REDIS_THRESHOLD 2.0f
@@ -164,11 +170,11 @@ int redis_rebalance(uint32_t owner[REDIS_SLOTS], size_t n, const float *weight,
 int redis_join(uint32_t owner[REDIS_SLOTS], size_t n_before);
 
 /* Node `leaving` (< n) leaves a map of n >= 2 nodes: redis_rebalance with
- * weight 0 for it, 1 for the others, join order.  Its slots go first to the
- * node with the most to gain (the fewest slots, and the leftover of the
- * rounding goes to the first nodes in join order), ties in join order, each
- * receiver taking the lowest slots still to give.  If it
- * holds no slot nothing moves.  Afterwards the ordinals above `leaving` are
+ * weight 0 for it, 1 for the others, join order.  Each other node is to end
+ * with 16384 / (n - 1) slots, the first (16384 mod (n - 1)) of those at or
+ * below that in join order with one more; the leaver's slots, lowest first,
+ * go to the node with the most to gain first (the fewest slots), ties in
+ * join order.  If it holds no slot nothing moves.  Afterwards the ordinals above `leaving` are
  * shifted down by one (the caller removes the node from its array), so
  * owner[] is a map of n - 1 nodes.  Returns the number of slots moved, or
  * RINGSIM_EPARAM (n < 2: the last node cannot leave a map, the caller drops

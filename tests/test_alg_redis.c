@@ -188,6 +188,18 @@ static void test_create_invariants(void **state)
             assert_int_equal(owner[s], i);
         }
     }
+    /* The float cursor's error: counts of 5 and 7 at n = 2688. */
+    assert_int_equal(redis_create(2688, owner), 0);
+    assert_true(cli_split(2688, last));
+    redis_counts(owner, 2688, counts);
+    uint32_t lo = UINT32_MAX, hi = 0;
+    for (size_t i = 0; i < 2688; i++) {
+        assert_int_equal(counts[i], last[i] - (i ? last[i - 1] : -1));
+        lo = counts[i] < lo ? counts[i] : lo;
+        hi = counts[i] > hi ? counts[i] : hi;
+    }
+    assert_int_equal(lo, 5);
+    assert_int_equal(hi, 7);
     rs_error err = {0};
     assert_int_equal(redis_check_create(0, &err), RINGSIM_EPARAM);
     assert_int_equal(redis_check_create(16385, &err), RINGSIM_EPARAM);
