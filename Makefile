@@ -7,7 +7,9 @@ PORT     ?= 3000
 DB       ?= ringsim.db
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all build run test test-asan bench fuzz fuzz-api deps deps-test npm clean
+TSAN     ?= build-tsan
+
+.PHONY: all build run test test-asan test-tsan bench fuzz fuzz-api deps deps-test npm clean
 
 all: build
 
@@ -34,8 +36,9 @@ node_modules/.package-lock.json: package.json package-lock.json
 npm: node_modules/.package-lock.json
 
 # Everything: unit, CLI, API and browser tests and lint, then the unit, CLI
-# and API tests again under AddressSanitizer + UndefinedBehaviorSanitizer.
-test: deps-test npm build test-asan
+# and API tests again under AddressSanitizer + UndefinedBehaviorSanitizer,
+# and the threaded ones under ThreadSanitizer.
+test: deps-test npm build test-asan test-tsan
 	cd $(BUILD) && ctest --output-on-failure -j 1
 
 test-asan: deps
@@ -43,6 +46,14 @@ test-asan: deps
 	cmake --build $(ASAN) -j $(JOBS) -- --no-print-directory
 	cd $(ASAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --output-on-failure -j 1
+
+# The threaded paths under ThreadSanitizer: the server tests (event loop and
+# worker thread) and the engine's tests that build on two threads.
+test-tsan: deps
+	cmake -S . -B $(TSAN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRINGSIM_TSAN=ON >/dev/null
+	cmake --build $(TSAN) -j $(JOBS) -- --no-print-directory
+	cd $(TSAN) && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+	  ctest --output-on-failure -j 1 -L 'server|tsan'
 
 bench: build
 	$(BUILD)/bench_ringsim
@@ -68,4 +79,4 @@ fuzz-api: deps
 	$(BUILD)/fuzz_api -max_total_time=$(FUZZ_SECONDS) -max_len=300 $(BUILD)/fuzz-api-corpus
 
 clean:
-	rm -rf $(BUILD) $(ASAN)
+	rm -rf $(BUILD) $(ASAN) $(TSAN)
