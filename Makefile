@@ -9,7 +9,7 @@ JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 
 TSAN     ?= build-tsan
 
-.PHONY: all build run test test-asan test-tsan bench fuzz fuzz-api deps deps-test npm clean
+.PHONY: all build run test test-asan test-tsan test-crash-long bench fuzz fuzz-api deps deps-test npm clean
 
 all: build
 
@@ -54,6 +54,13 @@ test-tsan: deps
 	cmake --build $(TSAN) -j $(JOBS) -- --no-print-directory
 	cd $(TSAN) && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
 	  ctest --output-on-failure -j 1 -L 'server|tsan'
+
+# The crash test at length: more rounds, bigger operations (minutes).
+CRASH_ROUNDS ?= 60
+CRASH_SCALE  ?= 3
+test-crash-long: build
+	CRASH_ROUNDS=$(CRASH_ROUNDS) CRASH_SCALE=$(CRASH_SCALE) CRASH_VERBOSE=1 \
+	  node tests/crash_test.mjs $(BUILD)/ringsim
 
 bench: build
 	$(BUILD)/bench_ringsim
