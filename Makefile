@@ -7,7 +7,9 @@ PORT     ?= 3000
 DB       ?= ringsim.db
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all build run test test-asan bench bench-load fuzz fuzz-api fuzz-http deps deps-test npm clean
+TSAN     ?= build-tsan
+
+.PHONY: all build run test test-asan test-tsan test-crash-long bench bench-load fuzz fuzz-api fuzz-http deps deps-test npm clean
 
 all: build
 
@@ -34,8 +36,9 @@ node_modules/.package-lock.json: package.json package-lock.json
 npm: node_modules/.package-lock.json
 
 # Everything: unit, CLI, API and browser tests and lint, then the unit, CLI
-# and API tests again under AddressSanitizer + UndefinedBehaviorSanitizer.
-test: deps-test npm build test-asan
+# and API tests again under AddressSanitizer + UndefinedBehaviorSanitizer,
+# and the threaded ones under ThreadSanitizer.
+test: deps-test npm build test-asan test-tsan
 	cmake -S . -B $(BUILD) -DRINGSIM_REQUIRE_REFS=ON >/dev/null
 	cmake --build $(BUILD) -j $(JOBS) -- --no-print-directory
 	cd $(BUILD) && ctest --output-on-failure -j 1
@@ -45,6 +48,21 @@ test-asan: deps
 	cmake --build $(ASAN) -j $(JOBS) -- --no-print-directory
 	cd $(ASAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --output-on-failure -j 1
+
+# The threaded paths under ThreadSanitizer: the server tests (event loop and
+# worker thread) and the engine's tests that build on two threads.
+test-tsan: deps
+	cmake -S . -B $(TSAN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRINGSIM_TSAN=ON >/dev/null
+	cmake --build $(TSAN) -j $(JOBS) -- --no-print-directory
+	cd $(TSAN) && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+	  ctest --output-on-failure -j 1 -L 'server|tsan'
+
+# The crash test at length: more rounds, bigger operations (minutes).
+CRASH_ROUNDS ?= 60
+CRASH_SCALE  ?= 3
+test-crash-long: build
+	CRASH_ROUNDS=$(CRASH_ROUNDS) CRASH_SCALE=$(CRASH_SCALE) CRASH_VERBOSE=1 \
+	  node tests/crash_test.mjs $(BUILD)/ringsim
 
 bench: build
 	$(BUILD)/bench_ringsim
@@ -86,4 +104,4 @@ fuzz-http: deps
 	  $(BUILD)/fuzz-http-corpus fuzz/http-seeds
 
 clean:
-	rm -rf $(BUILD) $(ASAN)
+	rm -rf $(BUILD) $(ASAN) $(TSAN)

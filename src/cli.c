@@ -4,6 +4,14 @@
  * --db and --json may stand anywhere; "--" ends the options so that keys
  * that look like options can be named.  The server is `ringsim serve`, which
  * hands over to http.c.
+ *
+ * Ctrl-C (SIGINT, or SIGTERM) during a command cancels it: the signals are
+ * blocked in every thread and one small thread takes them with sigwait().
+ * The first sets a flag that the progress callback hands to the engine,
+ * which rolls the operation back whole (exit 1, "operation cancelled"); a
+ * second quits at once, SQLite rolling back the unfinished transaction at
+ * the next open.  No signal handler, no global: the flag lives in
+ * cli_main's frame.
  */
 #define _GNU_SOURCE
 #include "cli.h"
@@ -11,6 +19,9 @@
 #include <errno.h>
 #include <locale.h>
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +72,7 @@ typedef struct opts {
     int nparams;
     char **args; /* positionals after the command words */
     int nargs;
+    struct interrupt *in; /* Ctrl-C, for loops outside the engine */
 } opts;
 
 static int usage(const char *fmt, const char *arg)
@@ -77,11 +89,85 @@ static int refused(const rs_error *err)
     return EXIT_REFUSED;
 }
 
+/* ---- Ctrl-C ---- */
+
+typedef struct interrupt {
+    atomic_int requested; /* signals taken so far */
+    bool tty;             /* stderr is a terminal: draw the progress bar */
+    pthread_t thread;
+    bool running;
+    sigset_t old;
+} interrupt;
+
+static void *interrupt_main(void *arg)
+{
+    interrupt *in = arg;
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGUSR1);
+    for (;;) {
+        int sig;
+        if (sigwait(&set, &sig) != 0)
+            continue;
+        if (sig == SIGUSR1) /* interrupt_stop: the command is over */
+            return NULL;
+        if (atomic_fetch_add(&in->requested, 1) == 0) {
+            static const char m[] = "\nringsim: cancelling (press Ctrl-C again to quit at once)\n";
+            if (write(STDERR_FILENO, m, sizeof m - 1) < 0) {
+                /* nothing to do: the cancel goes on */
+            }
+        } else {
+            _exit(130); /* 128 + SIGINT, as a shell reports it */
+        }
+    }
+}
+
+/* Block SIGINT, SIGTERM (and SIGUSR1, the stop signal) and start the
+ * thread that takes them.  Without the thread, signals keep their default
+ * action. */
+static void interrupt_start(interrupt *in)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGUSR1);
+    if (pthread_sigmask(SIG_BLOCK, &set, &in->old) != 0)
+        return;
+    if (pthread_create(&in->thread, NULL, interrupt_main, in) == 0)
+        in->running = true;
+    else
+        pthread_sigmask(SIG_SETMASK, &in->old, NULL);
+}
+
+static void interrupt_stop(interrupt *in)
+{
+    if (!in->running)
+        return;
+    pthread_kill(in->thread, SIGUSR1);
+    pthread_join(in->thread, NULL);
+    in->running = false;
+    /* A signal that came after the thread's last sigwait stays pending and
+     * acts (by default) once unblocked: the command is over, so it only
+     * ends the process a little early. */
+    pthread_sigmask(SIG_SETMASK, &in->old, NULL);
+}
+
+static bool interrupted(interrupt *in) { return in && atomic_load(&in->requested) > 0; }
+
 /* ---- progress bar on a terminal ---- */
 
+/* The engine's progress callback: draws the bar on a terminal, and asks
+ * the engine to stop after Ctrl-C. */
 static int bar(void *ud, const char *what, uint64_t done, uint64_t total)
 {
-    (void)ud;
+    interrupt *in = ud;
+    if (interrupted(in))
+        return 1;
+    if (!in->tty)
+        return 0;
     int w = 30, fill = total ? (int)((double)done / (double)total * w) : w;
     fprintf(stderr, "\r%-12s [", what);
     for (int i = 0; i < w; i++)
@@ -272,12 +358,15 @@ typedef struct key_printer {
     sim *s;
     int json;
     int64_t count;
+    struct interrupt *in;
 } key_printer;
 
 static int print_key(void *ud, const char *key, size_t len, uint32_t pos, const char *node,
                      size_t node_len)
 {
     key_printer *kp = ud;
+    if (kp->count % 4096 == 0 && interrupted(kp->in))
+        return RINGSIM_ECANCELED;
     if (!kp->json) {
         char k[NAME_BUF];
         snprintf(k, sizeof k, "%.*s", (int)len, key);
@@ -305,14 +394,17 @@ static int cmd_key(sim *s, opts *o, const char *sub)
             return usage("key ls takes no arguments%s", "");
         /* Streamed: a million keys must not become a million JSON objects
          * in memory.  The shape is GET /api/keys with every key. */
-        key_printer kp = {s, o->json, 0};
+        key_printer kp = {s, o->json, 0, o->in};
         int64_t total;
         if (o->json)
             fputs("{\n  \"keys\": [", stdout);
-        if (sim_keys_page(s, o->node, o->node ? strlen(o->node) : 0, NULL, 0, 0, INT64_MAX,
-                          &total, print_key, &kp, &err)) {
+        int r = sim_keys_page(s, o->node, o->node ? strlen(o->node) : 0, NULL, 0, 0,
+                              INT64_MAX, &total, print_key, &kp, &err);
+        if (r) {
             if (o->json)
                 fputs("\n", stdout);
+            if (r == RINGSIM_ECANCELED || r == RINGSIM_ENOMEM) /* from print_key */
+                rs_fail(&err, r, "%s", ringsim_strerror(r));
             return refused(&err);
         }
         if (o->json)
@@ -767,12 +859,19 @@ static int cmd_check(sim *s, opts *o)
     if (o->nargs)
         return usage("check takes no arguments%s", "");
     int64_t problems;
-    static char report[65536];
-    if (sim_check(s, &problems, report, sizeof report, &err))
+    enum { REPORT_SIZE = 65536 };
+    char *report = malloc(REPORT_SIZE);
+    if (!report)
+        return refused(&(rs_error){RINGSIM_ENOMEM, "out of memory"});
+    if (sim_check(s, &problems, report, REPORT_SIZE, &err)) {
+        free(report);
         return refused(&err);
+    }
     int64_t keys = sim_key_count(s), ops = sim_last_op(s);
-    if (ops < 0)
+    if (ops < 0) {
+        free(report);
         return refused(&(rs_error){(int)ops, "cannot read the operation log"});
+    }
     if (o->json) {
         json_t *lines = json_array();
         for (char *save, *l = strtok_r(report, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
@@ -790,6 +889,7 @@ static int cmd_check(sim *s, opts *o)
     } else {
         fputs(report, stdout);
     }
+    free(report);
     if (problems) {
         fprintf(stderr, "ringsim: check found %lld problem%s\n", (long long)problems,
                 problems == 1 ? "" : "s");
@@ -978,8 +1078,12 @@ int cli_main(int argc, char **argv)
         rc = refused(&err);
         goto out;
     }
-    if (isatty(STDERR_FILENO))
-        sim_set_progress(s, bar, NULL);
+    interrupt in;
+    memset(&in, 0, sizeof in);
+    in.tty = isatty(STDERR_FILENO);
+    o.in = &in;
+    sim_set_progress(s, bar, &in);
+    interrupt_start(&in);
     if (!strcmp(cmd, "preview"))
         rc = cmd_preview(s, &o, sub);
     else if (!strcmp(cmd, "compare"))
@@ -996,6 +1100,7 @@ int cli_main(int argc, char **argv)
         rc = cmd_check(s, &o);
     else
         rc = cmd_read(s, &o, cmd);
+    interrupt_stop(&in);
     sim_close(s);
 out:
     free(pos);

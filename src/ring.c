@@ -8,6 +8,7 @@
  * bucket lookup makes one probe into the table and about two into the array.
  * bucket[b] is the index of the first point whose position >> shift >= b.
  */
+#define _GNU_SOURCE /* qsort_r */
 #include "ring.h"
 
 #include <stdio.h>
@@ -27,15 +28,17 @@ typedef struct build_point {
     uint32_t pos, node, idx;
 } build_point;
 
-static const ring_node *sort_nodes; /* qsort has no context argument */
-
-static int cmp_point(const void *a, const void *b)
+/* Points by (position, node name, index); ctx is the node array.  The
+ * nodes travel as qsort_r's context, never through a global: the event
+ * loop and the worker thread build rings at the same time. */
+static int cmp_point(const void *a, const void *b, void *ctx)
 {
     const build_point *x = a, *y = b;
+    const ring_node *nodes = ctx;
     if (x->pos != y->pos)
         return x->pos < y->pos ? -1 : 1;
     if (x->node != y->node) {
-        const ring_node *p = &sort_nodes[x->node], *q = &sort_nodes[y->node];
+        const ring_node *p = &nodes[x->node], *q = &nodes[y->node];
         size_t m = p->len < q->len ? p->len : q->len;
         int c = memcmp(p->name, q->name, m);
         if (c)
@@ -82,9 +85,7 @@ int ring_build(ring **out, hasher *h, const ring_node *nodes, size_t n)
             k++;
         }
     }
-    sort_nodes = nodes;
-    qsort(pts, total, sizeof *pts, cmp_point);
-    sort_nodes = NULL;
+    qsort_r(pts, total, sizeof *pts, cmp_point, (void *)nodes);
     for (size_t i = 0; i < total; i++) {
         r->pos[i] = pts[i].pos;
         r->node[i] = pts[i].node;

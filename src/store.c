@@ -6,6 +6,7 @@
  * mapped to RINGSIM_E* codes: BUSY/LOCKED -> EBUSY, READONLY -> EREADONLY,
  * NOTADB -> ENOTDB, the rest -> EDB, with SQLite's own message kept.
  */
+#define _GNU_SOURCE /* asprintf */
 #include "store.h"
 
 #include <errno.h>
@@ -264,6 +265,75 @@ fail:
     return rc;
 }
 
+/* The 100-byte header of an SQLite file (sqlite.org/fileformat.html,
+ * "1.3 The Database Header"), read before SQLite opens the file: files of
+ * other programs and truncated files are refused without SQLite ever
+ * touching them (a WAL-mode file would get -wal and -shm files beside it).
+ * With a -wal file present the header may be stale (pages live in the WAL):
+ * only the magic and a foreign application id are checked then. */
+static int check_header(const char *path, off_t size, bool has_wal, rs_error *err)
+{
+    unsigned char h[100];
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return rs_fail(err, RINGSIM_EDB, "cannot read database %s: %s", path, strerror(errno));
+    size_t n = fread(h, 1, sizeof h, f);
+    fclose(f);
+    if (n < sizeof h || memcmp(h, "SQLite format 3", 16) != 0)
+        return rs_fail(err, RINGSIM_ENOTDB, "%s is not a ringsim database (%s)", path,
+                       n < sizeof h ? "too short to be one" : "not an SQLite file");
+#define BE32(o) ((uint32_t)h[o] << 24 | (uint32_t)h[(o) + 1] << 16 | (uint32_t)h[(o) + 2] << 8 | h[(o) + 3])
+    uint32_t app = BE32(68), pages = BE32(28), counter = BE32(24), valid_for = BE32(92);
+    uint32_t page_size = (uint32_t)h[16] << 8 | h[17];
+    bool wal_mode = h[18] == 2 && h[19] == 2;
+#undef BE32
+    if (page_size == 1)
+        page_size = 65536;
+    if (app != APPLICATION_ID && app != 0)
+        return rs_fail(err, RINGSIM_ENOTDB,
+                       "%s is an SQLite database of another program, not a ringsim database",
+                       path);
+    if (has_wal)
+        return 0;
+    /* A ringsim file closed cleanly holds its application id; one in WAL
+     * mode without it is another program's. */
+    if (app == 0 && wal_mode)
+        return rs_fail(err, RINGSIM_ENOTDB,
+                       "%s is an SQLite database of another program, not a ringsim database",
+                       path);
+    if (counter == valid_for && pages > 0 && (uint64_t)pages * page_size > (uint64_t)size)
+        return rs_fail(err, RINGSIM_ENOTDB,
+                       "database %s is damaged: truncated to %lld of its %llu bytes", path,
+                       (long long)size, (unsigned long long)pages * page_size);
+    return 0;
+}
+
+/* Whether path + suffix exists. */
+static bool beside(const char *path, const char *suffix)
+{
+    char *p = NULL;
+    if (asprintf(&p, "%s%s", path, suffix) < 0)
+        return false;
+    bool r = access(p, F_OK) == 0;
+    free(p);
+    return r;
+}
+
+/* Remove path + suffix when it is a -wal holding nothing, or a -shm (the
+ * index of a WAL now gone): for files that opening created and that
+ * nothing else uses. */
+static void remove_if_empty(const char *path, const char *suffix)
+{
+    char *p = NULL;
+    struct stat sb;
+    if (asprintf(&p, "%s%s", path, suffix) < 0)
+        return;
+    if (stat(p, &sb) == 0 && S_ISREG(sb.st_mode) &&
+        (sb.st_size == 0 || strcmp(suffix, "-shm") == 0))
+        unlink(p);
+    free(p);
+}
+
 /* Before opening a file: refuse a folder, and find out whether writes are
  * possible.  A file we may not write, or whose folder we may not write
  * (WAL needs its -wal and -shm files there), is opened read-only with the
@@ -277,23 +347,28 @@ static int probe_file(store *st, const char *path, rs_error *err)
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     int rc = 0;
     struct stat sb;
-    if (stat(path, &sb) == 0) {
-        if (S_ISDIR(sb.st_mode))
-            rc = rs_fail(err, RINGSIM_ENOTDB, "%s is a folder, not a database file", path);
-        else if (access(path, R_OK) != 0)
-            rc = rs_fail(err, RINGSIM_EDB, "cannot read database %s: %s", path,
+    if (stat(path, &sb) != 0) {
+        if (errno != ENOENT)
+            rc = rs_fail(err, RINGSIM_EDB, "cannot open database %s: %s", path,
                          strerror(errno));
-        else if (access(path, W_OK) != 0)
+        else if (access(dir, W_OK | X_OK) != 0)
+            rc = rs_fail(err, errno == ENOENT ? RINGSIM_EDB : RINGSIM_EREADONLY,
+                         "cannot create database %s: folder %s: %s", path, dir,
+                         strerror(errno));
+    } else if (S_ISDIR(sb.st_mode)) {
+        rc = rs_fail(err, RINGSIM_ENOTDB, "%s is a folder, not a database file", path);
+    } else if (access(path, R_OK) != 0) {
+        rc = rs_fail(err, RINGSIM_EDB, "cannot read database %s: %s", path, strerror(errno));
+    } else {
+        /* Refused here, SQLite never touches the file. */
+        if (S_ISREG(sb.st_mode) && sb.st_size > 0)
+            rc = check_header(path, sb.st_size, beside(path, "-wal"), err);
+        if (!rc && access(path, W_OK) != 0)
             snprintf(st->read_only, sizeof st->read_only, "the file is not writable (%s)",
                      strerror(errno));
-        else if (access(dir, W_OK | X_OK) != 0)
+        else if (!rc && access(dir, W_OK | X_OK) != 0)
             snprintf(st->read_only, sizeof st->read_only,
                      "its folder %s is not writable (%s)", dir, strerror(errno));
-    } else if (errno != ENOENT) {
-        rc = rs_fail(err, RINGSIM_EDB, "cannot open database %s: %s", path, strerror(errno));
-    } else if (access(dir, W_OK | X_OK) != 0) {
-        rc = rs_fail(err, errno == ENOENT ? RINGSIM_EDB : RINGSIM_EREADONLY,
-                     "cannot create database %s: folder %s: %s", path, dir, strerror(errno));
     }
     free(dir);
     return rc;
@@ -340,6 +415,7 @@ int store_open(store **out, const char *path, rs_error *err)
     /* ":memory:" lives in RAM; "" is SQLite's private temporary file, whose
      * memory use the page cache bounds (time-travel snapshots use it). */
     st->memory = strcmp(path, ":memory:") == 0 || path[0] == '\0';
+    bool had_wal = st->memory || beside(path, "-wal"), had_shm = st->memory || beside(path, "-shm");
     int rc = st->memory ? 0 : probe_file(st, path, err);
     if (rc || (rc = open_db(st, path,
                             st->read_only[0] ? SQLITE_OPEN_READONLY
@@ -396,10 +472,15 @@ int store_open(store **out, const char *path, rs_error *err)
     *out = st;
     return 0;
 fail:
-    /* Leave a file we refuse exactly as it was: no checkpoint on close. */
+    /* Leave a file we refuse exactly as it was: no checkpoint on close, and
+     * no empty -wal or -shm that opening it made. */
     if (st->db)
         sqlite3_db_config(st->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
     store_close(st);
+    if (!had_wal)
+        remove_if_empty(path, "-wal");
+    if (!had_wal && !had_shm && !beside(path, "-wal"))
+        remove_if_empty(path, "-shm");
     return rc;
 }
 

@@ -1132,5 +1132,58 @@ ok "check with explicit tokens" --db "$DB" check
 ok "revert to before the tokens keeps check happy" --db "$DB" revert 2
 ok "check after revert" --db "$DB" check
 
+# ===========================================================================
+echo "== 10. Ctrl-C cancels a long command and rolls it back whole"
+# ===========================================================================
+# The signal comes while the operation runs (a second after it starts; each
+# takes many seconds); the command must answer within a few seconds, exit 1
+# with "cancelled", and leave the database as it was.
+DB=$(new_db cancel)
+for n in 1 2 3 4 5 6; do rs --db "$DB" node add "c$n"; done
+rs --db "$DB" key gen 300000
+# cancel_run SIGNAL DESC ARGS...
+cancel_run() {
+    local sig=$1 d=$2 before after pid t0 t1 why=()
+    shift 2
+    before=$(fingerprint "$DB")
+    "$BIN" --db "$DB" "$@" >"$O" 2>"$E" </dev/null &
+    pid=$!
+    sleep 1
+    t0=$(date +%s%N)
+    kill -s "$sig" "$pid"
+    wait "$pid"
+    RC=$?
+    t1=$(date +%s%N)
+    after=$(fingerprint "$DB")
+    [ "$RC" -eq 1 ] || why+=("exit status $RC, expected 1")
+    grep -q "cancelled" "$E" || why+=("stderr does not say cancelled")
+    [ $(((t1 - t0) / 1000000)) -lt 5000 ] || why+=("took $(((t1 - t0) / 1000000)) ms to stop")
+    [ "$before" == "$after" ] || why+=("the database changed")
+    if [ ${#why[@]} -eq 0 ]; then pass; else fail "$sig cancels $d" "${why[@]}" "$(ctx "$@")"; fi
+}
+cancel_run INT "key gen 3000000" key gen 3000000 --prefix big-
+cancel_run TERM "key gen 3000000" key gen 3000000 --prefix big-
+cancel_run INT "config --points 10000 (60,000 points)" config --points 10000
+cancel_run INT "revert 6 (300000 keys go)" revert 6
+cancel_run INT "check" check
+rs --db "$DB" check
+if [ "$RC" -eq 0 ]; then pass; else fail "check passes after the cancelled commands" "$(ctx check)"; fi
+# A second Ctrl-C quits at once (130); the unfinished transaction is gone.
+"$BIN" --db "$DB" key gen 3000000 --prefix twice- >"$O" 2>"$E" </dev/null &
+pid=$!
+sleep 1
+kill -INT "$pid"
+sleep 0.05
+kill -INT "$pid" 2>/dev/null
+wait "$pid"
+RC=$?
+if [ "$RC" -eq 130 ] || [ "$RC" -eq 1 ]; then pass; else
+    fail "two Ctrl-C: exit 130 (or 1 when the first had already finished)" "$(ctx key gen)"; fi
+rs --db "$DB" --json stats
+expect_eq "after two Ctrl-C: the keys of before, none of the cancelled generate" 300000 \
+    "$(jsval 'return String(J(A[0]).keys)' "$O")"
+rs --db "$DB" check
+if [ "$RC" -eq 0 ]; then pass; else fail "check passes after a command quit by a second Ctrl-C" "$(ctx check)"; fi
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]

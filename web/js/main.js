@@ -123,6 +123,14 @@ async function loadRingKeys(total, at) {
   }
 }
 
+/** The server cannot write its database: say why (the config answer has
+ * read_only and read_only_reason only then). */
+function showReadOnly(config) {
+  const ro = config.read_only === true;
+  $('read-only-banner').hidden = !ro;
+  $('read-only-text').textContent = ro ? String(config.read_only_reason || 'the database cannot be written') : '';
+}
+
 async function loadView() {
   const generation = ++state.generation;
   const at = atParam();
@@ -133,7 +141,10 @@ async function loadView() {
     const ringKeys = await loadRingKeys(stats.keys, at);
     if (generation !== state.generation) return;
     state.view = { config, nodes: nodesAnswer.nodes, points: ringAnswer.points, stats };
-    if (at === undefined) state.live = { keys: stats.keys, nodes: nodesAnswer.nodes };
+    if (at === undefined) {
+      state.live = { keys: stats.keys, nodes: nodesAnswer.nodes };
+      showReadOnly(config);
+    }
 
     if (document.activeElement !== $('points-per-node') || state.at !== null) {
       $('points-per-node').value = config.points_per_node;
