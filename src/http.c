@@ -531,7 +531,7 @@ static void on_backoff(evutil_socket_t fd, short what, void *arg)
     (void)fd;
     (void)what;
     server *sv = arg;
-    if (!sv->stopping)
+    if (sv->lev)
         evconnlistener_enable(sv->lev);
 }
 
@@ -1071,8 +1071,10 @@ static void maybe_stopped(server *sv)
 static void begin_stop(server *sv)
 {
     sv->stopping = true;
-    if (sv->lev)
-        evconnlistener_disable(sv->lev);
+    if (sv->lev) { /* closed: a new client is refused at once, not left waiting */
+        evconnlistener_free(sv->lev);
+        sv->lev = NULL;
+    }
     atomic_store(&sv->cancel, UINT64_MAX);
     pthread_mutex_lock(&sv->mu);
     job *q = sv->queue; /* not started: answered at once */

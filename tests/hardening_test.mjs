@@ -447,6 +447,17 @@ async function caps() {
 
 // accept() without file descriptors: pause, do not spin, say it once.
 async function noFds() {
+  // The soft limit is raised to the hard one at start.
+  const db0 = path.join(fs.mkdtempSync(path.join(tmp, 'g')), 'ringsim.db');
+  const lp = spawn('bash', ['-c', 'ulimit -S -n 64 && exec "$0" serve --port 0 --db "$1"', BIN, db0], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let lout = '';
+  lp.stdout.on('data', (d) => (lout += d));
+  for (let i = 0; i < 100 && !/serving/.test(lout); i++) await sleep(50);
+  const lim = /Max open files\s+(\d+)\s+(\d+)/.exec(fs.readFileSync(`/proc/${lp.pid}/limits`, 'utf8'));
+  check('soft RLIMIT_NOFILE raised to the hard limit', lim && lim[1] === lim[2] && +lim[1] > 64, lim && lim[0]);
+  lp.kill('SIGTERM');
+  await new Promise((r) => lp.on('exit', r));
+
   const db = path.join(fs.mkdtempSync(path.join(tmp, 'g')), 'ringsim.db');
   // ulimit -n sets the soft and the hard limit, so the server cannot raise it.
   const proc = spawn('bash', ['-c', `ulimit -n 48 && exec "$0" serve --port 0 --db "$1"`, BIN, db], {
@@ -591,6 +602,13 @@ async function gracefulStop() {
   await idle.ready;
   const t0 = Date.now();
   s.proc.kill('SIGTERM');
+  await sleep(100);
+  const late = await new Promise((res) => {
+    const k = net.connect(p, '127.0.0.1');
+    k.on('connect', () => { k.destroy(); res('accepted'); });
+    k.on('error', (e) => res(e.code));
+  });
+  eq('after SIGTERM a new client is refused at once', late, 'ECONNREFUSED');
   const a = await c.answer(25000);
   if (CAN_CANCEL) expectError('the running operation was cancelled and answered', a, 503, 'cancelled');
   else check('the running operation was answered (this engine cannot cancel)', a && a.status === 201, a ? `${a.status} ${a.body.slice(0, 200)}` : 'no answer');
