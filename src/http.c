@@ -32,7 +32,10 @@
  * descriptors pauses the listener instead of spinning.
  *
  * Safety: Host (or Origin) naming another site gets 403 (DNS rebinding);
- * beyond loopback every /api/ request needs the access token (401);
+ * with an access token -- always beyond loopback, where one is made when
+ * none is given -- every /api/ request needs it (401), while the page's own
+ * files, the same for everyone, are served without (as Jupyter serves its
+ * /static/), so that the page can load and ask for it;
  * mutations must be labelled JSON; static files cannot leave the web folder;
  * every answer carries a strict CSP and no CORS headers.
  *
