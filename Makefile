@@ -90,7 +90,8 @@ fuzz: deps
 # an answer that is not 200/201 or a well-formed error object.
 fuzz-api: deps
 	mkdir -p $(BUILD)/fuzz-api-corpus
-	clang -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -Isrc -o $(BUILD)/fuzz_api \
+	clang -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	  -Isrc -o $(BUILD)/fuzz_api \
 	  fuzz/fuzz_api.c $(FUZZ_CORE) $(FUZZ_CORE_LIBS)
 	$(BUILD)/fuzz_api -max_total_time=$(FUZZ_SECONDS) -max_len=65536 $(BUILD)/fuzz-api-corpus
 
@@ -98,7 +99,8 @@ fuzz-api: deps
 # chunked decoder and the request checks (http_parse.c) on to the handlers.
 fuzz-http: deps
 	mkdir -p $(BUILD)/fuzz-http-corpus
-	clang -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -Isrc -o $(BUILD)/fuzz_http \
+	clang -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	  -Isrc -o $(BUILD)/fuzz_http \
 	  fuzz/fuzz_http.c $(FUZZ_CORE) $(FUZZ_CORE_LIBS)
 	$(BUILD)/fuzz_http -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -dict=fuzz/http.dict \
 	  $(BUILD)/fuzz-http-corpus fuzz/http-seeds

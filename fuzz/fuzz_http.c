@@ -105,7 +105,8 @@ static ssize_t dechunk(const char *in, size_t len, size_t piece, char *out, size
         need((size_t)u <= n, "the chunked decoder used more than it was given");
         need(!dl || (d >= in + used && d + dl <= in + used + (size_t)u), "data outside input");
         need(*olen + dl <= API_MAX_BODY, "chunked body over the limit");
-        memcpy(out + *olen, d, dl);
+        if (dl)
+            memcpy(out + *olen, d, dl);
         *olen += dl;
         used += (size_t)u;
     }

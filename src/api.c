@@ -211,14 +211,7 @@ static int get_keys(sim *s, const api_request *r, json_t **out, rs_error *err)
     const api_param *node = param(r, "node"), *prefix = param(r, "prefix");
     if (node && node->len && (rc = name_check(node->value, node->len, "node", err)))
         return rc;
-    /* A prefix is the start of a key: at most a key's length, no control
-     * characters (it need not end on a whole UTF-8 character). */
-    if (prefix && prefix->len > NAME_MAX_BYTES)
-        return rs_fail(err, RINGSIM_EPARAM, "prefix must be at most %d bytes, not %zu",
-                       NAME_MAX_BYTES, prefix->len);
-    for (size_t i = 0; prefix && i < prefix->len; i++)
-        if ((unsigned char)prefix->value[i] < 0x20 || prefix->value[i] == 0x7f)
-            return rs_fail(err, RINGSIM_EPARAM, "prefix must not hold control characters");
+    /* The prefix is checked by the engine (sim_keys_page): like a key. */
     bool by_node = node && node->len;
     *out = view_keys(s, by_node ? node->value : NULL, by_node ? node->len : 0,
                      prefix ? prefix->value : NULL, prefix ? prefix->len : 0, offset, limit, err);

@@ -32,7 +32,10 @@
  * descriptors pauses the listener instead of spinning.
  *
  * Safety: Host (or Origin) naming another site gets 403 (DNS rebinding);
- * beyond loopback every /api/ request needs the access token (401);
+ * with an access token -- always beyond loopback, where one is made when
+ * none is given -- every /api/ request needs it (401), while the page's own
+ * files, the same for everyone, are served without (as Jupyter serves its
+ * /static/), so that the page can load and ask for it;
  * mutations must be labelled JSON; static files cannot leave the web folder;
  * every answer carries a strict CSP and no CORS headers.
  *
@@ -531,7 +534,7 @@ static void on_backoff(evutil_socket_t fd, short what, void *arg)
     (void)fd;
     (void)what;
     server *sv = arg;
-    if (!sv->stopping)
+    if (sv->lev)
         evconnlistener_enable(sv->lev);
 }
 
@@ -696,41 +699,34 @@ static void on_progress(evutil_socket_t fd, short what, void *arg)
 
 /* ---- the worker ---- */
 
-/* Progress of a long operation; nonzero asks the engine to cancel it. */
-static int progress_cancel(void *ud, const char *what, uint64_t done, uint64_t total)
+/* Progress of a long operation; nonzero asks the engine to cancel it (it
+ * then fails with RINGSIM_ECANCELED, rolled back whole).  The engine also
+ * calls it between counted steps to ask whether to go on: cheap. */
+static int worker_progress(void *ud, const char *what, uint64_t done, uint64_t total)
 {
     server *sv = ud;
+    uint64_t cancel = atomic_load(&sv->cancel);
+    if (cancel == UINT64_MAX || (cancel && cancel == atomic_load(&sv->running)))
+        return 1;
+    /* At most ten progress events a second, and the last one once.  p_last
+     * is the worker's own; the loop reads the rest under mu. */
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
-    pthread_mutex_lock(&sv->mu);
     double dt = (double)(now.tv_sec - sv->p_last.tv_sec) +
                 (double)(now.tv_nsec - sv->p_last.tv_nsec) / 1e9;
-    bool send = dt >= 0.1 || done >= total;
-    if (send) {
-        snprintf(sv->p_what, sizeof sv->p_what, "%s", what);
-        sv->p_done = done;
-        sv->p_total = total;
-        sv->p_last = now;
-    }
+    bool last = done >= total && !(sv->p_done == done && sv->p_total == total &&
+                                   strncmp(sv->p_what, what, sizeof sv->p_what - 1) == 0);
+    if (dt < 0.1 && !last)
+        return 0;
+    pthread_mutex_lock(&sv->mu);
+    snprintf(sv->p_what, sizeof sv->p_what, "%s", what);
+    sv->p_done = done;
+    sv->p_total = total;
     pthread_mutex_unlock(&sv->mu);
-    if (send)
-        event_active(sv->progress_ev, EV_READ, 0);
-    uint64_t cancel = atomic_load(&sv->cancel);
-    return cancel == UINT64_MAX || (cancel && cancel == atomic_load(&sv->running));
+    sv->p_last = now;
+    event_active(sv->progress_ev, EV_READ, 0);
+    return 0;
 }
-
-static void progress_only(void *ud, const char *what, uint64_t done, uint64_t total)
-{
-    (void)progress_cancel(ud, what, done, total);
-}
-
-/* The engine's progress callback returns whether to cancel where sim.h
- * says so (sim_progress_fn returning int); an engine without cancellation
- * gets the callback that only reports. */
-#define WORKER_PROGRESS                                                                   \
-    _Generic((sim_progress_fn)0,                                                          \
-        int (*)(void *, const char *, uint64_t, uint64_t): progress_cancel,               \
-        default: progress_only)
 
 static void *worker_main(void *arg)
 {
@@ -1071,8 +1067,10 @@ static void maybe_stopped(server *sv)
 static void begin_stop(server *sv)
 {
     sv->stopping = true;
-    if (sv->lev)
-        evconnlistener_disable(sv->lev);
+    if (sv->lev) { /* closed: a new client is refused at once, not left waiting */
+        evconnlistener_free(sv->lev);
+        sv->lev = NULL;
+    }
     atomic_store(&sv->cancel, UINT64_MAX);
     pthread_mutex_lock(&sv->mu);
     job *q = sv->queue; /* not started: answered at once */
@@ -1297,7 +1295,7 @@ int api_serve(const serve_options *o)
     if (sim_read_only(sv.loop_sim))
         fprintf(stderr, "ringsim: database %s is read-only: %s; serving it read-only\n", o->db,
                 sim_read_only(sv.loop_sim));
-    sim_set_progress(sv.worker_sim, WORKER_PROGRESS, &sv);
+    sim_set_progress(sv.worker_sim, worker_progress, &sv);
     sv.broadcast = sim_last_op(sv.loop_sim);
     sv.base = event_base_new();
     if (!sv.base) {

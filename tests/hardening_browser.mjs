@@ -1,0 +1,117 @@
+// tests/hardening_browser.mjs - the page with a server that needs a token
+// (issue 6, "Beyond loopback": "the page takes it from the URL once and keeps
+// it for the session"), in Debian's Chromium through playwright-core.
+//
+//   node tests/hardening_browser.mjs /path/to/ringsim
+//
+// The server runs on 127.0.0.1 with --token.  What must hold, as the issue
+// and Jupyter's model say: opened at /?token=T the page works (API calls and
+// the live event stream), the token leaves the address bar, a reload keeps
+// working from the session, a fresh session without the token is refused
+// (401) and shows no data, and every mutation the page sends is labelled
+// application/json -- DELETE and body-less POST included.  Ends with
+// "N passed, N failed".
+
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const BIN = path.resolve(process.argv[2] || 'build/ringsim');
+const TOKEN = 'brow-tok-123';
+let passed = 0;
+let failed = 0;
+const check = (name, cond, detail = '') => {
+  if (cond) passed++;
+  else {
+    failed++;
+    console.log(`FAIL ${name}${detail ? ' -- ' + detail : ''}`);
+  }
+};
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ringsim-hb-'));
+const srv = spawn(BIN, ['serve', '--port', '0', '--db', path.join(dir, 'b.db'), '--token', TOKEN, '--web', path.join(repo, 'web')], {
+  stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, RINGSIM_TOKEN: '' },
+});
+let out = '';
+srv.stdout.on('data', (d) => (out += d));
+const port = await new Promise((resolve, reject) => {
+  const t = setTimeout(() => reject(new Error('no start')), 15000);
+  srv.stdout.on('data', () => { const m = /:(\d+)\/\?token=/.exec(out); if (m) { clearTimeout(t); resolve(+m[1]); } });
+});
+const base = `http://127.0.0.1:${port}`;
+const api = (method, p, body) => fetch(base + p, {
+  method, headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' },
+  body: body === undefined ? undefined : JSON.stringify(body),
+}).then((r) => r.json());
+await api('POST', '/api/nodes', { name: 'alpha' });
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+});
+try {
+  const ctx = await browser.newContext();
+  const page = await ctx.newPage();
+  const sent = [];
+  page.on('request', (r) => { if (r.url().includes('/api/')) sent.push({ method: r.method(), url: r.url(), headers: r.headers() }); });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(`${base}/?token=${TOKEN}`);
+  await page.waitForFunction(() => document.getElementById('connection').textContent === 'Live', null, { timeout: 10000 }).catch(() => {});
+  check('opened with ?token=: the event stream is live', (await page.textContent('#connection')) === 'Live', await page.textContent('#connection'));
+  check('the token has left the address bar', !page.url().includes('token'), page.url());
+  check('the session keeps it', (await page.evaluate(() => sessionStorage.getItem('ringsim-token'))) === TOKEN);
+  await page.waitForSelector('#nodes-body tr', { timeout: 5000 }).catch(() => {});
+  check('the nodes come through the API', (await page.textContent('#nodes-body')).includes('alpha'));
+  check('API calls carry the token as a Bearer header', sent.some((r) => r.headers.authorization === `Bearer ${TOKEN}`));
+  check('the event stream carries it as ?token=', sent.some((r) => r.url.includes(`/api/events?token=${TOKEN}`)));
+  await api('POST', '/api/nodes', { name: 'bravo' });
+  await page.waitForFunction(() => document.getElementById('nodes-body').textContent.includes('bravo'), null, { timeout: 5000 }).catch(() => {});
+  check('a change made elsewhere arrives live', (await page.textContent('#nodes-body')).includes('bravo'));
+
+  // The page's own mutations: DELETE and a body-less POST are labelled JSON.
+  sent.length = 0;
+  const res = await page.evaluate(async () => {
+    const { api } = await import('/js/api.js');
+    const r = [];
+    for (const f of [() => api.removeNode('bravo'), () => api.cancel(), () => api.reset()]) {
+      try { r.push(await f()); } catch (e) { r.push(String(e)); }
+    }
+    return r;
+  });
+  check('the page removed a node, cancelled, reset', res.length === 3 && res.every((x) => x && typeof x === 'object'), JSON.stringify(res).slice(0, 300));
+  for (const m of ['DELETE', 'POST']) {
+    const reqs = sent.filter((r) => r.method === m);
+    check(`every ${m} the page sent is application/json with the token`, reqs.length > 0 &&
+      reqs.every((r) => /^application\/json/.test(r.headers['content-type'] || '') && r.headers.authorization === `Bearer ${TOKEN}`),
+    JSON.stringify(reqs.map((r) => r.headers['content-type'])));
+  }
+
+  await page.reload();
+  await page.waitForFunction(() => document.getElementById('connection').textContent === 'Live', null, { timeout: 10000 }).catch(() => {});
+  check('after a reload (no token in the address): still live', (await page.textContent('#connection')) === 'Live');
+  check('no uncaught errors in the page', errors.length === 0, errors.join(' | '));
+
+  // Another session without the token: refused, no data.
+  const other = await (await browser.newContext()).newPage();
+  const statuses = [];
+  other.on('response', (r) => { if (r.url().includes('/api/')) statuses.push(r.status()); });
+  await other.goto(`${base}/`);
+  await other.waitForTimeout(1500);
+  check('a session without the token gets 401', statuses.length > 0 && statuses.every((s) => s === 401), JSON.stringify(statuses));
+  check('... and shows no node', !(await other.textContent('#nodes-body')).includes('alpha'));
+  check('... and is not live', (await other.textContent('#connection')) !== 'Live');
+} catch (e) {
+  check('ran to the end', false, e.stack);
+} finally {
+  await browser.close();
+  srv.kill('SIGTERM');
+  await new Promise((r) => srv.on('exit', r));
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
