@@ -81,3 +81,10 @@ export const api = {
   reset: () => request('POST', '/api/reset'),
   revert: (to) => request('POST', '/api/revert', { to }),
 };
+
+// Additions of the page for placement algorithms and time travel (issues 7
+// and 8); the calls above are unchanged.
+Object.assign(api, {
+  /** Where K goes, live or as it was right after operation `at`. */
+  lookupAt: (key, at) => request('GET', withQuery('/api/lookup', { key, at })),
+});
