@@ -27,6 +27,7 @@ import {
 } from './views.js';
 import { traceKey, cancelTrace, clearTrace } from './lookup.js';
 import { PlacementForm } from './algorithms.js';
+import { TableStrip } from './strip.js';
 import { setupScenarios } from './scenarios.js';
 
 const DOT_LIMIT = 1500;     // up to this many keys are drawn one by one
@@ -96,6 +97,8 @@ const ring = new RingView({
   tooltip: $('ring-tooltip'),
   onSelect: showSelection,
 });
+
+const strip = new TableStrip({ box: $('table-strip'), canvas: $('strip-canvas'), caption: $('strip-caption') });
 
 const nodesTable = new NodesTable({
   onPick: (name) => {
@@ -167,6 +170,7 @@ function showLoading(at) {
   $('ring-space').textContent = '';
   $('ring-legend').hidden = true;
   $('ring-empty').hidden = true;
+  strip.setData(null, null, state.dark);
   $('ring-selection').replaceChildren();
   const pl = $('past-loading');
   pl.hidden = at === null;
@@ -239,6 +243,7 @@ function renderView(ringKeys, keysPage) {
     ? `Drawn: ${space.title}.`
     : `${algo ? algo.name : config.algorithm} has no ring: each node is drawn as a sector of its share of the space, keys at their hash.`;
   $('ring-legend').hidden = !(stats.keys > 0 && nodes.length > 0);
+  strip.setData(layout.runs || null, space, state.dark);
   $('ring-empty').hidden = readOnly || nodes.length > 0;
 
   nodesTable.set(nodes, { dark: state.dark, readOnly, replicas: config.replicas });
@@ -826,7 +831,11 @@ function runTrace() {
     $('lookup-steps').dataset.key = key;
     return null;
   }
-  return traceKey(key, { ring, at: state.view.at, space: state.view.space });
+  const space = state.view.space;
+  return traceKey(key, { ring, at: state.view.at, space }).then((answer) => {
+    if (answer && space.kind === 'table' && answer.coordinate !== null) strip.setFocus(Number(answer.coordinate), key);
+    return answer;
+  });
 }
 
 $('lookup-form').addEventListener('submit', (e) => {
@@ -838,6 +847,7 @@ $('lookup-key').addEventListener('input', debounce(() => {
   else {
     delete $('lookup-steps').dataset.key;
     clearTrace(ring);
+    strip.setFocus(null);
   }
 }, 350));
 
