@@ -75,18 +75,18 @@ static int cmp_point(const void *a, const void *b)
  * count RADIX_PASSES * RADIX_BUCKETS counters.  Returns the array that holds
  * the result (p or tmp). */
 #define RADIX_BITS 11
-#define RADIX_BUCKETS (1u << RADIX_BITS)
-#define RADIX_PASSES ((64 + RADIX_BITS - 1) / RADIX_BITS)
+#define RADIX_BUCKETS ((size_t)1 << RADIX_BITS)
+#define RADIX_PASSES ((size_t)(64 + RADIX_BITS - 1) / RADIX_BITS)
 
 static alg_point *radix_sort(alg_point *p, alg_point *tmp, size_t n, uint32_t *count)
 {
     memset(count, 0, RADIX_PASSES * RADIX_BUCKETS * sizeof *count);
     for (size_t i = 0; i < n; i++)
-        for (unsigned d = 0; d < RADIX_PASSES; d++)
+        for (size_t d = 0; d < RADIX_PASSES; d++)
             count[d * RADIX_BUCKETS + ((p[i].coord >> (RADIX_BITS * d)) & (RADIX_BUCKETS - 1))]++;
-    for (unsigned d = 0; d < RADIX_PASSES; d++) {
+    for (size_t d = 0; d < RADIX_PASSES; d++) {
         uint32_t *c = count + d * RADIX_BUCKETS;
-        const unsigned shift = RADIX_BITS * d;
+        const unsigned shift = (unsigned)(RADIX_BITS * d);
         if (c[(p[0].coord >> shift) & (RADIX_BUCKETS - 1)] == n)
             continue; /* every point has this digit: the pass is a copy */
         uint32_t sum = 0;

@@ -96,7 +96,8 @@ static const route routes[] = {
     {"stats", API_GET, API_LOOP},        {"density", API_GET, API_LOOP},
     {"operations", API_GET, API_LOOP},   {"operations/x", API_GET, API_LOOP},
     {"events", API_GET, API_EVENTS},     {"reset", API_POST, API_WORKER},
-    {"revert", API_POST, API_WORKER},
+    {"revert", API_POST, API_WORKER},    {"preview", API_POST, API_WORKER},
+    {"compare", API_GET, API_WORKER},
 };
 
 static bool path_matches(const api_request *r, const char *path)
@@ -203,13 +204,14 @@ static int get_keys(sim *s, const api_request *r, json_t **out, rs_error *err)
     return *out ? 200 : err->code;
 }
 
-static int post_nodes(sim *s, const api_request *r, json_t **out, rs_error *err)
+/* The body of POST /api/nodes: name, weight, explicit tokens (decimal
+ * strings: JSON numbers lose precision past 2^53).  *tokens is malloc'd. */
+static int parse_node_spec(const json_t *body, sim_node_spec *spec, int64_t **tokens,
+                           rs_error *err)
 {
-    int rc = need_object(r, err);
+    json_t *name = json_object_get(body, "name"), *w = json_object_get(body, "weight");
+    int rc = need_name(name, "name", err);
     if (rc)
-        return rc;
-    json_t *name = json_object_get(r->body, "name"), *w = json_object_get(r->body, "weight");
-    if ((rc = need_name(name, "name", err)))
         return rc;
     double weight = 1;
     if (w && !json_is_null(w)) {
@@ -217,40 +219,115 @@ static int post_nodes(sim *s, const api_request *r, json_t **out, rs_error *err)
             return rs_fail(err, RINGSIM_EPARAM, "weight must be a number above 0");
         weight = json_number_value(w);
     }
-    /* "tokens": explicit Cassandra tokens, decimal strings (JSON numbers lose
-     * precision past 2^53). */
-    json_t *jt = json_object_get(r->body, "tokens");
+    json_t *jt = json_object_get(body, "tokens");
     size_t nt = jt && !json_is_null(jt) ? json_array_size(jt) : 0;
     if (jt && !json_is_null(jt) && (!json_is_array(jt) || nt == 0))
         return rs_fail(err, RINGSIM_EPARAM, "tokens must be a non-empty list of decimal strings");
     if (nt > PLACE_MAX_NODE_POINTS)
         return rs_fail(err, RINGSIM_EPARAM, "at most %u tokens per node", PLACE_MAX_NODE_POINTS);
-    int64_t *tokens = nt ? malloc(nt * sizeof *tokens) : NULL;
-    if (nt && !tokens)
+    *tokens = nt ? malloc(nt * sizeof **tokens) : NULL;
+    if (nt && !*tokens)
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     for (size_t i = 0; i < nt; i++) {
         const char *t = json_string_value(json_array_get(jt, i));
         char *end = NULL;
         errno = 0;
         long long v = t ? strtoll(t, &end, 10) : 0;
-        if (!t || !*t || *end || errno || (t[0] == '+')) {
-            free(tokens);
+        if (!t || !*t || *end || errno || t[0] == '+' || t[0] == ' ') {
+            free(*tokens);
+            *tokens = NULL;
             return rs_fail(err, RINGSIM_EPARAM,
                            "tokens[%zu] must be a signed 64-bit whole number as a string", i);
         }
-        tokens[i] = v;
+        (*tokens)[i] = v;
     }
-    int64_t op;
-    const char *n = json_string_value(name);
-    size_t len = json_string_length(name);
-    sim_node_spec spec = {n, len, weight, tokens, nt};
+    *spec = (sim_node_spec){json_string_value(name), json_string_length(name), weight, *tokens,
+                            nt};
+    return 0;
+}
+
+static int post_nodes(sim *s, const api_request *r, json_t **out, rs_error *err)
+{
+    int rc = need_object(r, err);
+    if (rc)
+        return rc;
+    sim_node_spec spec;
+    int64_t *tokens = NULL, op;
+    if ((rc = parse_node_spec(r->body, &spec, &tokens, err)))
+        return rc;
     rc = sim_add_node_spec(s, &spec, &op, err);
     free(tokens);
     if (rc)
         return rc;
-    json_t *node = view_node_get(s, n, len, err), *o = op_json(s, op, err);
+    json_t *node = view_node_get(s, spec.name, spec.len, err), *o = op_json(s, op, err);
     *out = json_pack("{s:o*, s:o*}", "node", node, "operation", o);
     return 201;
+}
+
+#define COMPARE_MAX_PARAMS 8
+
+/* GET /api/compare?algorithms=a,b&params.NAME=V&max_keys=N */
+static int get_compare(sim *s, const api_request *r, json_t **out, rs_error *err)
+{
+    const api_param *alg = param(r, "algorithms");
+    const char *ps[COMPARE_MAX_PARAMS];
+    char buf[COMPARE_MAX_PARAMS][96];
+    size_t np = 0;
+    for (int i = 0; i < r->nparams; i++)
+        if (!strncmp(r->params[i].name, "params.", 7)) {
+            if (np == COMPARE_MAX_PARAMS)
+                return rs_fail(err, RINGSIM_EPARAM, "at most %d params.NAME", COMPARE_MAX_PARAMS);
+            int len = snprintf(buf[np], sizeof buf[np], "%s=%.*s", r->params[i].name + 7,
+                               (int)r->params[i].len, r->params[i].value);
+            if (len < 0 || (size_t)len >= sizeof buf[np])
+                return rs_fail(err, RINGSIM_EPARAM, "parameter %s is too long",
+                               r->params[i].name);
+            ps[np] = buf[np];
+            np++;
+        }
+    int64_t max_keys;
+    int rc = int_param(r, "max_keys", 1000, 10000000, 100000, &max_keys, err);
+    if (rc)
+        return rc;
+    if (alg && strlen(alg->value) != alg->len)
+        return rs_fail(err, RINGSIM_EPARAM, "algorithms must not contain NUL");
+    *out = view_compare(s, alg ? alg->value : NULL, ps, np, (uint64_t)max_keys, err);
+    return *out ? 200 : err->code;
+}
+
+static int post_preview(sim *s, const api_request *r, json_t **out, rs_error *err)
+{
+    int rc = need_object(r, err);
+    if (rc)
+        return rc;
+    const char *type = json_string_value(json_object_get(r->body, "op"));
+    view_preview_req p = {type, {0}, *sim_config(s)};
+    int64_t *tokens = NULL;
+    if (!type || (strcmp(type, "add_node") && strcmp(type, "remove_node") &&
+                  strcmp(type, "configure")))
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "op must be \"add_node\", \"remove_node\" or \"configure\"");
+    json_t *body = json_deep_copy(r->body);
+    if (!body)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    json_object_del(body, "op");
+    if (!strcmp(type, "add_node")) {
+        rc = parse_node_spec(body, &p.node, &tokens, err);
+    } else if (!strcmp(type, "remove_node")) {
+        json_t *name = json_object_get(body, "name");
+        rc = need_name(name, "name", err);
+        if (!rc)
+            p.node = (sim_node_spec){json_string_value(name), json_string_length(name), 1, NULL, 0};
+    } else {
+        rc = place_config_from_json(&p.cfg, body, err);
+    }
+    if (!rc)
+        *out = view_preview(s, &p, err);
+    free(tokens);
+    if (!rc && !*out)
+        rc = err->code;
+    json_decref(body);
+    return rc ? rc : 200;
 }
 
 static int post_keys(sim *s, const api_request *r, json_t **out, rs_error *err)
@@ -426,6 +503,10 @@ static int dispatch(sim *s, const api_request *r, json_t **out, rs_error *err)
     }
     if (seg_is(r, 0, "revert"))
         return post_revert(s, r, out, err);
+    if (seg_is(r, 0, "preview"))
+        return post_preview(s, r, out, err);
+    if (seg_is(r, 0, "compare"))
+        return get_compare(s, r, out, err);
     return rs_fail(err, RINGSIM_ENOTFOUND, "no such API endpoint");
 }
 

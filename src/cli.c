@@ -41,6 +41,10 @@ static const char usage_text[] =
     "  config [--points N] [--algorithm A] [--param NAME=VALUE]... [--replicas R]\n"
     "                                 show or change the configuration\n"
     "  algorithms                     the placement algorithms and their parameters\n"
+    "  compare [--algorithms a,b,...] [--param NAME=VALUE]...\n"
+    "                                 the nodes and keys placed by each algorithm\n"
+    "  preview node add NAME [--weight W] | node rm NAME | config [options]\n"
+    "                                 what a change would do, recorded nowhere\n"
     "  revert ID                     make the state what it was after operation ID\n"
     "  check                         verify placement and replay the log\n"
     "\n"
@@ -50,7 +54,7 @@ typedef struct opts {
     const char *db;
     int json;
     const char *weight, *node, *prefix, *start, *points, *algorithm, *host, *port, *web;
-    const char *replicas, *tokens;
+    const char *replicas, *tokens, *algorithms;
     char **params; /* every --param NAME=VALUE, in order */
     int nparams;
     char **args; /* positionals after the command words */
@@ -170,7 +174,10 @@ static void print_padded(const char *s, size_t width)
         putchar(' ');
 }
 
-static void pct(char *buf, double share) { sprintf(buf, "%.2f%%", share * 100.0); }
+static void pct(char *buf, size_t size, double share)
+{
+    snprintf(buf, size, "%.2f%%", share * 100.0);
+}
 
 /* The people's table of `node ls`, like `nodetool status`. */
 static void print_nodes_table(json_t *j)
@@ -187,8 +194,8 @@ static void print_nodes_table(json_t *j)
     json_array_foreach(nodes, i, n)
     {
         char kp[32], rp[32];
-        pct(kp, json_real_value(json_object_get(n, "key_share")));
-        pct(rp, json_real_value(json_object_get(n, "arc_share")));
+        pct(kp, sizeof kp, json_real_value(json_object_get(n, "key_share")));
+        pct(rp, sizeof rp, json_real_value(json_object_get(n, "arc_share")));
         print_padded(json_string_value(json_object_get(n, "name")), wname);
         printf("  %10lld  %6lld  %9lld  %7s  %7s\n",
                (long long)json_integer_value(json_object_get(n, "position")),
@@ -406,6 +413,170 @@ static int parse_tokens(const char *text, int64_t **out, size_t *n)
     return 0;
 }
 
+/* Options of config (algorithm, points, params, replicas) on top of *cfg. */
+static int config_from_opts(const opts *o, place_config *cfg, rs_error *err)
+{
+    if (o->algorithm) {
+        if (strlen(o->algorithm) >= sizeof cfg->algorithm)
+            return rs_fail(err, RINGSIM_EPARAM, "unknown algorithm \"%.40s\"", o->algorithm);
+        strcpy(cfg->algorithm, o->algorithm);
+    }
+    if (o->points && place_config_set_param(cfg, "points_per_node", o->points, err))
+        return err->code;
+    for (int i = 0; i < o->nparams; i++) {
+        char name[64];
+        const char *eq = strchr(o->params[i], '=');
+        if (!eq || eq == o->params[i] || (size_t)(eq - o->params[i]) >= sizeof name)
+            return rs_fail(err, RINGSIM_EPARAM, "--param takes NAME=VALUE, not \"%.64s\"",
+                           o->params[i]);
+        memcpy(name, o->params[i], (size_t)(eq - o->params[i]));
+        name[eq - o->params[i]] = '\0';
+        if (place_config_set_param(cfg, name, eq + 1, err))
+            return err->code;
+    }
+    if (o->replicas) {
+        uint64_t r;
+        if (parse_u64(o->replicas, &r) || r < 1 || r > PLACE_MAX_REPLICAS)
+            return rs_fail(err, RINGSIM_EPARAM,
+                           "--replicas must be a whole number from 1 to %u, not \"%.32s\"",
+                           PLACE_MAX_REPLICAS, o->replicas);
+        cfg->replicas = (uint32_t)r;
+    }
+    return 0;
+}
+
+/* A node's weight from --weight (1 when absent). */
+static int weight_from_opts(const opts *o, double *w)
+{
+    *w = 1;
+    if (!o->weight)
+        return 0;
+    char *end;
+    errno = 0;
+    *w = strtod(o->weight, &end);
+    if (errno || *end || end == o->weight || !isfinite(*w) || *w <= 0) {
+        fprintf(stderr, "ringsim: weight must be a number above 0, not \"%s\"\n", o->weight);
+        return -1;
+    }
+    return 0;
+}
+
+static void print_tally(const char *what, json_t *list)
+{
+    json_t *e;
+    size_t i;
+    json_array_foreach(list, i, e)
+    {
+        const char *n = json_string_value(json_object_get(e, "node"));
+        printf("%s %s %lld", i ? "," : what, n ? n : "(none)",
+               (long long)json_integer_value(json_object_get(e, "keys")));
+    }
+}
+
+/* ringsim preview node add NAME | node rm NAME | config ...: what the
+ * operation would do, recorded nowhere. */
+static int cmd_preview(sim *s, opts *o, const char *sub)
+{
+    rs_error err = {0};
+    view_preview_req req = {NULL, {0}, *sim_config(s)};
+    int64_t *tokens = NULL;
+    char **args = o->args;
+    int nargs = o->nargs;
+    if (!strcmp(sub, "node")) {
+        if (nargs != 2 || (strcmp(args[0], "add") && strcmp(args[0], "rm")))
+            return usage("preview node takes add NAME or rm NAME%s", "");
+        double w;
+        if (weight_from_opts(o, &w))
+            return EXIT_REFUSED;
+        size_t nt = 0;
+        if (o->tokens && parse_tokens(o->tokens, &tokens, &nt))
+            return EXIT_REFUSED;
+        req.type = !strcmp(args[0], "add") ? "add_node" : "remove_node";
+        req.node = (sim_node_spec){args[1], strlen(args[1]), w, tokens, nt};
+    } else if (!strcmp(sub, "config")) {
+        if (nargs)
+            return usage("preview config takes options only%s", "");
+        if (config_from_opts(o, &req.cfg, &err))
+            return refused(&err);
+        req.type = "configure";
+    } else {
+        return usage("preview takes node add, node rm or config, not %s", sub);
+    }
+    json_t *j = view_preview(s, &req, &err);
+    free(tokens);
+    if (!j)
+        return refused(&err);
+    if (o->json) {
+        print_json(j);
+    } else {
+        json_t *b = json_object_get(j, "before"), *a = json_object_get(j, "after");
+        printf("would move %lld key%s", (long long)json_integer_value(json_object_get(j, "keys_moved")),
+               json_integer_value(json_object_get(j, "keys_moved")) == 1 ? "" : "s");
+        print_tally(": from", json_object_get(j, "moved_from"));
+        print_tally("; to", json_object_get(j, "moved_to"));
+        printf("\nreplica copies added: %lld\n",
+               (long long)json_integer_value(json_object_get(j, "replica_moves")));
+        printf("max/mean %.4f -> %.4f, cv %.4f -> %.4f, nodes %lld -> %lld\n",
+               json_number_value(json_object_get(b, "max_over_mean")),
+               json_number_value(json_object_get(a, "max_over_mean")),
+               json_number_value(json_object_get(b, "cv")),
+               json_number_value(json_object_get(a, "cv")),
+               (long long)json_integer_value(json_object_get(b, "nodes")),
+               (long long)json_integer_value(json_object_get(a, "nodes")));
+        printf("nothing was changed\n");
+    }
+    json_decref(j);
+    return 0;
+}
+
+/* ringsim compare [--algorithms a,b] [--param NAME=VALUE]... */
+static int cmd_compare(sim *s, opts *o)
+{
+    rs_error err = {0};
+    if (o->nargs)
+        return usage("compare takes options only%s", "");
+    json_t *j = view_compare(s, o->algorithms, (const char *const *)o->params,
+                             (size_t)o->nparams, 100000, &err);
+    if (!j)
+        return refused(&err);
+    if (o->json) {
+        print_json(j);
+        json_decref(j);
+        return 0;
+    }
+    json_t *smp = json_object_get(j, "sample");
+    printf("%lld keys on %lld nodes%s\n", (long long)json_integer_value(json_object_get(j, "keys")),
+           (long long)json_integer_value(json_object_get(j, "nodes")),
+           json_is_true(json_object_get(smp, "sampled")) ? " (an even sample of keys placed)" : "");
+    printf("  %-11s %9s %8s %10s %10s %9s %9s %9s\n", "ALGORITHM", "MAX/MEAN", "CV",
+           "STRUCTURAL", "LOOKUP ns", "MEMORY", "+1 MOVES", "-1 MOVES");
+    json_t *e;
+    size_t i;
+    json_array_foreach(json_object_get(j, "results"), i, e)
+    {
+        const char *name = json_string_value(json_object_get(e, "algorithm"));
+        char mark = json_is_true(json_object_get(e, "current")) ? '*' : ' ';
+        json_t *error = json_object_get(e, "error");
+        if (error) {
+            printf("%c %-11s %s\n", mark, name,
+                   json_string_value(json_object_get(error, "message")));
+            continue;
+        }
+        json_t *st = json_object_get(e, "stats");
+        printf("%c %-11s %9.4f %8.4f %10.4f %10.0f %9lld %9lld %9lld\n", mark, name,
+               json_number_value(json_object_get(st, "max_over_mean")),
+               json_number_value(json_object_get(st, "cv")),
+               json_number_value(json_object_get(e, "structural_max_over_mean")),
+               json_number_value(json_object_get(e, "lookup_ns")),
+               (long long)json_integer_value(json_object_get(e, "memory_bytes")),
+               (long long)json_integer_value(json_object_get(e, "moves_if_added")),
+               (long long)json_integer_value(json_object_get(e, "moves_if_removed")));
+    }
+    printf("(* the current algorithm; +1: keys moved if a node joined, -1: mean if one left)\n");
+    json_decref(j);
+    return 0;
+}
+
 static int cmd_algorithms(opts *o)
 {
     rs_error err = {0};
@@ -472,34 +643,8 @@ static int cmd_config(sim *s, opts *o)
         return 0;
     }
     place_config cfg = *sim_config(s);
-    if (o->algorithm) {
-        if (strlen(o->algorithm) >= sizeof cfg.algorithm) {
-            fprintf(stderr, "ringsim: unknown algorithm \"%s\"\n", o->algorithm);
-            return EXIT_REFUSED;
-        }
-        strcpy(cfg.algorithm, o->algorithm);
-    }
-    if (o->points && place_config_set_param(&cfg, "points_per_node", o->points, &err))
+    if (config_from_opts(o, &cfg, &err))
         return refused(&err);
-    for (int i = 0; i < o->nparams; i++) {
-        char name[64];
-        const char *eq = strchr(o->params[i], '=');
-        if (!eq || eq == o->params[i] || (size_t)(eq - o->params[i]) >= sizeof name)
-            return usage("--param takes NAME=VALUE, not \"%s\"", o->params[i]);
-        memcpy(name, o->params[i], (size_t)(eq - o->params[i]));
-        name[eq - o->params[i]] = '\0';
-        if (place_config_set_param(&cfg, name, eq + 1, &err))
-            return refused(&err);
-    }
-    if (o->replicas) {
-        uint64_t r;
-        if (parse_u64(o->replicas, &r) || r < 1 || r > PLACE_MAX_REPLICAS) {
-            fprintf(stderr, "ringsim: --replicas must be a whole number from 1 to %u, not \"%s\"\n",
-                    PLACE_MAX_REPLICAS, o->replicas);
-            return EXIT_REFUSED;
-        }
-        cfg.replicas = (uint32_t)r;
-    }
     int64_t op;
     if (sim_configure(s, &cfg, &op, &err))
         return refused(&err);
@@ -607,6 +752,8 @@ static int cmd_check(sim *s, opts *o)
     if (sim_check(s, &problems, report, sizeof report, &err))
         return refused(&err);
     int64_t keys = sim_key_count(s), ops = sim_last_op(s);
+    if (ops < 0)
+        return refused(&(rs_error){(int)ops, "cannot read the operation log"});
     if (o->json) {
         json_t *lines = json_array();
         for (char *save, *l = strtok_r(report, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
@@ -643,7 +790,8 @@ static const char **opt_slot(opts *o, const char *name)
              {"start", offsetof(opts, start)},   {"points", offsetof(opts, points)},
              {"algorithm", offsetof(opts, algorithm)}, {"host", offsetof(opts, host)},
              {"port", offsetof(opts, port)},     {"web", offsetof(opts, web)},
-             {"replicas", offsetof(opts, replicas)}, {"tokens", offsetof(opts, tokens)}};
+             {"replicas", offsetof(opts, replicas)}, {"tokens", offsetof(opts, tokens)},
+             {"algorithms", offsetof(opts, algorithms)}};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (strcmp(t[i].name, name) == 0)
             return (const char **)((char *)o + t[i].off);
@@ -663,6 +811,12 @@ static int allowed(const char *cmd, const char *sub, const char *opt)
     else if (!strcmp(cmd, "key") && sub && !strcmp(sub, "gen"))
         ok = " prefix start ";
     else if (!strcmp(cmd, "config"))
+        ok = " points algorithm param replicas ";
+    else if (!strcmp(cmd, "compare"))
+        ok = " algorithms param ";
+    else if (!strcmp(cmd, "preview") && sub && !strcmp(sub, "node"))
+        ok = " weight tokens ";
+    else if (!strcmp(cmd, "preview"))
         ok = " points algorithm param replicas ";
     char pat[32];
     snprintf(pat, sizeof pat, " %s ", opt);
@@ -751,7 +905,7 @@ int cli_main(int argc, char **argv)
     }
     const char *sub = NULL;
     int first = 1;
-    if (!strcmp(cmd, "node") || !strcmp(cmd, "key")) {
+    if (!strcmp(cmd, "node") || !strcmp(cmd, "key") || !strcmp(cmd, "preview")) {
         if (npos < 2) {
             rc = usage("%s needs a subcommand", cmd);
             goto out;
@@ -761,7 +915,7 @@ int cli_main(int argc, char **argv)
     }
     static const char *const known[] = {"serve", "node", "key", "lookup", "stats", "log",
                                         "ring", "config", "revert", "check", "algorithms",
-                                        NULL};
+                                        "preview", "compare", NULL};
     int k = 0;
     while (known[k] && strcmp(known[k], cmd))
         k++;
@@ -792,6 +946,10 @@ int cli_main(int argc, char **argv)
         rc = api_serve(o.db, o.host ? o.host : "127.0.0.1", (int)port, o.web);
         goto out;
     }
+    if (!strcmp(cmd, "algorithms")) { /* the catalogue needs no database */
+        rc = cmd_algorithms(&o);
+        goto out;
+    }
     sim *s = NULL;
     rs_error err = {0};
     if (sim_open(&s, o.db, &err)) {
@@ -800,8 +958,10 @@ int cli_main(int argc, char **argv)
     }
     if (isatty(STDERR_FILENO))
         sim_set_progress(s, bar, NULL);
-    if (!strcmp(cmd, "algorithms"))
-        rc = cmd_algorithms(&o);
+    if (!strcmp(cmd, "preview"))
+        rc = cmd_preview(s, &o, sub);
+    else if (!strcmp(cmd, "compare"))
+        rc = cmd_compare(s, &o);
     else if (!strcmp(cmd, "node"))
         rc = cmd_node(s, &o, sub);
     else if (!strcmp(cmd, "key"))

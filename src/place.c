@@ -120,11 +120,6 @@ int place_nodes_check(const place_config *cfg, const place_node *nodes, size_t n
             return rs_fail(err, RINGSIM_EPARAM,
                            "points_per_node x weight must be at most %u points per node",
                            PLACE_MAX_NODE_POINTS);
-        if (a->weights == PLACE_W_ANY && !strcmp(a->name, "cassandra") &&
-            round((double)cfg->param[PP_NUM_TOKENS] * x->weight) > PLACE_MAX_NODE_POINTS)
-            return rs_fail(err, RINGSIM_EPARAM,
-                           "num_tokens x weight must be at most %u tokens per node",
-                           PLACE_MAX_NODE_POINTS);
         if (x->ntokens && strcmp(a->name, "cassandra") != 0)
             return rs_fail(err, RINGSIM_EPARAM,
                            "explicit tokens belong to the cassandra algorithm, not %s",
@@ -595,6 +590,19 @@ void place_owns(const placement *p, uint32_t r, double *owns, size_t n)
         for (size_t i = 0; i < got; i++)
             owns[pref[i]] += 1.0 / S;
     }
+}
+
+size_t place_memory_bytes(const placement *p)
+{
+    size_t b = sizeof *p + p->n * (sizeof *p->ids + sizeof *p->sizes);
+    b += p->npts * sizeof *p->pts;
+    if (p->ring) /* the seed's ring keeps its own arrays and bucket table too */
+        b += p->npts * 3 * sizeof(uint32_t) + (p->npts + 2) * sizeof(uint32_t);
+    if (p->table)
+        b += (size_t)(p->top + 1) * sizeof *p->table;
+    if (p->node_hash)
+        b += p->n * sizeof *p->node_hash;
+    return b;
 }
 
 double place_structural_max_over_mean(const placement *p)

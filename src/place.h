@@ -189,6 +189,8 @@ json_t *place_layout_json(const placement *p, const char *const *names);
 /* The lookup trace: [{"step", "detail"}…] in the system's own words. */
 json_t *place_trace_json(const placement *p, const char *key, size_t len,
                          const place_key_info *k, const char *const *names);
+/* Bytes the placement's layout takes (points, tables, per-node arrays). */
+size_t place_memory_bytes(const placement *p);
 /* The largest share over the mean share (structural balance). */
 double place_structural_max_over_mean(const placement *p);
 

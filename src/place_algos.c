@@ -9,12 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alg_cassandra.h"
 #include "alg_envoy.h"
 #include "alg_envoy_ring.h"
 #include "alg_jump.h"
 #include "alg_ketama.h"
 #include "alg_maglev.h"
 #include "alg_memento.h"
+#include "alg_multiprobe.h"
+#include "alg_rendezvous.h"
 #include "alg_nginx.h"
 #include "place_int.h"
 
@@ -602,6 +605,279 @@ static const place_algo algo_jump = {
     .trace = jump_trace,
 };
 
-const place_algo *const place__algos[] = {&algo_ring,       &algo_jump,   &algo_ketama,
-                                          &algo_nginx,      &algo_envoy_ring,
-                                          &algo_maglev,     NULL};
+/* ---- rendezvous: highest random weight ---- */
+
+static int rendezvous_build_op(placement *p, hasher *h, const placement *prev,
+                               const char *state, rs_error *err)
+{
+    (void)prev;
+    (void)state;
+    alg_node *v = alg_nodes(p);
+    p->node_hash = malloc((p->n + 1) * sizeof *p->node_hash);
+    if (!v || !p->node_hash) {
+        free(v);
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    }
+    rendezvous_node_hashes(h, v, p->n, p->node_hash);
+    p->extra = v; /* the alg_node view, for lookups */
+    return 0;
+}
+
+static void rendezvous_free(placement *p) { free(p->extra); }
+
+static void rendezvous_owner_of_hash(const placement *p, place_key_info *k)
+{
+    if (!p->n)
+        return;
+    int32_t o = rendezvous_owner(k->hash, p->extra, p->node_hash, p->n);
+    k->owner = o;
+}
+
+static void rendezvous_key(const placement *p, hasher *h, const char *key, size_t len,
+                           place_key_info *k)
+{
+    (void)h;
+    (void)key;
+    (void)len;
+    k->hash = k->sha64;
+    k->has_coord = false;
+    rendezvous_owner_of_hash(p, k);
+}
+
+static size_t rendezvous_prefs(const placement *p, const place_key_info *k, uint32_t r,
+                               long *out)
+{
+    rendezvous_pick pick[PLACE_MAX_PREFS];
+    size_t got = rendezvous_top(k->hash, p->extra, p->node_hash, p->n, pick, r);
+    for (size_t i = 0; i < got; i++)
+        out[i] = pick[i].node;
+    return got;
+}
+
+static void rendezvous_shares(const placement *p, double *share)
+{
+    /* The logarithmic method gives each node exactly weight / total. */
+    double total = 0;
+    for (size_t i = 0; i < p->n; i++)
+        total += p->nodes[i].weight;
+    for (size_t i = 0; i < p->n; i++)
+        share[i] = p->nodes[i].weight / total;
+}
+
+static void rendezvous_trace(const placement *p, const char *key, size_t len,
+                             const place_key_info *k, const char *const *names, json_t *t)
+{
+    (void)key;
+    (void)len;
+    place__step(t, "hash", "sha64: the first 8 bytes of SHA-256 of the key, big-endian: %llu",
+                (unsigned long long)k->hash);
+    if (k->owner < 0) {
+        place__step(t, "owner", "there is no node: the key waits unassigned");
+        return;
+    }
+    place__step(t, "scores",
+                "every node scores -weight / ln(u), u from mix(sha64(key) xor sha64(name)); "
+                "%zu node%s scored",
+                p->n, p->n == 1 ? "" : "s");
+    rendezvous_pick pick[3];
+    size_t got = rendezvous_top(k->hash, p->extra, p->node_hash, p->n, pick, 3);
+    for (size_t i = 0; i < got; i++)
+        place__step(t, i ? "runner-up" : "highest", "%s scores %.6g", names[pick[i].node],
+                    pick[i].score);
+    place__step(t, "owner", "%s has the highest score and owns the key", names[k->owner]);
+}
+
+static const place_algo algo_rendezvous = {
+    .name = "rendezvous",
+    .title = "Rendezvous hashing (highest random weight), weighted",
+    .origin = "Thaler & Ravishankar 1996; weights by the logarithmic method (Schindelhauer & "
+              "Schomaker): every node scores the key, the highest wins; no ring, no state",
+    .key_hash = "sha64 (SHA-256, first 64 bits)",
+    .space = "none",
+    .weights = PLACE_W_ANY,
+    .replicas = PLACE_REP_HIGHEST,
+    .coord_kind = PLACE_COORD_NONE,
+    .col = -1,
+    .coord_param = -1,
+    .leave_local = true,
+    .minimal = true,
+    .top = top64,
+    .build = rendezvous_build_op,
+    .free_extra = rendezvous_free,
+    .key = rendezvous_key,
+    .owner_of_hash = rendezvous_owner_of_hash,
+    .prefs = rendezvous_prefs,
+    .shares = rendezvous_shares,
+    .trace = rendezvous_trace,
+};
+
+/* ---- multiprobe: Appleton & O'Reilly ---- */
+
+static int multiprobe_build_op(placement *p, hasher *h, const placement *prev,
+                               const char *state, rs_error *err)
+{
+    (void)prev;
+    (void)state;
+    if (!p->n)
+        return 0;
+    alg_node *v = alg_nodes(p);
+    if (!v)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    int rc = multiprobe_points(h, v, p->n, &p->pts);
+    free(v);
+    if (rc)
+        return rs_fail(err, rc, "out of memory");
+    p->npts = p->n;
+    return 0;
+}
+
+static void multiprobe_owner_of_hash(const placement *p, place_key_info *k)
+{
+    if (!p->npts)
+        return;
+    uint32_t h1 = (uint32_t)(k->hash >> 32), h2 = (uint32_t)k->hash | 1u, coord, probe;
+    size_t i = multiprobe_lookup(p->pts, p->npts, h1, h2, (uint32_t)p->cfg.param[PP_PROBES],
+                                 &coord, &probe);
+    k->point = (long)i;
+    k->owner = p->pts[i].node;
+    k->coord = coord;
+}
+
+static void mp_key(const placement *p, hasher *h, const char *key, size_t len,
+                           place_key_info *k)
+{
+    (void)h;
+    (void)key;
+    (void)len;
+    k->hash = k->sha64; /* h1 = its high half (the position), h2 = its low half | 1 */
+    k->has_coord = true;
+    multiprobe_owner_of_hash(p, k);
+}
+
+static void multiprobe_trace(const placement *p, const char *key, size_t len,
+                             const place_key_info *k, const char *const *names, json_t *t)
+{
+    (void)key;
+    (void)len;
+    uint32_t h1 = (uint32_t)(k->hash >> 32), h2 = (uint32_t)k->hash | 1u;
+    place__step(t, "hash", "SHA-256 of the key: h1 = bytes 0-3 = %u, h2 = bytes 4-7 OR 1 = %u",
+                h1, h2);
+    place__step(t, "probes",
+                "%lld probes h1 + i*h2 (mod 2^32); each looks for its successor point",
+                (long long)p->cfg.param[PP_PROBES]);
+    if (k->point >= 0) {
+        uint32_t c = (uint32_t)k->coord, pos = (uint32_t)p->pts[k->point].coord;
+        place__step(t, "winner",
+                    "the probe at %u is the closest to its successor: %u positions before "
+                    "the point of %s",
+                    c, pos - c, names[p->pts[k->point].node]);
+    }
+    place__trace_point(p, k, names, "point", t);
+}
+
+static const place_algo algo_multiprobe = {
+    .name = "multiprobe",
+    .title = "Multi-probe consistent hashing (Appleton & O'Reilly 2015)",
+    .origin = "Google's multi-probe ring: one point per node, k probes per key, the probe "
+              "closest to a point wins; balance of many virtual nodes without their memory",
+    .key_hash = "SHA-256: h1 = first 32 bits, h2 = next 32 bits OR 1",
+    .space = "4294967296",
+    .params = {PP_PROBES},
+    .nparams = 1,
+    .weights = PLACE_W_NONE,
+    .replicas = PLACE_REP_WALK,
+    .coord_kind = PLACE_COORD_UNSIGNED,
+    .col = -1,
+    .coord_param = -1,
+    .leave_local = true,
+    .minimal = true,
+    .top = top32,
+    .build = multiprobe_build_op,
+    .key = mp_key,
+    .owner_of_hash = multiprobe_owner_of_hash,
+    .prefs = place__walk_prefs,
+    .trace = multiprobe_trace,
+};
+
+/* ---- cassandra: Murmur3Partitioner tokens ---- */
+
+static int cassandra_build_op(placement *p, hasher *h, const placement *prev,
+                              const char *state, rs_error *err)
+{
+    (void)h;
+    (void)prev;
+    (void)state;
+    if (!p->n)
+        return 0;
+    alg_node *v = alg_nodes(p);
+    cassandra_tokens *t = calloc(p->n, sizeof *t);
+    if (!v || !t) {
+        free(v);
+        free(t);
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < p->n; i++)
+        t[i] = (cassandra_tokens){p->nodes[i].tokens, p->nodes[i].ntokens};
+    int rc = cassandra_ring(v, p->n, t, (uint32_t)p->cfg.param[PP_NUM_TOKENS], &p->pts,
+                            &p->npts, err);
+    free(v);
+    free(t);
+    return rc;
+}
+
+static void cassandra_key(const placement *p, hasher *h, const char *key, size_t len,
+                          place_key_info *k)
+{
+    (void)h;
+    k->hash = k->coord = alg_from_signed(cassandra_token(key, len));
+    k->has_coord = true;
+    place__point_owner(p, k);
+}
+
+static void cassandra_trace(const placement *p, const char *key, size_t len,
+                            const place_key_info *k, const char *const *names, json_t *t)
+{
+    (void)key;
+    (void)len;
+    place__step(t, "token",
+                "Murmur3Partitioner: the key's token is %lld (MurmurHash3 x64 128 as "
+                "Cassandra computes it, first 64 bits, signed)",
+                (long long)alg_to_signed(k->hash));
+    place__step(t, "ring",
+                "%zu tokens: num_tokens %lld per node times its weight (tokens of \"name\", "
+                "\"name#1\", ...), or the node's initial_token list",
+                p->npts, (long long)p->cfg.param[PP_NUM_TOKENS]);
+    place__trace_point(p, k, names, "token", t);
+    if (p->cfg.replicas > 1)
+        place__step(t, "replicas",
+                    "SimpleStrategy: the next %u distinct nodes clockwise hold the copies",
+                    p->cfg.replicas - 1);
+}
+
+static const place_algo algo_cassandra = {
+    .name = "cassandra",
+    .title = "Apache Cassandra: Murmur3Partitioner token ring",
+    .origin = "Cassandra's partitioner: a key's token is MurmurHash3 (signed 64-bit); each "
+              "node owns the range up to its tokens (num_tokens vnodes or initial_token); "
+              "SimpleStrategy replicas",
+    .key_hash = "Murmur3 token (signed 64-bit)",
+    .space = "18446744073709551616",
+    .params = {PP_NUM_TOKENS},
+    .nparams = 1,
+    .weights = PLACE_W_ANY,
+    .replicas = PLACE_REP_WALK,
+    .coord_kind = PLACE_COORD_SIGNED,
+    .col = PLACE_COL_COORD,
+    .coord_param = -1,
+    .minimal = true,
+    .top = top64,
+    .build = cassandra_build_op,
+    .key = cassandra_key,
+    .prefs = place__walk_prefs,
+    .segments = place__point_segments,
+    .trace = cassandra_trace,
+};
+
+const place_algo *const place__algos[] = {
+    &algo_ring,  &algo_jump,       &algo_rendezvous, &algo_multiprobe, &algo_ketama,
+    &algo_nginx, &algo_envoy_ring, &algo_maglev,     &algo_cassandra, NULL};

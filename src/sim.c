@@ -52,6 +52,7 @@ struct sim {
     sim_progress_fn progress;
     void *progress_ud;
     const char *progress_label; /* replaces `what` when set (replays) */
+    sim_preview *preview;       /* set: operations are dry runs (sim_preview) */
 };
 
 /* ---- state ---- */
@@ -250,6 +251,14 @@ static int load_state(sim *s, rs_error *err)
         goto fail;
     }
     for (size_t i = 0; i < n; i++) {
+        /* A damaged file must not reach the ring with a name the buffers
+         * of a label are not sized for. */
+        if (name_check(sn[i].name, sn[i].len, "node name", NULL) ||
+            strlen(sn[i].name) != sn[i].len) {
+            rc = rs_fail(err, RINGSIM_ENOTDB, "database is damaged: node %lld has an invalid name",
+                         (long long)sn[i].id);
+            goto fail;
+        }
         x.nodes[i] = (node){sn[i].id, sn[i].name, sn[i].len, sn[i].weight, sn[i].keys,
                             NULL, 0};
         sn[i].name = NULL; /* moved */
@@ -289,8 +298,8 @@ int sim_open(sim **out, const char *path, rs_error *err)
     }
     if ((rc = store_open(&s->st, path, err)))
         goto fail;
-    s->data_version = store_data_version(s->st);
-    if ((rc = load_state(s, err)))
+    if ((rc = store_data_version(s->st, &s->data_version, err)) ||
+        (rc = load_state(s, err)))
         goto fail;
     *out = s;
     return 0;
@@ -311,12 +320,17 @@ void sim_close(sim *s)
 
 int sim_refresh(sim *s, bool *changed, rs_error *err)
 {
-    int64_t v = store_data_version(s->st);
+    int64_t v;
+    int rc = store_data_version(s->st, &v, err);
+    if (changed)
+        *changed = false;
+    if (rc)
+        return rc;
     if (changed)
         *changed = v != s->data_version;
     if (v == s->data_version)
         return 0;
-    int rc = load_state(s, err);
+    rc = load_state(s, err);
     if (!rc)
         s->data_version = v;
     return rc;
@@ -332,18 +346,25 @@ store *sim_store(sim *s) { return s->st; }
 
 /* ---- operations: the common frame ---- */
 
+/* Keys per node, by node id (STORE_NO_NODE = none) with its name: where
+ * moved keys came from, and where they went. */
+typedef struct tally_list {
+    int64_t *ids;
+    char **names; /* malloc'd, NULL = none */
+    int64_t *count;
+    size_t n;
+} tally_list;
+
 /* A running operation: the copy of the state it changes, its log id, the
- * move tally for moved_from. */
+ * move tallies. */
 typedef struct opctx {
     sim *s;
     state next;
     int64_t op;  /* log id, 0 when not recording */
     int64_t seq; /* moves recorded so far */
     int64_t moved;
-    int64_t *from_ids;   /* moved_from tally: node id (STORE_NO_NODE = none) */
-    char **from_names;   /* ... with its name (NULL = none) */
-    int64_t *from_count;
-    size_t nfrom;
+    int64_t replica_moves; /* copies added to preference lists beyond owners */
+    tally_list from, to;
     bool keys_only; /* nodes and configuration unchanged */
 } opctx;
 
@@ -375,13 +396,20 @@ static int op_begin(sim *s, opctx *c, const char *type, const char *subject,
     return rc;
 }
 
+static void tally_free(tally_list *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        free(t->names[i]);
+    free(t->ids);
+    free(t->names);
+    free(t->count);
+    memset(t, 0, sizeof *t);
+}
+
 static void op_free(opctx *c)
 {
-    for (size_t i = 0; i < c->nfrom; i++)
-        free(c->from_names[i]);
-    free(c->from_ids);
-    free(c->from_names);
-    free(c->from_count);
+    tally_free(&c->from);
+    tally_free(&c->to);
     state_clear(&c->next);
 }
 
@@ -391,40 +419,50 @@ static void op_abort(opctx *c)
     op_free(c);
 }
 
-static int tally(opctx *c, int64_t from_id, const char *from_name, int64_t count)
+static int tally_add(tally_list *t, int64_t id, const char *name, int64_t count)
 {
-    c->moved += count;
-    for (size_t i = 0; i < c->nfrom; i++)
-        if (c->from_ids[i] == from_id) {
-            c->from_count[i] += count;
+    for (size_t i = 0; i < t->n; i++)
+        if (t->ids[i] == id) {
+            t->count[i] += count;
             return 0;
         }
-    size_t n = c->nfrom + 1;
-    int64_t *ids = realloc(c->from_ids, n * sizeof *ids);
+    size_t n = t->n + 1;
+    int64_t *ids = realloc(t->ids, n * sizeof *ids);
     if (ids)
-        c->from_ids = ids;
-    char **names = realloc(c->from_names, n * sizeof *names);
+        t->ids = ids;
+    char **names = realloc(t->names, n * sizeof *names);
     if (names)
-        c->from_names = names;
-    int64_t *cnt = realloc(c->from_count, n * sizeof *cnt);
+        t->names = names;
+    int64_t *cnt = realloc(t->count, n * sizeof *cnt);
     if (cnt)
-        c->from_count = cnt;
-    char *nm = from_name ? strdup(from_name) : NULL;
-    if (!ids || !names || !cnt || (from_name && !nm)) {
+        t->count = cnt;
+    char *nm = name ? strdup(name) : NULL;
+    if (!ids || !names || !cnt || (name && !nm)) {
         free(nm);
         return RINGSIM_ENOMEM;
     }
-    ids[c->nfrom] = from_id;
-    names[c->nfrom] = nm;
-    cnt[c->nfrom] = count;
-    c->nfrom++;
+    ids[t->n] = id;
+    names[t->n] = nm;
+    cnt[t->n] = count;
+    t->n++;
     return 0;
 }
 
-/* moved_from as JSON text, largest first, then by name. */
-static char *moved_from_json(opctx *c)
+/* count keys moved from one node to another. */
+static int tally(opctx *c, int64_t from_id, const char *from_name, int64_t to_id,
+                 const char *to_name, int64_t count)
 {
-    size_t n = c->nfrom;
+    c->moved += count;
+    return tally_add(&c->from, from_id, from_name, count) ||
+                   tally_add(&c->to, to_id, to_name, count)
+               ? RINGSIM_ENOMEM
+               : 0;
+}
+
+/* A tally as a JSON list [{"node", "keys"}…], largest first, then by name. */
+static json_t *tally_json(const tally_list *t)
+{
+    size_t n = t->n;
     size_t *ord = malloc((n + 1) * sizeof *ord);
     if (!ord)
         return NULL;
@@ -433,9 +471,9 @@ static char *moved_from_json(opctx *c)
     for (size_t i = 1; i < n; i++) /* insertion sort: a handful of entries */
         for (size_t j = i; j > 0; j--) {
             size_t a = ord[j - 1], b = ord[j];
-            int before = c->from_count[b] > c->from_count[a] ||
-                         (c->from_count[b] == c->from_count[a] && c->from_names[b] &&
-                          (!c->from_names[a] || strcmp(c->from_names[b], c->from_names[a]) < 0));
+            int before = t->count[b] > t->count[a] ||
+                         (t->count[b] == t->count[a] && t->names[b] &&
+                          (!t->names[a] || strcmp(t->names[b], t->names[a]) < 0));
             if (!before)
                 break;
             ord[j - 1] = b;
@@ -444,17 +482,74 @@ static char *moved_from_json(opctx *c)
     json_t *arr = json_array();
     for (size_t i = 0; arr && i < n; i++) {
         size_t k = ord[i];
-        if (!c->from_count[k])
+        if (!t->count[k])
             continue;
-        json_array_append_new(
-            arr, json_pack("{s:o, s:I}", "node",
-                           c->from_names[k] ? json_string(c->from_names[k]) : json_null(),
-                           "keys", (json_int_t)c->from_count[k]));
+        json_array_append_new(arr, json_pack("{s:o, s:I}", "node",
+                                             t->names[k] ? json_string(t->names[k])
+                                                         : json_null(),
+                                             "keys", (json_int_t)t->count[k]));
     }
     free(ord);
+    return arr;
+}
+
+static char *moved_from_json(opctx *c)
+{
+    json_t *arr = tally_json(&c->from);
     char *t = arr ? json_dumps(arr, JSON_COMPACT) : NULL;
     json_decref(arr);
     return t;
+}
+
+static int add_sample(void *ud, const char *key, const char *from, const char *to)
+{
+    return json_array_append_new(ud, json_pack("{s:s, s:o, s:o}", "key", key, "from",
+                                               from ? json_string(from) : json_null(), "to",
+                                               to ? json_string(to) : json_null()))
+               ? RINGSIM_ENOMEM
+               : 0;
+}
+
+/* A dry run ends here: gather what the operation did, let the caller look
+ * at the state it would leave, and roll everything back. */
+static int preview_finish(opctx *c, rs_error *err)
+{
+    sim *s = c->s;
+    sim_preview *p = s->preview;
+    p->keys_moved = c->moved;
+    p->replica_moves = c->replica_moves;
+    p->moved_from = tally_json(&c->from);
+    p->moved_to = tally_json(&c->to);
+    p->sample_moves = json_array();
+    int64_t total = 0;
+    int rc = p->moved_from && p->moved_to && p->sample_moves ? 0 : RINGSIM_ENOMEM;
+    if (!rc && c->op)
+        rc = store_moves_page(s->st, c->op, 0, p->sample > 0 ? p->sample : 20, &total,
+                              add_sample, p->sample_moves, err);
+    if (!rc && p->after && c->next.pl) {
+        state keep = s->cur;
+        s->cur = c->next;
+        p->after(p->ud, s);
+        s->cur = keep;
+    }
+    op_abort(c);
+    return rc == RINGSIM_ENOMEM ? rs_fail(err, rc, "out of memory") : rc;
+}
+
+int sim_preview_run(sim *s, sim_preview *p, int (*op)(sim *, void *, rs_error *), void *arg,
+                    rs_error *err)
+{
+    p->moved_from = p->moved_to = p->sample_moves = NULL;
+    s->preview = p;
+    int rc = op(s, arg, err);
+    s->preview = NULL;
+    if (rc) {
+        json_decref(p->moved_from);
+        json_decref(p->moved_to);
+        json_decref(p->sample_moves);
+        p->moved_from = p->moved_to = p->sample_moves = NULL;
+    }
+    return rc;
 }
 
 /* Write counters and the log entry, commit, and swap the new state in. */
@@ -482,7 +577,7 @@ static int op_commit(opctx *c, int64_t *op_out, rs_error *err)
         char *mf = moved_from_json(c);
         char *cfg = config_to_json(&x->cfg);
         /* The log keeps the configuration after the operation. */
-        rc = mf && cfg ? store_op_finish(s->st, c->op, c->moved, mf, cfg, err)
+        rc = mf && cfg ? store_op_finish(s->st, c->op, c->moved, mf, cfg, c->replica_moves, err)
                        : rs_fail(err, RINGSIM_ENOMEM, "out of memory");
         free(mf);
         free(cfg);
@@ -494,13 +589,18 @@ static int op_commit(opctx *c, int64_t *op_out, rs_error *err)
         rc = store_meta_set(s->st, "layout", layout ? layout : "", err);
         free(layout);
     }
+    if (!rc && s->preview)
+        return preview_finish(c, err);
     if (!rc)
         rc = store_commit(s->st, err);
     if (rc) {
         op_abort(c); /* s->cur was not touched: the engine is as it was */
         return rc;
     }
-    s->data_version = store_data_version(s->st);
+    /* Committed: nothing may fail from here.  An unreadable version only
+     * makes the next refresh reload. */
+    if (store_data_version(s->st, &s->data_version, NULL))
+        s->data_version = -1;
     if (c->keys_only) {
         /* Topology unchanged: keep the current placement (it borrows the
          * current nodes) and take only the new counters. */
@@ -619,7 +719,7 @@ static int move_range(opctx *c, const state *old, int col, uint64_t lo, uint64_t
         return rc;
     count_owner(&c->next, from, -count);
     count_owner(&c->next, to, count);
-    if (tally(c, from, owner_name(old, a), count))
+    if (tally(c, from, owner_name(old, a), to, owner_name(&c->next, b), count))
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     return 0;
 }
@@ -751,7 +851,7 @@ static int diff_keys(opctx *c, const state *old, bool only_leavers, rs_error *er
             rc = store_move_add(c->s->st, c->op, c->seq++, k.key, k.len, fn, tn, err);
         count_owner(&c->next, r.from[i], -1);
         count_owner(&c->next, e->node, 1);
-        if (!rc && tally(c, r.from[i], fn, 1))
+        if (!rc && tally(c, r.from[i], fn, e->node, tn, 1))
             rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     }
     kl_free(&r.changed);
@@ -759,6 +859,40 @@ static int diff_keys(opctx *c, const state *old, bool only_leavers, rs_error *er
     free(r.has_coord);
     free(r.from);
     return rc;
+}
+
+/* With replicas, a change also adds copies to preference lists that are
+ * not owner moves: count them over every key (one pass, two lookups a key;
+ * only when either side keeps more than one copy). */
+typedef struct replica_ctx {
+    opctx *c;
+    const state *old;
+} replica_ctx;
+
+static int count_replica_moves(void *ud, const store_key *k)
+{
+    replica_ctx *r = ud;
+    sim *s = r->c->s;
+    place_key_info a, b;
+    long pa[PLACE_MAX_PREFS], pb[PLACE_MAX_PREFS];
+    place_key(r->old->pl, s->h, k->key, k->len, &a);
+    place_key(r->c->next.pl, s->h, k->key, k->len, &b);
+    size_t na = place_prefs(r->old->pl, &a, r->old->cfg.replicas, pa);
+    size_t nb = place_prefs(r->c->next.pl, &b, r->c->next.cfg.replicas, pb);
+    int64_t owner_to = owner_id(&r->c->next, b.owner);
+    bool owner_moved = owner_id(r->old, a.owner) != owner_to, owner_was_copy = false;
+    for (size_t i = 0; i < nb; i++) {
+        bool had = false;
+        for (size_t j = 0; j < na && !had; j++)
+            had = owner_id(r->old, pa[j]) == owner_id(&r->c->next, pb[i]);
+        if (!had)
+            r->c->replica_moves++;
+        if (i == 0)
+            owner_was_copy = had;
+    }
+    if (owner_moved && !owner_was_copy && nb)
+        r->c->replica_moves--; /* that copy is the owner move itself */
+    return 0;
 }
 
 /* Compare the placement of `old` with c->next (already holding its new
@@ -774,8 +908,14 @@ static int retopologize_to(opctx *c, const state *old, const char *layout, rs_er
         return rc;
     int col = place_diff_column(old->pl, c->next.pl);
     if (col >= 0)
-        return diff_segments(c, old, col, err);
-    return diff_keys(c, old, place_only_leavers_move(old->pl, c->next.pl), err);
+        rc = diff_segments(c, old, col, err);
+    else
+        rc = diff_keys(c, old, place_only_leavers_move(old->pl, c->next.pl), err);
+    if (!rc && (old->cfg.replicas > 1 || c->next.cfg.replicas > 1)) {
+        replica_ctx r = {c, old};
+        rc = store_keys_each(c->s->st, 0, count_replica_moves, &r, err);
+    }
+    return rc;
 }
 
 static int retopologize(opctx *c, const state *old, rs_error *err)
@@ -1269,7 +1409,11 @@ int sim_at(sim *s, int64_t at, sim **snapshot, rs_error *err)
     *snapshot = NULL;
     if (at < 0)
         return rs_fail(err, RINGSIM_EPARAM, "operation id must be 0 or more");
-    if (at > store_last_op(s->st))
+    int64_t last;
+    int rc = store_last_op(s->st, &last, err);
+    if (rc)
+        return rc;
+    if (at > last)
         return rs_fail(err, RINGSIM_ENOTFOUND, "operation %lld not found", (long long)at);
     /* Walk back over resets and reverts to find where the state starts: the
      * state after a revert to j is the state after j. */
@@ -1277,10 +1421,12 @@ int sim_at(sim *s, int64_t at, sim **snapshot, rs_error *err)
     int64_t(*seg)[2] = malloc(cap * sizeof *seg);
     place_config start;
     place_config_default(&start);
-    int rc = seg ? 0 : rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    rc = seg ? 0 : rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     int64_t cur = at;
     while (!rc && cur > 0) {
-        int64_t base = store_op_base(s->st, cur);
+        int64_t base;
+        if ((rc = store_op_base(s->st, cur, &base, err)))
+            break;
         if (nseg == cap) {
             void *g = realloc(seg, (cap *= 2) * sizeof *seg);
             if (!g) {
@@ -1340,13 +1486,19 @@ int sim_at(sim *s, int64_t at, sim **snapshot, rs_error *err)
 
 int sim_advance(sim *s, sim *snap, int64_t from, int64_t to, rs_error *err)
 {
-    if (to < from || to > store_last_op(s->st) || store_op_base(s->st, to) > from)
+    int64_t last = 0, base = 0;
+    int rc = store_last_op(s->st, &last, err);
+    if (!rc && to <= last)
+        rc = store_op_base(s->st, to, &base, err);
+    if (rc)
+        return rc;
+    if (to < from || to > last || base > from)
         return rs_fail(err, RINGSIM_EPARAM, "cannot advance from %lld to %lld",
                        (long long)from, (long long)to);
     replay r = {s, snap, err};
     sim_set_progress(snap, s->progress, s->progress_ud);
     snap->progress_label = "replay";
-    int rc = to > from ? store_ops_each(s->st, from, to - from, replay_op, &r, err) : 0;
+    rc = to > from ? store_ops_each(s->st, from, to - from, replay_op, &r, err) : 0;
     sim_set_progress(snap, NULL, NULL);
     return rc;
 }
@@ -1519,8 +1671,15 @@ const place_config *sim_config(const sim *s) { return &s->cur.cfg; }
 const placement *sim_placement(const sim *s) { return s->cur.pl; }
 size_t sim_node_count(const sim *s) { return s->cur.n; }
 const char *const *sim_node_names(const sim *s) { return s->cur.names; }
+const place_node *sim_place_nodes(const sim *s) { return s->cur.pn; }
+hasher *sim_hasher(sim *s) { return s->h; }
 int64_t sim_unassigned(const sim *s) { return s->cur.unassigned; }
-int64_t sim_last_op(sim *s) { return store_last_op(s->st); }
+int64_t sim_last_op(sim *s)
+{
+    int64_t v;
+    int rc = store_last_op(s->st, &v, NULL);
+    return rc ? rc : v;
+}
 
 const char *sim_node_name(const sim *s, size_t i, size_t *len)
 {
@@ -1693,8 +1852,17 @@ int sim_keys_page(sim *s, const char *node, size_t node_len, const char *prefix,
                   sim_key_fn fn, void *ud, rs_error *err)
 {
     store_key_query q = {0, false, prefix, prefix_len, offset, limit, -1};
+    /* An empty prefix filters nothing; any other must be a possible start
+     * of a key: 1 to 255 bytes under the name rules. */
     bool pre = prefix && prefix_len;
+    int rc = pre ? name_check(prefix, prefix_len, "key prefix", err) : 0;
+    if (rc)
+        return rc;
+    if (offset < 0 || limit < 0)
+        return rs_fail(err, RINGSIM_EPARAM, "offset and limit must be 0 or more");
     if (node) {
+        if ((rc = name_check(node, node_len, "node name", err)))
+            return rc;
         long i = find_node(&s->cur, node, node_len);
         if (i < 0)
             return rs_fail(err, RINGSIM_ENOTFOUND, "node \"%.*s\" not found",
@@ -1840,7 +2008,8 @@ int sim_check(sim *s, int64_t *problems, char *report, size_t report_size, rs_er
                 (long long)s->cur.unassigned, (long long)k.unassigned);
     /* 2. Replaying the whole log gives the same configuration, nodes, keys. */
     progress(s, "check", 1, 3);
-    if ((rc = sim_at(s, store_last_op(s->st), &k.snap, err)))
+    int64_t last;
+    if ((rc = store_last_op(s->st, &last, err)) || (rc = sim_at(s, last, &k.snap, err)))
         goto out;
     progress(s, "check", 2, 3);
     state *x = &s->cur, *y = &k.snap->cur;

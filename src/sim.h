@@ -27,6 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "error.h"
 #include "place.h"
 #include "store.h"
@@ -86,6 +88,26 @@ int sim_reset(sim *s, int64_t *op, rs_error *err);
 /* The state becomes what it was right after operation `to` (0 = empty). */
 int sim_revert(sim *s, int64_t to, int64_t *op, rs_error *err);
 
+/* ---- preview: an operation as a dry run ----
+ * sim_preview_run calls op(s, arg, err), which performs one operation
+ * (sim_add_node, sim_remove_node, sim_configure, ...) on s; that operation
+ * runs in full inside its transaction and is rolled back instead of
+ * committed: nothing is recorded, s is unchanged.  Before the rollback,
+ * after(ud, s) is called (may be NULL) with s showing the state the
+ * operation would leave, so that the caller can read it with the usual
+ * read functions.  Costs what the operation costs. */
+typedef struct sim_preview {
+    void (*after)(void *ud, sim *s);
+    void *ud;
+    int64_t sample; /* moves to list in sample_moves (default 20) */
+    /* results; the json_t are the caller's to json_decref */
+    int64_t keys_moved, replica_moves;
+    json_t *moved_from, *moved_to; /* [{"node", "keys"}…] */
+    json_t *sample_moves;          /* [{"key", "from", "to"}…] */
+} sim_preview;
+int sim_preview_run(sim *s, sim_preview *p, int (*op)(sim *, void *, rs_error *), void *arg,
+                    rs_error *err);
+
 /* ---- reads (valid until the next operation or refresh) ---- */
 typedef struct sim_node_view {
     const char *name;
@@ -112,11 +134,17 @@ const placement *sim_placement(const sim *s);
 size_t sim_node_count(const sim *s);
 /* Names of the nodes by placement index (valid like the placement). */
 const char *const *sim_node_names(const sim *s);
+/* The nodes as the placement sees them (join order), and the engine's
+ * hasher (for code that places keys beside the engine: compare). */
+const place_node *sim_place_nodes(const sim *s);
+hasher *sim_hasher(sim *s);
 /* Name of the node with placement index i. */
 const char *sim_node_name(const sim *s, size_t i, size_t *len);
 /* Stored keys in all, and those with no node. */
 int64_t sim_key_count(const sim *s);
 int64_t sim_unassigned(const sim *s);
+/* The id of the last operation (0 when none), or a negative RINGSIM_E*
+ * code when the log cannot be read. */
 int64_t sim_last_op(sim *s);
 
 /* All nodes ordered by (position, name); *out malloc'd (caller frees). */

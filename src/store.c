@@ -58,12 +58,13 @@ static const char *const sql[Q_COUNT] = {
     [Q_KEYS_BY_POS] = "SELECT key, pos, node, coord FROM keys ORDER BY pos, key",
     [Q_OP_INS] = "INSERT INTO ops(at, type, subject, params, config, keys_moved, moved_from) "
                  "VALUES(?1, ?2, ?3, ?4, ?5, 0, '[]')",
-    [Q_OP_FIN] = "UPDATE ops SET keys_moved = ?2, moved_from = ?3, config = ?4 WHERE id = ?1",
+    [Q_OP_FIN] = "UPDATE ops SET keys_moved = ?2, moved_from = ?3, config = ?4, "
+                 "replica_moves = ?5 WHERE id = ?1",
     [Q_OP_KEY] = "INSERT INTO op_keys(op, seq, key) VALUES(?1, ?2, ?3)",
-    [Q_OP_GET] = "SELECT id, at, type, subject, params, config, keys_moved, moved_from "
-                 "FROM ops WHERE id = ?1",
-    [Q_OPS] = "SELECT id, at, type, subject, params, config, keys_moved, moved_from "
-              "FROM ops WHERE id > ?1 ORDER BY id LIMIT ?2",
+    [Q_OP_GET] = "SELECT id, at, type, subject, params, config, keys_moved, moved_from, "
+                 "replica_moves FROM ops WHERE id = ?1",
+    [Q_OPS] = "SELECT id, at, type, subject, params, config, keys_moved, moved_from, "
+              "replica_moves FROM ops WHERE id > ?1 ORDER BY id LIMIT ?2",
     [Q_OP_LAST] = "SELECT coalesce(max(id), 0) FROM ops",
     [Q_OP_KEYS] = "SELECT key FROM op_keys WHERE op = ?1 ORDER BY seq",
     [Q_MOVES] = "SELECT key, src, dst FROM moves WHERE op = ?1 ORDER BY seq LIMIT ?2 OFFSET ?3",
@@ -104,7 +105,8 @@ static const char schema_v1[] =
 static const char schema_v2[] =
     "ALTER TABLE keys ADD COLUMN coord INTEGER;"
     "CREATE INDEX keys_coord ON keys(coord) WHERE coord IS NOT NULL;"
-    "ALTER TABLE nodes ADD COLUMN tokens TEXT;";
+    "ALTER TABLE nodes ADD COLUMN tokens TEXT;"
+    "ALTER TABLE ops ADD COLUMN replica_moves INTEGER NOT NULL DEFAULT 0;";
 
 static const char *const migrations[STORE_SCHEMA_VERSION] = {schema_v1, schema_v2};
 
@@ -163,6 +165,21 @@ static int exec(store *st, const char *text, rs_error *err, const char *what)
     if (sqlite3_exec(st->db, text, NULL, NULL, NULL) != SQLITE_OK)
         return dberr(st, err, what);
     return 0;
+}
+
+/* One integer from a cached one-row query; 0 or a negative code. */
+static int one_int(store *st, sqlite3_stmt *s, int64_t *out, rs_error *err,
+                   const char *what)
+{
+    *out = 0;
+    if (!s)
+        return dberr(st, err, what);
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW)
+        *out = sqlite3_column_int64(s, 0);
+    rc = rc == SQLITE_ROW ? 0 : dberr(st, err, what);
+    sqlite3_reset(s);
+    return rc;
 }
 
 static int pragma_int(store *st, const char *text, int64_t *out)
@@ -309,15 +326,9 @@ int store_begin_read(store *st, rs_error *err)
 
 void store_end_read(store *st) { store_rollback(st); }
 
-int64_t store_data_version(store *st)
+int store_data_version(store *st, int64_t *out, rs_error *err)
 {
-    sqlite3_stmt *s = stmt(st, Q_DATA_VERSION);
-    int64_t v = -1;
-    if (s && sqlite3_step(s) == SQLITE_ROW)
-        v = sqlite3_column_int64(s, 0);
-    if (s)
-        sqlite3_reset(s);
-    return v;
+    return one_int(st, stmt(st, Q_DATA_VERSION), out, err, "reading the data version");
 }
 
 static char *dup_text(sqlite3_stmt *s, int col)
@@ -705,47 +716,52 @@ int store_keys_page(store *st, const store_key_query *q, int64_t *total,
                     store_key_fn fn, void *ud, rs_error *err)
 {
     /* Built per call: six shapes of query, each cheap to prepare compared
-     * with the page it reads. */
-    char where[160] = "1";
+     * with the page it reads.  The text is made of constants only; the
+     * prefix travels as a bound parameter, so its length bounds nothing
+     * here. */
     if (q->known_total >= 0)
         *total = q->known_total;
     bool pre = q->prefix && q->prefix_len;
-    if (q->by_node)
-        strcat(where, q->node == STORE_NO_NODE ? " AND node IS NULL" : " AND node = ?1");
-    if (pre)
-        strcat(where, " AND key >= ?2 AND (?3 IS NULL OR key < ?3)");
-    char text[400];
+    if (pre && q->prefix_len > INT32_MAX)
+        return rs_fail(err, RINGSIM_EPARAM, "prefix is too long");
+    char where[160], text[400];
+    snprintf(where, sizeof where, "1%s%s",
+             !q->by_node ? "" : q->node == STORE_NO_NODE ? " AND node IS NULL" : " AND node = ?1",
+             pre ? " AND key >= ?2 AND (?3 IS NULL OR key < ?3)" : "");
     sqlite3_stmt *s = NULL;
     int rc;
     /* The upper bound of the prefix range: the prefix with its last byte
-     * below 0xFF incremented (keys are valid UTF-8, so no key has 0xFF). */
-    char upper[NAME_BUF];
+     * below 0xFF incremented (keys are valid UTF-8, so no key has 0xFF).
+     * Sized by the prefix, whatever its length. */
+    char *upper = NULL;
     size_t ulen = 0;
-    bool has_upper = false;
     if (pre) {
+        if (!(upper = malloc(q->prefix_len)))
+            return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
         memcpy(upper, q->prefix, q->prefix_len);
         ulen = q->prefix_len;
         while (ulen > 0 && (unsigned char)upper[ulen - 1] == 0xFF)
             ulen--;
-        if (ulen > 0) {
+        if (ulen > 0)
             upper[ulen - 1] = (char)((unsigned char)upper[ulen - 1] + 1);
-            has_upper = true;
-        }
     }
-    for (int pass = q->known_total >= 0; pass < 2; pass++) {
+    rc = 0;
+    for (int pass = q->known_total >= 0; pass < 2 && !rc; pass++) {
         if (pass == 0)
             snprintf(text, sizeof text, "SELECT count(*) FROM keys WHERE %s", where);
         else
             snprintf(text, sizeof text,
                      "SELECT key, pos, node FROM keys WHERE %s ORDER BY pos, key "
                      "LIMIT ?4 OFFSET ?5", where);
-        if (sqlite3_prepare_v2(st->db, text, -1, &s, NULL) != SQLITE_OK)
-            return dberr(st, err, "listing keys");
+        if (sqlite3_prepare_v2(st->db, text, -1, &s, NULL) != SQLITE_OK) {
+            rc = dberr(st, err, "listing keys");
+            break;
+        }
         if (q->by_node && q->node != STORE_NO_NODE)
             sqlite3_bind_int64(s, 1, q->node);
         if (pre) {
             sqlite3_bind_text(s, 2, q->prefix, (int)q->prefix_len, SQLITE_STATIC);
-            if (has_upper)
+            if (ulen > 0)
                 sqlite3_bind_text(s, 3, upper, (int)ulen, SQLITE_STATIC);
         }
         if (pass == 0) {
@@ -758,10 +774,9 @@ int store_keys_page(store *st, const store_key_query *q, int64_t *total,
             rc = each_key(st, s, fn, ud, err, "listing keys");
         }
         sqlite3_finalize(s);
-        if (rc)
-            return rc;
     }
-    return 0;
+    free(upper);
+    return rc;
 }
 
 /* ---- the operation log ---- */
@@ -797,10 +812,11 @@ int store_op_append(store *st, const char *type, const char *subject,
 }
 
 int store_op_finish(store *st, int64_t id, int64_t keys_moved, const char *moved_from,
-                    const char *config, rs_error *err)
+                    const char *config, int64_t replica_moves, rs_error *err)
 {
     sqlite3_stmt *s = stmt(st, Q_OP_FIN);
     if (s) {
+        sqlite3_bind_int64(s, 5, replica_moves);
         sqlite3_bind_int64(s, 1, id);
         sqlite3_bind_int64(s, 2, keys_moved);
         sqlite3_bind_text(s, 3, moved_from, -1, SQLITE_STATIC);
@@ -825,12 +841,14 @@ static int read_op(sqlite3_stmt *s, store_op *o)
 {
     memset(o, 0, sizeof *o);
     o->id = sqlite3_column_int64(s, 0);
-    snprintf(o->at, sizeof o->at, "%s", (const char *)sqlite3_column_text(s, 1));
+    const char *at = (const char *)sqlite3_column_text(s, 1);
+    snprintf(o->at, sizeof o->at, "%s", at ? at : "");
     o->type = dup_text(s, 2);
     o->subject = dup_text(s, 3);
     o->params = dup_text(s, 4);
     o->config = dup_text(s, 5);
     o->keys_moved = sqlite3_column_int64(s, 6);
+    o->replica_moves = sqlite3_column_int64(s, 8);
     o->moved_from = dup_text(s, 7);
     if (!o->type || !o->subject || !o->params || !o->config || !o->moved_from) {
         store_op_clear(o);
@@ -893,28 +911,17 @@ int store_ops_each(store *st, int64_t after, int64_t limit, store_op_fn fn, void
     return r;
 }
 
-int64_t store_op_base(store *st, int64_t upto)
+int store_op_base(store *st, int64_t upto, int64_t *out, rs_error *err)
 {
     sqlite3_stmt *s = stmt(st, Q_OP_BASE);
-    int64_t v = 0;
-    if (s) {
+    if (s)
         sqlite3_bind_int64(s, 1, upto);
-        if (sqlite3_step(s) == SQLITE_ROW)
-            v = sqlite3_column_int64(s, 0);
-        sqlite3_reset(s);
-    }
-    return v;
+    return one_int(st, s, out, err, "reading the log");
 }
 
-int64_t store_last_op(store *st)
+int store_last_op(store *st, int64_t *out, rs_error *err)
 {
-    sqlite3_stmt *s = stmt(st, Q_OP_LAST);
-    int64_t v = 0;
-    if (s && sqlite3_step(s) == SQLITE_ROW)
-        v = sqlite3_column_int64(s, 0);
-    if (s)
-        sqlite3_reset(s);
-    return v;
+    return one_int(st, stmt(st, Q_OP_LAST), out, err, "reading the log");
 }
 
 int store_op_keys_each(store *st, int64_t op, store_str_fn fn, void *ud, rs_error *err)
@@ -944,14 +951,15 @@ int store_moves_page(store *st, int64_t op, int64_t offset, int64_t limit,
     if (!s)
         return dberr(st, err, "reading moves");
     sqlite3_bind_int64(s, 1, op);
-    *total = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
-    sqlite3_reset(s);
+    int rc = one_int(st, s, total, err, "reading moves");
+    if (rc)
+        return rc;
     if (!(s = stmt(st, Q_MOVES)))
         return dberr(st, err, "reading moves");
     sqlite3_bind_int64(s, 1, op);
     sqlite3_bind_int64(s, 2, limit);
     sqlite3_bind_int64(s, 3, offset);
-    int rc, r = 0;
+    int r = 0;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         r = fn(ud, (const char *)sqlite3_column_text(s, 0),
                (const char *)sqlite3_column_text(s, 1),

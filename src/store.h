@@ -46,7 +46,7 @@ void store_rollback(store *st);
 int store_begin_read(store *st, rs_error *err);
 void store_end_read(store *st);
 /* PRAGMA data_version: changes when another connection commits. */
-int64_t store_data_version(store *st);
+int store_data_version(store *st, int64_t *out, rs_error *err);
 
 /* meta: text values by name; *out is malloc'd (caller frees), NULL when
  * missing. */
@@ -139,6 +139,7 @@ typedef struct store_op {
     char at[32];
     char *type, *subject, *params, *moved_from, *config; /* malloc'd */
     int64_t keys_moved;
+    int64_t replica_moves;
 } store_op;
 typedef int (*store_op_fn)(void *ud, const store_op *op);
 
@@ -147,8 +148,11 @@ int store_op_append(store *st, const char *type, const char *subject,
                     const char *params, const char *config, int64_t *id,
                     rs_error *err);
 /* Fill in what is known at the end: moves and the configuration after. */
+/* replica_moves: (key, node) copies the operation adds to preference lists
+ * beyond the owner moves. */
 int store_op_finish(store *st, int64_t id, int64_t keys_moved,
-                    const char *moved_from, const char *config, rs_error *err);
+                    const char *moved_from, const char *config, int64_t replica_moves,
+                    rs_error *err);
 int store_op_add_key(store *st, int64_t op, int64_t seq, const char *key,
                      size_t len, rs_error *err);
 /* RINGSIM_ENOTFOUND when missing; free with store_op_clear. */
@@ -157,9 +161,10 @@ void store_op_clear(store_op *op);
 /* Operations with id > after, at most limit (< 0: all), increasing id. */
 int store_ops_each(store *st, int64_t after, int64_t limit, store_op_fn fn,
                    void *ud, rs_error *err);
-int64_t store_last_op(store *st);
-/* The last reset or revert with id <= upto (0 when none). */
-int64_t store_op_base(store *st, int64_t upto);
+/* The id of the last operation (0 when none) into *out. */
+int store_last_op(store *st, int64_t *out, rs_error *err);
+/* The last reset or revert with id <= upto (0 when none) into *out. */
+int store_op_base(store *st, int64_t upto, int64_t *out, rs_error *err);
 /* The key list of an explicit insert or delete, in request order. */
 typedef int (*store_str_fn)(void *ud, const char *s, size_t len);
 int store_op_keys_each(store *st, int64_t op, store_str_fn fn, void *ud,

@@ -5,7 +5,9 @@
 #include "view.h"
 
 #include <stdlib.h>
+#include <string.h>
 
+#include "compare.h"
 #include "store.h"
 
 static json_t *nomem(rs_error *err, json_t *partial)
@@ -235,9 +237,10 @@ json_t *view_density(sim *s, uint32_t bins, rs_error *err)
 json_t *view_operation(const store_op *op)
 {
     json_t *mf = json_loads(op->moved_from, 0, NULL);
-    return json_pack("{s:I, s:s, s:s, s:s, s:I, s:o}", "id", (json_int_t)op->id, "at", op->at,
-                     "type", op->type, "subject", op->subject, "keys_moved",
-                     (json_int_t)op->keys_moved, "moved_from", mf ? mf : json_array());
+    return json_pack("{s:I, s:s, s:s, s:s, s:I, s:o, s:I}", "id", (json_int_t)op->id, "at",
+                     op->at, "type", op->type, "subject", op->subject, "keys_moved",
+                     (json_int_t)op->keys_moved, "moved_from", mf ? mf : json_array(),
+                     "replica_moves", (json_int_t)op->replica_moves);
 }
 
 static int add_op(void *ud, const store_op *op)
@@ -301,4 +304,164 @@ json_t *view_operation_moves(sim *s, int64_t id, int64_t offset, int64_t limit,
     json_object_set_new(o, "moves_total", json_integer(total));
     json_object_set_new(o, "moves", moves);
     return o;
+}
+
+/* ---- preview ---- */
+
+static int preview_apply(sim *s, void *arg, rs_error *err)
+{
+    view_preview_req *p = arg;
+    int64_t op;
+    if (!strcmp(p->type, "add_node"))
+        return sim_add_node_spec(s, &p->node, &op, err);
+    if (!strcmp(p->type, "remove_node"))
+        return sim_remove_node(s, p->node.name, p->node.len, &op, err);
+    return sim_configure(s, &p->cfg, &op, err);
+}
+
+static void preview_after(void *ud, sim *s)
+{
+    rs_error e;
+    json_t **after = ud;
+    *after = view_stats(s, &e);
+}
+
+json_t *view_preview(sim *s, view_preview_req *req, rs_error *err)
+{
+    json_t *before = view_stats(s, err), *after = NULL;
+    if (!before)
+        return NULL;
+    sim_preview pv = {preview_after, &after, 20, 0, 0, NULL, NULL, NULL};
+    if (sim_preview_run(s, &pv, preview_apply, req, err)) {
+        json_decref(before);
+        json_decref(after);
+        return NULL;
+    }
+    json_t *o = json_pack("{s:s, s:I, s:o, s:o, s:I, s:o, s:o*, s:o}", "op", req->type,
+                          "keys_moved", (json_int_t)pv.keys_moved, "moved_from", pv.moved_from,
+                          "moved_to", pv.moved_to, "replica_moves",
+                          (json_int_t)pv.replica_moves, "before", before, "after", after,
+                          "sample", pv.sample_moves);
+    return o ? o : nomem(err, NULL);
+}
+
+/* ---- compare ---- */
+
+static json_t *stats_json(const sim_stats *st)
+{
+    return json_pack("{s:I, s:I, s:f, s:f, s:f, s:I, s:I, s:f}", "nodes", (json_int_t)st->nodes,
+                     "keys", (json_int_t)st->keys, "mean", st->mean, "stddev", st->stddev, "cv",
+                     st->cv, "min", (json_int_t)st->min, "max", (json_int_t)st->max,
+                     "max_over_mean", st->max_over_mean);
+}
+
+json_t *view_compare(sim *s, const char *algorithms, const char *const *params, size_t nparams,
+                     uint64_t max_keys, rs_error *err)
+{
+    /* The list: given, or the whole catalogue. */
+    json_t *cat = place_algorithms_json();
+    size_t cap = json_array_size(cat) + 16, n = 0;
+    compare_result *res = calloc(cap, sizeof *res);
+    if (!cat || !res) {
+        json_decref(cat);
+        free(res);
+        return nomem(err, NULL);
+    }
+    int rc = 0;
+    if (algorithms && *algorithms) {
+        const char *p = algorithms;
+        while (!rc && *p && n < cap) {
+            const char *c = strchr(p, ',');
+            size_t len = c ? (size_t)(c - p) : strlen(p);
+            res[n].cfg = *sim_config(s);
+            if (len == 0 || len >= sizeof res[n].cfg.algorithm) {
+                rc = rs_fail(err, RINGSIM_EPARAM, "algorithms: a comma-separated list of names");
+                break;
+            }
+            memcpy(res[n].cfg.algorithm, p, len);
+            res[n].cfg.algorithm[len] = '\0';
+            if ((rc = place_config_check(&res[n].cfg, err)) == RINGSIM_EPARAM &&
+                strstr(err->msg, "unknown algorithm"))
+                break;
+            rc = 0;
+            n++;
+            p = c ? c + 1 : p + len;
+        }
+        if (!rc && *p)
+            rc = rs_fail(err, RINGSIM_EPARAM, "algorithms: too many names");
+    } else {
+        size_t i;
+        json_t *a;
+        json_array_foreach(cat, i, a)
+        {
+            res[n].cfg = *sim_config(s);
+            snprintf(res[n].cfg.algorithm, sizeof res[n].cfg.algorithm, "%s",
+                     json_string_value(json_object_get(a, "name")));
+            n++;
+        }
+    }
+    json_decref(cat);
+    for (size_t i = 0; !rc && i < n; i++) {
+        /* Replicas the algorithm has not: compare its single copy. */
+        if (place_config_check(&res[i].cfg, NULL))
+            res[i].cfg.replicas = 1;
+        for (size_t k = 0; !rc && k < nparams; k++) {
+            const char *eq = strchr(params[k], '=');
+            char name[64];
+            if (!eq || (size_t)(eq - params[k]) >= sizeof name) {
+                rc = rs_fail(err, RINGSIM_EPARAM, "params: NAME=VALUE");
+                break;
+            }
+            memcpy(name, params[k], (size_t)(eq - params[k]));
+            name[eq - params[k]] = '\0';
+            rc = place_config_set_param(&res[i].cfg, name, eq + 1, err);
+        }
+    }
+    compare_sample info;
+    if (!rc)
+        rc = compare_run(s, res, n, max_keys, &info, err);
+    if (rc) {
+        free(res);
+        return NULL;
+    }
+    json_t *arr = json_array();
+    for (size_t i = 0; arr && i < n; i++) {
+        compare_result *r = &res[i];
+        json_t *cj = place_config_json(&r->cfg, false);
+        json_t *pj = json_object_get(cj, "params");
+        json_t *o = json_pack("{s:s, s:O, s:I, s:b}", "algorithm", r->cfg.algorithm, "params",
+                              pj ? pj : json_null(), "replicas", (json_int_t)r->cfg.replicas,
+                              "current", !strcmp(r->cfg.algorithm, sim_config(s)->algorithm));
+        json_decref(cj);
+        if (!o)
+            continue;
+        if (r->rc) {
+            json_object_set_new(o, "error", json_pack("{s:s, s:s}", "code",
+                                                      ringsim_errcode(r->rc), "message",
+                                                      r->err.msg));
+        } else {
+            json_object_set_new(o, "stats", stats_json(&r->stats));
+            json_object_set_new(o, "structural_max_over_mean", json_real(r->structural));
+            json_object_set_new(o, "lookup_ns", json_real(r->lookup_ns));
+            json_object_set_new(o, "memory_bytes", json_integer((json_int_t)r->memory_bytes));
+            json_object_set_new(o, "moves_if_added",
+                                r->has_added ? json_integer((json_int_t)(r->moves_if_added + 0.5))
+                                             : json_null());
+            json_object_set_new(o, "moves_if_removed",
+                                json_integer((json_int_t)(r->moves_if_removed + 0.5)));
+            json_object_set_new(o, "removed_sampled", json_pack("{s:I, s:I}", "nodes",
+                                                                (json_int_t)r->removed_sampled,
+                                                                "of", (json_int_t)r->removed_of));
+        }
+        json_array_append_new(arr, o);
+    }
+    free(res);
+    json_t *o = arr ? json_pack("{s:I, s:I, s:o, s:o}", "keys", (json_int_t)info.keys, "nodes",
+                                (json_int_t)sim_node_count(s), "sample",
+                                json_pack("{s:I, s:I, s:b}", "keys", (json_int_t)info.sampled,
+                                          "every", (json_int_t)info.step, "sampled",
+                                          info.step > 1),
+                                "results", arr)
+                    : NULL;
+    return o ? o : nomem(err, NULL);
 }

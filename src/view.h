@@ -37,4 +37,21 @@ json_t *view_operation_get(sim *s, int64_t id, rs_error *err);
 json_t *view_operation_moves(sim *s, int64_t id, int64_t offset, int64_t limit,
                              rs_error *err);
 
+/* What an add_node, remove_node or configure would do, recorded nowhere:
+ * {"op", "keys_moved", "moved_from", "moved_to", "replica_moves", "before",
+ * "after", "sample"}.  type is "add_node", "remove_node" (node.name) or
+ * "configure" (cfg). */
+typedef struct view_preview_req {
+    const char *type;
+    sim_node_spec node;
+    place_config cfg;
+} view_preview_req;
+json_t *view_preview(sim *s, view_preview_req *req, rs_error *err);
+
+/* GET /api/compare: algorithms is a comma list (NULL or "": the whole
+ * catalogue), params NAME=VALUE overrides for every configuration, at most
+ * max_keys keys placed (an even sample beyond, said in the answer). */
+json_t *view_compare(sim *s, const char *algorithms, const char *const *params, size_t nparams,
+                     uint64_t max_keys, rs_error *err);
+
 #endif

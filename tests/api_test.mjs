@@ -12,268 +12,35 @@
 // "N passed, N failed" and exits non-zero when anything failed.
 
 
-import { spawn, execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
-import { isDeepStrictEqual, inspect } from 'node:util';
+import { isDeepStrictEqual } from 'node:util';
 
-const BIN = path.resolve(process.argv[2] || 'build/ringsim');
-const VERBOSE = !!process.env.API_TEST_VERBOSE;
 
-// ---------------------------------------------------------------- runner --
-
-let passed = 0;
-let failed = 0;
-let group = '';
-
-function show(v) {
-  const s = typeof v === 'string' ? JSON.stringify(v) : inspect(v, { depth: 6, breakLength: Infinity });
-  return s.length > 600 ? s.slice(0, 600) + '…' : s;
-}
-
-function check(name, cond, detail) {
-  if (cond) {
-    passed++;
-    if (VERBOSE) console.log(`ok   [${group}] ${name}`);
-  } else {
-    failed++;
-    console.log(`FAIL [${group}] ${name}${detail ? ' -- ' + detail : ''}`);
-  }
-  return !!cond;
-}
-
-function eq(name, got, want) {
-  const ok = isDeepStrictEqual(got, want);
-  return check(name, ok, ok ? '' : `expected ${show(want)}, got ${show(got)}`);
-}
-
-function near(name, got, want, tol = 1e-9) {
-  const ok = typeof got === 'number' && Math.abs(got - want) <= tol * Math.max(1, Math.abs(want));
-  return check(name, ok, ok ? '' : `expected ${want}, got ${show(got)}`);
-}
-
-// ------------------------------------------------------------- utilities --
-
-const RING = 2 ** 32;
-const sha256hex = (s) => createHash('sha256').update(s, 'utf8').digest('hex');
-const pos = (s) => parseInt(sha256hex(s).slice(0, 8), 16);
-const pos2 = (s) => createHash('sha256').update(Buffer.from(s, 'utf8')).digest().readUInt32BE(0);
-const bytes = (s) => Buffer.from(s, 'utf8');
-const cmpBytes = (a, b) => Buffer.compare(bytes(a), bytes(b));
-const enc = encodeURIComponent;
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
-// C's round(): halves away from zero.
-const cRound = (x) => (x < 0 ? -Math.floor(-x + 0.5) : Math.floor(x + 0.5));
-const pointsFor = (ppn, w) => Math.max(1, cRound(ppn * w));
-
-// Names that must survive JSON, URL paths and query strings.
-const WEIRD = [
-  'Zürich ☃ 日本語',
-  'with space',
-  'a/b/c',
-  '100%',
-  '%41',
-  '50% off%2F',
-  '#hash',
-  'what?now=1&x=2',
-  'quo"te',
-  "it's",
-  '<script>alert(1)</script>',
-  '<b>&amp;</b>',
-  '+plus+',
-  'back\\slash',
-  'emoji 🎉🧪',
-  '..',
-  '.',
-  ' leading and trailing ',
-  'x'.repeat(255),
-  'é'.repeat(127) + 'x', // 255 bytes
-  '\u00a0nbsp',
-  ';semi,colon:@$',
-];
-
-// ------------------------------------------------------------------ HTTP --
-
-let sawACAO = [];
-
-function request(port, method, reqPath, opts = {}) {
-  const { body, headers = {}, timeout = 120000 } = opts;
-  return new Promise((resolve, reject) => {
-    const h = { Host: `127.0.0.1:${port}`, ...headers };
-    let data = null;
-    if (body !== undefined) {
-      data = Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
-      if (!('Content-Type' in h)) h['Content-Type'] = 'application/json';
-      h['Content-Length'] = data.length;
-    }
-    for (const k of Object.keys(h)) if (h[k] === null) delete h[k];
-    const req = http.request({ host: '127.0.0.1', port, method, path: reqPath, headers: h, agent: false }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = undefined;
-        }
-        if (res.headers['access-control-allow-origin'] !== undefined) sawACAO.push(`${method} ${reqPath}`);
-        resolve({ status: res.statusCode, headers: res.headers, text, json });
-      });
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.setTimeout(timeout, () => req.destroy(new Error(`timeout: ${method} ${reqPath}`)));
-    if (data) req.write(data);
-    req.end();
-  });
-}
-
-class Server {
-  constructor(db) {
-    this.db = db;
-  }
-
-  async start() {
-    const proc = spawn(BIN, ['serve', '--port', '0', '--db', this.db], { stdio: ['ignore', 'pipe', 'pipe'] });
-    this.proc = proc;
-    this.exited = new Promise((r) => proc.on('exit', (code, sig) => r({ code, sig })));
-    let out = '';
-    let err = '';
-    proc.stderr.on('data', (d) => (err += d));
-    this.port = await new Promise((resolve, reject) => {
-      const t = setTimeout(() => reject(new Error(`server did not start in 15 s: ${out} ${err}`)), 15000);
-      proc.stdout.on('data', (d) => {
-        out += d;
-        const m = out.match(/ringsim: serving http:\/\/(\S+?):(\d+)\//);
-        if (m) {
-          clearTimeout(t);
-          resolve(Number(m[2]));
-        }
-      });
-      proc.on('exit', (code) => {
-        clearTimeout(t);
-        reject(new Error(`server exited (${code}) before listening: ${out} ${err}`));
-      });
-    });
-    this.stderr = () => err;
-    return this;
-  }
-
-  async stop() {
-    if (!this.proc || this.proc.exitCode !== null) return;
-    this.proc.kill('SIGTERM');
-    const r = await Promise.race([this.exited, sleep(10000).then(() => null)]);
-    check('server stops within 10 s of SIGTERM', r !== null);
-    if (r === null) {
-      this.proc.kill('SIGKILL');
-      await this.exited;
-    }
-    const err = this.stderr ? this.stderr() : '';
-    check('server reported no sanitizer error', !/AddressSanitizer|LeakSanitizer|runtime error:/.test(err), err.slice(0, 800));
-  }
-
-  req(method, p, opts) {
-    return request(this.port, method, p, opts);
-  }
-  get(p, opts) {
-    return this.req('GET', p, opts);
-  }
-  post(p, body, opts = {}) {
-    return this.req('POST', p, { ...opts, body });
-  }
-  put(p, body, opts = {}) {
-    return this.req('PUT', p, { ...opts, body });
-  }
-  del(p, opts) {
-    return this.req('DELETE', p, opts);
-  }
-
-  // GET that must succeed with 200 and JSON
-  async ok(p) {
-    const r = await this.get(p);
-    if (r.status !== 200 || r.json === undefined) throw new Error(`GET ${p}: ${r.status} ${r.text.slice(0, 300)}`);
-    return r.json;
-  }
-
-  async allKeys(qs = '') {
-    const out = [];
-    let total = null;
-    for (let off = 0; ; off += 1000) {
-      const j = await this.ok(`/api/keys?${qs}${qs ? '&' : ''}offset=${off}&limit=1000`);
-      total = j.total;
-      out.push(...j.keys);
-      if (j.keys.length < 1000 || off > total + 1000) break;
-    }
-    return { total, keys: out };
-  }
-
-  async allOps() {
-    const out = [];
-    for (let after = 0; ; ) {
-      const j = await this.ok(`/api/operations?after=${after}&limit=1000`);
-      out.push(...j.operations);
-      if (j.operations.length < 1000) break;
-      after = j.operations[j.operations.length - 1].id;
-    }
-    return out;
-  }
-
-  async lastOpId() {
-    const ops = await this.allOps();
-    return ops.length ? ops[ops.length - 1].id : 0;
-  }
-
-  async allMoves(id) {
-    const out = [];
-    let total = null;
-    for (let off = 0; ; off += 1000) {
-      const j = await this.ok(`/api/operations/${id}?offset=${off}`);
-      total = j.moves_total;
-      out.push(...j.moves);
-      if (j.moves.length < 1000 || off > total + 1000) break;
-    }
-    return { total, moves: out };
-  }
-
-  async state(at) {
-    const q = at === undefined ? '' : `at=${at}`;
-    const qq = q ? `?${q}` : '';
-    return {
-      nodes: await this.ok(`/api/nodes${qq}`),
-      stats: await this.ok(`/api/stats${qq}`),
-      keys: await this.allKeys(q),
-      config: await this.ok(`/api/config${qq}`),
-      ring: await this.ok(`/api/ring${qq}`),
-    };
-  }
-}
-
-const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'ringsim-api-'));
-let dbCount = 0;
-function freshDb() {
-  const dir = path.join(tmpRoot, `g${++dbCount}`);
-  fs.mkdirSync(dir);
-  return path.join(dir, 'ringsim.db');
-}
-
-async function withServer(name, fn) {
-  group = name;
-  const s = new Server(freshDb());
-  try {
-    await s.start();
-    await fn(s);
-  } catch (e) {
-    check('group ran to the end', false, e && e.stack ? e.stack : String(e));
-  } finally {
-    await s.stop().catch(() => {});
-  }
-}
+import {
+  BIN,
+  setGroup,
+  finish,
+  crashed,
+  show,
+  check,
+  eq,
+  near,
+  RING,
+  sha256hex,
+  pos,
+  pos2,
+  cmpBytes,
+  enc,
+  sleep,
+  RFC3339_UTC,
+  pointsFor,
+  WEIRD,
+  sawACAO,
+  withServer,
+} from './lib/harness.mjs';
 
 // ----------------------------------------------------- shape validation --
 
@@ -650,7 +417,7 @@ async function testPlacementAndMoves(s) {
   eq('generate default prefix key- and start 0', cur.map((k) => k.key).sort(), Array.from({ length: 2000 }, (_, i) => `key-${i}`).sort());
   check('keys stored with no node have node null', cur.length === 2000 && cur.every((k) => k.node === null));
   const one = await s.get('/api/keys/key-7');
-  eq('GET /api/keys/key-7 with no node', one.json, { key: 'key-7', position: pos('key-7'), node: null });
+  eq('GET /api/keys/key-7 with no node', one.json, { key: 'key-7', position: pos('key-7'), node: null, coordinate: String(pos('key-7')) });
   const lk = await s.get('/api/lookup?key=key-7');
   eq('lookup with no node: node null, stored', lk.json && [lk.json.node, lk.json.stored], [null, true]);
 
@@ -857,7 +624,7 @@ async function testKeysListing(s) {
   // single key: 201 with key object, subject the key
   r = await s.post('/api/keys', { key: 'single' });
   eq('single key: status', r.status, 201);
-  eq('single key: key object', r.json && r.json.key, { key: 'single', position: pos('single'), node: ownerOf((await s.ok('/api/ring')).points, pos('single')) });
+  eq('single key: key object', r.json && r.json.key, { key: 'single', position: pos('single'), node: ownerOf((await s.ok('/api/ring')).points, pos('single')), coordinate: String(pos('single')) });
   expectOp('single key', r.json && r.json.operation, { type: 'insert_keys', subject: 'single' });
   const d = await s.del('/api/keys/single');
   eq('DELETE /api/keys/single: status', d.status, 200);
@@ -1609,16 +1376,9 @@ async function main() {
   await withServer('persistence', testPersistence);
   await withServer('ties', testTies);
   await withServer('body', testBodyLimit);
-  group = 'all';
+  setGroup('all');
   check('no answer carried Access-Control-Allow-Origin', sawACAO.length === 0, sawACAO.slice(0, 5).join(', '));
-  fs.rmSync(tmpRoot, { recursive: true, force: true });
-  console.log(`${passed} passed, ${failed} failed`);
-  process.exit(failed ? 1 : 0);
+  finish();
 }
 
-main().catch((e) => {
-  console.log(`crashed: ${e && e.stack ? e.stack : e}`);
-  failed++;
-  console.log(`${passed} passed, ${failed} failed`);
-  process.exit(1);
-});
+main().catch(crashed);

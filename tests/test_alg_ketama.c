@@ -250,7 +250,7 @@ static const uint64_t seeds[] = {1, 2, 3, 7, 42, 2024, 31337, 0xfeedfaceull};
 static void test_keys_match_libmemcached(void **state)
 {
     (void)state;
-    static fixture f; /* large; static inside the test, not shared */
+    fixture f;
     char key[KEY_CAP];
     for (size_t s = 0; s < sizeof seeds / sizeof seeds[0]; s++) {
         rng r = {seeds[s]};
@@ -321,7 +321,7 @@ static void probe_continuum(fixture *f, uint64_t seed)
 static void test_continuum_boundaries_match_libmemcached(void **state)
 {
     (void)state;
-    static fixture f;
+    fixture f;
     for (size_t s = 0; s < sizeof seeds / sizeof seeds[0]; s++) {
         uint64_t seed = seeds[s] ^ 0x5eed;
         rng r = {seed};
@@ -338,12 +338,12 @@ static void test_continuum_boundaries_match_libmemcached(void **state)
 static void test_float_quirks_match_libmemcached(void **state)
 {
     (void)state;
-    static fixture f;
-    static uint32_t ones[MAX_SERVERS];
+    fixture f;
+    uint32_t ones[MAX_SERVERS];
     static const uint32_t tiny[] = {1, 100, 3};
     for (size_t i = 0; i < MAX_SERVERS; i++)
         ones[i] = 1;
-    static const struct {
+    const struct {
         size_t n;
         const uint32_t *w;
     } cases[] = {{25, ones}, {100, ones}, {47, ones}, {2, tiny}, {3, tiny}};
@@ -408,8 +408,8 @@ static void test_beyond_100_servers(void **state)
     /* Smoke test (no reference exists): 1000 servers build, every point is
      * a server's, about 160 per server. */
     enum { N = 1000 };
-    static char names[N][16];
-    static alg_node nodes[N];
+    char names[N][16];
+    alg_node nodes[N];
     for (int i = 0; i < N; i++) {
         snprintf(names[i], sizeof names[i], "h%d:%d", i, 20000 + i);
         nodes[i] = (alg_node){names[i], strlen(names[i]), 1 + i % 3};

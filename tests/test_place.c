@@ -27,6 +27,7 @@
 
 #include "place.h"
 #include "sim.h"
+#include "store.h"
 
 #define NKEYS 600
 
@@ -53,6 +54,8 @@ static uint32_t rnd(void)
 
 typedef struct owners {
     char name[NKEYS][32];
+    char prefs[NKEYS][PLACE_MAX_PREFS][32]; /* filled by verify */
+    size_t nprefs[NKEYS];
 } owners;
 
 static int collect(void *ud, const char *key, size_t len, uint32_t pos, const char *node,
@@ -76,7 +79,7 @@ static void capture(sim *s, owners *o)
 }
 
 /* Stored owners equal fresh lookups; preference lists are distinct. */
-static void verify(sim *s, const owners *o)
+static void verify(sim *s, owners *o)
 {
     rs_error err;
     char key[16];
@@ -90,6 +93,9 @@ static void verify(sim *s, const owners *o)
         size_t want = r < sim_node_count(s) ? r : sim_node_count(s);
         CHECK(lr.nprefs == want);
         CHECK(lr.prefs[0] == lr.info.owner);
+        o->nprefs[i] = lr.nprefs;
+        for (size_t a = 0; a < lr.nprefs; a++)
+            snprintf(o->prefs[i][a], 32, "%s", sim_node_names(s)[lr.prefs[a]]);
         for (size_t a = 0; a < lr.nprefs; a++)
             for (size_t b = a + 1; b < lr.nprefs; b++)
                 CHECK(lr.prefs[a] != lr.prefs[b]);
@@ -171,6 +177,30 @@ static void one_algorithm(json_t *a, uint64_t seed)
             moved++;
             wrong += strcmp(after.name[i], nm) != 0;
         }
+    /* replica_moves: copies the join added to preference lists, beyond the
+     * owner moves, counted here from the lookups before and after. */
+    int64_t copies = 0;
+    for (int i = 0; i < NKEYS; i++) {
+        bool owner_was_copy = false;
+        for (size_t x = 0; x < after.nprefs[i]; x++) {
+            bool had = false;
+            for (size_t y = 0; y < before.nprefs[i] && !had; y++)
+                had = !strcmp(after.prefs[i][x], before.prefs[i][y]);
+            copies += !had;
+            if (x == 0)
+                owner_was_copy = had;
+        }
+        if (strcmp(before.name[i], after.name[i]) && !owner_was_copy)
+            copies--;
+    }
+    store_op o;
+    CHECK(store_op_get(sim_store(s), op, &o, &err) == 0);
+    CHECK(o.replica_moves == copies);
+    CHECK(o.keys_moved == moved);
+    store_op_clear(&o);
+    if (cfg.replicas > 1)
+        printf("  %-10s R=%u join: %d owner moves, %lld replica copies added\n", name,
+               cfg.replicas, moved, (long long)copies);
     if (minimal)
         CHECK(wrong == 0);
     else

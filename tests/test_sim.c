@@ -17,6 +17,10 @@
 #include <string.h>
 #include <cmocka.h>
 #include <jansson.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 
 #include "names.h"
 #include "ring.h"
@@ -388,6 +392,182 @@ static void test_other_process_changes_are_seen(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+static int count_keys(void *ud, const char *key, size_t len, uint32_t pos, const char *node,
+                      size_t nl)
+{
+    (void)key, (void)len, (void)pos, (void)node, (void)nl;
+    (*(int *)ud)++;
+    return 0;
+}
+
+/* Issue 6, item 1: GET /api/keys?prefix= with more than 255 bytes wrote
+ * past a stack buffer in the store.  A prefix is a possible start of a key
+ * (API.md's name rules: 1 to 255 bytes, UTF-8, no control characters); the
+ * longest allowed prefix still finds the longest allowed key. */
+static void test_keys_page_prefix_is_validated(void **state)
+{
+    (void)state;
+    sim *s;
+    rs_error err;
+    int64_t op, ins, skip, total;
+    assert_int_equal(sim_open(&s, ":memory:", &err), 0);
+    assert_int_equal(sim_add_node(s, "a", 1, 1, &op, &err), 0);
+    char *big = malloc(70000);
+    assert_non_null(big);
+    memset(big, 'p', 70000);
+    sim_str k = {big, NAME_MAX_BYTES};
+    assert_int_equal(sim_insert_keys(s, &k, 1, true, &ins, &skip, &op, &err), 0);
+    int n = 0;
+    assert_int_equal(sim_keys_page(s, NULL, 0, big, NAME_MAX_BYTES, 0, 10, &total, count_keys,
+                                   &n, &err), 0);
+    assert_int_equal(total, 1);
+    assert_int_equal(n, 1);
+    size_t too_long[] = {256, 300, 4096, 70000};
+    for (size_t i = 0; i < sizeof too_long / sizeof too_long[0]; i++) {
+        n = 0;
+        assert_int_equal(sim_keys_page(s, NULL, 0, big, too_long[i], 0, 10, &total, count_keys,
+                                       &n, &err), RINGSIM_ENAME);
+        assert_non_null(strstr(err.msg, "prefix"));
+        assert_int_equal(n, 0);
+        /* the node filter too */
+        assert_int_equal(sim_keys_page(s, big, too_long[i], NULL, 0, 0, 10, &total, count_keys,
+                                       &n, &err), RINGSIM_ENAME);
+    }
+    assert_int_equal(sim_keys_page(s, NULL, 0, "a\x01", 2, 0, 10, &total, count_keys, &n, &err),
+                     RINGSIM_ENAME);
+    assert_int_equal(sim_keys_page(s, NULL, 0, "\xff", 1, 0, 10, &total, count_keys, &n, &err),
+                     RINGSIM_ENAME);
+    /* empty = no filter, as an empty query parameter */
+    n = 0;
+    assert_int_equal(sim_keys_page(s, NULL, 0, "", 0, 0, 10, &total, count_keys, &n, &err), 0);
+    assert_int_equal(n, 1);
+    free(big);
+    sim_close(s);
+}
+
+/* A damaged file whose node name is longer than any name may be: opening
+ * refuses it (it used to reach a 267-byte label buffer in the ring). */
+static void test_damaged_node_name_is_refused(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/ringsim-sim-XXXXXX", path[300];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/x.db", dir);
+    sim *s;
+    rs_error err;
+    int64_t op;
+    assert_int_equal(sim_open(&s, path, &err), 0);
+    assert_int_equal(sim_add_node(s, "alpha", 5, 1, &op, &err), 0);
+    sim_close(s);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "UPDATE nodes SET name = printf('%.*c', 4000, 'x')",
+                                  NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    assert_int_equal(sim_open(&s, path, &err), RINGSIM_ENOTDB);
+    assert_null(s);
+    assert_non_null(strstr(err.msg, "damaged"));
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+static off_t file_size(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 ? sb.st_size : 0;
+}
+
+/* Issue 6, item 2: when COMMIT fails (disk full), the engine is exactly as
+ * before -- it used to hand its placement to the dropped state, and the
+ * next insert dereferenced NULL.  COMMIT is made to fail the way a full
+ * disk does: RLIMIT_FSIZE stops the WAL from growing (the frames of a
+ * transaction are written at COMMIT), which SQLite reports as SQLITE_FULL
+ * or an I/O error. */
+static void test_failed_commit_leaves_engine_whole(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/ringsim-sim-XXXXXX", path[300], wal[310];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/x.db", dir);
+    snprintf(wal, sizeof wal, "%s-wal", path);
+    sim *s;
+    rs_error err;
+    int64_t op, ins, skip;
+    assert_int_equal(sim_open(&s, path, &err), 0);
+    assert_int_equal(sim_add_node(s, "alpha", 5, 1, &op, &err), 0);
+    assert_int_equal(sim_add_node(s, "bravo", 5, 1, &op, &err), 0);
+    assert_int_equal(sim_generate_keys(s, "k", 1, 0, 100, &ins, &skip, &op, &err), 0);
+    int64_t last = sim_last_op(s), keys = sim_key_count(s);
+    struct rlimit old, lim;
+    assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+    void (*prev)(int) = signal(SIGXFSZ, SIG_IGN);
+    off_t cap = file_size(path) > file_size(wal) ? file_size(path) : file_size(wal);
+    lim = (struct rlimit){(rlim_t)cap + 4096, old.rlim_max};
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    /* Each kind of operation: keys only (the placement carries over), a
+     * topology change, a configuration change. */
+    int rc1 = sim_generate_keys(s, "big-", 4, 0, 20000, &ins, &skip, &op, &err);
+    place_config cfg = *sim_config(s);
+    cfg.param[PP_POINTS_PER_NODE] = 500;
+    int rc2 = sim_configure(s, &cfg, &op, &err);
+    int rc3 = sim_add_node(s, "charlie", 7, 300, &op, &err);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+    signal(SIGXFSZ, prev);
+    if (rc1 == 0 || rc2 == 0 || rc3 == 0)
+        fail_msg("an operation succeeded past the file size limit: %d %d %d", rc1, rc2, rc3);
+    assert_int_equal(sim_last_op(s), last);
+    assert_int_equal(sim_key_count(s), keys);
+    assert_int_equal(sim_node_count(s), 2);
+    assert_int_equal(sim_config(s)->param[PP_POINTS_PER_NODE], 1);
+    /* The next operations work (this crashed), and the file is consistent. */
+    sim_str k = {"after", 5};
+    assert_int_equal(sim_insert_keys(s, &k, 1, true, &ins, &skip, &op, &err), 0);
+    sim_str d = {"k1", 2};
+    assert_int_equal(sim_delete_keys(s, &d, 1, &op, &err), 0);
+    assert_int_equal(sim_generate_keys(s, "big-", 4, 0, 20000, &ins, &skip, &op, &err), 0);
+    assert_int_equal(sim_key_count(s), keys + 20000);
+    expect_check_ok(s);
+    sim_close(s);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* Issue 6, item 5 (engine): an unreadable operation log is an error, not
+ * "no operations" (time travel replayed from the wrong start). */
+static void test_unreadable_log_is_an_error(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/ringsim-sim-XXXXXX", path[300];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/x.db", dir);
+    sim *s, *snap = NULL;
+    rs_error err;
+    int64_t op, problems;
+    assert_int_equal(sim_open(&s, path, &err), 0);
+    assert_int_equal(sim_add_node(s, "alpha", 5, 1, &op, &err), 0);
+    assert_int_equal(sim_add_node(s, "bravo", 5, 1, &op, &err), 0);
+    assert_int_equal(sim_at(s, 1, &snap, &err), 0);
+    sim_close(snap);
+    snap = NULL;
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "ALTER TABLE ops RENAME TO ops_gone", NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(db);
+    assert_true(sim_last_op(s) < 0);
+    assert_int_equal(sim_at(s, 1, &snap, &err), RINGSIM_EDB);
+    assert_null(snap);
+    assert_non_null(strstr(err.msg, "log"));
+    assert_int_equal(sim_at(s, 0, &snap, &err), RINGSIM_EDB);
+    assert_int_equal(sim_check(s, &problems, NULL, 0, &err), RINGSIM_EDB);
+    sim_close(s);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -395,6 +575,10 @@ int main(void)
         cmocka_unit_test(test_revert_restores_config_and_keys),
         cmocka_unit_test(test_refused_operations_change_nothing),
         cmocka_unit_test(test_other_process_changes_are_seen),
+        cmocka_unit_test(test_keys_page_prefix_is_validated),
+        cmocka_unit_test(test_damaged_node_name_is_refused),
+        cmocka_unit_test(test_failed_commit_leaves_engine_whole),
+        cmocka_unit_test(test_unreadable_log_is_an_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -68,7 +68,7 @@ static void test_persistence(void **state)
     assert_int_equal(ins, 0); /* duplicate ignored */
     assert_int_equal(store_op_append(st, "add_node", "alpha", "{}", "{}", &op, &err), 0);
     assert_int_equal(op, 1);
-    assert_int_equal(store_op_finish(st, op, 0, "[]", "{}", &err), 0);
+    assert_int_equal(store_op_finish(st, op, 0, "[]", "{}", 0, &err), 0);
     assert_int_equal(store_commit(st, &err), 0);
     store_close(st);
 
@@ -85,7 +85,9 @@ static void test_persistence(void **state)
     assert_int_equal(k.pos, 42);
     assert_int_equal(k.node, id);
     assert_int_equal(store_key_find(st, "nope", 4, &k, &err), RINGSIM_ENOTFOUND);
-    assert_int_equal(store_last_op(st), 1);
+    int64_t last;
+    assert_int_equal(store_last_op(st, &last, &err), 0);
+    assert_int_equal(last, 1);
     store_op o;
     assert_int_equal(store_op_get(st, 1, &o, &err), 0);
     assert_string_equal(o.type, "add_node");
@@ -209,6 +211,59 @@ static void test_moves_and_ranges(void **state)
     store_close(st);
 }
 
+/* Issue 6, item 1: a prefix of any length pages without writing past a
+ * buffer (it overflowed a 256-byte stack array at 256 bytes and more).
+ * Expected counts come from memcmp over the keys inserted here. */
+static void test_long_prefix_is_bounded(void **state)
+{
+    (void)state;
+    store *st;
+    rs_error err;
+    assert_int_equal(store_open(&st, ":memory:", &err), 0);
+    assert_int_equal(store_begin(st, &err), 0);
+    enum { BIG = 70000, NK = 3 };
+    char *big = malloc(BIG);
+    assert_non_null(big);
+    memset(big, 'a', BIG);
+    /* "a" x 200, "a" x 300, "a" x 300 + "b": the store takes any length */
+    size_t lens[NK] = {200, 300, 301};
+    char *keys[NK];
+    int ins;
+    for (int i = 0; i < NK; i++) {
+        keys[i] = malloc(lens[i]);
+        assert_non_null(keys[i]);
+        memset(keys[i], 'a', lens[i]);
+        if (i == 2)
+            keys[i][300] = 'b';
+        assert_int_equal(store_key_insert(st, &(store_key){keys[i], lens[i], (uint32_t)i, 1, false, 0}, &ins, &err), 0);
+    }
+    assert_int_equal(store_commit(st, &err), 0);
+    size_t plens[] = {1, 200, 255, 256, 300, 301, 4096, BIG};
+    for (size_t p = 0; p < sizeof plens / sizeof plens[0]; p++) {
+        int expect = 0;
+        for (int i = 0; i < NK; i++)
+            expect += lens[i] >= plens[p] && memcmp(keys[i], big, plens[p]) == 0;
+        store_key_query q = {0, false, big, plens[p], 0, 10, -1};
+        int64_t total = -1;
+        int n = 0;
+        assert_int_equal(store_keys_page(st, &q, &total, count_key, &n, &err), 0);
+        if (total != expect || n != expect)
+            fail_msg("prefix of %zu bytes: %lld keys (%d listed), expected %d", plens[p],
+                     (long long)total, n, expect);
+    }
+    /* All-0xFF prefixes have no upper bound. */
+    memset(big, 0xFF, 4096);
+    store_key_query q = {0, false, big, 4096, 0, 10, -1};
+    int64_t total = -1;
+    int n = 0;
+    assert_int_equal(store_keys_page(st, &q, &total, count_key, &n, &err), 0);
+    assert_int_equal(total, 0);
+    for (int i = 0; i < NK; i++)
+        free(keys[i]);
+    free(big);
+    store_close(st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -217,6 +272,7 @@ int main(void)
         cmocka_unit_test(test_refuses_foreign_files),
         cmocka_unit_test(test_moves_and_ranges),
         cmocka_unit_test(test_schema_version),
+        cmocka_unit_test(test_long_prefix_is_bounded),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,224 @@
+/*
+ * compare.c - the current nodes and keys placed by several algorithms side
+ * by side, recorded nowhere (see compare.h).
+ *
+ * The keys are read once into one buffer (an even sample when there are
+ * more than max_keys: every step-th key in key order, and the answer says
+ * so); each configuration builds a placement over the current nodes as a
+ * fresh switch would (stateful layouts start as the system starts them),
+ * places the sample, and builds the placements "one node more"
+ * (compare-probe) and "one node less" (for up to COMPARE_REMOVALS nodes
+ * spread over the join order) from it, the way the engine would evolve
+ * them.  Counts from a sample are scaled to the whole key set.
+ * Cost: (2 + removals) x sample lookups per configuration.
+ */
+#define _GNU_SOURCE
+#include "compare.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "store.h"
+
+#define COMPARE_REMOVALS 4
+
+typedef struct sample {
+    char *buf;
+    size_t used, cap;
+    size_t *off, *len;
+    size_t n, ncap;
+    uint64_t seen, step;
+} sample;
+
+static int take(void *ud, const store_key *k)
+{
+    sample *sm = ud;
+    if (sm->seen++ % sm->step)
+        return 0;
+    if (sm->used + k->len > sm->cap) {
+        size_t cap = sm->cap ? sm->cap * 2 : 1 << 16;
+        while (cap < sm->used + k->len)
+            cap *= 2;
+        char *b = realloc(sm->buf, cap);
+        if (!b)
+            return RINGSIM_ENOMEM;
+        sm->buf = b;
+        sm->cap = cap;
+    }
+    if (sm->n == sm->ncap) {
+        size_t cap = sm->ncap ? sm->ncap * 2 : 1024;
+        size_t *o = realloc(sm->off, cap * sizeof *o);
+        if (o)
+            sm->off = o;
+        size_t *l = realloc(sm->len, cap * sizeof *l);
+        if (l)
+            sm->len = l;
+        if (!o || !l)
+            return RINGSIM_ENOMEM;
+        sm->ncap = cap;
+    }
+    memcpy(sm->buf + sm->used, k->key, k->len);
+    sm->off[sm->n] = sm->used;
+    sm->len[sm->n++] = k->len;
+    sm->used += k->len;
+    return 0;
+}
+
+static double now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+/* Owners (node indexes) of every sampled key under p into own[]. */
+static void place_all(const placement *p, hasher *h, const sample *sm, long *own)
+{
+    for (size_t i = 0; i < sm->n; i++) {
+        place_key_info k;
+        place_key(p, h, sm->buf + sm->off[i], sm->len[i], &k);
+        own[i] = k.owner;
+    }
+}
+
+/* How many sampled keys change owner between a (owners own_a over nodes
+ * ids_a) and placement b over ids_b. */
+static uint64_t count_moves(const placement *b, hasher *h, const sample *sm, const long *own_a,
+                            const int64_t *ids_a, const int64_t *ids_b, long *scratch)
+{
+    place_all(b, h, sm, scratch);
+    uint64_t moved = 0;
+    for (size_t i = 0; i < sm->n; i++) {
+        int64_t x = own_a[i] < 0 ? -1 : ids_a[own_a[i]];
+        int64_t y = scratch[i] < 0 ? -1 : ids_b[scratch[i]];
+        moved += x != y;
+    }
+    return moved;
+}
+
+static void stats_of(const int64_t *count, size_t n, sim_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    st->nodes = (int64_t)n;
+    if (!n)
+        return;
+    double sum = 0, sq = 0;
+    st->min = INT64_MAX;
+    for (size_t i = 0; i < n; i++) {
+        sum += (double)count[i];
+        st->min = count[i] < st->min ? count[i] : st->min;
+        st->max = count[i] > st->max ? count[i] : st->max;
+    }
+    st->keys = (int64_t)sum;
+    st->mean = sum / (double)n;
+    for (size_t i = 0; i < n; i++)
+        sq += ((double)count[i] - st->mean) * ((double)count[i] - st->mean);
+    st->stddev = sqrt(sq / (double)n);
+    st->cv = st->mean > 0 ? st->stddev / st->mean : 0;
+    st->max_over_mean = st->mean > 0 ? (double)st->max / st->mean : 0;
+}
+
+static void one(sim *s, const sample *sm, double scale, compare_result *r, long *own,
+                long *scratch, int64_t *count)
+{
+    hasher *h = sim_hasher(s);
+    size_t n = sim_node_count(s);
+    const place_node *nodes = sim_place_nodes(s);
+    placement *p = NULL;
+    r->rc = place_build(&p, h, &r->cfg, nodes, n, NULL, NULL, &r->err);
+    if (r->rc)
+        return;
+    double t0 = now_ns();
+    place_all(p, h, sm, own);
+    r->lookup_ns = sm->n ? (now_ns() - t0) / (double)sm->n : 0;
+    for (size_t i = 0; i < n; i++)
+        count[i] = 0;
+    for (size_t i = 0; i < sm->n; i++)
+        if (own[i] >= 0)
+            count[own[i]]++;
+    for (size_t i = 0; i < n; i++)
+        count[i] = (int64_t)((double)count[i] * scale + 0.5);
+    stats_of(count, n, &r->stats);
+    r->structural = place_structural_max_over_mean(p);
+    r->memory_bytes = place_memory_bytes(p);
+
+    /* One node more. */
+    place_node *more = malloc((n + 1) * sizeof *more);
+    int64_t *ids = malloc((n + 1) * sizeof *ids), *ids_less = malloc((n + 1) * sizeof *ids_less);
+    if (!more || !ids || !ids_less) {
+        r->rc = rs_fail(&r->err, RINGSIM_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        more[i] = nodes[i];
+        ids[i] = nodes[i].id;
+    }
+    more[n] = (place_node){-2, "compare-probe", 13, 1, NULL, 0};
+    ids[n] = -2;
+    placement *q = NULL;
+    rs_error e;
+    if (place_build(&q, h, &r->cfg, more, n + 1, p, NULL, &e) == 0) {
+        r->moves_if_added = (double)count_moves(q, h, sm, own, ids, ids, scratch) * scale;
+        r->has_added = true;
+    }
+    place_free(q);
+
+    /* One node less: up to COMPARE_REMOVALS nodes spread over the join
+     * order, each removed in turn from the full layout. */
+    size_t k = n < COMPARE_REMOVALS ? n : COMPARE_REMOVALS;
+    double sum = 0;
+    size_t done = 0;
+    for (size_t t = 0; t < k && n > 0; t++) {
+        size_t victim = k == n ? t : t * n / k;
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++)
+            if (i != victim) {
+                more[m] = nodes[i];
+                ids_less[m++] = nodes[i].id;
+            }
+        placement *w = NULL;
+        if (place_build(&w, h, &r->cfg, more, m, p, NULL, &e) == 0) {
+            sum += (double)count_moves(w, h, sm, own, ids, ids_less, scratch) * scale;
+            done++;
+        }
+        place_free(w);
+    }
+    r->removed_sampled = done;
+    r->removed_of = n;
+    r->moves_if_removed = done ? sum / (double)done : 0;
+out:
+    free(more);
+    free(ids);
+    free(ids_less);
+    place_free(p);
+}
+
+int compare_run(sim *s, compare_result *res, size_t nres, uint64_t max_keys,
+                compare_sample *info, rs_error *err)
+{
+    sample sm = {0};
+    int64_t total = sim_key_count(s);
+    sm.step = max_keys && (uint64_t)total > max_keys
+                  ? ((uint64_t)total + max_keys - 1) / max_keys
+                  : 1;
+    int rc = store_keys_each(sim_store(s), 0, take, &sm, err);
+    size_t n = sim_node_count(s);
+    long *own = malloc((sm.n + 1) * sizeof *own), *scratch = malloc((sm.n + 1) * sizeof *scratch);
+    int64_t *count = malloc((n + 1) * sizeof *count);
+    if (!rc && (!own || !scratch || !count))
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    double scale = sm.n ? (double)total / (double)sm.n : 1;
+    for (size_t i = 0; !rc && i < nres; i++)
+        one(s, &sm, scale, &res[i], own, scratch, count);
+    info->keys = total;
+    info->sampled = (int64_t)sm.n;
+    info->step = sm.step;
+    free(own);
+    free(scratch);
+    free(count);
+    free(sm.buf);
+    free(sm.off);
+    free(sm.len);
+    return rc == RINGSIM_ENOMEM ? rs_fail(err, rc, "out of memory") : rc;
+}

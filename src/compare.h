@@ -1,0 +1,48 @@
+/*
+ * compare.h - "which scheme should I pick": the current nodes and keys
+ * placed by several algorithm configurations side by side, recorded nowhere.
+ *
+ * For each configuration: key statistics (from the stored keys, or an even
+ * sample of them, scaled), structural balance (largest share of the space
+ * over the mean, independent of the keys), lookup time per key (hash
+ * included), the layout's memory, the keys that would move if one more node
+ * (`compare-probe`) joined, and the mean over up to 4 nodes of the keys
+ * that would move if that node left.  Cost: about (2 + 4) lookups per
+ * sampled key per configuration.
+ */
+#ifndef RINGSIM_COMPARE_H
+#define RINGSIM_COMPARE_H
+
+#include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "place.h"
+#include "sim.h"
+
+typedef struct compare_result {
+    place_config cfg; /* in: the configuration to try */
+    int rc;           /* out: 0, or why it cannot place these nodes */
+    rs_error err;
+    sim_stats stats;
+    double structural, lookup_ns;
+    size_t memory_bytes;
+    bool has_added;
+    double moves_if_added, moves_if_removed;
+    size_t removed_sampled, removed_of;
+} compare_result;
+
+typedef struct compare_sample {
+    int64_t keys;    /* stored keys */
+    int64_t sampled; /* keys placed (== keys when not sampled) */
+    uint64_t step;   /* every step-th key, in key order */
+} compare_sample;
+
+/* Fill res[0..nres) (cfg set by the caller).  max_keys bounds the sample
+ * (0: all keys).  A configuration that cannot place the current nodes gets
+ * rc and err; the call itself fails only when the keys cannot be read. */
+int compare_run(sim *s, compare_result *res, size_t nres, uint64_t max_keys,
+                compare_sample *info, rs_error *err);
+
+#endif
