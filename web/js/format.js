@@ -172,12 +172,13 @@ export function shareDigits(nodeCount) {
   return 1;
 }
 
+const timeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'short', timeStyle: 'medium' });
+
 /** Local date and time of an RFC 3339 stamp. */
 export function formatTime(at) {
   const t = Date.parse(at);
   if (!Number.isFinite(t)) return at || '';
-  const d = new Date(t);
-  return d.toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'medium' });
+  return timeFormat.format(new Date(t));
 }
 
 const typeWords = {

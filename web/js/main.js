@@ -200,7 +200,7 @@ async function loadView() {
     if (generation !== state.generation) return;
     state.view = { at, config, nodes: nodesAnswer.nodes, ring: ringAnswer, stats, space };
     if (at === null) state.live = { keys: stats.keys };
-    renderView(ringKeys, keysPage);
+    await renderView(ringKeys, keysPage, generation);
     setConnectionError(null);
   } catch (err) {
     if (generation !== state.generation) return;
@@ -208,7 +208,14 @@ async function loadView() {
   }
 }
 
-function renderView(ringKeys, keysPage) {
+const nextFrame = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+
+/**
+ * Shows the loaded view in three steps with a frame between them (the ring
+ * and its captions; the tables; the statistics), so that at a thousand
+ * nodes no single task holds the page for long. A newer load stops it.
+ */
+async function renderView(ringKeys, keysPage, generation) {
   const { at, config, nodes, ring: layout, stats, space } = state.view;
   const readOnly = at !== null;
   const algo = catalogueEntry(config);
@@ -246,11 +253,18 @@ function renderView(ringKeys, keysPage) {
   strip.setData(layout.runs || null, space, state.dark);
   $('ring-empty').hidden = readOnly || nodes.length > 0;
 
-  nodesTable.set(nodes, { dark: state.dark, readOnly, replicas: config.replicas });
-  renderStats(stats, state.dark);
-  fillNodeFilter(nodes, state.keysQuery.node);
-  if (keysPage) keysTable.set(keysPage, state.keysQuery, { dark: state.dark, readOnly, replicas: config.replicas });
   $('past-loading').hidden = true;
+
+  await nextFrame();
+  if (generation !== state.generation) return;
+  nodesTable.set(nodes, { dark: state.dark, readOnly, replicas: config.replicas });
+  fillNodeFilter(nodes, state.keysQuery.node);
+  if (keysPage && !keysPage.error) keysTable.set(keysPage, state.keysQuery, { dark: state.dark, readOnly, replicas: config.replicas });
+  else if (keysPage) $('keys-body').replaceChildren(el('tr', null, el('td', { colSpan: 5, className: 'error' }, keysPage.error)));
+
+  await nextFrame();
+  if (generation !== state.generation) return;
+  renderStats(stats, state.dark);
 
   // The trace follows what is shown: the same moment, the same layout.
   if ($('lookup-steps').dataset.key !== undefined && $('lookup-key').value !== '') runTrace();
@@ -652,11 +666,15 @@ $('revert-here').addEventListener('click', async () => {
   try {
     const answer = await api.revert(to);
     setError('revert-error', '');
+    // The revert may already be known from the event stream (it came while
+    // the past was on show): show it now, whatever came first.
+    addOperation(answer.operation);
     state.at = null;
     renderTimeline();
     renderHistory();
-    onOperation(answer.operation);
+    showOperation(state.ops.get(state.lastId));
     refresh();
+    scheduleExplain();
   } catch (err) {
     setError('revert-error', err.message);
   } finally {
@@ -977,7 +995,6 @@ async function start() {
     showOperation(op);
     explainLatest();
   }
-  applyTheme();
 }
 
 start();

@@ -233,6 +233,7 @@ export class RingView {
 
   setTheme(dark) {
     this.dark = dark;
+    this.themeColours = null;
     this.draw();
   }
 
@@ -251,8 +252,17 @@ export class RingView {
     return ctx;
   }
 
+  /** A colour of the theme; read once per theme (getComputedStyle forces a style pass). */
   css(name) {
-    return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || '#888';
+    if (!this.themeColours || this.themeColours.dark !== this.dark) {
+      const style = getComputedStyle(document.documentElement);
+      const read = (n) => style.getPropertyValue(n).trim() || '#888';
+      this.themeColours = {
+        dark: this.dark, '--line': read('--line'), '--muted': read('--muted'), '--panel': read('--panel'),
+        '--text': read('--text'), '--accent': read('--accent'),
+      };
+    }
+    return this.themeColours[name] || '#888';
   }
 
   /** The node's load against the ideal (1 = its fair share of the keys). */
@@ -431,18 +441,30 @@ export class RingView {
     for (const c of counts) total += c;
     if (!total) return;
     const mean = total / n;
-    const sweep = TAU / n;
     const byOwner = this.nodes.length <= 24 && this.segs.end.length > 0;
     const plain = this.css('--accent');
+    // One filled path per colour: each slice an annular sector from the
+    // outer edge inwards, as deep as its count against twice the mean.
+    const paths = new Map();
     for (let b = 0; b < n; b++) {
       if (!counts[b]) continue;
       const len = Math.max(1, Math.min(1, counts[b] / (2 * mean)) * g.keyDepth);
+      const colour = byOwner ? nodeColour(this.ownerAt(((b + 0.5) / n) * RING_SIZE), 0.85, this.dark) : plain;
+      let path = paths.get(colour);
+      if (!path) paths.set(colour, path = new Path2D());
       const a0 = this.angle((b / n) * RING_SIZE);
-      ctx.strokeStyle = byOwner ? nodeColour(this.ownerAt(((b + 0.5) / n) * RING_SIZE), 0.85, this.dark) : plain;
-      ctx.lineWidth = len;
-      ctx.beginPath();
-      ctx.arc(g.cx, g.cy, g.keyOuter - len / 2, a0, a0 + sweep + 0.002);
-      ctx.stroke();
+      const a1 = this.angle(((b + 1) / n) * RING_SIZE) + 0.002;
+      const r0 = g.keyOuter;
+      const r1 = g.keyOuter - len;
+      path.moveTo(g.cx + Math.cos(a0) * r0, g.cy + Math.sin(a0) * r0);
+      path.lineTo(g.cx + Math.cos(a1) * r0, g.cy + Math.sin(a1) * r0);
+      path.lineTo(g.cx + Math.cos(a1) * r1, g.cy + Math.sin(a1) * r1);
+      path.lineTo(g.cx + Math.cos(a0) * r1, g.cy + Math.sin(a0) * r1);
+      path.closePath();
+    }
+    for (const [colour, path] of paths) {
+      ctx.fillStyle = colour;
+      ctx.fill(path);
     }
     ctx.strokeStyle = muted;
     ctx.setLineDash([3, 4]);

@@ -245,10 +245,19 @@ export class KeysTable {
   }
 }
 
+let filterNames = '';
+
 export function fillNodeFilter(nodes, selected) {
   const select = $('keys-node');
   const names = nodes.map((n) => n.name).sort();
   if (selected && !names.includes(selected)) names.unshift(selected);
+  // Rebuilt only when the names change: a thousand options cost a layout.
+  const key = JSON.stringify(names);
+  if (key === filterNames) {
+    select.value = selected || '';
+    return;
+  }
+  filterNames = key;
   const options = [el('option', { value: '' }, 'All nodes')];
   for (const name of names.slice(0, 2000)) options.push(el('option', { value: name }, displayName(name)));
   select.replaceChildren(...options);
