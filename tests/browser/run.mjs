@@ -549,7 +549,7 @@ test('ring hover, key click traces, history lists the moves, table row traces', 
   const g = await page.locator('#ring-overlay').boundingBox();
   const R = g.width * 0.37;
   const band = Math.max(8, g.width * 0.024);
-  const loadW = Math.max(4, band * 0.5);
+  const loadW = Math.max(4, g.width * 0.012);
   const keyOuter = R - band / 2 - loadW - 1.5 - 5;
   const jitter = (kpos & 3) * 3.5;
   const k = await ringPoint(page, kpos, (keyOuter - 3 - jitter) / R);

@@ -236,20 +236,22 @@ async function renderView(ringKeys, keysPage, generation) {
   });
   let mode;
   if (ringKeys.keys) mode = `${formatInt(stats.keys)} ${stats.keys === 1 ? 'key' : 'keys'} drawn as dots`;
-  else if (ringKeys.density) mode = `${formatInt(stats.keys)} keys drawn as a density band (${ringKeys.density.bins} slices; dashed circle: the mean)`;
+  else if (ringKeys.density) mode = `${formatInt(stats.keys)} keys drawn as a density band`;
   else if (ringKeys.note) mode = `${formatInt(stats.keys)} keys: ${ringKeys.note}`;
   else mode = ringKeys.error ? `Key density unavailable: ${ringKeys.error}` : '';
-  if (nodes.length > 60) mode += ' · node names: hover the ring, or focus it and use the arrow keys';
   const params = Object.entries(config.params || {}).map(([k, v]) => `${k.replace(/_/g, ' ')} ${formatInt(v)}`).join(', ');
   $('ring-mode').textContent = [
     config.algorithm + (params ? ` (${params})` : ''),
     (config.replicas || 1) > 1 ? `${config.replicas} replicas` : '',
     mode,
   ].filter(Boolean).join(' · ');
-  $('ring-space').textContent = space.hasLayout || !nodes.length
+  $('ring-space').textContent = (space.hasLayout || !nodes.length
     ? `Drawn: ${space.title}.`
-    : `${algo ? algo.name : config.algorithm} has no ring: each node is drawn as a sector of its share of the space, keys at their hash.`;
+    : `${algo ? algo.name : config.algorithm} has no ring: each node is drawn as a sector of its share of the space, keys at their hash.`)
+    + (nodes.length > 60 ? ' Node names: hover the ring, or focus it and use the arrow keys.' : '');
   $('ring-legend').hidden = !(stats.keys > 0 && nodes.length > 0);
+  $('ring-legend-density').hidden = !ringKeys.density;
+  if (ringKeys.density) $('ring-legend-density').textContent = `Key band: keys per slice (${ringKeys.density.bins} slices) against the mean, the dashed circle; a slice twice as full reaches the inner edge.`;
   strip.setData(layout.runs || null, space, state.dark);
   $('ring-empty').hidden = readOnly || nodes.length > 0;
 

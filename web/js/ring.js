@@ -152,8 +152,11 @@ export class RingView {
     const s = this.size;
     // Small rings keep more room around for the labels.
     const R = s * (s < 440 ? 0.33 : 0.37);
-    const band = Math.max(8, s * 0.024);
-    const loadW = Math.max(4, band * 0.5);
+    // Past a hundred nodes single arcs are slivers: the load band, which
+    // says more at that scale, gets the width.
+    const many = this.nodes.length > 100;
+    const band = Math.max(8, s * (many ? 0.016 : 0.024));
+    const loadW = Math.max(4, s * (many ? 0.022 : 0.012));
     const loadR = R - band / 2 - loadW / 2 - 1.5;
     const keyOuter = loadR - loadW / 2 - 5;
     return {
@@ -442,7 +445,7 @@ export class RingView {
     if (!total) return;
     const mean = total / n;
     const byOwner = this.nodes.length <= 24 && this.segs.end.length > 0;
-    const plain = this.css('--accent');
+    const plain = this.css('--accent').startsWith('#') && this.css('--accent').length === 7 ? `${this.css('--accent')}99` : this.css('--accent');
     // One filled path per colour: each slice an annular sector from the
     // outer edge inwards, as deep as its count against twice the mean.
     const paths = new Map();

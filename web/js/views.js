@@ -189,7 +189,8 @@ export class KeysTable {
   render() {
     const { data, query } = this;
     if (!data) return;
-    markSort('keys-table', this.sort.key ? this.sort : { key: 'coordinate', dir: 1 });
+    // Unsorted, the page is in the server's order (SHA-256 position, then key).
+    markSort('keys-table', this.sort);
     const showReplicas = this.replicas > 1;
     document.querySelector('#keys-table th[data-col="replicas"]').hidden = !showReplicas;
     let keys = data.keys;
