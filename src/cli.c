@@ -27,7 +27,9 @@
 static const char usage_text[] =
     "usage: ringsim [--db PATH] [--json] COMMAND [ARGS]\n"
     "\n"
-    "  serve [--host 127.0.0.1] [--port 3000] [--web DIR]   start the web simulator\n"
+    "  serve [--host 127.0.0.1] [--port 3000] [--web DIR] [--token T]\n"
+    "                                start the web simulator (beyond loopback it\n"
+    "                                needs a token: --token, $RINGSIM_TOKEN or made)\n"
     "  node add NAME [--weight W] [--tokens T,T,...]   add a node\n"
     "  node rm NAME                   remove a node\n"
     "  node ls                       list nodes (like nodetool status)\n"
@@ -54,7 +56,7 @@ typedef struct opts {
     const char *db;
     int json;
     const char *weight, *node, *prefix, *start, *points, *algorithm, *host, *port, *web;
-    const char *replicas, *tokens, *algorithms;
+    const char *replicas, *tokens, *algorithms, *token;
     char **params; /* every --param NAME=VALUE, in order */
     int nparams;
     char **args; /* positionals after the command words */
@@ -77,7 +79,7 @@ static int refused(const rs_error *err)
 
 /* ---- progress bar on a terminal ---- */
 
-static void bar(void *ud, const char *what, uint64_t done, uint64_t total)
+static int bar(void *ud, const char *what, uint64_t done, uint64_t total)
 {
     (void)ud;
     int w = 30, fill = total ? (int)((double)done / (double)total * w) : w;
@@ -89,6 +91,7 @@ static void bar(void *ud, const char *what, uint64_t done, uint64_t total)
     if (done >= total)
         fputs("\r\033[K", stderr);
     fflush(stderr);
+    return 0;
 }
 
 /* ---- output ---- */
@@ -266,6 +269,7 @@ static int cmd_node(sim *s, opts *o, const char *sub)
 }
 
 typedef struct key_printer {
+    sim *s;
     int json;
     int64_t count;
 } key_printer;
@@ -282,9 +286,7 @@ static int print_key(void *ud, const char *key, size_t len, uint32_t pos, const 
         kp->count++;
         return 0;
     }
-    json_t *j = json_pack("{s:o, s:I, s:o}", "key", json_stringn(key, len), "position",
-                          (json_int_t)pos, "node",
-                          node ? json_stringn(node, node_len) : json_null());
+    json_t *j = view_key(kp->s, key, len, pos, node, node_len);
     char *t = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     json_decref(j);
     if (!t)
@@ -303,7 +305,7 @@ static int cmd_key(sim *s, opts *o, const char *sub)
             return usage("key ls takes no arguments%s", "");
         /* Streamed: a million keys must not become a million JSON objects
          * in memory.  The shape is GET /api/keys with every key. */
-        key_printer kp = {o->json, 0};
+        key_printer kp = {s, o->json, 0};
         int64_t total;
         if (o->json)
             fputs("{\n  \"keys\": [", stdout);
@@ -413,6 +415,17 @@ static int parse_tokens(const char *text, int64_t **out, size_t *n)
     return 0;
 }
 
+/* --param NAME=VALUE is a matter of usage (exit 2) when it has no NAME=. */
+static int params_usage(const opts *o)
+{
+    for (int i = 0; i < o->nparams; i++) {
+        const char *eq = strchr(o->params[i], '=');
+        if (!eq || eq == o->params[i])
+            return usage("--param takes NAME=VALUE, not \"%s\"", o->params[i]);
+    }
+    return 0;
+}
+
 /* Options of config (algorithm, points, params, replicas) on top of *cfg. */
 static int config_from_opts(const opts *o, place_config *cfg, rs_error *err)
 {
@@ -496,6 +509,8 @@ static int cmd_preview(sim *s, opts *o, const char *sub)
     } else if (!strcmp(sub, "config")) {
         if (nargs)
             return usage("preview config takes options only%s", "");
+        if (params_usage(o))
+            return EXIT_USAGE;
         if (config_from_opts(o, &req.cfg, &err))
             return refused(&err);
         req.type = "configure";
@@ -535,6 +550,8 @@ static int cmd_compare(sim *s, opts *o)
     rs_error err = {0};
     if (o->nargs)
         return usage("compare takes options only%s", "");
+    if (params_usage(o))
+        return EXIT_USAGE;
     json_t *j = view_compare(s, o->algorithms, (const char *const *)o->params,
                              (size_t)o->nparams, 100000, &err);
     if (!j)
@@ -643,6 +660,8 @@ static int cmd_config(sim *s, opts *o)
         return 0;
     }
     place_config cfg = *sim_config(s);
+    if (params_usage(o))
+        return EXIT_USAGE;
     if (config_from_opts(o, &cfg, &err))
         return refused(&err);
     int64_t op;
@@ -791,7 +810,7 @@ static const char **opt_slot(opts *o, const char *name)
              {"algorithm", offsetof(opts, algorithm)}, {"host", offsetof(opts, host)},
              {"port", offsetof(opts, port)},     {"web", offsetof(opts, web)},
              {"replicas", offsetof(opts, replicas)}, {"tokens", offsetof(opts, tokens)},
-             {"algorithms", offsetof(opts, algorithms)}};
+             {"algorithms", offsetof(opts, algorithms)}, {"token", offsetof(opts, token)}};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (strcmp(t[i].name, name) == 0)
             return (const char **)((char *)o + t[i].off);
@@ -803,7 +822,7 @@ static int allowed(const char *cmd, const char *sub, const char *opt)
 {
     const char *ok = "";
     if (!strcmp(cmd, "serve"))
-        ok = " host port web ";
+        ok = " host port web token ";
     else if (!strcmp(cmd, "node") && sub && !strcmp(sub, "add"))
         ok = " weight tokens ";
     else if (!strcmp(cmd, "key") && sub && !strcmp(sub, "ls"))
@@ -943,7 +962,10 @@ int cli_main(int argc, char **argv)
             rc = usage("--port must be 0 to 65535, not %s", o.port);
             goto out;
         }
-        rc = api_serve(o.db, o.host ? o.host : "127.0.0.1", (int)port, o.web);
+        const char *env_token = getenv("RINGSIM_TOKEN");
+        serve_options so = {.db = o.db, .host = o.host, .port = (int)port, .web = o.web,
+                            .token = o.token ? o.token : env_token && *env_token ? env_token : NULL};
+        rc = api_serve(&so);
         goto out;
     }
     if (!strcmp(cmd, "algorithms")) { /* the catalogue needs no database */

@@ -31,10 +31,18 @@ typedef struct store store;
 
 /* Open (creating when missing) a database; ":memory:" for a private one in
  * RAM, "" for a private temporary file (bounded memory).
- * Refuses files that are not ringsim databases (RINGSIM_ENOTDB). */
+ * Refuses folders, files that are not ringsim databases and damaged ones
+ * (RINGSIM_ENOTDB), leaving them untouched.  A file that cannot be written
+ * (it or its folder is not writable) is opened read-only: see
+ * store_read_only.  Test hook: the environment variable RINGSIM_MAX_PAGES
+ * caps the file at that many pages (PRAGMA max_page_count), so that a
+ * full disk can be tested without filling one. */
 int store_open(store **out, const char *path, rs_error *err);
 /* Accepts NULL; finalizes every statement. */
 void store_close(store *st);
+/* Why writes are refused (the file or its folder is not writable...), or
+ * NULL when they are not; store_begin then fails with RINGSIM_EREADONLY. */
+const char *store_read_only(const store *st);
 
 /* Write transaction (BEGIN IMMEDIATE: takes the write lock at once, waiting
  * up to the busy timeout for other processes). */

@@ -77,6 +77,12 @@ json_t *view_config(sim *s, rs_error *err)
     json_t *o = place_config_json(sim_config(s), false);
     if (o)
         json_object_set_new(o, "algorithms", place_algorithms_json());
+    /* Only a read-only database says so: the shape is otherwise unchanged. */
+    const char *ro = sim_read_only(s);
+    if (o && ro &&
+        (json_object_set_new(o, "read_only", json_true()) ||
+         json_object_set_new(o, "read_only_reason", json_string(ro))))
+        return nomem(err, o);
     return o ? o : nomem(err, NULL);
 }
 
@@ -144,7 +150,7 @@ json_t *view_lookup(sim *s, const char *key, size_t len, rs_error *err)
 
 /* A stored key: its stored owner, and where the placement puts it now
  * (the coordinate, and the preference list with replicas). */
-static json_t *key_object(sim *s, const char *key, size_t len, uint32_t pos,
+json_t *view_key(sim *s, const char *key, size_t len, uint32_t pos,
                           const char *node, size_t node_len)
 {
     json_t *o = json_pack("{s:o, s:I, s:o}", "key", json_stringn(key, len), "position",
@@ -179,7 +185,7 @@ json_t *view_key_get(sim *s, const char *key, size_t len, rs_error *err)
     size_t nl;
     if (sim_key_get(s, key, len, &pos, &node, &nl, err))
         return NULL;
-    json_t *o = key_object(s, key, len, pos, node, nl);
+    json_t *o = view_key(s, key, len, pos, node, nl);
     return o ? o : nomem(err, NULL);
 }
 
@@ -187,7 +193,7 @@ static int add_key(void *ud, const char *key, size_t len, uint32_t pos, const ch
                    size_t node_len)
 {
     key_list *l = ud;
-    return json_array_append_new(l->arr, key_object(l->s, key, len, pos, node, node_len))
+    return json_array_append_new(l->arr, view_key(l->s, key, len, pos, node, node_len))
                ? RINGSIM_ENOMEM
                : 0;
 }

@@ -54,4 +54,9 @@ json_t *view_preview(sim *s, view_preview_req *req, rs_error *err);
 json_t *view_compare(sim *s, const char *algorithms, const char *const *params, size_t nparams,
                      uint64_t max_keys, rs_error *err);
 
+/* A stored key: {"key", "position", "node", "coordinate"} and "replicas"
+ * (the preference list) when the configuration keeps more than one copy. */
+json_t *view_key(sim *s, const char *key, size_t len, uint32_t pos, const char *node,
+                 size_t node_len);
+
 #endif

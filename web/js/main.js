@@ -15,7 +15,7 @@
 // who received the keys, the statistics before and after, the flow drawn
 // on the ring.
 
-import { api, ApiError } from './api.js';
+import { api, ApiError, eventsUrl } from './api.js';
 import { $, el, setError, debounce } from './dom.js';
 import {
   describeOperation, displayName, formatInt, formatTime, groupMoves, humanMessage, movedCount, setNodeOrder,
@@ -956,7 +956,7 @@ let sse = null;
 
 function connect() {
   const c = $('connection');
-  sse = new EventSource('/api/events');
+  sse = new EventSource(eventsUrl());
   sse.addEventListener('open', () => {
     c.dataset.state = 'live';
     c.textContent = 'Live';
