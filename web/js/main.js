@@ -133,6 +133,22 @@ const atQuery = (at) => (at === null ? undefined : at);
  * the density band, when the server bins keys in the space that is drawn
  * (its `by` field; the original ring's positions are its coordinates).
  */
+const KEY_SET_OPS = new Set(['insert_keys', 'delete_keys', 'reset', 'revert']);
+let densityCache = { key: null, answer: null };
+
+/**
+ * What the density depends on: the set of keys (the last operation that
+ * changed it, up to the moment on show) and, through the coordinates, the
+ * configuration; never the nodes. A node added at a million keys then
+ * reuses the band instead of scanning every key again.
+ */
+function densityKey(at, config, bins) {
+  const upTo = at ?? state.lastId;
+  let last = 0;
+  for (const [id, op] of state.ops) if (id <= upTo && id > last && KEY_SET_OPS.has(op.type)) last = id;
+  return JSON.stringify([last, config.algorithm, config.params, bins]);
+}
+
 async function loadRingKeys(total, at, config, space) {
   if (total === 0) return { keys: [], density: null };
   if (total <= DOT_LIMIT) {
@@ -146,7 +162,9 @@ async function loadRingKeys(total, at, config, space) {
   }
   const bins = Math.max(90, Math.min(1440, Math.round(ring.size * 1.2) || 720));
   try {
-    const density = await api.density(bins, at);
+    const key = densityKey(at, config, bins);
+    const density = densityCache.key === key ? densityCache.answer : await api.density(bins, at);
+    if (density.total === total) densityCache = { key, answer: density };
     const drawable = density.by === 'coordinate' || (config.algorithm === 'ring' && space.kind === 'ring32');
     return drawable ? { keys: null, density } : { keys: null, density: null, note: 'keys not drawn one by one: the load band shows where they are' };
   } catch (err) {
