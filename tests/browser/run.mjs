@@ -772,7 +772,7 @@ test('choose an algorithm from the catalogue: parameters, replicas, refusals nex
 
 test('each space is labelled as itself: 32-bit ring, 64-bit ring, no ring for jump', async ({ page, server }) => {
   for (const name of ['alpha', 'bravo']) assert.equal((await http(server, 'POST', '/api/nodes', { name })).status, 201);
-  const top = () => page.locator('#ring-svg .ticks text').first().evaluate((t) => t.firstChild.textContent);
+  const top = () => page.locator('#ring-svg .ticks text.tick-top').evaluate((t) => t.firstChild.textContent);
   await eventually('32-bit labels', async () => (await top()) === '0 ↺ 2³²−1');
   assert.equal((await http(server, 'PUT', '/api/config', { algorithm: 'envoy-ring' })).status, 200);
   await expectText(page.locator('#ring-space'), '64-bit ring');

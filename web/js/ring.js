@@ -524,13 +524,19 @@ export class RingView {
 
     const t = ticks(this.space);
     const tickGroup = svgEl('g', { class: 'ticks' });
-    const all = [{ position: 0, label: t.top, title: t.topTitle }, ...t.ticks];
+    const all = [{ position: 0, label: t.top, title: t.topTitle, top: true }, ...t.ticks];
+    // A tick label gives way to a node label that would overlap it.
+    const anchors = this.loading ? new Map() : this.nodeAnchors();
+    const labelled = anchors.size && anchors.size <= LABEL_LIMIT ? [...anchors.values()] : [];
+    const clearance = (44 / (TAU * g.labelR)) * RING_SIZE; // ~44 px of arc
     for (const tick of all) {
+      // (The top label, where the space starts and wraps, always stays.)
+      if (!tick.top && labelled.some((p) => Math.min(Math.abs(p - tick.position), RING_SIZE - Math.abs(p - tick.position)) < clearance)) continue;
       const a = this.angle(tick.position);
       const r = g.tickOut + 8;
       const c = Math.cos(a);
       const text = svgEl('text', {
-        x: (g.cx + c * r).toFixed(1), y: (g.cy + Math.sin(a) * r).toFixed(1), class: 'tick-label',
+        x: (g.cx + c * r).toFixed(1), y: (g.cy + Math.sin(a) * r).toFixed(1), class: tick.top ? 'tick-label tick-top' : 'tick-label',
         'text-anchor': Math.abs(c) < 0.2 ? 'middle' : (c > 0 ? 'start' : 'end'),
         'dominant-baseline': 'middle',
       }, tick.label);
@@ -557,7 +563,6 @@ export class RingView {
     // Node labels at each node's anchor, staggered to avoid overlaps; long
     // names cut with an ellipsis, the full name in <title>.
     const labels = svgEl('g', { class: 'node-labels' });
-    const anchors = this.nodeAnchors();
     if (anchors.size && anchors.size <= LABEL_LIMIT && !this.loading) {
       const sorted = [...anchors].sort((a, b) => a[1] - b[1]);
       const levels = [-Infinity, -Infinity, -Infinity];
@@ -565,7 +570,9 @@ export class RingView {
       for (const [name, pos] of sorted) {
         const a = this.angle(pos);
         let level = -1;
-        for (let l = 0; l < levels.length; l++) {
+        // Near the top the first level belongs to the label of the space.
+        const nearTop = Math.min(pos, RING_SIZE - pos) < clearance;
+        for (let l = nearTop ? 1 : 0; l < levels.length; l++) {
           const r = g.labelR + l * 20;
           if ((a - levels[l]) * r >= minGap) { level = l; break; }
         }
