@@ -97,6 +97,7 @@ static const route routes[] = {
     {"events", API_GET, API_EVENTS},     {"reset", API_POST, API_WORKER},
     {"revert", API_POST, API_WORKER},    {"cancel", API_POST, API_CANCEL},
     {"preview", API_POST, API_WORKER},   {"compare", API_GET, API_WORKER},
+    {"theory", API_GET, API_WORKER},
 };
 
 static bool path_matches(const api_request *r, const char *path)
@@ -532,6 +533,12 @@ static int dispatch(sim *s, const api_request *r, json_t **out, rs_error *err)
         return post_preview(s, r, out, err);
     if (seg_is(r, 0, "compare"))
         return get_compare(s, r, out, err);
+    if (seg_is(r, 0, "theory")) {
+        int64_t nodes;
+        if ((rc = int_param(r, "nodes", 0, 1000, 0, &nodes, err)))
+            return rc;
+        return (*out = view_theory(s, nodes, err)) ? 200 : err->code;
+    }
     if (seg_is(r, 0, "cancel")) /* the transport cancels; here nothing runs */
         return (*out = json_pack("{s:b}", "cancelled", 0)) ? 200 : RINGSIM_ENOMEM;
     return rs_fail(err, RINGSIM_ENOTFOUND, "no such API endpoint");
