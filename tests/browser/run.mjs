@@ -770,13 +770,25 @@ test('choose an algorithm from the catalogue: parameters, replicas, refusals nex
   await expectText(page.locator('#lookup-result'), `replicas ${lk2.replicas[1]}`);
 });
 
-test('each space is labelled as itself: 32-bit ring, 64-bit ring, no ring for jump', async ({ page, server }) => {
+test('each space is labelled as itself: 32-bit ring, 64-bit rings, slots, no ring for jump', async ({ page, server }) => {
   for (const name of ['alpha', 'bravo']) assert.equal((await http(server, 'POST', '/api/nodes', { name })).status, 201);
   const top = () => page.locator('#ring-svg .ticks text.tick-top').evaluate((t) => t.firstChild.textContent);
   await eventually('32-bit labels', async () => (await top()) === '0 ↺ 2³²−1');
   assert.equal((await http(server, 'PUT', '/api/config', { algorithm: 'envoy-ring' })).status, 200);
   await expectText(page.locator('#ring-space'), '64-bit ring');
   await eventually('64-bit labels', async () => (await top()) === '0 ↺ 2⁶⁴−1');
+  // Cassandra's tokens are signed: the ring starts at −2⁶³.
+  assert.equal((await http(server, 'PUT', '/api/config', { algorithm: 'cassandra' })).status, 200);
+  await expectText(page.locator('#ring-space'), '64-bit signed token ring');
+  await eventually('signed labels', async () => (await top()) === '−2⁶³ ↺ 2⁶³−1');
+  // Redis: 16384 slots as a table; the looked-up key's slot is the server's.
+  assert.equal((await http(server, 'PUT', '/api/config', { algorithm: 'redis' })).status, 200);
+  await expectText(page.locator('#ring-space'), 'a table of 16,384 slots');
+  await page.getByLabel('Look up key', { exact: true }).fill('{user}:1');
+  await page.getByLabel('Look up key', { exact: true }).press('Enter');
+  const lk = (await http(server, 'GET', `/api/lookup?key=${encodeURIComponent('{user}:1')}`)).body;
+  await expectText(page.locator('#strip-caption'), `slot ${Number(lk.coordinate).toLocaleString('en-US')} of key “{user}:1” is ${lk.node}'s`);
+  await expectText(page.locator('#lookup-steps'), lk.trace[1].detail);
   assert.equal((await http(server, 'PUT', '/api/config', { algorithm: 'jump' })).status, 200);
   await expectText(page.locator('#ring-space'), 'jump has no ring');
   // Jump ignores weights: the weight help says so.
