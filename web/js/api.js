@@ -115,3 +115,10 @@ export const api = {
   cancel: () => request('POST', '/api/cancel'),
   revert: (to) => request('POST', '/api/revert', { to }),
 };
+
+// Additions of the page for placement algorithms and time travel (issues 7
+// and 8); the calls above are unchanged.
+Object.assign(api, {
+  /** Where K goes, live or as it was right after operation `at`. */
+  lookupAt: (key, at) => request('GET', withQuery('/api/lookup', { key, at })),
+});

@@ -1,7 +1,8 @@
-// Pure helpers: number formatting, node colours, ring geometry, move summaries.
-// Nothing here touches the DOM, so the rules are easy to read and test.
+// Pure helpers: number formatting, names as people see them, node colours,
+// load colours, move summaries. Nothing here touches the DOM, so the rules
+// are easy to read and test.
 
-export const RING_SIZE = 4294967296; // 2^32 positions, 0 .. 2^32 - 1
+export const RING_SIZE = 4294967296; // the drawing circle: 2^32 positions
 
 const intFormat = new Intl.NumberFormat('en-US');
 
@@ -14,28 +15,61 @@ export function formatPercent(fraction, digits = 1) {
   return `${(fraction * 100).toFixed(digits)}%`;
 }
 
+/** A statistic with a fixed number of digits: 2.000 beside 2.232, never 2. */
 export function formatNumber(x, digits = 3) {
   if (x === null || x === undefined || !Number.isFinite(x)) return '–';
-  if (Number.isInteger(x)) return formatInt(x);
-  return x.toFixed(digits);
+  return x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
 
-/** Angle of a ring position in degrees, 0 at the top, clockwise. */
+/** A decimal string of any length with thousands separators ("-9,223,…"). */
+export function formatBig(s) {
+  const str = String(s);
+  const m = /^(-?)(\d+)$/.exec(str);
+  if (!m) return str;
+  return m[1] + m[2].replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+/** Angle of a drawing position in degrees, 0 at the top, clockwise. */
 export function angleOf(position) {
   return (position / RING_SIZE) * 360;
 }
 
-export function formatHex32(position) {
-  return `0x${position.toString(16).padStart(8, '0')}`;
+/**
+ * A name as a person can see it. Names are 1..255 bytes and may be spaces
+ * only or start and end with spaces: those are quoted with the outer
+ * spaces shown as ␣, so that no row or title reads as blank.
+ */
+export function displayName(name) {
+  if (name === null || name === undefined) return '(none)';
+  const s = String(name);
+  if (s.trim() === s && s !== '') return s;
+  const lead = /^ */.exec(s)[0].length;
+  const trail = s.trim() === '' ? 0 : /[ ]*$/.exec(s)[0].length;
+  const core = s.slice(lead, s.length - trail);
+  return `“${'␣'.repeat(lead)}${core}${'␣'.repeat(trail)}”`;
 }
+
+/** The old name of displayName, kept for the places that say "(none)". */
+export const nodeLabel = displayName;
+
+/** A name cut to `max` characters with an ellipsis (the full name goes in a title). */
+export function shortName(name, max = 24) {
+  const s = displayName(name);
+  const chars = [...s];
+  return chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : s;
+}
+
+// ---- colours -----------------------------------------------------------------
 
 /**
  * A colour per node, the same in every tab. Nodes are numbered in the order
  * they were added (the add_node operations of the shared history) and the
  * hue steps by the golden angle, 137.5°, per number: any run of consecutive
- * additions gets well separated hues, even with hundreds of nodes, and three
- * lightness levels separate the hues that come round again. A node the
- * history does not explain falls back to a hash of its name.
+ * additions gets well separated hues, and three lightness levels separate
+ * the hues that come round again. A node the history does not explain falls
+ * back to a hash of its name. Neighbours on the ring can still come close;
+ * the ring draws a separator between arcs whose colours are near
+ * (coloursClose).
  */
 const GOLDEN_ANGLE = 137.50776;
 let nodeOrder = new Map();
@@ -53,27 +87,51 @@ function hashName(name) {
   return h;
 }
 
-export function nodeColour(name, alpha = 1, dark = false) {
-  if (name === null || name === undefined) return dark ? `hsla(0, 0%, 60%, ${alpha})` : `hsla(0, 0%, 55%, ${alpha})`;
+function colourParts(name) {
   let rank = nodeOrder.get(name);
   if (rank === undefined) rank = hashName(name) % 4096;
   const hue = (rank * GOLDEN_ANGLE + 200) % 360;
   const level = Math.floor(rank / 8) % 3;
-  const light = dark ? 62 - level * 8 : 42 + level * 8;
-  const sat = 70 - level * 8;
+  return { hue, level };
+}
+
+export function nodeColour(name, alpha = 1, dark = false) {
+  if (name === null || name === undefined) return dark ? `hsla(0, 0%, 60%, ${alpha})` : `hsla(0, 0%, 55%, ${alpha})`;
+  const { hue, level } = colourParts(name);
+  const light = dark ? 64 - level * 9 : 40 + level * 9;
+  const sat = 72 - level * 10;
   return `hsla(${hue.toFixed(1)}, ${sat}%, ${light}%, ${alpha})`;
 }
 
-export function nodeLabel(name) {
-  return name === null || name === undefined ? '(none)' : name;
+/** Whether two nodes' colours are hard to tell apart side by side. */
+export function coloursClose(a, b) {
+  if (a === b || a === null || b === null || a === undefined || b === undefined) return false;
+  const x = colourParts(a);
+  const y = colourParts(b);
+  const d = Math.abs(x.hue - y.hue);
+  return Math.min(d, 360 - d) < 28 && x.level === y.level;
 }
 
 /**
- * Groups moves [{from, to}] by from→to pair, largest first, into the summary
- * "12 keys moved: alpha → delta 9, bravo → delta 3" (plain digits, so that
- * scripts can read the numbers back). `moves` may also be
- * given as ready counts [{from, to, keys}]. `total` is the number of moved
- * keys (it can exceed what the pairs count when only a sample was read).
+ * A load against the ideal as a colour: blue below, neutral at the ideal,
+ * red above, saturating at half and at twice the ideal (a log scale, so
+ * ×0.5 and ×2 are equally strong).
+ */
+export function loadColour(ratio, dark = false) {
+  if (!Number.isFinite(ratio) || ratio <= 0) return dark ? 'hsl(215, 60%, 62%)' : 'hsl(215, 75%, 42%)';
+  const t = Math.max(-1, Math.min(1, Math.log2(ratio)));
+  const hue = t < 0 ? 215 : 5;
+  const strength = Math.abs(t);
+  const sat = Math.round(10 + strength * 70);
+  const light = dark ? Math.round(46 + strength * 16) : Math.round(80 - strength * 38);
+  return `hsl(${hue}, ${sat}%, ${light}%)`;
+}
+
+// ---- moves --------------------------------------------------------------------
+
+/**
+ * Groups moves [{from, to}] by from→to pair, largest first. `moves` may
+ * also be given as ready counts [{from, to, keys}].
  */
 export function groupMoves(moves) {
   const counts = new Map();
@@ -87,19 +145,23 @@ export function groupMoves(moves) {
     pairs.push({ from, to, keys });
   }
   pairs.sort((a, b) => b.keys - a.keys
-    || nodeLabel(a.from).localeCompare(nodeLabel(b.from))
-    || nodeLabel(a.to).localeCompare(nodeLabel(b.to)));
+    || displayName(a.from).localeCompare(displayName(b.from))
+    || displayName(a.to).localeCompare(displayName(b.to)));
   return pairs;
 }
 
-export const SUMMARY_PAIRS = 20; // pairs written out; the rest end in "…"
+/** "2,781 keys moved" */
+export function movedCount(total) {
+  return `${formatInt(total)} ${total === 1 ? 'key' : 'keys'} moved`;
+}
 
-export function movedSummary(total, pairs, partial = false) {
-  const head = `${total} ${total === 1 ? 'key' : 'keys'} moved`;
+/** One line for scenario outcomes: "12 keys moved: alpha → delta 9, …". */
+export function movedSummary(total, pairs, partial = false, limit = 6) {
+  const head = movedCount(total);
   if (total === 0 || pairs.length === 0) return head;
-  const shown = pairs.slice(0, SUMMARY_PAIRS);
-  const body = shown.map((p) => `${nodeLabel(p.from)} → ${nodeLabel(p.to)} ${p.keys}`).join(', ');
-  const more = pairs.length > shown.length ? `, … ${pairs.length - shown.length} more pairs` : (partial ? ', …' : '');
+  const shown = pairs.slice(0, limit);
+  const body = shown.map((p) => `${displayName(p.from)} → ${displayName(p.to)} ${formatInt(p.keys)}`).join(', ');
+  const more = pairs.length > shown.length ? `, and ${formatInt(pairs.length - shown.length)} more pairs` : (partial ? ', …' : '');
   return `${head}: ${body}${more}`;
 }
 
@@ -110,24 +172,13 @@ export function shareDigits(nodeCount) {
   return 1;
 }
 
-/** Index of the first point with position >= pos, wrapping to 0. */
-export function successorIndex(points, pos) {
-  let lo = 0;
-  let hi = points.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (points[mid].position < pos) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo === points.length ? 0 : lo;
-}
+const timeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'short', timeStyle: 'medium' });
 
-/** Relative time such as "3 min ago" for an RFC 3339 stamp. */
+/** Local date and time of an RFC 3339 stamp. */
 export function formatTime(at) {
   const t = Date.parse(at);
   if (!Number.isFinite(t)) return at || '';
-  const d = new Date(t);
-  return d.toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'medium' });
+  return timeFormat.format(new Date(t));
 }
 
 const typeWords = {
@@ -143,6 +194,50 @@ const typeWords = {
 export function describeOperation(op) {
   const word = typeWords[op.type] || op.type;
   if (op.type === 'reset') return 'Reset: every node and key removed';
+  if (op.type === 'revert') {
+    const m = /(\d+)/.exec(op.subject || '');
+    return m ? (m[1] === '0' ? 'Reverted to the empty start' : `Reverted to the state after #${m[1]}`) : word;
+  }
+  if (op.type === 'add_node' || op.type === 'remove_node') return `${word} ${displayName(op.subject)}`;
   if (op.type === 'insert_keys' || op.type === 'delete_keys') return `${word} ${op.subject}`;
   return op.subject ? `${word} ${op.subject}` : word;
+}
+
+/**
+ * A server message with the API's field names put as the page labels them,
+ * and long numbers with separators ("count must be … 10000000" reads
+ * "Number of keys must be … 10,000,000").
+ */
+const FIELD_LABELS = {
+  points_per_node: 'Points per node',
+  count: 'Number of keys',
+  table_size: 'Table size',
+  min_ring_size: 'Minimum ring size',
+  max_ring_size: 'Maximum ring size',
+  num_tokens: 'Tokens per node',
+  probes: 'Probes',
+  replicas: 'Replicas',
+  weight: 'Weight',
+};
+
+export function paramLabel(name) {
+  if (FIELD_LABELS[name]) return FIELD_LABELS[name];
+  const words = String(name).replace(/_/g, ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+export function humanMessage(message) {
+  // Quoted parts are names and keys: they stay exactly as they are.
+  const parts = String(message).split(/("(?:[^"\\]|\\.)*")/);
+  const out = parts.map((part, i) => {
+    if (i % 2 === 1) return part;
+    let m = part.replace(/\b[a-z]+(?:_[a-z]+)*\b/g, (w, offset) => {
+      if (!FIELD_LABELS[w] || !/_|^count$|^weight$/.test(w)) return w;
+      const label = FIELD_LABELS[w];
+      return i === 0 && offset === 0 ? label : label.charAt(0).toLowerCase() + label.slice(1);
+    });
+    m = m.replace(/(^|[^\w.,-])(\d{5,})(?![\w.,])/g, (_all, pre, digits) => pre + formatInt(Number(digits)));
+    return m;
+  }).join('');
+  return out;
 }

@@ -1,74 +1,105 @@
-// Lookup trace: every step from a key to its owner, as the contract defines
-// it (SHA-256 → first 4 bytes big-endian → first point at or after it,
-// wrapping past the largest point).
+// Lookup trace: the server's own steps from a key to its owner
+// (GET /api/lookup?key=K[&at=N]), in the system's words — SHA-256
+// position, MD5 point, CRC-32, xxHash64 ring entry, jump bucket, table
+// entry — with the preference list when keys have replicas. The page
+// computes nothing here: it shows the answer and marks it on the ring.
+//
+// The trace follows the timeline: in a past state it is asked "as it was
+// after operation N", and an answer that arrives after the view moved on is
+// dropped.
 
 import { api } from './api.js';
 import { $, el, setError } from './dom.js';
-import {
-  angleOf, formatHex32, formatInt, nodeLabel, successorIndex,
-} from './format.js';
-import { sha256Hex } from './sha256.js';
+import { displayName, formatBig } from './format.js';
+import { keyDrawPosition } from './space.js';
 
 function step(title, content) {
   return el('li', null, [el('span', { className: 'step-title' }, title), el('span', null, content)]);
 }
 
+const STEP_TITLES = {
+  hash: 'Key hash',
+  ring: 'The ring',
+  points: 'The points',
+  continuum: 'The continuum',
+  point: 'The point',
+  successor: 'Successor (clockwise)',
+  owner: 'Owner',
+  jump: 'Jump hash',
+  entry: 'Table entry',
+  slot: 'Hash slot',
+  replicas: 'Replicas',
+};
+
+function stepTitle(name) {
+  return STEP_TITLES[name] || name.charAt(0).toUpperCase() + name.slice(1).replace(/_/g, ' ');
+}
+
+let generation = 0;
+
+/** Forgets any trace in flight (the view it was for is gone). */
+export function cancelTrace() {
+  generation++;
+}
+
 /**
- * Runs the trace for `key` and shows it; `ring` is the RingView, `points`
- * the live ring points (used when the server does not send the point).
+ * Runs the trace for `key` and shows it. ctx: {ring, at (null = live),
+ * space (space.js), onDone(answer)}.
  */
-export async function traceKey(key, { ring, points }) {
+export async function traceKey(key, { ring, at, space }) {
   const input = $('lookup-key');
   const list = $('lookup-steps');
+  const result = $('lookup-result');
   if (key === '') {
     setError('lookup-error', 'Type a key to look up.', input);
-    return;
+    return null;
   }
+  const mine = ++generation;
   let answer;
   try {
-    answer = await api.lookup(key);
+    answer = await api.lookupAt(key, at === null ? undefined : at);
   } catch (err) {
+    if (mine !== generation) return null;
     setError('lookup-error', err.message, input);
     list.replaceChildren();
+    result.textContent = '';
     ring.setPath(null);
-    return;
+    return null;
   }
+  if (mine !== generation) return null;
   setError('lookup-error', '', input);
-  const hex = typeof answer.sha256 === 'string' && answer.sha256.length === 64 ? answer.sha256 : sha256Hex(key);
-  const first8 = hex.slice(0, 8);
-  const position = answer.position;
-  let point = answer.point;
-  let wrapped = answer.wrapped;
-  if (point === undefined && points.length) {
-    const i = successorIndex(points, position);
-    point = { position: points[i].position, node: points[i].node, index: points[i].index };
-    wrapped = points[points.length - 1].position < position;
-  }
 
-  const steps = [
-    step(`SHA-256 of the UTF-8 bytes of “${key}”`, el('code', null, [el('span', { className: 'hl' }, first8), hex.slice(8)])),
-    step('First 8 hex digits (4 bytes)', el('code', null, first8)),
-    step('Position: those bytes as a big-endian 32-bit number', el('span', null, [
-      el('strong', null, formatInt(position)), ' ', el('code', null, `(${formatHex32(position)})`),
-    ])),
-    step('Angle on the ring: position ÷ 2³² × 360°', `${angleOf(position).toFixed(3)}°`),
-  ];
-  if (!point) {
-    steps.push(step('Successor point', 'none: the ring has no node'));
-    steps.push(step('Owner', 'none — the key waits unassigned until a node exists'));
+  const when = at === null ? '' : ` (as it was after #${at})`;
+  const replicas = Array.isArray(answer.replicas) ? answer.replicas : (answer.node === null ? [] : [answer.node]);
+  result.textContent = answer.node === null
+    ? `“${key}” has no owner: there is no node${when}.`
+    : `“${key}” → ${displayName(answer.node)}${replicas.length > 1 ? `, replicas ${replicas.slice(1).map(displayName).join(', ')}` : ''}${answer.stored ? ' · stored' : ' · not stored (this is where it would go)'}${when}`;
+
+  const items = [];
+  if (Array.isArray(answer.trace) && answer.trace.length) {
+    for (const s of answer.trace) items.push(step(stepTitle(s.step), s.detail));
   } else {
-    const idx = point.index === undefined || point.index === null ? '' : `, point #${point.index}${point.index === 0 ? ' (the name itself)' : ''}`;
-    const how = wrapped
-      ? `no point is at or after ${formatInt(position)}, so it wraps past 2³²−1 to the first point: position ${formatInt(point.position)} (${angleOf(point.position).toFixed(3)}°), node ${point.node}${idx}`
-      : `first point at or after it: position ${formatInt(point.position)} (${angleOf(point.position).toFixed(3)}°), node ${point.node}${idx}`;
-    steps.push(step('Successor point (clockwise)', how));
-    steps.push(step('Owner', el('span', null, [
-      el('strong', null, nodeLabel(answer.node)),
-      wrapped ? ' — wrapped around the top of the ring' : '',
-      answer.stored ? ' · the key is stored' : ' · the key is not stored (this is where it would go)',
-    ])));
+    items.push(step('Owner', displayName(answer.node)));
   }
-  list.replaceChildren(...steps);
+  if (answer.coordinate !== undefined) {
+    items.push(step('Coordinate in the algorithm’s space', el('code', null, answer.coordinate === null ? 'none (this algorithm has no coordinate)' : formatBig(answer.coordinate))));
+  }
+  if (replicas.length > 1) {
+    items.push(step('Preference list (owner first)', el('ol', { className: 'replicas' }, replicas.map((r) => el('li', null, displayName(r))))));
+  }
+  list.replaceChildren(...items);
   list.dataset.key = key;
-  ring.setPath(point ? { position, pointPosition: point.position, node: point.node, wrapped: !!wrapped } : null);
+  list.dataset.at = at === null ? 'live' : String(at);
+
+  const pos = keyDrawPosition(space, answer);
+  ring.setPath({ pos, point: answer.point || null, replicas, node: answer.node });
+  return answer;
+}
+
+/** Clears the trace (the key box was emptied, or there is no view). */
+export function clearTrace(ring) {
+  generation++;
+  $('lookup-steps').replaceChildren();
+  $('lookup-result').textContent = '';
+  ring.setPath(null);
 }

@@ -1,28 +1,36 @@
 // ringsim page: loads the state, keeps it live through server-sent events,
 // wires the controls and the timeline.
 //
-// One refresh() reads everything the page shows (config, nodes, ring points,
-// statistics, the keys drawn on the ring, the current keys page), either live
-// or "as it was after operation N" (?at=N). Operation events from any tab or
-// the command line schedule a debounced refresh, so a burst of changes costs
-// one reload. The newest operation is then explained: which keys moved from
-// where to where, animated on the ring for at most MAX_ANIMATED keys.
+// One refresh() reads everything the page shows (config with the algorithm
+// catalogue, nodes, the layout to draw, statistics, the keys drawn on the
+// ring, the current keys page), either live or "as it was after operation
+// N" (?at=N), and shows it all at once. While the state of another moment
+// is on its way, every view shows a loading state: nothing of the previous
+// moment stays on screen under the wrong banner. Answers that arrive after
+// the view moved on are dropped (a generation counter).
+//
+// Operation events from any tab or the command line schedule a debounced
+// refresh. "What moved" shows the newest operation at once from the
+// operation itself (count and sources), then the details it must ask for:
+// who received the keys, the statistics before and after, the flow drawn
+// on the ring.
 
 import { api, ApiError, eventsUrl } from './api.js';
 import { $, el, setError, debounce } from './dom.js';
 import {
-  describeOperation, formatInt, formatTime, groupMoves, movedSummary, nodeLabel, setNodeOrder, successorIndex,
+  describeOperation, displayName, formatInt, formatTime, groupMoves, humanMessage, movedCount, setNodeOrder,
 } from './format.js';
 import { RingView } from './ring.js';
-import { positionOf } from './sha256.js';
+import { describeSpace, keyDrawPosition } from './space.js';
 import {
-  NodesTable, renderKeys, fillNodeFilter, renderStats, renderCompare,
+  NodesTable, KeysTable, fillNodeFilter, renderStats, statsLoading, renderCompare, renderPairs, nameSpan,
 } from './views.js';
-import { traceKey } from './lookup.js';
+import { traceKey, cancelTrace, clearTrace } from './lookup.js';
+import { PlacementForm } from './algorithms.js';
+import { TableStrip } from './strip.js';
 import { setupScenarios } from './scenarios.js';
 
 const DOT_LIMIT = 1500;     // up to this many keys are drawn one by one
-const MAX_ANIMATED = 200;   // moved keys animated per change
 const KEYS_PAGE = 50;
 const MAX_PAIR_MOVES = 10000; // moves read to group a general change into pairs
 const HISTORY_STEP = 100;   // history rows shown per "Older operations"
@@ -32,12 +40,14 @@ const state = {
   lastId: 0,              // newest operation known
   ops: new Map(),         // id -> operation
   historyShown: HISTORY_STEP,
-  live: { keys: 0, nodes: [] },
-  view: { config: null, nodes: [], points: [], stats: null },
+  live: { keys: 0 },
+  // What the views show now; view.at is undefined until the first load.
+  view: { at: undefined, config: null, nodes: [], ring: null, stats: null, space: null },
   keysQuery: { prefix: '', node: '', offset: 0, limit: KEYS_PAGE },
   explainedId: 0,
   nodeOrder: new Map(), // node name -> colour number
   generation: 0,
+  keysGeneration: 0,
   dark: false,
 };
 
@@ -56,8 +66,12 @@ function applyTheme() {
   themeButton.textContent = state.dark ? 'Light theme' : 'Dark theme';
   themeButton.setAttribute('aria-pressed', String(state.dark));
   ring.setTheme(state.dark);
-  nodesTable.set(state.view.nodes, state.dark);
-  if (state.view.stats) renderStats(state.view.stats, state.dark);
+  if (state.view.stats) {
+    nodesTable.set(state.view.nodes, { dark: state.dark });
+    renderStats(state.view.stats, state.dark);
+    keysTable.dark = state.dark;
+    keysTable.render();
+  }
 }
 
 try {
@@ -84,6 +98,8 @@ const ring = new RingView({
   onSelect: showSelection,
 });
 
+const strip = new TableStrip({ box: $('table-strip'), canvas: $('strip-canvas'), caption: $('strip-caption') });
+
 const nodesTable = new NodesTable({
   onPick: (name) => {
     state.keysQuery.node = name;
@@ -92,32 +108,65 @@ const nodesTable = new NodesTable({
     loadKeysPage();
     $('keys-heading').scrollIntoView({ behavior: 'smooth', block: 'start' });
   },
+  onRemove: (name, button) => mutate(button, 'node-error', null, () => api.removeNode(name)),
+});
+
+const keysTable = new KeysTable({
+  onPick: (key) => pickKey(key),
+  onRemove: (key, button) => mutate(button, 'key-error', null, () => api.deleteKey(key)),
+});
+
+const placement = new PlacementForm({
+  onApply: (body) => mutate($('apply-config'), 'config-error', null, () => api.setConfig(body), (err) => placement.showError(err.message)),
 });
 
 state.dark = isDark();
 themeButton.textContent = state.dark ? 'Light theme' : 'Dark theme';
 themeButton.setAttribute('aria-pressed', String(state.dark));
 
-function atParam() {
-  return state.at === null ? undefined : state.at;
-}
+const atQuery = (at) => (at === null ? undefined : at);
 
 // ---- loading ---------------------------------------------------------------
 
-async function loadRingKeys(total, at) {
+/**
+ * The keys drawn on the ring: each key as a dot up to DOT_LIMIT, past that
+ * the density band, when the server bins keys in the space that is drawn
+ * (its `by` field; the original ring's positions are its coordinates).
+ */
+const KEY_SET_OPS = new Set(['insert_keys', 'delete_keys', 'reset', 'revert']);
+let densityCache = { key: null, answer: null };
+
+/**
+ * What the density depends on: the set of keys (the last operation that
+ * changed it, up to the moment on show) and, through the coordinates, the
+ * configuration; never the nodes. A node added at a million keys then
+ * reuses the band instead of scanning every key again.
+ */
+function densityKey(at, config, bins) {
+  const upTo = at ?? state.lastId;
+  let last = 0;
+  for (const [id, op] of state.ops) if (id <= upTo && id > last && KEY_SET_OPS.has(op.type)) last = id;
+  return JSON.stringify([last, config.algorithm, config.params, bins]);
+}
+
+async function loadRingKeys(total, at, config, space) {
   if (total === 0) return { keys: [], density: null };
   if (total <= DOT_LIMIT) {
     const keys = [];
     for (let offset = 0; offset < total && offset < DOT_LIMIT; offset += 1000) {
       const page = await api.keys({ offset, limit: 1000, at });
-      keys.push(...page.keys);
+      for (const k of page.keys) keys.push({ key: k.key, node: k.node, replicas: k.replicas, pos: keyDrawPosition(space, k) });
       if (page.keys.length < 1000) break;
     }
     return { keys, density: null };
   }
   const bins = Math.max(90, Math.min(1440, Math.round(ring.size * 1.2) || 720));
   try {
-    return { keys: null, density: await api.density(bins, at) };
+    const key = densityKey(at, config, bins);
+    const density = densityCache.key === key ? densityCache.answer : await api.density(bins, at);
+    if (density.total === total) densityCache = { key, answer: density };
+    const drawable = density.by === 'coordinate' || (config.algorithm === 'ring' && space.kind === 'ring32');
+    return drawable ? { keys: null, density } : { keys: null, density: null, note: 'keys not drawn one by one: the load band shows where they are' };
   } catch (err) {
     return { keys: null, density: null, error: err.message };
   }
@@ -131,44 +180,56 @@ function showReadOnly(config) {
   $('read-only-text').textContent = ro ? String(config.read_only_reason || 'the database cannot be written') : '';
 }
 
+function catalogueEntry(config) {
+  return (config.algorithms || []).find((a) => a.name === config.algorithm) || null;
+}
+
+/** Every view in its loading state, so that no other moment's data stays. */
+function showLoading(at) {
+  const text = at === null ? 'Loading the live state…' : `Loading the state after #${at}…`;
+  state.view = { at: undefined, config: null, nodes: [], ring: null, stats: null, space: null };
+  ring.setLoading(text);
+  nodesTable.loading(text);
+  keysTable.loading(text);
+  statsLoading(text);
+  $('ring-mode').textContent = text;
+  $('ring-space').textContent = '';
+  $('ring-legend').hidden = true;
+  $('ring-empty').hidden = true;
+  strip.setData(null, null, state.dark);
+  $('ring-selection').replaceChildren();
+  const pl = $('past-loading');
+  pl.hidden = at === null;
+  pl.textContent = text;
+  if ($('lookup-steps').dataset.key) {
+    cancelTrace();
+    $('lookup-result').textContent = '';
+    $('lookup-steps').replaceChildren(el('li', { className: 'muted' }, text));
+  }
+}
+
 async function loadView() {
   const generation = ++state.generation;
-  const at = atParam();
+  const at = state.at;
+  const q = atQuery(at);
+  if (state.view.at !== at) showLoading(at);
   try {
     const [config, nodesAnswer, ringAnswer, stats] = await Promise.all([
-      api.config(at), api.nodes(at), api.ring(at), api.stats(at),
+      api.config(q), api.nodes(q), api.ring(q), api.stats(q),
     ]);
-    const ringKeys = await loadRingKeys(stats.keys, at);
     if (generation !== state.generation) return;
-    state.view = { config, nodes: nodesAnswer.nodes, points: ringAnswer.points, stats };
-    if (at === undefined) {
-      state.live = { keys: stats.keys, nodes: nodesAnswer.nodes };
+    const space = describeSpace(ringAnswer, catalogueEntry(config));
+    const [ringKeys, keysPage] = await Promise.all([
+      loadRingKeys(stats.keys, q, config, space),
+      fetchKeysPage(q),
+    ]);
+    if (generation !== state.generation) return;
+    state.view = { at, config, nodes: nodesAnswer.nodes, ring: ringAnswer, stats, space };
+    if (at === null) {
+      state.live = { keys: stats.keys };
       showReadOnly(config);
     }
-
-    if (document.activeElement !== $('points-per-node') || state.at !== null) {
-      $('points-per-node').value = config.points_per_node;
-    }
-    const caption = state.at === null ? '' : `after #${state.at}`;
-    ring.setData({
-      points: ringAnswer.points,
-      nodes: nodesAnswer.nodes,
-      keys: ringKeys.keys,
-      density: ringKeys.density,
-      totalKeys: stats.keys,
-      dark: state.dark,
-      caption,
-    });
-    let mode;
-    if (ringKeys.keys) mode = `${formatInt(stats.keys)} keys drawn as dots`;
-    else if (ringKeys.density) mode = `${formatInt(stats.keys)} keys drawn as a density band (${ringKeys.density.bins} slices)`;
-    else mode = ringKeys.error ? `Key density unavailable: ${ringKeys.error}` : '';
-    if (nodesAnswer.nodes.length > 60) mode += ' · hover the ring for node names';
-    $('ring-mode').textContent = `${config.algorithm} · ${config.points_per_node} ${config.points_per_node === 1 ? 'point' : 'points'} per node${mode ? ` · ${mode}` : ''}`;
-    nodesTable.set(nodesAnswer.nodes, state.dark);
-    renderStats(stats, state.dark);
-    fillNodeFilter(nodesAnswer.nodes, state.keysQuery.node);
-    await loadKeysPage(generation);
+    await renderView(ringKeys, keysPage, generation);
     setConnectionError(null);
   } catch (err) {
     if (generation !== state.generation) return;
@@ -176,22 +237,97 @@ async function loadView() {
   }
 }
 
-async function loadKeysPage(generation) {
+const nextFrame = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+
+/**
+ * Shows the loaded view in three steps with a frame between them (the ring
+ * and its captions; the tables; the statistics), so that at a thousand
+ * nodes no single task holds the page for long. A newer load stops it.
+ */
+async function renderView(ringKeys, keysPage, generation) {
+  const { at, config, nodes, ring: layout, stats, space } = state.view;
+  const readOnly = at !== null;
+  const algo = catalogueEntry(config);
+  placement.setConfig(config, { readOnly });
+  $('weight-help').textContent = placement.weightHelp();
+
+  ring.setData({
+    space,
+    points: layout.points,
+    runs: layout.runs,
+    nodes,
+    keys: ringKeys.keys,
+    density: ringKeys.density,
+    mean: stats.mean,
+    totalKeys: stats.keys,
+    dark: state.dark,
+    caption: at === null ? '' : `after #${at}`,
+  });
+  let mode;
+  if (ringKeys.keys) mode = `${formatInt(stats.keys)} ${stats.keys === 1 ? 'key' : 'keys'} drawn as dots`;
+  else if (ringKeys.density) mode = `${formatInt(stats.keys)} keys drawn as a density band`;
+  else if (ringKeys.note) mode = `${formatInt(stats.keys)} keys: ${ringKeys.note}`;
+  else mode = ringKeys.error ? `Key density unavailable: ${ringKeys.error}` : '';
+  const params = Object.entries(config.params || {}).map(([k, v]) => `${k.replace(/_/g, ' ')} ${formatInt(v)}`).join(', ');
+  $('ring-mode').textContent = [
+    config.algorithm + (params ? ` (${params})` : ''),
+    (config.replicas || 1) > 1 ? `${config.replicas} replicas` : '',
+    mode,
+  ].filter(Boolean).join(' · ');
+  $('ring-space').textContent = (space.hasLayout || !nodes.length
+    ? `Drawn: ${space.title}.`
+    : `${algo ? algo.name : config.algorithm} has no ring: each node is drawn as a sector of its share of the space, keys at their hash.`)
+    + (nodes.length > 60 ? ' Node names: hover the ring, or focus it and use the arrow keys.' : '');
+  $('ring-legend').hidden = !(stats.keys > 0 && nodes.length > 0);
+  $('ring-legend-density').hidden = !ringKeys.density;
+  if (ringKeys.density) $('ring-legend-density').textContent = `Key band: keys per slice (${ringKeys.density.bins} slices) against the mean, the dashed circle; a slice twice as full reaches the inner edge.`;
+  strip.setData(layout.runs || null, space, state.dark);
+  $('ring-empty').hidden = readOnly || nodes.length > 0;
+
+  $('past-loading').hidden = true;
+
+  await nextFrame();
+  if (generation !== state.generation) return;
+  nodesTable.set(nodes, { dark: state.dark, readOnly, replicas: config.replicas });
+  fillNodeFilter(nodes, state.keysQuery.node);
+  if (keysPage && !keysPage.error) keysTable.set(keysPage, state.keysQuery, { dark: state.dark, readOnly, replicas: config.replicas });
+  else if (keysPage) $('keys-body').replaceChildren(el('tr', null, el('td', { colSpan: 5, className: 'error' }, keysPage.error)));
+
+  await nextFrame();
+  if (generation !== state.generation) return;
+  renderStats(stats, state.dark);
+
+  // The trace follows what is shown: the same moment, the same layout.
+  if ($('lookup-steps').dataset.key !== undefined && $('lookup-key').value !== '') runTrace();
+}
+
+/** One page of the keys table for `at`; null (and a message) on failure. */
+async function fetchKeysPage(at) {
   const q = state.keysQuery;
   try {
-    const data = await api.keys({
-      prefix: q.prefix, node: q.node, offset: q.offset, limit: q.limit, at: atParam(),
-    });
-    if (generation !== undefined && generation !== state.generation) return;
+    let data = await api.keys({ prefix: q.prefix, node: q.node, offset: q.offset, limit: q.limit, at });
     if (data.keys.length === 0 && q.offset > 0 && data.total > 0) {
       q.offset = Math.max(0, Math.floor((data.total - 1) / q.limit) * q.limit);
-      await loadKeysPage(generation);
-      return;
+      data = await api.keys({ prefix: q.prefix, node: q.node, offset: q.offset, limit: q.limit, at });
     }
-    renderKeys(data, q, state.dark, pickKey);
+    return data;
   } catch (err) {
-    $('keys-body').replaceChildren(el('tr', null, el('td', { colSpan: 3, className: 'error' }, err.message)));
+    return { error: err.message };
   }
+}
+
+/** Reloads only the keys table (paging, filters), for the moment on show. */
+async function loadKeysPage() {
+  if (state.view.at === undefined) return; // a full load is under way and brings its page
+  const generation = ++state.keysGeneration;
+  const viewGeneration = state.generation;
+  const data = await fetchKeysPage(atQuery(state.view.at));
+  if (generation !== state.keysGeneration || viewGeneration !== state.generation) return;
+  if (data.error) {
+    $('keys-body').replaceChildren(el('tr', null, el('td', { colSpan: 5, className: 'error' }, data.error)));
+    return;
+  }
+  keysTable.set(data, state.keysQuery, { dark: state.dark, readOnly: state.view.at !== null, replicas: state.view.config ? state.view.config.replicas : 1 });
 }
 
 /**
@@ -216,7 +352,7 @@ function refresh() {
   return refreshing;
 }
 
-const scheduleRefresh = debounce(() => refresh(), 120, 1000);
+const scheduleRefresh = debounce(() => refresh(), 100, 600);
 
 function setConnectionError(err) {
   const c = $('connection');
@@ -261,6 +397,7 @@ function onOperation(op) {
   if (!addOperation(op)) return;
   scheduleHistory();
   if (state.at === null) {
+    if (op.id === state.lastId) showOperation(op);
     scheduleRefresh();
     scheduleExplain();
   }
@@ -268,20 +405,57 @@ function onOperation(op) {
 }
 
 const scheduleHistory = debounce(() => { renderHistory(); renderTimeline(); }, 100, 800);
-// Explaining a change reads the state before and after it (?at=), which
-// costs the server more than a live read: wait for a pause in a burst and
-// keep one explanation in flight, always for the newest operation.
+
+/**
+ * "What moved", at once, from the operation alone: its title, how many
+ * keys moved and, for an added node, from where (that is every pair). The
+ * rest is marked as loading until explain() brings it.
+ */
+function showOperation(op) {
+  state.explainedId = op.id;
+  state.detailedId = 0;
+  $('moved-operation').textContent = `After #${op.id} · ${describeOperation(op)} · ${formatTime(op.at)}`;
+  $('moved-operation').title = $('moved-operation').textContent;
+  const replicaMoves = op.replica_moves ? ` · ${formatInt(op.replica_moves)} replica ${op.replica_moves === 1 ? 'copy' : 'copies'} added` : '';
+  $('moved-summary').textContent = movedCount(op.keys_moved) + replicaMoves;
+  const known = op.type === 'add_node' && Array.isArray(op.moved_from);
+  renderPairs(known ? groupMoves(op.moved_from.map((m) => ({ from: m.node, to: op.subject, keys: m.keys }))) : [], op.keys_moved, false);
+  renderMovedKeys([], 0);
+  renderCompare(null, null);
+  ring.clearHighlights();
+  $('moved-loading').hidden = false;
+  $('moved-loading').textContent = op.keys_moved > 0 ? 'Working out where the keys went and the statistics before and after…' : 'Reading the statistics before and after…';
+}
+
+function showNoOperation() {
+  state.explainedId = 0;
+  $('moved-operation').textContent = state.lastId ? 'The empty start, before any operation.' : 'No change yet.';
+  $('moved-operation').title = '';
+  $('moved-summary').textContent = '';
+  $('moved-loading').hidden = true;
+  renderPairs([], 0, false);
+  renderMovedKeys([], 0);
+  renderCompare(null, null);
+  ring.clearHighlights();
+}
+
+// Details read the state before and after an operation (?at=), which costs
+// the server more than a live read: wait for a pause in a burst and keep
+// one explanation in flight, always for the operation on show.
 let explaining = false;
 async function explainLatest() {
   if (explaining) return;
   explaining = true;
   try {
-    while (state.explainedId !== state.lastId && state.at === null) await explain(state.lastId);
+    let id;
+    while ((id = state.at === null ? state.lastId : state.at) && id !== state.detailedId) {
+      await explain(id);
+    }
   } finally {
     explaining = false;
   }
 }
-const scheduleExplain = debounce(explainLatest, 300, 3000);
+const scheduleExplain = debounce(explainLatest, 250, 2000);
 
 async function catchUp() {
   try {
@@ -295,25 +469,22 @@ async function catchUp() {
   } catch { /* the next event or reconnect tries again */ }
 }
 
-async function statsAt(id) {
-  if (id <= 0) return { nodes: 0, keys: 0, mean: 0, stddev: 0, cv: 0, min: 0, max: 0, max_over_mean: 0, per_node: [] };
-  return api.stats(id);
-}
+const EMPTY_STATS = { nodes: 0, keys: 0, mean: 0, stddev: 0, cv: 0, min: 0, max: 0, max_over_mean: 0, per_node: [] };
 
-async function ringAt(id) {
-  if (id <= 0) return { points: [] };
-  return api.ring(id);
+async function statsAt(id) {
+  if (id <= 0) return EMPTY_STATS;
+  return api.stats(id === state.lastId ? undefined : id);
 }
 
 /** Works out the from→to pairs of one operation's moves, exactly when it can. */
-async function movePairs(op, detail) {
+async function movePairs(op, detail, before, after) {
   const total = detail.moves_total ?? op.keys_moved;
+  if (Array.isArray(detail.pairs)) return { pairs: groupMoves(detail.pairs), partial: false };
   if (detail.moves.length >= total) return { pairs: groupMoves(detail.moves), partial: false };
   if (op.type === 'add_node' && Array.isArray(op.moved_from)) {
     return { pairs: groupMoves(op.moved_from.map((m) => ({ from: m.node, to: op.subject, keys: m.keys }))), partial: false };
   }
   if (op.type === 'remove_node') {
-    const [before, after] = await Promise.all([statsAt(op.id - 1), statsAt(op.id)]);
     const was = new Map(before.per_node.map((p) => [p.name, p.keys]));
     const moves = [];
     for (const p of after.per_node) {
@@ -333,53 +504,33 @@ async function movePairs(op, detail) {
   return { pairs: groupMoves(all), partial: all.length < total };
 }
 
+/** The details of operation `id` for "What moved"; dropped if the view moved on. */
 async function explain(id) {
-  if (!id || id === state.explainedId) return;
-  state.explainedId = id;
   const op = state.ops.get(id);
-  if (!op) return;
-  $('moved-operation').textContent = `After #${op.id} · ${describeOperation(op)} · ${formatTime(op.at)}`;
+  if (!op) {
+    state.detailedId = id;
+    return;
+  }
+  if (state.explainedId !== id) showOperation(op);
+  state.detailedId = id;
+  const current = () => state.explainedId === id;
   try {
     const detail = op.keys_moved > 0 ? await api.operation(op.id) : { moves: [], moves_total: 0 };
+    if (!current()) return;
+    const [before, after] = await Promise.all([statsAt(op.id - 1), statsAt(op.id)]);
+    if (!current()) return;
     const total = detail.moves_total ?? op.keys_moved;
-    const { pairs, partial } = total > 0 ? await movePairs(op, detail) : { pairs: [], partial: false };
-    if (state.explainedId !== id) return;
-    $('moved-summary').textContent = movedSummary(total, pairs, partial);
-    if (partial) $('moved-operation').textContent += ` · pairs counted over the first ${formatInt(MAX_PAIR_MOVES)} moves`;
-
-    const [before, after, oldRing, newRing] = await Promise.all([
-      statsAt(op.id - 1), statsAt(op.id),
-      total > 0 ? ringAt(op.id - 1) : null, total > 0 ? ringAt(op.id) : null,
-    ]);
-    if (state.explainedId !== id) return;
+    const { pairs, partial } = total > 0 ? await movePairs(op, detail, before, after) : { pairs: [], partial: false };
+    if (!current()) return;
+    renderPairs(pairs, total, partial);
+    renderMovedKeys(detail.moves.slice(0, 200), total);
     renderCompare(before, after);
-    renderMovedKeys(detail.moves.slice(0, MAX_ANIMATED), total);
-    if (total > 0) {
-      const shown = detail.moves.slice(0, MAX_ANIMATED).map((m) => {
-        const position = positionOf(m.key);
-        const oldPts = oldRing.points;
-        const newPts = newRing.points;
-        return {
-          key: m.key,
-          position,
-          from: m.from,
-          to: m.to,
-          fromPoint: m.from === null || !oldPts.length ? null : oldPts[successorIndex(oldPts, position)].position,
-          toPoint: m.to === null || !newPts.length ? null : newPts[successorIndex(newPts, position)].position,
-        };
-      });
-      if ((state.at ?? state.lastId) === id) ring.animateMoves(shown);
-      const rest = total - shown.length;
-      if (rest > 0) {
-        $('moved-operation').textContent += ` · ${formatInt(shown.length)} animated on the ring, ${formatInt(rest)} more not drawn`;
-      }
-    } else {
-      ring.clearHighlights();
-    }
+    $('moved-loading').hidden = true;
+    if (total > 0 && (state.at ?? state.lastId) === id) ring.showFlow(pairs);
   } catch (err) {
-    renderMovedKeys([], 0);
-    $('moved-summary').textContent = movedSummary(op.keys_moved, []);
-    $('moved-operation').textContent += ` (details unavailable: ${err.message})`;
+    if (!current()) return;
+    $('moved-loading').hidden = false;
+    $('moved-loading').textContent = `Details unavailable: ${err.message}`;
   }
 }
 
@@ -389,9 +540,9 @@ function renderMovedKeys(moves, total) {
     box.replaceChildren();
     return;
   }
-  const more = total > moves.length ? ` (the first ${moves.length} of ${formatInt(total)})` : '';
+  const more = total > moves.length ? ` (the first ${formatInt(moves.length)} of ${formatInt(total)})` : '';
   const items = moves.map((m) => el('li', null, [
-    el('span', { className: 'mono' }, m.key), ` ${nodeLabel(m.from)} → ${nodeLabel(m.to)}`,
+    el('span', { className: 'mono' }, m.key), ` ${displayName(m.from)} → ${displayName(m.to)}`,
   ]));
   box.replaceChildren(el('details', null, [
     el('summary', null, `List the moved keys${more}`),
@@ -401,8 +552,9 @@ function renderMovedKeys(moves, total) {
 
 function movedFromText(op) {
   if (!op.keys_moved) return 'nothing moved';
-  const from = (op.moved_from || []).map((m) => `${nodeLabel(m.node)} ${formatInt(m.keys)}`).join(', ');
-  return `${formatInt(op.keys_moved)} moved${from ? ` (from ${from})` : ''}`;
+  const from = (op.moved_from || []).slice(0, 4).map((m) => `${displayName(m.node)} ${formatInt(m.keys)}`).join(', ');
+  const more = (op.moved_from || []).length > 4 ? ', …' : '';
+  return `${formatInt(op.keys_moved)} moved${from ? ` (from ${from}${more})` : ''}`;
 }
 
 function renderHistory() {
@@ -414,11 +566,10 @@ function renderHistory() {
     const op = state.ops.get(id);
     const li = el('li', { dataset: { id: String(id) } });
     if (state.at === id) li.classList.add('current');
-    const what = el('span', { className: 'op-what' }, describeOperation(op));
+    const whatText = describeOperation(op);
     const line = el('div', { className: 'op-line' }, [
       el('span', { className: 'op-id' }, `#${id}`),
-      what,
-      el('time', { className: 'op-time', dateTime: op.at }, formatTime(op.at)),
+      el('span', { className: 'op-what', title: whatText }, whatText),
     ]);
     const movesButton = el('button', {
       type: 'button', className: 'linklike op-moves', 'aria-expanded': 'false',
@@ -428,7 +579,8 @@ function renderHistory() {
     view.addEventListener('click', () => setAt(id === state.lastId ? null : id));
     const detail = el('div', { className: 'op-detail', hidden: true });
     movesButton.addEventListener('click', () => toggleMoves(li, op, movesButton, detail));
-    li.append(line, el('div', { className: 'op-line' }, [movesButton, view]), detail);
+    const time = el('time', { className: 'op-time', dateTime: op.at }, formatTime(op.at));
+    li.append(line, el('div', { className: 'op-line' }, [movesButton, view, time]), detail);
     if (openIds.has(id) && op.keys_moved) toggleMoves(li, op, movesButton, detail);
     return li;
   });
@@ -452,7 +604,7 @@ async function toggleMoves(li, op, button, detail, offset = 0) {
   try {
     const d = await api.operation(op.id, offset || undefined);
     const items = d.moves.map((m) => el('li', null, [
-      el('span', { className: 'mono' }, m.key), ` : ${nodeLabel(m.from)} → ${nodeLabel(m.to)}`,
+      el('span', { className: 'mono' }, m.key), ` : ${displayName(m.from)} → ${displayName(m.to)}`,
     ]));
     let ul = detail.querySelector('ul');
     if (offset === 0 || !ul) {
@@ -484,7 +636,7 @@ const timeline = $('timeline');
 
 function renderTimeline() {
   timeline.max = String(state.lastId);
-  timeline.value = String(state.at === null ? state.lastId : state.at);
+  if (document.activeElement !== timeline || state.at === null) timeline.value = String(state.at === null ? state.lastId : state.at);
   timeline.setAttribute('aria-valuetext', state.at === null ? `live, after operation ${state.lastId}` : `after operation ${state.at}`);
   const where = $('timeline-where');
   const past = state.at !== null;
@@ -496,15 +648,17 @@ function renderTimeline() {
     const op = state.ops.get(state.at);
     const what = state.at === 0 ? 'the empty start' : op ? `#${state.at} · ${describeOperation(op)}` : `#${state.at}`;
     where.textContent = `Past: after ${what}`;
+    where.title = where.textContent;
     $('past-text').textContent = state.at === 0
       ? `the ring before any operation (now at #${state.lastId})`
       : `as it was after operation #${state.at} of ${state.lastId}${op ? ` (${describeOperation(op)}, ${formatTime(op.at)})` : ''}`;
   } else {
     where.textContent = state.lastId ? `Live · after #${state.lastId}` : 'Live · no operations yet';
+    where.title = '';
   }
   for (const c of document.querySelectorAll('.mutating')) {
     if (past) c.setAttribute('disabled', '');
-    else if (!c.dataset.busy) c.removeAttribute('disabled');
+    else if (!c.dataset.busy && !c.dataset.locked) c.removeAttribute('disabled');
   }
 }
 
@@ -519,14 +673,13 @@ function setAt(at) {
   ring.setPath(null);
   refresh();
   // "What moved" follows the state on show: the change that led to it.
-  if (next === null) explainLatest();
-  else if (next > 0) explain(next);
-  else {
-    state.explainedId = 0;
-    $('moved-operation').textContent = 'The empty start, before any operation.';
-    $('moved-summary').textContent = '';
-    renderMovedKeys([], 0);
-    renderCompare(null, null);
+  const id = next === null ? state.lastId : next;
+  const op = state.ops.get(id);
+  if (op) {
+    showOperation(op);
+    scheduleExplain();
+  } else {
+    showNoOperation();
   }
 }
 
@@ -539,25 +692,36 @@ $('revert-here').addEventListener('click', async () => {
   if (to === null) return;
   const button = $('revert-here');
   button.disabled = true;
+  $('past-loading').hidden = false;
+  $('past-loading').textContent = `Reverting to the state after #${to}…`;
   try {
     const answer = await api.revert(to);
     setError('revert-error', '');
+    // The revert may already be known from the event stream (it came while
+    // the past was on show): show it now, whatever came first.
+    addOperation(answer.operation);
     state.at = null;
     renderTimeline();
-    onOperation(answer.operation);
+    renderHistory();
+    showOperation(state.ops.get(state.lastId));
     refresh();
+    scheduleExplain();
   } catch (err) {
     setError('revert-error', err.message);
   } finally {
     button.disabled = false;
+    if (state.at !== null) $('past-loading').hidden = true;
   }
 });
 
 // ---- controls ----------------------------------------------------------------
 
-/** Runs one change request with its button busy and its error slot cleared. */
-async function mutate(button, errorId, input, run) {
-  setError(errorId, '', input);
+/**
+ * Runs one change request with its button busy and its error slot cleared.
+ * A refusal goes to `errorId` (next to `input`), or to onError if given.
+ */
+async function mutate(button, errorId, input, run, onError) {
+  if (errorId) setError(errorId, '', input);
   button.dataset.busy = '1';
   button.disabled = true;
   try {
@@ -566,7 +730,8 @@ async function mutate(button, errorId, input, run) {
     return answer;
   } catch (err) {
     const message = err instanceof ApiError ? err.message : String(err.message || err);
-    setError(errorId, message, input);
+    if (onError) onError({ message });
+    else setError(errorId, humanMessage(message), input);
     return null;
   } finally {
     delete button.dataset.busy;
@@ -588,13 +753,32 @@ const weightInput = $('node-weight');
 $('node-form').addEventListener('submit', async (e) => {
   e.preventDefault();
   const name = nodeInput.value;
-  // An empty box means the default weight; anything else goes to the server as typed.
+  setError('weight-error', '', weightInput);
+  // A number box reports "1e" as empty; it is not the default weight.
+  if (weightInput.validity.badInput) {
+    setError('node-error', '', nodeInput);
+    setError('weight-error', 'Weight must be a number, such as 1, 2 or 0.5.', weightInput);
+    weightInput.focus();
+    return;
+  }
+  setError('node-error', '', nodeInput);
   const weight = weightInput.value.trim() === '' ? undefined : numberValue(weightInput);
-  const ok = await mutate($('add-node'), 'node-error', nodeInput, () => api.addNode(name, weight));
-  if (ok) nodeInput.select();
+  const ok = await mutate($('add-node'), null, null, () => api.addNode(name, weight), ({ message }) => {
+    if (/weight/i.test(message) && !/already exists/.test(message)) {
+      setError('node-error', '', nodeInput);
+      setError('weight-error', humanMessage(message), weightInput);
+    } else {
+      setError('node-error', humanMessage(message), nodeInput);
+    }
+  });
+  if (ok) {
+    setError('node-error', '', nodeInput);
+    nodeInput.select();
+  }
 });
 $('remove-node').addEventListener('click', async () => {
   const name = nodeInput.value;
+  setError('weight-error', '', weightInput);
   await mutate($('remove-node'), 'node-error', nodeInput, () => api.removeNode(name));
 });
 
@@ -613,25 +797,22 @@ $('delete-key').addEventListener('click', async () => {
 const countInput = $('key-count');
 $('generate-form').addEventListener('submit', async (e) => {
   e.preventDefault();
+  if (countInput.validity.badInput) {
+    setError('generate-error', 'Number of keys must be a whole number, such as 1000.', countInput);
+    return;
+  }
   const count = numberValue(countInput);
   // Continue numbering after the keys already stored, so that a second
   // "Generate keys" adds new keys instead of skipping duplicates.
   const start = state.live.keys;
   $('generate-result').textContent = '';
-  if (typeof count === 'number' && count >= 20000) showProgress({ done: 0, total: count });
+  if (typeof count === 'number' && count >= 20000) showProgress({ type: 'insert_keys', done: 0, total: count });
   const answer = await mutate($('generate-keys'), 'generate-error', countInput, () => api.generateKeys(count, 'key-', start));
   showProgress(null);
   if (answer) {
     const last = start + answer.inserted + answer.skipped - 1;
     $('generate-result').textContent = `Inserted ${formatInt(answer.inserted)} keys (key-${start} … key-${last})${answer.skipped ? `, ${formatInt(answer.skipped)} skipped as already stored` : ''}.`;
   }
-});
-
-const pointsInput = $('points-per-node');
-$('config-form').addEventListener('submit', async (e) => {
-  e.preventDefault();
-  const n = numberValue(pointsInput);
-  await mutate($('apply-config'), 'config-error', pointsInput, () => api.setConfig({ points_per_node: n }));
 });
 
 // In-page confirmation (window.confirm is blocked in some embeddings and is
@@ -679,11 +860,31 @@ $('keys-next').addEventListener('click', () => {
   state.keysQuery.offset += KEYS_PAGE;
   loadKeysPage();
 });
+$('keys-jump').addEventListener('submit', (e) => {
+  e.preventDefault();
+  const input = $('keys-page-input');
+  const max = Number(input.max) || 1;
+  const page = Math.min(max, Math.max(1, Math.round(input.valueAsNumber) || 1));
+  input.value = String(page);
+  state.keysQuery.offset = (page - 1) * KEYS_PAGE;
+  loadKeysPage();
+});
 
 // ---- lookup and ring selection ----------------------------------------------------------
 
 function runTrace() {
-  return traceKey($('lookup-key').value, { ring, points: state.view.points });
+  const key = $('lookup-key').value;
+  // Only against a view that is loaded: a trace while the state of another
+  // moment is on its way would mix the two. The load re-runs it.
+  if (state.view.at === undefined || state.view.at !== state.at) {
+    $('lookup-steps').dataset.key = key;
+    return null;
+  }
+  const space = state.view.space;
+  return traceKey(key, { ring, at: state.view.at, space }).then((answer) => {
+    if (answer && space.kind === 'table' && answer.coordinate !== null) strip.setFocus(Number(answer.coordinate), key);
+    return answer;
+  });
 }
 
 $('lookup-form').addEventListener('submit', (e) => {
@@ -692,41 +893,48 @@ $('lookup-form').addEventListener('submit', (e) => {
 });
 $('lookup-key').addEventListener('input', debounce(() => {
   if ($('lookup-key').value !== '') runTrace();
+  else {
+    delete $('lookup-steps').dataset.key;
+    clearTrace(ring);
+    strip.setFocus(null);
+  }
 }, 350));
 
 function showSelection(hit) {
   const box = $('ring-selection');
   if (!hit) {
     box.replaceChildren();
-    ring.setPath(null);
+    return;
+  }
+  if (hit.kind === 'key') {
+    pickKey(hit.key);
+    box.replaceChildren(el('p', null, ['Key ', el('strong', null, hit.key), ' — its trace is under “Lookup trace”.']));
+    return;
+  }
+  if (hit.kind === 'bin') {
+    box.replaceChildren(el('dl', null, [
+      el('dt', null, 'Slice'), el('dd', null, `${formatInt(hit.count)} keys`),
+      el('dt', null, 'Owner at the middle'), el('dd', null, nameSpan(hit.node)),
+    ]));
     return;
   }
   const rows = [];
   const add = (k, v) => rows.push(el('dt', null, k), el('dd', null, v));
-  if (hit.kind === 'key') {
-    add('Key', hit.key);
-    add('Position', formatInt(hit.position));
-    add('Owner', nodeLabel(hit.node));
-    const pts = state.view.points;
-    if (pts.length) {
-      const i = successorIndex(pts, hit.position);
-      const wrapped = pts[pts.length - 1].position < hit.position;
-      add('Path', `clockwise to the point at ${formatInt(pts[i].position)}${wrapped ? ', wrapping past 2³²−1' : ''}`);
-      ring.setPath({ position: hit.position, pointPosition: pts[i].position, node: pts[i].node, wrapped });
-    }
-  } else if (hit.kind === 'point' || hit.kind === 'arc') {
-    const node = state.view.nodes.find((n) => n.name === hit.node);
-    add('Node', hit.node);
-    add(hit.kind === 'point' ? 'Point position' : 'Arc', hit.kind === 'point' ? formatInt(hit.position) : `${formatInt(hit.from)} → ${formatInt(hit.to)}`);
-    if (node) {
-      add('Keys', `${formatInt(node.keys)} (${(node.key_share * 100).toFixed(1)}% of keys, ${(node.arc_share * 100).toFixed(1)}% of the ring)`);
+  const lines = hit.lines || [['', `Point of ${displayName(hit.node)}`]];
+  for (const [k, v] of lines) add(k || 'What', v);
+  const node = state.view.nodes.find((n) => n.name === hit.node);
+  if (node) {
+    add('Node', nameSpan(node.name));
+    add('Share', `${(node.key_share * 100).toFixed(1)}% of keys, ${(node.arc_share * 100).toFixed(1)}% of the space${node.owns !== undefined && state.view.config.replicas > 1 ? `, owns ${(node.owns * 100).toFixed(1)}% with replicas` : ''}`);
+    if (Array.isArray(node.tokens)) {
+      const first = node.tokens.slice(0, 6).join(', ');
+      add(`Tokens (${formatInt(node.tokens.length)})`, node.tokens.length > 6 ? `${first}, … ${formatInt(node.tokens.length - 6)} more` : first);
+    } else if (Array.isArray(node.slots)) {
+      const first = node.slots.slice(0, 6).map(([a, b]) => (a === b ? `${a}` : `${a}–${b}`)).join(', ');
+      add(`Slot ranges (${formatInt(node.slots.length)})`, node.slots.length > 6 ? `${first}, …` : first);
+    } else {
       add('Points', formatInt(node.points));
     }
-    ring.setPath(null);
-  } else if (hit.kind === 'bin') {
-    add('Slice', `${formatInt(hit.from)} – ${formatInt(hit.to)}`);
-    add('Keys', formatInt(hit.count));
-    add('Owner at the middle', nodeLabel(hit.node));
   }
   box.replaceChildren(el('dl', null, rows));
 }
@@ -740,20 +948,34 @@ const PROGRESS_LABELS = {
   check: 'Checking',
 };
 
-/** Progress of a long operation (from any tab or the CLI); null hides it. */
+/**
+ * Progress of a long operation (from any tab or the CLI); null hides it.
+ * Key insertion shows under "Generate keys"; replays of the log (time
+ * travel) in the past-state banner, or beside "What moved" whose details
+ * they serve.
+ */
 function showProgress(p) {
   const bar = $('generate-progress');
   const text = $('generate-progress-text');
-  if (p && p.total > 0 && p.done < p.total) {
-    bar.hidden = false;
-    text.hidden = false;
-    bar.max = p.total;
-    bar.value = p.done;
-    const what = PROGRESS_LABELS[p.type] ?? 'Working';
-    text.textContent = `${what}: ${formatInt(p.done)} of ${formatInt(p.total)}…`;
-  } else {
-    bar.hidden = true;
-    text.hidden = true;
+  const running = p && p.total > 0 && p.done < p.total;
+  const what = p ? PROGRESS_LABELS[p.type] ?? 'Working' : '';
+  const words = running ? `${what}: ${formatInt(p.done)} of ${formatInt(p.total)}…` : '';
+  if (!p || p.type === 'insert_keys' || p.type === 'delete_keys') {
+    bar.hidden = !running;
+    text.hidden = !running;
+    if (running) {
+      bar.max = p.total;
+      bar.value = p.done;
+      text.textContent = words;
+    }
+    return;
+  }
+  if (!running) return;
+  if (state.at !== null && state.view.at !== state.at) {
+    $('past-loading').hidden = false;
+    $('past-loading').textContent = `Loading the state after #${state.at}: ${words}`;
+  } else if (!$('moved-loading').hidden) {
+    $('moved-loading').textContent = words;
   }
 }
 
@@ -799,8 +1021,11 @@ async function start() {
     setConnectionError(err);
   }
   await refresh();
-  if (state.lastId) explainLatest();
-  applyTheme();
+  const op = state.ops.get(state.lastId);
+  if (op) {
+    showOperation(op);
+    explainLatest();
+  }
 }
 
 start();

@@ -1,11 +1,12 @@
-// Renders the nodes table, the keys table and the statistics from the data
-// main.js loads. Each function replaces what it owns; none keeps an element
-// per stored key (the keys table shows one server page at a time) and the
-// nodes table shows at most PAGE rows at once.
+// Renders the nodes table, the keys table, the statistics and the pieces of
+// "What moved" from the data main.js loads. Each function replaces what it
+// owns; none keeps an element per stored key (the keys table shows one
+// server page at a time) and the nodes table shows at most NODE_PAGE rows.
+// Names go in as text, cut with an ellipsis, the full name in a title.
 
 import { $, el } from './dom.js';
 import {
-  formatInt, formatNumber, formatPercent, nodeColour, nodeLabel, shareDigits,
+  displayName, formatBig, formatInt, formatNumber, formatPercent, nodeColour, shareDigits,
 } from './format.js';
 
 /** A weight as typed: 1, 2.5, 0.125 (not 2.500). */
@@ -21,31 +22,75 @@ function dot(name, dark) {
   return d;
 }
 
+/** A name as a cut-able span with the full name as its title. */
+export function nameSpan(name) {
+  const shown = displayName(name);
+  return el('span', { className: 'name', title: shown }, shown);
+}
+
+function sortButtons(table, getSort, setSort) {
+  for (const th of document.querySelectorAll(`#${table} th[data-sort]`)) {
+    th.querySelector('button').addEventListener('click', () => {
+      const key = th.dataset.sort;
+      const sort = getSort();
+      if (sort.key === key) setSort({ key, dir: -sort.dir });
+      else setSort({ key, dir: ['name', 'position', 'key', 'coordinate', 'node'].includes(key) ? 1 : -1 });
+    });
+  }
+}
+
+function markSort(table, sort) {
+  for (const th of document.querySelectorAll(`#${table} th[data-sort]`)) {
+    const active = th.dataset.sort === sort.key;
+    th.setAttribute('aria-sort', active ? (sort.dir > 0 ? 'ascending' : 'descending') : 'none');
+  }
+}
+
+function compareValues(x, y) {
+  if (typeof x === 'string' && typeof y === 'string') {
+    if (/^-?\d+$/.test(x) && /^-?\d+$/.test(y)) {
+      const a = BigInt(x);
+      const b = BigInt(y);
+      return a < b ? -1 : a > b ? 1 : 0;
+    }
+    return x < y ? -1 : x > y ? 1 : 0;
+  }
+  if (x === null || x === undefined) return y === null || y === undefined ? 0 : -1;
+  if (y === null || y === undefined) return 1;
+  return x - y;
+}
+
 // ---- nodes table ----------------------------------------------------------
 
 export class NodesTable {
-  constructor({ onPick }) {
+  constructor({ onPick, onRemove }) {
     this.nodes = [];
     this.sort = { key: 'position', dir: 1 };
     this.page = 0;
     this.dark = false;
+    this.readOnly = false;
+    this.columns = { position: true, owns: false };
     this.onPick = onPick;
-    for (const th of document.querySelectorAll('#nodes-table th[data-sort]')) {
-      th.querySelector('button').addEventListener('click', () => {
-        const key = th.dataset.sort;
-        if (this.sort.key === key) this.sort.dir = -this.sort.dir;
-        else this.sort = { key, dir: key === 'name' || key === 'position' ? 1 : -1 };
-        this.page = 0;
-        this.render();
-      });
-    }
+    this.onRemove = onRemove;
+    sortButtons('nodes-table', () => this.sort, (s) => { this.sort = s; this.page = 0; this.render(); });
     $('nodes-prev').addEventListener('click', () => { this.page--; this.render(); });
     $('nodes-next').addEventListener('click', () => { this.page++; this.render(); });
   }
 
-  set(nodes, dark) {
+  /**
+   * nodes from /api/nodes; options: dark, readOnly (past state), replicas.
+   * Position is shown while every node has one point (then it is the
+   * node's place on the ring); Owns % when keys have several replicas.
+   */
+  set(nodes, { dark, readOnly, replicas } = {}) {
     this.nodes = nodes;
-    this.dark = dark;
+    if (dark !== undefined) this.dark = dark;
+    if (readOnly !== undefined) this.readOnly = readOnly;
+    this.columns = {
+      position: nodes.length > 0 && nodes.every((n) => n.points === 1 && (!n.tokens || n.tokens.length === 1)),
+      owns: (replicas || 1) > 1,
+    };
+    if (!this.columns.position && this.sort.key === 'position') this.sort = { key: 'name', dir: 1 };
     this.render();
   }
 
@@ -53,11 +98,7 @@ export class NodesTable {
     const { key, dir } = this.sort;
     const list = [...this.nodes];
     list.sort((a, b) => {
-      const x = a[key];
-      const y = b[key];
-      let c;
-      if (typeof x === 'string') c = x < y ? -1 : x > y ? 1 : 0;
-      else c = x - y;
+      let c = compareValues(a[key], b[key]);
       if (c === 0) c = a.position - b.position || (a.name < b.name ? -1 : 1);
       return c * dir;
     });
@@ -65,9 +106,10 @@ export class NodesTable {
   }
 
   render() {
-    for (const th of document.querySelectorAll('#nodes-table th[data-sort]')) {
-      const active = th.dataset.sort === this.sort.key;
-      th.setAttribute('aria-sort', active ? (this.sort.dir > 0 ? 'ascending' : 'descending') : 'none');
+    markSort('nodes-table', this.sort);
+    for (const [col, shown] of Object.entries(this.columns)) {
+      const th = document.querySelector(`#nodes-table th[data-col="${col}"]`);
+      if (th) th.hidden = !shown;
     }
     const list = this.sorted();
     const pages = Math.max(1, Math.ceil(list.length / NODE_PAGE));
@@ -75,22 +117,30 @@ export class NodesTable {
     const slice = list.slice(this.page * NODE_PAGE, (this.page + 1) * NODE_PAGE);
     const digits = shareDigits(list.length);
     const rows = slice.map((n) => {
-      const tr = el('tr', { tabIndex: 0, dataset: { node: n.name } }, [
-        el('td', null, [dot(n.name, this.dark), n.name]),
-        el('td', { className: 'num' }, formatInt(n.position)),
-        el('td', { className: 'num' }, formatWeight(n.weight)),
-        el('td', { className: 'num' }, formatInt(n.points)),
-        el('td', { className: 'num' }, formatInt(n.keys)),
-        el('td', { className: 'num' }, formatPercent(n.key_share, digits)),
-        el('td', { className: 'num' }, formatPercent(n.arc_share, digits)),
-      ]);
-      tr.title = `Show the keys of ${n.name}`;
+      const remove = el('button', {
+        type: 'button', className: 'ghost row-remove mutating', 'aria-label': `Remove node ${displayName(n.name)}`, title: `Remove node ${displayName(n.name)}`,
+      }, 'Remove');
+      remove.disabled = this.readOnly;
+      remove.addEventListener('click', (e) => { e.stopPropagation(); this.onRemove(n.name, remove); });
+      const cells = [
+        el('td', { dataset: { col: 'name' } }, [dot(n.name, this.dark), nameSpan(n.name)]),
+        this.columns.position ? el('td', { className: 'num', dataset: { col: 'position' } }, formatBig(n.tokens ? n.tokens[0] : n.position)) : null,
+        el('td', { className: 'num', dataset: { col: 'weight' } }, formatWeight(n.weight)),
+        el('td', { className: 'num', dataset: { col: 'points' } }, formatInt(n.points)),
+        el('td', { className: 'num', dataset: { col: 'keys' } }, formatInt(n.keys)),
+        el('td', { className: 'num', dataset: { col: 'key_share' } }, formatPercent(n.key_share, digits)),
+        el('td', { className: 'num', dataset: { col: 'arc_share' } }, formatPercent(n.arc_share, digits)),
+        this.columns.owns ? el('td', { className: 'num', dataset: { col: 'owns' } }, formatPercent(n.owns, digits)) : null,
+        el('td', null, remove),
+      ];
+      const tr = el('tr', { tabIndex: 0, dataset: { node: n.name } }, cells);
+      tr.title = `Show the keys of ${displayName(n.name)}`;
       tr.addEventListener('click', () => this.onPick(n.name));
-      tr.addEventListener('keydown', (e) => { if (e.key === 'Enter') this.onPick(n.name); });
+      tr.addEventListener('keydown', (e) => { if (e.key === 'Enter' && e.target === tr) this.onPick(n.name); });
       return tr;
     });
     if (!rows.length) {
-      rows.push(el('tr', null, el('td', { colSpan: 7, className: 'muted' }, 'No nodes yet. Add one with “Add node”.')));
+      rows.push(el('tr', null, el('td', { colSpan: 9, className: 'muted' }, 'No nodes yet. Add one with “Add node”.')));
     }
     $('nodes-body').replaceChildren(...rows);
     $('nodes-count').textContent = `${formatInt(this.nodes.length)} ${this.nodes.length === 1 ? 'node' : 'nodes'}`;
@@ -99,41 +149,118 @@ export class NodesTable {
     $('nodes-prev').disabled = this.page === 0;
     $('nodes-next').disabled = this.page >= pages - 1;
   }
+
+  /** Shown while the state to show is on its way (time travel). */
+  loading(text) {
+    $('nodes-body').replaceChildren(el('tr', null, el('td', { colSpan: 9, className: 'muted' }, text)));
+    $('nodes-count').textContent = '';
+    $('nodes-pager').hidden = true;
+  }
 }
 
 // ---- keys table -------------------------------------------------------------
 
-export function renderKeys(data, query, dark, onPick) {
-  const rows = data.keys.map((k) => {
-    const tr = el('tr', { tabIndex: 0 }, [
-      el('td', null, k.key),
-      el('td', { className: 'num' }, formatInt(k.position)),
-      el('td', null, [dot(k.node, dark), nodeLabel(k.node)]),
-    ]);
-    tr.title = 'Trace this key';
-    tr.addEventListener('click', () => onPick(k.key));
-    tr.addEventListener('keydown', (e) => { if (e.key === 'Enter') onPick(k.key); });
-    return tr;
-  });
-  if (!rows.length) {
-    const why = query.prefix || query.node ? 'No key matches.' : 'No keys yet. Insert one or generate many.';
-    rows.push(el('tr', null, el('td', { colSpan: 3, className: 'muted' }, why)));
+/**
+ * One server page of keys. The server pages keys in its own order; the
+ * column buttons sort the page on show (the note says so).
+ */
+export class KeysTable {
+  constructor({ onPick, onRemove }) {
+    this.onPick = onPick;
+    this.onRemove = onRemove;
+    this.sort = { key: null, dir: 1 };
+    this.data = null;
+    this.query = null;
+    this.dark = false;
+    this.readOnly = false;
+    this.replicas = 1;
+    sortButtons('keys-table', () => this.sort, (s) => { this.sort = s; this.render(); });
   }
-  $('keys-body').replaceChildren(...rows);
-  const filtered = query.prefix || query.node;
-  $('keys-count').textContent = `${formatInt(data.total)} ${data.total === 1 ? 'key' : 'keys'}${filtered ? ' match' : ''}`;
-  const first = data.total ? query.offset + 1 : 0;
-  $('keys-page').textContent = `${formatInt(first)}–${formatInt(query.offset + data.keys.length)} of ${formatInt(data.total)}`;
-  $('keys-prev').disabled = query.offset === 0;
-  $('keys-next').disabled = query.offset + data.keys.length >= data.total;
+
+  set(data, query, { dark, readOnly, replicas }) {
+    this.data = data;
+    this.query = query;
+    this.dark = dark;
+    this.readOnly = readOnly;
+    this.replicas = replicas || 1;
+    this.render();
+  }
+
+  render() {
+    const { data, query } = this;
+    if (!data) return;
+    // Unsorted, the page is in the server's order (SHA-256 position, then key).
+    markSort('keys-table', this.sort);
+    const showReplicas = this.replicas > 1;
+    document.querySelector('#keys-table th[data-col="replicas"]').hidden = !showReplicas;
+    let keys = data.keys;
+    if (this.sort.key) {
+      const { key, dir } = this.sort;
+      keys = [...keys].sort((a, b) => (compareValues(a[key], b[key]) || compareValues(a.key, b.key)) * dir);
+    }
+    $('keys-sort-note').hidden = !this.sort.key || data.total <= keys.length;
+    $('keys-sort-note').textContent = 'Sorted within this page; pages follow the server’s order (by position, then key).';
+    const rows = keys.map((k) => {
+      const remove = el('button', {
+        type: 'button', className: 'ghost row-remove mutating', 'aria-label': `Remove key ${k.key}`, title: `Remove key ${k.key}`,
+      }, 'Remove');
+      remove.disabled = this.readOnly;
+      remove.addEventListener('click', (e) => { e.stopPropagation(); this.onRemove(k.key, remove); });
+      const coordinate = k.coordinate === undefined ? formatInt(k.position) : (k.coordinate === null ? '—' : formatBig(k.coordinate));
+      const tr = el('tr', { tabIndex: 0, dataset: { key: k.key } }, [
+        el('td', { dataset: { col: 'key' } }, el('span', { className: 'name', title: k.key }, k.key)),
+        el('td', { className: 'num', dataset: { col: 'coordinate' } }, coordinate),
+        el('td', { dataset: { col: 'node' } }, [dot(k.node, this.dark), nameSpan(k.node)]),
+        showReplicas ? el('td', { dataset: { col: 'replicas' } }, el('span', { className: 'name', title: (k.replicas || []).map(displayName).join(', ') }, (k.replicas || []).map(displayName).join(', '))) : null,
+        el('td', null, remove),
+      ]);
+      tr.title = 'Trace this key';
+      tr.addEventListener('click', () => this.onPick(k.key));
+      tr.addEventListener('keydown', (e) => { if (e.key === 'Enter' && e.target === tr) this.onPick(k.key); });
+      return tr;
+    });
+    if (!rows.length) {
+      const why = query.prefix || query.node ? 'No key matches.' : 'No keys yet. Insert one or generate many.';
+      rows.push(el('tr', null, el('td', { colSpan: 5, className: 'muted' }, why)));
+    }
+    $('keys-body').replaceChildren(...rows);
+    const filtered = query.prefix || query.node;
+    $('keys-count').textContent = `${formatInt(data.total)} ${data.total === 1 ? 'key' : 'keys'}${filtered ? ' match' : ''}`;
+    const pages = Math.max(1, Math.ceil(data.total / query.limit));
+    const page = Math.floor(query.offset / query.limit) + 1;
+    $('keys-pager').hidden = data.total <= query.limit && query.offset === 0;
+    $('keys-page').textContent = `${formatInt(query.offset + 1)}–${formatInt(query.offset + data.keys.length)} of ${formatInt(data.total)}`;
+    const input = $('keys-page-input');
+    input.max = String(pages);
+    if (document.activeElement !== input) input.value = String(page);
+    input.setAttribute('aria-label', `Page, 1 to ${formatInt(pages)}`);
+    $('keys-prev').disabled = query.offset === 0;
+    $('keys-next').disabled = query.offset + data.keys.length >= data.total;
+  }
+
+  loading(text) {
+    this.data = null;
+    $('keys-body').replaceChildren(el('tr', null, el('td', { colSpan: 5, className: 'muted' }, text)));
+    $('keys-count').textContent = '';
+    $('keys-pager').hidden = true;
+  }
 }
+
+let filterNames = '';
 
 export function fillNodeFilter(nodes, selected) {
   const select = $('keys-node');
   const names = nodes.map((n) => n.name).sort();
   if (selected && !names.includes(selected)) names.unshift(selected);
+  // Rebuilt only when the names change: a thousand options cost a layout.
+  const key = JSON.stringify(names);
+  if (key === filterNames) {
+    select.value = selected || '';
+    return;
+  }
+  filterNames = key;
   const options = [el('option', { value: '' }, 'All nodes')];
-  for (const name of names) options.push(el('option', { value: name }, name));
+  for (const name of names.slice(0, 2000)) options.push(el('option', { value: name }, displayName(name)));
   select.replaceChildren(...options);
   select.value = selected || '';
 }
@@ -144,16 +271,16 @@ const BAR_LIMIT = 200;
 
 export function renderStats(stats, dark) {
   const numbers = [
-    ['Nodes', formatInt(stats.nodes)],
-    ['Keys', formatInt(stats.keys)],
-    ['Mean keys', formatNumber(stats.mean, 1)],
-    ['Std dev', formatNumber(stats.stddev, 1)],
-    ['CV', formatNumber(stats.cv, 3)],
-    ['Min', formatInt(stats.min ?? 0)],
-    ['Max', formatInt(stats.max ?? 0)],
-    ['Max / mean', formatNumber(stats.max_over_mean, 3)],
+    ['Nodes', formatInt(stats.nodes), ''],
+    ['Keys', formatInt(stats.keys), ''],
+    ['Mean keys', formatNumber(stats.mean, 1), 'keys per node on average'],
+    ['Std dev', formatNumber(stats.stddev, 1), 'population standard deviation of keys per node'],
+    ['CV', formatNumber(stats.cv, 3), 'coefficient of variation: std dev ÷ mean'],
+    ['Min', formatInt(stats.min ?? 0), 'fewest keys on one node'],
+    ['Max', formatInt(stats.max ?? 0), 'most keys on one node'],
+    ['Max / mean', formatNumber(stats.max_over_mean, 3), 'the busiest node against the mean'],
   ];
-  $('stats-numbers').replaceChildren(...numbers.map(([k, v]) => el('div', null, [el('dt', null, k), el('dd', null, v)])));
+  $('stats-numbers').replaceChildren(...numbers.map(([k, v, help]) => el('div', { title: help || null }, [el('dt', null, k), el('dd', null, v)])));
 
   let per = stats.per_node || [];
   const ideal = per.length ? 1 / per.length : 0;
@@ -176,15 +303,20 @@ export function renderStats(stats, dark) {
     ring.style.width = `${(p.arc_share / scale) * 100}%`;
     const mark = el('div', { className: 'bar-ideal', title: `ideal ${formatPercent(ideal, digits)}` });
     mark.style.left = `${(ideal / scale) * 100}%`;
-    return el('div', { className: 'bar-row', role: 'listitem', title: `${p.name}: ${formatInt(p.keys)} keys, key share ${formatPercent(p.key_share, digits)}, ring share ${formatPercent(p.arc_share, digits)}` }, [
-      el('span', { className: 'bar-name' }, p.name),
+    return el('div', { className: 'bar-row', role: 'listitem', title: `${displayName(p.name)}: ${formatInt(p.keys)} keys, key share ${formatPercent(p.key_share, digits)}, share of the space ${formatPercent(p.arc_share, digits)}` }, [
+      el('span', { className: 'bar-name' }, displayName(p.name)),
       el('div', { className: 'bar-track' }, [keys, ring, mark]),
       el('span', { className: 'bar-value' }, `${formatPercent(p.key_share, digits)} / ${formatPercent(p.arc_share, digits)}`),
     ]);
   });
-  if (!rows.length) rows.push(el('p', { className: 'muted' }, 'No nodes.'));
-  if (note) rows.unshift(note);
+  if (!rows.length) rows.push(el('p', { className: 'muted', role: 'listitem' }, 'No nodes.'));
+  if (note) rows.unshift(el('div', { role: 'listitem' }, note));
   $('stats-bars').replaceChildren(...rows);
+}
+
+export function statsLoading(text) {
+  $('stats-numbers').replaceChildren(el('div', null, [el('dt', null, 'Statistics'), el('dd', null, text)]));
+  $('stats-bars').replaceChildren();
 }
 
 /** Before/after table of the statistics around one operation. */
@@ -194,8 +326,8 @@ export function renderCompare(before, after) {
     box.replaceChildren();
     return;
   }
-  const line = (label, a, b) => el('tr', null, [
-    el('th', { scope: 'row' }, label), el('td', { className: 'num' }, a), el('td', { className: 'num' }, b),
+  const line = (label, a, b, title) => el('tr', null, [
+    el('th', { scope: 'row', title: title || null }, label), el('td', { className: 'num' }, a), el('td', { className: 'num' }, b),
   ]);
   const rows = [
     line('Nodes', formatInt(before.nodes), formatInt(after.nodes)),
@@ -216,7 +348,11 @@ export function renderCompare(before, after) {
   }
   changed.sort((x, y) => y.d - x.d);
   for (const c of changed.slice(0, 8)) {
-    rows.push(line(`${c.name} keys`, c.a ? formatInt(c.a.keys) : '—', c.b ? formatInt(c.b.keys) : '—'));
+    rows.push(el('tr', null, [
+      el('th', { scope: 'row' }, [nameSpan(c.name), ' keys']),
+      el('td', { className: 'num' }, c.a ? formatInt(c.a.keys) : '—'),
+      el('td', { className: 'num' }, c.b ? formatInt(c.b.keys) : '—'),
+    ]));
   }
   const table = el('table', { className: 'data' }, [
     el('thead', null, el('tr', null, [el('th', { scope: 'col' }, 'Statistic'), el('th', { scope: 'col', className: 'num' }, 'Before'), el('th', { scope: 'col', className: 'num' }, 'After')])),
@@ -226,4 +362,37 @@ export function renderCompare(before, after) {
   table.setAttribute('aria-labelledby', 'compare-title');
   box.replaceChildren(title, table);
   if (changed.length > 8) box.appendChild(el('p', { className: 'muted small' }, `and ${formatInt(changed.length - 8)} more nodes changed`));
+}
+
+const PAIRS_SHOWN = 6;
+
+/**
+ * Where the moved keys went: the largest from → to pairs as a table, the
+ * rest behind "all N pairs". `partial` when only a sample of moves was read.
+ */
+export function renderPairs(pairs, total, partial) {
+  const box = $('moved-pairs');
+  if (!pairs || !pairs.length) {
+    box.replaceChildren();
+    return;
+  }
+  const table = (list, caption) => el('table', { className: 'data pairs' }, [
+    el('caption', { className: 'visually-hidden' }, caption),
+    el('thead', null, el('tr', null, [
+      el('th', { scope: 'col' }, 'From'), el('th', { scope: 'col' }, 'To'), el('th', { scope: 'col', className: 'num' }, 'Keys'),
+    ])),
+    el('tbody', null, list.map((p) => el('tr', { dataset: { from: p.from ?? '', to: p.to ?? '' } }, [
+      el('td', null, nameSpan(p.from)), el('td', null, nameSpan(p.to)), el('td', { className: 'num' }, formatInt(p.keys)),
+    ]))),
+  ]);
+  const parts = [table(pairs.slice(0, PAIRS_SHOWN), 'Largest moves between nodes')];
+  if (pairs.length > PAIRS_SHOWN) {
+    parts.push(el('details', null, [
+      el('summary', null, `All ${formatInt(pairs.length)} from → to pairs, largest first`),
+      table(pairs.slice(0, 500), 'All moves between nodes'),
+      pairs.length > 500 ? el('p', { className: 'muted small' }, `and ${formatInt(pairs.length - 500)} smaller pairs`) : null,
+    ]));
+  }
+  if (partial) parts.push(el('p', { className: 'muted small' }, `Pairs counted over a sample of the ${formatInt(total)} moves.`));
+  box.replaceChildren(...parts);
 }
