@@ -144,8 +144,8 @@ json_t *view_lookup(sim *s, const char *key, size_t len, rs_error *err)
 
 /* A stored key: its stored owner, and where the placement puts it now
  * (the coordinate, and the preference list with replicas). */
-static json_t *key_object(sim *s, const char *key, size_t len, uint32_t pos,
-                          const char *node, size_t node_len)
+json_t *view_key(sim *s, const char *key, size_t len, uint32_t pos, const char *node,
+                 size_t node_len)
 {
     json_t *o = json_pack("{s:o, s:I, s:o}", "key", json_stringn(key, len), "position",
                           (json_int_t)pos, "node", str_or_null(node, node_len));
@@ -179,7 +179,7 @@ json_t *view_key_get(sim *s, const char *key, size_t len, rs_error *err)
     size_t nl;
     if (sim_key_get(s, key, len, &pos, &node, &nl, err))
         return NULL;
-    json_t *o = key_object(s, key, len, pos, node, nl);
+    json_t *o = view_key(s, key, len, pos, node, nl);
     return o ? o : nomem(err, NULL);
 }
 
@@ -187,7 +187,7 @@ static int add_key(void *ud, const char *key, size_t len, uint32_t pos, const ch
                    size_t node_len)
 {
     key_list *l = ud;
-    return json_array_append_new(l->arr, key_object(l->s, key, len, pos, node, node_len))
+    return json_array_append_new(l->arr, view_key(l->s, key, len, pos, node, node_len))
                ? RINGSIM_ENOMEM
                : 0;
 }
@@ -274,13 +274,16 @@ json_t *view_operation_get(sim *s, int64_t id, rs_error *err)
     return o ? o : nomem(err, NULL);
 }
 
+json_t *view_move(const char *key, const char *from, const char *to)
+{
+    return json_pack("{s:s, s:o, s:o}", "key", key, "from",
+                     from ? json_string(from) : json_null(), "to",
+                     to ? json_string(to) : json_null());
+}
+
 static int add_move(void *ud, const char *key, const char *from, const char *to)
 {
-    return json_array_append_new(ud, json_pack("{s:s, s:o, s:o}", "key", key, "from",
-                                               from ? json_string(from) : json_null(), "to",
-                                               to ? json_string(to) : json_null()))
-               ? RINGSIM_ENOMEM
-               : 0;
+    return json_array_append_new(ud, view_move(key, from, to)) ? RINGSIM_ENOMEM : 0;
 }
 
 json_t *view_operation_moves(sim *s, int64_t id, int64_t offset, int64_t limit,

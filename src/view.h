@@ -23,6 +23,9 @@ json_t *view_config(sim *s, rs_error *err);
 json_t *view_stats(sim *s, rs_error *err);
 json_t *view_lookup(sim *s, const char *key, size_t len, rs_error *err);
 json_t *view_key_get(sim *s, const char *key, size_t len, rs_error *err);
+/* One key object from a row of sim_keys_page (NULL when out of memory). */
+json_t *view_key(sim *s, const char *key, size_t len, uint32_t pos, const char *node,
+                 size_t node_len);
 /* {"total", "keys"}; limit < 0 means every key. */
 json_t *view_keys(sim *s, const char *node, size_t node_len, const char *prefix,
                   size_t prefix_len, int64_t offset, int64_t limit, rs_error *err);
@@ -33,6 +36,9 @@ json_t *view_operation(const store_op *op);
 json_t *view_operations(sim *s, int64_t after, int64_t limit, rs_error *err);
 /* One operation by id ("operation" object). */
 json_t *view_operation_get(sim *s, int64_t id, rs_error *err);
+/* One move {"key", "from", "to"} (names may be NULL); NULL when out of
+ * memory. */
+json_t *view_move(const char *key, const char *from, const char *to);
 /* The operation plus "moves_total" and "moves" (offset, limit). */
 json_t *view_operation_moves(sim *s, int64_t id, int64_t offset, int64_t limit,
                              rs_error *err);
