@@ -66,7 +66,8 @@ fuzz-api: deps
 	mkdir -p $(BUILD)/fuzz-api-corpus
 	clang -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -Isrc -o $(BUILD)/fuzz_api \
 	  fuzz/fuzz_api.c src/api.c src/view.c src/sim.c src/store.c src/place.c src/ring.c \
-	  src/names.c src/hash.c src/error.c $(FUZZ_LIBS)
+	  src/names.c src/hash.c src/error.c src/csv.c src/cmd.c src/scenario.c \
+	  $(BUILD)/scenario_files.c $(FUZZ_LIBS)
 	$(BUILD)/fuzz_api -max_total_time=$(FUZZ_SECONDS) -max_len=300 $(BUILD)/fuzz-api-corpus
 
 clean:

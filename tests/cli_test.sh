@@ -815,8 +815,8 @@ b=$(jsval 'return J(A[0])' "$O")
 expect_eq "revert 0 empties nodes and keys" '{"nodes":[]}|{"keys":[],"total":0}' "$a|$b"
 rs --db "$DB" --json config
 expect_eq "revert 0 restores the configuration of the start (defaults)" \
-    '{"algorithm":"ring","points_per_node":1,"params":{"points_per_node":1},"replicas":1}' \
-    "$(jsval 'return J({algorithm: A[0].algorithm, points_per_node: A[0].points_per_node, params: A[0].params, replicas: A[0].replicas})' "$O")"
+    '{"algorithm":"ring","params":{"points_per_node":1},"points_per_node":1,"replicas":1}' \
+    "$(jsval 'const c = J(A[0]); return {algorithm: c.algorithm, points_per_node: c.points_per_node, params: c.params, replicas: c.replicas}' "$O")"
 rs --db "$DB" --json log
 expect_eq "log after revert 0 has 11 operations" 11 "$(jsval 'return String(J(A[0]).operations.length)' "$O")"
 rs --db "$DB" revert 3             # 12
