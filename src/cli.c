@@ -132,7 +132,7 @@ static int face_help(const cmd_line *l)
     int used;
     bool group;
     const cmd_def *d = cmd_find(l->args, l->nargs, &used, &group);
-    if (!d || used != l->nargs) {
+    if (!d) {
         fprintf(stderr, "ringsim: no command \"%s%s%s\"\nrun 'ringsim help' for usage\n",
                 l->args[0], l->nargs > 1 ? " " : "", l->nargs > 1 ? l->args[1] : "");
         return CMD_EXIT_USAGE;

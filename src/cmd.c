@@ -925,14 +925,14 @@ const cmd_def cmd_table[] = {
      "Prints a report. Exit 1 at the first failing line, exit 2 on a syntax error; both "
      "name the file and line. FILE - reads standard input.",
      NULL},
-    {"export", "", 0, 0, O(SCENARIO), 0, "write the history as a scenario file",
+    {"export", "--scenario", 0, 0, O(SCENARIO), 0, "write the history as a scenario file",
      "With --scenario, writes a scenario file of the operations that rebuild the current "
      "state: run it on any database (`ringsim run FILE`) to get the same nodes, keys and "
      "configuration.",
      NULL},
     {"scenarios", "[NAME]", 0, 1, 0, CMD_F_NO_DB, "the built-in scenarios, or one's text",
      "Lists the scenarios built into ringsim; with NAME, prints that scenario's file.", NULL},
-    {"help", "[COMMAND]", 0, 2, 0, CMD_F_NO_DB, "this list, or one command's usage",
+    {"help", "[COMMAND]", 0, -1, 0, CMD_F_NO_DB, "this list, or one command's usage",
      "Without COMMAND, lists the commands; with COMMAND (\"node add\", \"run\"...), its "
      "usage and options.",
      NULL},
@@ -1188,7 +1188,7 @@ char *cmd_synopsis(const cmd_def *d, char *buf, size_t size)
 {
     size_t n = (size_t)snprintf(buf, size, "%s%s%s", d->name, *d->args ? " " : "", d->args);
     for (int o = 0; o < CMD_O_COUNT && n < size; o++) {
-        if (!(d->options & CMD_BIT(o)) || o == CMD_O_BUILTIN)
+        if (!(d->options & CMD_BIT(o)) || o == CMD_O_BUILTIN || o == CMD_O_SCENARIO)
             continue;
         const cmd_option *op = &cmd_options[o];
         n += (size_t)snprintf(buf + n, size - n, " [--%s%s%s]%s", op->name, op->arg ? " " : "",

@@ -158,6 +158,7 @@ static int split(const char *line, size_t n, words *w, rs_error *err)
                 }
                 if (i >= n) {
                     free(block);
+                    w->v = NULL;
                     return rs_fail(err, RINGSIM_EPARAM, "unterminated %s quote",
                                    c == '"' ? "double" : "single");
                 }
@@ -165,6 +166,7 @@ static int split(const char *line, size_t n, words *w, rs_error *err)
             } else if (c == '\\') {
                 if (i + 1 >= n) {
                     free(block);
+                    w->v = NULL;
                     return rs_fail(err, RINGSIM_EPARAM,
                                    "a line cannot end with a backslash (no continuation "
                                    "lines)");
@@ -573,6 +575,10 @@ json_t *scenario_outline(const scenario *sc)
 /* The shortest decimal text that reads back as v. */
 static void num_text(char buf[40], double v)
 {
+    if (v == floor(v) && fabs(v) < 1e15) {
+        snprintf(buf, 40, "%.0f", v);
+        return;
+    }
     for (int p = 1; p <= 17; p++) {
         snprintf(buf, 40, "%.*g", p, v);
         if (strtod(buf, NULL) == v)
@@ -1076,11 +1082,25 @@ int scenario_export(sim *s, char **text, size_t *len, rs_error *err)
                        "# database rebuilds the same nodes, keys and configuration.\n\n"
                        "reset\n",
                        (long long)last);
+    /* Configurations set before any node or key only set the configuration
+     * (there is nothing to place): they fold into the first line. */
+    size_t first = 0;
+    for (; !rc && first < ops.n; first++) {
+        store_op o;
+        if ((rc = store_op_get(st, ops.v[first], &o, err)))
+            break;
+        bool cfg = strcmp(o.type, "configure") == 0;
+        if (cfg)
+            rc = stored_config(&o, &start, err);
+        store_op_clear(&o);
+        if (!cfg)
+            break;
+    }
     if (!rc) {
         x.cfg = start;
         rc = put_config(&x, &start, true);
     }
-    for (size_t i = 0; !rc && i < ops.n; i++)
+    for (size_t i = first; !rc && i < ops.n; i++)
         rc = put_op(&x, i, err);
     if (!rc) {
         sim_stats ss;
