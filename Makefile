@@ -7,7 +7,7 @@ PORT     ?= 3000
 DB       ?= ringsim.db
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all build run test test-asan bench fuzz fuzz-api deps deps-test npm clean
+.PHONY: all build run test test-asan bench bench-load fuzz fuzz-api fuzz-http deps deps-test npm clean
 
 all: build
 
@@ -48,6 +48,12 @@ test-asan: deps
 
 bench: build
 	$(BUILD)/bench_ringsim
+	$(BUILD)/bench_place
+
+# HTTP load with wrk on loopback at 1M keys, beside nginx serving a file in
+# the same run (bench/load.sh; about three minutes).
+bench-load: build
+	bench/load.sh $(BUILD)/ringsim
 
 # Property fuzzing of the engine with libFuzzer (clang): random operation
 # sequences must always pass `check`.  FUZZ_SECONDS bounds the run.
@@ -60,15 +66,32 @@ fuzz: deps
 	  src/error.c $(FUZZ_LIBS)
 	$(BUILD)/fuzz_sim -max_total_time=$(FUZZ_SECONDS) -max_len=200 $(BUILD)/fuzz-corpus
 
+# The engine with every placement core and the API, without the faces.
+FUZZ_CORE = $(filter-out src/main.c src/cli.c src/http.c,$(wildcard src/*.c)) \
+            $(BUILD)/scenario_files.c
+FUZZ_CORE_LIBS = $(shell pkg-config --cflags --libs sqlite3 libcrypto jansson libxxhash zlib) -lm
+
+# The built-in scenarios as C (the build makes the same file).
+$(BUILD)/scenario_files.c: $(wildcard scenarios/*.ringsim) cmake/embed_scenarios.cmake
+	mkdir -p $(BUILD)
+	cmake -DSCENARIO_DIR=scenarios -DOUT=$@ -P cmake/embed_scenarios.cmake
+
 # The API's routes and handlers with random requests: never a crash, never
 # an answer that is not 200/201 or a well-formed error object.
-fuzz-api: deps
+fuzz-api: deps $(BUILD)/scenario_files.c
 	mkdir -p $(BUILD)/fuzz-api-corpus
 	clang -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -Isrc -o $(BUILD)/fuzz_api \
-	  fuzz/fuzz_api.c src/api.c src/view.c src/sim.c src/store.c src/place.c src/ring.c \
-	  src/names.c src/hash.c src/error.c src/csv.c src/cmd.c src/scenario.c \
-	  $(BUILD)/scenario_files.c $(FUZZ_LIBS)
-	$(BUILD)/fuzz_api -max_total_time=$(FUZZ_SECONDS) -max_len=300 $(BUILD)/fuzz-api-corpus
+	  fuzz/fuzz_api.c $(FUZZ_CORE) $(FUZZ_CORE_LIBS)
+	$(BUILD)/fuzz_api -max_total_time=$(FUZZ_SECONDS) -max_len=65536 $(BUILD)/fuzz-api-corpus
+
+# The server's real request path: raw bytes through the head parser, the
+# chunked decoder and the request checks (http_parse.c) on to the handlers.
+fuzz-http: deps $(BUILD)/scenario_files.c
+	mkdir -p $(BUILD)/fuzz-http-corpus
+	clang -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -Isrc -o $(BUILD)/fuzz_http \
+	  fuzz/fuzz_http.c $(FUZZ_CORE) $(FUZZ_CORE_LIBS)
+	$(BUILD)/fuzz_http -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -dict=fuzz/http.dict \
+	  $(BUILD)/fuzz-http-corpus fuzz/http-seeds
 
 clean:
 	rm -rf $(BUILD) $(ASAN)

@@ -4,23 +4,28 @@ target_sources(ringcore PRIVATE
   ${CMAKE_SOURCE_DIR}/src/alg_jump.c
   ${CMAKE_SOURCE_DIR}/src/alg_memento.c
   ${CMAKE_SOURCE_DIR}/src/alg_rendezvous.c
-  ${CMAKE_SOURCE_DIR}/src/alg_multiprobe.c)
+  ${CMAKE_SOURCE_DIR}/src/alg_multiprobe.c
+  ${CMAKE_SOURCE_DIR}/src/alg_cassandra.c)
 # Bit-for-bit double arithmetic: never fuse a multiply and an add (GCC's
 # default -ffp-contract=fast would, on targets with FMA).
 set_source_files_properties(
   ${CMAKE_SOURCE_DIR}/src/alg_jump.c ${CMAKE_SOURCE_DIR}/src/alg_rendezvous.c
   PROPERTIES COMPILE_OPTIONS -ffp-contract=off)
 
-foreach(t jump memento rendezvous multiprobe)
+foreach(t jump memento rendezvous multiprobe cassandra)
   add_executable(test_alg_${t} ${CMAKE_SOURCE_DIR}/tests/test_alg_${t}.c)
   target_link_libraries(test_alg_${t} PRIVATE ringcore PkgConfig::CMOCKA)
   add_test(NAME unit_alg_${t} COMMAND test_alg_${t})
 endforeach()
 
 # Tests against an implementation this project did not write.
-foreach(t rendezvous multiprobe)
+foreach(t rendezvous multiprobe cassandra)
   add_executable(${t}_tool ${CMAKE_SOURCE_DIR}/tests/ref/${t}_tool.c)
   target_link_libraries(${t}_tool PRIVATE ringcore)
   add_test(NAME ref_${t} COMMAND /usr/bin/python3
            ${CMAKE_SOURCE_DIR}/tests/ref/${t}_ref.py $<TARGET_FILE:${t}_tool>)
 endforeach()
+
+# Lookup cost against bare references (not a test: `build/bench_textbook`).
+add_executable(bench_textbook ${CMAKE_SOURCE_DIR}/bench/bench_textbook.c)
+target_link_libraries(bench_textbook PRIVATE ringcore)

@@ -30,8 +30,15 @@
 
 #include <stdint.h>
 
+#include "alg.h"
+#include "error.h"
+
 /* Bucket in [0, buckets) of the 64-bit key hash; -1 when buckets <= 0 (the
  * paper's function returns its initial b = -1 without entering the loop). */
 int32_t jump_hash(uint64_t key, int32_t buckets);
+
+/* API.md: jump has no weights (a node is one bucket).  0 when the node's
+ * weight is 1, else RINGSIM_EPARAM with a message naming the node. */
+int jump_check_weight(const alg_node *node, rs_error *err);
 
 #endif

@@ -198,7 +198,7 @@ int memento_parse(const char *s, size_t len, memento **out, rs_error *err)
     i += rlen;
     memento *m = memento_new();
     int rc = RINGSIM_ENOMEM;
-    if (!m || reserve(m, (int32_t)n) < 0)
+    if (!m || reserve(m, n > 0 ? (int32_t)n : 1) < 0) /* never a NULL repl */
         goto fail;
     m->n = (int32_t)n;
     while (i < len) {

@@ -10,7 +10,9 @@
  * (getBucket, addBucket, removeBucket) and Memento.java (remember, replacer,
  * restore).  Behaviour reproduced:
  *   - buckets 0..n-1 (the "b-array"); a lookup starts from
- *     jump_hash(keyhash, n);
+ *     jump_hash(keyhash, n) (the reference calls Guava's
+ *     Hashing.consistentHash; jump_hash is the paper's function, which
+ *     parts from Guava's only in the rare cases told in alg_jump.h);
  *   - removing bucket n-1 while nothing else is removed shrinks the b-array
  *     (plain jump hash); removing any other bucket records (bucket,
  *     replacer = live count after the removal) so that only that bucket's
@@ -19,6 +21,8 @@
  *     stack), or grows the b-array by one when nothing is removed; an add
  *     moves keys only to the added bucket, and undoes the last removal
  *     exactly;
+ *   - every bucket may be removed (by shrinking, by recording, or both):
+ *     the lookup then answers -1;
  *   - the lookup loop: while the bucket b is removed with replacer r,
  *     b = rehash(key, b) mod r, then follow replacers while they are >= r.
  * The reference's rehash is hashFunction.hash(key, b): its own string hash

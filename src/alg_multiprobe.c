@@ -20,6 +20,15 @@ int multiprobe_check_probes(long long probes, rs_error *err)
     return 0;
 }
 
+int multiprobe_check_weight(const alg_node *node, rs_error *err)
+{
+    if (node->weight == 1.0)
+        return 0;
+    return rs_fail(err, RINGSIM_EPARAM,
+                   "multiprobe has no weights (each node is one point): \"%.*s\" has weight %g",
+                   (int)node->len, node->name, node->weight);
+}
+
 typedef struct sort_point {
     uint32_t pos, node;
     const char *name;

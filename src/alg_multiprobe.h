@@ -50,6 +50,10 @@
  * 1..1000. */
 int multiprobe_check_probes(long long probes, rs_error *err);
 
+/* API.md: multiprobe has no weights (one point per node).  0 when the
+ * node's weight is 1, else RINGSIM_EPARAM with a message naming the node. */
+int multiprobe_check_weight(const alg_node *node, rs_error *err);
+
 /* The n points in ring order into *out (malloc'd, n entries, NULL when n is
  * 0; the caller frees it): coord = position(name), node = index in nodes,
  * index = 0.  0 or RINGSIM_ENOMEM. */

@@ -54,9 +54,11 @@ int32_t rendezvous_owner(uint64_t keyhash, const alg_node *nodes, const uint64_t
     double top = rendezvous_score(keyhash, nodehash[0], nodes[0].weight);
     for (uint32_t i = 1; i < n; i++) {
         double s = rendezvous_score(keyhash, nodehash[i], nodes[i].weight);
-        if (s > top || (s == top && name_less(&nodes[i], &nodes[best]))) {
+        if (s > top) {
             best = i;
             top = s;
+        } else if (s == top && name_less(&nodes[i], &nodes[best])) {
+            best = i; /* s is not needed past the call: nothing to keep */
         }
     }
     return (int32_t)best;
@@ -70,6 +72,8 @@ size_t rendezvous_top(uint64_t keyhash, const alg_node *nodes, const uint64_t *n
         return 0;
     for (uint32_t i = 0; i < n; i++) {
         double s = rendezvous_score(keyhash, nodehash[i], nodes[i].weight);
+        if (have == r && s < out[r - 1].score)
+            continue; /* the common case, decided without the names */
         if (have == r && !ranks_before(nodes, i, s, out[r - 1].node, out[r - 1].score))
             continue;
         size_t at = have < r ? have++ : r - 1; /* the slot freed at the end */

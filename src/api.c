@@ -8,7 +8,6 @@
 #include "api.h"
 
 #include <math.h>
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,10 +97,10 @@ static const route routes[] = {
     {"stats", API_GET, API_LOOP},        {"density", API_GET, API_LOOP},
     {"operations", API_GET, API_LOOP},   {"operations/x", API_GET, API_LOOP},
     {"events", API_GET, API_EVENTS},     {"reset", API_POST, API_WORKER},
-    {"revert", API_POST, API_WORKER},    {"preview", API_POST, API_WORKER},
-    {"compare", API_GET, API_WORKER},    {"scenarios", API_GET, API_LOOP},
-    {"scenarios/x", API_GET, API_LOOP},  {"scenarios/x", API_POST, API_WORKER},
-    {"export/x", API_GET, API_WORKER},
+    {"revert", API_POST, API_WORKER},    {"cancel", API_POST, API_CANCEL},
+    {"preview", API_POST, API_WORKER},   {"compare", API_GET, API_WORKER},
+    {"scenarios", API_GET, API_LOOP},    {"scenarios/x", API_GET, API_LOOP},
+    {"scenarios/x", API_POST, API_WORKER}, {"export/x", API_GET, API_WORKER},
 };
 
 static bool path_matches(const api_request *r, const char *path)
@@ -137,7 +136,22 @@ int api_classify(const api_request *r, api_place *where, rs_error *err)
 
 /* ---- parameters ---- */
 
-/* An integer query parameter in [lo, hi], or def when absent. */
+int api_parse_u64(const char *s, size_t len, uint64_t max, uint64_t *out)
+{
+    uint64_t v = 0;
+    if (!s || len == 0)
+        return RINGSIM_EPARAM;
+    for (size_t i = 0; i < len; i++) {
+        unsigned d = (unsigned char)s[i] - '0';
+        if (d > 9 || v > (max - d) / 10)
+            return RINGSIM_EPARAM;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return 0;
+}
+
+/* An integer query parameter in [lo, hi] (lo >= 0), or def when absent. */
 static int int_param(const api_request *r, const char *name, int64_t lo, int64_t hi,
                      int64_t def, int64_t *out, rs_error *err)
 {
@@ -145,13 +159,11 @@ static int int_param(const api_request *r, const char *name, int64_t lo, int64_t
     *out = def;
     if (!p)
         return 0;
-    char *end;
-    long long v = p->len && p->value[0] != '+' ? strtoll(p->value, &end, 10) : 0;
-    if (!p->len || p->value[0] == '+' || *end || (size_t)(end - p->value) != p->len ||
-        v < lo || v > hi)
+    uint64_t v;
+    if (api_parse_u64(p->value, p->len, (uint64_t)hi, &v) || v < (uint64_t)lo)
         return rs_fail(err, RINGSIM_EPARAM, "%s must be a whole number from %lld to %lld",
                        name, (long long)lo, (long long)hi);
-    *out = v;
+    *out = (int64_t)v;
     return 0;
 }
 
@@ -202,6 +214,14 @@ static int get_keys(sim *s, const api_request *r, json_t **out, rs_error *err)
     const api_param *node = param(r, "node"), *prefix = param(r, "prefix");
     if (node && node->len && (rc = name_check(node->value, node->len, "node", err)))
         return rc;
+    /* A prefix is the start of a key: at most a key's length, no control
+     * characters (it need not end on a whole UTF-8 character). */
+    if (prefix && prefix->len > NAME_MAX_BYTES)
+        return rs_fail(err, RINGSIM_EPARAM, "prefix must be at most %d bytes, not %zu",
+                       NAME_MAX_BYTES, prefix->len);
+    for (size_t i = 0; prefix && i < prefix->len; i++)
+        if ((unsigned char)prefix->value[i] < 0x20 || prefix->value[i] == 0x7f)
+            return rs_fail(err, RINGSIM_EPARAM, "prefix must not hold control characters");
     bool by_node = node && node->len;
     *out = view_keys(s, by_node ? node->value : NULL, by_node ? node->len : 0,
                      prefix ? prefix->value : NULL, prefix ? prefix->len : 0, offset, limit, err);
@@ -233,17 +253,21 @@ static int parse_node_spec(const json_t *body, sim_node_spec *spec, int64_t **to
     if (nt && !*tokens)
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     for (size_t i = 0; i < nt; i++) {
-        const char *t = json_string_value(json_array_get(jt, i));
-        char *end = NULL;
-        errno = 0;
-        long long v = t ? strtoll(t, &end, 10) : 0;
-        if (!t || !*t || *end || errno || t[0] == '+' || t[0] == ' ') {
+        /* Plain digits with an optional minus: no "+", no space, no NUL
+         * inside ("5\u0000junk" is not 5), no overflow. */
+        json_t *ji = json_array_get(jt, i);
+        const char *t = json_string_value(ji);
+        size_t tl = json_string_length(ji);
+        bool neg = t && tl && t[0] == '-';
+        uint64_t u = 0;
+        if (!t || api_parse_u64(t + neg, tl - neg, neg ? (uint64_t)INT64_MAX + 1 : INT64_MAX,
+                                &u)) {
             free(*tokens);
             *tokens = NULL;
             return rs_fail(err, RINGSIM_EPARAM,
                            "tokens[%zu] must be a signed 64-bit whole number as a string", i);
         }
-        (*tokens)[i] = v;
+        (*tokens)[i] = neg ? (int64_t)(0 - u) : (int64_t)u;
     }
     *spec = (sim_node_spec){json_string_value(name), json_string_length(name), weight, *tokens,
                             nt};
@@ -438,15 +462,16 @@ static int simple_op(sim *s, int rc, int64_t op, json_t **out, rs_error *err)
 
 static int get_operation(sim *s, const api_request *r, json_t **out, rs_error *err)
 {
-    char *end;
-    long long id = strtoll(r->seg[1], &end, 10);
-    if (!r->seglen[1] || *end || id < 1)
-        return rs_fail(err, RINGSIM_ENOTFOUND, "operation \"%s\" not found", r->seg[1]);
+    /* Only plain digits name an operation: "1%00junk" or "+1" is none. */
+    uint64_t id;
+    if (api_parse_u64(r->seg[1], r->seglen[1], INT64_MAX, &id) || id < 1)
+        return rs_fail(err, RINGSIM_ENOTFOUND, "operation \"%.*s\" not found",
+                       (int)(r->seglen[1] > 64 ? 64 : r->seglen[1]), r->seg[1]);
     int64_t offset;
     int rc = int_param(r, "offset", 0, INT64_MAX, 0, &offset, err);
     if (rc)
         return rc;
-    *out = view_operation_moves(s, id, offset, 1000, err);
+    *out = view_operation_moves(s, (int64_t)id, offset, 1000, err);
     return *out ? 200 : err->code;
 }
 
@@ -583,6 +608,8 @@ static int dispatch(sim *s, const api_request *r, json_t **out, api_answer *a, r
     }
     if (seg_is(r, 0, "export"))
         return get_export(s, r, a, err);
+    if (seg_is(r, 0, "cancel")) /* the transport cancels; here nothing runs */
+        return (*out = json_pack("{s:b}", "cancelled", 0)) ? 200 : RINGSIM_ENOMEM;
     return rs_fail(err, RINGSIM_ENOTFOUND, "no such API endpoint");
 }
 

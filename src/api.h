@@ -43,6 +43,7 @@ typedef enum {
     API_LOOP,   /* fast read: on the event loop */
     API_WORKER, /* operation or time travel: on the worker, in order */
     API_EVENTS, /* the SSE stream: http.c handles it */
+    API_CANCEL, /* POST /api/cancel: http.c stops the worker's operation */
 } api_place;
 
 /* Route a request: where it runs, or a 404/405 error in err (returns the
@@ -83,7 +84,30 @@ json_t *api_error_body(int code, const char *msg);
 /* Free what a request owns. */
 void api_request_clear(api_request *r);
 
-/* `ringsim serve` (http.c). */
-int api_serve(const char *db, const char *host, int port, const char *web_dir);
+/* A whole number in plain decimal digits -- no sign, space, NUL or other
+ * byte, no overflow -- that is at most max: 0 with *out, else RINGSIM_EPARAM
+ * (err untouched; the caller says what was wrong).  Every number read from a
+ * path, a query or a header goes through here. */
+int api_parse_u64(const char *s, size_t len, uint64_t max, uint64_t *out);
+
+/* `ringsim serve` (http.c).  Zero limits take the defaults shown. */
+typedef struct serve_options {
+    const char *db;
+    const char *host;  /* address to listen on; NULL = 127.0.0.1 */
+    int port;          /* 0 = a free port (printed) */
+    const char *web;   /* serve this folder instead of the embedded page; NULL */
+    /* Access token: NULL = none on a loopback address, and one generated
+     * (and printed in the URL) on any other address. */
+    const char *token;
+    int max_connections;   /* HTTP and SSE together (4096, at most the fd limit) */
+    int max_events;        /* SSE streams among them (2048) */
+    int header_timeout_ms; /* to receive a request head (10 s) */
+    int idle_timeout_ms;   /* keep-alive connection between requests (30 s) */
+    int body_timeout_ms;   /* to receive a request body (60 s) */
+    int stop_grace_ms;     /* after SIGTERM, for the running operation (10 s) */
+} serve_options;
+
+/* Runs until SIGINT or SIGTERM: 0 then, 1 when the server cannot start. */
+int api_serve(const serve_options *o);
 
 #endif

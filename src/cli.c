@@ -44,7 +44,7 @@ static int refused(const rs_error *err)
 
 /* ---- progress bar on a terminal ---- */
 
-static void bar(void *ud, const char *what, uint64_t done, uint64_t total)
+static int bar(void *ud, const char *what, uint64_t done, uint64_t total)
 {
     (void)ud;
     int w = 30, fill = total ? (int)((double)done / (double)total * w) : w;
@@ -56,6 +56,7 @@ static void bar(void *ud, const char *what, uint64_t done, uint64_t total)
     if (done >= total)
         fputs("\r\033[K", stderr);
     fflush(stderr);
+    return 0;
 }
 
 /* ---- help ---- */
@@ -564,8 +565,13 @@ int cli_main(int argc, char **argv)
         if (!strcmp(n, "help")) {
             rc = face_help(&l);
         } else if (!strcmp(n, "serve")) {
-            rc = api_serve(db, l.opt[CMD_O_HOST] ? l.opt[CMD_O_HOST] : "127.0.0.1",
-                           (int)l.port, l.opt[CMD_O_WEB]);
+            const char *env_token = getenv("RINGSIM_TOKEN");
+            const char *token = l.opt[CMD_O_TOKEN]     ? l.opt[CMD_O_TOKEN]
+                                : env_token && *env_token ? env_token
+                                                          : NULL;
+            serve_options so = {.db = db, .host = l.opt[CMD_O_HOST], .port = (int)l.port,
+                                .web = l.opt[CMD_O_WEB], .token = token};
+            rc = api_serve(&so);
         } else if (!strcmp(n, "run")) {
             rc = face_run(&l, db);
         } else if (!strcmp(n, "export")) {

@@ -36,6 +36,7 @@ const cmd_option cmd_options[CMD_O_COUNT] = {
     [CMD_O_HOST] = {"host", "ADDR", "the address to listen on (default 127.0.0.1)"},
     [CMD_O_PORT] = {"port", "PORT", "the port (default 3000; 0 picks a free one)"},
     [CMD_O_WEB] = {"web", "DIR", "serve the page from DIR instead of the one built in"},
+    [CMD_O_TOKEN] = {"token", "T", "the access token (default $RINGSIM_TOKEN; made up beyond loopback)"},
     [CMD_O_SCENARIO] = {"scenario", NULL, "write the history as a scenario file"},
     [CMD_O_BUILTIN] = {"builtin", NULL, "NAME is one of the scenarios built into ringsim"},
 };
@@ -708,6 +709,10 @@ static int run_check(cmd_ctx *c)
         return c->err.code;
     }
     int64_t keys = sim_key_count(c->s), ops = sim_last_op(c->s);
+    if (ops < 0) {
+        free(report);
+        return rs_fail(&c->err, (int)ops, "cannot read the operation log");
+    }
     if (c->l->opt[CMD_O_JSON]) {
         json_t *lines = json_array();
         for (char *save, *l = strtok_r(report, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
@@ -846,10 +851,13 @@ static int run_compare(cmd_ctx *c)
 #define O(x) CMD_BIT(CMD_O_##x)
 
 const cmd_def cmd_table[] = {
-    {"serve", "", 0, 0, O(HOST) | O(PORT) | O(WEB), CMD_F_NO_DB, "start the web simulator",
+    {"serve", "", 0, 0, O(HOST) | O(PORT) | O(WEB) | O(TOKEN), CMD_F_NO_DB,
+     "start the web simulator",
      "Serves the page and the HTTP API (docs/api.md) on the database until interrupted "
-     "(Ctrl-C). A change made by another ringsim process on the same database reaches "
-     "every open page within a second.",
+     "(Ctrl-C or SIGTERM). A change made by another ringsim process on the same database "
+     "reaches every open page within a second. On an address other than loopback every "
+     "request needs the access token: --token, $RINGSIM_TOKEN, or one made up and printed "
+     "in the URL.",
      NULL},
     {"node add", "NAME", 1, 1, O(WEIGHT) | O(TOKENS), CMD_F_CHANGE, "add a node",
      "Adds the node NAME; the keys of the arcs it takes over move to it. A node with a "
@@ -1145,6 +1153,11 @@ int cmd_parse(cmd_line *l, int argc, char **argv, rs_error *err)
             continue;
         return fail_usage(err, "option --%s does not apply to this command",
                           cmd_options[o].name);
+    }
+    for (int i = 0; i < l->nparams; i++) {
+        const char *eq = strchr(l->params[i], '=');
+        if (!eq || eq == l->params[i])
+            return fail_usage(err, "--param takes NAME=VALUE, not \"%.64s\"", l->params[i]);
     }
     if (l->opt[CMD_O_CSV] && l->opt[CMD_O_JSON])
         return fail_usage(err, "--csv and --json: choose one%s", "");

@@ -49,6 +49,7 @@ typedef enum {
     CMD_O_HOST,
     CMD_O_PORT,
     CMD_O_WEB,
+    CMD_O_TOKEN,
     CMD_O_SCENARIO,
     CMD_O_BUILTIN,
     CMD_O_COUNT

@@ -24,8 +24,17 @@ static const struct {
     {RINGSIM_EDB, "internal", 500, "database error"},
     {RINGSIM_ENOMEM, "internal", 500, "out of memory"},
     {RINGSIM_EBUSY, "internal", 500, "database is locked by another process"},
-    {RINGSIM_EREADONLY, "internal", 500, "database is read-only"},
+    {RINGSIM_EREADONLY, "read_only", 503, "database is read-only"},
     {RINGSIM_ENOTDB, "internal", 500, "file is not a ringsim database"},
+    {RINGSIM_EBADREQUEST, "bad_request", 400, "malformed HTTP request"},
+    {RINGSIM_EUNAUTHORIZED, "unauthorized", 401, "this server needs its access token"},
+    {RINGSIM_ETIMEOUT, "request_timeout", 408, "the request did not arrive in time"},
+    {RINGSIM_EURI, "uri_too_long", 414, "request target too long"},
+    {RINGSIM_EHEADERS, "headers_too_large", 431, "request header fields too large"},
+    {RINGSIM_EUNAVAILABLE, "unavailable", 503, "the server cannot take this request now"},
+    {RINGSIM_EFULL, "insufficient_storage", 507, "disk full"},
+    {RINGSIM_ECANCELED, "cancelled", 503, "operation cancelled"},
+    /* last: the answer for a code not in the table */
     {RINGSIM_EINTERNAL, "internal", 500, "internal error"},
 };
 

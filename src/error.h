@@ -26,6 +26,16 @@ enum {
     RINGSIM_EREADONLY = -12, /* database cannot be written              */
     RINGSIM_ENOTDB = -13,    /* file is not a ringsim database          */
     RINGSIM_EINTERNAL = -14, /* anything else that should not happen    */
+    RINGSIM_EFULL = -15,     /* disk (or the database's size cap) full  */
+    RINGSIM_ECANCELED = -16, /* cancelled while running; rolled back    */
+    /* The transport's own refusals (http.c), numbered apart from the
+     * engine's so that both lists can grow. */
+    RINGSIM_EBADREQUEST = -30,   /* malformed HTTP (400)                 */
+    RINGSIM_EUNAUTHORIZED = -31, /* missing or wrong access token (401)  */
+    RINGSIM_ETIMEOUT = -32,      /* request not received in time (408)   */
+    RINGSIM_EURI = -33,          /* request target too long (414)        */
+    RINGSIM_EHEADERS = -34,      /* request head too large (431)         */
+    RINGSIM_EUNAVAILABLE = -35,  /* too many connections, stopping (503) */
 };
 
 /* A code plus a message for a person.  Plain struct, no ownership. */

@@ -1,5 +1,6 @@
 /*
- * http.c - `ringsim serve`: libevent's evhttp on one event loop.
+ * http.c - `ringsim serve`: HTTP/1.1 on libevent bufferevents, one event
+ * loop and one worker thread.
  *
  * Reads (the fast API answers, static files, the SSE stream) run on the
  * loop.  Operations and time travel run in order on one worker thread with
@@ -11,80 +12,156 @@
  *
  * Committed operations -- the worker's and those of other processes on the
  * same file (the CLI) -- are noticed with PRAGMA data_version, polled every
- * 200 ms, and broadcast as SSE `operation` events in id order.
+ * 200 ms, and broadcast as SSE `operation` events in id order; an operation
+ * that cannot be read is not skipped but tried again at the next poll.
  *
- * Safety: requests whose Host (or Origin) names another site get 403 (DNS
- * rebinding); request bodies must be JSON and at most 16 MiB; static files
- * cannot leave the web folder; every answer carries a strict CSP and no CORS
- * headers.
+ * Why not evhttp: libevent 2.1 reads a whole request before its callback
+ * runs and answers its own refusals with HTML, so it can neither give a
+ * slow sender a deadline for its head nor answer 413 or 431 with the API's
+ * JSON.  Here the transport only moves bytes; what a request is, and
+ * whether it may pass, is decided by http_parse.c (which is fuzzed).
+ *
+ * Every resource has a limit: connections (refused with 503 past the cap,
+ * SSE streams capped apart), the head (32 KiB, 431), the body (16 MiB, 413
+ * as soon as it is known to be larger, read into one buffer that is freed
+ * -- and returned to the system -- when the request ends; all unfinished
+ * bodies together at most 128 MiB), time (a head must arrive within the
+ * header timeout, a body within the body timeout, an idle keep-alive
+ * connection is closed, an answer that is not read is dropped), and the
+ * output a slow SSE reader may hold.  accept() failing for want of file
+ * descriptors pauses the listener instead of spinning.
+ *
+ * Safety: Host (or Origin) naming another site gets 403 (DNS rebinding);
+ * beyond loopback every /api/ request needs the access token (401);
+ * mutations must be labelled JSON; static files cannot leave the web folder;
+ * every answer carries a strict CSP and no CORS headers.
+ *
+ * Stop: SIGINT or SIGTERM stops accepting, cancels the running operation
+ * (the engine rolls it back), answers it and whatever else is in flight,
+ * then exits; a second signal exits at once.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
-#include <ctype.h>
 #include <errno.h>
 #include <event2/buffer.h>
+#include <event2/bufferevent.h>
 #include <event2/event.h>
-#include <event2/http.h>
-#include <event2/keyvalq_struct.h>
+#include <event2/listener.h>
 #include <event2/thread.h>
 #include <limits.h>
+#include <malloc.h>
+#include <netdb.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "api.h"
+#include "http_parse.h"
 #include "view.h"
 #include "web_assets.h"
 
-#define HARD_BODY_LIMIT (64 * 1024 * 1024) /* evhttp's own cap; 16 MiB is ours */
 #define POLL_MS 200
 #define KEEPALIVE_S 15
+#define WRITE_TIMEOUT_S 30           /* an answer nobody reads */
+#define LINGER_MS 2000               /* reading what a refused client still sends */
+#define SSE_MAX_OUTPUT (1u << 20)    /* unsent events a slow reader may hold */
+#define READ_HIGH_WATER (256u << 10) /* input held while an answer is made */
+#define REFUSING_MAX 64              /* connections being refused at once */
+#define BODY_BUDGET (128u << 20)     /* all unfinished bodies together */
+#define FILE_MAX (64u << 20)         /* a file served from --web */
+#define BACKOFF_MS 100               /* listener pause when accept() fails */
 
-static const char csp[] =
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-    "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; "
-    "form-action 'self'";
+static const char security_headers[] =
+    "Content-Security-Policy: default-src 'self'; script-src 'self'; style-src 'self'; "
+    "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; "
+    "frame-ancestors 'none'; form-action 'self'\r\n"
+    "X-Content-Type-Options: nosniff\r\n"
+    "Referrer-Policy: no-referrer\r\n"
+    "X-Frame-Options: DENY\r\n";
 
-typedef struct job {
-    struct job *next;
-    struct evhttp_request *req; /* NULL once evhttp has freed it */
-    bool gone;                  /* the client left; req is ours to free */
+typedef struct server server;
+typedef struct job job;
+
+typedef enum {
+    C_HEAD,   /* waiting for a request head (idle when nothing has come) */
+    C_BODY,   /* reading a body */
+    C_BUSY,   /* the worker makes the answer; input waits */
+    C_EVENTS, /* an SSE stream */
+    C_CLOSE,  /* writing a last answer, then linger */
+    C_LINGER, /* write side shut; reading until EOF or LINGER_MS */
+} conn_state;
+
+typedef struct conn {
+    struct conn *prev, *next;
+    server *sv;
+    struct bufferevent *bev; /* NULL once closed (the struct waits for its job) */
+    struct event *timer;
+    conn_state state;
+    bool refused; /* over the cap: counted in nrefusing, not nconns */
+    bool started; /* a byte of the current head has come */
+    bool keep;    /* keep the connection after this answer */
+    bool lagging; /* SSE output over SSE_MAX_OUTPUT: to be closed */
+    bool chunked_out; /* the SSE stream is chunked (HTTP/1.1) */
+    size_t scanned;   /* head bytes already searched for the end */
+    char *head;       /* the current head; h points into it */
+    http_head h;
+    bool have_head;
+    http_chunked ck;
+    char *body;
+    size_t blen, bcap;
+    job *job;     /* the worker's job for this request */
+    int64_t last; /* SSE: last operation id sent */
+} conn;
+
+struct job {
+    job *next;
+    conn *c;
+    uint64_t seq;
     api_request r;
     int status;
     json_t *body;
-} job;
-
-typedef struct server server;
-
-typedef struct client {
-    struct client *next;
-    server *sv;
-    struct evhttp_request *req;
-    int64_t last; /* last operation id sent */
-} client;
+};
 
 struct server {
     struct event_base *base;
-    struct evhttp *http;
+    struct evconnlistener *lev;
     sim *loop_sim, *worker_sim;
-    const char *host;
-    int port;
+    http_conf conf;
+    char token[HTTP_MAX_TOKEN + 1];
     char web_root[PATH_MAX]; /* "" = the embedded copy */
-    client *clients;
+    serve_options lim;       /* the limits in force */
+    conn *conns;
+    int nconns, nrefusing, nevents;
+    size_t body_bytes;
     int64_t broadcast; /* last operation id broadcast */
-    struct event *poll_ev, *done_ev, *progress_ev, *keepalive_ev, *sigint_ev, *sigterm_ev;
+    struct event *poll_ev, *done_ev, *progress_ev, *keepalive_ev, *sigint_ev, *sigterm_ev,
+        *backoff_ev, *grace_ev;
+    bool stopping;
+    unsigned accept_errors;
+    time_t accept_logged;
+    bool read_logged;
+    time_t date_t;
+    char date[40];
     /* the worker */
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t cv;
     job *queue, **queue_tail, *done;
     bool stop;
+    uint64_t seq;
+    _Atomic uint64_t running; /* seq of the job being run, 0 = none */
+    _Atomic uint64_t cancel;  /* seq of a job asked to stop; UINT64_MAX = all */
     api_cache cache;
     /* progress, written by the worker under mu */
     char p_what[32];
@@ -92,30 +169,11 @@ struct server {
     struct timespec p_last;
 };
 
-/* ---- small helpers ---- */
+static void conn_close(conn *c);
+static void on_read(struct bufferevent *bev, void *arg);
+static void maybe_stopped(server *sv);
 
-static void common_headers(struct evhttp_request *req, const char *type)
-{
-    struct evkeyvalq *h = evhttp_request_get_output_headers(req);
-    evhttp_add_header(h, "Content-Type", type);
-    evhttp_add_header(h, "Content-Security-Policy", csp);
-    evhttp_add_header(h, "X-Content-Type-Options", "nosniff");
-    evhttp_add_header(h, "Referrer-Policy", "no-referrer");
-    evhttp_add_header(h, "X-Frame-Options", "DENY");
-}
-
-/* evhttp would send a body given for HEAD: the answer to HEAD must carry
- * the headers of the GET, its length included, and no body.  Returns
- * whether the request is a HEAD (then the caller sends no body). */
-static bool head_only(struct evhttp_request *req, size_t len)
-{
-    if (evhttp_request_get_command(req) != EVHTTP_REQ_HEAD)
-        return false;
-    char n[32];
-    snprintf(n, sizeof n, "%zu", len);
-    evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Length", n);
-    return true;
-}
+/* ---- answers ---- */
 
 static const char *reason(int status)
 {
@@ -123,140 +181,389 @@ static const char *reason(int status)
     case 200: return "OK";
     case 201: return "Created";
     case 400: return "Bad Request";
+    case 401: return "Unauthorized";
     case 403: return "Forbidden";
     case 404: return "Not Found";
     case 405: return "Method Not Allowed";
+    case 408: return "Request Timeout";
     case 409: return "Conflict";
-    case 413: return "Payload Too Large";
-    default: return "Internal Server Error";
+    case 413: return "Content Too Large";
+    case 414: return "URI Too Long";
+    case 431: return "Request Header Fields Too Large";
+    case 503: return "Service Unavailable";
+    case 507: return "Insufficient Storage";
+    default: return status < 500 ? "Bad Request" : "Internal Server Error";
     }
 }
 
-static void reply_json(struct evhttp_request *req, int status, json_t *body)
+static const char *http_date(server *sv)
 {
-    common_headers(req, "application/json; charset=utf-8");
-    evhttp_add_header(evhttp_request_get_output_headers(req), "Cache-Control", "no-store");
-    struct evbuffer *b = evbuffer_new();
-    char *t = body ? json_dumps(body, JSON_COMPACT) : NULL;
-    if (b && t) {
-        evbuffer_add(b, t, strlen(t));
-        evbuffer_add(b, "\n", 1);
-    } else if (b) { /* never an empty answer, even out of memory */
-        static const char fallback[] =
-            "{\"error\":{\"code\":\"internal\",\"message\":\"could not build the answer\"}}\n";
-        evbuffer_add(b, fallback, sizeof fallback - 1);
-        status = 500;
+    time_t now = time(NULL);
+    if (now != sv->date_t) {
+        struct tm tm;
+        gmtime_r(&now, &tm);
+        strftime(sv->date, sizeof sv->date, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+        sv->date_t = now;
     }
-    if (b && head_only(req, evbuffer_get_length(b)))
-        evbuffer_drain(b, evbuffer_get_length(b));
-    evhttp_send_reply(req, status, reason(status), b);
-    if (b)
-        evbuffer_free(b);
+    return sv->date;
+}
+
+static bool is_head(const conn *c)
+{
+    return c->have_head && c->h.method == API_HEAD;
+}
+
+/* Status line and headers; the body's length is len (sent unless HEAD). */
+static void start_answer(conn *c, int status, const char *type, const char *extra, size_t len,
+                         bool with_length)
+{
+    struct evbuffer *out = bufferevent_get_output(c->bev);
+    char length[48] = "";
+    if (with_length)
+        snprintf(length, sizeof length, "Content-Length: %zu\r\n", len);
+    const char *conn_hdr = !c->keep ? "Connection: close\r\n"
+                           : c->have_head && c->h.minor == 0 ? "Connection: keep-alive\r\n"
+                                                              : "";
+    evbuffer_add_printf(out, "HTTP/1.1 %d %s\r\nDate: %s\r\nContent-Type: %s\r\n%s%s%s%s\r\n",
+                        status, reason(status), http_date(c->sv), type, length, security_headers,
+                        extra ? extra : "", conn_hdr);
+}
+
+/* The request is answered: back to reading heads, or close after writing. */
+static void finish(conn *c)
+{
+    free(c->head);
+    c->head = NULL;
+    c->have_head = false;
+    c->started = false;
+    c->scanned = 0;
+    memset(&c->ck, 0, sizeof c->ck);
+    if (!c->keep || c->sv->stopping) {
+        c->keep = false;
+        c->state = C_CLOSE;
+        evtimer_del(c->timer);
+        return;
+    }
+    c->state = C_HEAD;
+    struct timeval idle = {c->sv->lim.idle_timeout_ms / 1000,
+                           (c->sv->lim.idle_timeout_ms % 1000) * 1000};
+    evtimer_add(c->timer, &idle);
+}
+
+static void send_bytes(conn *c, int status, const char *type, const char *extra,
+                       const void *data, size_t len)
+{
+    start_answer(c, status, type, extra, len, true);
+    if (!is_head(c) && len)
+        evbuffer_add(bufferevent_get_output(c->bev), data, len);
+}
+
+static void answer_json(conn *c, int status, json_t *body)
+{
+    char *t = body ? json_dumps(body, JSON_COMPACT) : NULL;
+    static const char fallback[] =
+        "{\"error\":{\"code\":\"internal\",\"message\":\"could not build the answer\"}}";
+    if (!t)
+        status = 500;
+    const char *text = t ? t : fallback;
+    size_t n = strlen(text);
+    const char *extra = status == 401 ? "Cache-Control: no-store\r\n"
+                                        "WWW-Authenticate: Bearer realm=\"ringsim\"\r\n"
+                      : status == 503 ? "Cache-Control: no-store\r\nRetry-After: 1\r\n"
+                                      : "Cache-Control: no-store\r\n";
+    start_answer(c, status, "application/json; charset=utf-8", extra, n + 1, true);
+    if (!is_head(c)) {
+        struct evbuffer *out = bufferevent_get_output(c->bev);
+        evbuffer_add(out, text, n);
+        evbuffer_add(out, "\n", 1);
+    }
     free(t);
 }
 
-static void reply_error(struct evhttp_request *req, int code, const char *msg)
+static void answer_error(conn *c, int code, const char *msg)
 {
     json_t *b = api_error_body(code, msg);
-    reply_json(req, ringsim_status(code), b);
+    answer_json(c, ringsim_status(code), b);
     json_decref(b);
 }
 
-static int ci_prefix(const char *s, const char *p)
+/* Refuse what cannot be read on (bad framing, too big, too slow): answer,
+ * then close once the answer is out. */
+static void fail(conn *c, int code, const char *msg)
 {
-    return strncasecmp(s, p, strlen(p)) == 0;
+    c->keep = false;
+    answer_error(c, code, msg);
+    finish(c);
 }
 
-/* Whether a host[:port] from Host or Origin names this server. */
-static bool host_ok(const server *sv, const char *h)
+/* ---- connections ---- */
+
+static void arm(conn *c, int ms)
 {
-    if (!h)
-        return true; /* HTTP/1.0 without Host: nothing to rebind */
-    char name[256];
-    const char *end;
-    if (h[0] == '[') {
-        end = strchr(h, ']');
-        if (!end)
-            return false;
-        end++;
-    } else {
-        end = strchr(h, ':');
-        if (!end)
-            end = h + strlen(h);
-    }
-    size_t n = (size_t)(end - h);
-    if (n == 0 || n >= sizeof name)
-        return false;
-    memcpy(name, h, n);
-    name[n] = '\0';
-    if (*end == ':') {
-        char *e;
-        long p = strtol(end + 1, &e, 10);
-        if (*e || p != sv->port)
-            return false;
-    } else if (*end) {
-        return false;
-    }
-    if (!strcasecmp(name, "localhost") || !strcasecmp(name, sv->host))
-        return true;
-    struct in_addr a4;
-    struct in6_addr a6;
-    if (inet_pton(AF_INET, name, &a4) == 1)
-        return true;
-    if (name[0] == '[' && n > 2) {
-        name[n - 1] = '\0';
-        return inet_pton(AF_INET6, name + 1, &a6) == 1;
-    }
-    return false;
+    struct timeval tv = {ms / 1000, (ms % 1000) * 1000};
+    evtimer_add(c->timer, &tv);
 }
 
-static bool origin_ok(const server *sv, const char *origin)
+static void body_free(conn *c)
 {
-    if (!origin)
-        return true;
-    if (strncmp(origin, "http://", 7) != 0)
-        return false;
-    return host_ok(sv, origin + 7);
+    c->sv->body_bytes -= c->bcap;
+    free(c->body);
+    c->body = NULL;
+    c->blen = c->bcap = 0;
+}
+
+/* Room for `need` body bytes in all, within the budget. */
+static int body_reserve(conn *c, size_t need, bool exact)
+{
+    if (need <= c->bcap)
+        return 0;
+    size_t cap = exact ? need : c->bcap ? c->bcap * 2 : 64 * 1024;
+    if (cap < need)
+        cap = need;
+    if (cap > API_MAX_BODY)
+        cap = API_MAX_BODY;
+    server *sv = c->sv;
+    if (sv->body_bytes - c->bcap + cap > BODY_BUDGET)
+        return RINGSIM_EUNAVAILABLE;
+    char *b = realloc(c->body, cap);
+    if (!b)
+        return RINGSIM_ENOMEM;
+    sv->body_bytes += cap - c->bcap;
+    c->body = b;
+    c->bcap = cap;
+    return 0;
+}
+
+static void conn_unlink(conn *c)
+{
+    server *sv = c->sv;
+    if (c->prev)
+        c->prev->next = c->next;
+    else if (sv->conns == c)
+        sv->conns = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    c->prev = c->next = NULL;
+}
+
+/* Close now.  A connection whose job still runs keeps its struct until the
+ * job is done (on_done frees it). */
+static void conn_close(conn *c)
+{
+    server *sv = c->sv;
+    if (!c->bev)
+        return;
+    bufferevent_free(c->bev);
+    c->bev = NULL;
+    event_free(c->timer);
+    c->timer = NULL;
+    body_free(c);
+    free(c->head);
+    c->head = NULL;
+    conn_unlink(c);
+    if (c->refused)
+        sv->nrefusing--;
+    else
+        sv->nconns--;
+    if (c->state == C_EVENTS)
+        sv->nevents--;
+    if (!c->job)
+        free(c);
+    maybe_stopped(sv);
+}
+
+static void on_timer(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    conn *c = arg;
+    char msg[96];
+    switch (c->state) {
+    case C_HEAD:
+        if (evbuffer_get_length(bufferevent_get_output(c->bev))) {
+            arm(c, c->sv->lim.idle_timeout_ms); /* the answer is still going out */
+        } else if (c->started) {
+            snprintf(msg, sizeof msg, "the request head did not arrive within %d ms",
+                     c->sv->lim.header_timeout_ms);
+            fail(c, RINGSIM_ETIMEOUT, msg);
+        } else {
+            conn_close(c); /* idle */
+        }
+        break;
+    case C_BODY:
+        snprintf(msg, sizeof msg, "the request body did not arrive within %d ms",
+                 c->sv->lim.body_timeout_ms);
+        body_free(c);
+        fail(c, RINGSIM_ETIMEOUT, msg);
+        break;
+    default:
+        conn_close(c);
+    }
+}
+
+/* The answer is out: shut our side and read what the client still sends
+ * for a while, so that closing does not reset the connection (and the
+ * answer with it) -- nginx's lingering close. */
+static void start_linger(conn *c)
+{
+    c->state = C_LINGER;
+    shutdown(bufferevent_getfd(c->bev), SHUT_WR);
+    evbuffer_drain(bufferevent_get_input(c->bev), evbuffer_get_length(bufferevent_get_input(c->bev)));
+    bufferevent_setwatermark(c->bev, EV_READ, 0, 0);
+    bufferevent_enable(c->bev, EV_READ);
+    arm(c, LINGER_MS);
+    maybe_stopped(c->sv);
+}
+
+static void on_write(struct bufferevent *bev, void *arg)
+{
+    conn *c = arg;
+    if (c->state == C_CLOSE)
+        start_linger(c);
+    else if (c->state == C_HEAD && evbuffer_get_length(bufferevent_get_input(bev)))
+        on_read(bev, c); /* a request that came while the answer went out */
+}
+
+static void on_event(struct bufferevent *bev, short what, void *arg)
+{
+    (void)bev;
+    conn *c = arg;
+    bool pending = evbuffer_get_length(bufferevent_get_output(c->bev)) > 0;
+    if ((what & BEV_EVENT_EOF) &&
+        (c->job || c->state == C_CLOSE || (c->state == C_HEAD && pending))) {
+        /* The client shut its side after its request: answer it anyway,
+         * then close. */
+        c->keep = false;
+        if (c->state == C_HEAD) {
+            c->state = C_CLOSE;
+            evtimer_del(c->timer);
+        }
+        bufferevent_disable(c->bev, EV_READ);
+        return;
+    }
+    conn_close(c); /* EOF, an error, or an answer not read in time */
+}
+
+static conn *conn_new(server *sv, evutil_socket_t fd, bool refused)
+{
+    conn *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->sv = sv;
+    c->refused = refused;
+    c->bev = bufferevent_socket_new(sv->base, fd, BEV_OPT_CLOSE_ON_FREE);
+    c->timer = c->bev ? evtimer_new(sv->base, on_timer, c) : NULL;
+    if (!c->timer) {
+        if (c->bev)
+            bufferevent_free(c->bev);
+        free(c);
+        return NULL;
+    }
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    struct timeval wt = {WRITE_TIMEOUT_S, 0};
+    bufferevent_set_timeouts(c->bev, NULL, &wt);
+    bufferevent_setwatermark(c->bev, EV_READ, 0, READ_HIGH_WATER);
+    bufferevent_setcb(c->bev, on_read, on_write, on_event, c);
+    bufferevent_enable(c->bev, EV_READ | EV_WRITE);
+    c->next = sv->conns;
+    if (sv->conns)
+        sv->conns->prev = c;
+    sv->conns = c;
+    if (refused)
+        sv->nrefusing++;
+    else
+        sv->nconns++;
+    return c;
+}
+
+static void on_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
+                      int socklen, void *arg)
+{
+    (void)l;
+    (void)sa;
+    (void)socklen;
+    server *sv = arg;
+    bool refuse = sv->nconns >= sv->lim.max_connections;
+    if (refuse && sv->nrefusing >= REFUSING_MAX) {
+        evutil_closesocket(fd);
+        return;
+    }
+    conn *c = conn_new(sv, fd, refuse);
+    if (!c) {
+        evutil_closesocket(fd);
+        return;
+    }
+    if (refuse) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "the server has %d connections, its limit; try again",
+                 sv->lim.max_connections);
+        fail(c, RINGSIM_EUNAVAILABLE, msg);
+        return;
+    }
+    c->state = C_HEAD;
+    arm(c, sv->lim.header_timeout_ms);
+}
+
+/* accept() failed for other reasons than a retry (no file descriptors,
+ * no memory): pause instead of spinning on a listener that stays
+ * readable, and say so once a minute at most. */
+static void on_accept_error(struct evconnlistener *l, void *arg)
+{
+    server *sv = arg;
+    int e = EVUTIL_SOCKET_ERROR();
+    evconnlistener_disable(l);
+    sv->accept_errors++;
+    time_t now = time(NULL);
+    if (!sv->accept_logged || now - sv->accept_logged >= 60) {
+        fprintf(stderr,
+                "ringsim: cannot accept connections: %s (%u time%s); pausing %d ms between "
+                "tries\n",
+                strerror(e), sv->accept_errors, sv->accept_errors == 1 ? "" : "s", BACKOFF_MS);
+        sv->accept_logged = now;
+    }
+    struct timeval tv = {0, BACKOFF_MS * 1000};
+    evtimer_add(sv->backoff_ev, &tv);
+}
+
+static void on_backoff(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    server *sv = arg;
+    if (!sv->stopping)
+        evconnlistener_enable(sv->lev);
 }
 
 /* ---- SSE ---- */
 
-/* When a client leaves before its answer is complete, evhttp detaches the
- * unfinished request from the connection and leaves it to us to free
- * (libevent's evhttp_connection_incoming_fail).  A request still attached
- * is freed by evhttp with its connection. */
-static bool detached(struct evhttp_request *req)
+static void send_chunk(conn *c, const char *text, size_t len)
 {
-    return evhttp_request_get_connection(req) == NULL;
-}
-
-static void client_close(struct evhttp_connection *con, void *arg)
-{
-    (void)con;
-    client *gone = arg;
-    for (client **c = &gone->sv->clients; *c; c = &(*c)->next)
-        if (*c == gone) {
-            *c = gone->next;
-            break;
-        }
-    if (detached(gone->req))
-        evhttp_request_free(gone->req);
-    free(gone);
-}
-
-static void send_chunk(client *c, const char *text, size_t len)
-{
-    struct evbuffer *b = evbuffer_new();
-    if (!b)
+    struct evbuffer *out = bufferevent_get_output(c->bev);
+    if (c->lagging || evbuffer_get_length(out) > SSE_MAX_OUTPUT) {
+        c->lagging = true; /* closed by sse_prune; it reconnects with Last-Event-ID */
         return;
-    evbuffer_add(b, text, len);
-    evhttp_send_reply_chunk(c->req, b);
-    evbuffer_free(b);
+    }
+    if (c->chunked_out)
+        evbuffer_add_printf(out, "%zx\r\n", len);
+    evbuffer_add(out, text, len);
+    if (c->chunked_out)
+        evbuffer_add(out, "\r\n", 2);
+}
+
+static void sse_prune(server *sv)
+{
+    for (conn *c = sv->conns, *n; c; c = n) {
+        n = c->next;
+        if (c->state == C_EVENTS && c->lagging)
+            conn_close(c);
+    }
 }
 
 typedef struct sse_send {
-    client *only; /* NULL = every client */
+    conn *only; /* NULL = every stream */
     server *sv;
+    int64_t sent; /* last operation id that went out */
 } sse_send;
 
 static int send_op(void *ud, const store_op *op)
@@ -266,67 +573,84 @@ static int send_op(void *ud, const store_op *op)
     char *t = j ? json_dumps(j, JSON_COMPACT) : NULL;
     json_decref(j);
     if (!t)
-        return 0;
+        return RINGSIM_ENOMEM; /* stop here: this one is tried again */
     char *msg;
     int n = asprintf(&msg, "id: %lld\nevent: operation\ndata: %s\n\n", (long long)op->id, t);
     free(t);
     if (n < 0)
-        return 0;
-    for (client *c = s->only ? s->only : s->sv->clients; c; c = s->only ? NULL : c->next)
-        if (c->last < op->id) {
+        return RINGSIM_ENOMEM;
+    for (conn *c = s->only ? s->only : s->sv->conns; c; c = s->only ? NULL : c->next)
+        if (c->state == C_EVENTS && c->last < op->id) {
             send_chunk(c, msg, (size_t)n);
             c->last = op->id;
         }
     free(msg);
+    s->sent = op->id;
     return 0;
 }
 
-/* Broadcast every operation committed since the last broadcast. */
+/* Broadcast every operation committed since the last broadcast.  Only what
+ * went out counts as broadcast: an operation that could not be read (a
+ * busy or failing database, no memory) is tried again at the next poll. */
 static void broadcast_new(server *sv)
 {
-    rs_error err;
-    sim_refresh(sv->loop_sim, NULL, &err);
-    int64_t last = sim_last_op(sv->loop_sim);
-    if (last <= sv->broadcast)
-        return;
-    sse_send s = {NULL, sv};
-    store_ops_each(sim_store(sv->loop_sim), sv->broadcast, -1, send_op, &s, &err);
-    sv->broadcast = last;
+    rs_error err = {0, ""};
+    int rc = sim_refresh(sv->loop_sim, NULL, &err);
+    int64_t last = rc ? sv->broadcast : sim_last_op(sv->loop_sim);
+    if (!rc && last > sv->broadcast) {
+        sse_send s = {NULL, sv, sv->broadcast};
+        rc = store_ops_each(sim_store(sv->loop_sim), sv->broadcast, last - sv->broadcast,
+                            send_op, &s, &err);
+        sv->broadcast = s.sent;
+    }
+    if (rc && !sv->read_logged)
+        fprintf(stderr, "ringsim: cannot read new operations (%s); trying again\n",
+                err.msg[0] ? err.msg : ringsim_strerror(rc));
+    sv->read_logged = rc != 0;
+    sse_prune(sv);
 }
 
-static void events_start(server *sv, struct evhttp_request *req)
+static void events_start(conn *c)
 {
-    client *c = calloc(1, sizeof *c);
-    if (!c) {
-        reply_error(req, RINGSIM_ENOMEM, "out of memory");
+    server *sv = c->sv;
+    if (sv->nevents >= sv->lim.max_events) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "the server has %d event streams, its limit; try again",
+                 sv->lim.max_events);
+        answer_error(c, RINGSIM_EUNAVAILABLE, msg);
+        finish(c);
+        return;
+    }
+    const char *framing = c->h.minor == 1 ? "Transfer-Encoding: chunked\r\n" : "";
+    char extra[160];
+    snprintf(extra, sizeof extra, "Cache-Control: no-store\r\nX-Accel-Buffering: no\r\n%s",
+             framing);
+    if (is_head(c)) { /* the headers of the stream, no stream */
+        start_answer(c, 200, "text/event-stream; charset=utf-8", extra, 0, false);
+        finish(c);
         return;
     }
     broadcast_new(sv); /* so that "from now on" starts after everything sent */
-    c->req = req;
-    c->sv = sv;
+    c->keep = false; /* a stream ends with its connection */
+    start_answer(c, 200, "text/event-stream; charset=utf-8", extra, 0, false);
+    c->state = C_EVENTS;
+    c->chunked_out = c->h.minor == 1;
+    sv->nevents++;
+    evtimer_del(c->timer);
     c->last = sv->broadcast;
-    const char *lei = evhttp_find_header(evhttp_request_get_input_headers(req), "Last-Event-ID");
-    if (lei && *lei) {
-        char *end;
-        long long v = strtoll(lei, &end, 10);
-        if (!*end && v >= 0)
-            c->last = v;
-    }
-    common_headers(req, "text/event-stream; charset=utf-8");
-    struct evkeyvalq *h = evhttp_request_get_output_headers(req);
-    evhttp_add_header(h, "Cache-Control", "no-store");
-    evhttp_add_header(h, "X-Accel-Buffering", "no");
-    evhttp_send_reply_start(req, 200, "OK");
-    c->next = sv->clients;
-    sv->clients = c;
-    evhttp_connection_set_closecb(evhttp_request_get_connection(req), client_close, c);
+    uint64_t v;
+    const char *lei = c->h.last_event_id;
+    if (lei && !api_parse_u64(lei, strlen(lei), INT64_MAX, &v) && (int64_t)v < c->last)
+        c->last = (int64_t)v;
     send_chunk(c, "retry: 1000\n\n", 13);
     if (c->last < sv->broadcast) { /* resume: everything after Last-Event-ID */
         rs_error err;
-        sse_send s = {c, sv};
-        int64_t upto = sv->broadcast;
-        store_ops_each(sim_store(sv->loop_sim), c->last, upto - c->last, send_op, &s, &err);
+        sse_send s = {c, sv, c->last};
+        if (store_ops_each(sim_store(sv->loop_sim), c->last, sv->broadcast - c->last, send_op,
+                           &s, &err))
+            c->lagging = true; /* end the stream; the browser resumes from what it got */
     }
+    sse_prune(sv);
 }
 
 static void on_keepalive(evutil_socket_t fd, short what, void *arg)
@@ -334,8 +658,10 @@ static void on_keepalive(evutil_socket_t fd, short what, void *arg)
     (void)fd;
     (void)what;
     server *sv = arg;
-    for (client *c = sv->clients; c; c = c->next)
-        send_chunk(c, ": keepalive\n\n", 13);
+    for (conn *c = sv->conns; c; c = c->next)
+        if (c->state == C_EVENTS)
+            send_chunk(c, ": keepalive\n\n", 13);
+    sse_prune(sv);
 }
 
 static void on_poll(evutil_socket_t fd, short what, void *arg)
@@ -361,14 +687,17 @@ static void on_progress(evutil_socket_t fd, short what, void *arg)
     free(t);
     if (n < 0)
         return;
-    for (client *c = sv->clients; c; c = c->next)
-        send_chunk(c, msg, (size_t)n);
+    for (conn *c = sv->conns; c; c = c->next)
+        if (c->state == C_EVENTS)
+            send_chunk(c, msg, (size_t)n);
     free(msg);
+    sse_prune(sv);
 }
 
 /* ---- the worker ---- */
 
-static void worker_progress(void *ud, const char *what, uint64_t done, uint64_t total)
+/* Progress of a long operation; nonzero asks the engine to cancel it. */
+static int progress_cancel(void *ud, const char *what, uint64_t done, uint64_t total)
 {
     server *sv = ud;
     struct timespec now;
@@ -386,7 +715,22 @@ static void worker_progress(void *ud, const char *what, uint64_t done, uint64_t 
     pthread_mutex_unlock(&sv->mu);
     if (send)
         event_active(sv->progress_ev, EV_READ, 0);
+    uint64_t cancel = atomic_load(&sv->cancel);
+    return cancel == UINT64_MAX || (cancel && cancel == atomic_load(&sv->running));
 }
+
+static void progress_only(void *ud, const char *what, uint64_t done, uint64_t total)
+{
+    (void)progress_cancel(ud, what, done, total);
+}
+
+/* The engine's progress callback returns whether to cancel where sim.h
+ * says so (sim_progress_fn returning int); an engine without cancellation
+ * gets the callback that only reports. */
+#define WORKER_PROGRESS                                                                   \
+    _Generic((sim_progress_fn)0,                                                          \
+        int (*)(void *, const char *, uint64_t, uint64_t): progress_cancel,               \
+        default: progress_only)
 
 static void *worker_main(void *arg)
 {
@@ -401,9 +745,11 @@ static void *worker_main(void *arg)
         sv->queue = j->next;
         if (!sv->queue)
             sv->queue_tail = &sv->queue;
+        atomic_store(&sv->running, j->seq);
         pthread_mutex_unlock(&sv->mu);
         api_handle(sv->worker_sim, &sv->cache, &j->r, &j->status, &j->body);
         pthread_mutex_lock(&sv->mu);
+        atomic_store(&sv->running, 0);
         j->next = sv->done;
         sv->done = j;
         event_active(sv->done_ev, EV_READ, 0);
@@ -412,14 +758,28 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-static void job_gone(struct evhttp_connection *con, void *arg)
+static void job_free(job *j)
 {
-    (void)con;
-    job *j = arg;
-    if (detached(j->req))
-        j->gone = true; /* ours: freed when the job is done */
-    else
-        j->req = NULL; /* evhttp frees it with the connection */
+    json_decref(j->body);
+    api_request_clear(&j->r);
+    free(j);
+}
+
+/* A job is over: answer its connection (unless it closed meanwhile). */
+static void job_answer(job *j, int code, const char *msg)
+{
+    conn *c = j->c;
+    c->job = NULL;
+    if (!c->bev) {
+        free(c);
+    } else if (code) {
+        answer_error(c, code, msg);
+        finish(c);
+    } else {
+        answer_json(c, j->status, j->body);
+        finish(c);
+    }
+    job_free(j);
 }
 
 static void on_done(evutil_socket_t fd, short what, void *arg)
@@ -431,8 +791,7 @@ static void on_done(evutil_socket_t fd, short what, void *arg)
     job *list = sv->done;
     sv->done = NULL;
     pthread_mutex_unlock(&sv->mu);
-    /* Reverse to reply in completion order. */
-    job *rev = NULL;
+    job *rev = NULL; /* reverse: answer in completion order */
     while (list) {
         job *n = list->next;
         list->next = rev;
@@ -443,185 +802,49 @@ static void on_done(evutil_socket_t fd, short what, void *arg)
     while (rev) {
         job *j = rev;
         rev = j->next;
-        if (j->gone) {
-            evhttp_request_free(j->req);
-        } else if (j->req) {
-            evhttp_connection_set_closecb(evhttp_request_get_connection(j->req), NULL, NULL);
-            reply_json(j->req, j->status, j->body);
-        }
-        json_decref(j->body);
-        api_request_clear(&j->r);
-        free(j);
+        job_answer(j, 0, NULL);
     }
+    maybe_stopped(sv);
 }
 
-static void enqueue(server *sv, struct evhttp_request *req, api_request *r)
+static void enqueue(conn *c, api_request *r)
 {
+    server *sv = c->sv;
     job *j = calloc(1, sizeof *j);
     if (!j) {
         api_request_clear(r);
-        reply_error(req, RINGSIM_ENOMEM, "out of memory");
+        answer_error(c, RINGSIM_ENOMEM, "out of memory");
+        finish(c);
         return;
     }
-    j->req = req;
+    j->c = c;
     j->r = *r;
     memset(r, 0, sizeof *r);
-    evhttp_connection_set_closecb(evhttp_request_get_connection(req), job_gone, j);
+    c->job = j;
+    c->state = C_BUSY;
     pthread_mutex_lock(&sv->mu);
+    j->seq = ++sv->seq;
     *sv->queue_tail = j;
     sv->queue_tail = &j->next;
     pthread_cond_signal(&sv->cv);
     pthread_mutex_unlock(&sv->mu);
 }
 
-/* ---- requests ---- */
-
-static api_method method_of(struct evhttp_request *req)
+/* POST /api/cancel: ask the running operation to stop.  Its own request
+ * then answers (503 cancelled, when the engine stopped it). */
+static void cancel_running(conn *c)
 {
-    switch (evhttp_request_get_command(req)) {
-    case EVHTTP_REQ_GET: return API_GET;
-    case EVHTTP_REQ_HEAD: return API_HEAD;
-    case EVHTTP_REQ_POST: return API_POST;
-    case EVHTTP_REQ_PUT: return API_PUT;
-    case EVHTTP_REQ_DELETE: return API_DELETE;
-    default: return API_OTHER;
-    }
+    server *sv = c->sv;
+    uint64_t r = atomic_load(&sv->running); /* only the loop writes cancel */
+    if (r && atomic_load(&sv->cancel) != UINT64_MAX)
+        atomic_store(&sv->cancel, r);
+    json_t *b = json_pack("{s:b}", "cancelled", r != 0);
+    answer_json(c, 200, b);
+    json_decref(b);
+    finish(c);
 }
 
-static char *decode(const char *s, size_t n, int plus, size_t *len)
-{
-    char *tmp = strndup(s, n);
-    if (!tmp)
-        return NULL;
-    char *d = evhttp_uridecode(tmp, plus, len);
-    free(tmp);
-    return d;
-}
-
-/* Split "/api/a/b?x=1&y=2" into decoded segments and parameters. */
-static int parse_target(const char *uri, api_request *r, rs_error *err)
-{
-    const char *q = strchr(uri, '?');
-    const char *frag = strchr(uri, '#');
-    const char *pend = q ? q : frag ? frag : uri + strlen(uri);
-    const char *p = uri + 5; /* after "/api/" */
-    while (p < pend) {
-        const char *slash = memchr(p, '/', (size_t)(pend - p));
-        const char *e = slash ? slash : pend;
-        if (r->nseg == API_MAX_SEGS)
-            return rs_fail(err, RINGSIM_ENOTFOUND, "no such API endpoint");
-        r->seg[r->nseg] = decode(p, (size_t)(e - p), 0, &r->seglen[r->nseg]);
-        if (!r->seg[r->nseg])
-            return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-        r->nseg++;
-        p = slash ? slash + 1 : pend;
-        if (slash && p == pend) { /* trailing slash: an empty last segment */
-            if (r->nseg == API_MAX_SEGS)
-                return rs_fail(err, RINGSIM_ENOTFOUND, "no such API endpoint");
-            r->seg[r->nseg] = strdup("");
-            r->seglen[r->nseg++] = 0;
-        }
-    }
-    if (!q)
-        return 0;
-    const char *s = q + 1, *qend = frag && frag > q ? frag : s + strlen(s);
-    while (s < qend) {
-        const char *amp = memchr(s, '&', (size_t)(qend - s));
-        const char *e = amp ? amp : qend;
-        const char *eq = memchr(s, '=', (size_t)(e - s));
-        if (e > s) {
-            api_param *np = realloc(r->params, (size_t)(r->nparams + 1) * sizeof *np);
-            if (!np)
-                return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-            r->params = np;
-            api_param *pp = &np[r->nparams];
-            size_t nl;
-            pp->name = decode(s, (size_t)((eq ? eq : e) - s), 1, &nl);
-            pp->value = eq ? decode(eq + 1, (size_t)(e - eq - 1), 1, &pp->len) : strdup("");
-            if (!eq)
-                pp->len = 0;
-            if (!pp->name || !pp->value) {
-                free(pp->name);
-                free(pp->value);
-                return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-            }
-            r->nparams++;
-        }
-        s = amp ? amp + 1 : qend;
-    }
-    return 0;
-}
-
-static void read_body(struct evhttp_request *req, api_request *r)
-{
-    struct evbuffer *in = evhttp_request_get_input_buffer(req);
-    size_t len = evbuffer_get_length(in);
-    if (len == 0)
-        return;
-    if (len > API_MAX_BODY) {
-        r->body_error = RINGSIM_ETOOBIG;
-        snprintf(r->body_msg, sizeof r->body_msg, "request body is %zu bytes; the limit is 16 MiB",
-                 len);
-        return;
-    }
-    const char *ct = evhttp_find_header(evhttp_request_get_input_headers(req), "Content-Type");
-    /* application/json, optionally with parameters (; charset=utf-8). */
-    size_t tl = strlen("application/json");
-    if (!ct || !ci_prefix(ct, "application/json") ||
-        (ct[tl] != '\0' && ct[tl] != ';' && ct[tl] != ' ')) {
-        r->body_error = RINGSIM_EJSON;
-        snprintf(r->body_msg, sizeof r->body_msg,
-                 "send the body as JSON with Content-Type: application/json");
-        return;
-    }
-    const char *data = (const char *)evbuffer_pullup(in, -1);
-    json_error_t je;
-    r->body = json_loadb(data, len, JSON_ALLOW_NUL, &je);
-    if (!r->body) {
-        r->body_error = RINGSIM_EJSON;
-        snprintf(r->body_msg, sizeof r->body_msg, "body is not valid JSON: %.100s (line %d)", je.text,
-                 je.line);
-    }
-}
-
-static void handle_api(server *sv, struct evhttp_request *req, const char *uri)
-{
-    api_request r;
-    memset(&r, 0, sizeof r);
-    rs_error err = {0, ""};
-    r.method = method_of(req);
-    api_place where;
-    int rc = parse_target(uri, &r, &err);
-    if (!rc)
-        rc = api_classify(&r, &where, &err);
-    if (!rc) {
-        /* A body that is too big, not JSON or not labelled JSON is refused
-         * on every route, also those that take no body: a cross-site
-         * "simple request" must not reach a mutation. */
-        read_body(req, &r);
-        if (r.body_error)
-            rc = rs_fail(&err, r.body_error, "%s", r.body_msg);
-    }
-    if (rc) {
-        reply_error(req, rc, err.msg);
-    } else if (where == API_EVENTS && r.method == API_HEAD) {
-        common_headers(req, "text/event-stream; charset=utf-8");
-        evhttp_send_reply(req, 200, "OK", NULL); /* the headers of the stream, no stream */
-    } else if (where == API_EVENTS) {
-        events_start(sv, req);
-    } else if (where == API_WORKER) {
-        enqueue(sv, req, &r);
-    } else {
-        int status;
-        json_t *body;
-        api_cache none = {-1, NULL}; /* the loop never travels in time */
-        api_handle(sv->loop_sim, &none, &r, &status, &body);
-        api_cache_clear(&none);
-        reply_json(req, status, body);
-        json_decref(body);
-    }
-    api_request_clear(&r);
-}
+/* ---- files ---- */
 
 static const char *mime(const char *path)
 {
@@ -638,93 +861,247 @@ static const char *mime(const char *path)
     return "application/octet-stream";
 }
 
-static void reply_static(struct evhttp_request *req, const char *type, const void *data,
-                         size_t len)
+static void serve_file(conn *c, const char *name)
 {
-    common_headers(req, type);
-    evhttp_add_header(evhttp_request_get_output_headers(req), "Cache-Control", "no-cache");
-    struct evbuffer *b = evbuffer_new();
-    if (b && !head_only(req, len))
-        evbuffer_add(b, data, len);
-    evhttp_send_reply(req, 200, "OK", b);
-    if (b)
-        evbuffer_free(b);
-}
-
-/* Errors always have API.md's form, for files too. */
-static void not_found_page(struct evhttp_request *req)
-{
-    reply_error(req, RINGSIM_ENOTFOUND, "no such file; the simulator is at /");
-}
-
-static void handle_static(server *sv, struct evhttp_request *req, const char *uri)
-{
-    api_method m = method_of(req);
-    if (m != API_GET && m != API_HEAD) {
-        reply_error(req, RINGSIM_EMETHOD, "only GET and HEAD serve files");
-        return;
-    }
-    size_t plen = strcspn(uri, "?#"), len;
-    char *path = decode(uri, plen, 0, &len);
-    if (!path || strlen(path) != len || strstr(path, "..") || path[0] != '/') {
-        free(path);
-        not_found_page(req);
-        return;
-    }
-    const char *name = strcmp(path, "/") == 0 ? "/index.html" : path;
+    server *sv = c->sv;
+    static const char cache[] = "Cache-Control: no-cache\r\n";
     if (!sv->web_root[0]) {
         for (const web_asset *a = web_assets; a->path; a++)
             if (!strcmp(a->path, name)) {
-                reply_static(req, mime(name), a->data, a->len);
-                free(path);
+                send_bytes(c, 200, mime(name), cache, a->data, a->len);
                 return;
             }
-        free(path);
-        not_found_page(req);
+        answer_error(c, RINGSIM_ENOTFOUND, "no such file; the simulator is at /");
         return;
     }
     char full[PATH_MAX * 2], real[PATH_MAX];
-    snprintf(full, sizeof full, "%s%s", sv->web_root, name);
+    int n = snprintf(full, sizeof full, "%s%s", sv->web_root, name);
     FILE *f = NULL;
     struct stat st;
     size_t rl = strlen(sv->web_root);
-    if (realpath(full, real) && strncmp(real, sv->web_root, rl) == 0 && real[rl] == '/' &&
-        stat(real, &st) == 0 && S_ISREG(st.st_mode))
+    if (n > 0 && (size_t)n < sizeof full && realpath(full, real) &&
+        strncmp(real, sv->web_root, rl) == 0 && real[rl] == '/' && stat(real, &st) == 0 &&
+        S_ISREG(st.st_mode) && (uint64_t)st.st_size <= FILE_MAX)
         f = fopen(real, "rb");
     char *data = f ? malloc((size_t)st.st_size + 1) : NULL;
     if (!f || !data || fread(data, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
         if (f)
             fclose(f);
         free(data);
-        free(path);
-        not_found_page(req);
+        answer_error(c, RINGSIM_ENOTFOUND, "no such file; the simulator is at /");
         return;
     }
     fclose(f);
-    reply_static(req, mime(name), data, (size_t)st.st_size);
+    send_bytes(c, 200, mime(name), cache, data, (size_t)st.st_size);
     free(data);
-    free(path);
 }
 
-static void on_request(struct evhttp_request *req, void *arg)
+/* ---- requests ---- */
+
+/* A whole request has come: check it and send it where it runs. */
+static void complete(conn *c)
 {
-    server *sv = arg;
-    struct evkeyvalq *in = evhttp_request_get_input_headers(req);
-    if (!host_ok(sv, evhttp_find_header(in, "Host")) ||
-        !origin_ok(sv, evhttp_find_header(in, "Origin"))) {
-        reply_error(req, RINGSIM_EFORBIDDEN, "this server answers only to its own address");
+    server *sv = c->sv;
+    evtimer_del(c->timer);
+    c->state = C_BUSY;
+    http_request req;
+    rs_error err = {0, ""};
+    int rc = http_prepare(&sv->conf, &c->h, c->body, c->blen, &req, &err);
+    body_free(c); /* parsed into req: the bytes go back now */
+    if (rc) {
+        answer_error(c, rc, err.msg);
+        finish(c);
         return;
     }
-    const char *uri = evhttp_request_get_uri(req);
-    if (!strncmp(uri, "/api/", 5))
-        handle_api(sv, req, uri);
-    else if (!strcmp(uri, "/api") || !strncmp(uri, "/api?", 5))
-        reply_error(req, RINGSIM_ENOTFOUND, "no such API endpoint");
-    else
-        handle_static(sv, req, uri);
+    if (req.kind == HTTP_TO_FILE) {
+        serve_file(c, req.path);
+        finish(c);
+    } else if (req.where == API_EVENTS) {
+        events_start(c);
+    } else if (req.where == API_CANCEL) {
+        cancel_running(c);
+    } else if (req.where == API_WORKER && sv->stopping) {
+        answer_error(c, RINGSIM_EUNAVAILABLE, "the server is stopping");
+        finish(c);
+    } else if (req.where == API_WORKER) {
+        enqueue(c, &req.api);
+    } else {
+        int status;
+        json_t *body;
+        api_cache none = {-1, NULL}; /* the loop never travels in time */
+        api_handle(sv->loop_sim, &none, &req.api, &status, &body);
+        api_cache_clear(&none);
+        answer_json(c, status, body);
+        json_decref(body);
+        finish(c);
+    }
+    http_request_clear(&req);
 }
 
-static void on_signal(evutil_socket_t fd, short what, void *arg)
+static void read_body(conn *c)
+{
+    struct evbuffer *in = bufferevent_get_input(c->bev);
+    size_t len;
+    rs_error err = {0, ""};
+    while (c->state == C_BODY && (len = evbuffer_get_length(in)) > 0) {
+        int rc;
+        if (c->h.chunked) {
+            size_t n = len < 65536 ? len : 65536;
+            const char *p = (const char *)evbuffer_pullup(in, (ev_ssize_t)n), *d;
+            size_t dl;
+            ssize_t used = http_chunked_feed(&c->ck, p, n, &d, &dl, &err);
+            if (used < 0) {
+                body_free(c);
+                fail(c, (int)used, err.msg);
+                return;
+            }
+            if (dl && (rc = body_reserve(c, c->blen + dl, false))) {
+                body_free(c);
+                fail(c, rc, "the server holds too many unfinished uploads; try again");
+                return;
+            }
+            if (dl)
+                memcpy(c->body + c->blen, d, dl);
+            c->blen += dl;
+            evbuffer_drain(in, (size_t)used);
+            if (c->ck.done)
+                complete(c);
+        } else {
+            size_t want = (size_t)c->h.content_length;
+            if ((rc = body_reserve(c, want, true))) {
+                fail(c, rc, "the server holds too many unfinished uploads; try again");
+                return;
+            }
+            size_t n = want - c->blen < len ? want - c->blen : len;
+            evbuffer_remove(in, c->body + c->blen, n);
+            c->blen += n;
+            if (c->blen == want)
+                complete(c);
+        }
+    }
+}
+
+static void read_head(conn *c)
+{
+    server *sv = c->sv;
+    struct evbuffer *in = bufferevent_get_input(c->bev);
+    size_t len = evbuffer_get_length(in);
+    if (!len)
+        return;
+    if (!c->started) {
+        c->started = true;
+        arm(c, sv->lim.header_timeout_ms);
+    }
+    size_t n = len < HTTP_MAX_HEAD ? len : HTTP_MAX_HEAD;
+    const char *p = (const char *)evbuffer_pullup(in, (ev_ssize_t)n);
+    size_t end = p ? http_head_end(p, n, c->scanned) : 0;
+    if (!end) {
+        c->scanned = n;
+        if (n >= HTTP_MAX_HEAD)
+            fail(c, RINGSIM_EHEADERS, "the request head is over 32 KiB");
+        return;
+    }
+    c->scanned = 0;
+    c->head = malloc(end + 1);
+    if (!c->head) {
+        fail(c, RINGSIM_ENOMEM, "out of memory");
+        return;
+    }
+    memcpy(c->head, p, end);
+    c->head[end] = '\0';
+    evbuffer_drain(in, end);
+    rs_error err = {0, ""};
+    int rc = http_parse_head(c->head, end, &c->h, &err);
+    if (rc) {
+        fail(c, rc, err.msg);
+        return;
+    }
+    c->have_head = true;
+    c->keep = c->h.keep_alive;
+    if (c->h.chunked || c->h.content_length > 0) {
+        c->state = C_BODY;
+        c->blen = 0;
+        arm(c, sv->lim.body_timeout_ms);
+        if (c->h.expect_continue)
+            evbuffer_add(bufferevent_get_output(c->bev), "HTTP/1.1 100 Continue\r\n\r\n", 25);
+        read_body(c);
+    } else {
+        complete(c);
+    }
+}
+
+static void on_read(struct bufferevent *bev, void *arg)
+{
+    conn *c = arg;
+    struct evbuffer *in = bufferevent_get_input(bev);
+    switch (c->state) {
+    case C_HEAD:
+        /* One answer at a time: the next request waits until this one is out. */
+        if (!evbuffer_get_length(bufferevent_get_output(bev)))
+            read_head(c);
+        break;
+    case C_BODY:
+        read_body(c);
+        break;
+    case C_EVENTS:
+    case C_LINGER:
+        evbuffer_drain(in, evbuffer_get_length(in)); /* nothing to read there */
+        break;
+    default:
+        break; /* C_BUSY, C_CLOSE: the input waits (bounded by the watermark) */
+    }
+}
+
+/* ---- stopping ---- */
+
+static void maybe_stopped(server *sv)
+{
+    if (!sv->stopping)
+        return;
+    for (conn *c = sv->conns; c; c = c->next)
+        if (c->job || c->state == C_CLOSE || c->state == C_BUSY)
+            return; /* an answer still to make or to write */
+    pthread_mutex_lock(&sv->mu);
+    bool idle = !sv->queue && !sv->done && !atomic_load(&sv->running);
+    pthread_mutex_unlock(&sv->mu);
+    if (idle)
+        event_base_loopexit(sv->base, NULL);
+}
+
+static void begin_stop(server *sv)
+{
+    sv->stopping = true;
+    if (sv->lev)
+        evconnlistener_disable(sv->lev);
+    atomic_store(&sv->cancel, UINT64_MAX);
+    pthread_mutex_lock(&sv->mu);
+    job *q = sv->queue; /* not started: answered at once */
+    sv->queue = NULL;
+    sv->queue_tail = &sv->queue;
+    pthread_mutex_unlock(&sv->mu);
+    while (q) {
+        job *j = q;
+        q = j->next;
+        job_answer(j, RINGSIM_EUNAVAILABLE, "the server is stopping");
+    }
+    for (conn *c = sv->conns, *n; c; c = n) {
+        n = c->next;
+        if (c->job || c->state == C_CLOSE || c->state == C_LINGER)
+            continue;
+        if (c->state == C_HEAD && evbuffer_get_length(bufferevent_get_output(c->bev))) {
+            c->keep = false; /* an answer is going out: close after it */
+            c->state = C_CLOSE;
+            evtimer_del(c->timer);
+            continue;
+        }
+        conn_close(c);
+    }
+    struct timeval grace = {sv->lim.stop_grace_ms / 1000, (sv->lim.stop_grace_ms % 1000) * 1000};
+    evtimer_add(sv->grace_ev, &grace);
+    maybe_stopped(sv);
+}
+
+static void on_grace(evutil_socket_t fd, short what, void *arg)
 {
     (void)fd;
     (void)what;
@@ -732,63 +1109,231 @@ static void on_signal(evutil_socket_t fd, short what, void *arg)
     event_base_loopexit(sv->base, NULL);
 }
 
-int api_serve(const char *db, const char *host, int port, const char *web_dir)
+static void on_signal(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    server *sv = arg;
+    if (sv->stopping) {
+        event_base_loopexit(sv->base, NULL); /* a second signal: now */
+        return;
+    }
+    begin_stop(sv);
+}
+
+/* ---- start ---- */
+
+/* Limits: the options, then RINGSIM_SERVE_LIMITS (for tests: a list like
+ * "max_connections=8,header_timeout_ms=500"; "beyond_loopback=1" treats a
+ * loopback address as any other, so that tests need not listen on the
+ * network), then the defaults. */
+static void set_limits(serve_options *l, const serve_options *o, bool *beyond)
+{
+    *l = *o;
+    const char *env = getenv("RINGSIM_SERVE_LIMITS");
+    static const struct {
+        const char *name;
+        size_t off;
+    } t[] = {{"max_connections", offsetof(serve_options, max_connections)},
+             {"max_events", offsetof(serve_options, max_events)},
+             {"header_timeout_ms", offsetof(serve_options, header_timeout_ms)},
+             {"idle_timeout_ms", offsetof(serve_options, idle_timeout_ms)},
+             {"body_timeout_ms", offsetof(serve_options, body_timeout_ms)},
+             {"stop_grace_ms", offsetof(serve_options, stop_grace_ms)}};
+    while (env && *env) {
+        size_t n = strcspn(env, ",");
+        const char *eq = memchr(env, '=', n);
+        if (eq && (size_t)(eq - env) == 15 && !memcmp(env, "beyond_loopback", 15))
+            *beyond = eq[1] == '1';
+        for (size_t i = 0; eq && i < sizeof t / sizeof t[0]; i++) {
+            uint64_t v;
+            if ((size_t)(eq - env) == strlen(t[i].name) &&
+                !memcmp(env, t[i].name, (size_t)(eq - env)) &&
+                !api_parse_u64(eq + 1, n - (size_t)(eq - env) - 1, INT_MAX, &v))
+                *(int *)((char *)l + t[i].off) = (int)v;
+        }
+        env += n + (env[n] == ',');
+    }
+    if (l->max_connections <= 0)
+        l->max_connections = 4096;
+    if (l->max_events <= 0)
+        l->max_events = 2048;
+    if (l->header_timeout_ms <= 0)
+        l->header_timeout_ms = 10000;
+    if (l->idle_timeout_ms <= 0)
+        l->idle_timeout_ms = 30000;
+    if (l->body_timeout_ms <= 0)
+        l->body_timeout_ms = 60000;
+    if (l->stop_grace_ms <= 0)
+        l->stop_grace_ms = 10000;
+    /* As many file descriptors as the system lets us have, and connections
+     * within them (some stay for the database, the listener, the worker). */
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+        if (rl.rlim_cur < rl.rlim_max) {
+            rlim_t want = rl.rlim_max == RLIM_INFINITY ? 1 << 20 : rl.rlim_max;
+            struct rlimit up = {want, rl.rlim_max};
+            if (setrlimit(RLIMIT_NOFILE, &up) == 0)
+                rl.rlim_cur = want;
+        }
+        long room = rl.rlim_cur == RLIM_INFINITY ? INT_MAX : (long)rl.rlim_cur - 64 - REFUSING_MAX;
+        if (room < 16)
+            room = 16;
+        if (l->max_connections > room)
+            l->max_connections = (int)room;
+    }
+    if (l->max_events > l->max_connections)
+        l->max_events = l->max_connections;
+}
+
+static bool loopback(const struct sockaddr *sa)
+{
+    if (sa->sa_family == AF_INET)
+        return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
+    if (sa->sa_family == AF_INET6) {
+        const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+        return IN6_IS_ADDR_LOOPBACK(a) || (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
+    }
+    return false;
+}
+
+/* A token goes into URLs and headers as it is: 1 to HTTP_MAX_TOKEN
+ * characters that need no escaping. */
+static bool token_valid(const char *t)
+{
+    size_t n = strlen(t);
+    return n > 0 && n <= HTTP_MAX_TOKEN &&
+           strspn(t, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~") == n;
+}
+
+/* The access token: given (checked at start), or 32 hex digits from the
+ * kernel when the address needs one. */
+static int set_token(server *sv, const char *given, bool needed)
+{
+    if (given) {
+        memcpy(sv->token, given, strlen(given) + 1);
+    } else if (needed) {
+        unsigned char r[16];
+        if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) {
+            fprintf(stderr, "ringsim: cannot make a token: %s\n", strerror(errno));
+            return -1;
+        }
+        for (size_t i = 0; i < sizeof r; i++)
+            snprintf(sv->token + 2 * i, 3, "%02x", r[i]);
+    } else {
+        return 0;
+    }
+    sv->conf.token = sv->token;
+    sv->conf.token_len = strlen(sv->token);
+    return 0;
+}
+
+static struct evconnlistener *listen_on(server *sv, const char *host, int port)
+{
+    struct addrinfo hints, *res = NULL;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    char ps[16];
+    snprintf(ps, sizeof ps, "%d", port);
+    int g = getaddrinfo(host, ps, &hints, &res);
+    if (g) {
+        fprintf(stderr, "ringsim: cannot listen on %s:%d: %s\n", host, port, gai_strerror(g));
+        return NULL;
+    }
+    struct evconnlistener *l = NULL;
+    int e = 0;
+    for (struct addrinfo *a = res; a && !l; a = a->ai_next) {
+        l = evconnlistener_new_bind(sv->base, on_accept, sv,
+                                    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE |
+                                        LEV_OPT_CLOSE_ON_EXEC,
+                                    511, a->ai_addr, (int)a->ai_addrlen);
+        if (!l)
+            e = errno;
+    }
+    freeaddrinfo(res);
+    if (!l)
+        fprintf(stderr, "ringsim: cannot listen on %s:%d: %s\n", host, port, strerror(e));
+    return l;
+}
+
+int api_serve(const serve_options *o)
 {
     server sv;
     memset(&sv, 0, sizeof sv);
-    sv.host = host;
-    sv.port = port;
+    const char *host = o->host ? o->host : "127.0.0.1";
+    sv.conf.host = host;
     sv.queue_tail = &sv.queue;
     sv.cache.at = -1;
     rs_error err = {0, ""};
     int rc = 1;
     bool thread = false;
+    bool beyond = false;
+    set_limits(&sv.lim, o, &beyond);
+    if (o->token && !token_valid(o->token)) {
+        fprintf(stderr, "ringsim: the token must be 1 to %d letters, digits or -._~\n",
+                HTTP_MAX_TOKEN);
+        return 1;
+    }
     signal(SIGPIPE, SIG_IGN);
-    if (web_dir && !realpath(web_dir, sv.web_root)) {
-        fprintf(stderr, "ringsim: cannot open web folder %s: %s\n", web_dir, strerror(errno));
+#ifdef M_MMAP_THRESHOLD
+    /* Bodies (up to 16 MiB) are single blocks: with a fixed threshold they
+     * are mapped and unmapped, so memory goes back to the system when a
+     * request ends, also an aborted upload. */
+    mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+#endif
+    if (o->web && !realpath(o->web, sv.web_root)) {
+        fprintf(stderr, "ringsim: cannot open web folder %s: %s\n", o->web, strerror(errno));
         return 1;
     }
     evthread_use_pthreads();
     pthread_mutex_init(&sv.mu, NULL);
     pthread_cond_init(&sv.cv, NULL);
-    if (sim_open(&sv.loop_sim, db, &err) || sim_open(&sv.worker_sim, db, &err)) {
+    if (sim_open(&sv.loop_sim, o->db, &err) || sim_open(&sv.worker_sim, o->db, &err)) {
         fprintf(stderr, "ringsim: %s\n", err.msg);
         goto out;
     }
-    sim_set_progress(sv.worker_sim, worker_progress, &sv);
+    if (sim_read_only(sv.loop_sim))
+        fprintf(stderr, "ringsim: database %s is read-only: %s; serving it read-only\n", o->db,
+                sim_read_only(sv.loop_sim));
+    sim_set_progress(sv.worker_sim, WORKER_PROGRESS, &sv);
     sv.broadcast = sim_last_op(sv.loop_sim);
     sv.base = event_base_new();
-    sv.http = sv.base ? evhttp_new(sv.base) : NULL;
-    if (!sv.http) {
+    if (!sv.base) {
         fprintf(stderr, "ringsim: cannot start the event loop\n");
         goto out;
     }
-    evhttp_set_max_body_size(sv.http, HARD_BODY_LIMIT);
-    evhttp_set_allowed_methods(sv.http, EVHTTP_REQ_GET | EVHTTP_REQ_HEAD | EVHTTP_REQ_POST |
-                                            EVHTTP_REQ_PUT | EVHTTP_REQ_DELETE |
-                                            EVHTTP_REQ_OPTIONS | EVHTTP_REQ_PATCH);
-    evhttp_set_gencb(sv.http, on_request, &sv);
-    struct evhttp_bound_socket *bs = evhttp_bind_socket_with_handle(sv.http, host, (ev_uint16_t)port);
-    if (!bs) {
-        fprintf(stderr, "ringsim: cannot listen on %s:%d: %s\n", host, port, strerror(errno));
+    sv.lev = listen_on(&sv, host, o->port);
+    if (!sv.lev)
         goto out;
-    }
+    evconnlistener_set_error_cb(sv.lev, on_accept_error);
     struct sockaddr_storage ss;
     memset(&ss, 0, sizeof ss);
     socklen_t sl = sizeof ss;
-    if (getsockname(evhttp_bound_socket_get_fd(bs), (struct sockaddr *)&ss, &sl) == 0)
-        sv.port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
-                                                 : ((struct sockaddr_in *)&ss)->sin_port);
+    if (getsockname(evconnlistener_get_fd(sv.lev), (struct sockaddr *)&ss, &sl) != 0) {
+        fprintf(stderr, "ringsim: cannot read the listening address: %s\n", strerror(errno));
+        goto out;
+    }
+    sv.conf.port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+                                                  : ((struct sockaddr_in *)&ss)->sin_port);
+    bool local = loopback((struct sockaddr *)&ss) && !beyond;
+    sv.conf.open_host = !local;
+    if (set_token(&sv, o->token, !local))
+        goto out;
     struct timeval poll = {0, POLL_MS * 1000}, ka = {KEEPALIVE_S, 0};
     sv.poll_ev = event_new(sv.base, -1, EV_PERSIST, on_poll, &sv);
     sv.keepalive_ev = event_new(sv.base, -1, EV_PERSIST, on_keepalive, &sv);
     sv.done_ev = event_new(sv.base, -1, 0, on_done, &sv);
     sv.progress_ev = event_new(sv.base, -1, 0, on_progress, &sv);
+    sv.backoff_ev = evtimer_new(sv.base, on_backoff, &sv);
+    sv.grace_ev = evtimer_new(sv.base, on_grace, &sv);
     sv.sigint_ev = evsignal_new(sv.base, SIGINT, on_signal, &sv);
     sv.sigterm_ev = evsignal_new(sv.base, SIGTERM, on_signal, &sv);
-    if (!sv.poll_ev || !sv.keepalive_ev || !sv.done_ev || !sv.progress_ev || !sv.sigint_ev ||
-        !sv.sigterm_ev || event_add(sv.poll_ev, &poll) || event_add(sv.keepalive_ev, &ka) ||
-        event_add(sv.sigint_ev, NULL) || event_add(sv.sigterm_ev, NULL)) {
+    if (!sv.poll_ev || !sv.keepalive_ev || !sv.done_ev || !sv.progress_ev || !sv.backoff_ev ||
+        !sv.grace_ev || !sv.sigint_ev || !sv.sigterm_ev || event_add(sv.poll_ev, &poll) ||
+        event_add(sv.keepalive_ev, &ka) || event_add(sv.sigint_ev, NULL) ||
+        event_add(sv.sigterm_ev, NULL)) {
         fprintf(stderr, "ringsim: cannot set up events\n");
         goto out;
     }
@@ -797,11 +1342,13 @@ int api_serve(const char *db, const char *host, int port, const char *web_dir)
         goto out;
     }
     thread = true;
-    const char *shown = strchr(host, ':') ? "[%s]" : "%s";
     char hbuf[300];
-    snprintf(hbuf, sizeof hbuf, shown, host);
-    printf("ringsim: serving http://%s:%d/ (database %s%s%s)\n", hbuf, sv.port, db,
+    snprintf(hbuf, sizeof hbuf, strchr(host, ':') ? "[%s]" : "%s", host);
+    printf("ringsim: serving http://%s:%d/%s%s (database %s%s%s)\n", hbuf, sv.conf.port,
+           sv.conf.token ? "?token=" : "", sv.conf.token ? sv.token : "", o->db,
            sv.web_root[0] ? ", web files from " : "", sv.web_root);
+    if (!local)
+        printf("ringsim: listening beyond this machine: every API request needs the token\n");
     fflush(stdout);
     event_base_dispatch(sv.base);
     rc = 0;
@@ -811,32 +1358,39 @@ out:
         sv.stop = true;
         pthread_cond_signal(&sv.cv);
         pthread_mutex_unlock(&sv.mu);
-        pthread_join(sv.thread, NULL);
+        /* A running operation was asked to cancel; one that does not stop
+         * within the grace period is left to SQLite, which rolls back
+         * whatever was not committed. */
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += sv.stopping ? 1 : sv.lim.stop_grace_ms / 1000 + 1;
+        if (pthread_timedjoin_np(sv.thread, NULL, &until)) {
+            fprintf(stderr, "ringsim: the running operation did not stop in time; exiting "
+                            "without it (it is not committed)\n");
+            fflush(NULL);
+            _exit(1);
+        }
     }
-    /* Freeing evhttp closes every connection; their close callbacks unlink
-     * the SSE clients and mark the jobs whose client has gone. */
-    if (sv.http)
-        evhttp_free(sv.http);
-    on_done(-1, 0, &sv); /* frees finished jobs (no reply: nobody is left) */
-    while (sv.queue) { /* jobs the worker never started */
-        job *j = sv.queue;
-        sv.queue = j->next;
-        if (j->gone)
-            evhttp_request_free(j->req);
-        api_request_clear(&j->r);
-        free(j);
-    }
-    while (sv.clients) {
-        client *c = sv.clients;
-        sv.clients = c->next;
-        free(c);
-    }
-    event_free(sv.poll_ev);
-    event_free(sv.keepalive_ev);
-    event_free(sv.done_ev);
-    event_free(sv.progress_ev);
-    event_free(sv.sigint_ev);
-    event_free(sv.sigterm_ev);
+    /* Jobs the worker finished or never started: nobody is left to answer. */
+    for (job *lists[2] = {sv.done, sv.queue}, **l = lists; l < lists + 2; l++)
+        while (*l) {
+            job *j = *l;
+            *l = j->next;
+            j->c->job = NULL;
+            if (!j->c->bev)
+                free(j->c);
+            job_free(j);
+        }
+    sv.stopping = false; /* closing below is not stopping anew */
+    while (sv.conns)
+        conn_close(sv.conns);
+    if (sv.lev)
+        evconnlistener_free(sv.lev);
+    struct event *evs[] = {sv.poll_ev,    sv.keepalive_ev, sv.done_ev,   sv.progress_ev,
+                           sv.backoff_ev, sv.grace_ev,     sv.sigint_ev, sv.sigterm_ev};
+    for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++)
+        if (evs[i])
+            event_free(evs[i]);
     if (sv.base)
         event_base_free(sv.base);
     api_cache_clear(&sv.cache);

@@ -120,11 +120,6 @@ int place_nodes_check(const place_config *cfg, const place_node *nodes, size_t n
             return rs_fail(err, RINGSIM_EPARAM,
                            "points_per_node x weight must be at most %u points per node",
                            PLACE_MAX_NODE_POINTS);
-        if (a->weights == PLACE_W_ANY && !strcmp(a->name, "cassandra") &&
-            round((double)cfg->param[PP_NUM_TOKENS] * x->weight) > PLACE_MAX_NODE_POINTS)
-            return rs_fail(err, RINGSIM_EPARAM,
-                           "num_tokens x weight must be at most %u tokens per node",
-                           PLACE_MAX_NODE_POINTS);
         if (x->ntokens && strcmp(a->name, "cassandra") != 0)
             return rs_fail(err, RINGSIM_EPARAM,
                            "explicit tokens belong to the cassandra algorithm, not %s",

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alg_cassandra.h"
 #include "alg_envoy.h"
 #include "alg_envoy_ring.h"
 #include "alg_jump.h"
@@ -798,6 +799,85 @@ static const place_algo algo_multiprobe = {
     .trace = multiprobe_trace,
 };
 
+/* ---- cassandra: Murmur3Partitioner tokens ---- */
+
+static int cassandra_build_op(placement *p, hasher *h, const placement *prev,
+                              const char *state, rs_error *err)
+{
+    (void)h;
+    (void)prev;
+    (void)state;
+    if (!p->n)
+        return 0;
+    alg_node *v = alg_nodes(p);
+    cassandra_tokens *t = calloc(p->n, sizeof *t);
+    if (!v || !t) {
+        free(v);
+        free(t);
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < p->n; i++)
+        t[i] = (cassandra_tokens){p->nodes[i].tokens, p->nodes[i].ntokens};
+    int rc = cassandra_ring(v, p->n, t, (uint32_t)p->cfg.param[PP_NUM_TOKENS], &p->pts,
+                            &p->npts, err);
+    free(v);
+    free(t);
+    return rc;
+}
+
+static void cassandra_key(const placement *p, hasher *h, const char *key, size_t len,
+                          place_key_info *k)
+{
+    (void)h;
+    k->hash = k->coord = alg_from_signed(cassandra_token(key, len));
+    k->has_coord = true;
+    place__point_owner(p, k);
+}
+
+static void cassandra_trace(const placement *p, const char *key, size_t len,
+                            const place_key_info *k, const char *const *names, json_t *t)
+{
+    (void)key;
+    (void)len;
+    place__step(t, "token",
+                "Murmur3Partitioner: the key's token is %lld (MurmurHash3 x64 128 as "
+                "Cassandra computes it, first 64 bits, signed)",
+                (long long)alg_to_signed(k->hash));
+    place__step(t, "ring",
+                "%zu tokens: num_tokens %lld per node times its weight (tokens of \"name\", "
+                "\"name#1\", ...), or the node's initial_token list",
+                p->npts, (long long)p->cfg.param[PP_NUM_TOKENS]);
+    place__trace_point(p, k, names, "token", t);
+    if (p->cfg.replicas > 1)
+        place__step(t, "replicas",
+                    "SimpleStrategy: the next %u distinct nodes clockwise hold the copies",
+                    p->cfg.replicas - 1);
+}
+
+static const place_algo algo_cassandra = {
+    .name = "cassandra",
+    .title = "Apache Cassandra: Murmur3Partitioner token ring",
+    .origin = "Cassandra's partitioner: a key's token is MurmurHash3 (signed 64-bit); each "
+              "node owns the range up to its tokens (num_tokens vnodes or initial_token); "
+              "SimpleStrategy replicas",
+    .key_hash = "Murmur3 token (signed 64-bit)",
+    .space = "18446744073709551616",
+    .params = {PP_NUM_TOKENS},
+    .nparams = 1,
+    .weights = PLACE_W_ANY,
+    .replicas = PLACE_REP_WALK,
+    .coord_kind = PLACE_COORD_SIGNED,
+    .col = PLACE_COL_COORD,
+    .coord_param = -1,
+    .minimal = true,
+    .top = top64,
+    .build = cassandra_build_op,
+    .key = cassandra_key,
+    .prefs = place__walk_prefs,
+    .segments = place__point_segments,
+    .trace = cassandra_trace,
+};
+
 const place_algo *const place__algos[] = {
     &algo_ring,  &algo_jump,       &algo_rendezvous, &algo_multiprobe, &algo_ketama,
-    &algo_nginx, &algo_envoy_ring, &algo_maglev,     NULL};
+    &algo_nginx, &algo_envoy_ring, &algo_maglev,     &algo_cassandra, NULL};

@@ -645,6 +645,8 @@ static int run_expect(const step *st, sim *s, json_t *j, char *message, size_t m
         case ST_CV: actual = ss.cv; break;
         default: {
             int64_t last = sim_last_op(s);
+            if (last < 0)
+                return rs_fail(err, (int)last, "cannot read the operation log");
             if (last < 1) {
                 snprintf(message, msize, "%s: there is no operation yet", stat);
                 json_object_set_new(j, "ok", json_false());
@@ -782,7 +784,9 @@ static int recipe(store *st, int64_t at, idlist *ops, place_config *start, rs_er
     place_config_default(start);
     int rc = 0;
     for (int64_t cur = at; !rc && cur > 0;) {
-        int64_t base = store_op_base(st, cur);
+        int64_t base;
+        if ((rc = store_op_base(st, cur, &base, err)))
+            break;
         if ((rc = collect_id(&seg, &(store_op){.id = base})) ||
             (rc = collect_id(&seg, &(store_op){.id = cur})))
             break;
@@ -1064,11 +1068,13 @@ int scenario_export(sim *s, char **text, size_t *len, rs_error *err)
     /* One read snapshot: the history cannot change under the walk. */
     if ((rc = store_begin_read(st, err)))
         return rc;
-    int64_t last = store_last_op(st);
+    int64_t last = 0;
     idlist ops = {0};
     place_config start;
     exporter x = {s, {0}, {{0}, {0}, 0}, &ops};
-    rc = recipe(st, last, &ops, &start, err);
+    rc = store_last_op(st, &last, err);
+    if (!rc)
+        rc = recipe(st, last, &ops, &start, err);
     if (!rc)
         rc = sb_printf(&x.b,
                        "# The state after operation %lld\n"

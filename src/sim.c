@@ -53,6 +53,8 @@ struct sim {
     void *progress_ud;
     const char *progress_label; /* replaces `what` when set (replays) */
     sim_preview *preview;       /* set: operations are dry runs (sim_preview) */
+    const char *p_what;         /* the last report, repeated by poll() */
+    uint64_t p_done, p_total;
 };
 
 /* ---- state ---- */
@@ -298,8 +300,8 @@ int sim_open(sim **out, const char *path, rs_error *err)
     }
     if ((rc = store_open(&s->st, path, err)))
         goto fail;
-    s->data_version = store_data_version(s->st);
-    if ((rc = load_state(s, err)))
+    if ((rc = store_data_version(s->st, &s->data_version, err)) ||
+        (rc = load_state(s, err)))
         goto fail;
     *out = s;
     return 0;
@@ -320,12 +322,17 @@ void sim_close(sim *s)
 
 int sim_refresh(sim *s, bool *changed, rs_error *err)
 {
-    int64_t v = store_data_version(s->st);
+    int64_t v;
+    int rc = store_data_version(s->st, &v, err);
+    if (changed)
+        *changed = false;
+    if (rc)
+        return rc;
     if (changed)
         *changed = v != s->data_version;
     if (v == s->data_version)
         return 0;
-    int rc = load_state(s, err);
+    rc = load_state(s, err);
     if (!rc)
         s->data_version = v;
     return rc;
@@ -338,6 +345,7 @@ void sim_set_progress(sim *s, sim_progress_fn fn, void *ud)
 }
 
 store *sim_store(sim *s) { return s->st; }
+const char *sim_read_only(const sim *s) { return store_read_only(s->st); }
 
 /* ---- operations: the common frame ---- */
 
@@ -361,6 +369,8 @@ typedef struct opctx {
     int64_t replica_moves; /* copies added to preference lists beyond owners */
     tally_list from, to;
     bool keys_only; /* nodes and configuration unchanged */
+    const char *what; /* the type, for progress */
+    bool steps;       /* the operation reports its own steps (revert) */
 } opctx;
 
 static int op_begin(sim *s, opctx *c, const char *type, const char *subject,
@@ -368,6 +378,8 @@ static int op_begin(sim *s, opctx *c, const char *type, const char *subject,
 {
     memset(c, 0, sizeof *c);
     c->s = s;
+    c->what = type;
+    s->p_what = NULL; /* nothing reported yet by this operation */
     int rc = store_begin(s->st, err);
     if (rc)
         return rc;
@@ -592,7 +604,10 @@ static int op_commit(opctx *c, int64_t *op_out, rs_error *err)
         op_abort(c); /* s->cur was not touched: the engine is as it was */
         return rc;
     }
-    s->data_version = store_data_version(s->st);
+    /* Committed: nothing may fail from here.  An unreadable version only
+     * makes the next refresh reload. */
+    if (store_data_version(s->st, &s->data_version, NULL))
+        s->data_version = -1;
     if (c->keys_only) {
         /* Topology unchanged: keep the current placement (it borrows the
          * current nodes) and take only the new counters. */
@@ -610,10 +625,26 @@ static int op_commit(opctx *c, int64_t *op_out, rs_error *err)
     return 0;
 }
 
-static void progress(sim *s, const char *what, uint64_t done, uint64_t total)
+/* Report progress.  The callback may ask to stop: the operation then fails
+ * with RINGSIM_ECANCELED and its caller rolls it back whole. */
+static int progress(sim *s, const char *what, uint64_t done, uint64_t total, rs_error *err)
 {
-    if (s->progress)
-        s->progress(s->progress_ud, s->progress_label ? s->progress_label : what, done, total);
+    s->p_what = what;
+    s->p_done = done;
+    s->p_total = total;
+    if (s->progress &&
+        s->progress(s->progress_ud, s->progress_label ? s->progress_label : what, done, total))
+        return rs_fail(err, RINGSIM_ECANCELED, "operation cancelled");
+    return 0;
+}
+
+/* Between two reports, in loops whose steps are not counted: the last
+ * report again, so that the callback can cancel. */
+static int poll(sim *s, rs_error *err)
+{
+    if (!s->progress || !s->p_what)
+        return 0;
+    return progress(s, s->p_what, s->p_done, s->p_total, err);
 }
 
 #define PROGRESS_EVERY 16384
@@ -736,7 +767,12 @@ static int diff_segments(opctx *c, const state *old, int col, rs_error *err)
     bool in_run = false;
     uint64_t run_lo = 0, run_hi = 0;
     long run_a = -1, run_b = -1;
+    uint64_t steps = 0;
     while (!rc && i < na && j < nb) {
+        /* Thousands of segments: let the callback cancel now and then. */
+        if (++steps % 1024 == 0 && (rc = c->steps ? poll(c->s, err)
+                                                 : progress(c->s, c->what, steps, na + nb, err)))
+            break;
         uint64_t hi = sa[i].hi < sb[j].hi ? sa[i].hi : sb[j].hi;
         long oa = sa[i].owner, ob = sb[j].owner;
         if (in_run && oa == run_a && ob == run_b) {
@@ -787,8 +823,11 @@ static int replace_one(void *ud, const store_key *k)
     opctx *c = r->c;
     if (r->only_leavers && (k->node == STORE_NO_NODE || find_node_id(&c->next, k->node) >= 0))
         return 0;
-    if (++r->seen % PROGRESS_EVERY == 0)
-        progress(c->s, "replace_keys", r->seen, r->total);
+    if (++r->seen % PROGRESS_EVERY == 0) {
+        int rc = c->steps ? poll(c->s, r->err) : progress(c->s, c->what, r->seen, r->total, r->err);
+        if (rc)
+            return rc;
+    }
     place_key_info ki;
     place_key(c->next.pl, c->s->h, k->key, k->len, &ki);
     int64_t to = owner_id(&c->next, ki.owner);
@@ -1155,8 +1194,8 @@ int sim_insert_keys(sim *s, const sim_str *keys, size_t n, bool strict,
         if (!rc && strict && *inserted == before)
             rc = rs_fail(err, RINGSIM_ECONFLICT, "key \"%.*s\" already exists",
                          (int)keys[i].len, keys[i].s);
-        if (i % PROGRESS_EVERY == PROGRESS_EVERY - 1)
-            progress(s, "insert_keys", i + 1, n);
+        if (!rc && i % PROGRESS_EVERY == PROGRESS_EVERY - 1)
+            rc = progress(s, "insert_keys", i + 1, n, err);
     }
     if (rc) {
         op_abort(&c);
@@ -1227,16 +1266,17 @@ int sim_generate_keys(sim *s, const char *prefix, size_t plen, uint64_t start,
         size_t len = plen + (size_t)sprintf(buf + plen, "%llu",
                                             (unsigned long long)(start + i));
         rc = insert_one(&c, buf, len, inserted, err);
-        if (i % PROGRESS_EVERY == PROGRESS_EVERY - 1)
-            progress(s, "insert_keys", i + 1, count);
+        if (!rc && i % PROGRESS_EVERY == PROGRESS_EVERY - 1)
+            rc = progress(s, "insert_keys", i + 1, count, err);
     }
+    if (!rc)
+        rc = progress(s, "insert_keys", count, count, err);
     if (rc) {
         op_abort(&c);
         *inserted = 0;
         goto out;
     }
     *skipped = (int64_t)count - *inserted;
-    progress(s, "insert_keys", count, count);
     rc = op_commit(&c, op, err);
     if (rc)
         *inserted = *skipped = 0;
@@ -1295,8 +1335,8 @@ int sim_delete_keys(sim *s, const sim_str *keys, size_t n, int64_t *op, rs_error
         if (c.op)
             rc = store_op_add_key(s->st, c.op, seq++, keys[i].s, keys[i].len, err);
         count_owner(&c.next, k.node, -1);
-        if (i % PROGRESS_EVERY == PROGRESS_EVERY - 1)
-            progress(s, "delete_keys", i + 1, n);
+        if (!rc && i % PROGRESS_EVERY == PROGRESS_EVERY - 1)
+            rc = progress(s, "delete_keys", i + 1, n, err);
     }
     if (rc) {
         op_abort(&c);
@@ -1325,7 +1365,10 @@ static sim_str *kl_strs(const keylist *l)
 typedef struct replay {
     sim *live, *m;
     rs_error *err;
+    uint64_t done, total; /* operations replayed, to replay */
 } replay;
+
+#define REPLAY_REPORT_EVERY 256
 
 static int replay_keys(replay *r, const store_op *o, bool insert)
 {
@@ -1349,7 +1392,13 @@ static int replay_op(void *ud, const store_op *o)
     replay *r = ud;
     sim *m = r->m;
     int64_t dummy, ins, skip;
-    int rc = 0;
+    /* A log of many small operations reports (and can be cancelled) by
+     * operation; big ones report by key from inside. */
+    int rc = ++r->done % REPLAY_REPORT_EVERY == 0
+                 ? progress(m, "replay", r->done, r->total, r->err)
+                 : 0;
+    if (rc)
+        return rc;
     json_t *p = json_loads(o->params, 0, NULL);
     if (!p)
         return rs_fail(r->err, RINGSIM_EDB, "operation %lld has unreadable parameters",
@@ -1387,7 +1436,7 @@ static int replay_op(void *ud, const store_op *o)
                      (long long)o->id, o->type);
     }
     json_decref(p);
-    if (rc) {
+    if (rc && rc != RINGSIM_ECANCELED) {
         char msg[sizeof r->err->msg];
         snprintf(msg, sizeof msg, "%s", r->err->msg);
         rs_fail(r->err, rc == RINGSIM_ENOMEM ? rc : RINGSIM_EDB,
@@ -1401,7 +1450,11 @@ int sim_at(sim *s, int64_t at, sim **snapshot, rs_error *err)
     *snapshot = NULL;
     if (at < 0)
         return rs_fail(err, RINGSIM_EPARAM, "operation id must be 0 or more");
-    if (at > store_last_op(s->st))
+    int64_t last;
+    int rc = store_last_op(s->st, &last, err);
+    if (rc)
+        return rc;
+    if (at > last)
         return rs_fail(err, RINGSIM_ENOTFOUND, "operation %lld not found", (long long)at);
     /* Walk back over resets and reverts to find where the state starts: the
      * state after a revert to j is the state after j. */
@@ -1409,10 +1462,12 @@ int sim_at(sim *s, int64_t at, sim **snapshot, rs_error *err)
     int64_t(*seg)[2] = malloc(cap * sizeof *seg);
     place_config start;
     place_config_default(&start);
-    int rc = seg ? 0 : rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    rc = seg ? 0 : rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     int64_t cur = at;
     while (!rc && cur > 0) {
-        int64_t base = store_op_base(s->st, cur);
+        int64_t base;
+        if ((rc = store_op_base(s->st, cur, &base, err)))
+            break;
         if (nseg == cap) {
             void *g = realloc(seg, (cap *= 2) * sizeof *seg);
             if (!g) {
@@ -1455,7 +1510,9 @@ int sim_at(sim *s, int64_t at, sim **snapshot, rs_error *err)
         if (memcmp(&start, &m->cur.cfg, sizeof start) != 0)
             rc = sim_configure(m, &start, &dummy, err);
     }
-    replay r = {s, m, err};
+    replay r = {s, m, err, 0, 0};
+    for (size_t i = 0; i < nseg; i++)
+        r.total += (uint64_t)(seg[i][1] - seg[i][0]);
     for (size_t i = nseg; !rc && i-- > 0;)
         if (seg[i][1] > seg[i][0])
             rc = store_ops_each(s->st, seg[i][0], seg[i][1] - seg[i][0], replay_op, &r,
@@ -1472,13 +1529,19 @@ int sim_at(sim *s, int64_t at, sim **snapshot, rs_error *err)
 
 int sim_advance(sim *s, sim *snap, int64_t from, int64_t to, rs_error *err)
 {
-    if (to < from || to > store_last_op(s->st) || store_op_base(s->st, to) > from)
+    int64_t last = 0, base = 0;
+    int rc = store_last_op(s->st, &last, err);
+    if (!rc && to <= last)
+        rc = store_op_base(s->st, to, &base, err);
+    if (rc)
+        return rc;
+    if (to < from || to > last || base > from)
         return rs_fail(err, RINGSIM_EPARAM, "cannot advance from %lld to %lld",
                        (long long)from, (long long)to);
-    replay r = {s, snap, err};
+    replay r = {s, snap, err, 0, (uint64_t)(to - from)};
     sim_set_progress(snap, s->progress, s->progress_ud);
     snap->progress_label = "replay";
-    int rc = to > from ? store_ops_each(s->st, from, to - from, replay_op, &r, err) : 0;
+    rc = to > from ? store_ops_each(s->st, from, to - from, replay_op, &r, err) : 0;
     sim_set_progress(snap, NULL, NULL);
     return rc;
 }
@@ -1508,10 +1571,11 @@ typedef struct diff {
     void *ud;
 } diff;
 
-static int diff_run(store *have, store *want, const diff *d, rs_error *err)
+static int diff_run(sim *s, store *have, store *want, const diff *d, rs_error *err)
 {
     store_cursor *ch = NULL, *cw = NULL;
     store_key h, w;
+    uint64_t steps = 0;
     int rc = store_cursor_open(have, &ch, err);
     if (!rc)
         rc = store_cursor_open(want, &cw, err);
@@ -1525,6 +1589,8 @@ static int diff_run(store *have, store *want, const diff *d, rs_error *err)
             rc = d->fresh(d->ud, &w);
         else
             rc = d->both ? d->both(d->ud, &h, &w) : 0;
+        if (!rc && ++steps % PROGRESS_EVERY == 0)
+            rc = poll(s, err);
         if (rc)
             break;
         if (c <= 0 && (mh = store_cursor_next(ch, &h, err)) < 0)
@@ -1536,6 +1602,8 @@ static int diff_run(store *have, store *want, const diff *d, rs_error *err)
         rc = mh < 0 ? mh : mw < 0 ? mw : 0;
     if (rc == RINGSIM_ENOMEM)
         rs_fail(err, rc, "out of memory");
+    else if (rc == RINGSIM_ECANCELED)
+        rs_fail(err, rc, "operation cancelled");
     store_cursor_close(ch);
     store_cursor_close(cw);
     return rc;
@@ -1551,6 +1619,9 @@ int sim_revert(sim *s, int64_t to, int64_t *op, rs_error *err)
     char *subject = NULL;
     opctx c;
     int rc = sim_refresh(s, NULL, err);
+    /* Refuse a read-only database before replaying the log for nothing. */
+    if (!rc && sim_read_only(s))
+        rc = store_begin(s->st, err);
     if (rc || (rc = sim_at(s, to, &snap, err)))
         goto out;
     if (!params || asprintf(&subject, "revert to %lld", (long long)to) < 0) {
@@ -1560,19 +1631,24 @@ int sim_revert(sim *s, int64_t to, int64_t *op, rs_error *err)
     }
     if ((rc = op_begin(s, &c, "revert", subject, params, err)))
         goto out;
+    c.steps = true;
     /* Only the differences are held in memory. */
     diff d = {kp_gone, kp_fresh, NULL, &kp};
-    if ((rc = diff_run(s->st, snap->st, &d, err)))
+    if ((rc = progress(s, "revert", 0, 4, err)) ||
+        (rc = diff_run(s, s->st, snap->st, &d, err)) ||
+        (rc = progress(s, "revert", 1, 4, err)))
         goto abort;
-    progress(s, "revert", 1, 4);
     /* 1. Keys that did not exist then go (deletions are not moves). */
     for (size_t i = 0; i < gone->n && !rc; i++) {
         const klent *e = &gone->v[i];
         int deleted;
         rc = store_key_delete(s->st, gone->buf + e->off, e->len, &deleted, err);
         count_owner(&c.next, e->node, -1);
+        if (!rc && i % PROGRESS_EVERY == PROGRESS_EVERY - 1)
+            rc = poll(s, err);
     }
-    progress(s, "revert", 2, 4);
+    if (!rc)
+        rc = progress(s, "revert", 2, 4, err);
     /* 2. Nodes and configuration as they were; the keys whose owner changes
      * move.  Nodes that exist in both keep their id and counter. */
     node *nodes = rc ? NULL : calloc(snap->cur.n + 1, sizeof *nodes);
@@ -1624,15 +1700,20 @@ int sim_revert(sim *s, int64_t to, int64_t *op, rs_error *err)
         }
         free(old);
     }
-    progress(s, "revert", 3, 4);
+    if (!rc)
+        rc = progress(s, "revert", 3, 4, err);
     /* 3. Keys that existed then and not now come back, placed anew. */
     int64_t inserted = 0;
-    for (size_t i = 0; i < fresh->n && !rc; i++)
+    for (size_t i = 0; i < fresh->n && !rc; i++) {
         rc = insert_one(&c, fresh->buf + fresh->v[i].off, fresh->v[i].len, &inserted, err);
+        if (!rc && i % PROGRESS_EVERY == PROGRESS_EVERY - 1)
+            rc = poll(s, err);
+    }
     if (rc)
         goto abort;
     rc = op_commit(&c, op, err);
-    progress(s, "revert", 4, 4);
+    if (!rc) /* done: too late to cancel */
+        progress(s, "revert", 4, 4, NULL);
     goto out;
 abort:
     op_abort(&c);
@@ -1654,7 +1735,12 @@ const char *const *sim_node_names(const sim *s) { return s->cur.names; }
 const place_node *sim_place_nodes(const sim *s) { return s->cur.pn; }
 hasher *sim_hasher(sim *s) { return s->h; }
 int64_t sim_unassigned(const sim *s) { return s->cur.unassigned; }
-int64_t sim_last_op(sim *s) { return store_last_op(s->st); }
+int64_t sim_last_op(sim *s)
+{
+    int64_t v;
+    int rc = store_last_op(s->st, &v, NULL);
+    return rc ? rc : v;
+}
 
 const char *sim_node_name(const sim *s, size_t i, size_t *len)
 {
@@ -1881,6 +1967,8 @@ typedef struct checker {
     size_t size, used;
     int64_t *counted; /* keys seen per node index */
     int64_t unassigned;
+    rs_error *err;
+    uint64_t seen; /* keys checked, for polling */
 } checker;
 
 static void problem(checker *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -1925,7 +2013,7 @@ static int check_placement(void *ud, const store_key *key)
         k->counted[have]++;
     else if (key->node == STORE_NO_NODE)
         k->unassigned++;
-    return 0;
+    return ++k->seen % PROGRESS_EVERY == 0 ? poll(k->s, k->err) : 0;
 }
 
 static int check_gone(void *ud, const store_key *k)
@@ -1961,7 +2049,8 @@ int sim_check(sim *s, int64_t *problems, char *report, size_t report_size, rs_er
     int rc = sim_refresh(s, NULL, err);
     if (rc)
         return rc;
-    checker k = {s, NULL, 0, report, report_size, 0, NULL, 0};
+    checker k = {s, NULL, 0, report, report_size, 0, NULL, 0, err, 0};
+    s->p_what = NULL;
     if ((rc = store_begin_read(s->st, err)))
         return rc;
     k.counted = calloc(s->cur.n + 1, sizeof *k.counted);
@@ -1970,8 +2059,8 @@ int sim_check(sim *s, int64_t *problems, char *report, size_t report_size, rs_er
         goto out;
     }
     /* 1. Every key where the ring says, counters equal to the counts. */
-    progress(s, "check", 0, 3);
-    if ((rc = store_keys_each(s->st, 1, check_placement, &k, err)))
+    if ((rc = progress(s, "check", 0, 3, err)) ||
+        (rc = store_keys_each(s->st, 1, check_placement, &k, err)))
         goto out;
     for (size_t i = 0; i < s->cur.n; i++)
         if (k.counted[i] != s->cur.nodes[i].keys)
@@ -1982,10 +2071,10 @@ int sim_check(sim *s, int64_t *problems, char *report, size_t report_size, rs_er
         problem(&k, "unassigned keys: counter says %lld, %lld are stored",
                 (long long)s->cur.unassigned, (long long)k.unassigned);
     /* 2. Replaying the whole log gives the same configuration, nodes, keys. */
-    progress(s, "check", 1, 3);
-    if ((rc = sim_at(s, store_last_op(s->st), &k.snap, err)))
+    int64_t last;
+    if ((rc = progress(s, "check", 1, 3, err)) || (rc = store_last_op(s->st, &last, err)) ||
+        (rc = sim_at(s, last, &k.snap, err)) || (rc = progress(s, "check", 2, 3, err)))
         goto out;
-    progress(s, "check", 2, 3);
     state *x = &s->cur, *y = &k.snap->cur;
     if (memcmp(&x->cfg, &y->cfg, sizeof x->cfg) != 0) {
         char *a = place_config_describe(&x->cfg), *b = place_config_describe(&y->cfg);
@@ -2012,9 +2101,9 @@ int sim_check(sim *s, int64_t *problems, char *report, size_t report_size, rs_er
         if (find_node(x, y->nodes[j].name, y->nodes[j].len) < 0)
             problem(&k, "node \"%s\" is in the log but not stored", y->nodes[j].name);
     diff d = {check_gone, check_fresh, check_both, &k};
-    if ((rc = diff_run(s->st, k.snap->st, &d, err)))
+    if ((rc = diff_run(s, s->st, k.snap->st, &d, err)))
         goto out;
-    progress(s, "check", 3, 3);
+    progress(s, "check", 3, 3, NULL); /* done: too late to cancel */
 out:
     store_end_read(s->st);
     *problems = k.problems;

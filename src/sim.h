@@ -43,9 +43,16 @@ typedef struct sim_str {
     size_t len;
 } sim_str;
 
-/* Called every few thousand keys during long operations; done <= total. */
-typedef void (*sim_progress_fn)(void *ud, const char *what, uint64_t done,
-                                uint64_t total);
+/* Called every few thousand keys (or operations of a replay, or arcs of a
+ * topology change) during long operations -- generate, insert and delete
+ * of long lists, configure, node add and remove, revert, check and time
+ * travel; done <= total.  The same values may come again: between two
+ * counted steps the engine repeats the last report to ask whether to go
+ * on.  A nonzero return cancels the operation: it fails with
+ * RINGSIM_ECANCELED and is rolled back whole.  Runs on the thread of the
+ * operation. */
+typedef int (*sim_progress_fn)(void *ud, const char *what, uint64_t done,
+                               uint64_t total);
 
 /* Open the simulation in the database at path (created when missing). */
 int sim_open(sim **out, const char *path, rs_error *err);
@@ -56,6 +63,10 @@ void sim_close(sim *s);
 int sim_refresh(sim *s, bool *changed, rs_error *err);
 void sim_set_progress(sim *s, sim_progress_fn fn, void *ud);
 store *sim_store(sim *s);
+/* Why the database cannot be written ("the file is not writable: ..."), or
+ * NULL when it can; every operation then fails with RINGSIM_EREADONLY and a
+ * message naming the file and this reason. */
+const char *sim_read_only(const sim *s);
 
 /* ---- operations: each is one transaction; *op receives its id ---- */
 int sim_add_node(sim *s, const char *name, size_t len, double weight, int64_t *op,
@@ -143,6 +154,8 @@ const char *sim_node_name(const sim *s, size_t i, size_t *len);
 /* Stored keys in all, and those with no node. */
 int64_t sim_key_count(const sim *s);
 int64_t sim_unassigned(const sim *s);
+/* The id of the last operation (0 when none), or a negative RINGSIM_E*
+ * code when the log cannot be read. */
 int64_t sim_last_op(sim *s);
 
 /* All nodes ordered by (position, name); *out malloc'd (caller frees). */

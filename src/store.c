@@ -8,11 +8,14 @@
  */
 #include "store.h"
 
+#include <errno.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 
 #define APPLICATION_ID 0x52494E47 /* "RING" */
@@ -114,24 +117,38 @@ struct store {
     sqlite3 *db;
     sqlite3_stmt *q[Q_COUNT];
     bool memory;
+    char *path;          /* as given, for messages */
+    char read_only[200]; /* why writes are refused, "" when they are not */
 };
 
 static int dberr(store *st, rs_error *err, const char *what)
 {
     int e = st && st->db ? sqlite3_extended_errcode(st->db) & 0xff : SQLITE_ERROR;
+    int sys = st && st->db ? sqlite3_system_errno(st->db) : 0;
     const char *m = st && st->db ? sqlite3_errmsg(st->db) : "cannot open";
+    const char *path = st && st->path ? st->path : "";
     int code = RINGSIM_EDB;
     if (e == SQLITE_BUSY || e == SQLITE_LOCKED)
         return rs_fail(err, RINGSIM_EBUSY,
                        "database is locked by another process (%s); try again", what);
     if (e == SQLITE_READONLY)
-        return rs_fail(err, RINGSIM_EREADONLY, "database is read-only (%s)", what);
+        return rs_fail(err, RINGSIM_EREADONLY, "database %s is read-only: %s (%s)", path,
+                       st->read_only[0] ? st->read_only : m, what);
+    /* A full disk, a file over RLIMIT_FSIZE or a quota, or the page cap. */
+    if (e == SQLITE_FULL ||
+        (e == SQLITE_IOERR && (sys == ENOSPC || sys == EFBIG || sys == EDQUOT)))
+        return rs_fail(err, RINGSIM_EFULL,
+                       "disk full: database %s cannot grow (%s); nothing was changed, "
+                       "reads still work, free some space and try again",
+                       path, what);
     if (e == SQLITE_NOTADB)
-        return rs_fail(err, RINGSIM_ENOTDB, "file is not a ringsim database");
+        return rs_fail(err, RINGSIM_ENOTDB, "%s is not a ringsim database", path);
+    if (e == SQLITE_CORRUPT)
+        return rs_fail(err, RINGSIM_ENOTDB, "database %s is damaged (%s: %s)", path, what, m);
     if (e == SQLITE_NOMEM)
         code = RINGSIM_ENOMEM;
     if (e == SQLITE_CANTOPEN)
-        return rs_fail(err, RINGSIM_EDB, "cannot open the database (%s)", m);
+        return rs_fail(err, RINGSIM_EDB, "cannot open database %s (%s)", path, m);
     return rs_fail(err, code, "database error in %s: %s", what, m);
 }
 
@@ -165,6 +182,21 @@ static int exec(store *st, const char *text, rs_error *err, const char *what)
     if (sqlite3_exec(st->db, text, NULL, NULL, NULL) != SQLITE_OK)
         return dberr(st, err, what);
     return 0;
+}
+
+/* One integer from a cached one-row query; 0 or a negative code. */
+static int one_int(store *st, sqlite3_stmt *s, int64_t *out, rs_error *err,
+                   const char *what)
+{
+    *out = 0;
+    if (!s)
+        return dberr(st, err, what);
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW)
+        *out = sqlite3_column_int64(s, 0);
+    rc = rc == SQLITE_ROW ? 0 : dberr(st, err, what);
+    sqlite3_reset(s);
+    return rc;
 }
 
 static int pragma_int(store *st, const char *text, int64_t *out)
@@ -203,6 +235,10 @@ static int setup_schema(store *st, rs_error *err)
                        (long long)version, STORE_SCHEMA_VERSION);
     if (version == STORE_SCHEMA_VERSION)
         return 0;
+    if (st->read_only[0])
+        return rs_fail(err, RINGSIM_EREADONLY, "database %s is read-only and needs %s: %s",
+                       st->path, version ? "a schema upgrade" : "its tables created",
+                       st->read_only);
     int rc = exec(st, "BEGIN IMMEDIATE", err, "upgrading the schema");
     if (rc)
         return rc;
@@ -228,37 +264,128 @@ fail:
     return rc;
 }
 
-int store_open(store **out, const char *path, rs_error *err)
+/* Before opening a file: refuse a folder, and find out whether writes are
+ * possible.  A file we may not write, or whose folder we may not write
+ * (WAL needs its -wal and -shm files there), is opened read-only with the
+ * reason kept for messages.  Root passes access() whatever the modes. */
+static int probe_file(store *st, const char *path, rs_error *err)
 {
-    *out = NULL;
-    store *st = calloc(1, sizeof *st);
-    if (!st)
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path))
+                      : strdup(".");
+    if (!dir)
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-    /* ":memory:" lives in RAM; "" is SQLite's private temporary file, whose
-     * memory use the page cache bounds (time-travel snapshots use it). */
-    st->memory = strcmp(path, ":memory:") == 0 || path[0] == '\0';
-    int rc;
-    if (sqlite3_open_v2(path, &st->db,
-                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                        NULL) != SQLITE_OK) {
-        rc = rs_fail(err, RINGSIM_EDB, "cannot open database %s: %s", path,
-                     st->db ? sqlite3_errmsg(st->db) : "out of memory");
-        goto fail;
+    int rc = 0;
+    struct stat sb;
+    if (stat(path, &sb) == 0) {
+        if (S_ISDIR(sb.st_mode))
+            rc = rs_fail(err, RINGSIM_ENOTDB, "%s is a folder, not a database file", path);
+        else if (access(path, R_OK) != 0)
+            rc = rs_fail(err, RINGSIM_EDB, "cannot read database %s: %s", path,
+                         strerror(errno));
+        else if (access(path, W_OK) != 0)
+            snprintf(st->read_only, sizeof st->read_only, "the file is not writable (%s)",
+                     strerror(errno));
+        else if (access(dir, W_OK | X_OK) != 0)
+            snprintf(st->read_only, sizeof st->read_only,
+                     "its folder %s is not writable (%s)", dir, strerror(errno));
+    } else if (errno != ENOENT) {
+        rc = rs_fail(err, RINGSIM_EDB, "cannot open database %s: %s", path, strerror(errno));
+    } else if (access(dir, W_OK | X_OK) != 0) {
+        rc = rs_fail(err, errno == ENOENT ? RINGSIM_EDB : RINGSIM_EREADONLY,
+                     "cannot create database %s: folder %s: %s", path, dir, strerror(errno));
     }
+    free(dir);
+    return rc;
+}
+
+/* "file:" URI of a path, for SQLite's URI parameters. */
+static char *file_uri(const char *path, const char *query)
+{
+    size_t n = strlen(path);
+    char *u = malloc(5 + 3 * n + strlen(query) + 1), *o = u;
+    if (!u)
+        return NULL;
+    o += sprintf(o, "file:");
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+        o += *p == '%' || *p == '?' || *p == '#' || *p < 0x20 || *p >= 0x7F
+                 ? sprintf(o, "%%%02X", *p)
+                 : sprintf(o, "%c", *p);
+    strcpy(o, query);
+    return u;
+}
+
+static int open_db(store *st, const char *name, int flags, rs_error *err)
+{
+    sqlite3_close(st->db);
+    st->db = NULL;
+    if (sqlite3_open_v2(name, &st->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
+        return rs_fail(err, RINGSIM_EDB, "cannot open database %s: %s", st->path,
+                       st->db ? sqlite3_errmsg(st->db) : "out of memory");
     /* Wait for another process's operation (a big key generation) rather
      * than failing at once. */
     sqlite3_busy_timeout(st->db, 30000);
     sqlite3_extended_result_codes(st->db, 1);
+    return 0;
+}
+
+int store_open(store **out, const char *path, rs_error *err)
+{
+    *out = NULL;
+    store *st = calloc(1, sizeof *st);
+    if (!st || !(st->path = strdup(path))) {
+        free(st);
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    }
+    /* ":memory:" lives in RAM; "" is SQLite's private temporary file, whose
+     * memory use the page cache bounds (time-travel snapshots use it). */
+    st->memory = strcmp(path, ":memory:") == 0 || path[0] == '\0';
+    int rc = st->memory ? 0 : probe_file(st, path, err);
+    if (rc || (rc = open_db(st, path,
+                            st->read_only[0] ? SQLITE_OPEN_READONLY
+                                             : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+                            err)))
+        goto fail;
+    if (!st->memory && !st->read_only[0] && sqlite3_db_readonly(st->db, "main") == 1)
+        snprintf(st->read_only, sizeof st->read_only, "SQLite opened the file read-only");
     /* Reading the schema is the first touch of the file: a file that is not
      * SQLite fails here with NOTADB. */
-    if ((rc = setup_schema(st, err)))
+    rc = setup_schema(st, err);
+    int e = rc && st->db ? sqlite3_extended_errcode(st->db) & 0xff : 0;
+    if (rc && st->read_only[0] && (e == SQLITE_READONLY || e == SQLITE_CANTOPEN)) {
+        /* A WAL file whose -shm cannot be created here: read it as an
+         * immutable file (changes by other programs go unseen). */
+        char *uri = file_uri(path, "?immutable=1");
+        rc = uri ? open_db(st, uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, err)
+                 : rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        free(uri);
+        if (!rc) {
+            size_t n = strlen(st->read_only);
+            snprintf(st->read_only + n, sizeof st->read_only - n,
+                     "; changes by other programs are not seen");
+            rc = setup_schema(st, err);
+        }
+    }
+    if (rc)
         goto fail;
-    if (!st->memory && sqlite3_db_readonly(st->db, "main") == 0) {
+    if (!st->memory && !st->read_only[0]) {
         int64_t dummy;
         /* WAL lets readers (the server) run beside a writer (the CLI). */
         if (pragma_int(st, "PRAGMA journal_mode = WAL", &dummy)) {
             rc = dberr(st, err, "switching to WAL");
             goto fail;
+        }
+        /* Test hook (documented in the README): RINGSIM_MAX_PAGES caps the
+         * file at that many pages, so that "disk full" can be tested
+         * without filling a disk. */
+        const char *cap = getenv("RINGSIM_MAX_PAGES");
+        if (cap && *cap) {
+            char q[64];
+            snprintf(q, sizeof q, "PRAGMA max_page_count = %lld", strtoll(cap, NULL, 10));
+            if (pragma_int(st, q, &dummy)) {
+                rc = dberr(st, err, "setting max_page_count");
+                goto fail;
+            }
         }
     }
     if ((rc = exec(st,
@@ -269,8 +396,16 @@ int store_open(store **out, const char *path, rs_error *err)
     *out = st;
     return 0;
 fail:
+    /* Leave a file we refuse exactly as it was: no checkpoint on close. */
+    if (st->db)
+        sqlite3_db_config(st->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
     store_close(st);
     return rc;
+}
+
+const char *store_read_only(const store *st)
+{
+    return st->read_only[0] ? st->read_only : NULL;
 }
 
 void store_close(store *st)
@@ -280,13 +415,15 @@ void store_close(store *st)
     for (int i = 0; i < Q_COUNT; i++)
         sqlite3_finalize(st->q[i]);
     sqlite3_close(st->db);
+    free(st->path);
     free(st);
 }
 
 int store_begin(store *st, rs_error *err)
 {
-    if (sqlite3_db_readonly(st->db, "main") == 1)
-        return rs_fail(err, RINGSIM_EREADONLY, "database is read-only");
+    if (st->read_only[0] || sqlite3_db_readonly(st->db, "main") == 1)
+        return rs_fail(err, RINGSIM_EREADONLY, "database %s is read-only: %s", st->path,
+                       st->read_only[0] ? st->read_only : "SQLite opened it read-only");
     return run(st, stmt(st, Q_BEGIN), err, "starting a transaction");
 }
 
@@ -311,15 +448,9 @@ int store_begin_read(store *st, rs_error *err)
 
 void store_end_read(store *st) { store_rollback(st); }
 
-int64_t store_data_version(store *st)
+int store_data_version(store *st, int64_t *out, rs_error *err)
 {
-    sqlite3_stmt *s = stmt(st, Q_DATA_VERSION);
-    int64_t v = -1;
-    if (s && sqlite3_step(s) == SQLITE_ROW)
-        v = sqlite3_column_int64(s, 0);
-    if (s)
-        sqlite3_reset(s);
-    return v;
+    return one_int(st, stmt(st, Q_DATA_VERSION), out, err, "reading the data version");
 }
 
 static char *dup_text(sqlite3_stmt *s, int col)
@@ -902,28 +1033,17 @@ int store_ops_each(store *st, int64_t after, int64_t limit, store_op_fn fn, void
     return r;
 }
 
-int64_t store_op_base(store *st, int64_t upto)
+int store_op_base(store *st, int64_t upto, int64_t *out, rs_error *err)
 {
     sqlite3_stmt *s = stmt(st, Q_OP_BASE);
-    int64_t v = 0;
-    if (s) {
+    if (s)
         sqlite3_bind_int64(s, 1, upto);
-        if (sqlite3_step(s) == SQLITE_ROW)
-            v = sqlite3_column_int64(s, 0);
-        sqlite3_reset(s);
-    }
-    return v;
+    return one_int(st, s, out, err, "reading the log");
 }
 
-int64_t store_last_op(store *st)
+int store_last_op(store *st, int64_t *out, rs_error *err)
 {
-    sqlite3_stmt *s = stmt(st, Q_OP_LAST);
-    int64_t v = 0;
-    if (s && sqlite3_step(s) == SQLITE_ROW)
-        v = sqlite3_column_int64(s, 0);
-    if (s)
-        sqlite3_reset(s);
-    return v;
+    return one_int(st, stmt(st, Q_OP_LAST), out, err, "reading the log");
 }
 
 int store_op_keys_each(store *st, int64_t op, store_str_fn fn, void *ud, rs_error *err)
@@ -953,14 +1073,15 @@ int store_moves_page(store *st, int64_t op, int64_t offset, int64_t limit,
     if (!s)
         return dberr(st, err, "reading moves");
     sqlite3_bind_int64(s, 1, op);
-    *total = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
-    sqlite3_reset(s);
+    int rc = one_int(st, s, total, err, "reading moves");
+    if (rc)
+        return rc;
     if (!(s = stmt(st, Q_MOVES)))
         return dberr(st, err, "reading moves");
     sqlite3_bind_int64(s, 1, op);
     sqlite3_bind_int64(s, 2, limit);
     sqlite3_bind_int64(s, 3, offset);
-    int rc, r = 0;
+    int r = 0;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         r = fn(ud, (const char *)sqlite3_column_text(s, 0),
                (const char *)sqlite3_column_text(s, 1),

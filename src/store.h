@@ -31,10 +31,18 @@ typedef struct store store;
 
 /* Open (creating when missing) a database; ":memory:" for a private one in
  * RAM, "" for a private temporary file (bounded memory).
- * Refuses files that are not ringsim databases (RINGSIM_ENOTDB). */
+ * Refuses folders, files that are not ringsim databases and damaged ones
+ * (RINGSIM_ENOTDB), leaving them untouched.  A file that cannot be written
+ * (it or its folder is not writable) is opened read-only: see
+ * store_read_only.  Test hook: the environment variable RINGSIM_MAX_PAGES
+ * caps the file at that many pages (PRAGMA max_page_count), so that a
+ * full disk can be tested without filling one. */
 int store_open(store **out, const char *path, rs_error *err);
 /* Accepts NULL; finalizes every statement. */
 void store_close(store *st);
+/* Why writes are refused (the file or its folder is not writable...), or
+ * NULL when they are not; store_begin then fails with RINGSIM_EREADONLY. */
+const char *store_read_only(const store *st);
 
 /* Write transaction (BEGIN IMMEDIATE: takes the write lock at once, waiting
  * up to the busy timeout for other processes). */
@@ -46,7 +54,7 @@ void store_rollback(store *st);
 int store_begin_read(store *st, rs_error *err);
 void store_end_read(store *st);
 /* PRAGMA data_version: changes when another connection commits. */
-int64_t store_data_version(store *st);
+int store_data_version(store *st, int64_t *out, rs_error *err);
 
 /* meta: text values by name; *out is malloc'd (caller frees), NULL when
  * missing. */
@@ -161,9 +169,10 @@ void store_op_clear(store_op *op);
 /* Operations with id > after, at most limit (< 0: all), increasing id. */
 int store_ops_each(store *st, int64_t after, int64_t limit, store_op_fn fn,
                    void *ud, rs_error *err);
-int64_t store_last_op(store *st);
-/* The last reset or revert with id <= upto (0 when none). */
-int64_t store_op_base(store *st, int64_t upto);
+/* The id of the last operation (0 when none) into *out. */
+int store_last_op(store *st, int64_t *out, rs_error *err);
+/* The last reset or revert with id <= upto (0 when none) into *out. */
+int store_op_base(store *st, int64_t upto, int64_t *out, rs_error *err);
 /* The key list of an explicit insert or delete, in request order. */
 typedef int (*store_str_fn)(void *ud, const char *s, size_t len);
 int store_op_keys_each(store *st, int64_t op, store_str_fn fn, void *ud,

@@ -77,6 +77,12 @@ json_t *view_config(sim *s, rs_error *err)
     json_t *o = place_config_json(sim_config(s), false);
     if (o)
         json_object_set_new(o, "algorithms", place_algorithms_json());
+    /* Only a read-only database says so: the shape is otherwise unchanged. */
+    const char *ro = sim_read_only(s);
+    if (o && ro &&
+        (json_object_set_new(o, "read_only", json_true()) ||
+         json_object_set_new(o, "read_only_reason", json_string(ro))))
+        return nomem(err, o);
     return o ? o : nomem(err, NULL);
 }
 

@@ -23,9 +23,6 @@ json_t *view_config(sim *s, rs_error *err);
 json_t *view_stats(sim *s, rs_error *err);
 json_t *view_lookup(sim *s, const char *key, size_t len, rs_error *err);
 json_t *view_key_get(sim *s, const char *key, size_t len, rs_error *err);
-/* One key object from a row of sim_keys_page (NULL when out of memory). */
-json_t *view_key(sim *s, const char *key, size_t len, uint32_t pos, const char *node,
-                 size_t node_len);
 /* {"total", "keys"}; limit < 0 means every key. */
 json_t *view_keys(sim *s, const char *node, size_t node_len, const char *prefix,
                   size_t prefix_len, int64_t offset, int64_t limit, rs_error *err);
@@ -59,5 +56,10 @@ json_t *view_preview(sim *s, view_preview_req *req, rs_error *err);
  * max_keys keys placed (an even sample beyond, said in the answer). */
 json_t *view_compare(sim *s, const char *algorithms, const char *const *params, size_t nparams,
                      uint64_t max_keys, rs_error *err);
+
+/* A stored key: {"key", "position", "node", "coordinate"} and "replicas"
+ * (the preference list) when the configuration keeps more than one copy. */
+json_t *view_key(sim *s, const char *key, size_t len, uint32_t pos, const char *node,
+                 size_t node_len);
 
 #endif

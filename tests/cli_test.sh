@@ -1059,5 +1059,78 @@ rs --db "$DB" check
 if [ "$RC" -eq 0 ] && [ ! -s "$E" ] && grep -qi '^ok' "$O"; then pass; else
     fail "check on 100000 keys: ok, nothing on stderr" "$(ctx check)"; fi
 
+# ===========================================================================
+echo "== 9. version 2: algorithms, parameters, replicas, tokens, preview, compare"
+# ===========================================================================
+DB=$(new_db v2)
+ok "algorithms (table)" algorithms
+if grep -q '^ketama ' "$O" && grep -q '^maglev ' "$O" && grep -q '^cassandra ' "$O"; then pass; else
+    fail "algorithms lists ketama, maglev and cassandra" "$(ctx algorithms)"; fi
+ok "algorithms --json" --json algorithms
+"$BIN" algorithms >"$TMP/alg.txt" 2>/dev/null
+"$BIN" --json algorithms >"$TMP/alg.json" 2>/dev/null
+expect_eq "algorithms table and --json name the same algorithms" \
+    "$(awk 'NR > 1 { print $1 }' "$TMP/alg.txt" | sort | tr '\n' ' ')" \
+    "$(jsval 'return J(A[0]).algorithms.map((a) => a.name).sort().join(" ") + " "' "$TMP/alg.json")"
+for n in 10.0.0.1:11211 10.0.0.2:11211 10.0.0.3:11211 10.0.0.4; do rs --db "$DB" node add "$n"; done
+rs --db "$DB" key gen 2000
+ok "config --algorithm ketama" --db "$DB" config --algorithm ketama
+grep -q 'configure' "$O" || fail "config --algorithm prints the operation" "$(ctx config)"
+rs --db "$DB" --json config
+expect_eq "config --json names ketama, no params" '"ketama"|{}' \
+    "$(jsval 'return JSON.stringify(J(A[0]).algorithm) + "|" + JSON.stringify(J(A[0]).params)' "$O")"
+ok "config --algorithm maglev --param table_size=1009" --db "$DB" config --algorithm maglev --param table_size=1009
+rs --db "$DB" --json config
+expect_eq "maglev's table_size set" 1009 "$(jsval 'return String(J(A[0]).params.table_size)' "$O")"
+refused "maglev has no replicas" "$DB" config --replicas 2
+grep -q 'no replicas' "$E" || fail "the refusal says maglev has no replicas" "$(cat "$E")"
+refused "table_size must be prime" "$DB" config --param table_size=1000
+refused "unknown parameter" "$DB" config --param bogus=1
+usage_err "--param without =" "$DB" config --param table_size
+refused "replicas 0" "$DB" config --algorithm ring --replicas 0
+ok "config --algorithm ring --points 16 --replicas 3" --db "$DB" config --algorithm ring --points 16 --replicas 3
+rs --db "$DB" --json lookup key-1
+expect_eq "lookup: three distinct replicas, owner first" "3|true|true" \
+    "$(jsval 'const j = J(A[0]); return [j.replicas.length, new Set(j.replicas).size === 3, j.replicas[0] === j.node].join("|")' "$O")"
+rs --db "$DB" --json key ls
+expect_eq "key ls --json: every key has three replicas" "true" \
+    "$(jsval 'return String(J(A[0]).keys.every((k) => k.replicas.length === 3 && k.replicas[0] === k.node))' "$O")"
+rs --db "$DB" --json node ls
+expect_eq "node ls --json: owns add up to 3" "3.00" "$(jsval 'return J(A[0]).nodes.reduce((t, n) => t + n.owns, 0).toFixed(2)' "$O")"
+# preview: nothing recorded, and the operation then does what it said
+rs --db "$DB" --json log
+before_ops=$(jsval 'return String(J(A[0]).operations.length)' "$O")
+ok "preview node add" --db "$DB" --json preview node add 10.0.0.9:11211
+cp "$O" "$TMP/preview.json"
+rs --db "$DB" --json log
+expect_eq "preview recorded nothing" "$before_ops" "$(jsval 'return String(J(A[0]).operations.length)' "$O")"
+ok "node add after preview" --db "$DB" --json node add 10.0.0.9:11211
+expect_eq "node add moved what the preview said (keys and replica copies)" \
+    "$(jsval 'const j = J(A[0]); return j.keys_moved + "/" + j.replica_moves' "$TMP/preview.json")" \
+    "$(jsval 'const j = J(A[0]).operation; return j.keys_moved + "/" + j.replica_moves' "$O")"
+ok "preview config (text)" --db "$DB" preview config --algorithm rendezvous
+if grep -q '^would move' "$O" && grep -q 'nothing was changed' "$O"; then pass; else
+    fail "preview prints what would move" "$(ctx preview)"; fi
+usage_err "preview node without add/rm" "$DB" preview node drop x
+ok "compare" --db "$DB" compare --algorithms ring,jump,maglev
+if grep -q '^\* ring' "$O" && grep -q '^  maglev' "$O"; then pass; else fail "compare marks the current algorithm" "$(ctx compare)"; fi
+ok "compare --json" --db "$DB" --json compare
+expect_eq "compare --json: every algorithm, keys counted" "true" \
+    "$(jsval 'const j = J(A[0]); return String(j.results.length >= 9 && j.keys === 2000)' "$O")"
+# cassandra with explicit tokens
+DB=$(new_db cassandra)
+ok "config --algorithm cassandra" --db "$DB" config --algorithm cassandra
+ok "node add --tokens" --db "$DB" node add c1 --tokens=-9223372036854775808,0
+ok "node add --tokens (one)" --db "$DB" node add c2 --tokens 4611686018427387904
+refused "a token another node holds" "$DB" node add c3 --tokens 0
+refused "--tokens not numbers" "$DB" node add c3 --tokens 1,x
+rs --db "$DB" --json node ls
+expect_eq "tokens as signed decimal strings in ring order" '["-9223372036854775808","0"]|["4611686018427387904"]' \
+    "$(jsval 'const n = J(A[0]).nodes; const t = (x) => JSON.stringify(n.find((m) => m.name === x).tokens); return t("c1") + "|" + t("c2")' "$O")"
+rs --db "$DB" key gen 100
+ok "check with explicit tokens" --db "$DB" check
+ok "revert to before the tokens keeps check happy" --db "$DB" revert 2
+ok "check after revert" --db "$DB" check
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]

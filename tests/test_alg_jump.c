@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "alg_jump.h"
@@ -70,6 +71,11 @@ static void test_reference_cpp_values(void **state)
 static void test_no_buckets(void **state)
 {
     (void)state;
+    rs_error err = {0};
+    alg_node one = {"a", 1, 1.0}, two = {"b", 1, 2.0};
+    assert_int_equal(jump_check_weight(&one, &err), 0);
+    assert_int_equal(jump_check_weight(&two, &err), RINGSIM_EPARAM);
+    assert_non_null(strstr(err.msg, "\"b\" has weight 2"));
     assert_int_equal(jump_hash(5, 0), -1);
     assert_int_equal(jump_hash(5, -3), -1);
     assert_int_equal(jump_hash(~0ull, 1), 0);

@@ -27,6 +27,10 @@ static void test_check_probes(void **state)
     assert_non_null(strstr(err.msg, "1 to 1000"));
     assert_int_equal(multiprobe_check_probes(1001, &err), RINGSIM_EPARAM);
     assert_int_equal(multiprobe_check_probes(-5, NULL), RINGSIM_EPARAM);
+    alg_node one = {"a", 1, 1.0}, half = {"h", 1, 0.5};
+    assert_int_equal(multiprobe_check_weight(&one, &err), 0);
+    assert_int_equal(multiprobe_check_weight(&half, &err), RINGSIM_EPARAM);
+    assert_non_null(strstr(err.msg, "\"h\" has weight 0.5"));
 }
 
 /* h1 = bytes 0..3 and h2 = bytes 4..7 | 1 of SHA-256(key), read from the

@@ -85,7 +85,9 @@ static void test_persistence(void **state)
     assert_int_equal(k.pos, 42);
     assert_int_equal(k.node, id);
     assert_int_equal(store_key_find(st, "nope", 4, &k, &err), RINGSIM_ENOTFOUND);
-    assert_int_equal(store_last_op(st), 1);
+    int64_t last;
+    assert_int_equal(store_last_op(st, &last, &err), 0);
+    assert_int_equal(last, 1);
     store_op o;
     assert_int_equal(store_op_get(st, 1, &o, &err), 0);
     assert_string_equal(o.type, "add_node");

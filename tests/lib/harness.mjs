@@ -100,6 +100,8 @@ export function request(port, method, reqPath, opts = {}) {
   return new Promise((resolve, reject) => {
     const h = { Host: `127.0.0.1:${port}`, ...headers };
     let data = null;
+    // Every mutation is labelled JSON, also without a body (issue 6).
+    if (['POST', 'PUT', 'DELETE', 'PATCH'].includes(method) && !('Content-Type' in h)) h['Content-Type'] = 'application/json';
     if (body !== undefined) {
       data = Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
       if (!('Content-Type' in h)) h['Content-Type'] = 'application/json';

@@ -14,9 +14,42 @@ export class ApiError extends Error {
   }
 }
 
+// The access token of a server that listens beyond this machine: it prints
+// http://HOST:PORT/?token=T. The page takes the token from its address once,
+// keeps it for the session (sessionStorage: this tab, until it closes), takes
+// it out of the address bar (history.replaceState) so that it is not
+// bookmarked or shared, and sends it with every request. EventSource cannot
+// send headers, so the event stream carries it as ?token=.
+const TOKEN_KEY = 'ringsim-token';
+
+function takeToken() {
+  try {
+    const url = new URL(window.location.href);
+    const given = url.searchParams.get('token');
+    if (given) {
+      sessionStorage.setItem(TOKEN_KEY, given);
+      url.searchParams.delete('token');
+      history.replaceState(history.state, '', `${url.pathname}${url.search}${url.hash}`);
+    }
+    return sessionStorage.getItem(TOKEN_KEY);
+  } catch {
+    return null; // no window or no storage: no token
+  }
+}
+
+const token = typeof window === 'undefined' ? null : takeToken();
+
+/** The event stream's address, with the token when the server needs one. */
+export function eventsUrl() {
+  return token ? `/api/events?token=${encodeURIComponent(token)}` : '/api/events';
+}
+
 async function request(method, path, body) {
   const init = { method, headers: { Accept: 'application/json' } };
+  // Every mutation is labelled JSON, also without a body: the server refuses
+  // a POST, PUT or DELETE that is not (a cross-site form cannot send it).
   if (method !== 'GET') init.headers['Content-Type'] = 'application/json';
+  if (token) init.headers.Authorization = `Bearer ${token}`;
   if (body !== undefined) init.body = JSON.stringify(body);
   let response;
   try {
@@ -79,5 +112,6 @@ export const api = {
   operations: (after, limit) => request('GET', withQuery('/api/operations', { after, limit })),
   operation: (id, offset) => request('GET', withQuery(`/api/operations/${enc(id)}`, { offset })),
   reset: () => request('POST', '/api/reset'),
+  cancel: () => request('POST', '/api/cancel'),
   revert: (to) => request('POST', '/api/revert', { to }),
 };

@@ -8,7 +8,7 @@
 // one reload. The newest operation is then explained: which keys moved from
 // where to where, animated on the ring for at most MAX_ANIMATED keys.
 
-import { api, ApiError } from './api.js';
+import { api, ApiError, eventsUrl } from './api.js';
 import { $, el, setError, debounce } from './dom.js';
 import {
   describeOperation, formatInt, formatTime, groupMoves, movedSummary, nodeLabel, setNodeOrder, successorIndex,
@@ -752,7 +752,7 @@ let sse = null;
 
 function connect() {
   const c = $('connection');
-  sse = new EventSource('/api/events');
+  sse = new EventSource(eventsUrl());
   sse.addEventListener('open', () => {
     c.dataset.state = 'live';
     c.textContent = 'Live';

@@ -1,0 +1,258 @@
+/*
+ * bench_place.c - the placement algorithms side by side, and what the engine
+ * costs with each, every figure beside a reference measured in the same run.
+ *
+ *   1. The table users choose from: for each algorithm at 10, 100 and 1000
+ *      nodes, the lookup time per key (hash included; median of 5 passes over
+ *      100,000 keys), the build time (median of 5), the layout's memory, and
+ *      the max/mean load of 100 keys per node.
+ *   2. Switching the algorithm at 1M keys / 100 nodes, against generating
+ *      those 1M keys (`key gen 1000000`, the same engine call) in the same
+ *      run.  Goal <= 1.5x.
+ *   3. A node add at 1M keys / 100 nodes against the same at 100k keys /
+ *      10 nodes, for every algorithm whose diff is a set of ranges (about the
+ *      same number of keys moves in both, so the ratio shows whether the
+ *      cost follows the keys that move or the keys stored).  Median of 3;
+ *      the node is removed again between runs.  Goal <= 2x.
+ *
+ * Engine calls run in this process on files in a fresh folder under $TMPDIR
+ * (or /tmp), removed at the end.  About three minutes on two busy cores.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "place.h"
+#include "sim.h"
+
+#define MAXN 1000
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void node_name(char *out, size_t cap, int i)
+{
+    snprintf(out, cap, "10.%d.%d.%d:11211", i / 65536, (i / 256) % 256, i % 256 + 1);
+}
+
+typedef struct nodeset {
+    char names[MAXN][32];
+    place_node v[MAXN];
+} nodeset;
+
+static void nodes_make(nodeset *ns, int n)
+{
+    for (int i = 0; i < n; i++) {
+        node_name(ns->names[i], sizeof ns->names[i], i);
+        ns->v[i] = (place_node){i + 1, ns->names[i], strlen(ns->names[i]), 1, NULL, 0};
+    }
+}
+
+static void config_for(place_config *cfg, const char *alg)
+{
+    place_config_default(cfg);
+    snprintf(cfg->algorithm, sizeof cfg->algorithm, "%s", alg);
+    cfg->param[PP_POINTS_PER_NODE] = 160; /* the ring as people run it */
+}
+
+static void table(const char *const *algs, size_t nalg)
+{
+    printf("1. algorithms side by side (lookup includes the key hash)\n");
+    printf("  %-11s %6s %11s %11s %12s %9s\n", "algorithm", "nodes", "lookup ns", "build ms",
+           "memory", "max/mean");
+    static nodeset ns;
+    nodes_make(&ns, MAXN);
+    hasher *h = hasher_new();
+    enum { KEYS = 100000 };
+    static char key[KEYS][16];
+    static size_t klen[KEYS];
+    for (int i = 0; i < KEYS; i++)
+        klen[i] = (size_t)snprintf(key[i], sizeof key[i], "key-%d", i);
+    static const int sizes[] = {10, 100, 1000};
+    for (size_t a = 0; a < nalg; a++)
+        for (size_t z = 0; z < 3; z++) {
+            int n = sizes[z];
+            place_config cfg;
+            config_for(&cfg, algs[a]);
+            double bt[5], lt[5];
+            placement *p = NULL;
+            rs_error err;
+            for (int r = 0; r < 5; r++) {
+                place_free(p);
+                double t0 = now();
+                if (place_build(&p, h, &cfg, ns.v, (size_t)n, NULL, NULL, &err)) {
+                    printf("  %-11s %6d  %s\n", algs[a], n, err.msg);
+                    p = NULL;
+                    break;
+                }
+                bt[r] = now() - t0;
+            }
+            if (!p)
+                continue;
+            volatile long sink = 0;
+            for (int r = 0; r < 5; r++) {
+                double t0 = now();
+                for (int i = 0; i < KEYS; i++) {
+                    place_key_info k;
+                    place_key(p, h, key[i], klen[i], &k);
+                    sink += k.owner;
+                }
+                lt[r] = (now() - t0) / KEYS * 1e9;
+            }
+            /* max/mean at 100 keys per node */
+            static int64_t count[MAXN];
+            memset(count, 0, sizeof count);
+            char buf[32];
+            for (int i = 0; i < 100 * n; i++) {
+                place_key_info k;
+                size_t l = (size_t)snprintf(buf, sizeof buf, "load-%d", i);
+                place_key(p, h, buf, l, &k);
+                if (k.owner >= 0)
+                    count[k.owner]++;
+            }
+            int64_t mx = 0;
+            for (int i = 0; i < n; i++)
+                mx = count[i] > mx ? count[i] : mx;
+            printf("  %-11s %6d %11.0f %11.3f %12zu %9.2f\n", algs[a], n, median(lt, 5),
+                   median(bt, 5) * 1e3, place_memory_bytes(p), (double)mx / 100.0);
+            place_free(p);
+            (void)sink;
+        }
+    hasher_free(h);
+}
+
+static sim *open_db(const char *dir, const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    sim *s;
+    rs_error err;
+    if (sim_open(&s, path, &err)) {
+        fprintf(stderr, "bench_place: %s\n", err.msg);
+        exit(1);
+    }
+    return s;
+}
+
+static void must(int rc, const rs_error *err, const char *what)
+{
+    if (rc) {
+        fprintf(stderr, "bench_place: %s: %s\n", what, err->msg);
+        exit(1);
+    }
+}
+
+static void populate(sim *s, int nodes, uint64_t keys, double *gen_s)
+{
+    rs_error err;
+    int64_t op, ins, skip;
+    char name[32];
+    for (int i = 0; i < nodes; i++) {
+        node_name(name, sizeof name, i);
+        must(sim_add_node(s, name, strlen(name), 1, &op, &err), &err, "node add");
+    }
+    double t0 = now();
+    must(sim_generate_keys(s, "key-", 4, 0, keys, &ins, &skip, &op, &err), &err, "key gen");
+    if (gen_s)
+        *gen_s = now() - t0;
+}
+
+static double configure(sim *s, const char *alg)
+{
+    place_config cfg;
+    config_for(&cfg, alg);
+    rs_error err;
+    int64_t op;
+    double t0 = now();
+    must(sim_configure(s, &cfg, &op, &err), &err, alg);
+    return now() - t0;
+}
+
+/* Median of 3 node adds (each undone by a remove, not timed). */
+static double node_add(sim *s)
+{
+    double t[3];
+    rs_error err;
+    int64_t op;
+    for (int r = 0; r < 3; r++) {
+        double t0 = now();
+        must(sim_add_node(s, "10.255.255.1:11211", 18, 1, &op, &err), &err, "node add");
+        t[r] = now() - t0;
+        must(sim_remove_node(s, "10.255.255.1:11211", 18, &op, &err), &err, "node rm");
+    }
+    return median(t, 3);
+}
+
+int main(void)
+{
+    static const char *const algs[] = {"ring",  "jump",       "rendezvous", "multiprobe",
+                                       "ketama", "nginx",     "envoy-ring", "maglev",
+                                       "cassandra"};
+    size_t nalg = sizeof algs / sizeof algs[0];
+    table(algs, nalg);
+
+    const char *tmp = getenv("TMPDIR");
+    char dir[256];
+    snprintf(dir, sizeof dir, "%s/bench-place-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    sim *big = open_db(dir, "big.db"), *small = open_db(dir, "small.db");
+    double gen;
+    populate(big, 100, 1000000, &gen);
+    populate(small, 10, 100000, NULL);
+
+    printf("\n2. switching the algorithm at 1M keys / 100 nodes, against key gen 1000000 "
+           "(%.2f s)\n",
+           gen);
+    int met = 0, total = 0;
+    for (size_t a = 1; a < nalg; a++) {
+        double t = configure(big, algs[a]);
+        double r = t / gen;
+        total++;
+        met += r <= 1.5;
+        printf("  ring -> %-11s %7.2f s  %5.2fx  %s\n", algs[a], t, r, r <= 1.5 ? "ok" : "over 1.5x");
+        configure(big, "ring");
+    }
+
+    printf("\n3. node add at 1M keys / 100 nodes against 100k keys / 10 nodes\n");
+    static const char *const ranged[] = {"ring", "ketama", "nginx", "envoy-ring", "maglev",
+                                         "cassandra"};
+    for (size_t a = 0; a < sizeof ranged / sizeof ranged[0]; a++) {
+        configure(big, ranged[a]);
+        configure(small, ranged[a]);
+        double b = node_add(big), m = node_add(small), r = b / m;
+        total++;
+        met += r <= 2.0;
+        printf("  %-11s %8.1f ms  %8.1f ms  %5.2fx  %s\n", ranged[a], b * 1e3, m * 1e3, r,
+               r <= 2.0 ? "ok" : "over 2x");
+    }
+    printf("\ngoals met: %d of %d\n", met, total);
+    sim_close(big);
+    sim_close(small);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "bench_place: could not remove %s\n", dir);
+    return 0;
+}

@@ -1,0 +1,292 @@
+/*
+ * alg_cassandra.c - Murmur3Partitioner tokens and the token ring (see
+ * alg_cassandra.h).
+ *
+ * The hash is written over uint64_t so that every wrap-around is defined C;
+ * Java's signed longs wrap the same way bit for bit.  The ring is sorted
+ * through a scratch array carrying each name (no global comparator
+ * context); equal tokens are then adjacent, which is where the duplicate
+ * rules apply.
+ */
+#include "alg_cassandra.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t rotl64(uint64_t v, int n) { return v << n | v >> (64 - n); }
+
+static uint64_t fmix(uint64_t k)
+{
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdull;
+    k ^= k >> 33;
+    k *= 0xc4ceb9fe1a85ec53ull;
+    k ^= k >> 33;
+    return k;
+}
+
+/* getblock: eight bytes, little-endian, each masked with 0xff. */
+static uint64_t block(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* The tail byte as Java reads it: (long) of a signed byte. */
+static uint64_t tail(const unsigned char *p, int i) { return (uint64_t)(int64_t)(signed char)p[i]; }
+
+int64_t cassandra_murmur3(const void *key, size_t len)
+{
+    const unsigned char *d = key;
+    const uint64_t c1 = 0x87c37b91114253d5ull, c2 = 0x4cf5ad432745937full;
+    uint64_t h1 = 0, h2 = 0; /* seed 0 */
+    size_t nblocks = len >> 4;
+    for (size_t i = 0; i < nblocks; i++) {
+        uint64_t k1 = block(d + 16 * i), k2 = block(d + 16 * i + 8);
+        k1 *= c1;
+        k1 = rotl64(k1, 31);
+        k1 *= c2;
+        h1 ^= k1;
+        h1 = rotl64(h1, 27);
+        h1 += h2;
+        h1 = h1 * 5 + 0x52dce729;
+        k2 *= c2;
+        k2 = rotl64(k2, 33);
+        k2 *= c1;
+        h2 ^= k2;
+        h2 = rotl64(h2, 31);
+        h2 += h1;
+        h2 = h2 * 5 + 0x38495ab5;
+    }
+    const unsigned char *t = d + 16 * nblocks;
+    uint64_t k1 = 0, k2 = 0;
+    switch (len & 15) {
+    case 15: k2 ^= tail(t, 14) << 48; /* fall through */
+    case 14: k2 ^= tail(t, 13) << 40; /* fall through */
+    case 13: k2 ^= tail(t, 12) << 32; /* fall through */
+    case 12: k2 ^= tail(t, 11) << 24; /* fall through */
+    case 11: k2 ^= tail(t, 10) << 16; /* fall through */
+    case 10: k2 ^= tail(t, 9) << 8;   /* fall through */
+    case 9:
+        k2 ^= tail(t, 8);
+        k2 *= c2;
+        k2 = rotl64(k2, 33);
+        k2 *= c1;
+        h2 ^= k2;
+        /* fall through */
+    case 8: k1 ^= tail(t, 7) << 56; /* fall through */
+    case 7: k1 ^= tail(t, 6) << 48; /* fall through */
+    case 6: k1 ^= tail(t, 5) << 40; /* fall through */
+    case 5: k1 ^= tail(t, 4) << 32; /* fall through */
+    case 4: k1 ^= tail(t, 3) << 24; /* fall through */
+    case 3: k1 ^= tail(t, 2) << 16; /* fall through */
+    case 2: k1 ^= tail(t, 1) << 8;  /* fall through */
+    case 1:
+        k1 ^= tail(t, 0);
+        k1 *= c1;
+        k1 = rotl64(k1, 31);
+        k1 *= c2;
+        h1 ^= k1;
+        break;
+    default:
+        break;
+    }
+    h1 ^= (uint64_t)len; /* Java's int length, non-negative */
+    h2 ^= (uint64_t)len;
+    h1 += h2;
+    h2 += h1;
+    h1 = fmix(h1);
+    h2 = fmix(h2);
+    h1 += h2;
+    return (int64_t)h1; /* two's complement on every target */
+}
+
+int64_t cassandra_token(const char *key, size_t len)
+{
+    if (len == 0)
+        return INT64_MIN;
+    int64_t h = cassandra_murmur3(key, len);
+    return h == INT64_MIN ? INT64_MAX : h;
+}
+
+int cassandra_parse_token(const char *s, size_t len, int64_t *out, rs_error *err)
+{
+    size_t i = 0;
+    int neg = 0;
+    if (len > 0 && (s[0] == '-' || s[0] == '+')) {
+        neg = s[0] == '-';
+        i = 1;
+    }
+    if (i == len)
+        goto bad;
+    uint64_t limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX, v = 0;
+    for (; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            goto bad;
+        unsigned d = (unsigned)(s[i] - '0');
+        if (v > (limit - d) / 10)
+            goto bad;
+        v = v * 10 + d;
+    }
+    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+    return 0;
+bad:
+    return rs_fail(err, RINGSIM_EPARAM,
+                   "a cassandra token is a whole number from -9223372036854775808 to "
+                   "9223372036854775807: got \"%.*s\"",
+                   (int)(len > 40 ? 40 : len), s);
+}
+
+int cassandra_check_num_tokens(long long num_tokens, rs_error *err)
+{
+    if (num_tokens < 1 || num_tokens > CASSANDRA_MAX_NUM_TOKENS)
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "cassandra num_tokens must be a whole number from 1 to %d (Cassandra's "
+                       "maximum per node): got %lld",
+                       CASSANDRA_MAX_NUM_TOKENS, num_tokens);
+    return 0;
+}
+
+typedef struct sort_point {
+    uint64_t coord;
+    const char *name;
+    size_t len;
+    uint32_t node, index;
+    int is_explicit;
+} sort_point;
+
+static int cmp_point(const void *a, const void *b)
+{
+    const sort_point *x = a, *y = b;
+    if (x->coord != y->coord)
+        return x->coord < y->coord ? -1 : 1;
+    size_t m = x->len < y->len ? x->len : y->len;
+    int c = memcmp(x->name, y->name, m);
+    if (c)
+        return c;
+    if (x->len != y->len)
+        return x->len < y->len ? -1 : 1;
+    if (x->node != y->node) /* names are unique; never for real nodes */
+        return x->node < y->node ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Tokens node i will hold, or -1 (with err filled) when over the limit. */
+static long tokens_of(const alg_node *node, const cassandra_tokens *ex, uint32_t num_tokens,
+                      rs_error *err)
+{
+    if (ex && ex->count > 0) {
+        if (ex->count > CASSANDRA_MAX_NUM_TOKENS) {
+            rs_fail(err, RINGSIM_EPARAM,
+                    "cassandra nodes hold at most %d tokens: \"%.*s\" lists %zu",
+                    CASSANDRA_MAX_NUM_TOKENS, (int)node->len, node->name, ex->count);
+            return -1;
+        }
+        return (long)ex->count;
+    }
+    double p = round((double)num_tokens * node->weight);
+    if (!(p <= CASSANDRA_MAX_NUM_TOKENS)) {
+        rs_fail(err, RINGSIM_EPARAM,
+                "cassandra nodes hold at most %d tokens: \"%.*s\" would hold %.0f "
+                "(num_tokens %u x weight %g)",
+                CASSANDRA_MAX_NUM_TOKENS, (int)node->len, node->name, p, num_tokens,
+                node->weight);
+        return -1;
+    }
+    return p < 1 ? 1 : (long)p;
+}
+
+int cassandra_ring(const alg_node *nodes, size_t n, const cassandra_tokens *explicit_tokens,
+                   uint32_t num_tokens, alg_point **out, size_t *count, rs_error *err)
+{
+    *out = NULL;
+    *count = 0;
+    size_t total = 0, longest = 0;
+    for (size_t i = 0; i < n; i++) {
+        longest = nodes[i].len > longest ? nodes[i].len : longest;
+        long t = tokens_of(&nodes[i], explicit_tokens ? &explicit_tokens[i] : NULL,
+                           num_tokens, err);
+        if (t < 0)
+            return RINGSIM_EPARAM;
+        total += (size_t)t;
+    }
+    int rc = RINGSIM_ENOMEM;
+    sort_point *sp = malloc((total ? total : 1) * sizeof *sp);
+    alg_point *pts = malloc((total ? total : 1) * sizeof *pts);
+    size_t label_cap = longest + 24; /* "#" and a long's digits */
+    char *label = malloc(label_cap);
+    if (!sp || !pts || !label)
+        goto fail;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        const cassandra_tokens *ex = explicit_tokens ? &explicit_tokens[i] : NULL;
+        const alg_node *nd = &nodes[i];
+        long t = tokens_of(nd, ex, num_tokens, NULL);
+        for (long j = 0; j < t; j++) {
+            int64_t tok;
+            if (ex && ex->count > 0) {
+                tok = ex->tokens[j];
+            } else {
+                memcpy(label, nd->name, nd->len);
+                size_t ll = nd->len;
+                if (j > 0)
+                    ll += (size_t)snprintf(label + ll, label_cap - ll, "#%ld", j);
+                tok = cassandra_token(label, ll);
+            }
+            sp[k++] = (sort_point){alg_from_signed(tok), nd->name, nd->len, (uint32_t)i,
+                                   (uint32_t)j, ex && ex->count > 0};
+        }
+    }
+    qsort(sp, total, sizeof *sp, cmp_point);
+    size_t m = 0;
+    for (size_t i = 0; i < total; i++) {
+        const sort_point *p = &sp[i];
+        if (i > 0 && sp[i - 1].coord == p->coord) {
+            const sort_point *q = &sp[i - 1];
+            if (q->node == p->node && q->is_explicit)
+                continue; /* listed twice by one node: one endpoint per token */
+            if (q->node != p->node && (q->is_explicit || p->is_explicit)) {
+                rc = rs_fail(err, RINGSIM_EPARAM,
+                             "cassandra token %lld is held by both \"%.*s\" and \"%.*s\"; "
+                             "Cassandra refuses a token another node already owns",
+                             (long long)alg_to_signed(p->coord), (int)q->len, q->name,
+                             (int)p->len, p->name);
+                goto fail;
+            }
+        }
+        pts[m++] = (alg_point){p->coord, p->node, p->index};
+    }
+    free(label);
+    free(sp);
+    *out = pts;
+    *count = m;
+    return 0;
+fail:
+    free(label);
+    free(sp);
+    free(pts);
+    return rc == RINGSIM_ENOMEM ? rs_fail(err, rc, "out of memory") : rc;
+}
+
+size_t cassandra_owner(const alg_point *pts, size_t n, int64_t token)
+{
+    return alg_successor(pts, n, alg_from_signed(token));
+}
+
+size_t cassandra_replicas(const alg_point *pts, size_t n, size_t first, uint32_t *out, size_t r)
+{
+    size_t got = 0;
+    for (size_t j = 0; j < n && got < r; j++) {
+        uint32_t node = pts[(first + j) % n].node;
+        size_t s = 0;
+        while (s < got && out[s] != node)
+            s++;
+        if (s == got)
+            out[got++] = node;
+    }
+    return got;
+}

@@ -1,0 +1,668 @@
+// tests/hardening_test.mjs - the server as an attacker and an unlucky client
+// meet it (issue 6): raw sockets for what an HTTP library would not send.
+//
+//   node tests/hardening_test.mjs /path/to/ringsim
+//
+// Plain Node 20, no packages.  Each group starts the real server on
+// 127.0.0.1 with `serve --port 0 --db <fresh temp file>` and small limits
+// from RINGSIM_SERVE_LIMITS (so that timeouts take a second, not ten), and
+// stops it with SIGTERM.  Expected answers come from the specifications, not
+// from the server: RFC 9112 (HTTP/1.1 framing: section 3.2 "A server MUST
+// respond with a 400 to any HTTP/1.1 request message that lacks a Host
+// header field", 6.3 on Content-Length with Transfer-Encoding, 5.2 on
+// obsolete line folding), RFC 9110 (status codes 401, 408, 413, 414, 431
+// from RFC 6585, 503), API.md (the error object, invalid_json,
+// invalid_parameter, not_found) and issue 6 (each limit, the token).  The
+// script ends with "N passed, N failed".
+
+import { spawn, execFile } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+const BIN = path.resolve(process.argv[2] || 'build/ringsim');
+const BIN_BYTES = fs.readFileSync(BIN);
+const ASAN = BIN_BYTES.includes('__asan_init');
+// An engine that cancels long operations has the API's "cancelled" error
+// (RINGSIM_ECANCELED); then a cancelled operation must answer 503 cancelled.
+const CAN_CANCEL = BIN_BYTES.includes('operation cancelled');
+// Keys to generate for an operation that runs a second or more (an engine
+// that cannot cancel runs it to the end; AddressSanitizer makes it about
+// ten times slower).
+const LONG = ASAN ? 25000 : 200000;
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ringsim-hard-'));
+let passed = 0;
+let failed = 0;
+let group = '';
+
+function check(name, cond, detail = '') {
+  if (cond) passed++;
+  else {
+    failed++;
+    console.log(`FAIL [${group}] ${name}${detail ? ' -- ' + detail : ''}`);
+  }
+  return !!cond;
+}
+const eq = (name, got, want) => check(name, got === want, `expected ${JSON.stringify(want)}, got ${JSON.stringify(got)}`);
+
+// ------------------------------------------------------------ the server --
+
+const LIMITS = 'header_timeout_ms=1000,idle_timeout_ms=1500,body_timeout_ms=1500,max_connections=64,max_events=8';
+
+async function start({ args = [], env = {}, limits = LIMITS, db } = {}) {
+  db = db || path.join(fs.mkdtempSync(path.join(tmp, 'g')), 'ringsim.db');
+  const proc = spawn(BIN, ['serve', '--port', '0', '--db', db, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, RINGSIM_TOKEN: '', RINGSIM_SERVE_LIMITS: limits, ...env },
+  });
+  let out = '';
+  let err = '';
+  proc.stderr.on('data', (d) => (err += d));
+  const exited = new Promise((r) => proc.on('exit', (code, sig) => r({ code, sig })));
+  const m = await new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`no start: ${out} ${err}`)), 15000);
+    proc.stdout.on('data', (d) => {
+      out += d;
+      const m = /serving http:\/\/(\S+?):(\d+)\/(\?token=(\S+))? /.exec(out);
+      if (m) {
+        clearTimeout(t);
+        resolve(m);
+      }
+    });
+    proc.on('exit', () => reject(new Error(`exited: ${out} ${err}`)));
+  });
+  const s = {
+    proc, db, port: +m[2], token: m[4], out: () => out, err: () => err, exited,
+    async stop(expectCode = 0) {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+      const r = await Promise.race([exited, sleep(15000).then(() => null)]);
+      check('server stops on SIGTERM', r !== null);
+      if (!r) proc.kill('SIGKILL');
+      else eq('exit status after SIGTERM', r.code, expectCode);
+      check('no sanitizer report', !/Sanitizer|runtime error:/.test(err), err.slice(0, 600));
+    },
+  };
+  return s;
+}
+
+// A raw connection: write bytes, read answers.  parse() takes one complete
+// answer (status line, headers, Content-Length body) off the front.
+class Conn {
+  constructor(port) {
+    this.buf = Buffer.alloc(0);
+    this.closed = false;
+    this.error = null;
+    this.waiters = [];
+    this.sock = net.connect(port, '127.0.0.1');
+    this.ready = new Promise((r, j) => { this.sock.once('connect', r); this.sock.once('error', j); });
+    this.sock.on('data', (d) => { this.buf = Buffer.concat([this.buf, d]); this.wake(); });
+    this.sock.on('close', () => { this.closed = true; this.closedAt = Date.now(); this.wake(); });
+    this.sock.on('error', (e) => { this.error = e; });
+  }
+  wake() { for (const w of this.waiters.splice(0)) w(); }
+  write(b) { return new Promise((r) => this.sock.write(b, () => r())).catch(() => {}); }
+  async until(pred, ms = 5000) {
+    const end = Date.now() + ms;
+    let ok;
+    while (!(ok = pred()) && Date.now() < end) await new Promise((r) => { this.waiters.push(r); setTimeout(r, 50); });
+    return ok;
+  }
+  parse() {
+    const i = this.buf.indexOf('\r\n\r\n');
+    if (i < 0) return null;
+    const head = this.buf.subarray(0, i).toString('latin1').split('\r\n');
+    const m = /^HTTP\/1\.[01] (\d{3})/.exec(head[0]);
+    const headers = {};
+    for (const l of head.slice(1)) { const k = l.indexOf(':'); headers[l.slice(0, k).toLowerCase()] = l.slice(k + 1).trim(); }
+    const status = m ? +m[1] : 0;
+    if (status === 100) { this.buf = this.buf.subarray(i + 4); return { status, headers }; }
+    const len = headers['content-length'] !== undefined ? +headers['content-length'] : null;
+    if (len === null) return { status, headers, body: this.buf.subarray(i + 4).toString(), open: true };
+    if (this.buf.length < i + 4 + len) return null;
+    const body = this.buf.subarray(i + 4, i + 4 + len).toString();
+    this.buf = this.buf.subarray(i + 4 + len);
+    let json;
+    try { json = JSON.parse(body); } catch { json = undefined; }
+    return { status, headers, body, json };
+  }
+  async answer(ms = 5000, headOnly = false) {
+    let a = null;
+    await this.until(() => (a = headOnly ? this.parseHead() : this.parse()) !== null || this.closed, ms);
+    return a || (headOnly ? this.parseHead() : this.parse());
+  }
+  parseHead() { // HEAD answers: headers only, whatever Content-Length says
+    const i = this.buf.indexOf('\r\n\r\n');
+    if (i < 0) return null;
+    const head = this.buf.subarray(0, i).toString('latin1').split('\r\n');
+    this.buf = this.buf.subarray(i + 4);
+    const headers = {};
+    for (const l of head.slice(1)) { const k = l.indexOf(':'); headers[l.slice(0, k).toLowerCase()] = l.slice(k + 1).trim(); }
+    return { status: +head[0].split(' ')[1], headers };
+  }
+  close() { this.sock.destroy(); }
+  end() { this.sock.end(); } // half-close: we send no more, we still read
+}
+
+async function raw(port, bytes, ms = 5000) {
+  const c = new Conn(port);
+  await c.ready;
+  await c.write(bytes);
+  const a = await c.answer(ms);
+  c.close();
+  return a;
+}
+
+function req(port, method, p, { body, type = 'application/json', headers = {}, version = '1.1' } = {}) {
+  const h = { Host: `127.0.0.1:${port}`, ...headers };
+  if (type !== null && body !== undefined) h['Content-Type'] = type;
+  if (body !== undefined) h['Content-Length'] = Buffer.byteLength(body);
+  let s = `${method} ${p} HTTP/${version}\r\n`;
+  for (const [k, v] of Object.entries(h)) if (v !== null) s += `${k}: ${v}\r\n`;
+  return raw(port, Buffer.concat([Buffer.from(s + '\r\n'), Buffer.from(body || '')]));
+}
+const json = (port, method, p, body, headers = {}) =>
+  req(port, method, p, { body: body === undefined ? '' : JSON.stringify(body), headers });
+
+function isError(a, status, code) {
+  return a && a.status === status && a.json && a.json.error && a.json.error.code === code &&
+    typeof a.json.error.message === 'string' && a.json.error.message.length > 0 &&
+    /^application\/json/.test(a.headers['content-type'] || '');
+}
+function expectError(name, a, status, code) {
+  check(`${name}: ${status} ${code}`, isError(a, status, code), a ? `${a.status} ${a.body && a.body.slice(0, 200)}` : 'no answer');
+}
+const lastOp = async (port) => {
+  const a = await req(port, 'GET', '/api/operations?after=0&limit=1000');
+  const ops = a.json.operations;
+  return ops.length ? ops[ops.length - 1].id : 0;
+};
+const rssKiB = (pid) => +/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1];
+const cpuTicks = (pid) => { const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' '); return +f[11] + +f[12]; };
+
+// ---------------------------------------------------------------- groups --
+
+// Issue 6 item 6 and the audit of numbers: a number from a path, a query or
+// a header is plain digits or nothing.
+async function numbers(s) {
+  const p = s.port;
+  eq('setup: an operation exists', (await json(p, 'POST', '/api/nodes', { name: 'n1' })).status, 201);
+  const one = await req(p, 'GET', '/api/operations/1');
+  eq('control: /api/operations/1 is operation 1', one.json && one.json.id, 1);
+  for (const id of ['1%00junk', '1%00', '%001', '+1', '%2B1', '%201', '1%20', '1x', '1.0', '0x1', '-1', '99999999999999999999999', '18446744073709551617'])
+    expectError(`/api/operations/${id}`, await req(p, 'GET', `/api/operations/${id}`), 404, 'not_found');
+  for (const q of ['limit=5%00', 'limit=5%00junk', 'limit=+5', 'limit=%205', 'limit=5%20', 'limit=5x', 'limit=0x5', 'offset=99999999999999999999', 'offset=-0', 'offset=%2D1'])
+    expectError(`/api/keys?${q}`, await req(p, 'GET', `/api/keys?${q}`), 400, 'invalid_parameter');
+  expectError('/api/operations?after=1%00', await req(p, 'GET', '/api/operations?after=1%00'), 400, 'invalid_parameter');
+  expectError('/api/nodes?at=1%00junk', await req(p, 'GET', '/api/nodes?at=1%00junk'), 400, 'invalid_parameter');
+  expectError('/api/density?bins=3%00', await req(p, 'GET', '/api/density?bins=3%00'), 400, 'invalid_parameter');
+  expectError('/api/operations/1?offset=1e3', await req(p, 'GET', '/api/operations/1?offset=1e3'), 400, 'invalid_parameter');
+  eq('control: /api/keys?limit=5', (await req(p, 'GET', '/api/keys?limit=5')).status, 200);
+  // Cassandra tokens are decimal strings: a NUL inside is not the end.
+  for (const t of ['5\u0000junk', ' 5', '+5', '5 ', '9223372036854775808', '-9223372036854775809', '', '-'])
+    expectError(`tokens [${JSON.stringify(t)}]`, await json(p, 'POST', '/api/nodes', { name: 'tk', tokens: [t] }), 400, 'invalid_parameter');
+  expectError('the refused tokens added no node', await req(p, 'GET', '/api/nodes/tk'), 404, 'not_found');
+  // Last-Event-ID with junk: a stream from now, not from "1".
+  const c = new Conn(p);
+  await c.ready;
+  await c.write(`GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nLast-Event-ID: 0%00\r\n\r\n`);
+  await c.until(() => /retry:/.test(c.buf.toString()), 3000);
+  await sleep(300);
+  check('Last-Event-ID "0%00" replays nothing', !/event: operation/.test(c.buf.toString()), c.buf.toString().slice(0, 300));
+  c.close();
+}
+
+// HTTP framing (RFC 9112) and the bounded buffers.
+async function framing(s) {
+  const p = s.port;
+  const noHost = await raw(p, 'GET /api/stats HTTP/1.1\r\n\r\n');
+  expectError('HTTP/1.1 without Host', noHost, 400, 'bad_request');
+  eq('HTTP/1.1 without Host: connection closed', noHost && noHost.headers.connection, 'close');
+  eq('control: HTTP/1.0 without Host is served', (await raw(p, 'GET /api/stats HTTP/1.0\r\n\r\n')).status, 200);
+  expectError('two Host fields', await raw(p, `GET /api/stats HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nHost: evil.example\r\n\r\n`), 400, 'bad_request');
+  expectError('Content-Length and Transfer-Encoding', await raw(p, `POST /api/nodes HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Type: application/json\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`), 400, 'bad_request');
+  expectError('two Content-Length fields', await raw(p, `POST /api/nodes HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}`), 400, 'bad_request');
+  expectError('Content-Length: +2', await raw(p, `POST /api/nodes HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Length: +2\r\n\r\n{}`), 400, 'bad_request');
+  expectError('folded header line', await raw(p, `GET /api/stats HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nX-A: a\r\n b\r\n\r\n`), 400, 'bad_request');
+  expectError('space before the colon', await raw(p, `GET /api/stats HTTP/1.1\r\nHost : 127.0.0.1:${p}\r\n\r\n`), 400, 'bad_request');
+  expectError('NUL in a header value', await raw(p, `GET /api/stats HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nX-A: a\0b\r\n\r\n`), 400, 'bad_request');
+  expectError('HTTP/2.0 request line', await raw(p, 'GET /api/stats HTTP/2.0\r\n\r\n'), 400, 'bad_request');
+  expectError('Transfer-Encoding: gzip', await raw(p, `POST /api/nodes HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nTransfer-Encoding: gzip\r\n\r\n`), 400, 'bad_request');
+  eq('control: bare LF line ends are accepted (RFC 9112 2.2)', (await raw(p, `GET /api/stats HTTP/1.1\nHost: 127.0.0.1:${p}\n\n`)).status, 200);
+  // chunked body, pipelining, HEAD, Expect: 100-continue
+  const chunked = await raw(p, `POST /api/keys HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n4;ext=1\r\n{"ke\r\nC\r\ny":"chunky"}\r\n0\r\nX-Trailer: x\r\n\r\n`);
+  eq('chunked body: key inserted', chunked && chunked.status, 201);
+  const c = new Conn(p);
+  await c.ready;
+  await c.write(`GET /api/keys/chunky HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\n\r\nGET /api/stats HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\n\r\nHEAD /api/stats HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\n\r\n`);
+  const a1 = await c.answer(), a2 = await c.answer(), a3 = await c.answer(5000, true);
+  eq('pipelined: first answer is the key', a1 && a1.json && a1.json.key, 'chunky');
+  eq('pipelined: second answer is the stats', a2 && a2.json && a2.json.keys, 1);
+  eq('HEAD: Content-Length of the GET', a3 && a3.headers['content-length'], a2 && String(Buffer.byteLength(a2.body)));
+  await sleep(200);
+  eq('HEAD: no body follows', c.buf.length, 0);
+  c.close();
+  const e = new Conn(p);
+  await e.ready;
+  await e.write(`POST /api/keys HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Type: application/json\r\nContent-Length: 16\r\nExpect: 100-continue\r\n\r\n`);
+  const cont = await e.answer();
+  eq('Expect: 100-continue gets 100 before the body', cont && cont.status, 100);
+  await e.write('{"key":"expect"}');
+  eq('... and the answer after it', (await e.answer()).status, 201);
+  e.close();
+
+  // A client that shuts its side after the request still gets the answer.
+  for (const [what, text] of [['a read', `GET /api/stats HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\n\r\n`],
+    ['an operation', `POST /api/keys HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Type: application/json\r\nContent-Length: 17\r\n\r\n{"key":"halfway"}`]]) {
+    const hc = new Conn(p);
+    await hc.ready;
+    await hc.write(text);
+    hc.end();
+    const ha = await hc.answer();
+    check(`half-closed client, ${what}: answered`, ha && (ha.status === 200 || ha.status === 201), ha ? String(ha.status) : 'no answer');
+    hc.close();
+  }
+
+  // Bounded buffers: the head (431), the target (414), names of 255 bytes
+  // percent-encoded (765 bytes in the URL) pass to the API's own checks.
+  expectError('a 40 KiB header value', await raw(p, `GET /api/stats HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nX-Big: ${'a'.repeat(40 * 1024)}\r\n\r\n`), 431, 'headers_too_large');
+  expectError('a 64 KiB header value', await raw(p, `GET /api/stats HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nCookie: ${'c'.repeat(64 * 1024)}\r\n\r\n`), 431, 'headers_too_large');
+  expectError('101 header fields', await raw(p, `GET /api/stats HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\n${'X-A: 1\r\n'.repeat(100)}\r\n`), 431, 'headers_too_large');
+  expectError('a 9 KiB target', await req(p, 'GET', `/api/keys?prefix=${'p'.repeat(9 * 1024)}`), 414, 'uri_too_long');
+  const n255 = encodeURIComponent('é'.repeat(127) + 'x');
+  eq('a 255-byte name, percent-encoded: the API answers (404)', (await req(p, 'GET', `/api/nodes/${n255}`)).status, 404);
+  expectError('a 256-byte name', await req(p, 'GET', `/api/nodes/${n255}x`), 400, 'invalid_name');
+  eq('a 255-byte prefix (issue 6 item 1)', (await req(p, 'GET', `/api/keys?prefix=${n255}`)).status, 200);
+  expectError('a 256-byte prefix', await req(p, 'GET', `/api/keys?prefix=${n255}x`), 400, 'invalid_parameter');
+  expectError('a 2000-byte prefix', await req(p, 'GET', `/api/keys?prefix=${'%41'.repeat(2000)}`), 400, 'invalid_parameter');
+  expectError('a prefix with a NUL', await req(p, 'GET', '/api/keys?prefix=a%00'), 400, 'invalid_parameter');
+  expectError('a lone % in the path', await req(p, 'GET', '/api/nodes/100%'), 400, 'bad_request');
+  eq('the server still answers', (await req(p, 'GET', '/api/stats')).status, 200);
+}
+
+// Issue 6: "Idle connections and slow senders (one header byte a second)
+// are never closed today".  header_timeout_ms=1000, idle_timeout_ms=1500.
+async function slow(s) {
+  const p = s.port;
+  // The four cases run side by side: each waits for its own timeout.
+  const slowHead = async () => {
+    const c = new Conn(p);
+    await c.ready;
+    const t0 = Date.now();
+    const text = `GET /api/stats HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nX-Slow: ${'a'.repeat(40)}\r\n\r\n`;
+    for (let i = 0; i < text.length && !c.closed; i++) {
+      await c.write(text[i]);
+      await sleep(250);
+    }
+    const a = c.parse();
+    check('slow head: closed before it was complete', c.closed && Date.now() - t0 < 6000, `closed=${c.closed} after ${Date.now() - t0} ms`);
+    expectError('slow head: answered', a, 408, 'request_timeout');
+    check('slow head: closed within 1 to 3 s', c.closedAt - t0 >= 900 && c.closedAt - t0 < 3000, `${c.closedAt - t0} ms`);
+  };
+  const silent = async () => {
+    const idle = new Conn(p);
+    await idle.ready;
+    const t1 = Date.now();
+    await idle.until(() => idle.closed, 5000);
+    check('a connection that sends nothing is closed (1 s)', idle.closed && Date.now() - t1 < 3000, `${Date.now() - t1} ms`);
+    eq('... without an answer', idle.buf.length, 0);
+  };
+  const keepAlive = async () => {
+    const ka = new Conn(p);
+    await ka.ready;
+    await ka.write(`GET /api/stats HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\n\r\n`);
+    eq('keep-alive: first answer', (await ka.answer()).status, 200);
+    const t2 = Date.now();
+    await ka.until(() => ka.closed, 5000);
+    check('keep-alive: closed after the idle timeout (1.5 s)', ka.closed && Date.now() - t2 >= 1300 && Date.now() - t2 < 3500, `${Date.now() - t2} ms`);
+  };
+  const slowBody = async () => { // body_timeout_ms=1500
+    const b = new Conn(p);
+    await b.ready;
+    await b.write(`POST /api/keys HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"key":`);
+    const t3 = Date.now();
+    const ba = await b.answer(6000);
+    expectError('a body that stops coming', ba, 408, 'request_timeout');
+    check('... within the body timeout (1.5 s)', Date.now() - t3 >= 1200 && Date.now() - t3 < 4000, `${Date.now() - t3} ms`);
+    b.close();
+  };
+  await Promise.all([slowHead(), silent(), keepAlive(), slowBody()]);
+}
+
+// Bodies: 16 MiB enforced while reading, 413 with the API's error whatever
+// the size, memory given back after aborted uploads.
+async function bodies(s) {
+  const p = s.port;
+  const MiB = 1024 * 1024;
+  const head = (len) => `POST /api/keys HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Type: application/json\r\nContent-Length: ${len}\r\n\r\n`;
+  for (const len of [16 * MiB + 1, 1024 * MiB, 2 ** 53, '99999999999999999999']) {
+    const c = new Conn(p);
+    await c.ready;
+    await c.write(head(len)); // the head only: the answer must not wait for the body
+    const a = await c.answer(3000);
+    expectError(`Content-Length ${len}, before any body byte`, a, 413, 'payload_too_large');
+    c.close();
+  }
+  const x = new Conn(p);
+  await x.ready;
+  await x.write(head(17 * MiB).replace('\r\n\r\n', '\r\nExpect: 100-continue\r\n\r\n'));
+  const xa = await x.answer(3000);
+  expectError('Expect: 100-continue with 17 MiB: 413 instead of 100', xa, 413, 'payload_too_large');
+  x.close();
+  // A chunked body has no length up front: refused when it passes 16 MiB.
+  const c = new Conn(p);
+  await c.ready;
+  await c.write(`POST /api/keys HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`);
+  const piece = Buffer.alloc(MiB, 0x20);
+  for (let i = 0; i < 17 && !c.closed; i++)
+    await c.write(Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n')]));
+  // 17 MiB sent and no last chunk: the refusal cannot wait for the end.
+  const ca = await c.answer(5000);
+  expectError('a chunked body past 16 MiB, before its end', ca, 413, 'payload_too_large');
+  c.close();
+
+  // Eight unfinished uploads of 10 MiB (of 16 declared), then gone: the
+  // memory comes back.
+  const base = rssKiB(s.proc.pid);
+  const ups = [];
+  for (let i = 0; i < 8; i++) {
+    const u = new Conn(p);
+    await u.ready;
+    await u.write(head(16 * MiB));
+    for (let k = 0; k < 10; k++) await u.write(piece);
+    ups.push(u);
+  }
+  await sleep(300);
+  const during = rssKiB(s.proc.pid);
+  // A ninth would pass 128 MiB for all unfinished bodies together.
+  const ninth = new Conn(p);
+  await ninth.ready;
+  await ninth.write(head(16 * MiB) + ' ');
+  expectError('a ninth 16 MiB upload while eight are unfinished', await ninth.answer(3000), 503, 'unavailable');
+  ninth.close();
+  for (const u of ups) u.close();
+  await sleep(500);
+  const after = rssKiB(s.proc.pid);
+  console.log(`  memory: ${base >> 10} MiB before, ${during >> 10} MiB with 8 unfinished uploads, ${after >> 10} MiB after they left${ASAN ? ' (ASan: not compared)' : ''}`);
+  check('the uploads were held while they lasted', during - base > 48 * 1024, `${during - base} KiB`);
+  if (!ASAN) check('memory given back after aborted uploads', after - base < 24 * 1024, `${(after - base) >> 10} MiB kept`);
+  eq('the server still answers', (await req(p, 'GET', '/api/stats')).status, 200);
+  const ok = await json(p, 'POST', '/api/keys', { key: 'after-uploads' });
+  eq('and still takes a body', ok.status, 201);
+}
+
+// Issue 6: "Every mutating request must carry Content-Type:
+// application/json, also with an empty body".
+async function contentTypes(s) {
+  const p = s.port;
+  await json(p, 'POST', '/api/nodes', { name: 'keep-me' });
+  await json(p, 'POST', '/api/keys', { key: 'keep-key' });
+  const before = await lastOp(p);
+  const cases = [
+    ['POST', '/api/reset', null], ['POST', '/api/reset', 'text/plain'], ['POST', '/api/reset', 'application/x-www-form-urlencoded'],
+    ['POST', '/api/reset', 'multipart/form-data; boundary=x'], ['POST', '/api/reset', 'application/jsonx'],
+    ['DELETE', '/api/nodes/keep-me', null], ['DELETE', '/api/keys/keep-key', 'text/plain'],
+    ['PUT', '/api/config', null], ['POST', '/api/revert', 'text/plain'], ['POST', '/api/cancel', null],
+  ];
+  for (const [m, path, type] of cases) {
+    const h = type === null ? {} : { 'Content-Type': type };
+    expectError(`${m} ${path}, empty body, Content-Type ${type}`, await req(p, m, path, { headers: h }), 400, 'invalid_json');
+  }
+  eq('no operation was made', await lastOp(p), before);
+  eq('the node is still there', (await req(p, 'GET', '/api/nodes/keep-me')).status, 200);
+  const r = await req(p, 'POST', '/api/reset', { headers: { 'Content-Type': 'application/json' } });
+  eq('control: POST /api/reset with application/json and no body', r.status, 200);
+  eq('control: charset parameter allowed', (await req(p, 'POST', '/api/cancel', { headers: { 'Content-Type': 'application/json; charset=utf-8' } })).status, 200);
+}
+
+// Issue 6: "a connection cap with a clean refusal"; SSE streams count and
+// have their own cap.  Here max_connections=6, max_events=2.
+async function caps() {
+  const s = await start({ limits: 'max_connections=6,max_events=2,header_timeout_ms=5000,idle_timeout_ms=5000' });
+  const p = s.port;
+  const sse = [];
+  for (let i = 0; i < 2; i++) {
+    const c = new Conn(p);
+    await c.ready;
+    await c.write(`GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\n\r\n`);
+    await c.until(() => /retry:/.test(c.buf.toString()), 3000);
+    sse.push(c);
+  }
+  check('two event streams open', sse.every((c) => /200 OK/.test(c.buf.toString())));
+  expectError('a third event stream', await req(p, 'GET', '/api/events'), 503, 'unavailable');
+  const idle = [];
+  for (let i = 0; i < 4; i++) { const c = new Conn(p); await c.ready; idle.push(c); }
+  await sleep(200);
+  const over = await raw(p, `GET /api/stats HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\n\r\n`);
+  expectError('the 7th connection', over, 503, 'unavailable');
+  eq('... says when to retry', over && over.headers['retry-after'], '1');
+  idle.pop().close();
+  await sleep(200);
+  eq('a connection is taken again once one leaves', (await req(p, 'GET', '/api/stats')).status, 200);
+  for (const c of [...sse, ...idle]) c.close();
+  await s.stop();
+}
+
+// accept() without file descriptors: pause, do not spin, say it once.
+async function noFds() {
+  const db = path.join(fs.mkdtempSync(path.join(tmp, 'g')), 'ringsim.db');
+  // ulimit -n sets the soft and the hard limit, so the server cannot raise it.
+  const proc = spawn('bash', ['-c', `ulimit -n 48 && exec "$0" serve --port 0 --db "$1"`, BIN, db], {
+    stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, RINGSIM_SERVE_LIMITS: 'header_timeout_ms=8000' },
+  });
+  let out = '', err = '';
+  proc.stdout.on('data', (d) => (out += d));
+  proc.stderr.on('data', (d) => (err += d));
+  const exited = new Promise((r) => proc.on('exit', (code) => r(code)));
+  for (let i = 0; i < 100 && !/serving/.test(out); i++) await sleep(50);
+  const port = +/:(\d+)\//.exec(out)[1];
+  const conns = [];
+  for (let i = 0; i < 120; i++) { const c = new Conn(port); conns.push(c); c.ready.catch(() => {}); }
+  await sleep(400);
+  const t0 = cpuTicks(proc.pid);
+  await sleep(1000);
+  const ticks = cpuTicks(proc.pid) - t0; // 100 per CPU second
+  const lines = err.split('\n').filter((l) => /cannot accept/.test(l)).length;
+  check('out of descriptors: not spinning (CPU over 1 s)', ticks < 30, `${ticks} ticks`);
+  eq('out of descriptors: said once', lines, 1);
+  check('refused ones got 503 while descriptors lasted', conns.some((c) => /503 Service Unavailable/.test(c.buf.toString())));
+  for (const c of conns) c.close();
+  await sleep(300);
+  let ok = null;
+  for (let i = 0; i < 20 && !(ok && ok.status === 200); i++) { ok = await raw(port, `GET /api/stats HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`, 2000).catch(() => null); await sleep(100); }
+  eq('descriptors back: served again', ok && ok.status, 200);
+  proc.kill('SIGTERM');
+  eq('exit status', await exited, 0);
+  check('no sanitizer report', !/Sanitizer|runtime error:/.test(err), err.slice(0, 500));
+}
+
+// Issue 6 "Beyond loopback": a token, 401 without it, accepted as a Bearer
+// header or ?token=, compared in constant time (not observable here).
+async function tokens() {
+  group = 'token on loopback';
+  let s = await start({ args: ['--token', 'secret-token-1'] });
+  let p = s.port;
+  eq('the URL carries the token', s.token, 'secret-token-1');
+  const no = await req(p, 'GET', '/api/stats');
+  expectError('no token', no, 401, 'unauthorized');
+  check('401 names the scheme (RFC 9110 11.6.1)', /^Bearer/.test((no && no.headers['www-authenticate']) || ''));
+  for (const t of ['secret-token-2', 'secret-token-', 'secret-token-11', 'SECRET-TOKEN-1', ''])
+    expectError(`wrong token "${t}"`, await req(p, 'GET', '/api/stats', { headers: { Authorization: `Bearer ${t}` } }), 401, 'unauthorized');
+  expectError('token as Basic', await req(p, 'GET', '/api/stats', { headers: { Authorization: 'Basic secret-token-1' } }), 401, 'unauthorized');
+  eq('Authorization: Bearer', (await req(p, 'GET', '/api/stats', { headers: { Authorization: 'Bearer secret-token-1' } })).status, 200);
+  eq('?token=', (await req(p, 'GET', '/api/stats?token=secret-token-1')).status, 200);
+  eq('?token= with other parameters', (await req(p, 'GET', '/api/keys?limit=2&token=secret-token-1')).status, 200);
+  expectError('a mutation without the token', await json(p, 'POST', '/api/reset'), 401, 'unauthorized');
+  eq('a mutation with it', (await json(p, 'POST', '/api/nodes', { name: 'tok' }, { Authorization: 'Bearer secret-token-1' })).status, 201);
+  const ev = new Conn(p);
+  await ev.ready;
+  await ev.write(`GET /api/events?token=secret-token-1 HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\n\r\n`);
+  check('/api/events?token= streams', await ev.until(() => /retry:/.test(ev.buf.toString()), 3000));
+  ev.close();
+  expectError('/api/events without it', await req(p, 'GET', '/api/events'), 401, 'unauthorized');
+  eq('the page itself needs no token (it holds no data)', (await req(p, 'GET', '/')).status, 200);
+  await s.stop();
+
+  group = 'RINGSIM_TOKEN';
+  s = await start({ env: { RINGSIM_TOKEN: 'from-env' } });
+  expectError('no token', await req(s.port, 'GET', '/api/nodes'), 401, 'unauthorized');
+  eq('the token from the environment', (await req(s.port, 'GET', '/api/nodes?token=from-env')).status, 200);
+  await s.stop();
+
+  group = 'beyond loopback';
+  // The server decides by the address it listens on; beyond_loopback=1
+  // makes it treat 127.0.0.1 as any other address, so the test stays off
+  // the network.
+  s = await start({ limits: `${LIMITS},beyond_loopback=1` });
+  p = s.port;
+  check('a token was made and printed: 32 hex digits', /^[0-9a-f]{32}$/.test(s.token || ''), s.out());
+  expectError('no token', await req(p, 'GET', '/api/stats'), 401, 'unauthorized');
+  eq('the printed token', (await req(p, 'GET', '/api/stats', { headers: { Authorization: `Bearer ${s.token}` } })).status, 200);
+  eq('any Host name passes (the token guards)', (await req(p, 'GET', `/api/stats?token=${s.token}`, { headers: { Host: `ringsim.lan:${p}` } })).status, 200);
+  expectError('an Origin that is not the Host', await req(p, 'GET', `/api/stats?token=${s.token}`, { headers: { Origin: 'http://evil.example' } }), 403, 'forbidden');
+  await s.stop();
+  const s2 = await start({ limits: `${LIMITS},beyond_loopback=1` });
+  check('another start, another token', s2.token && s2.token !== s.token);
+  await s2.stop();
+
+  group = 'loopback without a token';
+  s = await start();
+  eq('no token printed', s.token, undefined);
+  eq('served without a token, as before', (await req(s.port, 'GET', '/api/stats')).status, 200);
+  await s.stop();
+  group = 'bad tokens';
+  for (const t of ['', 'has space', 'x'.repeat(300), 'quote"'])
+    await new Promise((resolve) => execFile(BIN, ['serve', '--port', '0', '--db', path.join(tmp, 'bad.db'), '--token', t], { timeout: 5000 }, (e) => {
+      check(`--token ${JSON.stringify(t.slice(0, 20))} refused at start`, e && e.code === 1, e ? String(e.code) : 'started');
+      resolve();
+    }));
+}
+
+// Item 5: an operation the broadcaster cannot read is not skipped.  Another
+// program (sqlite3) appends an operation whose subject is not UTF-8, so that
+// it cannot become JSON; the server must hold the stream there, and send it
+// once the row is repaired -- not jump past it.
+async function broadcaster(s) {
+  const p = s.port;
+  await json(p, 'POST', '/api/nodes', { name: 'b1' });
+  const c = new Conn(p);
+  await c.ready;
+  await c.write(`GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\n\r\n`);
+  await c.until(() => /retry:/.test(c.buf.toString()), 3000);
+  const sql = (q) => new Promise((r) => execFile('sqlite3', ['-cmd', '.timeout 5000', s.db, q], (e, o, er) => r(e ? `ERR ${er}` : o)));
+  const res = await sql("INSERT INTO ops(id, at, type, subject, params, config, keys_moved, moved_from) SELECT id + 1, at, type, CAST(X'FF' AS TEXT), params, config, 0, '[]' FROM ops WHERE id = 1;");
+  check('sqlite3 appended an operation', !/^ERR/.test(res), res);
+  await sleep(800); // four polls
+  check('the unreadable operation is not sent', !/id: 2\n/.test(c.buf.toString()));
+  check('the server says it cannot read it', /cannot read new operations/.test(s.err()), s.err().slice(0, 300));
+  await sql("UPDATE ops SET subject = 'repaired' WHERE id = 2;");
+  check('once readable, operation 2 is sent', await c.until(() => /id: 2\n/.test(c.buf.toString()), 3000), c.buf.toString().slice(-300));
+  check('... as it now reads', /"id":2,[^\n]*"subject":"repaired"/.test(c.buf.toString()));
+  await sql('DELETE FROM ops WHERE id = 2;'); // leave a log that replays
+  c.close();
+}
+
+// Start a long generate on its own connection and return once it runs: the
+// server's first SSE progress event about it has come.
+async function startLong(p, prefix) {
+  const ev = new Conn(p);
+  await ev.ready;
+  await ev.write(`GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\n\r\n`);
+  await ev.until(() => /retry:/.test(ev.buf.toString()), 3000);
+  const c = new Conn(p);
+  await c.ready;
+  const body = JSON.stringify({ generate: { count: LONG, prefix } });
+  await c.write(`POST /api/keys HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+  const running = await ev.until(() => /event: progress/.test(ev.buf.toString()) || c.buf.length > 0, 10000);
+  check('the generate reports progress while it runs', running && c.buf.length === 0, `${c.buf.toString().slice(0, 100)}`);
+  ev.close();
+  return c;
+}
+
+// Graceful stop: SIGTERM while an operation runs; the client gets its
+// answer, the server exits, the database passes `check`.
+async function gracefulStop() {
+  const s = await start({ limits: `${LIMITS},stop_grace_ms=20000` });
+  const p = s.port;
+  const c = await startLong(p, 'key-');
+  const idle = new Conn(p); // an idle client must not hold the stop
+  await idle.ready;
+  const t0 = Date.now();
+  s.proc.kill('SIGTERM');
+  const a = await c.answer(25000);
+  if (CAN_CANCEL) expectError('the running operation was cancelled and answered', a, 503, 'cancelled');
+  else check('the running operation was answered (this engine cannot cancel)', a && a.status === 201, a ? `${a.status} ${a.body.slice(0, 200)}` : 'no answer');
+  console.log(`  SIGTERM during a ${LONG}-key generate: ${a ? a.status : '-'} after ${Date.now() - t0} ms`);
+  const r = await Promise.race([s.exited, sleep(25000).then(() => null)]);
+  eq('exit status after SIGTERM', r && r.code, 0);
+  check('no sanitizer report', !/Sanitizer|runtime error:/.test(s.err()), s.err().slice(0, 600));
+  check('the idle client was closed', idle.closed);
+  const chk = await new Promise((res) => execFile(BIN, ['check', '--json', '--db', s.db], { timeout: 60000 }, (e, o) => res({ code: e ? e.code : 0, o })));
+  eq('check passes after the stop', chk.code, 0);
+  const keys = JSON.parse(chk.o || '{}').keys;
+  eq('the database agrees with the answer', keys, a && a.status === 201 ? LONG : 0);
+}
+
+async function cancelRunning(s) {
+  const p = s.port;
+  const none = await json(p, 'POST', '/api/cancel');
+  eq('POST /api/cancel with nothing running', none.json && none.json.cancelled, false);
+  const before = await lastOp(p);
+  const c = await startLong(p, 'c-');
+  const can = await json(p, 'POST', '/api/cancel');
+  eq('POST /api/cancel while a generate runs', can.json && can.json.cancelled, true);
+  const a = await c.answer(30000);
+  if (CAN_CANCEL) expectError('the cancelled generate', a, 503, 'cancelled');
+  else check('the generate answers (this engine cannot cancel)', a && a.status === 201, a && `${a.status} ${a.body.slice(0, 200)}`);
+  eq('the log agrees with the answer', await lastOp(p), before + (a && a.status === 201 ? 1 : 0));
+  c.close();
+}
+
+// ------------------------------------------------------------------ main --
+
+const t0 = Date.now();
+let tg = Date.now();
+function timing() {
+  if (process.env.HARDENING_TIMES) console.log(`  [${group}] ${Date.now() - tg} ms`);
+  tg = Date.now();
+}
+async function withServer(name, fn, opts) {
+  timing();
+  group = name;
+  const s = await start(opts);
+  try {
+    await fn(s);
+  } catch (e) {
+    check('group ran to the end', false, e && e.stack ? e.stack : String(e));
+  }
+  await s.stop();
+}
+
+try {
+  await withServer('numbers', numbers);
+  await withServer('framing', framing);
+  await withServer('slow clients', slow);
+  await withServer('bodies', bodies, { limits: LIMITS.replace('body_timeout_ms=1500', 'body_timeout_ms=30000') });
+  await withServer('content types', contentTypes);
+  timing();
+  group = 'caps';
+  await caps();
+  timing();
+  group = 'no descriptors';
+  await noFds();
+  timing();
+  await tokens();
+  await withServer('broadcaster', broadcaster);
+  await withServer('cancel', cancelRunning);
+  timing();
+  group = 'graceful stop';
+  await gracefulStop();
+  timing();
+} catch (e) {
+  check('ran to the end', false, e && e.stack ? e.stack : String(e));
+}
+fs.rmSync(tmp, { recursive: true, force: true });
+console.log(`(${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
