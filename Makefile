@@ -7,7 +7,9 @@ PORT     ?= 3000
 DB       ?= ringsim.db
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all build run test test-asan bench bench-load fuzz fuzz-api fuzz-http deps deps-test npm clean
+PREFIX   ?= /usr/local
+
+.PHONY: all build run test install package test-asan bench bench-load fuzz fuzz-api fuzz-http deps deps-test npm clean
 
 all: build
 
@@ -26,6 +28,15 @@ build: deps $(BUILD)/Makefile
 run: build
 	@echo "ringsim: open http://localhost:$(PORT)/ (Ctrl-C stops)"
 	$(BUILD)/ringsim serve --port $(PORT) --db $(DB)
+
+# `make install PREFIX=/usr DESTDIR=/tmp/root`: the binary (with the page),
+# the scenarios, ringsim(1), bash completion and docs/api.md.
+install: build
+	DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"
+
+# A Debian package (CPack) in $(BUILD): ringsim_VERSION_ARCH.deb.
+package: build
+	cmake --build $(BUILD) --target package
 
 node_modules/.package-lock.json: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
