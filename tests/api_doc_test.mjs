@@ -120,7 +120,8 @@ function runCommand(cmd, env, cwd) {
   const r = spawnSync('bash', ['-c', cmd], { env, cwd, encoding: 'utf8', timeout: 60000 });
   let out = r.stdout + r.stderr;
   if (r.status !== 0) out += `${out && !out.endsWith('\n') ? '\n' : ''}[exit status ${r.status}]\n`;
-  return out.replace(/\n$/, '');
+  // CSV ends its records with CRLF; the document shows lines.
+  return out.replace(/\r\n/g, '\n').replace(/\n$/, '');
 }
 
 // ---- main ----
