@@ -523,12 +523,16 @@ static int get_scenario(const api_request *r, json_t **out, rs_error *err)
     return (*out = scenario_file_json(f)) ? 200 : RINGSIM_ENOMEM;
 }
 
-/* GET /api/export/scenario: the history as a scenario file (text/plain). */
+/* GET /api/export/scenario[?at=ID]: the operations that rebuild the state
+ * (now, or right after operation ID) as a scenario file (text/plain). */
 static int get_export(sim *s, const api_request *r, api_answer *a, rs_error *err)
 {
     if (!seg_is(r, 1, "scenario"))
         return rs_fail(err, RINGSIM_ENOTFOUND, "no such export: /api/export/scenario is one");
-    int rc = scenario_export(s, &a->text, &a->text_len, err);
+    int64_t at;
+    int rc = int_param(r, "at", 0, INT64_MAX, -1, &at, err);
+    if (!rc)
+        rc = scenario_export(s, at, &a->text, &a->text_len, err);
     if (rc)
         return rc;
     a->content_type = "text/plain; charset=utf-8";
@@ -684,8 +688,10 @@ void api_respond(sim *s, api_cache *cache, const api_request *r, api_answer *a)
     if (!rc)
         rc = sim_refresh(s, NULL, &err);
     sim *target = s;
-    /* The state endpoints travel in time; the log is history already. */
-    const api_param *at = seg_is(r, 0, "operations") ? NULL : param(r, "at");
+    /* The state endpoints travel in time; the log is history already, and
+     * the export reads the log for itself. */
+    const api_param *at =
+        seg_is(r, 0, "operations") || seg_is(r, 0, "export") ? NULL : param(r, "at");
     if (!rc && at && r->method != API_GET && r->method != API_HEAD)
         rc = rs_fail(&err, RINGSIM_EPARAM, "at= is for reading the past; it cannot change it");
     if (!rc && at) {

@@ -480,7 +480,7 @@ static int face_export(const cmd_line *l, const char *db)
         return refused(&err);
     char *text;
     size_t len;
-    int rc = scenario_export(s, &text, &len, &err);
+    int rc = scenario_export(s, -1, &text, &len, &err);
     sim_close(s);
     if (rc)
         return refused(&err);

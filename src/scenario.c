@@ -1057,7 +1057,7 @@ out:
     return rc;
 }
 
-int scenario_export(sim *s, char **text, size_t *len, rs_error *err)
+int scenario_export(sim *s, int64_t at, char **text, size_t *len, rs_error *err)
 {
     *text = NULL;
     *len = 0;
@@ -1073,6 +1073,10 @@ int scenario_export(sim *s, char **text, size_t *len, rs_error *err)
     place_config start;
     exporter x = {s, {0}, {{0}, {0}, 0}, &ops};
     rc = store_last_op(st, &last, err);
+    if (!rc && at > last)
+        rc = rs_fail(err, RINGSIM_ENOTFOUND, "operation %lld not found", (long long)at);
+    if (!rc && at >= 0)
+        last = at;
     if (!rc)
         rc = recipe(st, last, &ops, &start, err);
     if (!rc)
@@ -1108,13 +1112,22 @@ int scenario_export(sim *s, char **text, size_t *len, rs_error *err)
     }
     for (size_t i = first; !rc && i < ops.n; i++)
         rc = put_op(&x, i, err);
-    if (!rc) {
-        sim_stats ss;
-        sim_stats_get(s, &ss);
-        rc = sb_printf(&x.b, "\nexpect nodes == %lld\nexpect keys == %lld\n", (long long)ss.nodes,
-                       (long long)ss.keys);
-    }
     store_end_read(st);
+    if (!rc) {
+        /* The state's counts close the file: the past one from a replay. */
+        sim *past = NULL;
+        int64_t now = 0;
+        rc = store_last_op(st, &now, err);
+        if (!rc && last != now)
+            rc = sim_at(s, last, &past, err);
+        sim_stats ss;
+        if (!rc) {
+            sim_stats_get(past ? past : s, &ss);
+            rc = sb_printf(&x.b, "\nexpect nodes == %lld\nexpect keys == %lld\n",
+                           (long long)ss.nodes, (long long)ss.keys);
+        }
+        sim_close(past);
+    }
     free(ops.v);
     if (rc) {
         free(x.b.p);

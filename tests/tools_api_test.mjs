@@ -216,6 +216,18 @@ async function exportGroup() {
     // (but for the first line, and the comment of the insert that did nothing)
     const body = (t) => t.split('\n').slice(1).filter((l) => !/^# operation \d+ inserted nothing/.test(l));
     eq('the copy exports the same scenario', body(y.text), body(x.text));
+    // ?at=ID: the recipe of a past state.
+    const past = await a.state(mark);
+    const xp = await a.get(`/api/export/scenario?at=${mark}`);
+    eq('GET /api/export/scenario?at=ID: 200', xp.status, 200);
+    const rp = await b.post('/api/scenarios/run', { text: xp.text });
+    eq('the export of a past state runs (on a server that holds another state)', [rp.status, rp.json.ok], [200, true]);
+    const sp = await b.state();
+    for (const k of ['nodes', 'keys', 'config', 'ring', 'stats']) eq(`the same ${k} as at ${mark}`, sp[k], past[k]);
+    const x0 = await a.get('/api/export/scenario?at=0');
+    check('?at=0: the empty state', x0.status === 200 && /expect nodes == 0\nexpect keys == 0\n$/.test(x0.text), x0.text.slice(-200));
+    const x9 = await a.get('/api/export/scenario?at=9999');
+    eq('?at= past the last operation: 404', [x9.status, x9.json && x9.json.error.code], [404, 'not_found']);
     const e = await a.get('/api/export/other');
     eq('GET /api/export/other: 404', [e.status, e.json.error.code], [404, 'not_found']);
     const p = await a.post('/api/export/scenario', {});
