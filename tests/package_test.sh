@@ -36,7 +36,7 @@ ARCH=$(dpkg --print-architecture)
 ok "cpack -G DEB builds the package" $? "$(tail -n 20 "$TMP/cpack.log")"
 DEB=$TMP/out/ringsim_${VERSION}_${ARCH}.deb
 [ -f "$DEB" ]
-ok "the package is ringsim_${VERSION}_${ARCH}.deb" $? "$(ls -R "$TMP/out" 2>&1 | head)"
+ok "the package is ringsim_${VERSION}_${ARCH}.deb" $? "$(find "$TMP/out" -name '*.deb' 2>&1 | head)"
 
 is "Package" ringsim "$(dpkg-deb -f "$DEB" Package)"
 is "Version" "$VERSION" "$(dpkg-deb -f "$DEB" Version)"

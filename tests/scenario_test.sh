@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2015,SC2016 # pass never fails; '$HOME' and '`cmd`' are keys
 # scenario_test.sh - the command line's scenario files, exports, CSV, help,
 # version and completion.
 #
@@ -308,8 +309,8 @@ same_state() {
 round_trip() {
     local d=$1 db=$2 copy
     copy=$(newdb)
-    "$BIN" --db "$db" export --scenario >"$TMP/x.ringsim" 2>"$E"
-    if [ $? -eq 0 ] && [ ! -s "$E" ]; then pass; else fail "$d: export --scenario" "$(cat "$E")"; fi
+    if "$BIN" --db "$db" export --scenario >"$TMP/x.ringsim" 2>"$E" && [ ! -s "$E" ]; then pass; else
+        fail "$d: export --scenario" "$(cat "$E")"; fi
     rs --db "$copy" run "$TMP/x.ringsim"
     if [ "$RC" -eq 0 ]; then pass; else fail "$d: the export runs on an empty database" "$(ctx run x.ringsim)" "$(head -c 1500 "$TMP/x.ringsim")"; fi
     same_state "$d" "$db" "$copy"
@@ -435,8 +436,8 @@ grep -o '^  [a-z][a-z ]*' "$O" | sed 's/^  //; s/  .*//; s/ *$//' | while read -
     cmd=$(printf '%s\n' "$words" | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[a-z]+$/) printf "%s%s", (i > 1 ? " " : ""), $i; else exit }')
     [ -z "$cmd" ] && continue
     # shellcheck disable=SC2086
-    "$BIN" help $cmd >"$TMP/h.txt" 2>&1
-    if [ $? -eq 0 ] && grep -q "^usage: ringsim $cmd" "$TMP/h.txt"; then echo pass; else echo "FAIL: help $cmd"; fi
+    if "$BIN" help $cmd >"$TMP/h.txt" 2>&1 && grep -q "^usage: ringsim $cmd" "$TMP/h.txt"; then echo pass; else
+        echo "FAIL: help $cmd"; fi
 done >"$TMP/helps"
 expect_eq "help COMMAND works for every command help lists ($(grep -c . "$TMP/helps"))" "" "$(grep FAIL "$TMP/helps")"
 [ "$(grep -c pass "$TMP/helps")" -ge 20 ] && pass || fail "help lists at least 20 commands" "$(cat "$TMP/helps")"
@@ -453,7 +454,7 @@ expect_eq "completion after --algorithm: ringsim algorithms' names" \
 okrs "complete options" complete -- key gen --p
 expect_eq "completion of key gen's options" "--prefix" "$(cat "$O")"
 okrs "complete run --builtin" complete -- run --builtin ""
-expect_eq "completion of built-in scenario names" "$(cd "$SRC/scenarios" && ls -- *.ringsim | sed 's/\.ringsim$//' | paste -sd '|')" "$(paste -sd '|' "$O")"
+expect_eq "completion of built-in scenario names" "$(for f in "$SRC"/scenarios/*.ringsim; do basename "$f" .ringsim; done | paste -sd '|')" "$(paste -sd '|' "$O")"
 
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
