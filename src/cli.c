@@ -124,8 +124,9 @@ static void print_command_help(FILE *out, const cmd_def *d)
     }
 }
 
-static int face_help(const cmd_line *l)
+static int face_help(const cmd_line *l, const char *db)
 {
+    (void)db;
     if (!l->nargs) {
         print_usage(stdout);
         return 0;
@@ -489,8 +490,9 @@ static int face_export(const cmd_line *l, const char *db)
     return 0;
 }
 
-static int face_scenarios(const cmd_line *l)
+static int face_scenarios(const cmd_line *l, const char *db)
 {
+    (void)db;
     if (l->nargs) {
         const scenario_file *f = scenario_file_find(l->args[0], strlen(l->args[0]));
         if (!f) {
@@ -532,7 +534,29 @@ static int face_scenarios(const cmd_line *l)
     return 0;
 }
 
+static int face_serve(const cmd_line *l, const char *db)
+{
+    const char *env_token = getenv("RINGSIM_TOKEN");
+    const char *token = l->opt[CMD_O_TOKEN]        ? l->opt[CMD_O_TOKEN]
+                        : env_token && *env_token ? env_token
+                                                  : NULL;
+    serve_options so = {.db = db, .host = l->opt[CMD_O_HOST], .port = (int)l->port,
+                        .web = l->opt[CMD_O_WEB], .token = token};
+    return api_serve(&so);
+}
+
 /* ---- main ---- */
+
+/* The commands of the table (cmd.h) that have no handler there: they need
+ * the transport or the scenario interpreter, which sit above the table. */
+typedef int (*face_fn)(const cmd_line *l, const char *db);
+static const struct {
+    const char *name;
+    face_fn fn;
+} faces[] = {
+    {"help", face_help},         {"serve", face_serve},         {"run", face_run},
+    {"export", face_export},     {"scenarios", face_scenarios},
+};
 
 int cli_main(int argc, char **argv)
 {
@@ -561,25 +585,14 @@ int cli_main(int argc, char **argv)
         const char *db = l.opt[CMD_O_DB]           ? l.opt[CMD_O_DB]
                          : env_db && *env_db       ? env_db
                                                    : "ringsim.db";
-        const char *n = l.def->name;
-        if (!strcmp(n, "help")) {
-            rc = face_help(&l);
-        } else if (!strcmp(n, "serve")) {
-            const char *env_token = getenv("RINGSIM_TOKEN");
-            const char *token = l.opt[CMD_O_TOKEN]     ? l.opt[CMD_O_TOKEN]
-                                : env_token && *env_token ? env_token
-                                                          : NULL;
-            serve_options so = {.db = db, .host = l.opt[CMD_O_HOST], .port = (int)l.port,
-                                .web = l.opt[CMD_O_WEB], .token = token};
-            rc = api_serve(&so);
-        } else if (!strcmp(n, "run")) {
-            rc = face_run(&l, db);
-        } else if (!strcmp(n, "export")) {
-            rc = face_export(&l, db);
-        } else if (!strcmp(n, "scenarios")) {
-            rc = face_scenarios(&l);
+        face_fn face = NULL;
+        for (size_t i = 0; i < sizeof faces / sizeof faces[0]; i++)
+            if (!strcmp(l.def->name, faces[i].name))
+                face = faces[i].fn;
+        if (face) {
+            rc = face(&l, db);
         } else if (!l.def->run) {
-            rc = CMD_EXIT_USAGE; /* complete, handled above */
+            rc = CMD_EXIT_USAGE; /* complete: handled before parsing */
         } else {
             sim *s = NULL;
             if (!(l.def->flags & CMD_F_NO_DB) && sim_open(&s, db, &err)) {
