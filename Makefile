@@ -69,14 +69,6 @@ bench-load: build
 # Property fuzzing of the engine with libFuzzer (clang): random operation
 # sequences must always pass `check`.  FUZZ_SECONDS bounds the run.
 FUZZ_SECONDS ?= 120
-FUZZ_LIBS = $(shell pkg-config --cflags --libs sqlite3 libcrypto jansson) -lm
-fuzz: deps
-	mkdir -p $(BUILD)/fuzz-corpus
-	clang -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -Isrc -o $(BUILD)/fuzz_sim \
-	  fuzz/fuzz_sim.c src/sim.c src/store.c src/place.c src/ring.c src/names.c src/hash.c \
-	  src/error.c $(FUZZ_LIBS)
-	$(BUILD)/fuzz_sim -max_total_time=$(FUZZ_SECONDS) -max_len=200 $(BUILD)/fuzz-corpus
-
 # The engine with every placement core and the API, without the faces.
 FUZZ_CORE = $(filter-out src/main.c src/cli.c src/http.c,$(wildcard src/*.c)) \
             $(BUILD)/scenario_files.c
@@ -86,6 +78,12 @@ FUZZ_CORE_LIBS = $(shell pkg-config --cflags --libs sqlite3 libcrypto jansson li
 $(BUILD)/scenario_files.c: $(wildcard scenarios/*.ringsim) cmake/embed_scenarios.cmake
 	mkdir -p $(BUILD)
 	cmake -DSCENARIO_DIR=scenarios -DOUT=$@ -P cmake/embed_scenarios.cmake
+
+fuzz: deps $(BUILD)/scenario_files.c
+	mkdir -p $(BUILD)/fuzz-corpus
+	clang -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -Isrc -o $(BUILD)/fuzz_sim \
+	  fuzz/fuzz_sim.c $(FUZZ_CORE) $(FUZZ_CORE_LIBS)
+	$(BUILD)/fuzz_sim -max_total_time=$(FUZZ_SECONDS) -max_len=200 $(BUILD)/fuzz-corpus
 
 # The API's routes and handlers with random requests: never a crash, never
 # an answer that is not 200/201 or a well-formed error object.

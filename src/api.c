@@ -101,6 +101,7 @@ static const route routes[] = {
     {"preview", API_POST, API_WORKER},   {"compare", API_GET, API_WORKER},
     {"scenarios", API_GET, API_LOOP},    {"scenarios/x", API_GET, API_LOOP},
     {"scenarios/x", API_POST, API_WORKER}, {"export/x", API_GET, API_WORKER},
+    {"theory", API_GET, API_WORKER},
 };
 
 static bool path_matches(const api_request *r, const char *path)
@@ -612,6 +613,12 @@ static int dispatch(sim *s, const api_request *r, json_t **out, api_answer *a, r
     }
     if (seg_is(r, 0, "export"))
         return get_export(s, r, a, err);
+    if (seg_is(r, 0, "theory")) {
+        int64_t nodes;
+        if ((rc = int_param(r, "nodes", 0, 1000, 0, &nodes, err)))
+            return rc;
+        return (*out = view_theory(s, nodes, err)) ? 200 : err->code;
+    }
     if (seg_is(r, 0, "cancel")) /* the transport cancels; here nothing runs */
         return (*out = json_pack("{s:b}", "cancelled", 0)) ? 200 : RINGSIM_ENOMEM;
     return rs_fail(err, RINGSIM_ENOTFOUND, "no such API endpoint");

@@ -222,3 +222,89 @@ int compare_run(sim *s, compare_result *res, size_t nres, uint64_t max_keys,
     free(sm.len);
     return rc == RINGSIM_ENOMEM ? rs_fail(err, rc, "out of memory") : rc;
 }
+
+/* ---- theory ---- */
+
+typedef struct synth {
+    char (*names)[32];
+    place_node *v;
+    size_t n;
+} synth;
+
+static int synth_make(synth *sy, size_t n)
+{
+    sy->names = calloc(n + 1, sizeof *sy->names);
+    sy->v = calloc(n + 1, sizeof *sy->v);
+    sy->n = n;
+    if (!sy->names || !sy->v)
+        return RINGSIM_ENOMEM;
+    for (size_t i = 0; i <= n; i++) { /* one more: the joining node */
+        int len = snprintf(sy->names[i], sizeof sy->names[i], "10.%zu.%zu.%zu:11211",
+                           i / 65536, (i / 256) % 256, i % 256 + 1);
+        sy->v[i] = (place_node){(int64_t)i + 1, sy->names[i], (size_t)len, 1, NULL, 0};
+    }
+    return 0;
+}
+
+static void synth_free(synth *sy)
+{
+    free(sy->names);
+    free(sy->v);
+}
+
+/* Fraction of `sample` generated keys whose owner changes when node n
+ * joins nodes 0..n-1 (node indexes are ids minus one in both). */
+static int join_moved(hasher *h, const place_config *cfg, const synth *sy, size_t sample,
+                      double *out, double *structural, rs_error *err)
+{
+    placement *p = NULL, *q = NULL;
+    int rc = place_build(&p, h, cfg, sy->v, sy->n, NULL, NULL, err);
+    if (!rc)
+        rc = place_build(&q, h, cfg, sy->v, sy->n + 1, p, NULL, err);
+    if (!rc) {
+        size_t moved = 0;
+        char key[32];
+        for (size_t i = 0; i < sample; i++) {
+            size_t len = (size_t)snprintf(key, sizeof key, "theory-%zu", i);
+            place_key_info a, b;
+            place_key(p, h, key, len, &a);
+            place_key(q, h, key, len, &b);
+            moved += a.owner != b.owner; /* same indexes: q appends the joiner */
+        }
+        *out = sample ? (double)moved / (double)sample : 0;
+        if (structural)
+            *structural = place_structural_max_over_mean(p);
+    }
+    place_free(p);
+    place_free(q);
+    return rc;
+}
+
+int compare_theory(hasher *h, size_t n, theory_point *pts, size_t npts, theory_alg *algs,
+                   size_t nalgs, size_t sample, rs_error *err)
+{
+    synth sy;
+    if (synth_make(&sy, n)) {
+        synth_free(&sy);
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    }
+    int rc = 0;
+    for (size_t i = 0; !rc && i < npts; i++) {
+        place_config cfg;
+        place_config_default(&cfg);
+        cfg.param[PP_POINTS_PER_NODE] = pts[i].v;
+        pts[i].expected = 1 + sqrt(2 * log((double)n) / (double)pts[i].v);
+        rc = join_moved(h, &cfg, &sy, sample, &pts[i].ring_join_moved, &pts[i].ring, err);
+    }
+    for (size_t i = 0; !rc && i < nalgs; i++) {
+        place_config cfg;
+        place_config_default(&cfg);
+        snprintf(cfg.algorithm, sizeof cfg.algorithm, "%s", algs[i].name);
+        if (!strcmp(cfg.algorithm, "ring"))
+            cfg.param[PP_POINTS_PER_NODE] = 160;
+        algs[i].rc = join_moved(h, &cfg, &sy, sample, &algs[i].join_moved, &algs[i].structural,
+                                &algs[i].err);
+    }
+    synth_free(&sy);
+    return rc;
+}

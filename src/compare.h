@@ -45,4 +45,27 @@ typedef struct compare_sample {
 int compare_run(sim *s, compare_result *res, size_t nres, uint64_t max_keys,
                 compare_sample *info, rs_error *err);
 
+/* ---- theory beside measurement ----
+ * For n nodes of weight 1 (named as every algorithm accepts), the
+ * structural max/mean of the seed's ring at each points_per_node in v[],
+ * beside the expected 1 + sqrt(2 ln n / V); and for every algorithm at its
+ * defaults, its structural max/mean and the fraction of keys a join moves
+ * (measured on `sample` generated keys) beside the ideal 1 / (n + 1). */
+typedef struct theory_point {
+    int64_t v;               /* points per node */
+    double expected, ring;   /* max/mean: formula, measured */
+    double ring_join_moved;  /* fraction of keys a join moves with V points */
+} theory_point;
+
+typedef struct theory_alg {
+    char name[32];
+    int rc; /* nonzero: the algorithm cannot place these nodes (err) */
+    rs_error err;
+    double structural, join_moved;
+} theory_alg;
+
+/* pts[npts] with v set by the caller; algs[nalgs] with name set. */
+int compare_theory(hasher *h, size_t n, theory_point *pts, size_t npts, theory_alg *algs,
+                   size_t nalgs, size_t sample, rs_error *err);
+
 #endif

@@ -575,10 +575,11 @@ void place_owns(const placement *p, uint32_t r, double *owns, size_t n)
         return;
     }
     /* Owner functions with no layout to measure: an even sample of the key
-     * hash space (4096 hashes spread by a mixer), the estimate said in the
-     * catalogue. */
+     * hash space (hashes spread by a mixer, 256 per node, at least 4096 and
+     * at most 2^20), so the noise stays near 1/16 of a node's share. */
     long pref[PLACE_MAX_PREFS];
-    const int S = 4096;
+    size_t want = p->n * 256;
+    const int S = want < 4096 ? 4096 : want > (1u << 20) ? (1 << 20) : (int)want;
     for (int s = 0; s < S; s++) {
         place_key_info k = {0};
         k.hash = place__mix((uint64_t)s * 0x9e3779b97f4a7c15ull);

@@ -474,3 +474,67 @@ json_t *view_compare(sim *s, const char *algorithms, const char *const *params, 
                     : NULL;
     return o ? o : nomem(err, NULL);
 }
+
+/* ---- theory beside measurement ---- */
+
+json_t *view_theory(sim *s, int64_t nodes, rs_error *err)
+{
+    static const int64_t vs[] = {1, 2, 5, 10, 20, 50, 100, 160, 200, 500, 1000};
+    enum { NV = sizeof vs / sizeof vs[0], SAMPLE = 20000 };
+    size_t n = nodes > 0 ? (size_t)nodes : sim_node_count(s);
+    if (n < 2)
+        n = 2;
+    theory_point pts[NV];
+    for (size_t i = 0; i < NV; i++)
+        pts[i] = (theory_point){vs[i], 0, 0, 0};
+    json_t *cat = place_algorithms_json();
+    size_t na = json_array_size(cat);
+    theory_alg *algs = calloc(na + 1, sizeof *algs);
+    if (!cat || !algs) {
+        json_decref(cat);
+        free(algs);
+        return nomem(err, NULL);
+    }
+    for (size_t i = 0; i < na; i++)
+        snprintf(algs[i].name, sizeof algs[i].name, "%s",
+                 json_string_value(json_object_get(json_array_get(cat, i), "name")));
+    json_decref(cat);
+    if (compare_theory(sim_hasher(s), n, pts, NV, algs, na, SAMPLE, err)) {
+        free(algs);
+        return NULL;
+    }
+    json_t *pa = json_array(), *aa = json_array();
+    for (size_t i = 0; pa && i < NV; i++)
+        json_array_append_new(pa, json_pack("{s:I, s:f, s:f, s:f}", "points_per_node",
+                                            (json_int_t)pts[i].v, "expected_max_over_mean",
+                                            pts[i].expected, "ring_max_over_mean", pts[i].ring,
+                                            "ring_join_moved", pts[i].ring_join_moved));
+    for (size_t i = 0; aa && i < na; i++) {
+        json_t *o = json_pack("{s:s}", "algorithm", algs[i].name);
+        if (algs[i].rc)
+            json_object_set_new(o, "error", json_pack("{s:s, s:s}", "code",
+                                                      ringsim_errcode(algs[i].rc), "message",
+                                                      algs[i].err.msg));
+        else {
+            json_object_set_new(o, "structural_max_over_mean", json_real(algs[i].structural));
+            json_object_set_new(o, "join_moved", json_real(algs[i].join_moved));
+        }
+        json_array_append_new(aa, o);
+    }
+    free(algs);
+    /* The sentence a reader takes away, for 160 points (memcached's choice). */
+    const theory_point *p160 = &pts[7];
+    char sentence[300];
+    snprintf(sentence, sizeof sentence,
+             "With %lld points per node, expect the busiest of %zu nodes to hold about %.2fx "
+             "its share (this ring: %.2fx); a join should move 1/%zu = %.1f%% of the keys "
+             "(this ring: %.1f%%).",
+             (long long)p160->v, n, p160->expected, p160->ring, n + 1, 100.0 / (double)(n + 1),
+             100.0 * p160->ring_join_moved);
+    json_t *o = pa && aa ? json_pack("{s:I, s:I, s:f, s:o, s:o, s:s}", "nodes", (json_int_t)n,
+                                     "sample_keys", (json_int_t)SAMPLE, "ideal_join_moved",
+                                     1.0 / (double)(n + 1), "points", pa, "algorithms", aa,
+                                     "sentence", sentence)
+                         : NULL;
+    return o ? o : nomem(err, NULL);
+}

@@ -57,6 +57,11 @@ json_t *view_preview(sim *s, view_preview_req *req, rs_error *err);
 json_t *view_compare(sim *s, const char *algorithms, const char *const *params, size_t nparams,
                      uint64_t max_keys, rs_error *err);
 
+/* GET /api/theory: max/mean against points per node (measured and
+ * 1 + sqrt(2 ln n / V)), and each algorithm's structural balance and join
+ * moves against 1/(n+1), for n nodes (0: the current count, at least 2). */
+json_t *view_theory(sim *s, int64_t nodes, rs_error *err);
+
 /* A stored key: {"key", "position", "node", "coordinate"} and "replicas"
  * (the preference list) when the configuration keeps more than one copy. */
 json_t *view_key(sim *s, const char *key, size_t len, uint32_t pos, const char *node,

@@ -91,7 +91,7 @@ async function setup(s, names, keys, weights = () => 1) {
 async function catalogue(s) {
   const cfg = await s.ok('/api/config');
   const names = cfg.algorithms.map((a) => a.name);
-  for (const want of ['ring', 'jump', 'rendezvous', 'multiprobe', 'ketama', 'nginx', 'envoy-ring', 'maglev', 'cassandra'])
+  for (const want of ['ring', 'jump', 'rendezvous', 'multiprobe', 'ketama', 'nginx', 'envoy-ring', 'maglev', 'cassandra', 'redis'])
     check(`catalogue has ${want}`, names.includes(want), names.join(','));
   for (const a of cfg.algorithms) {
     check(`${a.name}: catalogue fields`, typeof a.title === 'string' && typeof a.space === 'string' && typeof a.key_hash === 'string' && Array.isArray(a.params) && typeof a.weights === 'boolean' && typeof a.replicas === 'boolean', JSON.stringify(a));
@@ -320,6 +320,48 @@ async function cassandra(s) {
   check('cassandra: the trace speaks of tokens', l.trace.some((x) => /token/.test(x.detail)));
 }
 
+// Redis Cluster: the published 3-master split of redis-cli --cluster create,
+// hash tags, and slots (not keys) moving to a joining node.
+async function redis(s) {
+  for (const n of ['r1', 'r2', 'r3']) await s.post('/api/nodes', { name: n });
+  let r = await s.put('/api/config', { algorithm: 'redis' });
+  eq('redis: switch', r.status, 200);
+  const slots = Object.fromEntries((await s.ok('/api/nodes')).nodes.map((n) => [n.name, n.slots]));
+  eq("redis: create's split of 3 masters", slots, { r1: [[0, 5460]], r2: [[5461, 10922]], r3: [[10923, 16383]] });
+  await s.post('/api/keys', { keys: ['{user1000}.following', '{user1000}.followers', 'foo{}{bar}', 'somekey'] });
+  const k = Object.fromEntries((await s.allKeys()).keys.map((x) => [x.key, x]));
+  eq('redis: keys with one {tag} share the slot', k['{user1000}.following'].coordinate, k['{user1000}.followers'].coordinate);
+  eq("redis: somekey's slot (redis.io's example)", k.somekey.coordinate, '11058');
+  await s.post('/api/keys', { generate: { count: 2000 } });
+  const before = (await s.allKeys()).keys;
+  r = await s.post('/api/nodes', { name: 'r4' });
+  const after = (await s.allKeys()).keys;
+  const wrong = after.filter((x, i) => x.node !== before[i].node && x.node !== 'r4').length;
+  eq('redis: a join moves keys only to the newcomer (its slots come from the others)', wrong, 0);
+  const ring = await s.ok('/api/ring');
+  eq('redis: runs end at slot 16383', ring.runs[ring.runs.length - 1].last, 16383);
+  const l = await s.ok('/api/lookup?key=' + encodeURIComponent('{user1000}.following'));
+  check('redis: the trace speaks of the hash tag and the slot', l.trace.some((t) => /hash tag/.test(t.step)) && l.trace.some((t) => /slot/.test(t.detail)));
+  const bad = await s.put('/api/config', { replicas: 2 });
+  check('redis: no replicas', bad.status === 400 && /no replicas/.test(bad.json.error.message));
+}
+
+async function theory(s) {
+  const t = await s.ok('/api/theory?nodes=50');
+  eq('theory: nodes and ideal join share', [t.nodes, t.ideal_join_moved], [50, 1 / 51]);
+  let ok = true;
+  for (const p of t.points) ok = ok && Math.abs(p.expected_max_over_mean - (1 + Math.sqrt((2 * Math.log(50)) / p.points_per_node))) < 1e-12;
+  check('theory: expected = 1 + sqrt(2 ln n / V) at every V', ok && t.points.length >= 8);
+  const first = t.points[0], last = t.points[t.points.length - 1];
+  check('theory: the measured ring evens out with more points', last.ring_max_over_mean < first.ring_max_over_mean && last.ring_max_over_mean < 1.2, JSON.stringify([first, last]));
+  const by = Object.fromEntries(t.algorithms.map((a) => [a.algorithm, a]));
+  eq('theory: jump and rendezvous are structurally perfect', [by.jump.structural_max_over_mean, by.rendezvous.structural_max_over_mean], [1, 1]);
+  check('theory: a join moves about 1/(n+1) with jump', Math.abs(by.jump.join_moved - 1 / 51) < 0.01, String(by.jump.join_moved));
+  check('theory: a sentence for people', /busiest of 50 nodes/.test(t.sentence), t.sentence);
+  const bad = await s.get('/api/theory?nodes=5000');
+  check('theory: nodes above 1000 refused', bad.status === 400);
+}
+
 async function main() {
   let algos = [];
   await withServer('v2 catalogue', async (s) => (algos = await catalogue(s)));
@@ -329,6 +371,8 @@ async function main() {
   await withServer('v2 preview', preview);
   await withServer('v2 compare', compare);
   await withServer('v2 cassandra', cassandra);
+  await withServer('v2 theory', theory);
+  await withServer('v2 redis', redis);
   setGroup('all');
   finish();
 }

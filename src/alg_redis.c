@@ -1,0 +1,515 @@
+/*
+ * alg_redis.c - Redis Cluster's hash slots and redis-cli's slot moves.
+ *
+ * Written from redis 7.0.15: src/crc16.c, src/cluster.c keyHashSlot(), and
+ * src/redis-cli.c clusterManagerCommandCreate(),
+ * clusterManagerCommandRebalance() and clusterManagerComputeReshardTable().
+ * The arithmetic keeps redis-cli's types (float cursor and weights, int
+ * balances, a double percentage stored in a float) because they decide
+ * where the ranges end.  See alg_redis.h for the rules and the quirks.
+ *
+ * The rebalance replays redis-cli's loop: expected counts, leftover
+ * distribution, a stable sort by balance, then two indexes walking in from
+ * both ends and moving min(|dst balance|, src balance) slots at a time, the
+ * giver's lowest slots first.  A giver only ever loses slots from its low
+ * end, so a per-node cursor finds the next slot to give in amortised O(1):
+ * the whole rebalance is O(16384 + n log n), in place.
+ */
+#include "alg_redis.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
+#error "redis-cli's float arithmetic is reproduced for FLT_EVAL_METHOD == 0 only"
+#endif
+
+/* ---- keys ---------------------------------------------------------------- */
+
+/* The CRC16/XMODEM table (poly 0x1021), built at compile time from the
+ * polynomial rather than copied: entry b is the CRC of the byte b. */
+#define C1(x) ((uint16_t)(((x) & 0x8000u) ? (((x) << 1) ^ 0x1021u) : ((x) << 1)))
+#define C8(x) C1(C1(C1(C1(C1(C1(C1(C1((uint16_t)((x) << 8)))))))))
+#define R4(b) C8(b), C8((b) + 1), C8((b) + 2), C8((b) + 3)
+#define R16(b) R4(b), R4((b) + 4), R4((b) + 8), R4((b) + 12)
+#define R64(b) R16(b), R16((b) + 16), R16((b) + 32), R16((b) + 48)
+static const uint16_t crc_table[256] = {R64(0), R64(64), R64(128), R64(192)};
+
+uint16_t redis_crc16(const void *buf, size_t len)
+{
+    const unsigned char *p = buf;
+    uint16_t crc = 0;
+    for (size_t i = 0; i < len; i++)
+        crc = (uint16_t)(crc << 8) ^ crc_table[((crc >> 8) ^ p[i]) & 0xFFu];
+    return crc;
+}
+
+size_t redis_hashed_part(const char *key, size_t len, size_t *off)
+{
+    size_t s, e;
+    *off = 0;
+    for (s = 0; s < len; s++)
+        if (key[s] == '{')
+            break;
+    if (s == len)
+        return len;
+    for (e = s + 1; e < len; e++)
+        if (key[e] == '}')
+            break;
+    if (e == len || e == s + 1)
+        return len;
+    *off = s + 1;
+    return e - s - 1;
+}
+
+uint16_t redis_slot(const char *key, size_t len)
+{
+    size_t off, n = redis_hashed_part(key, len, &off);
+    return redis_crc16(key + off, n) & 0x3FFFu;
+}
+
+/* ---- the slot map -------------------------------------------------------- */
+
+int redis_check_nodes(const alg_node *nodes, size_t n, rs_error *err)
+{
+    if (n > REDIS_MAX_NODES)
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "redis holds at most %u nodes (one per hash slot)",
+                       REDIS_MAX_NODES);
+    for (size_t i = 0; i < n; i++)
+        if (nodes[i].weight != 1.0)
+            return rs_fail(err, RINGSIM_EPARAM,
+                           "redis does not use weights: \"%.*s\" has %g",
+                           (int)(nodes[i].len > 255 ? 255 : nodes[i].len),
+                           nodes[i].name, nodes[i].weight);
+    return 0;
+}
+
+/* clusterManagerCommandCreate's split, masters_count = n: calls put(i,
+ * first, last) for each master and returns 0, or -1 as soon as a range
+ * leaves 0..16383 (redis-cli would write past its slot array there). */
+static int create_split(size_t n, uint32_t *owner)
+{
+    float slots_per_node = (float)REDIS_SLOTS / (float)n;
+    long first = 0;
+    float cursor = 0.0f;
+    for (size_t i = 0; i < n; i++) {
+        long last = lround(cursor + slots_per_node - 1);
+        if (last > (long)REDIS_SLOTS || i == n - 1)
+            last = REDIS_SLOTS - 1;
+        if (last < first)
+            last = first;
+        if (last >= (long)REDIS_SLOTS)
+            return -1;
+        if (owner)
+            for (long j = first; j <= last; j++)
+                owner[j] = (uint32_t)i;
+        first = last + 1;
+        cursor += slots_per_node;
+    }
+    return 0;
+}
+
+int redis_check_create(size_t n, rs_error *err)
+{
+    if (n < 1 || n > REDIS_MAX_NODES)
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "redis needs 1 to %u nodes to split the slots, not %zu",
+                       REDIS_MAX_NODES, n);
+    if (create_split(n, NULL))
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "redis-cli --cluster create cannot split the slots over "
+                       "%zu nodes: its float arithmetic runs past slot 16383 "
+                       "before the last node", n);
+    return 0;
+}
+
+int redis_create(size_t n, uint32_t owner[REDIS_SLOTS])
+{
+    if (redis_check_create(n, NULL))
+        return RINGSIM_EPARAM;
+    create_split(n, owner);
+    return 0;
+}
+
+void redis_counts(const uint32_t owner[REDIS_SLOTS], size_t n, uint32_t *count)
+{
+    memset(count, 0, n * sizeof *count);
+    for (size_t s = 0; s < REDIS_SLOTS; s++)
+        if (owner[s] < n)
+            count[owner[s]]++;
+}
+
+/* One node of redis-cli's list during a rebalance. */
+typedef struct rb_node {
+    uint32_t ord;   /* ordinal */
+    uint32_t pos;   /* place in redis-cli's list: the sort's tie order */
+    int slots;      /* slots_count */
+    int balance;    /* slots to lose (> 0) or gain (< 0) */
+    int start;      /* balance before the moves */
+    int given;      /* slots given so far */
+    float weight;
+    uint32_t next;  /* the giver's cursor: no slot of its below this */
+} rb_node;
+
+/* qsort with clusterManagerCompareNodeBalance made stable, as glibc's merge
+ * sort is: equal balances keep list order. */
+static int by_balance(const void *a, const void *b)
+{
+    const rb_node *x = a, *y = b;
+    if (x->balance != y->balance)
+        return x->balance < y->balance ? -1 : 1;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* count[0..n) = slots of each node; -1 if an owner is >= n. */
+static int count_owned(const uint32_t owner[REDIS_SLOTS], size_t n,
+                       uint32_t *count)
+{
+    memset(count, 0, n * sizeof *count);
+    for (size_t s = 0; s < REDIS_SLOTS; s++) {
+        if (owner[s] >= n)
+            return -1;
+        count[owner[s]]++;
+    }
+    return 0;
+}
+
+/* The moves of the sorted list v: receivers from the start, givers from the
+ * end, min(|dst balance|, |src balance|) slots a time.  With move == 0 only
+ * the balances walk, and the walk fails (-1) where redis-cli's would ("***
+ * Assertion failed: Reshard table != number of slots"): a giver asked for
+ * more slots than it holds, which only weights whose float products round
+ * up can cause.  With move == 1 the slots change owner: each giver's lowest
+ * first (clusterManagerComputeReshardTable with one source; redis-cli
+ * updates its slot bitmap as it moves, and a giver only ever loses slots
+ * from the low end, so its cursor never looks back).  Returns the number
+ * of slots moved.  The walk ends: the receiver's balance, <= 0, rises at
+ * every step that moves anything, and a step that moves nothing advances an
+ * index. */
+static int walk(rb_node *v, size_t n, uint32_t owner[REDIS_SLOTS], int move)
+{
+    int moved = 0;
+    for (size_t i = 0; i < n; i++) {
+        v[i].balance = v[i].start;
+        v[i].given = 0;
+    }
+    size_t dst_idx = 0, src_idx = n - 1;
+    while (dst_idx < src_idx) {
+        rb_node *dst = &v[dst_idx], *src = &v[src_idx];
+        int db = abs(dst->balance), sb = abs(src->balance);
+        int numslots = db < sb ? db : sb;
+        if (numslots > src->slots - src->given)
+            return -1;
+        src->given += numslots;
+        for (int k = 0; move && k < numslots && src->next < REDIS_SLOTS;
+             src->next++)
+            if (owner[src->next] == src->ord) {
+                owner[src->next] = dst->ord;
+                k++;
+            }
+        moved += numslots;
+        dst->balance += numslots;
+        src->balance -= numslots;
+        if (dst->balance == 0)
+            dst_idx++;
+        if (src->balance == 0)
+            src_idx--;
+    }
+    return moved;
+}
+
+int redis_rebalance(uint32_t owner[REDIS_SLOTS], size_t n, const float *weight,
+                    const uint32_t *order)
+{
+    if (n < 1 || n > REDIS_MAX_NODES)
+        return RINGSIM_EPARAM;
+    rb_node *v = calloc(n, sizeof *v);
+    uint32_t *count = malloc(n * sizeof *count);
+    int rc = RINGSIM_ENOMEM;
+    if (!v || !count)
+        goto fail_alloc;
+    rc = RINGSIM_EPARAM;
+    if (count_owned(owner, n, count))
+        goto fail_alloc;
+
+    /* The list in redis-cli's order; total weight summed in that order. */
+    float total_weight = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t o = order ? order[i] : (uint32_t)i;
+        if (o >= n || count[o] == UINT32_MAX)
+            goto fail_alloc;
+        float w = weight ? weight[o] : 1.0f;
+        if (!(w >= 0) || isinf(w))
+            goto fail_alloc;
+        v[i] = (rb_node){.ord = o, .pos = (uint32_t)i, .slots = (int)count[o],
+                         .weight = w};
+        count[o] = UINT32_MAX; /* seen: order must be a permutation */
+        total_weight += w;
+    }
+    if (!(total_weight > 0) || isinf(total_weight))
+        goto fail_alloc;
+
+    /* Balances and the threshold. */
+    int threshold_reached = 0, total_balance = 0;
+    const float threshold = REDIS_THRESHOLD;
+    for (size_t i = 0; i < n; i++) {
+        rb_node *x = &v[i];
+        int expected = (int)(((float)REDIS_SLOTS / total_weight) * x->weight);
+        x->balance = x->slots - expected;
+        total_balance += x->balance;
+        int over = 0;
+        if (x->slots > 0) {
+            float err_perc = fabs((100 - (100.0 * expected / x->slots)));
+            if (err_perc > threshold)
+                over = 1;
+        } else if (expected > 1) {
+            over = 1;
+        }
+        if (over)
+            threshold_reached = 1;
+    }
+    if (!threshold_reached) {
+        rc = 0; /* "No rebalancing needed!" */
+        goto fail_alloc;
+    }
+    /* The leftover of the rounding: redis-cli walks the list again and again
+     * taking one slot off the balance of each node at or below 0 until none
+     * is left.  Those nodes stay eligible and no other becomes so: q whole
+     * walks, then the first r of them in list order once more.  O(n). */
+    if (total_balance > 0) {
+        int eligible = 0;
+        for (size_t i = 0; i < n; i++)
+            eligible += v[i].balance <= 0;
+        if (eligible == 0) /* redis-cli would loop forever */
+            goto fail_alloc;
+        int q = total_balance / eligible, r = total_balance % eligible;
+        for (size_t i = 0; i < n; i++)
+            if (v[i].balance <= 0)
+                v[i].balance -= q + (r-- > 0);
+    }
+    qsort(v, n, sizeof *v, by_balance);
+    for (size_t i = 0; i < n; i++)
+        v[i].start = v[i].balance;
+
+    /* Walk once on the balances (owner stays intact if redis-cli would fail
+     * midway), then move. */
+    if (walk(v, n, owner, 0) < 0)
+        goto fail_alloc;
+    rc = walk(v, n, owner, 1);
+fail_alloc:
+    free(count);
+    free(v);
+    return rc;
+}
+
+int redis_join(uint32_t owner[REDIS_SLOTS], size_t n_before)
+{
+    if (n_before >= REDIS_MAX_NODES)
+        return RINGSIM_EPARAM;
+    if (n_before == 0) {
+        redis_create(1, owner);
+        return (int)REDIS_SLOTS;
+    }
+    /* add-node: the newcomer is an empty master at the end of the list. */
+    return redis_rebalance(owner, n_before + 1, NULL, NULL);
+}
+
+int redis_leave(uint32_t owner[REDIS_SLOTS], size_t n, uint32_t leaving)
+{
+    if (n < 2 || n > REDIS_MAX_NODES || leaving >= n)
+        return RINGSIM_EPARAM;
+    int moved = 0;
+    size_t held = 0;
+    for (size_t s = 0; s < REDIS_SLOTS; s++) {
+        if (owner[s] >= n)
+            return RINGSIM_EPARAM;
+        held += owner[s] == leaving;
+    }
+    if (held > 0) {
+        float *w = malloc(n * sizeof *w);
+        if (!w)
+            return RINGSIM_ENOMEM;
+        for (size_t i = 0; i < n; i++)
+            w[i] = i == leaving ? 0.0f : 1.0f;
+        moved = redis_rebalance(owner, n, w, NULL);
+        free(w);
+        if (moved < 0)
+            return moved;
+    }
+    /* del-node; the caller drops the node from its array. */
+    for (size_t s = 0; s < REDIS_SLOTS; s++)
+        if (owner[s] > leaving)
+            owner[s]--;
+    return moved;
+}
+
+/* ---- ranges, text -------------------------------------------------------- */
+
+size_t redis_node_runs(const uint32_t owner[REDIS_SLOTS], uint32_t node,
+                       redis_run *out, size_t cap)
+{
+    size_t total = 0;
+    for (size_t s = 0; s < REDIS_SLOTS;) {
+        size_t e = s;
+        while (e + 1 < REDIS_SLOTS && owner[e + 1] == owner[s])
+            e++;
+        if (owner[s] == node) {
+            if (total < cap)
+                out[total] = (redis_run){(uint16_t)s, (uint16_t)e, owner[s]};
+            total++;
+        }
+        s = e + 1;
+    }
+    return total;
+}
+
+size_t redis_runs(const uint32_t owner[REDIS_SLOTS], redis_run *out, size_t cap)
+{
+    size_t total = 0;
+    for (size_t s = 0; s < REDIS_SLOTS;) {
+        size_t e = s;
+        while (e + 1 < REDIS_SLOTS && owner[e + 1] == owner[s])
+            e++;
+        if (total < cap)
+            out[total] = (redis_run){(uint16_t)s, (uint16_t)e, owner[s]};
+        total++;
+        s = e + 1;
+    }
+    return total;
+}
+
+/* Append the decimal digits of v at buf[len..], writing only below cap - 1
+ * (room for the NUL); returns the new length. */
+static size_t put_uint(char *buf, size_t cap, size_t len, uint32_t v)
+{
+    char d[10];
+    size_t k = 0;
+    do {
+        d[k++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (k--) {
+        if (len + 1 < cap)
+            buf[len] = d[k];
+        len++;
+    }
+    return len;
+}
+
+static size_t put_char(char *buf, size_t cap, size_t len, char c)
+{
+    if (len + 1 < cap)
+        buf[len] = c;
+    return len + 1;
+}
+
+size_t redis_format(const uint32_t owner[REDIS_SLOTS], char *buf, size_t cap)
+{
+    size_t len = 0;
+    for (size_t s = 0; s < REDIS_SLOTS;) {
+        size_t e = s;
+        while (e + 1 < REDIS_SLOTS && owner[e + 1] == owner[s])
+            e++;
+        if (s > 0)
+            len = put_char(buf, cap, len, ',');
+        len = put_uint(buf, cap, len, (uint32_t)s);
+        if (e > s) {
+            len = put_char(buf, cap, len, '-');
+            len = put_uint(buf, cap, len, (uint32_t)e);
+        }
+        len = put_char(buf, cap, len, ':');
+        len = put_uint(buf, cap, len, owner[s]);
+        s = e + 1;
+    }
+    if (cap > 0)
+        buf[len < cap ? len : cap - 1] = '\0';
+    return len;
+}
+
+/* A decimal number at text[*i..len): digits only, no leading zero unless it
+ * is "0", value <= max.  Returns 0 and advances *i, or -1. */
+static int get_uint(const char *text, size_t len, size_t *i, uint32_t max,
+                    uint32_t *out)
+{
+    size_t j = *i;
+    uint64_t v = 0;
+    while (j < len && text[j] >= '0' && text[j] <= '9') {
+        v = v * 10 + (uint64_t)(text[j] - '0');
+        if (v > max || (j > *i && text[*i] == '0'))
+            return -1;
+        j++;
+    }
+    if (j == *i)
+        return -1;
+    *i = j;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+int redis_parse(const char *text, size_t len, size_t n,
+                uint32_t owner[REDIS_SLOTS], rs_error *err)
+{
+    if (n < 1 || n > REDIS_MAX_NODES)
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "redis slot map: %zu nodes, expected 1 to %u", n,
+                       REDIS_MAX_NODES);
+    if (len == 0)
+        return rs_fail(err, RINGSIM_EPARAM, "redis slot map: empty text");
+    size_t i = 0;
+    uint32_t next = 0, prev_node = UINT32_MAX;
+    for (;;) {
+        uint32_t first, last, node;
+        size_t at = i;
+        if (get_uint(text, len, &i, REDIS_SLOTS - 1, &first))
+            return rs_fail(err, RINGSIM_EPARAM,
+                           "redis slot map: byte %zu: expected a slot number "
+                           "0..16383", at);
+        if (first != next)
+            return rs_fail(err, RINGSIM_EPARAM,
+                           "redis slot map: byte %zu: run starts at slot %u, "
+                           "expected %u", at, first, next);
+        last = first;
+        if (i < len && text[i] == '-') {
+            at = ++i;
+            if (get_uint(text, len, &i, REDIS_SLOTS - 1, &last))
+                return rs_fail(err, RINGSIM_EPARAM,
+                               "redis slot map: byte %zu: expected a slot "
+                               "number 0..16383", at);
+            if (last <= first)
+                return rs_fail(err, RINGSIM_EPARAM,
+                               "redis slot map: byte %zu: range %u-%u does "
+                               "not go up (one slot is written alone)",
+                               at, first, last);
+        }
+        if (i >= len || text[i] != ':')
+            return rs_fail(err, RINGSIM_EPARAM,
+                           "redis slot map: byte %zu: expected ':'", i);
+        at = ++i;
+        if (get_uint(text, len, &i, (uint32_t)n - 1, &node))
+            return rs_fail(err, RINGSIM_EPARAM,
+                           "redis slot map: byte %zu: expected a node "
+                           "ordinal 0..%zu", at, n - 1);
+        if (node == prev_node)
+            return rs_fail(err, RINGSIM_EPARAM,
+                           "redis slot map: byte %zu: node %u again: adjacent "
+                           "runs of one node are written as one", at, node);
+        for (uint32_t s = first; s <= last; s++)
+            owner[s] = node;
+        prev_node = node;
+        next = last + 1;
+        if (next == REDIS_SLOTS)
+            break;
+        if (i >= len || text[i] != ',')
+            return rs_fail(err, RINGSIM_EPARAM,
+                           "redis slot map: byte %zu: expected ',' (the map "
+                           "stops at slot %u)", i, next);
+        i++;
+    }
+    if (i != len)
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "redis slot map: byte %zu: text after slot 16383", i);
+    return 0;
+}

@@ -1,0 +1,663 @@
+/*
+ * sim_ops.c - the operations (see sim.h and sim_int.h): topology changes,
+ * which diff two placements by segment ranges of the key index or key by key
+ * and count replica copies, and the key operations.
+ */
+#define _GNU_SOURCE /* asprintf, strndup */
+#include "sim_int.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- topology changes ---- */
+
+static int64_t owner_id(const state *x, long idx)
+{
+    return idx < 0 ? STORE_NO_NODE : x->nodes[idx].id;
+}
+
+static const char *owner_name(const state *x, long idx)
+{
+    return idx < 0 ? NULL : x->nodes[idx].name;
+}
+
+/* Move the keys of [lo, hi] (coordinates of column col) from old owner
+ * index a (in `old`) to new owner index b (in c->next), fixing counters and
+ * the tally. */
+static int move_range(opctx *c, const state *old, int col, uint64_t lo, uint64_t hi,
+                      long a, long b, rs_error *err)
+{
+    int64_t from = owner_id(old, a), to = owner_id(&c->next, b);
+    if (from == to)
+        return 0;
+    int64_t count;
+    bool by_coord = col == PLACE_COL_COORD;
+    int rc = store_keys_move(c->s->st, by_coord, by_coord ? sim__coord_stored(lo) : (int64_t)lo,
+                             by_coord ? sim__coord_stored(hi) : (int64_t)hi, from, to, c->op,
+                             owner_name(old, a), owner_name(&c->next, b), &c->seq, &count,
+                             err);
+    if (rc || !count)
+        return rc;
+    sim__count_owner(&c->next, from, -count);
+    sim__count_owner(&c->next, to, count);
+    if (sim__tally(c, from, owner_name(old, a), to, owner_name(&c->next, b), count))
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    return 0;
+}
+
+/* Both placements cut their space into segments with one owner each: walk
+ * the two lists in step; every run where the (old, new) owner pair stays the
+ * same and differs is one range query. */
+static int diff_segments(opctx *c, const state *old, int col, rs_error *err)
+{
+    place_seg *sa = NULL, *sb = NULL;
+    size_t na = 0, nb = 0;
+    int rc = place_segments(old->pl, &sa, &na);
+    if (!rc)
+        rc = place_segments(c->next.pl, &sb, &nb);
+    if (rc) {
+        free(sa);
+        free(sb);
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    }
+    size_t i = 0, j = 0;
+    uint64_t lo = 0;
+    bool in_run = false;
+    uint64_t run_lo = 0, run_hi = 0;
+    long run_a = -1, run_b = -1;
+    uint64_t steps = 0;
+    while (!rc && i < na && j < nb) {
+        /* Thousands of segments: let the callback cancel now and then. */
+        if (++steps % 1024 == 0 && (rc = c->steps ? sim__poll(c->s, err)
+                                                 : sim__progress(c->s, c->what, steps, na + nb, err)))
+            break;
+        uint64_t hi = sa[i].hi < sb[j].hi ? sa[i].hi : sb[j].hi;
+        long oa = sa[i].owner, ob = sb[j].owner;
+        if (in_run && oa == run_a && ob == run_b) {
+            run_hi = hi;
+        } else {
+            if (in_run) /* move_range compares ids: indexes differ between the two */
+                rc = move_range(c, old, col, run_lo, run_hi, run_a, run_b, err);
+            in_run = true;
+            run_lo = lo;
+            run_hi = hi;
+            run_a = oa;
+            run_b = ob;
+        }
+        if (sa[i].hi == hi)
+            i++;
+        if (sb[j].hi == hi)
+            j++;
+        if (hi == UINT64_MAX)
+            break;
+        lo = hi + 1;
+    }
+    if (!rc && in_run)
+        rc = move_range(c, old, col, run_lo, run_hi, run_a, run_b, err);
+    free(sa);
+    free(sb);
+    return rc;
+}
+
+/* Re-place keys one by one: every key, or (only_leavers) the keys of nodes
+ * that are gone from c->next.  Changes are collected first and written
+ * after the scan, so the scan never sees its own updates. */
+typedef struct replace_ctx {
+    opctx *c;
+    const state *old;
+    bool only_leavers;
+    keylist changed; /* key bytes; pos holds nothing, node the new owner id */
+    int64_t *coords;
+    bool *has_coord;
+    int64_t *from;
+    size_t cap;
+    uint64_t seen, total;
+    rs_error *err;
+} replace_ctx;
+
+static int replace_one(void *ud, const store_key *k)
+{
+    replace_ctx *r = ud;
+    opctx *c = r->c;
+    if (r->only_leavers && (k->node == STORE_NO_NODE || sim__find_node_id(&c->next, k->node) >= 0))
+        return 0;
+    if (++r->seen % PROGRESS_EVERY == 0) {
+        int rc = c->steps ? sim__poll(c->s, r->err) : sim__progress(c->s, c->what, r->seen, r->total, r->err);
+        if (rc)
+            return rc;
+    }
+    place_key_info ki;
+    place_key(c->next.pl, c->s->h, k->key, k->len, &ki);
+    int64_t to = owner_id(&c->next, ki.owner);
+    int64_t coord = ki.has_coord ? sim__coord_stored(ki.coord) : 0;
+    bool store_coord = ki.has_coord && place_column(c->next.pl) == PLACE_COL_COORD;
+    if (to == k->node && store_coord == k->has_coord && (!store_coord || coord == k->coord))
+        return 0;
+    size_t n = r->changed.n;
+    if (n == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 1024;
+        int64_t *co = realloc(r->coords, cap * sizeof *co);
+        if (co)
+            r->coords = co;
+        bool *hc = realloc(r->has_coord, cap * sizeof *hc);
+        if (hc)
+            r->has_coord = hc;
+        int64_t *fr = realloc(r->from, cap * sizeof *fr);
+        if (fr)
+            r->from = fr;
+        if (!co || !hc || !fr)
+            return rs_fail(r->err, RINGSIM_ENOMEM, "out of memory");
+        r->cap = cap;
+    }
+    if (sim__kl_add(&r->changed, k->key, k->len, 0, to))
+        return rs_fail(r->err, RINGSIM_ENOMEM, "out of memory");
+    r->coords[n] = coord;
+    r->has_coord[n] = store_coord;
+    r->from[n] = k->node;
+    return 0;
+}
+
+static const char *name_of_id(const state *x, int64_t id)
+{
+    long i = id == STORE_NO_NODE ? -1 : sim__find_node_id(x, id);
+    return i < 0 ? NULL : x->nodes[i].name;
+}
+
+static int diff_keys(opctx *c, const state *old, bool only_leavers, rs_error *err)
+{
+    replace_ctx r = {.c = c, .old = old, .only_leavers = only_leavers, .err = err,
+                     .total = (uint64_t)sim_key_count(c->s)};
+    int rc = store_keys_each(c->s->st, 1, replace_one, &r, err);
+    for (size_t i = 0; !rc && i < r.changed.n; i++) {
+        const klent *e = &r.changed.v[i];
+        store_key k = {r.changed.buf + e->off, e->len, 0, e->node, r.has_coord[i],
+                       r.coords[i]};
+        rc = store_key_set(c->s->st, &k, err);
+        if (rc || e->node == r.from[i])
+            continue; /* only the coordinate changed */
+        const char *fn = name_of_id(old, r.from[i]), *tn = name_of_id(&c->next, e->node);
+        if (c->op)
+            rc = store_move_add(c->s->st, c->op, c->seq++, k.key, k.len, fn, tn, err);
+        sim__count_owner(&c->next, r.from[i], -1);
+        sim__count_owner(&c->next, e->node, 1);
+        if (!rc && sim__tally(c, r.from[i], fn, e->node, tn, 1))
+            rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    }
+    sim__kl_free(&r.changed);
+    free(r.coords);
+    free(r.has_coord);
+    free(r.from);
+    return rc;
+}
+
+/* With replicas, a change also adds copies to preference lists that are
+ * not owner moves: count them over every key (one pass, two lookups a key;
+ * only when either side keeps more than one copy). */
+typedef struct replica_ctx {
+    opctx *c;
+    const state *old;
+} replica_ctx;
+
+static int count_replica_moves(void *ud, const store_key *k)
+{
+    replica_ctx *r = ud;
+    sim *s = r->c->s;
+    place_key_info a, b;
+    long pa[PLACE_MAX_PREFS], pb[PLACE_MAX_PREFS];
+    place_key(r->old->pl, s->h, k->key, k->len, &a);
+    place_key(r->c->next.pl, s->h, k->key, k->len, &b);
+    size_t na = place_prefs(r->old->pl, &a, r->old->cfg.replicas, pa);
+    size_t nb = place_prefs(r->c->next.pl, &b, r->c->next.cfg.replicas, pb);
+    int64_t owner_to = owner_id(&r->c->next, b.owner);
+    bool owner_moved = owner_id(r->old, a.owner) != owner_to, owner_was_copy = false;
+    for (size_t i = 0; i < nb; i++) {
+        bool had = false;
+        for (size_t j = 0; j < na && !had; j++)
+            had = owner_id(r->old, pa[j]) == owner_id(&r->c->next, pb[i]);
+        if (!had)
+            r->c->replica_moves++;
+        if (i == 0)
+            owner_was_copy = had;
+    }
+    if (owner_moved && !owner_was_copy && nb)
+        r->c->replica_moves--; /* that copy is the owner move itself */
+    return 0;
+}
+
+/* Compare the placement of `old` with c->next (already holding its new
+ * nodes and configuration, ids assigned) and move exactly the keys whose
+ * owner changes: by ranges of the key index where both placements cut
+ * their space into segments, otherwise key by key (only the leavers' keys
+ * where the algorithm promises that nobody else's move).  Removed nodes must
+ * still be in c->next's counters until the caller drops them. */
+int sim__retopologize_to(opctx *c, const state *old, const char *layout, rs_error *err)
+{
+    int rc = sim__build_placement(c->s, &c->next, layout ? NULL : old->pl, layout, err);
+    if (rc)
+        return rc;
+    int col = place_diff_column(old->pl, c->next.pl);
+    if (col >= 0)
+        rc = diff_segments(c, old, col, err);
+    else
+        rc = diff_keys(c, old, place_only_leavers_move(old->pl, c->next.pl), err);
+    if (!rc && (old->cfg.replicas > 1 || c->next.cfg.replicas > 1)) {
+        replica_ctx r = {c, old};
+        rc = store_keys_each(c->s->st, 0, count_replica_moves, &r, err);
+    }
+    return rc;
+}
+
+static int retopologize(opctx *c, const state *old, rs_error *err)
+{
+    return sim__retopologize_to(c, old, NULL, err);
+}
+
+/* The weight rule every algorithm shares; what an algorithm adds (whole
+ * numbers, no weights) is place_nodes_check's, when the placement is built. */
+static int check_weight(double weight, rs_error *err)
+{
+    if (!isfinite(weight) || weight <= 0 || weight > SIM_MAX_WEIGHT)
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "weight must be a number above 0 and at most %g", SIM_MAX_WEIGHT);
+    return 0;
+}
+
+int sim_add_node(sim *s, const char *name, size_t len, double weight, int64_t *op,
+                 rs_error *err)
+{
+    sim_node_spec spec = {name, len, weight, NULL, 0};
+    return sim_add_node_spec(s, &spec, op, err);
+}
+
+int sim_add_node_spec(sim *s, const sim_node_spec *spec, int64_t *op, rs_error *err)
+{
+    const char *name = spec->name;
+    size_t len = spec->len;
+    double weight = spec->weight;
+    int rc = name_check(name, len, "node name", err);
+    if (rc)
+        return rc;
+    if (spec->ntokens > PLACE_MAX_NODE_POINTS)
+        return rs_fail(err, RINGSIM_EPARAM, "at most %u tokens per node", PLACE_MAX_NODE_POINTS);
+    json_t *params = json_pack("{s:s%, s:f}", "name", name, len, "weight", weight);
+    char *subject = strndup(name, len);
+    char *tokens = spec->ntokens ? sim__tokens_text(spec->tokens, spec->ntokens) : NULL;
+    int64_t *tok = spec->ntokens ? malloc(spec->ntokens * sizeof *tok) : NULL;
+    opctx c;
+    if (tokens && params)
+        json_object_set_new(params, "tokens", json_loads(tokens, 0, NULL));
+    if (!params || !subject || (spec->ntokens && (!tokens || !tok))) {
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        goto out;
+    }
+    if ((rc = sim__op_begin(s, &c, "add_node", subject, params, err)))
+        goto out;
+    if (sim__find_node(&c.next, name, len) >= 0) {
+        rc = rs_fail(err, RINGSIM_ECONFLICT, "node \"%s\" already exists", subject);
+        goto abort;
+    }
+    if ((rc = check_weight(weight, err)))
+        goto abort;
+    int64_t id;
+    if ((rc = store_node_insert(s->st, name, len, weight, tokens, &id, err)))
+        goto abort;
+    state *x = &c.next; /* nodes has room for one more (sim__state_copy) */
+    if (tok)
+        memcpy(tok, spec->tokens, spec->ntokens * sizeof *tok);
+    x->nodes[x->n++] = (node){id, subject, len, weight, 0, tok, spec->ntokens};
+    subject = NULL;
+    tok = NULL;
+    if ((rc = retopologize(&c, &s->cur, err)))
+        goto abort;
+    rc = sim__op_commit(&c, op, err);
+    goto out;
+abort:
+    sim__op_abort(&c);
+out:
+    free(subject);
+    free(tokens);
+    free(tok);
+    json_decref(params);
+    return rc;
+}
+
+int sim_remove_node(sim *s, const char *name, size_t len, int64_t *op, rs_error *err)
+{
+    int rc = name_check(name, len, "node name", err);
+    if (rc)
+        return rc;
+    json_t *params = json_pack("{s:s%}", "name", name, len);
+    char *subject = strndup(name, len);
+    opctx c;
+    if (!params || !subject) {
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        goto out;
+    }
+    if ((rc = sim__op_begin(s, &c, "remove_node", subject, params, err)))
+        goto out;
+    long i = sim__find_node(&c.next, name, len);
+    if (i < 0) {
+        rc = rs_fail(err, RINGSIM_ENOTFOUND, "node \"%s\" not found", subject);
+        goto abort;
+    }
+    /* Take the node out of the new state; retopologize moves its keys to
+     * their new owners (the old owner's counter goes with it). */
+    node gone = c.next.nodes[i];
+    memmove(&c.next.nodes[i], &c.next.nodes[i + 1],
+            (c.next.n - (size_t)i - 1) * sizeof gone);
+    c.next.n--;
+    sim__node_free(&gone);
+    if ((rc = retopologize(&c, &s->cur, err)) ||
+        (rc = store_node_delete(s->st, gone.id, err)))
+        goto abort;
+    rc = sim__op_commit(&c, op, err);
+    goto out;
+abort:
+    sim__op_abort(&c);
+out:
+    free(subject);
+    json_decref(params);
+    return rc;
+}
+
+int sim_configure(sim *s, const place_config *cfg, int64_t *op, rs_error *err)
+{
+    int rc = place_config_check(cfg, err);
+    if (rc)
+        return rc;
+    json_t *params = place_config_json(cfg, false);
+    char *subject = place_config_describe(cfg);
+    opctx c;
+    if (!params || !subject) {
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        goto out;
+    }
+    if ((rc = sim__op_begin(s, &c, "configure", subject, params, err)))
+        goto out;
+    c.next.cfg = *cfg;
+    if ((rc = retopologize(&c, &s->cur, err))) {
+        sim__op_abort(&c);
+        goto out;
+    }
+    rc = sim__op_commit(&c, op, err);
+out:
+    free(subject);
+    json_decref(params);
+    return rc;
+}
+
+int sim_reset(sim *s, int64_t *op, rs_error *err)
+{
+    json_t *params = json_object();
+    opctx c;
+    int rc = params ? sim__op_begin(s, &c, "reset", "reset", params, err)
+                    : rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    json_decref(params);
+    if (rc)
+        return rc;
+    rc = store_keys_clear(s->st, err);
+    for (size_t i = 0; i < c.next.n && !rc; i++)
+        rc = store_node_delete(s->st, c.next.nodes[i].id, err);
+    if (rc) {
+        sim__op_abort(&c);
+        return rc;
+    }
+    for (size_t i = 0; i < c.next.n; i++)
+        sim__node_free(&c.next.nodes[i]);
+    c.next.n = 0;
+    c.next.unassigned = 0;
+    return sim__op_commit(&c, op, err);
+}
+
+/* ---- keys ---- */
+
+/* Insert one key under the new placement (the current one when the
+ * operation does not change the topology); counts it. */
+int sim__insert_one(opctx *c, const char *k, size_t len, int64_t *inserted,
+                      rs_error *err)
+{
+    sim *s = c->s;
+    const placement *pl = c->next.pl ? c->next.pl : s->cur.pl;
+    place_key_info ki;
+    place_key(pl, s->h, k, len, &ki);
+    long o = ki.owner;
+    bool col = ki.has_coord && place_column(pl) == PLACE_COL_COORD;
+    store_key sk = {k, len, ki.position, owner_id(&c->next, o), col,
+                    col ? sim__coord_stored(ki.coord) : 0};
+    int ins;
+    int rc = store_key_insert(s->st, &sk, &ins, err);
+    if (rc || !ins)
+        return rc;
+    (*inserted)++;
+    if (o < 0) /* hot path: the owner's index is known, no search */
+        c->next.unassigned++;
+    else
+        c->next.nodes[o].keys++;
+    return 0;
+}
+
+static char *count_subject(size_t n, const sim_str *one)
+{
+    char *t = NULL;
+    if (n == 1)
+        return strndup(one->s, one->len);
+    if (asprintf(&t, "%zu keys", n) < 0)
+        return NULL;
+    return t;
+}
+
+
+/* A list of keys must not be empty and every key must follow the name
+ * rules; the message says which one does not. */
+static int check_key_list(const sim_str *keys, size_t n, rs_error *err)
+{
+    if (n == 0)
+        return rs_fail(err, RINGSIM_EPARAM, "the list of keys is empty");
+    for (size_t i = 0; i < n; i++) {
+        int rc = name_check(keys[i].s, keys[i].len, "key", err);
+        if (rc && n > 1) { /* say which one */
+            char m[sizeof err->msg];
+            snprintf(m, sizeof m, "%s", err->msg);
+            rs_fail(err, rc, "keys[%zu]: %s", i, m);
+        }
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int sim_insert_keys(sim *s, const sim_str *keys, size_t n, bool strict,
+                    int64_t *inserted, int64_t *skipped, int64_t *op, rs_error *err)
+{
+    *inserted = *skipped = 0;
+    int rc = check_key_list(keys, n, err);
+    if (rc)
+        return rc;
+    json_t *params = json_pack("{s:I}", "keys", (json_int_t)n);
+    char *subject = count_subject(n, &keys[0]);
+    opctx c;
+    if (!params || !subject) {
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        goto out;
+    }
+    if ((rc = sim__op_begin(s, &c, "insert_keys", subject, params, err)))
+        goto out;
+    c.keys_only = true;
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (c.op)
+            rc = store_op_add_key(s->st, c.op, (int64_t)i, keys[i].s, keys[i].len, err);
+        int64_t before = *inserted;
+        if (!rc)
+            rc = sim__insert_one(&c, keys[i].s, keys[i].len, inserted, err);
+        if (!rc && strict && *inserted == before)
+            rc = rs_fail(err, RINGSIM_ECONFLICT, "key \"%.*s\" already exists",
+                         (int)keys[i].len, keys[i].s);
+        if (!rc && i % PROGRESS_EVERY == PROGRESS_EVERY - 1)
+            rc = sim__progress(s, "insert_keys", i + 1, n, err);
+    }
+    if (rc) {
+        sim__op_abort(&c);
+        *inserted = 0;
+        goto out;
+    }
+    *skipped = (int64_t)n - *inserted;
+    rc = sim__op_commit(&c, op, err);
+    if (rc)
+        *inserted = *skipped = 0;
+out:
+    free(subject);
+    json_decref(params);
+    return rc;
+}
+
+static int digits(uint64_t v)
+{
+    int d = 1;
+    while (v >= 10) {
+        v /= 10;
+        d++;
+    }
+    return d;
+}
+
+int sim_generate_keys(sim *s, const char *prefix, size_t plen, uint64_t start,
+                      uint64_t count, int64_t *inserted, int64_t *skipped,
+                      int64_t *op, rs_error *err)
+{
+    *inserted = *skipped = 0;
+    if (count < 1 || count > SIM_MAX_GENERATE)
+        return rs_fail(err, RINGSIM_EPARAM, "count must be 1 to %u", SIM_MAX_GENERATE);
+    if (start > (1ull << 53) || start + count - 1 > (1ull << 53))
+        return rs_fail(err, RINGSIM_EPARAM, "start must be 0 to 2^53 - count");
+    uint64_t last = start + count - 1;
+    if (plen + (size_t)digits(last) > NAME_MAX_BYTES)
+        return rs_fail(err, RINGSIM_ENAME, "prefix is too long: keys would exceed %d bytes",
+                       NAME_MAX_BYTES);
+    /* The prefix must itself be a valid (possibly empty) start of a name. */
+    int rc = plen ? name_check(prefix, plen, "key prefix", err) : 0;
+    if (rc)
+        return rc;
+    json_t *params = json_pack("{s:{s:I, s:s%, s:I}}", "generate", "count",
+                               (json_int_t)count, "prefix", prefix, plen, "start",
+                               (json_int_t)start);
+    char *subject = NULL;
+    if (count == 1)
+        rc = asprintf(&subject, "%.*s%llu", (int)plen, prefix,
+                      (unsigned long long)start) < 0;
+    else
+        rc = asprintf(&subject, "%llu keys %.*s%llu \u2026 %.*s%llu",
+                      (unsigned long long)count, (int)plen, prefix,
+                      (unsigned long long)start, (int)plen, prefix,
+                      (unsigned long long)last) < 0;
+    opctx c;
+    if (rc || !params) {
+        subject = rc ? NULL : subject;
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        goto out;
+    }
+    if ((rc = sim__op_begin(s, &c, "insert_keys", subject, params, err)))
+        goto out;
+    c.keys_only = true;
+    char buf[NAME_BUF + 24];
+    memcpy(buf, prefix, plen);
+    for (uint64_t i = 0; i < count && !rc; i++) {
+        size_t len = plen + (size_t)sprintf(buf + plen, "%llu",
+                                            (unsigned long long)(start + i));
+        rc = sim__insert_one(&c, buf, len, inserted, err);
+        if (!rc && i % PROGRESS_EVERY == PROGRESS_EVERY - 1)
+            rc = sim__progress(s, "insert_keys", i + 1, count, err);
+    }
+    if (!rc)
+        rc = sim__progress(s, "insert_keys", count, count, err);
+    if (rc) {
+        sim__op_abort(&c);
+        *inserted = 0;
+        goto out;
+    }
+    *skipped = (int64_t)count - *inserted;
+    rc = sim__op_commit(&c, op, err);
+    if (rc)
+        *inserted = *skipped = 0;
+out:
+    free(subject);
+    json_decref(params);
+    return rc;
+}
+
+int sim__cmp_bytes(const char *a, size_t al, const char *b, size_t bl)
+{
+    int c = memcmp(a, b, al < bl ? al : bl);
+    return c ? c : (al > bl) - (al < bl);
+}
+
+static int cmp_str_ptr(const void *x, const void *y)
+{
+    const sim_str *a = *(const sim_str *const *)x, *b = *(const sim_str *const *)y;
+    int c = sim__cmp_bytes(a->s, a->len, b->s, b->len);
+    return c ? c : (a > b) - (a < b); /* stable: first occurrence first */
+}
+
+int sim_delete_keys(sim *s, const sim_str *keys, size_t n, int64_t *op, rs_error *err)
+{
+    int rc = check_key_list(keys, n, err);
+    if (rc)
+        return rc;
+    /* A key named twice is deleted once. */
+    const sim_str **ord = malloc(n * sizeof *ord);
+    bool *dup = calloc(n, sizeof *dup);
+    json_t *params = json_pack("{s:I}", "keys", (json_int_t)n);
+    char *subject = count_subject(n, &keys[0]);
+    opctx c;
+    if (!ord || !dup || !params || !subject) {
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++)
+        ord[i] = &keys[i];
+    qsort(ord, n, sizeof *ord, cmp_str_ptr);
+    for (size_t i = 1; i < n; i++)
+        if (sim__cmp_bytes(ord[i]->s, ord[i]->len, ord[i - 1]->s, ord[i - 1]->len) == 0)
+            dup[ord[i] - keys] = true;
+    if ((rc = sim__op_begin(s, &c, "delete_keys", subject, params, err)))
+        goto out;
+    c.keys_only = true;
+    int64_t seq = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (dup[i])
+            continue;
+        store_key k;
+        int deleted;
+        if ((rc = store_key_find(s->st, keys[i].s, keys[i].len, &k, err)) ||
+            (rc = store_key_delete(s->st, keys[i].s, keys[i].len, &deleted, err)))
+            break;
+        if (c.op)
+            rc = store_op_add_key(s->st, c.op, seq++, keys[i].s, keys[i].len, err);
+        sim__count_owner(&c.next, k.node, -1);
+        if (!rc && i % PROGRESS_EVERY == PROGRESS_EVERY - 1)
+            rc = sim__progress(s, "delete_keys", i + 1, n, err);
+    }
+    if (rc) {
+        sim__op_abort(&c);
+        goto out;
+    }
+    rc = sim__op_commit(&c, op, err);
+out:
+    free(ord);
+    free(dup);
+    free(subject);
+    json_decref(params);
+    return rc;
+}
+
+/* sim_str views of a list (pointers into l->buf). */
+sim_str *sim__kl_strs(const keylist *l)
+{
+    sim_str *v = malloc((l->n + 1) * sizeof *v);
+    for (size_t i = 0; v && i < l->n; i++)
+        v[i] = (sim_str){l->buf + l->v[i].off, l->v[i].len};
+    return v;
+}

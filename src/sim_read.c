@@ -1,0 +1,246 @@
+/*
+ * sim_read.c - answers about the current state: nodes, statistics, lookups,
+ * pages of keys, density.  Statistics come from counters; nothing here
+ * writes.
+ */
+#define _GNU_SOURCE /* asprintf, strndup */
+#include "sim_int.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- reads ---- */
+
+const place_config *sim_config(const sim *s) { return &s->cur.cfg; }
+const placement *sim_placement(const sim *s) { return s->cur.pl; }
+size_t sim_node_count(const sim *s) { return s->cur.n; }
+const char *const *sim_node_names(const sim *s) { return s->cur.names; }
+const place_node *sim_place_nodes(const sim *s) { return s->cur.pn; }
+hasher *sim_hasher(sim *s) { return s->h; }
+int64_t sim_unassigned(const sim *s) { return s->cur.unassigned; }
+int64_t sim_last_op(sim *s)
+{
+    int64_t v;
+    int rc = store_last_op(s->st, &v, NULL);
+    return rc ? rc : v;
+}
+
+const char *sim_node_name(const sim *s, size_t i, size_t *len)
+{
+    if (len)
+        *len = s->cur.nodes[i].len;
+    return s->cur.nodes[i].name;
+}
+
+int64_t sim_key_count(const sim *s)
+{
+    int64_t t = s->cur.unassigned;
+    for (size_t i = 0; i < s->cur.n; i++)
+        t += s->cur.nodes[i].keys;
+    return t;
+}
+
+void sim_key_where(sim *s, const char *key, size_t len, sim_where *out)
+{
+    place_key(s->cur.pl, s->h, key, len, &out->info);
+    out->nprefs = place_prefs(s->cur.pl, &out->info, s->cur.cfg.replicas, out->prefs);
+}
+
+static void node_view(sim *s, size_t i, const double *arc, const double *owns, int64_t total,
+                      sim_node_view *v)
+{
+    const node *x = &s->cur.nodes[i];
+    v->name = x->name;
+    v->len = x->len;
+    v->position = hash_position(s->h, x->name, x->len);
+    v->weight = x->weight;
+    v->points = place_node_size(s->cur.pl, i);
+    v->index = i;
+    v->keys = x->keys;
+    v->key_share = total > 0 ? (double)x->keys / (double)total : 0;
+    v->arc_share = arc[i];
+    v->owns = owns[i];
+}
+
+static int cmp_node_view(const void *a, const void *b)
+{
+    const sim_node_view *x = a, *y = b;
+    if (x->position != y->position)
+        return x->position < y->position ? -1 : 1;
+    return sim__cmp_bytes(x->name, x->len, y->name, y->len);
+}
+
+int sim_nodes(sim *s, sim_node_view **out, size_t *n, rs_error *err)
+{
+    size_t k = s->cur.n;
+    sim_node_view *v = malloc((k + 1) * sizeof *v);
+    double *arc = malloc((k + 1) * sizeof *arc), *owns = malloc((k + 1) * sizeof *owns);
+    if (!v || !arc || !owns) {
+        free(v);
+        free(arc);
+        free(owns);
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    }
+    place_shares(s->cur.pl, arc, k);
+    place_owns(s->cur.pl, s->cur.cfg.replicas, owns, k);
+    int64_t total = sim_key_count(s);
+    for (size_t i = 0; i < k; i++)
+        node_view(s, i, arc, owns, total, &v[i]);
+    free(arc);
+    free(owns);
+    qsort(v, k, sizeof *v, cmp_node_view);
+    *out = v;
+    *n = k;
+    return 0;
+}
+
+int sim_node_get(sim *s, const char *name, size_t len, sim_node_view *out,
+                 rs_error *err)
+{
+    int rc = name_check(name, len, "node name", err);
+    if (rc)
+        return rc;
+    long i = sim__find_node(&s->cur, name, len);
+    if (i < 0)
+        return rs_fail(err, RINGSIM_ENOTFOUND, "node \"%.*s\" not found", (int)len, name);
+    double *arc = malloc((s->cur.n + 1) * sizeof *arc);
+    double *owns = malloc((s->cur.n + 1) * sizeof *owns);
+    if (!arc || !owns) {
+        free(arc);
+        free(owns);
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    }
+    place_shares(s->cur.pl, arc, s->cur.n);
+    place_owns(s->cur.pl, s->cur.cfg.replicas, owns, s->cur.n);
+    node_view(s, (size_t)i, arc, owns, sim_key_count(s), out);
+    free(arc);
+    free(owns);
+    return 0;
+}
+
+void sim_stats_get(sim *s, sim_stats *o)
+{
+    memset(o, 0, sizeof *o);
+    size_t n = s->cur.n;
+    o->nodes = (int64_t)n;
+    o->keys = sim_key_count(s);
+    if (n == 0)
+        return;
+    double sum = 0, sq = 0;
+    o->min = INT64_MAX;
+    for (size_t i = 0; i < n; i++) {
+        int64_t k = s->cur.nodes[i].keys;
+        sum += (double)k;
+        o->min = k < o->min ? k : o->min;
+        o->max = k > o->max ? k : o->max;
+    }
+    o->mean = sum / (double)n;
+    for (size_t i = 0; i < n; i++) {
+        double d = (double)s->cur.nodes[i].keys - o->mean;
+        sq += d * d;
+    }
+    o->stddev = sqrt(sq / (double)n);
+    o->cv = o->mean > 0 ? o->stddev / o->mean : 0;
+    o->max_over_mean = o->mean > 0 ? (double)o->max / o->mean : 0;
+}
+
+int sim_lookup(sim *s, const char *key, size_t len, sim_lookup_result *out,
+               rs_error *err)
+{
+    memset(out, 0, sizeof *out);
+    int rc = name_check(key, len, "key", err);
+    if (rc)
+        return rc;
+    hash_sha256_hex(s->h, key, len, out->sha256);
+    place_key(s->cur.pl, s->h, key, len, &out->info);
+    out->position = out->info.position;
+    long o = out->info.owner;
+    if (o >= 0) {
+        out->node = s->cur.nodes[o].name;
+        out->node_len = s->cur.nodes[o].len;
+    }
+    out->nprefs = place_prefs(s->cur.pl, &out->info, s->cur.cfg.replicas, out->prefs);
+    const ring *r = !strcmp(s->cur.cfg.algorithm, "ring") ? place_ring_of(s->cur.pl) : NULL;
+    long p = r ? ring_successor(r, out->position) : -1;
+    if (p >= 0) {
+        out->has_point = true;
+        out->point_position = ring_point_pos(r, (size_t)p);
+        out->point_index = ring_point_index(r, (size_t)p);
+        out->wrapped = out->position > ring_point_pos(r, ring_size(r) - 1);
+    }
+    store_key k;
+    rs_error e2;
+    rc = store_key_find(s->st, key, len, &k, &e2);
+    if (rc && rc != RINGSIM_ENOTFOUND)
+        return rs_fail(err, rc, "%s", e2.msg);
+    out->stored = rc == 0;
+    return 0;
+}
+
+typedef struct page_ctx {
+    sim *s;
+    sim_key_fn fn;
+    void *ud;
+} page_ctx;
+
+static int page_step(void *ud, const store_key *k)
+{
+    page_ctx *p = ud;
+    long o = k->node == STORE_NO_NODE ? -1 : sim__find_node_id(&p->s->cur, k->node);
+    return p->fn(p->ud, k->key, k->len, k->pos, o < 0 ? NULL : p->s->cur.nodes[o].name,
+                 o < 0 ? 0 : p->s->cur.nodes[o].len);
+}
+
+int sim_keys_page(sim *s, const char *node, size_t node_len, const char *prefix,
+                  size_t prefix_len, int64_t offset, int64_t limit, int64_t *total,
+                  sim_key_fn fn, void *ud, rs_error *err)
+{
+    store_key_query q = {0, false, prefix, prefix_len, offset, limit, -1};
+    /* An empty prefix filters nothing; any other must be a possible start
+     * of a key: 1 to 255 bytes under the name rules. */
+    bool pre = prefix && prefix_len;
+    int rc = pre ? name_check(prefix, prefix_len, "key prefix", err) : 0;
+    if (rc)
+        return rc;
+    if (offset < 0 || limit < 0)
+        return rs_fail(err, RINGSIM_EPARAM, "offset and limit must be 0 or more");
+    if (node) {
+        if ((rc = name_check(node, node_len, "node name", err)))
+            return rc;
+        long i = sim__find_node(&s->cur, node, node_len);
+        if (i < 0)
+            return rs_fail(err, RINGSIM_ENOTFOUND, "node \"%.*s\" not found",
+                           (int)node_len, node);
+        q.by_node = true;
+        q.node = s->cur.nodes[i].id;
+        if (!pre) /* the counter is the count */
+            q.known_total = s->cur.nodes[i].keys;
+    } else if (!pre) {
+        q.known_total = sim_key_count(s);
+    }
+    page_ctx p = {s, fn, ud};
+    return store_keys_page(s->st, &q, total, page_step, &p, err);
+}
+
+int sim_key_get(sim *s, const char *key, size_t len, uint32_t *pos, const char **node,
+                size_t *node_len, rs_error *err)
+{
+    int rc = name_check(key, len, "key", err);
+    store_key k;
+    if (rc || (rc = store_key_find(s->st, key, len, &k, err)))
+        return rc;
+    long o = k.node == STORE_NO_NODE ? -1 : sim__find_node_id(&s->cur, k.node);
+    *pos = k.pos;
+    *node = o < 0 ? NULL : s->cur.nodes[o].name;
+    *node_len = o < 0 ? 0 : s->cur.nodes[o].len;
+    return 0;
+}
+
+int sim_density(sim *s, uint32_t bins, int64_t *counts, rs_error *err)
+{
+    return store_keys_density(s->st, bins, counts, err);
+}
