@@ -12,6 +12,10 @@ published rules alone, with Python's hashlib and nothing of ringsim --
     its position (wrapping); ties by (position, name bytes, point index);
     with R replicas, the preference list walks on clockwise from the owner's
     point to the next distinct nodes (Dynamo's rule);
+  * Redis Cluster's key slot (the cluster specification): CRC16-XMODEM of
+    the key, or of its {hash tag}, mod 16384, and the split of
+    `redis-cli --cluster create` over three masters from the Redis cluster
+    tutorial (0-5460, 5461-10922, 10923-16383);
   * Lamping & Veach's jump consistent hash (arXiv:1406.2294, their C++
     function, LCG 2862933555777941757, double arithmetic) of sha64(key), the
     first 8 bytes of SHA-256(key) big-endian (API.md, "jump").
@@ -108,6 +112,28 @@ def jump(key, buckets):
     return b
 
 
+def crc16(data):
+    """CRC16-XMODEM (polynomial 0x1021, initial value 0), Redis's key hash."""
+    c = 0
+    for b in data:
+        c ^= b << 8
+        for _ in range(8):
+            c = ((c << 1) ^ 0x1021) if c & 0x8000 else c << 1
+            c &= 0xFFFF
+    return c
+
+
+def key_slot(key):
+    """The cluster specification's HASH_SLOT: the {tag} when it is not empty."""
+    k = key.encode("utf-8")
+    i = k.find(b"{")
+    if i >= 0:
+        j = k.find(b"}", i + 1)
+        if j > i + 1:
+            k = k[i + 1:j]
+    return crc16(k) % 16384
+
+
 def num(v):
     """The shortest decimal that reads back as v (as the scenario writes it)."""
     for p in range(1, 18):
@@ -181,6 +207,17 @@ def expected():
         # what plain jump hash would move: n2 and n3 renumbered to 1 and 2
         f"# {sum(1 for k in ks if ['n0', 'n1', 'n2', 'n3'][four[k]] != ['n0', 'n2', 'n3'][jump(sha64(k), 3)])} keys",
     ]
+
+    # redis-slots: three masters in join order, the create split.
+    masters = ["127.0.0.1:7000", "127.0.0.1:7001", "127.0.0.1:7002"]
+    split = [(0, 5460), (5461, 10922), (10923, 16383)]
+
+    def redis_owner(key):
+        s = key_slot(key)
+        return next(m for m, (lo, hi) in zip(masters, split) if lo <= s <= hi)
+
+    out["redis-slots"] = [f"expect owner({k}) == {redis_owner(k)}" for k in
+                          ["foo", "hello", "{user1000}.following", "{user1000}.followers"]]
 
     # replicas-3: six nodes with 64 points each, three copies of 12,000
     # keys; n3 leaves.
