@@ -8,8 +8,9 @@ DB       ?= ringsim.db
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 
 TSAN     ?= build-tsan
+PREFIX   ?= /usr/local
 
-.PHONY: all build run test test-asan test-tsan test-crash-long bench bench-load fuzz fuzz-api fuzz-http deps deps-test npm clean
+.PHONY: all build run test install package test-asan test-tsan test-crash-long bench bench-load fuzz fuzz-api fuzz-http deps deps-test npm clean
 
 all: build
 
@@ -28,6 +29,15 @@ build: deps $(BUILD)/Makefile
 run: build
 	@echo "ringsim: open http://localhost:$(PORT)/ (Ctrl-C stops)"
 	$(BUILD)/ringsim serve --port $(PORT) --db $(DB)
+
+# `make install PREFIX=/usr DESTDIR=/tmp/root`: the binary (with the page),
+# the scenarios, ringsim(1), bash completion and docs/api.md.
+install: build
+	DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"
+
+# A Debian package (CPack) in $(BUILD): ringsim_VERSION_ARCH.deb.
+package: build
+	cmake --build $(BUILD) --target package
 
 node_modules/.package-lock.json: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
@@ -77,10 +87,16 @@ bench-load: build
 # sequences must always pass `check`.  FUZZ_SECONDS bounds the run.
 FUZZ_SECONDS ?= 120
 # The engine with every placement core and the API, without the faces.
-FUZZ_CORE = $(filter-out src/main.c src/cli.c src/http.c,$(wildcard src/*.c))
+FUZZ_CORE = $(filter-out src/main.c src/cli.c src/http.c,$(wildcard src/*.c)) \
+            $(BUILD)/scenario_files.c
 FUZZ_CORE_LIBS = $(shell pkg-config --cflags --libs sqlite3 libcrypto jansson libxxhash zlib) -lm
 
-fuzz: deps
+# The built-in scenarios as C (the build makes the same file).
+$(BUILD)/scenario_files.c: $(wildcard scenarios/*.ringsim) cmake/embed_scenarios.cmake
+	mkdir -p $(BUILD)
+	cmake -DSCENARIO_DIR=scenarios -DOUT=$@ -P cmake/embed_scenarios.cmake
+
+fuzz: deps $(BUILD)/scenario_files.c
 	mkdir -p $(BUILD)/fuzz-corpus
 	clang -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -Isrc -o $(BUILD)/fuzz_sim \
 	  fuzz/fuzz_sim.c $(FUZZ_CORE) $(FUZZ_CORE_LIBS)
@@ -88,7 +104,7 @@ fuzz: deps
 
 # The API's routes and handlers with random requests: never a crash, never
 # an answer that is not 200/201 or a well-formed error object.
-fuzz-api: deps
+fuzz-api: deps $(BUILD)/scenario_files.c
 	mkdir -p $(BUILD)/fuzz-api-corpus
 	clang -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	  -Isrc -o $(BUILD)/fuzz_api \
@@ -97,7 +113,7 @@ fuzz-api: deps
 
 # The server's real request path: raw bytes through the head parser, the
 # chunked decoder and the request checks (http_parse.c) on to the handlers.
-fuzz-http: deps
+fuzz-http: deps $(BUILD)/scenario_files.c
 	mkdir -p $(BUILD)/fuzz-http-corpus
 	clang -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	  -Isrc -o $(BUILD)/fuzz_http \

@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv.h"
 #include "names.h"
+#include "scenario.h"
 #include "view.h"
 
 json_t *api_error_body(int code, const char *msg)
@@ -97,6 +99,8 @@ static const route routes[] = {
     {"events", API_GET, API_EVENTS},     {"reset", API_POST, API_WORKER},
     {"revert", API_POST, API_WORKER},    {"cancel", API_POST, API_CANCEL},
     {"preview", API_POST, API_WORKER},   {"compare", API_GET, API_WORKER},
+    {"scenarios", API_GET, API_LOOP},    {"scenarios/x", API_GET, API_LOOP},
+    {"scenarios/x", API_POST, API_WORKER}, {"export/x", API_GET, API_WORKER},
     {"theory", API_GET, API_WORKER},
 };
 
@@ -465,8 +469,73 @@ static int get_operation(sim *s, const api_request *r, json_t **out, rs_error *e
     return *out ? 200 : err->code;
 }
 
-/* Dispatch on a routed request against sim s (live or a snapshot). */
-static int dispatch(sim *s, const api_request *r, json_t **out, rs_error *err)
+/* POST /api/scenarios/run {"text", "name"?, "check"?}: run a scenario (or,
+ * with check, only parse it) and answer its report; a syntax error is 400
+ * invalid_parameter naming the line. */
+static int post_scenario_run(sim *s, const api_request *r, json_t **out, rs_error *err)
+{
+    int rc = need_object(r, err);
+    if (rc)
+        return rc;
+    json_t *text = json_object_get(r->body, "text"), *name = json_object_get(r->body, "name");
+    json_t *check = json_object_get(r->body, "check");
+    if (!json_is_string(text))
+        return rs_fail(err, RINGSIM_EPARAM, "text must be the scenario as a JSON string");
+    if (name && (!json_is_string(name) || json_string_length(name) < 1 ||
+                 json_string_length(name) > 255))
+        return rs_fail(err, RINGSIM_EPARAM, "name must be a string of 1 to 255 bytes");
+    if (check && !json_is_boolean(check))
+        return rs_fail(err, RINGSIM_EPARAM, "check must be true or false");
+    scenario *sc;
+    int line;
+    rc = scenario_parse(&sc, name ? json_string_value(name) : "scenario", json_string_value(text),
+                        json_string_length(text), &line, err);
+    if (rc == RINGSIM_EPARAM && line > 0) {
+        char msg[sizeof err->msg + 32];
+        snprintf(msg, sizeof msg, "line %d: %s", line, err->msg);
+        *out = api_error_body(rc, msg);
+        json_object_set_new(json_object_get(*out, "error"), "line", json_integer(line));
+        return ringsim_status(rc);
+    }
+    if (rc)
+        return rc;
+    if (json_is_true(check)) {
+        *out = scenario_outline(sc);
+        scenario_free(sc);
+        return *out ? 200 : rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    }
+    rc = scenario_run(sc, s, NULL, NULL, out, err);
+    scenario_free(sc);
+    return rc < 0 ? rc : 200;
+}
+
+static int get_scenario(const api_request *r, json_t **out, rs_error *err)
+{
+    const scenario_file *f = scenario_file_find(r->seg[1], r->seglen[1]);
+    if (!f)
+        return rs_fail(err, RINGSIM_ENOTFOUND, "no built-in scenario \"%.64s\"", r->seg[1]);
+    return (*out = scenario_file_json(f)) ? 200 : RINGSIM_ENOMEM;
+}
+
+/* GET /api/export/scenario[?at=ID]: the operations that rebuild the state
+ * (now, or right after operation ID) as a scenario file (text/plain). */
+static int get_export(sim *s, const api_request *r, api_answer *a, rs_error *err)
+{
+    if (!seg_is(r, 1, "scenario"))
+        return rs_fail(err, RINGSIM_ENOTFOUND, "no such export: /api/export/scenario is one");
+    int64_t at;
+    int rc = int_param(r, "at", 0, INT64_MAX, -1, &at, err);
+    if (!rc)
+        rc = scenario_export(s, at, &a->text, &a->text_len, err);
+    if (rc)
+        return rc;
+    a->content_type = "text/plain; charset=utf-8";
+    return 200;
+}
+
+/* Dispatch on a routed request against sim s (live or a snapshot); text
+ * answers go into a. */
+static int dispatch(sim *s, const api_request *r, json_t **out, api_answer *a, rs_error *err)
 {
     api_method m = r->method == API_HEAD ? API_GET : r->method;
     int64_t op = 0, after, limit;
@@ -526,6 +595,17 @@ static int dispatch(sim *s, const api_request *r, json_t **out, rs_error *err)
         return post_preview(s, r, out, err);
     if (seg_is(r, 0, "compare"))
         return get_compare(s, r, out, err);
+    if (seg_is(r, 0, "scenarios") && r->nseg == 1)
+        return (*out = scenario_files_json()) ? 200 : RINGSIM_ENOMEM;
+    if (seg_is(r, 0, "scenarios") && m == API_GET)
+        return get_scenario(r, out, err);
+    if (seg_is(r, 0, "scenarios")) {
+        if (!seg_is(r, 1, "run"))
+            return rs_fail(err, RINGSIM_EMETHOD, "POST is for /api/scenarios/run");
+        return post_scenario_run(s, r, out, err);
+    }
+    if (seg_is(r, 0, "export"))
+        return get_export(s, r, a, err);
     if (seg_is(r, 0, "theory")) {
         int64_t nodes;
         if ((rc = int_param(r, "nodes", 0, 1000, 0, &nodes, err)))
@@ -537,17 +617,81 @@ static int dispatch(sim *s, const api_request *r, json_t **out, rs_error *err)
     return rs_fail(err, RINGSIM_ENOTFOUND, "no such API endpoint");
 }
 
+/* ?format=csv: which list of an answer the CSV holds, by route; NULL where
+ * there is none. */
+static const char *csv_rows(const api_request *r)
+{
+    if (r->method != API_GET && r->method != API_HEAD)
+        return NULL;
+    if (seg_is(r, 0, "nodes") && r->nseg == 1)
+        return "nodes";
+    if (seg_is(r, 0, "keys") && r->nseg == 1)
+        return "keys";
+    if (seg_is(r, 0, "operations"))
+        return r->nseg == 1 ? "operations" : "moves";
+    return NULL;
+}
+
+/* The format= parameter: *csv when it asks for CSV. */
+static int answer_format(const api_request *r, bool *csv, rs_error *err)
+{
+    const api_param *f = param(r, "format");
+    *csv = false;
+    if (!f || (f->len == 4 && !memcmp(f->value, "json", 4)))
+        return 0;
+    if (f->len != 3 || memcmp(f->value, "csv", 3))
+        return rs_fail(err, RINGSIM_EPARAM, "format must be json or csv");
+    if (!csv_rows(r))
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "format=csv is offered on GET /api/nodes, /api/keys, /api/operations "
+                       "and /api/operations/{id}");
+    *csv = true;
+    return 0;
+}
+
+void api_answer_clear(api_answer *a)
+{
+    json_decref(a->body);
+    free(a->text);
+    memset(a, 0, sizeof *a);
+}
+
 void api_handle(sim *s, api_cache *cache, const api_request *r, int *status, json_t **body)
+{
+    api_answer a;
+    api_respond(s, cache, r, &a);
+    *status = a.status;
+    if (a.text) { /* for callers that speak JSON only */
+        *body = json_pack("{s:s, s:s%}", "content_type", a.content_type, "text", a.text,
+                          a.text_len);
+        if (!*body) {
+            *status = 500;
+            *body = api_error_body(RINGSIM_ENOMEM, "out of memory building the answer");
+        }
+    } else {
+        *body = a.body;
+        a.body = NULL;
+    }
+    api_answer_clear(&a);
+}
+
+void api_respond(sim *s, api_cache *cache, const api_request *r, api_answer *a)
 {
     rs_error err = {0, ""};
     json_t *out = NULL;
     api_place where;
+    bool csv = false;
+    memset(a, 0, sizeof *a);
     int rc = api_classify(r, &where, &err);
+    if (!rc)
+        rc = answer_format(r, &csv, &err);
     if (!rc)
         rc = sim_refresh(s, NULL, &err);
     sim *target = s;
-    /* The state endpoints travel in time; the log is history already. */
-    const api_param *at = seg_is(r, 0, "operations") ? NULL : param(r, "at");
+    /* The state endpoints travel in time; the log is history already, and
+     * the export reads the log for itself. */
+    const api_param *at =
+        seg_is(r, 0, "operations") || seg_is(r, 0, "export") ? NULL : param(r, "at");
     if (!rc && at && r->method != API_GET && r->method != API_HEAD)
         rc = rs_fail(&err, RINGSIM_EPARAM, "at= is for reading the past; it cannot change it");
     if (!rc && at) {
@@ -569,15 +713,25 @@ void api_handle(sim *s, api_cache *cache, const api_request *r, int *status, jso
         target = now ? s : cache->snap;
     }
     if (!rc)
-        rc = dispatch(target, r, &out, &err);
-    if (rc < 0 || !out) {
+        rc = dispatch(target, r, &out, a, &err);
+    if (rc == 200 && csv && out) {
+        a->text = csv_from_rows(json_object_get(out, csv_rows(r)), &a->text_len);
+        a->content_type = "text/csv; charset=utf-8";
         json_decref(out);
+        out = NULL;
+        if (!a->text)
+            rc = rs_fail(&err, RINGSIM_ENOMEM, "out of memory writing CSV");
+    }
+    if (rc < 0 || (!out && !a->text)) {
+        json_decref(out);
+        free(a->text);
+        a->text = NULL;
         if (rc >= 0)
             rc = rs_fail(&err, RINGSIM_ENOMEM, "out of memory building the answer");
-        *status = ringsim_status(rc);
-        *body = api_error_body(rc, err.msg);
+        a->status = ringsim_status(rc);
+        a->body = api_error_body(rc, err.msg);
         return;
     }
-    *status = rc;
-    *body = out;
+    a->status = rc;
+    a->body = out;
 }

@@ -57,8 +57,24 @@ typedef struct api_cache {
 } api_cache;
 void api_cache_clear(api_cache *c);
 
-/* Answer a request: *status and *body (new reference) always set; errors
- * become API.md's error object. */
+/* An answer: JSON, or text for the exports (CSV, a scenario file). */
+typedef struct api_answer {
+    int status;
+    json_t *body;             /* the JSON answer (owned), NULL when text is set */
+    char *text;               /* a text answer (malloc'd, owned), or NULL */
+    size_t text_len;
+    const char *content_type; /* of text: "text/csv; charset=utf-8", ... (static) */
+} api_answer;
+
+/* Answer a request: a->status and either a->body or a->text always set;
+ * errors become API.md's error object.  Free with api_answer_clear. */
+void api_respond(sim *s, api_cache *cache, const api_request *r, api_answer *a);
+/* Accepts an answer already cleared. */
+void api_answer_clear(api_answer *a);
+
+/* The same for callers that send JSON only: a text answer comes as
+ * {"content_type", "text"}.  *status and *body (new reference) always set;
+ * errors become API.md's error object. */
 void api_handle(sim *s, api_cache *cache, const api_request *r, int *status,
                 json_t **body);
 

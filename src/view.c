@@ -150,8 +150,8 @@ json_t *view_lookup(sim *s, const char *key, size_t len, rs_error *err)
 
 /* A stored key: its stored owner, and where the placement puts it now
  * (the coordinate, and the preference list with replicas). */
-json_t *view_key(sim *s, const char *key, size_t len, uint32_t pos,
-                          const char *node, size_t node_len)
+json_t *view_key(sim *s, const char *key, size_t len, uint32_t pos, const char *node,
+                 size_t node_len)
 {
     json_t *o = json_pack("{s:o, s:I, s:o}", "key", json_stringn(key, len), "position",
                           (json_int_t)pos, "node", str_or_null(node, node_len));
@@ -280,13 +280,16 @@ json_t *view_operation_get(sim *s, int64_t id, rs_error *err)
     return o ? o : nomem(err, NULL);
 }
 
+json_t *view_move(const char *key, const char *from, const char *to)
+{
+    return json_pack("{s:s, s:o, s:o}", "key", key, "from",
+                     from ? json_string(from) : json_null(), "to",
+                     to ? json_string(to) : json_null());
+}
+
 static int add_move(void *ud, const char *key, const char *from, const char *to)
 {
-    return json_array_append_new(ud, json_pack("{s:s, s:o, s:o}", "key", key, "from",
-                                               from ? json_string(from) : json_null(), "to",
-                                               to ? json_string(to) : json_null()))
-               ? RINGSIM_ENOMEM
-               : 0;
+    return json_array_append_new(ud, view_move(key, from, to)) ? RINGSIM_ENOMEM : 0;
 }
 
 json_t *view_operation_moves(sim *s, int64_t id, int64_t offset, int64_t limit,

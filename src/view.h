@@ -33,6 +33,9 @@ json_t *view_operation(const store_op *op);
 json_t *view_operations(sim *s, int64_t after, int64_t limit, rs_error *err);
 /* One operation by id ("operation" object). */
 json_t *view_operation_get(sim *s, int64_t id, rs_error *err);
+/* One move {"key", "from", "to"} (names may be NULL); NULL when out of
+ * memory. */
+json_t *view_move(const char *key, const char *from, const char *to);
 /* The operation plus "moves_total" and "moves" (offset, limit). */
 json_t *view_operation_moves(sim *s, int64_t id, int64_t offset, int64_t limit,
                              rs_error *err);

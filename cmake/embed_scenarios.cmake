@@ -1,0 +1,21 @@
+# Writes OUT: a C file with every scenarios/NAME.ringsim as the table
+# scenario_files[] {name, text, length} of scenario.h (the built-in
+# scenarios that `ringsim run --builtin NAME` and GET /api/scenarios offer).
+file(GLOB files RELATIVE ${SCENARIO_DIR} ${SCENARIO_DIR}/*.ringsim)
+list(SORT files)
+set(body "/* Generated from scenarios/ by cmake/embed_scenarios.cmake. Do not edit. */\n#include \"scenario.h\"\n")
+set(table "")
+set(i 0)
+foreach(f ${files})
+  string(REGEX REPLACE "\\.ringsim$" "" name "${f}")
+  file(READ ${SCENARIO_DIR}/${f} hex HEX)
+  string(LENGTH "${hex}" hexlen)
+  math(EXPR len "${hexlen} / 2")
+  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
+  string(APPEND body "static const unsigned char s${i}[] = {${bytes}0};\n")
+  string(APPEND table "    {\"${name}\", (const char *)s${i}, ${len}},\n")
+  math(EXPR i "${i} + 1")
+endforeach()
+string(APPEND body "const scenario_file scenario_files[] = {\n${table}    {NULL, NULL, 0},\n};\n")
+file(WRITE ${OUT}.tmp "${body}")
+file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)

@@ -1,0 +1,1233 @@
+/*
+ * cmd.c - the command table, the parser and the handlers of the commands
+ * that run on the engine (see cmd.h).
+ *
+ * A handler prints for people, or with --json exactly the JSON of the
+ * matching API answer, or with --csv the same objects as CSV (view.c owns
+ * every shape; csv.c writes them).  Lists that may hold millions of rows
+ * (`key ls`, `log ID`) stream: one object at a time, never the whole list.
+ */
+#define _GNU_SOURCE
+#include "cmd.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "csv.h"
+#include "view.h"
+
+const cmd_option cmd_options[CMD_O_COUNT] = {
+    [CMD_O_DB] = {"db", "PATH", "the database (default $RINGSIM_DB, or ./ringsim.db)"},
+    [CMD_O_JSON] = {"json", NULL, "print the API's JSON answer"},
+    [CMD_O_CSV] = {"csv", NULL, "print the list as CSV (RFC 4180, a header row of the JSON fields)"},
+    [CMD_O_WEIGHT] = {"weight", "W", "the node's weight, a number above 0 (default 1)"},
+    [CMD_O_TOKENS] = {"tokens", "T,T,...", "explicit signed 64-bit tokens (Cassandra's initial_token)"},
+    [CMD_O_NODE] = {"node", "N", "only the keys of node N"},
+    [CMD_O_PREFIX] = {"prefix", "P", "the keys' prefix (default key-)"},
+    [CMD_O_START] = {"start", "S", "the first number (default 0)"},
+    [CMD_O_POINTS] = {"points", "N", "points per node of the ring algorithm"},
+    [CMD_O_ALGORITHM] = {"algorithm", "A", "the placement algorithm (see ringsim algorithms)"},
+    [CMD_O_PARAM] = {"param", "NAME=VALUE", "an algorithm's parameter (may repeat)"},
+    [CMD_O_REPLICAS] = {"replicas", "R", "copies of each key, 1 to 16"},
+    [CMD_O_ALGORITHMS] = {"algorithms", "a,b,...", "the algorithms to compare (default all)"},
+    [CMD_O_HOST] = {"host", "ADDR", "the address to listen on (default 127.0.0.1)"},
+    [CMD_O_PORT] = {"port", "PORT", "the port (default 3000; 0 picks a free one)"},
+    [CMD_O_WEB] = {"web", "DIR", "serve the page from DIR instead of the one built in"},
+    [CMD_O_TOKEN] = {"token", "T", "the access token (default $RINGSIM_TOKEN; made up beyond loopback)"},
+    [CMD_O_SCENARIO] = {"scenario", NULL, "write the history as a scenario file"},
+    [CMD_O_BUILTIN] = {"builtin", NULL, "NAME is one of the scenarios built into ringsim"},
+};
+
+#define CONFIG_OPTS                                                                    \
+    (CMD_BIT(CMD_O_POINTS) | CMD_BIT(CMD_O_ALGORITHM) | CMD_BIT(CMD_O_PARAM) |         \
+     CMD_BIT(CMD_O_REPLICAS))
+
+/* ---- small helpers ---- */
+
+static int fail_usage(rs_error *err, const char *fmt, const char *arg)
+{
+    err->code = RINGSIM_EPARAM;
+    snprintf(err->msg, sizeof err->msg, fmt, arg);
+    return CMD_EXIT_USAGE;
+}
+
+static int fail_value(rs_error *err, int code)
+{
+    err->code = code;
+    return CMD_EXIT_REFUSED;
+}
+
+static int parse_u64(const char *t, uint64_t *out)
+{
+    if (!t || *t < '0' || *t > '9')
+        return -1;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(t, &end, 10);
+    if (errno || *end)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* --tokens T,T,...: signed 64-bit decimal tokens (Cassandra's initial_token). */
+static int parse_tokens(const char *text, int64_t **out, size_t *n, rs_error *err)
+{
+    size_t cap = 1;
+    for (const char *p = text; *p; p++)
+        cap += *p == ',';
+    int64_t *v = malloc(cap * sizeof *v);
+    if (!v)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    size_t k = 0;
+    const char *p = text;
+    for (;;) {
+        char *end;
+        errno = 0;
+        long long t = strtoll(p, &end, 10);
+        if (errno || end == p || *p == '+' || *p == ' ' || (*end && *end != ',')) {
+            free(v);
+            return rs_fail(err, RINGSIM_EPARAM,
+                           "--tokens takes signed 64-bit whole numbers separated by commas, "
+                           "not \"%.200s\"",
+                           text);
+        }
+        v[k++] = t;
+        if (!*end)
+            break;
+        p = end + 1;
+    }
+    *out = v;
+    *n = k;
+    return 0;
+}
+
+int cmd_config_apply(const cmd_line *l, place_config *cfg, rs_error *err)
+{
+    const char *a = l->opt[CMD_O_ALGORITHM];
+    if (a) {
+        if (strlen(a) >= sizeof cfg->algorithm)
+            return rs_fail(err, RINGSIM_EPARAM, "unknown algorithm \"%.40s\"", a);
+        strcpy(cfg->algorithm, a);
+    }
+    if (l->opt[CMD_O_POINTS] &&
+        place_config_set_param(cfg, "points_per_node", l->opt[CMD_O_POINTS], err))
+        return err->code;
+    for (int i = 0; i < l->nparams; i++) {
+        char name[64];
+        const char *p = l->params[i], *eq = strchr(p, '=');
+        if (!eq || eq == p || (size_t)(eq - p) >= sizeof name)
+            return rs_fail(err, RINGSIM_EPARAM, "--param takes NAME=VALUE, not \"%.64s\"", p);
+        memcpy(name, p, (size_t)(eq - p));
+        name[eq - p] = '\0';
+        if (place_config_set_param(cfg, name, eq + 1, err))
+            return err->code;
+    }
+    const char *r = l->opt[CMD_O_REPLICAS];
+    if (r) {
+        uint64_t v;
+        if (parse_u64(r, &v) || v < 1 || v > PLACE_MAX_REPLICAS)
+            return rs_fail(err, RINGSIM_EPARAM,
+                           "--replicas must be a whole number from 1 to %u, not \"%.32s\"",
+                           PLACE_MAX_REPLICAS, r);
+        cfg->replicas = (uint32_t)v;
+    }
+    return 0;
+}
+
+static bool has_config_opts(const cmd_line *l)
+{
+    return l->opt[CMD_O_POINTS] || l->opt[CMD_O_ALGORITHM] || l->nparams ||
+           l->opt[CMD_O_REPLICAS];
+}
+
+/* ---- output ---- */
+
+static void print_json(FILE *out, json_t *j)
+{
+    char *t = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    if (t) {
+        fputs(t, out);
+        fputc('\n', out);
+    }
+    free(t);
+}
+
+/* "operation 4 add_node: echo; 12 keys moved (from bravo 9, charlie 3)". */
+static void print_op(FILE *out, sim *s, int64_t id)
+{
+    rs_error err;
+    json_t *o = view_operation_get(s, id, &err);
+    if (!o)
+        return;
+    json_int_t moved = json_integer_value(json_object_get(o, "keys_moved"));
+    fprintf(out, "operation %lld %s: %s; %lld key%s moved", (long long)id,
+            json_string_value(json_object_get(o, "type")),
+            json_string_value(json_object_get(o, "subject")), (long long)moved,
+            moved == 1 ? "" : "s");
+    json_t *mf = json_object_get(o, "moved_from"), *e;
+    size_t i;
+    json_array_foreach(mf, i, e)
+    {
+        const char *n = json_string_value(json_object_get(e, "node"));
+        fprintf(out, "%s%s %lld", i ? ", " : " (from ", n ? n : "(none)",
+                (long long)json_integer_value(json_object_get(e, "keys")));
+    }
+    fprintf(out, "%s\n", json_array_size(mf) ? ")" : "");
+    json_decref(o);
+}
+
+/* The answer of a change: {extra..., "operation"} as JSON, or for people
+ * "inserted ..." (key add/gen) or the operation's line. */
+static int answer_change(cmd_ctx *c)
+{
+    if (!c->out)
+        return 0;
+    if (c->l->opt[CMD_O_JSON]) {
+        json_t *j = json_object();
+        if (!j)
+            return rs_fail(&c->err, RINGSIM_ENOMEM, "out of memory");
+        if (c->extra)
+            json_object_update(j, c->extra);
+        json_t *o = view_operation_get(c->s, c->op, &c->err);
+        json_object_set_new(j, "operation", o ? o : json_null());
+        print_json(c->out, j);
+        json_decref(j);
+        return 0;
+    }
+    json_t *ins = c->extra ? json_object_get(c->extra, "inserted") : NULL;
+    if (ins) {
+        json_int_t n = json_integer_value(ins);
+        fprintf(c->out, "inserted %lld key%s, skipped %lld (operation %lld)\n", (long long)n,
+                n == 1 ? "" : "s",
+                (long long)json_integer_value(json_object_get(c->extra, "skipped")),
+                (long long)c->op);
+    } else {
+        print_op(c->out, c->s, c->op);
+    }
+    return 0;
+}
+
+/* Columns on a terminal: the display width of UTF-8 text (a CJK character
+ * is two columns, a combining mark none), falling back to bytes. */
+static size_t text_width(const char *s)
+{
+    mbstate_t st;
+    memset(&st, 0, sizeof st);
+    size_t w = 0, n = strlen(s);
+    while (n > 0) {
+        wchar_t wc;
+        size_t k = mbrtowc(&wc, s, n, &st);
+        if (k == (size_t)-1 || k == (size_t)-2)
+            return w + n;
+        if (k == 0)
+            break;
+        int cw = wcwidth(wc);
+        w += cw < 0 ? 1 : (size_t)cw;
+        s += k;
+        n -= k;
+    }
+    return w;
+}
+
+/* s left-aligned in a column of `width` display columns. */
+static void print_padded(FILE *out, const char *s, size_t width)
+{
+    size_t w = text_width(s);
+    fputs(s, out);
+    for (; w < width; w++)
+        fputc(' ', out);
+}
+
+static void pct(char *buf, size_t size, double share)
+{
+    snprintf(buf, size, "%.2f%%", share * 100.0);
+}
+
+/* The people's table of `node ls`, like `nodetool status`. */
+static void print_nodes_table(FILE *out, json_t *j)
+{
+    json_t *nodes = json_object_get(j, "nodes"), *n;
+    size_t i, wname = 4;
+    json_array_foreach(nodes, i, n)
+    {
+        size_t l = text_width(json_string_value(json_object_get(n, "name")));
+        wname = l > wname ? l : wname;
+    }
+    print_padded(out, "Node", wname);
+    fprintf(out, "  %10s  %6s  %9s  %7s  %7s\n", "Position", "Points", "Keys", "Key %",
+            "Ring %");
+    json_array_foreach(nodes, i, n)
+    {
+        char kp[32], rp[32];
+        pct(kp, sizeof kp, json_real_value(json_object_get(n, "key_share")));
+        pct(rp, sizeof rp, json_real_value(json_object_get(n, "arc_share")));
+        print_padded(out, json_string_value(json_object_get(n, "name")), wname);
+        fprintf(out, "  %10lld  %6lld  %9lld  %7s  %7s\n",
+                (long long)json_integer_value(json_object_get(n, "position")),
+                (long long)json_integer_value(json_object_get(n, "points")),
+                (long long)json_integer_value(json_object_get(n, "keys")), kp, rp);
+    }
+    if (!json_array_size(nodes))
+        fprintf(out, "(no nodes)\n");
+}
+
+/* A list member of j as CSV. */
+static int print_csv(FILE *out, json_t *j, const char *member, rs_error *err)
+{
+    size_t n;
+    char *t = csv_from_rows(json_object_get(j, member), &n);
+    if (!t)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory writing CSV");
+    fwrite(t, 1, n, out);
+    free(t);
+    return 0;
+}
+
+/* ---- handlers of changes ---- */
+
+static int run_node_add(cmd_ctx *c)
+{
+    const char *name = c->l->args[0];
+    sim_node_spec spec = {name, strlen(name), c->l->weight, c->l->tokens, c->l->ntokens};
+    int rc = sim_add_node_spec(c->s, &spec, &c->op, &c->err);
+    if (rc)
+        return rc;
+    json_t *node = view_node_get(c->s, name, strlen(name), &c->err);
+    c->extra = json_pack("{s:o*}", "node", node);
+    return answer_change(c);
+}
+
+static int run_node_rm(cmd_ctx *c)
+{
+    const char *name = c->l->args[0];
+    int rc = sim_remove_node(c->s, name, strlen(name), &c->op, &c->err);
+    return rc ? rc : answer_change(c);
+}
+
+static sim_str *arg_strs(const cmd_line *l, rs_error *err)
+{
+    sim_str *v = malloc((size_t)l->nargs * sizeof *v);
+    if (!v)
+        rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    for (int i = 0; v && i < l->nargs; i++)
+        v[i] = (sim_str){l->args[i], strlen(l->args[i])};
+    return v;
+}
+
+static int run_key_add(cmd_ctx *c)
+{
+    sim_str *v = arg_strs(c->l, &c->err);
+    if (!v)
+        return c->err.code;
+    int64_t ins, skip;
+    bool one = c->l->nargs == 1; /* one key: it must be new, as POST {"key"} */
+    int rc = sim_insert_keys(c->s, v, (size_t)c->l->nargs, one, &ins, &skip, &c->op, &c->err);
+    free(v);
+    if (rc)
+        return rc;
+    if (one && c->l->opt[CMD_O_JSON]) {
+        json_t *k = view_key_get(c->s, c->l->args[0], strlen(c->l->args[0]), &c->err);
+        c->extra = json_pack("{s:o*}", "key", k);
+    } else {
+        c->extra = json_pack("{s:I, s:I}", "inserted", (json_int_t)ins, "skipped",
+                             (json_int_t)skip);
+    }
+    return answer_change(c);
+}
+
+static int run_key_gen(cmd_ctx *c)
+{
+    const char *p = c->l->opt[CMD_O_PREFIX] ? c->l->opt[CMD_O_PREFIX] : "key-";
+    int64_t ins, skip;
+    int rc = sim_generate_keys(c->s, p, strlen(p), c->l->start, c->l->count, &ins, &skip,
+                               &c->op, &c->err);
+    if (rc)
+        return rc;
+    c->extra = json_pack("{s:I, s:I}", "inserted", (json_int_t)ins, "skipped", (json_int_t)skip);
+    return answer_change(c);
+}
+
+static int run_key_rm(cmd_ctx *c)
+{
+    sim_str *v = arg_strs(c->l, &c->err);
+    if (!v)
+        return c->err.code;
+    int rc = sim_delete_keys(c->s, v, (size_t)c->l->nargs, &c->op, &c->err);
+    free(v);
+    return rc ? rc : answer_change(c);
+}
+
+static int run_revert(cmd_ctx *c)
+{
+    int rc = sim_revert(c->s, c->l->id, &c->op, &c->err);
+    return rc ? rc : answer_change(c);
+}
+
+static int run_reset(cmd_ctx *c)
+{
+    int rc = sim_reset(c->s, &c->op, &c->err);
+    return rc ? rc : answer_change(c);
+}
+
+static int run_config(cmd_ctx *c)
+{
+    json_t *j;
+    if (has_config_opts(c->l)) {
+        place_config cfg = *sim_config(c->s);
+        int rc = cmd_config_apply(c->l, &cfg, &c->err);
+        if (rc || (rc = sim_configure(c->s, &cfg, &c->op, &c->err)))
+            return rc;
+        j = view_config(c->s, &c->err);
+        c->extra = json_pack("{s:o*}", "config", j);
+        return answer_change(c);
+    }
+    if (!(j = view_config(c->s, &c->err)))
+        return c->err.code;
+    if (c->l->opt[CMD_O_JSON]) {
+        print_json(c->out, j);
+    } else {
+        fprintf(c->out, "algorithm %s\npoints_per_node %lld\nreplicas %lld\n",
+                json_string_value(json_object_get(j, "algorithm")),
+                (long long)json_integer_value(json_object_get(j, "points_per_node")),
+                (long long)json_integer_value(json_object_get(j, "replicas")));
+        const char *k;
+        json_t *v;
+        json_object_foreach(json_object_get(j, "params"), k, v)
+        {
+            if (strcmp(k, "points_per_node") != 0)
+                fprintf(c->out, "%s %lld\n", k, (long long)json_integer_value(v));
+        }
+    }
+    json_decref(j);
+    return 0;
+}
+
+/* ---- handlers of reads ---- */
+
+static int run_node_ls(cmd_ctx *c)
+{
+    json_t *j = view_nodes(c->s, &c->err);
+    if (!j)
+        return c->err.code;
+    int rc = 0;
+    if (c->l->opt[CMD_O_CSV])
+        rc = print_csv(c->out, j, "nodes", &c->err);
+    else if (c->l->opt[CMD_O_JSON])
+        print_json(c->out, j);
+    else
+        print_nodes_table(c->out, j);
+    json_decref(j);
+    return rc;
+}
+
+typedef struct key_printer {
+    cmd_ctx *c;
+    csv_writer csv;
+    int64_t count;
+} key_printer;
+
+static int print_key(void *ud, const char *key, size_t len, uint32_t pos, const char *node,
+                     size_t node_len)
+{
+    key_printer *kp = ud;
+    cmd_ctx *c = kp->c;
+    const cmd_line *l = c->l;
+    if (!l->opt[CMD_O_JSON] && !l->opt[CMD_O_CSV]) {
+        char k[NAME_BUF];
+        snprintf(k, sizeof k, "%.*s", (int)len, key);
+        print_padded(c->out, k, 24);
+        fprintf(c->out, " %10u  %.*s\n", pos, node ? (int)node_len : 6, node ? node : "(none)");
+        kp->count++;
+        return 0;
+    }
+    json_t *j = view_key(c->s, key, len, pos, node, node_len);
+    if (!j)
+        return RINGSIM_ENOMEM;
+    int rc = 0;
+    if (l->opt[CMD_O_CSV]) {
+        rc = csv_row(&kp->csv, j);
+    } else {
+        char *t = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        if (t)
+            fprintf(c->out, "%s\n    %s", kp->count ? "," : "", t);
+        else
+            rc = RINGSIM_ENOMEM;
+        free(t);
+    }
+    json_decref(j);
+    kp->count++;
+    return rc;
+}
+
+/* Streamed: a million keys must not become a million JSON objects in
+ * memory.  The JSON is GET /api/keys with every key. */
+static int run_key_ls(cmd_ctx *c)
+{
+    const cmd_line *l = c->l;
+    const char *node = l->opt[CMD_O_NODE];
+    key_printer kp = {c, {0}, 0};
+    csv_init(&kp.csv, csv_file_sink, c->out);
+    int64_t total;
+    bool json = l->opt[CMD_O_JSON] && !l->opt[CMD_O_CSV];
+    if (json)
+        fputs("{\n  \"keys\": [", c->out);
+    int rc = sim_keys_page(c->s, node, node ? strlen(node) : 0, NULL, 0, 0, INT64_MAX, &total,
+                           print_key, &kp, &c->err);
+    csv_close(&kp.csv);
+    if (rc) {
+        if (json)
+            fputs("\n", c->out);
+        if (rc == RINGSIM_ENOMEM)
+            rs_fail(&c->err, rc, "out of memory");
+        return rc;
+    }
+    if (json)
+        fprintf(c->out, "%s],\n  \"total\": %lld\n}\n", kp.count ? "\n  " : "", (long long)total);
+    else if (!l->opt[CMD_O_CSV])
+        fprintf(c->out, "%lld key%s\n", (long long)total, total == 1 ? "" : "s");
+    return 0;
+}
+
+static int run_lookup(cmd_ctx *c)
+{
+    const char *key = c->l->args[0];
+    json_t *j = view_lookup(c->s, key, strlen(key), &c->err);
+    if (!j)
+        return c->err.code;
+    if (c->l->opt[CMD_O_JSON]) {
+        print_json(c->out, j);
+    } else {
+        const char *n = json_string_value(json_object_get(j, "node"));
+        fprintf(c->out, "key      %s\nsha256   %s\nposition %lld\nnode     %s%s\nstored   %s\n",
+                key, json_string_value(json_object_get(j, "sha256")),
+                (long long)json_integer_value(json_object_get(j, "position")),
+                n ? n : "(no node)",
+                json_is_true(json_object_get(j, "wrapped")) ? " (wrapped)" : "",
+                json_is_true(json_object_get(j, "stored")) ? "yes" : "no");
+    }
+    json_decref(j);
+    return 0;
+}
+
+static int run_stats(cmd_ctx *c)
+{
+    json_t *j = view_stats(c->s, &c->err);
+    if (!j)
+        return c->err.code;
+    if (c->l->opt[CMD_O_JSON])
+        print_json(c->out, j);
+    else
+        fprintf(c->out,
+                "nodes %lld  keys %lld\nmean %.2f  stddev %.2f  cv %.4f\nmin %lld  max %lld  "
+                "max/mean %.4f\n",
+                (long long)json_integer_value(json_object_get(j, "nodes")),
+                (long long)json_integer_value(json_object_get(j, "keys")),
+                json_real_value(json_object_get(j, "mean")),
+                json_real_value(json_object_get(j, "stddev")),
+                json_real_value(json_object_get(j, "cv")),
+                (long long)json_integer_value(json_object_get(j, "min")),
+                (long long)json_integer_value(json_object_get(j, "max")),
+                json_real_value(json_object_get(j, "max_over_mean")));
+    json_decref(j);
+    return 0;
+}
+
+static int run_ring(cmd_ctx *c)
+{
+    json_t *j = view_ring(c->s, &c->err);
+    if (!j)
+        return c->err.code;
+    if (c->l->opt[CMD_O_JSON]) {
+        print_json(c->out, j);
+    } else {
+        json_t *p;
+        size_t i;
+        fprintf(c->out, "%10s  %s\n", "Position", "Node (point)");
+        json_array_foreach(json_object_get(j, "points"), i, p)
+        fprintf(c->out, "%10lld  %s#%lld\n",
+                (long long)json_integer_value(json_object_get(p, "position")),
+                json_string_value(json_object_get(p, "node")),
+                (long long)json_integer_value(json_object_get(p, "index")));
+    }
+    json_decref(j);
+    return 0;
+}
+
+typedef struct move_printer {
+    cmd_ctx *c;
+    csv_writer csv;
+    int64_t count;
+} move_printer;
+
+static int print_move(void *ud, const char *key, const char *from, const char *to)
+{
+    move_printer *mp = ud;
+    cmd_ctx *c = mp->c;
+    if (!c->l->opt[CMD_O_JSON] && !c->l->opt[CMD_O_CSV]) {
+        print_padded(c->out, key, 24);
+        fprintf(c->out, " %s -> %s\n", from ? from : "(none)", to ? to : "(none)");
+        mp->count++;
+        return 0;
+    }
+    json_t *j = view_move(key, from, to);
+    if (!j)
+        return RINGSIM_ENOMEM;
+    int rc = 0;
+    if (c->l->opt[CMD_O_CSV]) {
+        rc = csv_row(&mp->csv, j);
+    } else {
+        char *t = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        if (t)
+            fprintf(c->out, "%s\n    %s", mp->count ? "," : "", t);
+        else
+            rc = RINGSIM_ENOMEM;
+        free(t);
+    }
+    json_decref(j);
+    mp->count++;
+    return rc;
+}
+
+/* log ID: one operation and every key it moved, streamed (the JSON is
+ * GET /api/operations/{id} with every move). */
+static int run_log_one(cmd_ctx *c)
+{
+    const cmd_line *l = c->l;
+    int64_t total;
+    json_t *o = view_operation_get(c->s, l->id, &c->err);
+    if (!o)
+        return c->err.code;
+    int rc = store_moves_page(sim_store(c->s), l->id, 0, 0, &total, NULL, NULL, &c->err);
+    move_printer mp = {c, {0}, 0};
+    csv_init(&mp.csv, csv_file_sink, c->out);
+    bool json = l->opt[CMD_O_JSON] && !l->opt[CMD_O_CSV];
+    if (!rc && json) {
+        json_object_set_new(o, "moves_total", json_integer(total));
+        char *t = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        size_t n = t ? strlen(t) : 0;
+        if (n < 2) { /* ends with "\n}" */
+            free(t);
+            json_decref(o);
+            return rs_fail(&c->err, RINGSIM_ENOMEM, "out of memory");
+        }
+        fprintf(c->out, "%.*s,\n  \"moves\": [", (int)(n - 2), t);
+        free(t);
+    } else if (!rc && !l->opt[CMD_O_CSV]) {
+        print_op(c->out, c->s, l->id);
+    }
+    json_decref(o);
+    if (!rc)
+        rc = store_moves_page(sim_store(c->s), l->id, 0, INT64_MAX, &total, print_move, &mp,
+                              &c->err);
+    csv_close(&mp.csv);
+    if (rc == RINGSIM_ENOMEM)
+        rs_fail(&c->err, rc, "out of memory");
+    if (json)
+        fprintf(c->out, "%s]\n}\n", mp.count ? "\n  " : "");
+    return rc;
+}
+
+static int run_log(cmd_ctx *c)
+{
+    if (c->l->nargs)
+        return run_log_one(c);
+    json_t *j = view_operations(c->s, 0, -1, &c->err);
+    if (!j)
+        return c->err.code;
+    int rc = 0;
+    if (c->l->opt[CMD_O_CSV]) {
+        rc = print_csv(c->out, j, "operations", &c->err);
+    } else if (c->l->opt[CMD_O_JSON]) {
+        print_json(c->out, j);
+    } else {
+        json_t *p;
+        size_t i;
+        json_array_foreach(json_object_get(j, "operations"), i, p)
+        fprintf(c->out, "%5lld  %s  %-11s  %6lld moved  %s\n",
+                (long long)json_integer_value(json_object_get(p, "id")),
+                json_string_value(json_object_get(p, "at")),
+                json_string_value(json_object_get(p, "type")),
+                (long long)json_integer_value(json_object_get(p, "keys_moved")),
+                json_string_value(json_object_get(p, "subject")));
+        if (!json_array_size(json_object_get(j, "operations")))
+            fprintf(c->out, "(no operations)\n");
+    }
+    json_decref(j);
+    return rc;
+}
+
+static int run_algorithms(cmd_ctx *c)
+{
+    json_t *j = view_algorithms(&c->err);
+    if (!j)
+        return c->err.code;
+    if (c->l->opt[CMD_O_JSON]) {
+        print_json(c->out, j);
+    } else {
+        json_t *a = json_object_get(j, "algorithms"), *e;
+        size_t i;
+        fprintf(c->out, "%-11s %-8s %-8s %-22s %s\n", "ALGORITHM", "WEIGHTS", "REPLICAS",
+                "PARAMS", "TITLE");
+        json_array_foreach(a, i, e)
+        {
+            char ps[128] = "";
+            json_t *p;
+            size_t k;
+            json_array_foreach(json_object_get(e, "params"), k, p)
+            {
+                char one[64];
+                snprintf(one, sizeof one, "%s%s=%lld", k ? " " : "",
+                         json_string_value(json_object_get(p, "name")),
+                         (long long)json_integer_value(json_object_get(p, "default")));
+                strncat(ps, one, sizeof ps - strlen(ps) - 1);
+            }
+            fprintf(c->out, "%-11s %-8s %-8s %-22s %s\n",
+                    json_string_value(json_object_get(e, "name")),
+                    json_string_value(json_object_get(e, "weight_rule")),
+                    json_string_value(json_object_get(e, "replica_rule")), *ps ? ps : "-",
+                    json_string_value(json_object_get(e, "title")));
+        }
+    }
+    json_decref(j);
+    return 0;
+}
+
+#define CHECK_REPORT_SIZE 65536
+
+static int run_check(cmd_ctx *c)
+{
+    int64_t problems;
+    char *report = malloc(CHECK_REPORT_SIZE);
+    if (!report)
+        return rs_fail(&c->err, RINGSIM_ENOMEM, "out of memory");
+    if (sim_check(c->s, &problems, report, CHECK_REPORT_SIZE, &c->err)) {
+        free(report);
+        return c->err.code;
+    }
+    int64_t keys = sim_key_count(c->s), ops = sim_last_op(c->s);
+    if (ops < 0) {
+        free(report);
+        return rs_fail(&c->err, (int)ops, "cannot read the operation log");
+    }
+    if (c->l->opt[CMD_O_JSON]) {
+        json_t *lines = json_array();
+        for (char *save, *l = strtok_r(report, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+            json_array_append_new(lines, json_string(l));
+        json_t *j = json_pack("{s:b, s:I, s:I, s:I, s:I, s:o}", "ok", problems == 0, "problems",
+                              (json_int_t)problems, "nodes", (json_int_t)sim_node_count(c->s),
+                              "keys", (json_int_t)keys, "operations", (json_int_t)ops,
+                              "report", lines);
+        print_json(c->out, j);
+        json_decref(j);
+    } else if (problems == 0) {
+        fprintf(c->out,
+                "ok: %lld keys on %zu nodes where the ring says; %lld operations replayed "
+                "to the same state\n",
+                (long long)keys, sim_node_count(c->s), (long long)ops);
+    } else {
+        fputs(report, c->out);
+    }
+    free(report);
+    if (problems)
+        return rs_fail(&c->err, RINGSIM_EPARAM, "check found %lld problem%s",
+                       (long long)problems, problems == 1 ? "" : "s");
+    return 0;
+}
+
+static void print_tally(FILE *out, const char *what, json_t *list)
+{
+    json_t *e;
+    size_t i;
+    json_array_foreach(list, i, e)
+    {
+        const char *n = json_string_value(json_object_get(e, "node"));
+        fprintf(out, "%s %s %lld", i ? "," : what, n ? n : "(none)",
+                (long long)json_integer_value(json_object_get(e, "keys")));
+    }
+}
+
+/* What the operation of req would do, recorded nowhere. */
+static int preview(cmd_ctx *c, view_preview_req *req)
+{
+    json_t *j = view_preview(c->s, req, &c->err);
+    if (!j)
+        return c->err.code;
+    FILE *out = c->out;
+    if (c->l->opt[CMD_O_JSON]) {
+        print_json(out, j);
+    } else {
+        json_t *b = json_object_get(j, "before"), *a = json_object_get(j, "after");
+        json_int_t moved = json_integer_value(json_object_get(j, "keys_moved"));
+        fprintf(out, "would move %lld key%s", (long long)moved, moved == 1 ? "" : "s");
+        print_tally(out, ": from", json_object_get(j, "moved_from"));
+        print_tally(out, "; to", json_object_get(j, "moved_to"));
+        fprintf(out, "\nreplica copies added: %lld\n",
+                (long long)json_integer_value(json_object_get(j, "replica_moves")));
+        fprintf(out, "max/mean %.4f -> %.4f, cv %.4f -> %.4f, nodes %lld -> %lld\n",
+                json_number_value(json_object_get(b, "max_over_mean")),
+                json_number_value(json_object_get(a, "max_over_mean")),
+                json_number_value(json_object_get(b, "cv")),
+                json_number_value(json_object_get(a, "cv")),
+                (long long)json_integer_value(json_object_get(b, "nodes")),
+                (long long)json_integer_value(json_object_get(a, "nodes")));
+        fprintf(out, "nothing was changed\n");
+    }
+    json_decref(j);
+    return 0;
+}
+
+static int run_preview_node(cmd_ctx *c)
+{
+    const cmd_line *l = c->l;
+    const char *name = l->args[1];
+    view_preview_req req = {!strcmp(l->args[0], "add") ? "add_node" : "remove_node",
+                            {name, strlen(name), l->weight, l->tokens, l->ntokens},
+                            *sim_config(c->s)};
+    return preview(c, &req);
+}
+
+static int run_preview_config(cmd_ctx *c)
+{
+    view_preview_req req = {"configure", {0}, *sim_config(c->s)};
+    int rc = cmd_config_apply(c->l, &req.cfg, &c->err);
+    return rc ? rc : preview(c, &req);
+}
+
+static int run_compare(cmd_ctx *c)
+{
+    const cmd_line *l = c->l;
+    json_t *j = view_compare(c->s, l->opt[CMD_O_ALGORITHMS], l->params, (size_t)l->nparams,
+                             100000, &c->err);
+    if (!j)
+        return c->err.code;
+    FILE *out = c->out;
+    if (l->opt[CMD_O_JSON]) {
+        print_json(out, j);
+        json_decref(j);
+        return 0;
+    }
+    json_t *smp = json_object_get(j, "sample");
+    fprintf(out, "%lld keys on %lld nodes%s\n",
+            (long long)json_integer_value(json_object_get(j, "keys")),
+            (long long)json_integer_value(json_object_get(j, "nodes")),
+            json_is_true(json_object_get(smp, "sampled")) ? " (an even sample of keys placed)"
+                                                          : "");
+    fprintf(out, "  %-11s %9s %8s %10s %10s %9s %9s %9s\n", "ALGORITHM", "MAX/MEAN", "CV",
+            "STRUCTURAL", "LOOKUP ns", "MEMORY", "+1 MOVES", "-1 MOVES");
+    json_t *e;
+    size_t i;
+    json_array_foreach(json_object_get(j, "results"), i, e)
+    {
+        const char *name = json_string_value(json_object_get(e, "algorithm"));
+        char mark = json_is_true(json_object_get(e, "current")) ? '*' : ' ';
+        json_t *error = json_object_get(e, "error");
+        if (error) {
+            fprintf(out, "%c %-11s %s\n", mark, name,
+                    json_string_value(json_object_get(error, "message")));
+            continue;
+        }
+        json_t *st = json_object_get(e, "stats");
+        fprintf(out, "%c %-11s %9.4f %8.4f %10.4f %10.0f %9lld %9lld %9lld\n", mark, name,
+                json_number_value(json_object_get(st, "max_over_mean")),
+                json_number_value(json_object_get(st, "cv")),
+                json_number_value(json_object_get(e, "structural_max_over_mean")),
+                json_number_value(json_object_get(e, "lookup_ns")),
+                (long long)json_integer_value(json_object_get(e, "memory_bytes")),
+                (long long)json_integer_value(json_object_get(e, "moves_if_added")),
+                (long long)json_integer_value(json_object_get(e, "moves_if_removed")));
+    }
+    fprintf(out, "(* the current algorithm; +1: keys moved if a node joined, -1: mean if one "
+                 "left)\n");
+    json_decref(j);
+    return 0;
+}
+
+/* ---- the table ---- */
+
+#define O(x) CMD_BIT(CMD_O_##x)
+
+const cmd_def cmd_table[] = {
+    {"serve", "", 0, 0, O(HOST) | O(PORT) | O(WEB) | O(TOKEN), CMD_F_NO_DB,
+     "start the web simulator",
+     "Serves the page and the HTTP API (docs/api.md) on the database until interrupted "
+     "(Ctrl-C or SIGTERM). A change made by another ringsim process on the same database "
+     "reaches every open page within a second. On an address other than loopback every "
+     "request needs the access token: --token, $RINGSIM_TOKEN, or one made up and printed "
+     "in the URL.",
+     NULL},
+    {"node add", "NAME", 1, 1, O(WEIGHT) | O(TOKENS), CMD_F_CHANGE, "add a node",
+     "Adds the node NAME; the keys of the arcs it takes over move to it. A node with a "
+     "weight holds a proportional number of points (or slots, or table entries).",
+     run_node_add},
+    {"node rm", "NAME", 1, 1, 0, CMD_F_CHANGE, "remove a node",
+     "Removes the node NAME; its keys move to the nodes that now own their positions.",
+     run_node_rm},
+    {"node ls", "", 0, 0, O(CSV), 0, "list nodes (like nodetool status)",
+     "Lists the nodes by position: points, keys, key share and ring share.", run_node_ls},
+    {"key add", "KEY...", 1, -1, 0, CMD_F_CHANGE, "insert keys",
+     "Inserts the keys. One key must be new; in a list, keys that exist are skipped and "
+     "counted.",
+     run_key_add},
+    {"key rm", "KEY...", 1, -1, 0, CMD_F_CHANGE, "delete keys",
+     "Deletes the keys; every one of them must exist.", run_key_rm},
+    {"key ls", "", 0, 0, O(NODE) | O(CSV), 0, "list keys by position",
+     "Lists every stored key with its position and node, ordered by (position, key).",
+     run_key_ls},
+    {"key gen", "COUNT", 1, 1, O(PREFIX) | O(START), CMD_F_CHANGE, "insert generated keys",
+     "Inserts the keys P+S ... P+(S+COUNT-1): COUNT from 1 to 10,000,000, prefix P "
+     "(default key-), start S (default 0). Keys that exist are skipped.",
+     run_key_gen},
+    {"lookup", "KEY", 1, 1, 0, 0, "where a key goes, stored or not",
+     "Shows where KEY goes: its position, hash, coordinate, owner, replicas and the steps "
+     "from key to owner.",
+     run_lookup},
+    {"stats", "", 0, 0, 0, 0, "balance statistics",
+     "Keys per node: mean, population standard deviation, cv, min, max, max/mean.",
+     run_stats},
+    {"log", "[ID]", 0, 1, O(CSV), 0, "the operation log, or one operation's moves",
+     "Lists every operation; with ID, that operation and every key it moved (from, to).",
+     run_log},
+    {"ring", "", 0, 0, 0, 0, "the ring's points in order",
+     "Lists the points (or slot ranges, or table runs) of the current placement.", run_ring},
+    {"config", "", 0, 0, CONFIG_OPTS, CMD_F_CHANGE_OPTS, "show or change the configuration",
+     "Without options, shows the configuration. With options, switches the algorithm, its "
+     "parameters or the number of replicas: one configure operation, and keys move as the "
+     "new placement says.",
+     run_config},
+    {"algorithms", "", 0, 0, 0, CMD_F_NO_DB, "the placement algorithms and their parameters",
+     "Lists the placement algorithms: what each reproduces, its parameters and defaults, "
+     "whether it honours weights and replicas.",
+     run_algorithms},
+    {"compare", "", 0, 0, O(ALGORITHMS) | O(PARAM), 0,
+     "the nodes and keys placed by each algorithm",
+     "Places the current nodes and keys with each algorithm side by side: max/mean, cv, "
+     "structural balance, lookup time, memory, keys moved if a node joined or left. "
+     "Nothing is recorded.",
+     run_compare},
+    {"preview node", "add|rm NAME", 2, 2, O(WEIGHT) | O(TOKENS), 0,
+     "what adding or removing a node would do",
+     "What `node add NAME` or `node rm NAME` would do: keys moved by source and "
+     "destination, replica copies, statistics before and after. Nothing is recorded.",
+     run_preview_node},
+    {"preview config", "", 0, 0, CONFIG_OPTS, 0, "what a configuration change would do",
+     "What `config` with these options would do. Nothing is recorded.", run_preview_config},
+    {"revert", "ID", 1, 1, 0, CMD_F_CHANGE, "make the state what it was after operation ID",
+     "The nodes, keys and configuration become what they were right after operation ID "
+     "(0: empty). The history is kept: the revert is one more operation.",
+     run_revert},
+    {"reset", "", 0, 0, 0, CMD_F_CHANGE, "remove every node and key",
+     "Removes every node and key and keeps the configuration; one operation.", run_reset},
+    {"check", "", 0, 0, 0, 0, "verify placement and replay the log",
+     "Verifies the database: every key is on the node the placement says, and replaying "
+     "the operation log gives the stored state. Exit 1 when something is wrong.",
+     run_check},
+    {"run", "FILE | --builtin NAME", 0, 1, O(BUILTIN), 0, "run a scenario file",
+     "Runs a scenario: one command a line, the words of this command line without "
+     "`ringsim` (blank lines and lines starting with # are ignored), each change one "
+     "operation, and `expect STAT OP VALUE` lines that check the state (STAT: nodes, keys, "
+     "max_over_mean, cv, keys_moved, replica_moves, owner(KEY); OP: == != < <= > >=). "
+     "Prints a report. Exit 1 at the first failing line, exit 2 on a syntax error; both "
+     "name the file and line. FILE - reads standard input.",
+     NULL},
+    {"export", "--scenario", 0, 0, O(SCENARIO), 0, "write the history as a scenario file",
+     "With --scenario, writes a scenario file of the operations that rebuild the current "
+     "state: run it on any database (`ringsim run FILE`) to get the same nodes, keys and "
+     "configuration.",
+     NULL},
+    {"scenarios", "[NAME]", 0, 1, 0, CMD_F_NO_DB, "the built-in scenarios, or one's text",
+     "Lists the scenarios built into ringsim; with NAME, prints that scenario's file.", NULL},
+    {"help", "[COMMAND]", 0, -1, 0, CMD_F_NO_DB, "this list, or one command's usage",
+     "Without COMMAND, lists the commands; with COMMAND (\"node add\", \"run\"...), its "
+     "usage and options.",
+     NULL},
+    {"complete", "WORD...", 0, -1, 0, CMD_F_NO_DB | CMD_F_HIDDEN,
+     "completion candidates for the shell", "Used by the bash completion script.", NULL},
+    {NULL, NULL, 0, 0, 0, 0, NULL, NULL, NULL},
+};
+
+#undef O
+
+/* ---- parsing ---- */
+
+static int word_count(const char *name)
+{
+    int n = 1;
+    for (const char *p = name; *p; p++)
+        n += *p == ' ';
+    return n;
+}
+
+/* Whether words[0..k) spell name. */
+static bool words_are(const char *name, char **words, int k)
+{
+    const char *p = name;
+    for (int i = 0; i < k; i++) {
+        size_t n = strlen(words[i]);
+        if (strncmp(p, words[i], n) != 0 || (p[n] != ' ' && p[n] != '\0'))
+            return false;
+        p += n;
+        if (*p == ' ')
+            p++;
+    }
+    return *p == '\0';
+}
+
+const cmd_def *cmd_find(char **words, int n, int *used, bool *group)
+{
+    *group = false;
+    *used = 0;
+    if (n < 1)
+        return NULL;
+    for (const cmd_def *d = cmd_table; d->name; d++) {
+        int k = word_count(d->name);
+        if (k <= n && words_are(d->name, words, k)) {
+            *used = k;
+            return d;
+        }
+        if (k > 1 && words_are(d->name, words, 1) == false) {
+            size_t l = strlen(words[0]);
+            if (strncmp(d->name, words[0], l) == 0 && d->name[l] == ' ')
+                *group = true;
+        }
+    }
+    return NULL;
+}
+
+static int find_option(const char *name)
+{
+    for (int i = 0; i < CMD_O_COUNT; i++)
+        if (strcmp(cmd_options[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+/* Values of the positionals, by command. */
+static int check_args(cmd_line *l, rs_error *err)
+{
+    const char *n = l->def->name;
+    uint64_t v;
+    if (!strcmp(n, "key gen")) {
+        if (parse_u64(l->args[0], &l->count) || l->count < 1 || l->count > SIM_MAX_GENERATE)
+            return rs_fail(err, RINGSIM_EPARAM,
+                           "COUNT must be a whole number from 1 to %u, not \"%.64s\"",
+                           SIM_MAX_GENERATE, l->args[0]);
+    } else if (!strcmp(n, "revert") || (!strcmp(n, "log") && l->nargs)) {
+        if (parse_u64(l->args[0], &v) || v > INT64_MAX || (n[0] == 'l' && v < 1))
+            return rs_fail(err, RINGSIM_EPARAM,
+                           "operation ID must be a whole number, not \"%.64s\"", l->args[0]);
+        l->id = (int64_t)v;
+    } else if (!strcmp(n, "preview node")) {
+        if (strcmp(l->args[0], "add") && strcmp(l->args[0], "rm"))
+            return CMD_EXIT_USAGE;
+        if (!strcmp(l->args[0], "rm") && (l->opt[CMD_O_WEIGHT] || l->opt[CMD_O_TOKENS]))
+            return CMD_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* Values of the options. */
+static int check_options(cmd_line *l, rs_error *err)
+{
+    const char *w = l->opt[CMD_O_WEIGHT];
+    l->weight = 1;
+    if (w) {
+        char *end;
+        errno = 0;
+        l->weight = strtod(w, &end);
+        if (errno || *end || end == w || !isfinite(l->weight) || l->weight <= 0)
+            return rs_fail(err, RINGSIM_EPARAM, "weight must be a number above 0, not \"%.64s\"",
+                           w);
+    }
+    int rc;
+    if (l->opt[CMD_O_TOKENS] &&
+        (rc = parse_tokens(l->opt[CMD_O_TOKENS], &l->tokens, &l->ntokens, err)))
+        return rc;
+    if (l->opt[CMD_O_START] && parse_u64(l->opt[CMD_O_START], &l->start))
+        return rs_fail(err, RINGSIM_EPARAM, "--start must be a whole number, not \"%.64s\"",
+                       l->opt[CMD_O_START]);
+    l->port = 3000;
+    if (l->opt[CMD_O_PORT] && (parse_u64(l->opt[CMD_O_PORT], &l->port) || l->port > 65535))
+        return rs_fail(err, RINGSIM_EPARAM, "--port must be 0 to 65535, not \"%.64s\"",
+                       l->opt[CMD_O_PORT]);
+    /* The configuration's values, on a scratch copy: the algorithm must be
+     * one of the catalogue, every parameter in its range. */
+    if (has_config_opts(l)) {
+        place_config cfg;
+        place_config_default(&cfg);
+        if ((rc = cmd_config_apply(l, &cfg, err)))
+            return rc;
+        if (l->opt[CMD_O_ALGORITHM]) {
+            place_config probe;
+            place_config_default(&probe);
+            strcpy(probe.algorithm, cfg.algorithm);
+            if ((rc = place_config_check(&probe, err)))
+                return rc;
+        }
+    }
+    return 0;
+}
+
+int cmd_parse(cmd_line *l, int argc, char **argv, rs_error *err)
+{
+    memset(l, 0, sizeof *l);
+    err->code = 0;
+    err->msg[0] = '\0';
+    char **pos = calloc((size_t)argc + 1, sizeof *pos);
+    l->params = calloc((size_t)argc + 1, sizeof *l->params);
+    int given[CMD_O_COUNT] = {0}, npos = 0;
+    if (!pos || !l->params) {
+        free(pos);
+        rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        return CMD_EXIT_REFUSED;
+    }
+    l->args = pos;
+    bool dashdash = false;
+    for (int i = 0; i < argc; i++) {
+        char *a = argv[i];
+        if (dashdash || a[0] != '-' || a[1] == '\0' || (a[1] != '-' && a[1] != 'h') ||
+            (a[1] == '-' && a[2] == '\0')) {
+            if (!dashdash && strcmp(a, "--") == 0) {
+                dashdash = true;
+                continue;
+            }
+            pos[npos++] = a;
+            continue;
+        }
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            l->help = true;
+            continue;
+        }
+        if (a[1] != '-') {
+            pos[npos++] = a; /* "-hx": a word */
+            continue;
+        }
+        if (strcmp(a, "--version") == 0) {
+            l->version = true;
+            continue;
+        }
+        char *name = a + 2, *val = strchr(name, '=');
+        if (val)
+            *val++ = '\0';
+        int o = find_option(name);
+        if (o < 0)
+            return fail_usage(err, "unknown option --%.64s", name);
+        if (!cmd_options[o].arg) {
+            if (val)
+                return fail_usage(err, "option --%.64s takes no value", name);
+            val = "";
+        } else if (!val) {
+            if (i + 1 >= argc)
+                return fail_usage(err, "option --%.64s needs a value", name);
+            val = argv[++i];
+        }
+        if (o == CMD_O_PARAM)
+            l->params[l->nparams++] = val;
+        l->opt[o] = val;
+        given[o] = 1;
+    }
+    l->nargs = npos;
+    if (npos == 0)
+        return CMD_EXIT_OK;
+    int used;
+    bool group;
+    const cmd_def *d = cmd_find(pos, npos, &used, &group);
+    if (!d && group && npos < 2)
+        return fail_usage(err, "%.64s needs a subcommand", pos[0]);
+    if (!d) {
+        char words[160];
+        snprintf(words, sizeof words, "%.64s%s%.64s", pos[0], group ? " " : "",
+                 group ? pos[1] : "");
+        return fail_usage(err, "unknown command: %s", words);
+    }
+    l->def = d;
+    l->args = pos + used;
+    l->nargs = npos - used;
+    if (l->help) /* `ringsim node add --help`: the caller shows the usage */
+        return CMD_EXIT_OK;
+    for (int o = 0; o < CMD_O_COUNT; o++) {
+        if (!given[o] || o == CMD_O_DB || o == CMD_O_JSON || (d->options & CMD_BIT(o)))
+            continue;
+        return fail_usage(err, "option --%s does not apply to this command",
+                          cmd_options[o].name);
+    }
+    for (int i = 0; i < l->nparams; i++) {
+        const char *eq = strchr(l->params[i], '=');
+        if (!eq || eq == l->params[i])
+            return fail_usage(err, "--param takes NAME=VALUE, not \"%.64s\"", l->params[i]);
+    }
+    if (l->opt[CMD_O_CSV] && l->opt[CMD_O_JSON])
+        return fail_usage(err, "--csv and --json: choose one%s", "");
+    if (l->nargs < d->min_args || (d->max_args >= 0 && l->nargs > d->max_args)) {
+        char syn[256];
+        err->code = RINGSIM_EPARAM;
+        snprintf(err->msg, sizeof err->msg, "usage: %s", cmd_synopsis(d, syn, sizeof syn));
+        return CMD_EXIT_USAGE;
+    }
+    int rc = check_args(l, err);
+    if (rc == CMD_EXIT_USAGE) {
+        char syn[256];
+        err->code = RINGSIM_EPARAM;
+        snprintf(err->msg, sizeof err->msg, "usage: %s", cmd_synopsis(d, syn, sizeof syn));
+        return CMD_EXIT_USAGE;
+    }
+    if (rc || (rc = check_options(l, err)))
+        return fail_value(err, rc < 0 ? rc : RINGSIM_EPARAM);
+    return CMD_EXIT_OK;
+}
+
+void cmd_line_clear(cmd_line *l)
+{
+    /* args points into the positional array, which starts at or before it */
+    if (l->def && l->args)
+        free(l->args - word_count(l->def->name));
+    else
+        free(l->args);
+    free(l->params);
+    free(l->tokens);
+    memset(l, 0, sizeof *l);
+}
+
+bool cmd_changes(const cmd_line *l)
+{
+    return l->def && ((l->def->flags & CMD_F_CHANGE) ||
+                      ((l->def->flags & CMD_F_CHANGE_OPTS) && has_config_opts(l)));
+}
+
+char *cmd_synopsis(const cmd_def *d, char *buf, size_t size)
+{
+    size_t n = (size_t)snprintf(buf, size, "%s%s%s", d->name, *d->args ? " " : "", d->args);
+    for (int o = 0; o < CMD_O_COUNT && n < size; o++) {
+        if (!(d->options & CMD_BIT(o)) || o == CMD_O_BUILTIN || o == CMD_O_SCENARIO)
+            continue;
+        const cmd_option *op = &cmd_options[o];
+        n += (size_t)snprintf(buf + n, size - n, " [--%s%s%s]%s", op->name, op->arg ? " " : "",
+                              op->arg ? op->arg : "", o == CMD_O_PARAM ? "..." : "");
+    }
+    return buf;
+}
+
+/* ---- running ---- */
+
+int cmd_run(cmd_ctx *c, sim *s, const cmd_line *l, FILE *out)
+{
+    memset(c, 0, sizeof *c);
+    c->s = s;
+    c->l = l;
+    c->out = out;
+    if (!l->def || !l->def->run)
+        return rs_fail(&c->err, RINGSIM_EINTERNAL, "this command does not run here");
+    int rc = l->def->run(c);
+    if (rc && !c->err.msg[0])
+        rs_fail(&c->err, rc, "%s", ringsim_strerror(rc));
+    return rc;
+}
+
+void cmd_ctx_clear(cmd_ctx *c)
+{
+    json_decref(c->extra);
+    c->extra = NULL;
+}

@@ -1,0 +1,154 @@
+/*
+ * cmd.h - ringsim's commands: one table of words, options, arity and
+ * handlers that the command line, scenario files, `ringsim help`, the
+ * manual's checks and shell completion all read.
+ *
+ * A command line is parsed in one step (cmd_parse): the words pick the
+ * command, the options and arguments are checked against its entry, and
+ * every value (a weight, a count, a configuration) is converted and checked
+ * there, before anything runs -- so a scenario file's mistakes are all found
+ * before its first line changes anything.  Running (cmd_run) then only meets
+ * the engine's refusals.
+ *
+ * Commands that change the state are one operation each (CMD_F_CHANGE):
+ * they are the ones a scenario may use.  Commands that need more than the
+ * engine -- `serve`, `run`, `export`, `help` -- have no handler here; the
+ * command line runs them (cli.c), so this module depends only on the engine
+ * and its views.
+ */
+#ifndef RINGSIM_CMD_H
+#define RINGSIM_CMD_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sim.h"
+
+/* Exit statuses of API.md's command line. */
+#define CMD_EXIT_OK 0
+#define CMD_EXIT_REFUSED 1 /* a refused request, or a value that is not valid */
+#define CMD_EXIT_USAGE 2   /* wrong usage */
+
+/* Options by index.  --db and --json are accepted by every command. */
+typedef enum {
+    CMD_O_DB,
+    CMD_O_JSON,
+    CMD_O_CSV,
+    CMD_O_WEIGHT,
+    CMD_O_TOKENS,
+    CMD_O_NODE,
+    CMD_O_PREFIX,
+    CMD_O_START,
+    CMD_O_POINTS,
+    CMD_O_ALGORITHM,
+    CMD_O_PARAM, /* may repeat */
+    CMD_O_REPLICAS,
+    CMD_O_ALGORITHMS,
+    CMD_O_HOST,
+    CMD_O_PORT,
+    CMD_O_WEB,
+    CMD_O_TOKEN,
+    CMD_O_SCENARIO,
+    CMD_O_BUILTIN,
+    CMD_O_COUNT
+} cmd_opt;
+
+typedef struct cmd_option {
+    const char *name; /* without "--" */
+    const char *arg;  /* the value's name in usage ("W"), NULL for a flag */
+    const char *help; /* one line */
+} cmd_option;
+extern const cmd_option cmd_options[CMD_O_COUNT];
+
+#define CMD_BIT(o) (1u << (o))
+
+enum {
+    CMD_F_CHANGE = 1,       /* one operation: allowed in scenario files */
+    CMD_F_CHANGE_OPTS = 2,  /* a change when given options (config) */
+    CMD_F_NO_DB = 4,        /* runs without opening the database */
+    CMD_F_HIDDEN = 8,       /* not listed by help (completion's helper) */
+};
+
+typedef struct cmd_ctx cmd_ctx;
+
+typedef struct cmd_def {
+    const char *name;     /* its words: "node add" */
+    const char *args;     /* the positionals in the synopsis: "NAME", "KEY..." */
+    int min_args, max_args; /* max_args < 0: any number */
+    unsigned options;     /* CMD_BIT()s it accepts beside --db and --json */
+    unsigned flags;       /* CMD_F_* */
+    const char *summary;  /* one line for the list of commands */
+    const char *help;     /* what `ringsim help COMMAND` says beside the synopsis */
+    /* The handler: 0, or a negative RINGSIM_E code with c->err filled.
+     * NULL when the command line runs the command itself. */
+    int (*run)(cmd_ctx *c);
+} cmd_def;
+
+/* The table, in the order help lists it; ends with a NULL name. */
+extern const cmd_def cmd_table[];
+
+/* A parsed command line.  Strings point into the argv given to cmd_parse,
+ * which must outlive it; free with cmd_line_clear. */
+typedef struct cmd_line {
+    const cmd_def *def;
+    const char *opt[CMD_O_COUNT]; /* each option's value ("" for a flag), NULL if absent */
+    const char **params;          /* every --param NAME=VALUE, in order */
+    int nparams;
+    char **args; /* the positionals after the command's words */
+    int nargs;
+    bool help;    /* --help or -h was given */
+    bool version; /* --version was given */
+    /* Values checked by cmd_parse: */
+    double weight;   /* --weight (1 when absent) */
+    int64_t *tokens; /* --tokens (malloc'd), ntokens of them */
+    size_t ntokens;
+    uint64_t count, start; /* key gen COUNT --start S */
+    int64_t id;            /* revert ID, log ID (0 when absent) */
+    uint64_t port;         /* serve --port (3000) */
+} cmd_line;
+
+/* Parse argv[0..argc) -- the words after the program's name; options may
+ * stand anywhere, "--" ends them.  argv's strings may be modified (an
+ * "--opt=value" is split in place).  Returns CMD_EXIT_OK, or
+ * CMD_EXIT_USAGE / CMD_EXIT_REFUSED with a message for a person in err.
+ * With no words at all, l->def is NULL and the result is CMD_EXIT_OK
+ * (the caller decides: usage, --version, help). */
+int cmd_parse(cmd_line *l, int argc, char **argv, rs_error *err);
+/* Accepts a line that was never parsed (zeroed). */
+void cmd_line_clear(cmd_line *l);
+
+/* The entry for words[0..n) ("node", "add"); *used says how many words
+ * named it.  NULL when none; *group is set when words[0] names a group
+ * ("node", "key", "preview") whose next word is missing or unknown. */
+const cmd_def *cmd_find(char **words, int n, int *used, bool *group);
+
+/* Whether this line makes an operation (a scenario may use it). */
+bool cmd_changes(const cmd_line *l);
+
+struct cmd_ctx {
+    sim *s;
+    const cmd_line *l;
+    FILE *out;      /* where the command prints; NULL: print nothing */
+    int64_t op;     /* the operation a change made, 0 when none */
+    json_t *extra;  /* what its answer carries beside "operation" ({"inserted",
+                       "skipped"}, {"node"}, ...): owned, may be NULL */
+    rs_error err;
+};
+
+/* Run a parsed line on s; output goes to out (may be NULL).  Returns 0 or a
+ * negative RINGSIM_E code with c->err filled; c->op and c->extra tell what
+ * a change did (cmd_ctx_clear frees them). */
+int cmd_run(cmd_ctx *c, sim *s, const cmd_line *l, FILE *out);
+void cmd_ctx_clear(cmd_ctx *c);
+
+/* The synopsis of a command: "node add NAME [--weight W] [--tokens T,T,...]"
+ * into buf (always NUL-terminated).  Returns buf. */
+char *cmd_synopsis(const cmd_def *d, char *buf, size_t size);
+
+/* The configuration options of a line (--algorithm, --points, --param,
+ * --replicas) applied on top of *cfg. */
+int cmd_config_apply(const cmd_line *l, place_config *cfg, rs_error *err);
+
+#endif

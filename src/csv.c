@@ -1,0 +1,192 @@
+/*
+ * csv.c - RFC 4180 CSV from JSON objects (see csv.h).
+ */
+#include "csv.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+
+void csv_init(csv_writer *w, csv_sink sink, void *ud)
+{
+    w->sink = sink;
+    w->ud = ud;
+    w->fields = NULL;
+}
+
+void csv_close(csv_writer *w)
+{
+    json_decref(w->fields);
+    w->fields = NULL;
+}
+
+/* One field: quoted when it holds a comma, a quote, CR or LF. */
+static int put_text(csv_writer *w, const char *s, size_t n)
+{
+    bool quote = false;
+    for (size_t i = 0; i < n && !quote; i++)
+        quote = s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n';
+    if (!quote)
+        return n ? w->sink(w->ud, s, n) : 0;
+    int rc = w->sink(w->ud, "\"", 1);
+    size_t from = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (s[i] != '"')
+            continue;
+        /* the text up to and including the quote, then the quote again */
+        rc = w->sink(w->ud, s + from, i + 1 - from);
+        if (!rc)
+            rc = w->sink(w->ud, "\"", 1);
+        from = i + 1;
+    }
+    if (!rc && from < n)
+        rc = w->sink(w->ud, s + from, n - from);
+    return rc ? rc : w->sink(w->ud, "\"", 1);
+}
+
+static int put_value(csv_writer *w, const json_t *v)
+{
+    if (!v || json_is_null(v))
+        return 0;
+    if (json_is_string(v))
+        return put_text(w, json_string_value(v), json_string_length(v));
+    /* numbers, booleans, lists and objects: their compact JSON text */
+    char *t = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_PRESERVE_ORDER);
+    if (!t)
+        return RINGSIM_ENOMEM;
+    int rc = put_text(w, t, strlen(t));
+    free(t);
+    return rc;
+}
+
+static int put_header(csv_writer *w)
+{
+    size_t i;
+    json_t *f;
+    int rc = 0;
+    json_array_foreach(w->fields, i, f)
+    {
+        if (!rc && i)
+            rc = w->sink(w->ud, ",", 1);
+        if (!rc)
+            rc = put_text(w, json_string_value(f), json_string_length(f));
+    }
+    return rc ? rc : w->sink(w->ud, "\r\n", 2);
+}
+
+int csv_row(csv_writer *w, const json_t *row)
+{
+    if (!json_is_object(row))
+        return RINGSIM_EPARAM;
+    int rc;
+    if (!w->fields) {
+        json_t *fields = json_array();
+        const char *k;
+        json_t *v;
+        if (!fields)
+            return RINGSIM_ENOMEM;
+        json_object_foreach((json_t *)row, k, v)
+        {
+            if (json_array_append_new(fields, json_string(k))) {
+                json_decref(fields);
+                return RINGSIM_ENOMEM;
+            }
+        }
+        w->fields = fields;
+        if ((rc = put_header(w)))
+            return rc;
+    }
+    size_t i;
+    json_t *f;
+    json_array_foreach(w->fields, i, f)
+    {
+        if (i && (rc = w->sink(w->ud, ",", 1)))
+            return rc;
+        if ((rc = put_value(w, json_object_get(row, json_string_value(f)))))
+            return rc;
+    }
+    return w->sink(w->ud, "\r\n", 2);
+}
+
+int csv_file_sink(void *ud, const char *data, size_t len)
+{
+    return fwrite(data, 1, len, ud) == len ? 0 : RINGSIM_EINTERNAL;
+}
+
+typedef struct buf {
+    char *p;
+    size_t n, cap;
+} buf;
+
+static int buf_sink(void *ud, const char *data, size_t len)
+{
+    buf *b = ud;
+    if (b->n + len + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->n + len + 1)
+            cap *= 2;
+        char *p = realloc(b->p, cap);
+        if (!p)
+            return RINGSIM_ENOMEM;
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, data, len);
+    b->n += len;
+    b->p[b->n] = '\0';
+    return 0;
+}
+
+char *csv_from_rows(const json_t *rows, size_t *len)
+{
+    if (!json_is_array(rows))
+        return NULL;
+    buf b = {calloc(1, 1), 0, 1};
+    csv_writer w;
+    csv_init(&w, buf_sink, &b);
+    json_t *fields = json_array(), *row;
+    int rc = b.p && fields ? 0 : RINGSIM_ENOMEM;
+    size_t i;
+    /* The header: every field of every row, in order of first appearance. */
+    json_array_foreach(rows, i, row)
+    {
+        const char *k;
+        json_t *v;
+        if (!json_is_object(row))
+            rc = RINGSIM_EPARAM;
+        if (rc)
+            break;
+        json_object_foreach(row, k, v)
+        {
+            bool seen = false;
+            size_t j;
+            json_t *f;
+            json_array_foreach(fields, j, f) seen |= strcmp(json_string_value(f), k) == 0;
+            if (!seen && json_array_append_new(fields, json_string(k)))
+                rc = RINGSIM_ENOMEM;
+        }
+    }
+    if (!rc && json_array_size(rows)) {
+        w.fields = fields;
+        fields = NULL;
+        rc = put_header(&w);
+    }
+    json_array_foreach(rows, i, row)
+    {
+        if (rc)
+            break;
+        rc = csv_row(&w, row);
+    }
+    json_decref(fields);
+    csv_close(&w);
+    if (rc) {
+        free(b.p);
+        return NULL;
+    }
+    if (len)
+        *len = b.n;
+    return b.p;
+}

@@ -1,0 +1,1183 @@
+/*
+ * scenario.c - parse, run and export scenario files (see scenario.h).
+ *
+ * Parsing is one pass over the lines: each is split into words like a
+ * shell would, then handed to cmd_parse, the command line's own parser, so
+ * a scenario line means exactly what it means after `ringsim`.  A step keeps
+ * its parsed cmd_line; running a step is cmd_run with no output.  Costs:
+ * parsing is linear in the text; running costs what the operations cost.
+ *
+ * Exporting walks the history as time travel does (sim_at): the state after
+ * the last operation stands on the operations since the last reset or
+ * revert, and a revert to j stands on the state after j, recursively; a
+ * reset starts from nothing with the configuration it kept.  The export
+ * writes that chain -- the recipe of the state -- and leaves out what a
+ * reset cleared or a revert undid, so running it reproduces the state, not
+ * the detours.  It starts with `reset` and the whole configuration, so it
+ * rebuilds the same state on any database.
+ */
+#define _GNU_SOURCE
+#include "scenario.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "names.h"
+#include "store.h"
+#include "view.h"
+
+/* ---- growable text ---- */
+
+typedef struct sbuf {
+    char *p;
+    size_t n, cap;
+} sbuf;
+
+static int sb_add(sbuf *b, const char *s, size_t n)
+{
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->n + n + 1)
+            cap *= 2;
+        char *p = realloc(b->p, cap);
+        if (!p)
+            return RINGSIM_ENOMEM;
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+    b->p[b->n] = '\0';
+    return 0;
+}
+
+static int sb_str(sbuf *b, const char *s)
+{
+    return sb_add(b, s, strlen(s));
+}
+
+static int sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int sb_printf(sbuf *b, const char *fmt, ...)
+{
+    char tmp[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= sizeof tmp)
+        return RINGSIM_EINTERNAL;
+    return sb_add(b, tmp, (size_t)n);
+}
+
+/* ---- quoting and splitting words ---- */
+
+/* Bytes a word may hold and still need no quotes (in a shell as well):
+ * letters, digits, a few marks, and every byte of a multi-byte character. */
+static bool plain_byte(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c >= 0x80 || strchr("_-.,:/@%+=", c) != NULL;
+}
+
+int scenario_quote(char **buf, size_t *len, size_t *cap, const char *word, size_t n)
+{
+    sbuf b = {*buf, *len, *cap};
+    bool plain = n > 0;
+    for (size_t i = 0; i < n && plain; i++)
+        plain = plain_byte((unsigned char)word[i]);
+    int rc = 0;
+    if (plain) {
+        rc = sb_add(&b, word, n);
+    } else {
+        /* 'it'\''s': a quote ends the quoted part, an escaped quote, and on */
+        rc = sb_add(&b, "'", 1);
+        size_t from = 0;
+        for (size_t i = 0; i < n && !rc; i++) {
+            if (word[i] != '\'')
+                continue;
+            rc = sb_add(&b, word + from, i - from);
+            if (!rc)
+                rc = sb_add(&b, "'\\''", 4);
+            from = i + 1;
+        }
+        if (!rc)
+            rc = sb_add(&b, word + from, n - from);
+        if (!rc)
+            rc = sb_add(&b, "'", 1);
+    }
+    *buf = b.p;
+    *len = b.n;
+    *cap = b.cap;
+    return rc;
+}
+
+/* The words of a line, split as a POSIX shell splits them (no expansion):
+ * 'single quotes' keep everything, "double quotes" take \" \\ \$ \` as
+ * escapes, a backslash outside quotes escapes the next byte, and an
+ * unquoted word starting with # begins a comment.  One malloc'd block
+ * (*words) holds the pointers and the text; quoted[i] says whether word i
+ * had quotes or escapes. */
+typedef struct words {
+    char **v;
+    bool *quoted;
+    int n;
+} words;
+
+static int split(const char *line, size_t n, words *w, rs_error *err)
+{
+    size_t maxw = n / 2 + 2;
+    char *block = malloc(maxw * (sizeof(char *) + sizeof(bool)) + n + 1);
+    if (!block)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    w->v = (char **)block;
+    w->quoted = (bool *)(block + maxw * sizeof(char *));
+    char *out = block + maxw * (sizeof(char *) + sizeof(bool));
+    size_t i = 0, o = 0;
+    w->n = 0;
+    for (;;) {
+        while (i < n && (line[i] == ' ' || line[i] == '\t'))
+            i++;
+        if (i >= n || line[i] == '#')
+            break;
+        size_t start = o;
+        bool quoted = false;
+        while (i < n && line[i] != ' ' && line[i] != '\t') {
+            char c = line[i];
+            if (c == '\'' || c == '"') {
+                quoted = true;
+                i++;
+                while (i < n && line[i] != c) {
+                    if (c == '"' && line[i] == '\\' && i + 1 < n &&
+                        strchr("\"\\$`", line[i + 1]))
+                        i++;
+                    out[o++] = line[i++];
+                }
+                if (i >= n) {
+                    free(block);
+                    w->v = NULL;
+                    return rs_fail(err, RINGSIM_EPARAM, "unterminated %s quote",
+                                   c == '"' ? "double" : "single");
+                }
+                i++;
+            } else if (c == '\\') {
+                if (i + 1 >= n) {
+                    free(block);
+                    w->v = NULL;
+                    return rs_fail(err, RINGSIM_EPARAM,
+                                   "a line cannot end with a backslash (no continuation "
+                                   "lines)");
+                }
+                quoted = true;
+                out[o++] = line[i + 1];
+                i += 2;
+            } else {
+                out[o++] = c;
+                i++;
+            }
+        }
+        out[o++] = '\0';
+        w->quoted[w->n] = quoted;
+        w->v[w->n++] = out + start;
+    }
+    w->v[w->n] = NULL;
+    return 0;
+}
+
+/* ---- the parsed scenario ---- */
+
+typedef enum {
+    ST_NODES,
+    ST_KEYS,
+    ST_MAX_OVER_MEAN,
+    ST_CV,
+    ST_KEYS_MOVED,
+    ST_REPLICA_MOVES,
+    ST_OWNER,
+} stat_id;
+
+static const char *const stat_names[] = {"nodes",         "keys",         "max_over_mean", "cv",
+                                         "keys_moved",    "replica_moves", "owner"};
+static const bool stat_integral[] = {true, true, false, false, true, true, false};
+
+typedef enum { OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE } op_id;
+static const char *const op_names[] = {"==", "!=", "<", "<=", ">", ">="};
+
+typedef struct step {
+    int line;
+    char *text; /* the line as written, trimmed (malloc'd) */
+    char *note; /* the comment lines just above (malloc'd), or NULL */
+    bool expect;
+    words w;    /* a command's words (cl points into them) */
+    cmd_line cl;
+    stat_id stat;
+    op_id op;
+    double value;
+    char *key;   /* owner(KEY) (malloc'd) */
+    char *owner; /* the expected owner; NULL: no node */
+} step;
+
+struct scenario {
+    char *name, *title, *summary;
+    step *steps;
+    size_t n, cap;
+};
+
+static void step_clear(step *st)
+{
+    free(st->text);
+    free(st->note);
+    cmd_line_clear(&st->cl);
+    free(st->w.v);
+    free(st->key);
+    free(st->owner);
+}
+
+void scenario_free(scenario *sc)
+{
+    if (!sc)
+        return;
+    for (size_t i = 0; i < sc->n; i++)
+        step_clear(&sc->steps[i]);
+    free(sc->steps);
+    free(sc->name);
+    free(sc->title);
+    free(sc->summary);
+    free(sc);
+}
+
+/* A comment line's text: without the #s and the spaces after them. */
+static void comment_text(const char **s, size_t *n)
+{
+    while (*n && (**s == '#')) {
+        (*s)++;
+        (*n)--;
+    }
+    while (*n && (**s == ' ' || **s == '\t')) {
+        (*s)++;
+        (*n)--;
+    }
+    while (*n && ((*s)[*n - 1] == ' ' || (*s)[*n - 1] == '\t'))
+        (*n)--;
+}
+
+/* Comment lines joined into prose: lines run on with a space, an empty
+ * comment line starts a new paragraph. */
+static int prose_add(sbuf *b, const char *s, size_t n)
+{
+    comment_text(&s, &n);
+    int rc = 0;
+    if (n == 0)
+        return b->n ? sb_str(b, "\n\n") : 0;
+    if (b->n && b->p[b->n - 1] != '\n')
+        rc = sb_add(b, " ", 1);
+    return rc ? rc : sb_add(b, s, n);
+}
+
+static char *prose_take(sbuf *b)
+{
+    while (b->n && b->p[b->n - 1] == '\n') /* a trailing empty comment line */
+        b->p[--b->n] = '\0';
+    char *p = b->n ? b->p : NULL;
+    if (!p)
+        free(b->p);
+    b->p = NULL;
+    b->n = b->cap = 0;
+    return p;
+}
+
+/* The header: the comment lines at the top, before the first blank line or
+ * command: the first is the title, the rest the summary. */
+static int read_header(const char *text, size_t len, char **title, char **summary)
+{
+    sbuf head = {0};
+    *title = *summary = NULL;
+    const char *p = text, *end = text + len;
+    int rc = 0;
+    while (!rc && p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *s = p;
+        size_t n = (size_t)((nl ? nl : end) - p);
+        p = nl ? nl + 1 : end;
+        while (n && (s[n - 1] == '\r' || s[n - 1] == ' ' || s[n - 1] == '\t'))
+            n--;
+        while (n && (*s == ' ' || *s == '\t')) {
+            s++;
+            n--;
+        }
+        if (n == 0 || s[0] != '#')
+            break;
+        if (*title) {
+            rc = prose_add(&head, s, n);
+            continue;
+        }
+        comment_text(&s, &n);
+        if (n && !(*title = strndup(s, n)))
+            rc = RINGSIM_ENOMEM;
+    }
+    *summary = prose_take(&head);
+    if (rc) {
+        free(*title);
+        free(*summary);
+        *title = *summary = NULL;
+    }
+    return rc;
+}
+
+static int parse_expect(step *st, rs_error *err)
+{
+    words *w = &st->w;
+    if (w->n != 4)
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "expect takes STAT OP VALUE (for example: expect keys == 1000)");
+    const char *stat = w->v[1];
+    size_t sl = strlen(stat);
+    int found = -1;
+    for (int i = 0; i < (int)(sizeof stat_names / sizeof stat_names[0]); i++)
+        if (i != ST_OWNER && strcmp(stat, stat_names[i]) == 0)
+            found = i;
+    if (found < 0 && sl > 7 && strncmp(stat, "owner(", 6) == 0 && stat[sl - 1] == ')') {
+        int rc = name_check(stat + 6, sl - 7, "key", err);
+        if (rc)
+            return rc == RINGSIM_ENOMEM ? rc : RINGSIM_EPARAM;
+        if (!(st->key = strndup(stat + 6, sl - 7)))
+            return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        found = ST_OWNER;
+    }
+    if (found < 0)
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "unknown statistic \"%.64s\": expect nodes, keys, max_over_mean, cv, "
+                       "keys_moved, replica_moves or owner(KEY)",
+                       stat);
+    st->stat = (stat_id)found;
+    int op = -1;
+    for (int i = 0; i < (int)(sizeof op_names / sizeof op_names[0]); i++)
+        if (strcmp(w->v[2], op_names[i]) == 0)
+            op = i;
+    if (op < 0)
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "unknown comparison \"%.16s\": use ==, !=, <, <=, > or >=", w->v[2]);
+    st->op = (op_id)op;
+    const char *v = w->v[3];
+    if (st->stat == ST_OWNER) {
+        if (st->op != OP_EQ && st->op != OP_NE)
+            return rs_fail(err, RINGSIM_EPARAM, "owner(KEY) compares with == or != only");
+        if (!w->quoted[3] && strcmp(v, "none") == 0)
+            return 0; /* no node; a node named none is written 'none' */
+        int rc = name_check(v, strlen(v), "node name", err);
+        if (rc)
+            return rc == RINGSIM_ENOMEM ? rc : RINGSIM_EPARAM;
+        if (!(st->owner = strdup(v)))
+            return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        return 0;
+    }
+    char *end;
+    st->value = strtod(v, &end);
+    if (!*v || *end || !isfinite(st->value))
+        return rs_fail(err, RINGSIM_EPARAM, "%s compares with a number, not \"%.64s\"",
+                       stat_names[st->stat], v);
+    return 0;
+}
+
+/* One command line: the command line's parser, and only changes. */
+static int parse_command(step *st, rs_error *err)
+{
+    int rc = cmd_parse(&st->cl, st->w.n, st->w.v, err);
+    if (rc)
+        return err->code == RINGSIM_ENOMEM ? RINGSIM_ENOMEM : RINGSIM_EPARAM;
+    const cmd_line *l = &st->cl;
+    if (l->help || l->version)
+        return rs_fail(err, RINGSIM_EPARAM, "--help and --version have no place in a scenario");
+    for (int o = CMD_O_DB; o <= CMD_O_CSV; o++)
+        if (l->opt[o])
+            return rs_fail(err, RINGSIM_EPARAM, "--%s has no place in a scenario",
+                           cmd_options[o].name);
+    if (!cmd_changes(l))
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "\"%.64s\" is not a change: a scenario's lines are node add, node rm, "
+                       "key add, key rm, key gen, config with options, reset, revert and "
+                       "expect",
+                       l->def->name);
+    return 0;
+}
+
+static int add_step(scenario *sc, step **out)
+{
+    if (sc->n == sc->cap) {
+        size_t cap = sc->cap ? sc->cap * 2 : 16;
+        step *v = realloc(sc->steps, cap * sizeof *v);
+        if (!v)
+            return RINGSIM_ENOMEM;
+        sc->steps = v;
+        sc->cap = cap;
+    }
+    *out = &sc->steps[sc->n++];
+    memset(*out, 0, sizeof **out);
+    return 0;
+}
+
+int scenario_parse(scenario **out, const char *name, const char *text, size_t len, int *line,
+                   rs_error *err)
+{
+    *out = NULL;
+    *line = 0;
+    scenario *sc = calloc(1, sizeof *sc);
+    if (!sc || !(sc->name = strdup(name ? name : "scenario"))) {
+        free(sc);
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    }
+    sbuf note = {0};
+    bool in_head = true;
+    if (read_header(text, len, &sc->title, &sc->summary)) {
+        scenario_free(sc);
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    }
+    int rc = 0, lineno = 0;
+    const char *p = text, *end = text + len;
+    while (!rc && p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *le = nl ? nl : end;
+        size_t n = (size_t)(le - p);
+        if (n && p[n - 1] == '\r')
+            n--;
+        lineno++;
+        const char *s = p;
+        p = nl ? nl + 1 : end;
+        while (n && (*s == ' ' || *s == '\t')) {
+            s++;
+            n--;
+        }
+        while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+            n--;
+        for (size_t i = 0; i < n && !rc; i++)
+            if ((unsigned char)s[i] < 0x20 && s[i] != '\t')
+                rc = rs_fail(err, RINGSIM_EPARAM, "control character (byte 0x%02x) in the line",
+                             (unsigned char)s[i]);
+            else if (s[i] == 0x7f)
+                rc = rs_fail(err, RINGSIM_EPARAM, "control character (byte 0x7f) in the line");
+        if (!rc && !utf8_valid(s, n))
+            rc = rs_fail(err, RINGSIM_EPARAM, "the line is not valid UTF-8");
+        if (rc)
+            break;
+        if (n == 0) { /* a blank line ends the header and a note */
+            in_head = false;
+            free(prose_take(&note));
+            continue;
+        }
+        if (s[0] == '#') {
+            if (!in_head) /* the header is read_header's */
+                rc = prose_add(&note, s, n);
+            continue;
+        }
+        in_head = false;
+        step *st;
+        if ((rc = add_step(sc, &st))) {
+            rs_fail(err, rc, "out of memory");
+            break;
+        }
+        st->line = lineno;
+        st->note = prose_take(&note);
+        if (!(st->text = strndup(s, n))) {
+            rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+            break;
+        }
+        if ((rc = split(s, n, &st->w, err)))
+            break;
+        if (st->w.n == 0) { /* only a comment after spaces: not a step */
+            step_clear(st);
+            sc->n--;
+            continue;
+        }
+        st->expect = strcmp(st->w.v[0], "expect") == 0;
+        rc = st->expect ? parse_expect(st, err) : parse_command(st, err);
+    }
+    free(note.p);
+    if (rc) {
+        *line = lineno;
+        scenario_free(sc);
+        return rc == RINGSIM_ENOMEM ? rc : RINGSIM_EPARAM;
+    }
+    if (sc->n == 0) {
+        scenario_free(sc);
+        return rs_fail(err, RINGSIM_EPARAM, "the scenario has no steps");
+    }
+    *out = sc;
+    return 0;
+}
+
+/* A JSON string of text that may have been cut inside a UTF-8 character
+ * (messages quote input at a bounded length): bad bytes become '?'. */
+static json_t *jstr(const char *t)
+{
+    size_t n = strlen(t);
+    if (utf8_valid(t, n))
+        return json_stringn(t, n);
+    char *c = strdup(t);
+    if (!c)
+        return NULL;
+    for (size_t i = 0; i < n;) {
+        size_t k = 1;
+        unsigned char b = (unsigned char)c[i];
+        if (b >= 0x80) {
+            k = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1;
+            if (i + k > n || !utf8_valid(c + i, k)) {
+                c[i] = '?';
+                k = 1;
+            }
+        }
+        i += k;
+    }
+    json_t *j = json_stringn(c, n);
+    free(c);
+    return j;
+}
+
+static json_t *error_json(int code, const char *msg)
+{
+    return json_pack("{s:s, s:o}", "code", ringsim_errcode(code), "message", jstr(msg));
+}
+
+static json_t *step_base(const step *st, const char *kind)
+{
+    json_t *j = json_pack("{s:i, s:s, s:s}", "line", st->line, "text", st->text, "kind", kind);
+    if (j && st->note)
+        json_object_set_new(j, "note", json_string(st->note));
+    return j;
+}
+
+static json_t *header_json(const scenario *sc)
+{
+    return json_pack("{s:b, s:s, s:s?, s:s?}", "ok", 1, "name", sc->name, "title", sc->title,
+                     "summary", sc->summary);
+}
+
+json_t *scenario_outline(const scenario *sc)
+{
+    json_t *o = header_json(sc), *steps = json_array();
+    for (size_t i = 0; o && steps && i < sc->n; i++)
+        if (json_array_append_new(steps, step_base(&sc->steps[i],
+                                                   sc->steps[i].expect ? "expect" : "command"))) {
+            json_decref(steps);
+            steps = NULL;
+        }
+    if (!o || !steps || json_object_set_new(o, "steps", steps)) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* ---- running ---- */
+
+/* The shortest decimal text that reads back as v. */
+static void num_text(char buf[40], double v)
+{
+    if (v == floor(v) && fabs(v) < 1e15) {
+        snprintf(buf, 40, "%.0f", v);
+        return;
+    }
+    for (int p = 1; p <= 17; p++) {
+        snprintf(buf, 40, "%.*g", p, v);
+        if (strtod(buf, NULL) == v)
+            return;
+    }
+}
+
+static bool compare(double a, op_id op, double b)
+{
+    switch (op) {
+    case OP_EQ: return a == b;
+    case OP_NE: return a != b;
+    case OP_LT: return a < b;
+    case OP_LE: return a <= b;
+    case OP_GT: return a > b;
+    default: return a >= b;
+    }
+}
+
+static json_t *number(stat_id s, double v)
+{
+    return stat_integral[s] && v == floor(v) && fabs(v) < 9e15 ? json_integer((json_int_t)v)
+                                                               : json_real(v);
+}
+
+/* Evaluate an expectation: *j its step report, *message why it failed
+ * (empty when it held). */
+static int run_expect(const step *st, sim *s, json_t *j, char *message, size_t msize,
+                      rs_error *err)
+{
+    message[0] = '\0';
+    char stat[NAME_BUF + 8];
+    snprintf(stat, sizeof stat, st->stat == ST_OWNER ? "owner(%s)" : "%s",
+             st->stat == ST_OWNER ? st->key : stat_names[st->stat]);
+    json_object_set_new(j, "stat", json_string(stat_names[st->stat]));
+    if (st->key)
+        json_object_set_new(j, "key", json_string(st->key));
+    json_object_set_new(j, "op", json_string(op_names[st->op]));
+    bool ok;
+    if (st->stat == ST_OWNER) {
+        sim_lookup_result r;
+        int rc = sim_lookup(s, st->key, strlen(st->key), &r, err);
+        if (rc)
+            return rc;
+        char have[NAME_BUF] = "";
+        if (r.node)
+            snprintf(have, sizeof have, "%.*s", (int)r.node_len, r.node);
+        bool same = (!r.node && !st->owner) ||
+                    (r.node && st->owner && strcmp(have, st->owner) == 0);
+        ok = st->op == OP_EQ ? same : !same;
+        json_object_set_new(j, "value", st->owner ? json_string(st->owner) : json_null());
+        json_object_set_new(j, "actual", r.node ? json_string(have) : json_null());
+        if (!ok)
+            snprintf(message, msize, "expected %s %s %s, but %s is %s", stat, op_names[st->op],
+                     st->owner ? st->owner : "none", stat, r.node ? have : "none");
+    } else {
+        double actual;
+        sim_stats ss;
+        sim_stats_get(s, &ss);
+        switch (st->stat) {
+        case ST_NODES: actual = (double)ss.nodes; break;
+        case ST_KEYS: actual = (double)ss.keys; break;
+        case ST_MAX_OVER_MEAN: actual = ss.max_over_mean; break;
+        case ST_CV: actual = ss.cv; break;
+        default: {
+            int64_t last = sim_last_op(s);
+            if (last < 0)
+                return rs_fail(err, (int)last, "cannot read the operation log");
+            if (last < 1) {
+                snprintf(message, msize, "%s: there is no operation yet", stat);
+                json_object_set_new(j, "ok", json_false());
+                return 0;
+            }
+            store_op o;
+            int rc = store_op_get(sim_store(s), last, &o, err);
+            if (rc)
+                return rc;
+            actual = (double)(st->stat == ST_KEYS_MOVED ? o.keys_moved : o.replica_moves);
+            store_op_clear(&o);
+        }
+        }
+        ok = compare(actual, st->op, st->value);
+        json_object_set_new(j, "value", number(st->stat, st->value));
+        json_object_set_new(j, "actual", number(st->stat, actual));
+        if (!ok) {
+            char a[40], v[40];
+            num_text(a, actual);
+            num_text(v, st->value);
+            snprintf(message, msize, "expected %s %s %s, but %s is %s", stat, op_names[st->op],
+                     v, stat, a);
+        }
+    }
+    json_object_set_new(j, "ok", json_boolean(ok));
+    return 0;
+}
+
+int scenario_run(scenario *sc, sim *s, scenario_step_fn fn, void *ud, json_t **report,
+                 rs_error *err)
+{
+    *report = NULL;
+    json_t *rep = header_json(sc), *steps = json_array();
+    if (!rep || !steps) {
+        json_decref(rep);
+        json_decref(steps);
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    }
+    json_object_set_new(rep, "steps", steps);
+    int64_t ops = 0, met = 0;
+    json_t *failed = NULL;
+    for (size_t i = 0; i < sc->n && !failed; i++) {
+        step *st = &sc->steps[i];
+        json_t *j = step_base(st, st->expect ? "expect" : "command");
+        if (!j || json_array_append_new(steps, j)) {
+            json_decref(rep);
+            return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        }
+        char message[1200] = "";
+        if (st->expect) {
+            rs_error e = {0, ""};
+            int rc = run_expect(st, s, j, message, sizeof message, &e);
+            if (rc)
+                snprintf(message, sizeof message, "%s", e.msg);
+            else if (!message[0])
+                met++;
+        } else {
+            cmd_ctx c;
+            int rc = cmd_run(&c, s, &st->cl, NULL);
+            if (rc) {
+                snprintf(message, sizeof message, "%s", c.err.msg);
+                json_object_set_new(j, "error", error_json(rc, c.err.msg));
+            } else {
+                ops++;
+                rs_error e;
+                json_t *o = view_operation_get(s, c.op, &e);
+                json_object_set_new(j, "operation", o ? o : json_null());
+                json_t *ins = c.extra ? json_object_get(c.extra, "inserted") : NULL;
+                if (ins) {
+                    json_object_set(j, "inserted", ins);
+                    json_object_set(j, "skipped", json_object_get(c.extra, "skipped"));
+                }
+            }
+            cmd_ctx_clear(&c);
+        }
+        if (message[0])
+            failed = json_pack("{s:i, s:s, s:o}", "line", st->line, "text", st->text, "message",
+                               jstr(message));
+        if (fn)
+            fn(ud, j);
+        if (message[0] && !failed) {
+            json_decref(rep);
+            return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        }
+    }
+    json_object_set_new(rep, "ok", json_boolean(!failed));
+    json_object_set_new(rep, "operations", json_integer(ops));
+    json_object_set_new(rep, "expectations", json_integer(met));
+    json_object_set_new(rep, "failed", failed ? failed : json_null());
+    *report = rep;
+    return failed ? SCENARIO_FAILED : 0;
+}
+
+/* ---- export ---- */
+
+typedef struct idlist {
+    int64_t *v;
+    size_t n, cap;
+} idlist;
+
+static int collect_id(void *ud, const store_op *op)
+{
+    idlist *l = ud;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 64;
+        int64_t *v = realloc(l->v, cap * sizeof *v);
+        if (!v)
+            return RINGSIM_ENOMEM;
+        l->v = v;
+        l->cap = cap;
+    }
+    l->v[l->n++] = op->id;
+    return 0;
+}
+
+/* The configuration stored with an operation. */
+static int stored_config(const store_op *o, place_config *cfg, rs_error *err)
+{
+    place_config_default(cfg);
+    json_t *j = o->config && *o->config ? json_loads(o->config, 0, NULL) : NULL;
+    int rc = j ? place_config_from_json(cfg, j, err)
+               : rs_fail(err, RINGSIM_EDB, "operation %lld has no readable configuration",
+                         (long long)o->id);
+    json_decref(j);
+    return rc;
+}
+
+/* The operations the state after `at` stands on, oldest first, and the
+ * configuration they start from -- the walk of sim_at: back from `at` to
+ * the last reset or revert; a reset starts from nothing with the
+ * configuration it kept, a revert to j stands on the state after j. */
+static int recipe(store *st, int64_t at, idlist *ops, place_config *start, rs_error *err)
+{
+    idlist seg = {0}; /* pairs (base, cur) */
+    place_config_default(start);
+    int rc = 0;
+    for (int64_t cur = at; !rc && cur > 0;) {
+        int64_t base;
+        if ((rc = store_op_base(st, cur, &base, err)))
+            break;
+        if ((rc = collect_id(&seg, &(store_op){.id = base})) ||
+            (rc = collect_id(&seg, &(store_op){.id = cur})))
+            break;
+        if (base == 0)
+            break;
+        store_op o;
+        if ((rc = store_op_get(st, base, &o, err)))
+            break;
+        if (strcmp(o.type, "reset") == 0) {
+            rc = stored_config(&o, start, err);
+            cur = 0;
+        } else {
+            json_t *p = json_loads(o.params, 0, NULL);
+            int64_t to = p ? json_integer_value(json_object_get(p, "to")) : -1;
+            json_decref(p);
+            if (to < 0 || to >= base)
+                rc = rs_fail(err, RINGSIM_EDB, "operation %lld: bad revert target",
+                             (long long)base);
+            cur = to;
+        }
+        store_op_clear(&o);
+    }
+    for (size_t i = seg.n; !rc && i >= 2; i -= 2) {
+        int64_t base = seg.v[i - 2], cur = seg.v[i - 1];
+        if (cur > base)
+            rc = store_ops_each(st, base, cur - base, collect_id, ops, err);
+    }
+    free(seg.v);
+    if (rc == RINGSIM_ENOMEM)
+        rs_fail(err, rc, "out of memory");
+    return rc;
+}
+
+typedef struct exporter {
+    sim *s;
+    sbuf b;
+    place_config cfg; /* the configuration so far */
+    const idlist *ops;
+} exporter;
+
+static int put_word(exporter *x, const char *w, size_t n)
+{
+    int rc = sb_add(&x->b, " ", 1);
+    return rc ? rc : scenario_quote(&x->b.p, &x->b.n, &x->b.cap, w, n);
+}
+
+/* "config --algorithm A --param ... --replicas R": every parameter when
+ * all, else those that differ from x->cfg. */
+static int put_config(exporter *x, const place_config *cfg, bool all)
+{
+    json_t *now = place_config_json(cfg, true), *was = place_config_json(&x->cfg, true);
+    int rc = now && was ? sb_str(&x->b, "config --algorithm") : RINGSIM_ENOMEM;
+    if (!rc)
+        rc = put_word(x, cfg->algorithm, strlen(cfg->algorithm));
+    const char *k;
+    json_t *v;
+    json_object_foreach(json_object_get(now, "params"), k, v)
+    {
+        json_int_t a = json_integer_value(v);
+        if (rc || (!all && a == json_integer_value(json_object_get(json_object_get(was, "params"), k))))
+            continue;
+        rc = sb_printf(&x->b, " --param %s=%lld", k, (long long)a);
+    }
+    if (!rc && (all || cfg->replicas != x->cfg.replicas))
+        rc = sb_printf(&x->b, " --replicas %u", cfg->replicas);
+    if (!rc)
+        rc = sb_str(&x->b, "\n");
+    json_decref(now);
+    json_decref(was);
+    x->cfg = *cfg;
+    return rc;
+}
+
+typedef struct keyscan {
+    const char *key;
+    size_t len;
+    bool found;
+    exporter *x;
+    bool dashes; /* some key starts with '-' */
+} keyscan;
+
+static int scan_key(void *ud, const char *k, size_t n)
+{
+    keyscan *ks = ud;
+    if (n == ks->len && memcmp(k, ks->key, n) == 0) {
+        ks->found = true;
+        return 1; /* stop */
+    }
+    return 0;
+}
+
+static int dash_key(void *ud, const char *k, size_t n)
+{
+    (void)n;
+    ((keyscan *)ud)->dashes |= k[0] == '-';
+    return 0;
+}
+
+static int emit_key(void *ud, const char *k, size_t n)
+{
+    return put_word(((keyscan *)ud)->x, k, n);
+}
+
+/* Whether generate {prefix, start, count} made key. */
+static bool generated(json_t *gen, const char *key, size_t len)
+{
+    json_t *pre = json_object_get(gen, "prefix");
+    size_t pl = json_string_length(pre);
+    if (len <= pl || memcmp(key, json_string_value(pre), pl) != 0)
+        return false;
+    const char *d = key + pl;
+    size_t dl = len - pl;
+    if (dl > 19 || (d[0] == '0' && dl > 1))
+        return false;
+    uint64_t v = 0;
+    for (size_t i = 0; i < dl; i++) {
+        if (d[i] < '0' || d[i] > '9')
+            return false;
+        v = v * 10 + (uint64_t)(d[i] - '0');
+    }
+    uint64_t start = (uint64_t)json_integer_value(json_object_get(gen, "start"));
+    uint64_t count = (uint64_t)json_integer_value(json_object_get(gen, "count"));
+    return v >= start && v - start < count;
+}
+
+/* Whether key existed right before the recipe's operation i: the last
+ * earlier operation that names it decides (an insert made or kept it, a
+ * delete removed it).  Only asked of one-key inserts, which a scenario
+ * writes as `key add KEY` -- refused when KEY exists, where the API's
+ * {"keys": [KEY]} skipped it. */
+static int existed_before(exporter *x, size_t i, const char *key, size_t len, bool *existed,
+                          rs_error *err)
+{
+    store *st = sim_store(x->s);
+    *existed = false;
+    while (i-- > 0) {
+        store_op o;
+        int rc = store_op_get(st, x->ops->v[i], &o, err);
+        if (rc)
+            return rc;
+        bool ins = strcmp(o.type, "insert_keys") == 0, del = strcmp(o.type, "delete_keys") == 0;
+        json_t *p = ins || del ? json_loads(o.params, 0, NULL) : NULL;
+        json_t *gen = json_object_get(p, "generate");
+        keyscan ks = {key, len, false, x, false};
+        if (gen)
+            ks.found = generated(gen, key, len);
+        else if (ins || del)
+            rc = store_op_keys_each(st, o.id, scan_key, &ks, err);
+        json_decref(p);
+        store_op_clear(&o);
+        if (rc < 0)
+            return rc;
+        if (ks.found) {
+            *existed = ins;
+            return 0;
+        }
+    }
+    return 0;
+}
+
+typedef struct first_key {
+    char *k;
+    size_t len;
+} first_key;
+
+static int take_first(void *ud, const char *k, size_t n)
+{
+    first_key *f = ud;
+    if (!(f->k = strndup(k, n)))
+        return RINGSIM_ENOMEM;
+    f->len = n;
+    return 1; /* stop */
+}
+
+static int put_op(exporter *x, size_t i, rs_error *err)
+{
+    store *st = sim_store(x->s);
+    store_op o;
+    int rc = store_op_get(st, x->ops->v[i], &o, err);
+    if (rc)
+        return rc;
+    json_t *p = json_loads(o.params, 0, NULL);
+    json_t *name = json_object_get(p, "name"), *gen = json_object_get(p, "generate");
+    const char *nm = json_string_value(name);
+    size_t nl = json_string_length(name);
+    if (!p) {
+        rc = rs_fail(err, RINGSIM_EDB, "operation %lld has unreadable parameters",
+                     (long long)o.id);
+    } else if (strcmp(o.type, "add_node") == 0 && nm) {
+        rc = sb_str(&x->b, "node add");
+        double w = json_number_value(json_object_get(p, "weight"));
+        if (!rc && w != 1) {
+            char t[40];
+            num_text(t, w);
+            rc = sb_printf(&x->b, " --weight %s", t);
+        }
+        json_t *tok = json_object_get(p, "tokens"), *t;
+        size_t k;
+        json_array_foreach(tok, k, t)
+        {
+            if (!rc)
+                rc = sb_printf(&x->b, "%s%s", k ? "," : " --tokens ", json_string_value(t));
+        }
+        if (!rc && nm[0] == '-')
+            rc = sb_str(&x->b, " --");
+        if (!rc)
+            rc = put_word(x, nm, nl);
+    } else if (strcmp(o.type, "remove_node") == 0 && nm) {
+        rc = sb_str(&x->b, nm[0] == '-' ? "node rm --" : "node rm");
+        if (!rc)
+            rc = put_word(x, nm, nl);
+    } else if (strcmp(o.type, "insert_keys") == 0 && gen) {
+        json_t *pre = json_object_get(gen, "prefix");
+        rc = sb_printf(&x->b, "key gen %lld",
+                       (long long)json_integer_value(json_object_get(gen, "count")));
+        if (!rc && strcmp(json_string_value(pre) ? json_string_value(pre) : "", "key-") != 0) {
+            rc = sb_str(&x->b, " --prefix");
+            if (!rc)
+                rc = put_word(x, json_string_value(pre), json_string_length(pre));
+        }
+        json_int_t start = json_integer_value(json_object_get(gen, "start"));
+        if (!rc && start)
+            rc = sb_printf(&x->b, " --start %lld", (long long)start);
+    } else if (strcmp(o.type, "insert_keys") == 0 || strcmp(o.type, "delete_keys") == 0) {
+        bool ins = o.type[0] == 'i';
+        keyscan ks = {NULL, 0, false, x, false};
+        rc = store_op_keys_each(st, o.id, dash_key, &ks, err);
+        json_int_t n = json_integer_value(json_object_get(p, "keys"));
+        if (!rc && ins && n == 1) {
+            /* one key: `key add KEY` is refused when KEY exists */
+            first_key fk = {NULL, 0};
+            rc = store_op_keys_each(st, o.id, take_first, &fk, err);
+            if (rc > 0) /* stopped at the first */
+                rc = 0;
+            bool existed = false;
+            if (!rc && fk.k)
+                rc = existed_before(x, i, fk.k, fk.len, &existed, err);
+            free(fk.k);
+            if (!rc && existed) {
+                rc = sb_printf(&x->b, "# operation %lld inserted nothing: its key existed",
+                               (long long)o.id);
+                goto done;
+            }
+        }
+        if (!rc)
+            rc = sb_str(&x->b, ins ? "key add" : "key rm");
+        if (!rc && ks.dashes)
+            rc = sb_str(&x->b, " --");
+        if (!rc)
+            rc = store_op_keys_each(st, o.id, emit_key, &ks, err);
+    } else if (strcmp(o.type, "configure") == 0) {
+        place_config cfg;
+        if (!(rc = stored_config(&o, &cfg, err)))
+            rc = put_config(x, &cfg, false);
+        goto out; /* put_config ends its line */
+    } else {
+        rc = rs_fail(err, RINGSIM_EDB, "operation %lld (%s) cannot be exported",
+                     (long long)o.id, o.type);
+    }
+done:
+    if (!rc)
+        rc = sb_str(&x->b, "\n");
+out:
+    json_decref(p);
+    store_op_clear(&o);
+    if (rc == RINGSIM_ENOMEM || rc == RINGSIM_EINTERNAL)
+        rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    return rc;
+}
+
+int scenario_export(sim *s, int64_t at, char **text, size_t *len, rs_error *err)
+{
+    *text = NULL;
+    *len = 0;
+    int rc = sim_refresh(s, NULL, err);
+    if (rc)
+        return rc;
+    store *st = sim_store(s);
+    /* One read snapshot: the history cannot change under the walk. */
+    if ((rc = store_begin_read(st, err)))
+        return rc;
+    int64_t last = 0;
+    idlist ops = {0};
+    place_config start;
+    exporter x = {s, {0}, {{0}, {0}, 0}, &ops};
+    rc = store_last_op(st, &last, err);
+    if (!rc && at > last)
+        rc = rs_fail(err, RINGSIM_ENOTFOUND, "operation %lld not found", (long long)at);
+    if (!rc && at >= 0)
+        last = at;
+    if (!rc)
+        rc = recipe(st, last, &ops, &start, err);
+    if (!rc)
+        rc = sb_printf(&x.b,
+                       "# The state after operation %lld\n"
+                       "#\n"
+                       "# Exported by `ringsim export --scenario`: the operations this state "
+                       "stands on,\n"
+                       "# oldest first, each one line.  What a reset cleared or a revert undid "
+                       "is left\n"
+                       "# out (the history keeps it); running this file (`ringsim run FILE`) "
+                       "on any\n"
+                       "# database rebuilds the same nodes, keys and configuration.\n\n"
+                       "reset\n",
+                       (long long)last);
+    /* Configurations set before any node or key only set the configuration
+     * (there is nothing to place): they fold into the first line. */
+    size_t first = 0;
+    for (; !rc && first < ops.n; first++) {
+        store_op o;
+        if ((rc = store_op_get(st, ops.v[first], &o, err)))
+            break;
+        bool cfg = strcmp(o.type, "configure") == 0;
+        if (cfg)
+            rc = stored_config(&o, &start, err);
+        store_op_clear(&o);
+        if (!cfg)
+            break;
+    }
+    if (!rc) {
+        x.cfg = start;
+        rc = put_config(&x, &start, true);
+    }
+    for (size_t i = first; !rc && i < ops.n; i++)
+        rc = put_op(&x, i, err);
+    store_end_read(st);
+    if (!rc) {
+        /* The state's counts close the file: the past one from a replay. */
+        sim *past = NULL;
+        int64_t now = 0;
+        rc = store_last_op(st, &now, err);
+        if (!rc && last != now)
+            rc = sim_at(s, last, &past, err);
+        sim_stats ss;
+        if (!rc) {
+            sim_stats_get(past ? past : s, &ss);
+            rc = sb_printf(&x.b, "\nexpect nodes == %lld\nexpect keys == %lld\n",
+                           (long long)ss.nodes, (long long)ss.keys);
+        }
+        sim_close(past);
+    }
+    free(ops.v);
+    if (rc) {
+        free(x.b.p);
+        if (rc == RINGSIM_ENOMEM || rc == RINGSIM_EINTERNAL || !err->msg[0])
+            rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        return rc == RINGSIM_EINTERNAL ? RINGSIM_ENOMEM : rc;
+    }
+    *text = x.b.p;
+    *len = x.b.n;
+    return 0;
+}
+
+/* ---- built-in scenarios ---- */
+
+const scenario_file *scenario_file_find(const char *name, size_t len)
+{
+    for (const scenario_file *f = scenario_files; f->name; f++)
+        if (strlen(f->name) == len && memcmp(f->name, name, len) == 0)
+            return f;
+    return NULL;
+}
+
+static json_t *file_json(const scenario_file *f, bool with_text)
+{
+    char *title, *summary;
+    if (read_header(f->text, f->len, &title, &summary))
+        return NULL;
+    json_t *o = json_pack("{s:s, s:s?, s:s?}", "name", f->name, "title", title, "summary",
+                          summary);
+    free(title);
+    free(summary);
+    if (o && with_text && json_object_set_new(o, "text", json_stringn(f->text, f->len))) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+json_t *scenario_file_json(const scenario_file *f)
+{
+    return file_json(f, true);
+}
+
+json_t *scenario_files_json(void)
+{
+    json_t *arr = json_array();
+    for (const scenario_file *f = scenario_files; arr && f->name; f++)
+        if (json_array_append_new(arr, file_json(f, false))) {
+            json_decref(arr);
+            arr = NULL;
+        }
+    return arr ? json_pack("{s:o}", "scenarios", arr) : NULL;
+}
