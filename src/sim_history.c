@@ -15,6 +15,11 @@
 
 /* ---- time travel: replay the log into a private sim ---- */
 
+/* Backward steps undo at most this many operations; past it a replay
+ * costs about the same and its cost does not grow with the distance.
+ * Replays keep the state before each topology change this far back. */
+#define HISTORY_MAX_UNDO 256
+
 /* The nodes, configuration and layout state after one operation, captured
  * from a keyless replay (see sim_history_at). */
 typedef struct nodeset {
@@ -33,6 +38,8 @@ typedef struct replay {
     bool keyless;         /* only the operations on nodes and configuration */
     nodeset *want;        /* states to capture (sorted by .after), or NULL */
     size_t nwant;
+    int64_t keep_after;   /* record the state before each topology change
+                           * after this operation in the view (-1 = none) */
 } replay;
 
 /* The meta entry of a time-travel view that says how many keys of an
@@ -71,6 +78,101 @@ static int nodeset_take(nodeset *x, const state *st)
     }
     x->cfg = st->cfg;
     x->layout = place_state_text(st->pl);
+    x->got = true;
+    return 0;
+}
+
+/* The state before topology change `op`, kept in a view's meta table so
+ * that stepping back over it needs no replay: {"nodes": [[name, weight,
+ * [tokens]]…], "config": stored form, "layout": text or null}. */
+static void before_name(char *buf, size_t size, int64_t op)
+{
+    snprintf(buf, size, "hist_before_%lld", (long long)op);
+}
+
+static char *nodeset_text(const state *st)
+{
+    json_t *arr = json_array();
+    json_t *cfg = place_config_json(&st->cfg, true);
+    char *layout = place_state_text(st->pl);
+    json_t *o = arr && cfg ? json_pack("{s:o, s:o, s:s?}", "nodes", arr, "config", cfg,
+                                       "layout", layout)
+                           : NULL;
+    if (!o) {
+        json_decref(arr);
+        json_decref(cfg);
+    }
+    bool ok = o != NULL;
+    for (size_t i = 0; ok && i < st->n; i++) {
+        const node *x = &st->nodes[i];
+        json_t *tok = json_array();
+        for (size_t k = 0; tok && k < x->ntokens; k++)
+            if (json_array_append_new(tok, json_integer((json_int_t)x->tokens[k])))
+                ok = false;
+        ok = ok && tok &&
+             !json_array_append_new(arr, json_pack("[s%, f, o]", x->name, x->len, x->weight,
+                                                   tok));
+        if (!ok)
+            json_decref(tok);
+    }
+    char *text = ok ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    free(layout);
+    return text;
+}
+
+/* 0, 1 when absent, or a negative code. */
+static int nodeset_load(sim *v, int64_t before, nodeset *x, rs_error *err)
+{
+    char mk[48], *text = NULL;
+    before_name(mk, sizeof mk, before);
+    int rc = store_meta_get(v->st, mk, &text, err);
+    if (rc || !text) {
+        free(text);
+        return rc ? rc : 1;
+    }
+    json_t *o = json_loads(text, 0, NULL);
+    free(text);
+    json_t *arr = json_object_get(o, "nodes");
+    json_t *lay = json_object_get(o, "layout");
+    rs_error e;
+    place_config_default(&x->cfg);
+    size_t n = json_array_size(arr);
+    rc = !o || !json_is_array(arr) ||
+                 place_config_from_json(&x->cfg, json_object_get(o, "config"), &e)
+             ? RINGSIM_EDB
+             : 0;
+    if (!rc && !(x->nodes = calloc(n + 1, sizeof *x->nodes)))
+        rc = RINGSIM_ENOMEM;
+    if (!rc && json_is_string(lay) && !(x->layout = strdup(json_string_value(lay))))
+        rc = RINGSIM_ENOMEM;
+    for (size_t i = 0; !rc && i < n; i++) {
+        json_t *e3 = json_array_get(arr, i), *nm = json_array_get(e3, 0);
+        json_t *tok = json_array_get(e3, 2);
+        node v2 = {0, NULL, json_string_length(nm), json_number_value(json_array_get(e3, 1)),
+                   0, NULL, json_array_size(tok)};
+        if (!json_is_string(nm)) {
+            rc = RINGSIM_EDB;
+            break;
+        }
+        v2.name = malloc(v2.len + 1);
+        if (v2.name) {
+            memcpy(v2.name, json_string_value(nm), v2.len);
+            v2.name[v2.len] = 0;
+        }
+        if (v2.ntokens && (v2.tokens = malloc(v2.ntokens * sizeof *v2.tokens)))
+            for (size_t k = 0; k < v2.ntokens; k++)
+                v2.tokens[k] = (int64_t)json_integer_value(json_array_get(tok, k));
+        x->nodes[x->n++] = v2;
+        if (!v2.name || (v2.ntokens && !v2.tokens))
+            rc = RINGSIM_ENOMEM;
+    }
+    json_decref(o);
+    if (rc)
+        return rs_fail(err, rc, rc == RINGSIM_ENOMEM ? "out of memory"
+                                                     : "time travel: unreadable state before "
+                                                       "operation %lld",
+                       (long long)before);
     x->got = true;
     return 0;
 }
@@ -123,8 +225,18 @@ static int replay_op(void *ud, const store_op *o)
         rc = replay_capture(r, o->id);
     if (rc)
         return rc;
-    if (r->keyless && (strcmp(o->type, "insert_keys") == 0 || strcmp(o->type, "delete_keys") == 0))
+    bool keys_op = strcmp(o->type, "insert_keys") == 0 || strcmp(o->type, "delete_keys") == 0;
+    if (r->keyless && keys_op)
         return 0;
+    if (!keys_op && r->keep_after >= 0 && o->id > r->keep_after) {
+        char mk[48], *text = nodeset_text(&m->cur);
+        before_name(mk, sizeof mk, o->id);
+        rc = text ? store_meta_set(m->st, mk, text, r->err)
+                  : rs_fail(r->err, RINGSIM_ENOMEM, "out of memory");
+        free(text);
+        if (rc)
+            return rc;
+    }
     json_t *p = json_loads(o->params, 0, NULL);
     if (!p)
         return rs_fail(r->err, RINGSIM_EDB, "operation %lld has unreadable parameters",
@@ -242,7 +354,8 @@ static int replay_to(sim *s, int64_t at, bool keyless, nodeset *want, size_t nwa
         if (memcmp(&start, &m->cur.cfg, sizeof start) != 0)
             rc = sim_configure(m, &start, &dummy, err);
     }
-    replay r = {s, m, err, 0, 0, keyless, want, nwant};
+    replay r = {s, m, err, 0, 0, keyless, want, nwant,
+                keyless ? -1 : at > HISTORY_MAX_UNDO ? at - HISTORY_MAX_UNDO : 0};
     for (size_t i = 0; i < nseg; i++)
         r.total += (uint64_t)(seg[i][1] - seg[i][0]);
     for (size_t i = nseg; !rc && i-- > 0;)
@@ -275,7 +388,8 @@ int sim_advance(sim *s, sim *snap, int64_t from, int64_t to, rs_error *err)
     if (to < from || to > last || base > from)
         return rs_fail(err, RINGSIM_EPARAM, "cannot advance from %lld to %lld",
                        (long long)from, (long long)to);
-    replay r = {s, snap, err, 0, (uint64_t)(to - from), false, NULL, 0};
+    replay r = {s, snap, err, 0, (uint64_t)(to - from), false, NULL, 0,
+                to > HISTORY_MAX_UNDO ? to - HISTORY_MAX_UNDO : 0};
     sim_set_progress(snap, s->progress, s->progress_ud);
     snap->progress_label = "replay";
     rc = to > from ? store_ops_each(s->st, from, to - from, replay_op, &r, err) : 0;
@@ -622,8 +736,20 @@ static int step_back(sim *s, sim *v, int64_t from, int64_t to, rs_error *err)
             want[nwant++].after = l.v[i].id - 1;
             last_topo = l.v[i].id;
         }
-    if (nwant && (rc = replay_to(s, last_topo, true, want, nwant, &bare, err)))
+    bool missing = false;
+    for (size_t i = 0; i < nwant && !rc; i++) {
+        int g = nodeset_load(v, want[i].after + 1, &want[i], err);
+        rc = g < 0 ? g : 0;
+        missing = missing || g == 1;
+    }
+    if (rc)
         goto out;
+    if (missing) { /* not replayed into this view: replay the log's nodes */
+        for (size_t i = 0; i < nwant; i++)
+            nodeset_clear(&want[i]);
+        if ((rc = replay_to(s, last_topo, true, want, nwant, &bare, err)))
+            goto out;
+    }
     for (size_t i = 0; i < nwant; i++)
         if (!want[i].got) {
             rc = rs_fail(err, RINGSIM_EDB, "no state after operation %lld",
@@ -658,10 +784,6 @@ out:
     undo_list_free(&l);
     return rc;
 }
-
-/* Backward steps undo at most this many operations; past it a replay
- * costs about the same and its cost does not grow with the distance. */
-#define HISTORY_MAX_UNDO 256
 
 int sim_history_at(sim *s, sim_history *h, int64_t at, sim **state, rs_error *err)
 {
