@@ -14,7 +14,9 @@
  * old and new rings' points, O(P), and touches only keys in the arcs that
  * change hands, via the position index.  Inserting a key is one hash, one
  * O(log P) successor search and one insert.  Statistics come from counters.
- * Time travel replays the log into a private in-memory sim.
+ * Time travel replays the log into a private sim; sim_history_at keeps one
+ * such view and moves it forward by applying operations and backward by
+ * undoing them, at the cost of what they changed.
  *
  * Another process may change the same database: sim_refresh() notices
  * (PRAGMA data_version) and reloads.  Operations refresh by themselves once

@@ -1,7 +1,43 @@
 /*
  * sim_history.c - time travel: the state after any operation, replayed from
- * the log into a private sim (and advanced forward incrementally), and
- * revert, which applies the difference as a new operation.
+ * the log into a private sim (sim_at) and advanced forward incrementally
+ * (sim_advance); the engine's cached view of the past (sim_history_at),
+ * which also steps backward; and revert, which applies the difference as a
+ * new operation.
+ *
+ * Design of sim_history_at (one cached view per caller, moved the cheapest
+ * way; measured by bench/bench_history.c at 1M keys / 100 nodes x 160
+ * points: a step back over a node add ~0.05 s and a step forward ~0.08 s
+ * against ~0.09 s for the node add itself; a replay of that log ~18 s):
+ *
+ *  - forward: apply the operations in between (sim_advance); costs what
+ *    they cost, as when they were made.
+ *  - backward, up to HISTORY_MAX_UNDO operations with no reset or revert in
+ *    between: undo them from the last.  A delete is undone by inserting its
+ *    keys (op_keys) again, placed by the view's placement, which is the
+ *    placement before the delete; an insert by deleting its keys (op_keys,
+ *    or a generate's prefix/start/count) -- only when it skipped none,
+ *    because which of them existed before is not in the log: replays record
+ *    in the view how many each insert skipped, and one that did forces a
+ *    replay.  A run of topology changes (add/remove node, configure) is
+ *    undone by one change of topology to the state before the run (nodes in
+ *    join order, configuration, layout state such as the redis slot map or
+ *    the memento removals), which moves exactly the keys whose owner changes,
+ *    like the operation did.  That state comes from the view's meta table,
+ *    where replays keep the state before each of the last HISTORY_MAX_UNDO
+ *    topology changes (small: nodes and layout, no keys); past those, from a
+ *    replay of the log's node and configuration operations only, without
+ *    their keys.  The moves table is not read: the change of topology finds
+ *    the same keys through the position index, in ranges.
+ *  - otherwise (no view yet, a reset or revert in between, a far jump back,
+ *    an insert that skipped keys): a replay of the log (sim_at).  Undoing
+ *    reset and revert would need the whole state they replaced.
+ *
+ * Checkpoints (copies of the keys at chosen operations) were not kept: at 1M
+ * keys a copy costs as much as the replays it saves, and stepping costs
+ * follow what the operations changed without them.  The cold first view is
+ * still a replay.  Views are private temp databases: making or moving one
+ * reads the log and never takes the live database's write lock.
  */
 #define _GNU_SOURCE /* asprintf, strndup */
 #include "sim_int.h"
