@@ -47,14 +47,10 @@ static uint32_t rnd(void)
 
 /* ---- a comparable picture of a state ---- */
 
-typedef struct keyrow {
-    char *text; /* "key|pos|owner|coord" */
-} keyrow;
-
 typedef struct picture {
     store_node *nodes;
     size_t nn;
-    char **rows;
+    char **rows; /* "key|pos|owner|has_coord:coord", by key bytes */
     size_t n, cap;
     sim *s;
 } picture;
