@@ -45,9 +45,12 @@ node_modules/.package-lock.json: package.json package-lock.json
 
 npm: node_modules/.package-lock.json
 
-# Everything: unit, CLI, API and browser tests and lint, then the unit, CLI
-# and API tests again under AddressSanitizer + UndefinedBehaviorSanitizer,
-# and the threaded ones under ThreadSanitizer.
+# Everything: unit, reference, CLI, API, scenario, install and browser tests
+# and lint; then the C code's tests again under AddressSanitizer +
+# UndefinedBehaviorSanitizer (unit, CLI, API, random requests, hardening:
+# the ones that drive C code paths; the answer-shape tests of scenarios,
+# CSV, docs and packaging run once), and the threaded paths under
+# ThreadSanitizer.
 test: deps-test npm build test-asan test-tsan
 	cmake -S . -B $(BUILD) -DRINGSIM_REQUIRE_REFS=ON >/dev/null
 	cmake --build $(BUILD) -j $(JOBS) -- --no-print-directory
@@ -57,15 +60,18 @@ test-asan: deps
 	cmake -S . -B $(ASAN) -DCMAKE_BUILD_TYPE=Debug -DRINGSIM_SANITIZE=ON -DRINGSIM_REQUIRE_REFS=ON >/dev/null
 	cmake --build $(ASAN) -j $(JOBS) -- --no-print-directory
 	cd $(ASAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  ctest --output-on-failure -j 1
+	  ctest --output-on-failure -j 1 $(ASAN_ONLY_ONCE)
 
-# The threaded paths under ThreadSanitizer: the server tests (event loop and
-# worker thread) and the engine's tests that build on two threads.
+ASAN_ONLY_ONCE = -E '^(scenario_.*|ref_scenarios|api_tools|api_doc|install|package)$$'
+
+# The threaded paths under ThreadSanitizer: the server's API and hardening
+# tests (event loop, worker thread, cancellation, stop) and the engine's
+# tests that build on two threads.
 test-tsan: deps
 	cmake -S . -B $(TSAN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRINGSIM_TSAN=ON >/dev/null
 	cmake --build $(TSAN) -j $(JOBS) -- --no-print-directory
 	cd $(TSAN) && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
-	  ctest --output-on-failure -j 1 -L 'server|tsan'
+	  ctest --output-on-failure -j 1 -R '^(api|hardening|unit_sim_threads)$$'
 
 # The crash test at length: more rounds, bigger operations (minutes).
 CRASH_ROUNDS ?= 60

@@ -697,20 +697,13 @@ void api_respond(sim *s, api_cache *cache, const api_request *r, api_answer *a)
     if (!rc && at) {
         int64_t id;
         rc = int_param(r, "at", 0, INT64_MAX, 0, &id, &err);
-        /* Every change is an operation: after the last one is now. */
-        bool now = !rc && id > 0 && id == sim_last_op(s);
-        if (!rc && !now && (!cache->snap || cache->at != id)) {
-            /* Forward along the timeline: apply only what lies between. */
-            rs_error e2;
-            if (cache->snap && cache->at < id && sim_advance(s, cache->snap, cache->at, id, &e2) == 0) {
-                cache->at = id;
-            } else {
-                api_cache_clear(cache);
-                rc = sim_at(s, id, &cache->snap, &err);
-                cache->at = rc ? -1 : id;
-            }
+        /* The engine keeps the view of the past and chooses how to move it. */
+        if (!rc) {
+            sim_history h = {cache->at, cache->snap, NULL};
+            rc = sim_history_at(s, &h, id, &target, &err);
+            cache->at = h.at;
+            cache->snap = h.view;
         }
-        target = now ? s : cache->snap;
     }
     if (!rc)
         rc = dispatch(target, r, &out, a, &err);

@@ -132,8 +132,7 @@ struct job {
     conn *c;
     uint64_t seq;
     api_request r;
-    int status;
-    json_t *body;
+    api_answer a;
 };
 
 struct server {
@@ -281,6 +280,16 @@ static void answer_json(conn *c, int status, json_t *body)
         evbuffer_add(out, "\n", 1);
     }
     free(t);
+}
+
+/* An API answer: JSON, or the text of an export (CSV, a scenario file). */
+static void answer(conn *c, const api_answer *a)
+{
+    if (a->text)
+        send_bytes(c, a->status, a->content_type, "Cache-Control: no-store\r\n", a->text,
+                   a->text_len);
+    else
+        answer_json(c, a->status, a->body);
 }
 
 static void answer_error(conn *c, int code, const char *msg)
@@ -743,7 +752,7 @@ static void *worker_main(void *arg)
             sv->queue_tail = &sv->queue;
         atomic_store(&sv->running, j->seq);
         pthread_mutex_unlock(&sv->mu);
-        api_handle(sv->worker_sim, &sv->cache, &j->r, &j->status, &j->body);
+        api_respond(sv->worker_sim, &sv->cache, &j->r, &j->a);
         pthread_mutex_lock(&sv->mu);
         atomic_store(&sv->running, 0);
         j->next = sv->done;
@@ -756,7 +765,7 @@ static void *worker_main(void *arg)
 
 static void job_free(job *j)
 {
-    json_decref(j->body);
+    api_answer_clear(&j->a);
     api_request_clear(&j->r);
     free(j);
 }
@@ -772,7 +781,7 @@ static void job_answer(job *j, int code, const char *msg)
         answer_error(c, code, msg);
         finish(c);
     } else {
-        answer_json(c, j->status, j->body);
+        answer(c, &j->a);
         finish(c);
     }
     job_free(j);
@@ -922,13 +931,12 @@ static void complete(conn *c)
     } else if (req.where == API_WORKER) {
         enqueue(c, &req.api);
     } else {
-        int status;
-        json_t *body;
+        api_answer a;
         api_cache none = {-1, NULL}; /* the loop never travels in time */
-        api_handle(sv->loop_sim, &none, &req.api, &status, &body);
+        api_respond(sv->loop_sim, &none, &req.api, &a);
         api_cache_clear(&none);
-        answer_json(c, status, body);
-        json_decref(body);
+        answer(c, &a);
+        api_answer_clear(&a);
         finish(c);
     }
     http_request_clear(&req);

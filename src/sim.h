@@ -14,7 +14,9 @@
  * old and new rings' points, O(P), and touches only keys in the arcs that
  * change hands, via the position index.  Inserting a key is one hash, one
  * O(log P) successor search and one insert.  Statistics come from counters.
- * Time travel replays the log into a private in-memory sim.
+ * Time travel replays the log into a private sim; sim_history_at keeps one
+ * such view and moves it forward by applying operations and backward by
+ * undoing them, at the cost of what they changed.
  *
  * Another process may change the same database: sim_refresh() notices
  * (PRAGMA data_version) and reloads.  Operations refresh by themselves once
@@ -206,6 +208,24 @@ int sim_at(sim *s, int64_t at, sim **snapshot, rs_error *err);
  * when a reset or revert lies between them, which needs a fresh sim_at.  On
  * any other failure the snapshot is unusable: close it. */
 int sim_advance(sim *s, sim *snapshot, int64_t from, int64_t to, rs_error *err);
+
+/* The engine's time travel: one cached read-only view of the past, moved to
+ * `at` the cheapest way -- forward by applying the operations in between,
+ * backward by undoing them from what the log records (moves are undone as
+ * changes of topology, inserts by deleting their keys, deletes by placing
+ * their keys again), otherwise (a reset or revert in between, a far jump, an
+ * insert whose skipped keys are not recorded) by a replay (sim_at).
+ * *state is the state after `at`: s itself when `at` is the last operation,
+ * else h->view, valid until the next call or sim_history_clear.  Start
+ * with h = {-1, NULL, NULL}.  Readers must not change the view. */
+typedef struct sim_history {
+    int64_t at;
+    sim *view;
+    const char *how; /* the last move: "now", "cached", "forward", "back", "replay" */
+} sim_history;
+int sim_history_at(sim *s, sim_history *h, int64_t at, sim **state, rs_error *err);
+/* Accepts a cleared history. */
+void sim_history_clear(sim_history *h);
 
 /* Verify the database: placement of every key, counters, and that replaying
  * the log reproduces the stored state.  Problems are described in report

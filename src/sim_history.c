@@ -1,7 +1,43 @@
 /*
  * sim_history.c - time travel: the state after any operation, replayed from
- * the log into a private sim (and advanced forward incrementally), and
- * revert, which applies the difference as a new operation.
+ * the log into a private sim (sim_at) and advanced forward incrementally
+ * (sim_advance); the engine's cached view of the past (sim_history_at),
+ * which also steps backward; and revert, which applies the difference as a
+ * new operation.
+ *
+ * Design of sim_history_at (one cached view per caller, moved the cheapest
+ * way; measured by bench/bench_history.c at 1M keys / 100 nodes x 160
+ * points: a step back over a node add ~0.05 s and a step forward ~0.08 s
+ * against ~0.09 s for the node add itself; a replay of that log ~18 s):
+ *
+ *  - forward: apply the operations in between (sim_advance); costs what
+ *    they cost, as when they were made.
+ *  - backward, up to HISTORY_MAX_UNDO operations with no reset or revert in
+ *    between: undo them from the last.  A delete is undone by inserting its
+ *    keys (op_keys) again, placed by the view's placement, which is the
+ *    placement before the delete; an insert by deleting its keys (op_keys,
+ *    or a generate's prefix/start/count) -- only when it skipped none,
+ *    because which of them existed before is not in the log: replays record
+ *    in the view how many each insert skipped, and one that did forces a
+ *    replay.  A run of topology changes (add/remove node, configure) is
+ *    undone by one change of topology to the state before the run (nodes in
+ *    join order, configuration, layout state such as the redis slot map or
+ *    the memento removals), which moves exactly the keys whose owner changes,
+ *    like the operation did.  That state comes from the view's meta table,
+ *    where replays keep the state before each of the last HISTORY_MAX_UNDO
+ *    topology changes (small: nodes and layout, no keys); past those, from a
+ *    replay of the log's node and configuration operations only, without
+ *    their keys.  The moves table is not read: the change of topology finds
+ *    the same keys through the position index, in ranges.
+ *  - otherwise (no view yet, a reset or revert in between, a far jump back,
+ *    an insert that skipped keys): a replay of the log (sim_at).  Undoing
+ *    reset and revert would need the whole state they replaced.
+ *
+ * Checkpoints (copies of the keys at chosen operations) were not kept: at 1M
+ * keys a copy costs as much as the replays it saves, and stepping costs
+ * follow what the operations changed without them.  The cold first view is
+ * still a replay.  Views are private temp databases: making or moving one
+ * reads the log and never takes the live database's write lock.
  */
 #define _GNU_SOURCE /* asprintf, strndup */
 #include "sim_int.h"
@@ -15,11 +51,177 @@
 
 /* ---- time travel: replay the log into a private sim ---- */
 
+/* Backward steps undo at most this many operations; past it a replay
+ * costs about the same and its cost does not grow with the distance.
+ * Replays keep the state before each topology change this far back. */
+#define HISTORY_MAX_UNDO 256
+
+/* The nodes, configuration and layout state after one operation, captured
+ * from a keyless replay (see sim_history_at). */
+typedef struct nodeset {
+    int64_t after; /* the operation */
+    bool got;
+    node *nodes;
+    size_t n;
+    place_config cfg;
+    char *layout; /* place_state_text, may be NULL */
+} nodeset;
+
 typedef struct replay {
     sim *live, *m;
     rs_error *err;
     uint64_t done, total; /* operations replayed, to replay */
+    bool keyless;         /* only the operations on nodes and configuration */
+    nodeset *want;        /* states to capture (sorted by .after), or NULL */
+    size_t nwant;
+    int64_t keep_after;   /* record the state before each topology change
+                           * after this operation in the view (-1 = none) */
 } replay;
+
+/* The meta entry of a time-travel view that says how many keys of an
+ * insert operation were skipped (already there): undoing it then needs a
+ * replay.  Absent = none skipped. */
+static void skipped_name(char *buf, size_t size, int64_t op)
+{
+    snprintf(buf, size, "hist_skipped_%lld", (long long)op);
+}
+
+static void nodeset_clear(nodeset *x)
+{
+    for (size_t i = 0; i < x->n; i++)
+        sim__node_free(&x->nodes[i]);
+    free(x->nodes);
+    free(x->layout);
+    x->nodes = NULL;
+    x->layout = NULL;
+    x->n = 0;
+    x->got = false;
+}
+
+static int nodeset_take(nodeset *x, const state *st)
+{
+    x->nodes = calloc(st->n + 1, sizeof *x->nodes);
+    if (!x->nodes)
+        return RINGSIM_ENOMEM;
+    for (size_t i = 0; i < st->n; i++) {
+        const node *t = &st->nodes[i];
+        node v = {0, strndup(t->name, t->len), t->len, t->weight, 0, NULL, t->ntokens};
+        if (t->ntokens && (v.tokens = malloc(t->ntokens * sizeof *v.tokens)))
+            memcpy(v.tokens, t->tokens, t->ntokens * sizeof *v.tokens);
+        x->nodes[x->n++] = v;
+        if (!v.name || (t->ntokens && !v.tokens))
+            return RINGSIM_ENOMEM;
+    }
+    x->cfg = st->cfg;
+    x->layout = place_state_text(st->pl);
+    x->got = true;
+    return 0;
+}
+
+/* The state before topology change `op`, kept in a view's meta table so
+ * that stepping back over it needs no replay: {"nodes": [[name, weight,
+ * [tokens]]…], "config": stored form, "layout": text or null}. */
+static void before_name(char *buf, size_t size, int64_t op)
+{
+    snprintf(buf, size, "hist_before_%lld", (long long)op);
+}
+
+static char *nodeset_text(const state *st)
+{
+    json_t *arr = json_array();
+    json_t *cfg = place_config_json(&st->cfg, true);
+    char *layout = place_state_text(st->pl);
+    json_t *o = arr && cfg ? json_pack("{s:o, s:o, s:s?}", "nodes", arr, "config", cfg,
+                                       "layout", layout)
+                           : NULL;
+    if (!o) {
+        json_decref(arr);
+        json_decref(cfg);
+    }
+    bool ok = o != NULL;
+    for (size_t i = 0; ok && i < st->n; i++) {
+        const node *x = &st->nodes[i];
+        json_t *tok = json_array();
+        for (size_t k = 0; tok && k < x->ntokens; k++)
+            if (json_array_append_new(tok, json_integer((json_int_t)x->tokens[k])))
+                ok = false;
+        ok = ok && tok &&
+             !json_array_append_new(arr, json_pack("[s%, f, o]", x->name, x->len, x->weight,
+                                                   tok));
+        if (!ok)
+            json_decref(tok);
+    }
+    char *text = ok ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    free(layout);
+    return text;
+}
+
+/* 0, 1 when absent, or a negative code. */
+static int nodeset_load(sim *v, int64_t before, nodeset *x, rs_error *err)
+{
+    char mk[48], *text = NULL;
+    before_name(mk, sizeof mk, before);
+    int rc = store_meta_get(v->st, mk, &text, err);
+    if (rc || !text) {
+        free(text);
+        return rc ? rc : 1;
+    }
+    json_t *o = json_loads(text, 0, NULL);
+    free(text);
+    json_t *arr = json_object_get(o, "nodes");
+    json_t *lay = json_object_get(o, "layout");
+    rs_error e;
+    place_config_default(&x->cfg);
+    size_t n = json_array_size(arr);
+    rc = !o || !json_is_array(arr) ||
+                 place_config_from_json(&x->cfg, json_object_get(o, "config"), &e)
+             ? RINGSIM_EDB
+             : 0;
+    if (!rc && !(x->nodes = calloc(n + 1, sizeof *x->nodes)))
+        rc = RINGSIM_ENOMEM;
+    if (!rc && json_is_string(lay) && !(x->layout = strdup(json_string_value(lay))))
+        rc = RINGSIM_ENOMEM;
+    for (size_t i = 0; !rc && i < n; i++) {
+        json_t *e3 = json_array_get(arr, i), *nm = json_array_get(e3, 0);
+        json_t *tok = json_array_get(e3, 2);
+        node v2 = {0, NULL, json_string_length(nm), json_number_value(json_array_get(e3, 1)),
+                   0, NULL, json_array_size(tok)};
+        if (!json_is_string(nm)) {
+            rc = RINGSIM_EDB;
+            break;
+        }
+        v2.name = malloc(v2.len + 1);
+        if (v2.name) {
+            memcpy(v2.name, json_string_value(nm), v2.len);
+            v2.name[v2.len] = 0;
+        }
+        if (v2.ntokens && (v2.tokens = malloc(v2.ntokens * sizeof *v2.tokens)))
+            for (size_t k = 0; k < v2.ntokens; k++)
+                v2.tokens[k] = (int64_t)json_integer_value(json_array_get(tok, k));
+        x->nodes[x->n++] = v2;
+        if (!v2.name || (v2.ntokens && !v2.tokens))
+            rc = RINGSIM_ENOMEM;
+    }
+    json_decref(o);
+    if (rc)
+        return rs_fail(err, rc, rc == RINGSIM_ENOMEM ? "out of memory"
+                                                     : "time travel: unreadable state before "
+                                                       "operation %lld",
+                       (long long)before);
+    x->got = true;
+    return 0;
+}
+
+/* Before operation `id` runs: capture the state after id - 1 if wanted. */
+static int replay_capture(replay *r, int64_t id)
+{
+    for (size_t i = 0; i < r->nwant; i++)
+        if (r->want[i].after == id - 1 && !r->want[i].got &&
+            nodeset_take(&r->want[i], &r->m->cur))
+            return rs_fail(r->err, RINGSIM_ENOMEM, "out of memory");
+    return 0;
+}
 
 #define REPLAY_REPORT_EVERY 256
 
@@ -29,12 +231,17 @@ static int replay_keys(replay *r, const store_op *o, bool insert)
     memset(&l, 0, sizeof l);
     int rc = store_op_keys_each(r->live->st, o->id, sim__kl_collect_str, &l, r->err);
     sim_str *v = rc ? NULL : sim__kl_strs(&l);
-    int64_t ins, skip, dummy;
+    int64_t ins, skip = 0, dummy;
     if (!rc && !v)
         rc = rs_fail(r->err, RINGSIM_ENOMEM, "out of memory");
     else if (!rc && l.n)
         rc = insert ? sim_insert_keys(r->m, v, l.n, false, &ins, &skip, &dummy, r->err)
                     : sim_delete_keys(r->m, v, l.n, &dummy, r->err);
+    if (!rc && skip > 0) {
+        char mk[48];
+        skipped_name(mk, sizeof mk, o->id);
+        rc = store_meta_set_int(r->m->st, mk, skip, r->err);
+    }
     free(v);
     sim__kl_free(&l);
     return rc;
@@ -50,8 +257,22 @@ static int replay_op(void *ud, const store_op *o)
     int rc = ++r->done % REPLAY_REPORT_EVERY == 0
                  ? sim__progress(m, "replay", r->done, r->total, r->err)
                  : 0;
+    if (!rc && r->want)
+        rc = replay_capture(r, o->id);
     if (rc)
         return rc;
+    bool keys_op = strcmp(o->type, "insert_keys") == 0 || strcmp(o->type, "delete_keys") == 0;
+    if (r->keyless && keys_op)
+        return 0;
+    if (!keys_op && r->keep_after >= 0 && o->id > r->keep_after) {
+        char mk[48], *text = nodeset_text(&m->cur);
+        before_name(mk, sizeof mk, o->id);
+        rc = text ? store_meta_set(m->st, mk, text, r->err)
+                  : rs_fail(r->err, RINGSIM_ENOMEM, "out of memory");
+        free(text);
+        if (rc)
+            return rc;
+    }
     json_t *p = json_loads(o->params, 0, NULL);
     if (!p)
         return rs_fail(r->err, RINGSIM_EDB, "operation %lld has unreadable parameters",
@@ -78,6 +299,11 @@ static int replay_op(void *ud, const store_op *o)
                                (uint64_t)json_integer_value(json_object_get(gen, "start")),
                                (uint64_t)json_integer_value(json_object_get(gen, "count")),
                                &ins, &skip, &dummy, r->err);
+        if (!rc && skip > 0) {
+            char mk[48];
+            skipped_name(mk, sizeof mk, o->id);
+            rc = store_meta_set_int(m->st, mk, skip, r->err);
+        }
     } else if (strcmp(o->type, "insert_keys") == 0 || strcmp(o->type, "delete_keys") == 0) {
         rc = replay_keys(r, o, o->type[0] == 'i');
     } else if (strcmp(o->type, "configure") == 0) {
@@ -98,7 +324,8 @@ static int replay_op(void *ud, const store_op *o)
     return rc;
 }
 
-int sim_at(sim *s, int64_t at, sim **snapshot, rs_error *err)
+static int replay_to(sim *s, int64_t at, bool keyless, nodeset *want, size_t nwant,
+                     sim **snapshot, rs_error *err)
 {
     *snapshot = NULL;
     if (at < 0)
@@ -163,7 +390,8 @@ int sim_at(sim *s, int64_t at, sim **snapshot, rs_error *err)
         if (memcmp(&start, &m->cur.cfg, sizeof start) != 0)
             rc = sim_configure(m, &start, &dummy, err);
     }
-    replay r = {s, m, err, 0, 0};
+    replay r = {s, m, err, 0, 0, keyless, want, nwant,
+                keyless ? -1 : at > HISTORY_MAX_UNDO ? at - HISTORY_MAX_UNDO : 0};
     for (size_t i = 0; i < nseg; i++)
         r.total += (uint64_t)(seg[i][1] - seg[i][0]);
     for (size_t i = nseg; !rc && i-- > 0;)
@@ -180,6 +408,11 @@ int sim_at(sim *s, int64_t at, sim **snapshot, rs_error *err)
     return 0;
 }
 
+int sim_at(sim *s, int64_t at, sim **snapshot, rs_error *err)
+{
+    return replay_to(s, at, false, NULL, 0, snapshot, err);
+}
+
 int sim_advance(sim *s, sim *snap, int64_t from, int64_t to, rs_error *err)
 {
     int64_t last = 0, base = 0;
@@ -191,7 +424,8 @@ int sim_advance(sim *s, sim *snap, int64_t from, int64_t to, rs_error *err)
     if (to < from || to > last || base > from)
         return rs_fail(err, RINGSIM_EPARAM, "cannot advance from %lld to %lld",
                        (long long)from, (long long)to);
-    replay r = {s, snap, err, 0, (uint64_t)(to - from)};
+    replay r = {s, snap, err, 0, (uint64_t)(to - from), false, NULL, 0,
+                to > HISTORY_MAX_UNDO ? to - HISTORY_MAX_UNDO : 0};
     sim_set_progress(snap, s->progress, s->progress_ud);
     snap->progress_label = "replay";
     rc = to > from ? store_ops_each(s->st, from, to - from, replay_op, &r, err) : 0;
@@ -253,6 +487,62 @@ int sim__diff_run(sim *s, store *have, store *want, const diff *d, rs_error *err
     return rc;
 }
 
+/* Make c->next have the nodes tn (in that order), configuration cfg and
+ * layout state layout, moving exactly the keys whose owner changes.  Nodes
+ * that exist in both keep their id and counter; the others get new rows,
+ * and rows of nodes not in tn go after the moves.  Shared by revert and
+ * the backward steps of time travel. */
+static int adopt_nodes(opctx *c, const node *tn, size_t tn_n, const place_config *cfg,
+                       const char *layout, rs_error *err)
+{
+    sim *s = c->s;
+    int rc = 0;
+    node *nodes = calloc(tn_n + 1, sizeof *nodes);
+    if (!nodes)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    size_t nn = 0;
+    for (size_t i = 0; !rc && i < tn_n; i++) {
+        const node *t = &tn[i];
+        long j = sim__find_node(&c->next, t->name, t->len);
+        node v = {0, strndup(t->name, t->len), t->len, t->weight, 0, NULL, t->ntokens};
+        char *tt = t->ntokens ? sim__tokens_text(t->tokens, t->ntokens) : NULL;
+        if (t->ntokens && (v.tokens = malloc(t->ntokens * sizeof *v.tokens)))
+            memcpy(v.tokens, t->tokens, t->ntokens * sizeof *v.tokens);
+        if (!v.name || (t->ntokens && (!v.tokens || !tt))) {
+            free(v.name);
+            free(v.tokens);
+            free(tt);
+            rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+            break;
+        }
+        if (j >= 0) {
+            v.id = c->next.nodes[j].id;
+            v.keys = c->next.nodes[j].keys;
+        } else if ((rc = store_node_insert(s->st, t->name, t->len, t->weight, tt, &v.id,
+                                            err))) {
+            sim__node_free(&v);
+            free(tt);
+            break;
+        }
+        free(tt);
+        nodes[nn++] = v;
+    }
+    node *old = c->next.nodes;
+    size_t oldn = c->next.n;
+    c->next.nodes = nodes;
+    c->next.n = nn;
+    c->next.cfg = *cfg;
+    if (!rc)
+        rc = sim__retopologize_to(c, &s->cur, layout, err);
+    for (size_t i = 0; i < oldn; i++) {
+        if (!rc && sim__find_node(&c->next, old[i].name, old[i].len) < 0)
+            rc = store_node_delete(s->st, old[i].id, err);
+        sim__node_free(&old[i]);
+    }
+    free(old);
+    return rc;
+}
+
 int sim_revert(sim *s, int64_t to, int64_t *op, rs_error *err)
 {
     sim *snap = NULL;
@@ -295,54 +585,10 @@ int sim_revert(sim *s, int64_t to, int64_t *op, rs_error *err)
         rc = sim__progress(s, "revert", 2, 4, err);
     /* 2. Nodes and configuration as they were; the keys whose owner changes
      * move.  Nodes that exist in both keep their id and counter. */
-    node *nodes = rc ? NULL : calloc(snap->cur.n + 1, sizeof *nodes);
-    if (!rc && !nodes)
-        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-    size_t nn = 0;
-    for (size_t i = 0; !rc && i < snap->cur.n; i++) {
-        const node *t = &snap->cur.nodes[i];
-        long j = sim__find_node(&c.next, t->name, t->len);
-        node v = {0, strdup(t->name), t->len, t->weight, 0, NULL, t->ntokens};
-        char *tt = t->ntokens ? sim__tokens_text(t->tokens, t->ntokens) : NULL;
-        if (t->ntokens && (v.tokens = malloc(t->ntokens * sizeof *v.tokens)))
-            memcpy(v.tokens, t->tokens, t->ntokens * sizeof *v.tokens);
-        if (!v.name || (t->ntokens && (!v.tokens || !tt))) {
-            free(v.name);
-            free(v.tokens);
-            free(tt);
-            rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-            break;
-        }
-        if (j >= 0) {
-            v.id = c.next.nodes[j].id;
-            v.keys = c.next.nodes[j].keys;
-        } else if ((rc = store_node_insert(s->st, t->name, t->len, t->weight, tt, &v.id,
-                                            err))) {
-            sim__node_free(&v);
-            free(tt);
-            break;
-        }
-        free(tt);
-        nodes[nn++] = v;
-    }
-    if (nodes) {
-        /* Nodes of now that are not in the target: rows go after the moves. */
-        node *old = c.next.nodes;
-        size_t oldn = c.next.n;
-        c.next.nodes = nodes;
-        c.next.n = nn;
-        c.next.cfg = snap->cur.cfg;
-        /* The layout state (slot map, removed buckets) as it was then. */
+    if (!rc) {
         char *layout = place_state_text(snap->cur.pl);
-        if (!rc)
-            rc = sim__retopologize_to(&c, &s->cur, layout, err);
+        rc = adopt_nodes(&c, snap->cur.nodes, snap->cur.n, &snap->cur.cfg, layout, err);
         free(layout);
-        for (size_t i = 0; i < oldn; i++) {
-            if (!rc && sim__find_node(&c.next, old[i].name, old[i].len) < 0)
-                rc = store_node_delete(s->st, old[i].id, err);
-            sim__node_free(&old[i]);
-        }
-        free(old);
     }
     if (!rc)
         rc = sim__progress(s, "revert", 3, 4, err);
@@ -368,4 +614,262 @@ out:
     free(subject);
     json_decref(params);
     return rc;
+}
+
+/* ---- the engine's time travel: one cached view, moved by the cheapest way ---- */
+
+void sim_history_clear(sim_history *h)
+{
+    sim_close(h->view);
+    h->view = NULL;
+    h->at = -1;
+}
+
+/* One operation between the view and the target, for stepping back. */
+typedef struct undo_op {
+    int64_t id;
+    int kind; /* UNDO_TOPO, UNDO_INSERT, UNDO_GENERATE, UNDO_DELETE */
+    char *prefix;
+    size_t plen;
+    uint64_t start, count;
+} undo_op;
+
+enum { UNDO_TOPO, UNDO_INSERT, UNDO_GENERATE, UNDO_DELETE, UNDO_NONE };
+
+typedef struct undo_list {
+    undo_op *v;
+    size_t n, cap;
+    rs_error *err;
+} undo_list;
+
+static int undo_collect(void *ud, const store_op *o)
+{
+    undo_list *l = ud;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16;
+        void *g = realloc(l->v, cap * sizeof *l->v);
+        if (!g)
+            return rs_fail(l->err, RINGSIM_ENOMEM, "out of memory");
+        l->v = g;
+        l->cap = cap;
+    }
+    undo_op u = {o->id, UNDO_NONE, NULL, 0, 0, 0};
+    if (strcmp(o->type, "add_node") == 0 || strcmp(o->type, "remove_node") == 0 ||
+        strcmp(o->type, "configure") == 0) {
+        u.kind = UNDO_TOPO;
+    } else if (strcmp(o->type, "delete_keys") == 0) {
+        u.kind = UNDO_DELETE;
+    } else if (strcmp(o->type, "insert_keys") == 0) {
+        json_t *p = json_loads(o->params, 0, NULL);
+        json_t *gen = json_object_get(p, "generate");
+        u.kind = UNDO_INSERT;
+        if (gen) {
+            json_t *pre = json_object_get(gen, "prefix");
+            u.kind = UNDO_GENERATE;
+            u.plen = json_string_length(pre);
+            u.prefix = strndup(json_string_value(pre) ? json_string_value(pre) : "", u.plen);
+            u.start = (uint64_t)json_integer_value(json_object_get(gen, "start"));
+            u.count = (uint64_t)json_integer_value(json_object_get(gen, "count"));
+        }
+        json_decref(p);
+        if (!p || (gen && !u.prefix))
+            return rs_fail(l->err, RINGSIM_EDB, "operation %lld has unreadable parameters",
+                           (long long)o->id);
+    }
+    l->v[l->n++] = u;
+    return 0;
+}
+
+static void undo_list_free(undo_list *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->v[i].prefix);
+    free(l->v);
+}
+
+/* Undo the keys of one insert (delete them) or delete (insert them again,
+ * placed by the view's placement, which is the one before the operation:
+ * key operations leave the topology alone). */
+static int undo_keys(sim *s, sim *v, const undo_op *u, rs_error *err)
+{
+    keylist l;
+    memset(&l, 0, sizeof l);
+    int rc = 0;
+    if (u->kind == UNDO_GENERATE) {
+        char buf[NAME_BUF + 24];
+        memcpy(buf, u->prefix, u->plen);
+        for (uint64_t i = 0; !rc && i < u->count; i++) {
+            size_t len = u->plen + (size_t)sprintf(buf + u->plen, "%llu",
+                                                   (unsigned long long)(u->start + i));
+            rc = sim__kl_collect_str(&l, buf, len);
+        }
+        if (rc)
+            rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    } else {
+        rc = store_op_keys_each(s->st, u->id, sim__kl_collect_str, &l, err);
+    }
+    sim_str *keys = rc ? NULL : sim__kl_strs(&l);
+    if (!rc && !keys)
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    int64_t dummy, ins, skip;
+    if (!rc && l.n)
+        rc = u->kind == UNDO_DELETE
+                 ? sim_insert_keys(v, keys, l.n, false, &ins, &skip, &dummy, err)
+                 : sim_delete_keys(v, keys, l.n, &dummy, err);
+    free(keys);
+    sim__kl_free(&l);
+    return rc;
+}
+
+/* Move the view from `from` back to `to` (to < from, no reset or revert in
+ * between) by undoing the operations from the last: key operations by their
+ * keys, runs of node and configuration operations by one change of
+ * topology to the state before the run, taken from a replay of the log
+ * without its keys.  RINGSIM_EPARAM (view untouched) when an insert in the
+ * range had skipped keys: which ones existed before is not recorded. */
+static int step_back(sim *s, sim *v, int64_t from, int64_t to, rs_error *err)
+{
+    undo_list l = {NULL, 0, 0, err};
+    nodeset *want = NULL;
+    size_t nwant = 0;
+    sim *bare = NULL;
+    int rc = store_ops_each(s->st, to, from - to, undo_collect, &l, err);
+    if (rc)
+        goto out;
+    /* Refuse before touching the view. */
+    for (size_t i = 0; i < l.n; i++) {
+        char mk[48];
+        int64_t skipped = 0;
+        if (l.v[i].kind == UNDO_NONE) {
+            rc = rs_fail(err, RINGSIM_EPARAM, "operation %lld cannot be undone",
+                         (long long)l.v[i].id);
+            goto out;
+        }
+        if (l.v[i].kind != UNDO_INSERT && l.v[i].kind != UNDO_GENERATE)
+            continue;
+        skipped_name(mk, sizeof mk, l.v[i].id);
+        char *val = NULL;
+        if ((rc = store_meta_get(v->st, mk, &val, err)))
+            goto out;
+        skipped = val ? strtoll(val, NULL, 10) : 0;
+        free(val);
+        if (skipped) {
+            rc = rs_fail(err, RINGSIM_EPARAM, "operation %lld skipped existing keys",
+                         (long long)l.v[i].id);
+            goto out;
+        }
+    }
+    /* The states before each run of topology changes (by the first of the
+     * run: the state after the operation before it). */
+    want = calloc(l.n + 1, sizeof *want);
+    if (!want) {
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        goto out;
+    }
+    int64_t last_topo = 0;
+    for (size_t i = 0; i < l.n; i++)
+        if (l.v[i].kind == UNDO_TOPO && (i == 0 || l.v[i - 1].kind != UNDO_TOPO)) {
+            want[nwant++].after = l.v[i].id - 1;
+            last_topo = l.v[i].id;
+        }
+    bool missing = false;
+    for (size_t i = 0; i < nwant && !rc; i++) {
+        int g = nodeset_load(v, want[i].after + 1, &want[i], err);
+        rc = g < 0 ? g : 0;
+        missing = missing || g == 1;
+    }
+    if (rc)
+        goto out;
+    if (missing) { /* not replayed into this view: replay the log's nodes */
+        for (size_t i = 0; i < nwant; i++)
+            nodeset_clear(&want[i]);
+        if ((rc = replay_to(s, last_topo, true, want, nwant, &bare, err)))
+            goto out;
+    }
+    for (size_t i = 0; i < nwant; i++)
+        if (!want[i].got) {
+            rc = rs_fail(err, RINGSIM_EDB, "no state after operation %lld",
+                         (long long)want[i].after);
+            goto out;
+        }
+    size_t w = nwant;
+    for (size_t i = l.n; !rc && i-- > 0;) {
+        const undo_op *u = &l.v[i];
+        if (u->kind != UNDO_TOPO) {
+            rc = undo_keys(s, v, u, err);
+            continue;
+        }
+        if (i > 0 && l.v[i - 1].kind == UNDO_TOPO)
+            continue; /* the run is undone at its first operation */
+        const nodeset *t = &want[--w];
+        opctx c;
+        if ((rc = sim__op_begin(v, &c, "undo", "undo", NULL, err)))
+            break;
+        rc = adopt_nodes(&c, t->nodes, t->n, &t->cfg, t->layout, err);
+        int64_t dummy;
+        if (rc)
+            sim__op_abort(&c);
+        else
+            rc = sim__op_commit(&c, &dummy, err);
+    }
+out:
+    for (size_t i = 0; want && i < nwant; i++)
+        nodeset_clear(&want[i]);
+    free(want);
+    sim_close(bare);
+    undo_list_free(&l);
+    return rc;
+}
+
+int sim_history_at(sim *s, sim_history *h, int64_t at, sim **state, rs_error *err)
+{
+    *state = NULL;
+    if (at < 0)
+        return rs_fail(err, RINGSIM_EPARAM, "operation id must be 0 or more");
+    int64_t last;
+    int rc = store_last_op(s->st, &last, err);
+    if (rc)
+        return rc;
+    if (at > last)
+        return rs_fail(err, RINGSIM_ENOTFOUND, "operation %lld not found", (long long)at);
+    if (at == last && at > 0) { /* after the last operation is now */
+        h->how = "now";
+        *state = s;
+        return 0;
+    }
+    if (h->view && h->at == at) {
+        h->how = "cached";
+        *state = h->view;
+        return 0;
+    }
+    rs_error e2;
+    if (h->view && h->at < at && sim_advance(s, h->view, h->at, at, &e2) == 0) {
+        h->at = at;
+        h->how = "forward";
+        *state = h->view;
+        return 0;
+    }
+    int64_t base = 0;
+    if (h->view && h->at > at && h->at - at <= HISTORY_MAX_UNDO &&
+        store_op_base(s->st, h->at, &base, &e2) == 0 && base <= at) {
+        int r = step_back(s, h->view, h->at, at, &e2);
+        if (r == 0) {
+            h->at = at;
+            h->how = "back";
+            *state = h->view;
+            return 0;
+        }
+        if (r == RINGSIM_ECANCELED) {
+            sim_history_clear(h);
+            return rs_fail(err, r, "%s", e2.msg);
+        }
+    }
+    /* A reset or revert in between, a far jump, or no view yet. */
+    sim_history_clear(h);
+    if ((rc = sim_at(s, at, &h->view, err)))
+        return rc;
+    h->at = at;
+    h->how = "replay";
+    *state = h->view;
+    return 0;
 }

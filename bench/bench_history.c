@@ -1,0 +1,142 @@
+/*
+ * bench_history.c - time travel at scale: sim_history_at at 1M keys / 100
+ * nodes (ring, 160 points per node), each figure beside its reference in
+ * the same run.
+ *
+ *   1. One step back over a node add (undo) against that node add itself.
+ *      Goal <= 2x.
+ *   2. One step forward over the same node add (the engine applies it
+ *      again) against the node add.  Goal <= 2x.
+ *   3. Jumps: the first view (a replay of the whole log, cold), and a jump
+ *      back over several operations with the view warm.  Goal < 1 s.
+ *
+ * Five rounds: each adds a node (timed) and one key after it, then moves
+ * the view onto the add, one step back and one step forward.  Medians.
+ * Files go in a fresh folder under $TMPDIR (or /tmp), removed at the end.
+ * Usage: bench_history [keys] (default 1000000).
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "place.h"
+#include "sim.h"
+
+#define ROUNDS 5
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+#define OK(call)                                                                         \
+    do {                                                                                 \
+        if ((call) != 0) {                                                               \
+            fprintf(stderr, "bench_history: %s: %s\n", #call, err.msg);                 \
+            goto fail;                                                                   \
+        }                                                                                \
+    } while (0)
+
+int main(int argc, char **argv)
+{
+    uint64_t nkeys = argc > 1 ? strtoull(argv[1], NULL, 10) : 1000000;
+    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    char dir[512], path[600];
+    snprintf(dir, sizeof dir, "%s/bench_history.XXXXXX", tmp);
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    snprintf(path, sizeof path, "%s/h.db", dir);
+    rs_error err = {0, ""};
+    sim *s = NULL;
+    sim_history h = {-1, NULL, NULL};
+    int status = 1;
+    int64_t op, ins, skip;
+    double t_add[ROUNDS], t_back[ROUNDS], t_fwd[ROUNDS], t0;
+    double t_first = 0, t_jump = 0;
+    OK(sim_open(&s, path, &err));
+    place_config cfg = *sim_config(s);
+    cfg.param[PP_POINTS_PER_NODE] = 160;
+    OK(sim_configure(s, &cfg, &op, &err));
+    for (int i = 0; i < 100; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "node-%d", i);
+        OK(sim_add_node(s, name, strlen(name), 1, &op, &err));
+    }
+    t0 = now();
+    OK(sim_generate_keys(s, "key-", 4, 0, nkeys, &ins, &skip, &op, &err));
+    printf("setup: %llu keys generated in %.2f s\n", (unsigned long long)nkeys, now() - t0);
+    int64_t first_add = 0;
+    for (int r = 0; r < ROUNDS; r++) {
+        char name[32], key[32];
+        snprintf(name, sizeof name, "extra-%d", r);
+        snprintf(key, sizeof key, "after-%d", r);
+        int64_t a;
+        t0 = now();
+        OK(sim_add_node(s, name, strlen(name), 1, &a, &err));
+        t_add[r] = now() - t0;
+        if (!first_add)
+            first_add = a;
+        sim_str k = {key, strlen(key)};
+        OK(sim_insert_keys(s, &k, 1, false, &ins, &skip, &op, &err));
+        sim *v;
+        t0 = now();
+        OK(sim_history_at(s, &h, a, &v, &err));
+        if (r == 0)
+            t_first = now() - t0;
+        printf("round %d: view at %lld (%s) in %.3f s\n", r, (long long)a, h.how, now() - t0);
+        t0 = now();
+        OK(sim_history_at(s, &h, a - 1, &v, &err));
+        t_back[r] = now() - t0;
+        const char *hb = h.how;
+        t0 = now();
+        OK(sim_history_at(s, &h, a, &v, &err));
+        t_fwd[r] = now() - t0;
+        printf("round %d: add %.3f s, back %.3f s (%s), forward %.3f s (%s)\n", r, t_add[r],
+               t_back[r], hb, t_fwd[r], h.how);
+    }
+    /* A jump back over every round (2 x ROUNDS operations), view warm. */
+    sim *v;
+    t0 = now();
+    OK(sim_history_at(s, &h, first_add - 1, &v, &err));
+    t_jump = now() - t0;
+    printf("jump back over %d operations: %.3f s (%s)\n", 2 * ROUNDS - 1, t_jump, h.how);
+    double ma = median(t_add, ROUNDS), mb = median(t_back, ROUNDS),
+           mf = median(t_fwd, ROUNDS);
+    printf("\n| # | measured | median | reference (node add) | ratio | goal |\n");
+    printf("|---|----------|--------|----------------------|-------|------|\n");
+    printf("| 1 | step back over a node add | %.3f s | %.3f s | %.2fx | <= 2x |\n", mb, ma,
+           mb / ma);
+    printf("| 2 | step forward over a node add | %.3f s | %.3f s | %.2fx | <= 2x |\n", mf, ma,
+           mf / ma);
+    printf("| 3 | first view (replay of the log) | %.3f s | | | < 1 s |\n", t_first);
+    printf("| 4 | jump back over %d operations | %.3f s | | | < 1 s |\n", 2 * ROUNDS - 1,
+           t_jump);
+    status = 0;
+fail:
+    sim_history_clear(&h);
+    sim_close(s);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "bench_history: could not remove %s\n", dir);
+    return status;
+}
