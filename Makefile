@@ -83,6 +83,10 @@ test-crash-long: build
 bench: build
 	$(BUILD)/bench_ringsim
 	$(BUILD)/bench_place
+	$(BUILD)/bench_history
+	$(BUILD)/bench_ketama
+	$(BUILD)/bench_envoy
+	$(BUILD)/bench_textbook
 
 # HTTP load with wrk on loopback at 1M keys, beside nginx serving a file in
 # the same run (bench/load.sh; about three minutes).

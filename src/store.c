@@ -271,14 +271,43 @@ fail:
  * touching them (a WAL-mode file would get -wal and -shm files beside it).
  * With a -wal file present the header may be stale (pages live in the WAL):
  * only the magic and a foreign application id are checked then. */
+static char *file_uri(const char *path, const char *query);
+
+/* The first 100 bytes of the file, read through SQLite's own file handle of
+ * a read-only connection: closing a descriptor of our own would drop every
+ * POSIX lock this process holds on the file (the server opens it twice),
+ * the trap of "How To Corrupt An SQLite Database File", 2.2.  SQLite keeps
+ * its descriptors per inode and closes them safely. */
+static int read_header(const char *path, off_t size, unsigned char h[100], size_t *n)
+{
+    memset(h, 0, 100);
+    char *uri = file_uri(path, "?mode=ro");
+    sqlite3 *db = NULL;
+    sqlite3_file *fp = NULL;
+    int rc = uri ? sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL)
+                 : SQLITE_NOMEM;
+    free(uri);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &fp);
+    if (rc == SQLITE_OK && (!fp || !fp->pMethods))
+        rc = SQLITE_CANTOPEN;
+    if (rc == SQLITE_OK) {
+        int r = fp->pMethods->xRead(fp, h, 100, 0);
+        if (r == SQLITE_OK || r == SQLITE_IOERR_SHORT_READ) /* short: zero-filled */
+            *n = size < 100 ? (size_t)size : 100;
+        else
+            rc = r;
+    }
+    sqlite3_close(db);
+    return rc == SQLITE_OK ? 0 : -1;
+}
+
 static int check_header(const char *path, off_t size, bool has_wal, rs_error *err)
 {
     unsigned char h[100];
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return rs_fail(err, RINGSIM_EDB, "cannot read database %s: %s", path, strerror(errno));
-    size_t n = fread(h, 1, sizeof h, f);
-    fclose(f);
+    size_t n = 0;
+    if (read_header(path, size, h, &n))
+        return rs_fail(err, RINGSIM_EDB, "cannot read database %s", path);
     if (n < sizeof h || memcmp(h, "SQLite format 3", 16) != 0)
         return rs_fail(err, RINGSIM_ENOTDB, "%s is not a ringsim database (%s)", path,
                        n < sizeof h ? "too short to be one" : "not an SQLite file");
