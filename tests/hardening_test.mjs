@@ -51,12 +51,27 @@ const eq = (name, got, want) => check(name, got === want, `expected ${JSON.strin
 
 const LIMITS = 'header_timeout_ms=1000,idle_timeout_ms=1500,body_timeout_ms=1500,max_connections=64,max_events=8';
 
+// Every server started, so that none outlives the test whatever fails.
+const procs = [];
+function track(proc) {
+  procs.push(proc);
+  return proc;
+}
+async function reapAll() {
+  for (const p of procs) {
+    if (p.exitCode !== null || p.signalCode !== null) continue;
+    check(`server ${p.pid} was stopped by its group`, false);
+    p.kill('SIGKILL');
+    await new Promise((r) => p.once('exit', r));
+  }
+}
+
 async function start({ args = [], env = {}, limits = LIMITS, db } = {}) {
   db = db || path.join(fs.mkdtempSync(path.join(tmp, 'g')), 'ringsim.db');
-  const proc = spawn(BIN, ['serve', '--port', '0', '--db', db, ...args], {
+  const proc = track(spawn(BIN, ['serve', '--port', '0', '--db', db, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, RINGSIM_TOKEN: '', RINGSIM_SERVE_LIMITS: limits, ...env },
-  });
+  }));
   let out = '';
   let err = '';
   proc.stderr.on('data', (d) => (err += d));
@@ -449,7 +464,7 @@ async function caps() {
 async function noFds() {
   // The soft limit is raised to the hard one at start.
   const db0 = path.join(fs.mkdtempSync(path.join(tmp, 'g')), 'ringsim.db');
-  const lp = spawn('bash', ['-c', 'ulimit -S -n 64 && exec "$0" serve --port 0 --db "$1"', BIN, db0], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const lp = track(spawn('bash', ['-c', 'ulimit -S -n 64 && exec "$0" serve --port 0 --db "$1"', BIN, db0], { stdio: ['ignore', 'pipe', 'pipe'] }));
   let lout = '';
   lp.stdout.on('data', (d) => (lout += d));
   for (let i = 0; i < 100 && !/serving/.test(lout); i++) await sleep(50);
@@ -460,9 +475,9 @@ async function noFds() {
 
   const db = path.join(fs.mkdtempSync(path.join(tmp, 'g')), 'ringsim.db');
   // ulimit -n sets the soft and the hard limit, so the server cannot raise it.
-  const proc = spawn('bash', ['-c', `ulimit -n 48 && exec "$0" serve --port 0 --db "$1"`, BIN, db], {
+  const proc = track(spawn('bash', ['-c', `ulimit -n 48 && exec "$0" serve --port 0 --db "$1"`, BIN, db], {
     stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, RINGSIM_SERVE_LIMITS: 'header_timeout_ms=8000' },
-  });
+  }));
   let out = '', err = '';
   proc.stdout.on('data', (d) => (out += d));
   proc.stderr.on('data', (d) => (err += d));
@@ -681,6 +696,7 @@ try {
 } catch (e) {
   check('ran to the end', false, e && e.stack ? e.stack : String(e));
 }
+await reapAll();
 fs.rmSync(tmp, { recursive: true, force: true });
 console.log(`(${((Date.now() - t0) / 1000).toFixed(1)} s)`);
 console.log(`${passed} passed, ${failed} failed`);
