@@ -30,8 +30,8 @@ function tokenHeader() {
   }
 }
 
-async function rawJson(method, path, body) {
-  const init = { method, headers: { Accept: 'application/json', ...tokenHeader() } };
+async function rawJson(method, path, body, signal) {
+  const init = { method, signal, headers: { Accept: 'application/json', ...tokenHeader() } };
   if (method !== 'GET') init.headers['Content-Type'] = 'application/json';
   if (body !== undefined) init.body = JSON.stringify(body);
   const r = await fetch(path, init);
@@ -252,6 +252,7 @@ function barChart(results, field, label, id) {
 class Compare {
   constructor() {
     $('compare-run').addEventListener('click', () => this.run());
+    $('compare-cancel').addEventListener('click', () => { if (this.abort) this.abort.abort(); });
     $('compare-pick').addEventListener('toggle', () => this.fillChoices());
   }
 
@@ -281,14 +282,18 @@ class Compare {
     status.textContent = 'Comparing… each algorithm places the keys in turn.';
     setError('compare-error', '');
     const algorithms = this.chosen();
+    this.abort = new AbortController();
+    $('compare-cancel').hidden = false;
     try {
-      const answer = await rawJson('GET', algorithms ? `/api/compare?algorithms=${encodeURIComponent(algorithms)}` : '/api/compare');
+      const answer = await rawJson('GET', algorithms ? `/api/compare?algorithms=${encodeURIComponent(algorithms)}` : '/api/compare', undefined, this.abort.signal);
       this.show(answer);
       status.textContent = `${formatInt(answer.nodes)} nodes, ${formatInt(answer.keys)} keys.`;
     } catch (err) {
-      status.textContent = '';
-      setError('compare-error', err.message);
+      status.textContent = err.name === 'AbortError' ? 'Comparison cancelled.' : '';
+      if (err.name !== 'AbortError') setError('compare-error', err.message);
     } finally {
+      this.abort = null;
+      $('compare-cancel').hidden = true;
       button.disabled = false;
       $('compare-progress').hidden = true;
     }
