@@ -1098,6 +1098,175 @@ test('keyboard: the ring steps through arcs with the arrow keys; the share bars 
 
 // ---- runner ------------------------------------------------------------------------
 
+// ---- look before you change (issue 9) -------------------------------------------------------
+
+async function operationIds(server) {
+  const r = await http(server, 'GET', '/api/operations?limit=1000');
+  assert.equal(r.status, 200);
+  return r.body.operations.map((o) => o.id);
+}
+
+test('preview: the numbers shown are what the change then does; cancel records nothing', async ({ page, server }) => {
+  await loadSample(server);
+  await expectText(page.locator('#keys-count'), '1,000 keys');
+  const before = await operationIds(server);
+  await page.getByLabel('Node name', { exact: true }).fill('golf');
+  await page.getByRole('button', { name: 'Preview add', exact: true }).click();
+  const summary = page.locator('#preview-summary');
+  await expectText(summary, 'keys would move');
+  const shownMoved = Number(await summary.getAttribute('data-keys-moved'));
+  const shownReplica = Number(await summary.getAttribute('data-replica-moves'));
+  assert.ok(shownMoved > 0, 'a sixth node on 1,000 keys takes some');
+  assert.equal(await page.locator('#ring-ghost').isVisible(), true, 'the ghost is on the ring');
+  await expectText(page.locator('#ring-ghost'), 'golf');
+  assert.ok(await page.locator('#preview-sample li').count() > 0, 'a sample of moved keys');
+  assert.equal(await page.locator('#preview-stats tbody tr[data-stat="nodes"] td').nth(1).textContent(), '7');
+  // Cancel: nothing recorded, nothing shown.
+  await page.getByRole('button', { name: 'Cancel preview', exact: true }).click();
+  assert.equal(await page.locator('#preview-panel').isVisible(), false);
+  assert.equal(await page.locator('#ring-ghost').isVisible(), false);
+  assert.deepEqual(await operationIds(server), before, 'a preview and its cancel record nothing');
+  assert.equal((await http(server, 'GET', '/api/nodes/golf')).status, 404);
+  // Preview again and apply: the operation moves exactly what was shown.
+  await page.getByRole('button', { name: 'Preview add', exact: true }).click();
+  await expectText(summary, 'keys would move');
+  assert.deepEqual(await operationIds(server), before, 'still nothing recorded');
+  await page.getByRole('button', { name: /^Apply: add node golf/ }).click();
+  await eventually('node golf in the table', async () => (await nodeNamesInTable(page)).includes('golf'));
+  const after = await operationIds(server);
+  assert.equal(after.length, before.length + 1, 'apply is one operation');
+  const op = (await http(server, 'GET', `/api/operations/${after[after.length - 1]}`)).body;
+  assert.equal(op.type, 'add_node');
+  assert.equal(op.keys_moved, shownMoved, 'keys moved as previewed');
+  assert.equal(op.replica_moves, shownReplica, 'replica moves as previewed');
+  assert.equal(await page.locator('#preview-panel').isVisible(), false, 'the preview is cleared after apply');
+  // A configuration change previewed the same way.
+  await page.getByLabel('Algorithm', { exact: true }).selectOption('rendezvous');
+  await page.getByRole('button', { name: 'Preview', exact: true }).click();
+  await expectText(summary, 'configure algorithm rendezvous');
+  assert.equal((await http(server, 'GET', '/api/config')).body.algorithm, 'ring', 'not switched by a preview');
+});
+
+test('compare: table and chart of every algorithm, current marked, one click to switch', async ({ page, server }) => {
+  await loadSample(server);
+  await expectText(page.locator('#keys-count'), '1,000 keys');
+  await page.getByRole('button', { name: 'Compare', exact: true }).click();
+  await eventually('compare rows', async () => (await page.locator('#compare-body tr').count()) > 1, 20000);
+  const api = (await http(server, 'GET', '/api/compare')).body;
+  assert.equal(await page.locator('#compare-body tr').count(), api.results.length, 'one row per algorithm');
+  assert.match(await page.locator('#compare-body tr.current').textContent(), /^ring/);
+  await expectText(page.locator('#compare-sample'), 'All 1,000 keys');
+  // Moves if a node joined do not depend on timing: the page shows the server's.
+  const rv = api.results.find((r) => r.algorithm === 'rendezvous');
+  const cells = page.locator('#compare-body tr[data-algorithm="rendezvous"] td');
+  assert.equal(await cells.nth(5).textContent(), rv.moves_if_added.toLocaleString('en-US'));
+  assert.equal(await page.locator('#compare-chart-moves rect.bar').count(), api.results.length, 'a bar per algorithm');
+  assert.equal(await page.locator('#compare-chart-moves rect.bar.current').count(), 1);
+  await page.getByRole('button', { name: 'Switch to rendezvous', exact: true }).click();
+  await eventually('switched', async () => (await http(server, 'GET', '/api/config')).body.algorithm === 'rendezvous');
+  await eventually('rendezvous marked current', async () => /^rendezvous/.test(await page.locator('#compare-body tr.current').textContent()), 20000);
+});
+
+test('theory: the chart of max/mean against points per node and the server\'s sentence', async ({ page, server }) => {
+  await loadSample(server);
+  await page.getByRole('button', { name: 'Show theory', exact: true }).click();
+  await eventually('theory chart', async () => (await page.locator('#theory-chart path.measured').count()) === 1, 30000);
+  const api = (await http(server, 'GET', '/api/theory')).body;
+  assert.equal(await page.locator('#theory-chart circle.expected').count(), api.points.length, 'a dot per point count');
+  assert.equal(await page.locator('#theory-chart line.alg-mark').count(), api.algorithms.length, 'a mark per algorithm');
+  assert.equal(await page.locator('#theory-sentence').textContent(), api.sentence);
+  assert.equal(await page.locator('#theory-moves tbody tr').count(), api.algorithms.length);
+});
+
+test('scenario file: loaded from a file, run step by step, a failing expect shown', async ({ page, server }) => {
+  const text = '# Two nodes\nconfig --algorithm ring --points 1 --replicas 1\nnode add alpha\nnode add bravo\n\n# the keys arrive\nkey gen 100\nexpect keys == 100\nexpect nodes == 3\n';
+  await page.locator('#scenario-file').setInputFiles({ name: 'two.ringsim', mimeType: 'text/plain', buffer: Buffer.from(text) });
+  await expectText(page.locator('#scenario-status'), 'Loaded two.ringsim: 6 lines');
+  const step = page.getByRole('button', { name: 'Run next step', exact: true });
+  await step.click();
+  await expectText(page.locator('#scenario-status'), 'Step 1 of 6');
+  await step.click();
+  await eventually('alpha after step 2', async () => (await nodeNamesInTable(page)).includes('alpha'));
+  assert.equal((await http(server, 'GET', '/api/nodes')).body.nodes.length, 1, 'one step, one node');
+  await step.click();
+  await expectText(page.locator('#scenario-status'), 'Step 3 of 6');
+  await step.click();
+  await expectText(page.locator('#keys-count'), '100 keys');
+  await step.click();
+  await expectText(page.locator('#scenario-results li[data-line="8"]'), 'holds');
+  await step.click();
+  await expectText(page.locator('#scenario-results li.failed[data-line="9"]'), 'FAILED');
+  await expectText(page.locator('#scenario-file-error'), 'line 9');
+  assert.equal((await operationIds(server)).length, 4, 'four changes, four operations');
+  // A built-in scenario, all at once.
+  await page.getByLabel('Built in', { exact: true }).selectOption('names');
+  await page.getByRole('button', { name: 'Load', exact: true }).click();
+  await expectText(page.locator('#scenario-status'), 'Loaded names.ringsim');
+  await page.getByRole('button', { name: 'Run all', exact: true }).click();
+  await expectText(page.locator('#scenario-status'), /Done: \d+ operations, \d+ expectations met/, 'names ran', 20000);
+  assert.equal(await page.locator('#scenario-results li.failed').count(), 0);
+});
+
+test('exports: nodes CSV download is the server\'s RFC 4180 CSV; scenario and SVG download', async ({ page, server }) => {
+  await http(server, 'POST', '/api/nodes', { name: 'a,"quoted" node' });
+  await http(server, 'POST', '/api/nodes', { name: 'plain' });
+  await eventually('nodes shown', async () => (await nodeNamesInTable(page)).includes('plain'));
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'Nodes as CSV', exact: true }).click(),
+  ]);
+  assert.equal(download.suggestedFilename(), 'nodes.csv');
+  const csv = fs.readFileSync(await download.path(), 'utf8');
+  // The server's CSV; this version's HTTP server wraps it as JSON
+  // {"content_type", "text"} (the CLI's --csv writes it plain).
+  const r = await fetch(`${server.base}/api/nodes?format=csv`);
+  let direct = await r.text();
+  if (/json/.test(r.headers.get('content-type') || '')) direct = JSON.parse(direct).text;
+  assert.equal(csv, direct, 'the download is the server\'s CSV');
+  const header = csv.split('\r\n')[0].split(',');
+  assert.ok(header.includes('name'), `header row of JSON field names: ${header}`);
+  assert.ok(csv.includes('"a,""quoted"" node"'), 'a comma and quotes are quoted and doubled (RFC 4180)');
+  const [scenario] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'History as a scenario', exact: true }).click(),
+  ]);
+  const scenarioText = fs.readFileSync(await scenario.path(), 'utf8');
+  assert.match(scenarioText, /node add 'a,"quoted" node'|node add .*quoted/);
+  const [svgFile] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'Ring as SVG', exact: true }).click(),
+  ]);
+  const svgText = fs.readFileSync(await svgFile.path(), 'utf8');
+  assert.match(svgText, /^<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+  const ringPoints = (await http(server, 'GET', '/api/ring')).body.points.length;
+  assert.equal((svgText.match(/<path /g) || []).length, ringPoints, 'one arc per point of GET /api/ring, as the canvas draws');
+});
+
+test('accessibility: axe finds no serious or critical violation in the preview, compare, theory and scenario results', async ({ browser, server, errors }) => {
+  await loadSample(server);
+  const page = await openPage(browser, server, errors, { viewport: { width: 1366, height: 800 }, bypassCSP: true });
+  await expectText(page.locator('#keys-count'), '1,000 keys');
+  await page.getByLabel('Node name', { exact: true }).fill('golf');
+  await page.getByRole('button', { name: 'Preview add', exact: true }).click();
+  await expectText(page.locator('#preview-summary'), 'keys would move');
+  await page.getByRole('button', { name: 'Compare', exact: true }).click();
+  await eventually('compare rows', async () => (await page.locator('#compare-body tr').count()) > 1, 20000);
+  await page.getByRole('button', { name: 'Show theory', exact: true }).click();
+  await eventually('theory chart', async () => (await page.locator('#theory-chart').count()) === 1, 30000);
+  await page.locator('#scenario-text').fill('node add x\nexpect nodes == 99\n');
+  await page.getByRole('button', { name: 'Run all', exact: true }).click();
+  await eventually('failed line', async () => (await page.locator('#scenario-results li.failed').count()) === 1);
+  await page.addScriptTag({ path: axePath });
+  const result = await page.evaluate(async () => {
+    // eslint-disable-next-line no-undef
+    const r = await axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
+  });
+  const bad = result.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(bad, []);
+  await page.context().close();
+});
+
 async function main() {
   if (!fs.existsSync(bin)) {
     console.error(`ringsim binary not found at ${bin} (set RINGSIM_BIN)`);

@@ -152,7 +152,8 @@ export class PlacementForm {
     setError('config-error', text);
   }
 
-  async apply() {
+  /** The body of PUT /api/config the form describes, or null (errors shown). */
+  readBody() {
     this.clearErrors();
     const name = this.select.value;
     const body = { algorithm: name };
@@ -175,6 +176,12 @@ export class PlacementForm {
     } else {
       body.replicas = 1;
     }
+    return body;
+  }
+
+  async apply() {
+    const body = this.readBody();
+    if (!body) return null;
     const answer = await this.onApply(body, this);
     if (answer) {
       this.dirty = false;

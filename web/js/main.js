@@ -18,7 +18,7 @@
 import { api, ApiError, eventsUrl } from './api.js';
 import { $, el, setError, debounce } from './dom.js';
 import {
-  describeOperation, displayName, formatInt, formatTime, groupMoves, humanMessage, movedCount, setNodeOrder,
+  describeOperation, displayName, formatInt, formatTime, groupMoves, humanMessage, movedCount, nodeColour, setNodeOrder,
 } from './format.js';
 import { RingView } from './ring.js';
 import { describeSpace, keyDrawPosition } from './space.js';
@@ -29,6 +29,7 @@ import { traceKey, cancelTrace, clearTrace } from './lookup.js';
 import { PlacementForm } from './algorithms.js';
 import { TableStrip } from './strip.js';
 import { setupScenarios } from './scenarios.js';
+import { setupLab } from './lab.js';
 
 const DOT_LIMIT = 1500;     // up to this many keys are drawn one by one
 const KEYS_PAGE = 50;
@@ -1012,6 +1013,7 @@ function connect() {
 
 setNodeOrder(state.nodeOrder);
 setupScenarios({ api, confirmInPage, getState: () => state, onOperation, refresh });
+setupLab({ ring, placement, nodeColour: (name) => nodeColour(name, 1, false) });
 
 async function start() {
   connect();
