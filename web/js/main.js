@@ -961,6 +961,8 @@ function showProgress(p) {
   const running = p && p.total > 0 && p.done < p.total;
   const what = p ? PROGRESS_LABELS[p.type] ?? 'Working' : '';
   const words = running ? `${what}: ${formatInt(p.done)} of ${formatInt(p.total)}…` : '';
+  // Any long operation can be cancelled: the server rolls it back whole.
+  $('cancel-op').hidden = !running || p.type === 'replay' || p.type === 'check';
   if (!p || p.type === 'insert_keys' || p.type === 'delete_keys') {
     bar.hidden = !running;
     text.hidden = !running;
@@ -986,6 +988,10 @@ let sse = null;
 
 function connect() {
   const c = $('connection');
+  $('cancel-op').onclick = () => {
+    $('cancel-op').hidden = true;
+    api.cancel().catch(() => { /* the operation may have ended meanwhile */ });
+  };
   sse = new EventSource(eventsUrl());
   sse.addEventListener('open', () => {
     c.dataset.state = 'live';
