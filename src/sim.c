@@ -538,6 +538,11 @@ int sim__op_commit(opctx *c, int64_t *op_out, rs_error *err)
     }
     if (!rc && s->preview)
         return preview_finish(c, err);
+    /* The last moment a cancel can take effect, nothing committed yet: a
+     * Ctrl-C that came after the operation's last report still counts. */
+    if (!rc && s->record && s->progress &&
+        s->progress(s->progress_ud, s->progress_label ? s->progress_label : c->what, 1, 1))
+        rc = rs_fail(err, RINGSIM_ECANCELED, "operation cancelled");
     if (!rc)
         rc = store_commit(s->st, err);
     if (rc) {
