@@ -1135,7 +1135,7 @@ ok "check after revert" --db "$DB" check
 # ===========================================================================
 echo "== 10. Ctrl-C cancels a long command and rolls it back whole"
 # ===========================================================================
-# The signal comes while the operation runs (a quarter second after it
+# The signal comes while the operation runs (0.4 s after it
 # starts; each takes longer, also on a fast machine); the command must
 # answer within a few seconds, exit 1
 # with "cancelled", and leave the database as it was.
@@ -1149,7 +1149,7 @@ cancel_run() {
     before=$(fingerprint "$DB")
     "$BIN" --db "$DB" "$@" >"$O" 2>"$E" </dev/null &
     pid=$!
-    sleep "${CANCEL_AFTER:-0.25}"
+    sleep "${CANCEL_AFTER:-0.4}"
     t0=$(date +%s%N)
     kill -s "$sig" "$pid"
     wait "$pid"
@@ -1165,7 +1165,7 @@ cancel_run() {
 cancel_run INT "key gen 3000000" key gen 3000000 --prefix big-
 cancel_run TERM "key gen 3000000" key gen 3000000 --prefix big-
 # A switch that re-places every key with 1000 probes each (about 2 s here;
-# the signal comes a quarter second in, so that a fast machine still sees it mid-way).
+# the signal comes 0.4 s in, so that a fast machine still sees it mid-way).
 cancel_run INT "config --algorithm multiprobe --param probes=1000 (every key re-placed)" \
     config --algorithm multiprobe --param probes=1000
 cancel_run INT "revert 6 (300000 keys go)" revert 6
