@@ -215,10 +215,28 @@ static int get_keys(sim *s, const api_request *r, json_t **out, rs_error *err)
     const api_param *node = param(r, "node"), *prefix = param(r, "prefix");
     if (node && node->len && (rc = name_check(node->value, node->len, "node", err)))
         return rc;
+    /* ?order=position (the default), key or coordinate; a leading '-'
+     * reverses it. */
+    const api_param *order = param(r, "order");
+    static const char *const orders[] = {"position", "key", "coordinate"};
+    sim_key_order o = SIM_ORDER_POSITION;
+    bool desc = order && order->len && order->value[0] == '-';
+    if (order) {
+        const char *v = order->value + desc;
+        size_t len = order->len - desc, i = 0;
+        while (i < 3 && !(strlen(orders[i]) == len && memcmp(orders[i], v, len) == 0))
+            i++;
+        if (i == 3)
+            return rs_fail(err, RINGSIM_EPARAM,
+                           "order must be position, key or coordinate, with a leading - "
+                           "for descending");
+        o = (sim_key_order)i;
+    }
     /* The prefix is checked by the engine (sim_keys_page): like a key. */
     bool by_node = node && node->len;
     *out = view_keys(s, by_node ? node->value : NULL, by_node ? node->len : 0,
-                     prefix ? prefix->value : NULL, prefix ? prefix->len : 0, offset, limit, err);
+                     prefix ? prefix->value : NULL, prefix ? prefix->len : 0, o, desc, offset,
+                     limit, err);
     return *out ? 200 : err->code;
 }
 

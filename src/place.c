@@ -448,6 +448,8 @@ void place_hash_str(const placement *p, uint64_t hash, char out[24])
 
 int place_column(const placement *p) { return p->a->col; }
 
+uint64_t place_top(const placement *p) { return p->top; }
+
 int place_diff_column(const placement *a, const placement *b)
 {
     if (a->a != b->a || a->a->col < 0 || !a->a->segments)

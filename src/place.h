@@ -164,6 +164,8 @@ void place_hash_str(const placement *p, uint64_t hash, char out[24]);
 /* The column a placement's segments range over (PLACE_COL_COORD: keys
  * store their coordinate), or -1 for algorithms that re-place keys. */
 int place_column(const placement *p);
+/* The largest coordinate of the space. */
+uint64_t place_top(const placement *p);
 /* The column segments range over, or -1 when keys must be re-placed one by
  * one (no segments, or two placements whose coordinates differ). */
 int place_diff_column(const placement *a, const placement *b);

@@ -35,6 +35,14 @@ static uint64_t top64(const place_config *cfg)
     return UINT64_MAX;
 }
 
+/* A key of a point ring whose coordinate is its hash: the successor. */
+static void point_key(const placement *p, uint64_t hash, place_key_info *k)
+{
+    k->hash = k->coord = hash;
+    k->has_coord = true;
+    place__point_owner(p, k);
+}
+
 /* The alg_node view of the placement's nodes (malloc'd). */
 static alg_node *alg_nodes(const placement *p)
 {
@@ -162,9 +170,7 @@ static void ketama_key(const placement *p, hasher *h, const char *key, size_t le
 {
     (void)h;
     /* The MD5 context is scratch space of this placement's thread. */
-    k->hash = k->coord = ketama_key_hash(p->extra, key, len);
-    k->has_coord = true;
-    place__point_owner(p, k);
+    point_key(p, ketama_key_hash(p->extra, key, len), k);
 }
 
 static void ketama_trace(const placement *p, const char *key, size_t len,
@@ -235,9 +241,7 @@ static void nginx_key(const placement *p, hasher *h, const char *key, size_t len
                       place_key_info *k)
 {
     (void)h;
-    k->hash = k->coord = nginx_key_hash(key, len);
-    k->has_coord = true;
-    place__point_owner(p, k);
+    point_key(p, nginx_key_hash(key, len), k);
 }
 
 static void nginx_trace(const placement *p, const char *key, size_t len,
@@ -297,9 +301,7 @@ static void envoy_key(const placement *p, hasher *h, const char *key, size_t len
                       place_key_info *k)
 {
     (void)h;
-    k->hash = k->coord = envoy_key_hash(key, len);
-    k->has_coord = true;
-    place__point_owner(p, k);
+    point_key(p, envoy_key_hash(key, len), k);
 }
 
 static void envoy_ring_trace(const placement *p, const char *key, size_t len,
@@ -830,9 +832,7 @@ static void cassandra_key(const placement *p, hasher *h, const char *key, size_t
                           place_key_info *k)
 {
     (void)h;
-    k->hash = k->coord = alg_from_signed(cassandra_token(key, len));
-    k->has_coord = true;
-    place__point_owner(p, k);
+    point_key(p, alg_from_signed(cassandra_token(key, len)), k);
 }
 
 static void cassandra_trace(const placement *p, const char *key, size_t len,

@@ -775,46 +775,19 @@ static int stored_config(const store_op *o, place_config *cfg, rs_error *err)
 }
 
 /* The operations the state after `at` stands on, oldest first, and the
- * configuration they start from -- the walk of sim_at: back from `at` to
- * the last reset or revert; a reset starts from nothing with the
- * configuration it kept, a revert to j stands on the state after j. */
-static int recipe(store *st, int64_t at, idlist *ops, place_config *start, rs_error *err)
+ * configuration they start from: the engine's walk (sim_chain_get), the
+ * same one time travel replays. */
+static int recipe(sim *s, int64_t at, idlist *ops, place_config *start, rs_error *err)
 {
-    idlist seg = {0}; /* pairs (base, cur) */
-    place_config_default(start);
-    int rc = 0;
-    for (int64_t cur = at; !rc && cur > 0;) {
-        int64_t base;
-        if ((rc = store_op_base(st, cur, &base, err)))
-            break;
-        if ((rc = collect_id(&seg, &(store_op){.id = base})) ||
-            (rc = collect_id(&seg, &(store_op){.id = cur})))
-            break;
-        if (base == 0)
-            break;
-        store_op o;
-        if ((rc = store_op_get(st, base, &o, err)))
-            break;
-        if (strcmp(o.type, "reset") == 0) {
-            rc = stored_config(&o, start, err);
-            cur = 0;
-        } else {
-            json_t *p = json_loads(o.params, 0, NULL);
-            int64_t to = p ? json_integer_value(json_object_get(p, "to")) : -1;
-            json_decref(p);
-            if (to < 0 || to >= base)
-                rc = rs_fail(err, RINGSIM_EDB, "operation %lld: bad revert target",
-                             (long long)base);
-            cur = to;
-        }
-        store_op_clear(&o);
-    }
-    for (size_t i = seg.n; !rc && i >= 2; i -= 2) {
-        int64_t base = seg.v[i - 2], cur = seg.v[i - 1];
-        if (cur > base)
-            rc = store_ops_each(st, base, cur - base, collect_id, ops, err);
-    }
-    free(seg.v);
+    sim_chain ch;
+    int rc = sim_chain_get(s, at, &ch, err);
+    if (!rc)
+        *start = ch.start;
+    for (size_t i = ch.n; !rc && i-- > 0;)
+        if (ch.seg[i].to > ch.seg[i].from)
+            rc = store_ops_each(sim_store(s), ch.seg[i].from, ch.seg[i].to - ch.seg[i].from,
+                                collect_id, ops, err);
+    sim_chain_free(&ch);
     if (rc == RINGSIM_ENOMEM)
         rs_fail(err, rc, "out of memory");
     return rc;
@@ -1078,7 +1051,7 @@ int scenario_export(sim *s, int64_t at, char **text, size_t *len, rs_error *err)
     if (!rc && at >= 0)
         last = at;
     if (!rc)
-        rc = recipe(st, last, &ops, &start, err);
+        rc = recipe(s, last, &ops, &start, err);
     if (!rc)
         rc = sb_printf(&x.b,
                        "# The state after operation %lld\n"

@@ -272,6 +272,12 @@ fail:
     return rc;
 }
 
+int sim__reload(sim *s, rs_error *err)
+{
+    int rc = store_data_version(s->st, &s->data_version, err);
+    return rc ? rc : load_state(s, err);
+}
+
 void sim_close(sim *s)
 {
     if (!s)
@@ -319,6 +325,7 @@ int sim__op_begin(sim *s, opctx *c, const char *type, const char *subject,
     memset(c, 0, sizeof *c);
     c->s = s;
     c->what = type;
+    c->skipped = -1;
     s->p_what = NULL; /* nothing reported yet by this operation */
     int rc = store_begin(s->st, err);
     if (rc)
@@ -524,11 +531,14 @@ int sim__op_commit(opctx *c, int64_t *op_out, rs_error *err)
         char *mf = moved_from_json(c);
         char *cfg = config_to_json(&x->cfg);
         /* The log keeps the configuration after the operation. */
-        rc = mf && cfg ? store_op_finish(s->st, c->op, c->moved, mf, cfg, c->replica_moves, err)
+        rc = mf && cfg ? store_op_finish(s->st, c->op, c->moved, mf, cfg, c->replica_moves,
+                                         c->skipped, err)
                        : rs_fail(err, RINGSIM_ENOMEM, "out of memory");
         free(mf);
         free(cfg);
     }
+    if (!rc && c->op && !c->keys_only)
+        rc = sim__keep_before(c, err);
     if (!rc && !x->pl && !c->keys_only)
         rc = sim__build_placement(s, x, s->cur.pl, NULL, err);
     if (!rc && x->pl) { /* the layout's state, where the algorithm has one */

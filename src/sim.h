@@ -192,13 +192,39 @@ typedef int (*sim_key_fn)(void *ud, const char *key, size_t len, uint32_t pos,
 int sim_keys_page(sim *s, const char *node, size_t node_len, const char *prefix,
                   size_t prefix_len, int64_t offset, int64_t limit, int64_t *total,
                   sim_key_fn fn, void *ud, rs_error *err);
+/* The same in another order, ties broken by key: by SHA-256 position (as
+ * above), by key (bytewise), or by the algorithm's coordinate. */
+typedef enum { SIM_ORDER_POSITION, SIM_ORDER_KEY, SIM_ORDER_COORDINATE } sim_key_order;
+int sim_keys_page_ordered(sim *s, const char *node, size_t node_len, const char *prefix,
+                          size_t prefix_len, sim_key_order order, bool desc, int64_t offset,
+                          int64_t limit, int64_t *total, sim_key_fn fn, void *ud,
+                          rs_error *err);
 /* One stored key. */
 int sim_key_get(sim *s, const char *key, size_t len, uint32_t *pos,
                 const char **node, size_t *node_len, rs_error *err);
-/* Stored keys per equal slice of the ring: counts[bins] (zeroed first). */
-int sim_density(sim *s, uint32_t bins, int64_t *counts, rs_error *err);
+/* Stored keys per equal slice of the space the algorithm draws, counts[bins]
+ * (zeroed first): of its coordinates where its layout ranges over them
+ * (*by = "coordinate": the ring's positions, ketama's points, redis's
+ * slots...), else of the SHA-256 positions on the 32-bit ring (*by =
+ * "position": jump and rendezvous draw no layout). */
+int sim_density(sim *s, uint32_t bins, int64_t *counts, const char **by, rs_error *err);
 
 /* ---- history ---- */
+/* The parts of the log the state after `at` stands on: segments of
+ * operations (from, to], newest first, and the configuration the oldest
+ * starts from (a reset keeps its configuration).  Free with sim_chain_free
+ * (accepts an empty chain). */
+typedef struct sim_chain_seg {
+    int64_t from, to;
+} sim_chain_seg;
+typedef struct sim_chain {
+    sim_chain_seg *seg;
+    size_t n;
+    place_config start;
+} sim_chain;
+int sim_chain_get(sim *s, int64_t at, sim_chain *out, rs_error *err);
+void sim_chain_free(sim_chain *c);
+
 /* A new private sim holding the state right after operation `at` (0 =
  * empty), replayed from the log; RINGSIM_ENOTFOUND past the last. */
 int sim_at(sim *s, int64_t at, sim **snapshot, rs_error *err);
@@ -210,18 +236,21 @@ int sim_at(sim *s, int64_t at, sim **snapshot, rs_error *err);
 int sim_advance(sim *s, sim *snapshot, int64_t from, int64_t to, rs_error *err);
 
 /* The engine's time travel: one cached read-only view of the past, moved to
- * `at` the cheapest way -- forward by applying the operations in between,
- * backward by undoing them from what the log records (moves are undone as
- * changes of topology, inserts by deleting their keys, deletes by placing
- * their keys again), otherwise (a reset or revert in between, a far jump, an
- * insert whose skipped keys are not recorded) by a replay (sim_at).
+ * `at` the cheapest way, by what the operations in between moved, inserted
+ * and deleted -- forward by applying the operations in between; backward by
+ * undoing them from what the log records (moves are undone as changes of
+ * topology, inserts by deleting their keys, deletes by placing their keys
+ * again), from the view or from a copy of the live database; otherwise (a
+ * reset or revert in between, an insert that skipped existing keys, or
+ * simply cheaper) by a replay (sim_at).
  * *state is the state after `at`: s itself when `at` is the last operation,
  * else h->view, valid until the next call or sim_history_clear.  Start
  * with h = {-1, NULL, NULL}.  Readers must not change the view. */
 typedef struct sim_history {
     int64_t at;
     sim *view;
-    const char *how; /* the last move: "now", "cached", "forward", "back", "replay" */
+    const char *how; /* the last move: "now", "cached", "forward", "back", "live"
+                      * (back from a copy of the live database), "replay" */
 } sim_history;
 int sim_history_at(sim *s, sim_history *h, int64_t at, sim **state, rs_error *err);
 /* Accepts a cleared history. */

@@ -5,39 +5,49 @@
  * which also steps backward; and revert, which applies the difference as a
  * new operation.
  *
- * Design of sim_history_at (one cached view per caller, moved the cheapest
- * way; measured by bench/bench_history.c at 1M keys / 100 nodes x 160
- * points: a step back over a node add ~0.05 s and a step forward ~0.08 s
- * against ~0.09 s for the node add itself; a replay of that log ~18 s):
+ * Design of sim_history_at: one cached view per caller, moved the cheapest
+ * of four ways.  Each is priced in keys of work read from the log
+ * (store_ops_work: the keys the operations moved, inserted or deleted), a
+ * copy by the file's pages; a way that turns out not to go gives way to the
+ * next, and a replay always gets there.  Measured by bench/bench_history.c
+ * at 1M keys / 100 nodes x 160 points: a step back over a node add 0.68x
+ * the node add, a step forward 1.08x, cold jumps 0.02-0.22 s where a replay
+ * of the log takes 3.7 s.
  *
  *  - forward: apply the operations in between (sim_advance); costs what
  *    they cost, as when they were made.
- *  - backward, up to HISTORY_MAX_UNDO operations with no reset or revert in
- *    between: undo them from the last.  A delete is undone by inserting its
- *    keys (op_keys) again, placed by the view's placement, which is the
- *    placement before the delete; an insert by deleting its keys (op_keys,
- *    or a generate's prefix/start/count) -- only when it skipped none,
- *    because which of them existed before is not in the log: replays record
- *    in the view how many each insert skipped, and one that did forces a
- *    replay.  A run of topology changes (add/remove node, configure) is
+ *  - back: undo the operations in between from the last (up to
+ *    HISTORY_MAX_UNDO, no reset or revert in between).  A delete is undone
+ *    by inserting its keys (op_keys) again, placed by the view's placement,
+ *    which is the placement before the delete; an insert by deleting its
+ *    keys (op_keys, or a generate's prefix/start/count) -- only when it
+ *    skipped none, because which of them existed before is not in the log:
+ *    the log keeps how many each insert skipped (ops.skipped, schema 3; for
+ *    older logs a replay counts them in its view), and one that did forces
+ *    a replay.  A run of topology changes (add/remove node, configure) is
  *    undone by one change of topology to the state before the run (nodes in
  *    join order, configuration, layout state such as the redis slot map or
- *    the memento removals), which moves exactly the keys whose owner changes,
- *    like the operation did.  That state comes from the view's meta table,
- *    where replays keep the state before each of the last HISTORY_MAX_UNDO
- *    topology changes (small: nodes and layout, no keys); past those, from a
+ *    the memento removals), which moves exactly the keys whose owner
+ *    changes, like the operation did.  That state comes from the meta
+ *    table, where each logged topology change keeps the state before it
+ *    for the last HISTORY_MAX_UNDO operations (sim__keep_before: nodes and
+ *    layout, no keys; replays keep theirs in the view); past those, from a
  *    replay of the log's node and configuration operations only, without
  *    their keys.  The moves table is not read: the change of topology finds
  *    the same keys through the position index, in ranges.
- *  - otherwise (no view yet, a reset or revert in between, a far jump back,
- *    an insert that skipped keys): a replay of the log (sim_at).  Undoing
- *    reset and revert would need the whole state they replaced.
+ *  - live: copy the live database (SQLite's online backup: one read
+ *    transaction, writers go on) and step back from there as above.  The
+ *    first view and far jumps back then cost the copy and what changed
+ *    since, not the whole log.
+ *  - replay: the log from the start (sim_at); the only way over a reset or
+ *    revert (undoing them would need the whole state they replaced), and
+ *    the cheapest near the start.
  *
- * Checkpoints (copies of the keys at chosen operations) were not kept: at 1M
- * keys a copy costs as much as the replays it saves, and stepping costs
- * follow what the operations changed without them.  The cold first view is
- * still a replay.  Views are private temp databases: making or moving one
- * reads the log and never takes the live database's write lock.
+ * Checkpoints (copies of the keys at chosen operations) were not kept: the
+ * live database is the one checkpoint always at hand, and stepping costs
+ * follow what the operations changed without more.  Views are private temp
+ * databases: making or moving one reads the live database and its log and
+ * never takes its write lock.
  */
 #define _GNU_SOURCE /* asprintf, strndup */
 #include "sim_int.h"
@@ -51,9 +61,9 @@
 
 /* ---- time travel: replay the log into a private sim ---- */
 
-/* Backward steps undo at most this many operations; past it a replay
- * costs about the same and its cost does not grow with the distance.
- * Replays keep the state before each topology change this far back. */
+/* Backward steps from a view undo at most this many operations.  The
+ * state before each topology change is kept this far back (in the live
+ * database and in replayed views). */
 #define HISTORY_MAX_UNDO 256
 
 /* The nodes, configuration and layout state after one operation, captured
@@ -85,6 +95,11 @@ static void skipped_name(char *buf, size_t size, int64_t op)
 {
     snprintf(buf, size, "hist_skipped_%lld", (long long)op);
 }
+
+/* The meta entry of a view made by a replay of the log (1): it holds the
+ * skipped counts above for every insert it replayed.  A copy of the live
+ * database has none. */
+#define REPLAYED "hist_replayed"
 
 static void nodeset_clear(nodeset *x)
 {
@@ -118,12 +133,14 @@ static int nodeset_take(nodeset *x, const state *st)
     return 0;
 }
 
-/* The state before topology change `op`, kept in a view's meta table so
+/* The state before topology change `op`, kept in the meta table (of the
+ * live database for the last few hundred operations, and of views) so
  * that stepping back over it needs no replay: {"nodes": [[name, weight,
  * [tokens]]…], "config": stored form, "layout": text or null}. */
+#define BEFORE_PREFIX "hist_before_"
 static void before_name(char *buf, size_t size, int64_t op)
 {
-    snprintf(buf, size, "hist_before_%lld", (long long)op);
+    snprintf(buf, size, BEFORE_PREFIX "%lld", (long long)op);
 }
 
 static char *nodeset_text(const state *st)
@@ -155,6 +172,21 @@ static char *nodeset_text(const state *st)
     json_decref(o);
     free(layout);
     return text;
+}
+
+int sim__keep_before(opctx *c, rs_error *err)
+{
+    if (strcmp(c->what, "add_node") != 0 && strcmp(c->what, "remove_node") != 0 &&
+        strcmp(c->what, "configure") != 0)
+        return 0; /* reset and revert are not undone */
+    char mk[48], *text = nodeset_text(&c->s->cur);
+    before_name(mk, sizeof mk, c->op);
+    int rc = text ? store_meta_set(c->s->st, mk, text, err)
+                  : rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    free(text);
+    return rc ? rc
+              : store_meta_delete_below(c->s->st, BEFORE_PREFIX, c->op - HISTORY_MAX_UNDO,
+                                        err);
 }
 
 /* 0, 1 when absent, or a negative code. */
@@ -324,48 +356,50 @@ static int replay_op(void *ud, const store_op *o)
     return rc;
 }
 
-static int replay_to(sim *s, int64_t at, bool keyless, nodeset *want, size_t nwant,
-                     sim **snapshot, rs_error *err)
+/* An operation id that exists (0: the empty start); *last is the newest. */
+static int check_at(sim *s, int64_t at, int64_t *last, rs_error *err)
 {
-    *snapshot = NULL;
     if (at < 0)
         return rs_fail(err, RINGSIM_EPARAM, "operation id must be 0 or more");
-    int64_t last;
-    int rc = store_last_op(s->st, &last, err);
-    if (rc)
-        return rc;
-    if (at > last)
-        return rs_fail(err, RINGSIM_ENOTFOUND, "operation %lld not found", (long long)at);
-    /* Walk back over resets and reverts to find where the state starts: the
-     * state after a revert to j is the state after j. */
-    size_t nseg = 0, cap = 8;
-    int64_t(*seg)[2] = malloc(cap * sizeof *seg);
-    place_config start;
-    place_config_default(&start);
-    rc = seg ? 0 : rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-    int64_t cur = at;
-    while (!rc && cur > 0) {
+    int rc = store_last_op(s->st, last, err);
+    if (!rc && at > *last)
+        rc = rs_fail(err, RINGSIM_ENOTFOUND, "operation %lld not found", (long long)at);
+    return rc;
+}
+
+/* Walk back over resets and reverts to find where the state starts: the
+ * state after a revert to j is the state after j; a reset starts from
+ * nothing with the configuration it kept. */
+int sim_chain_get(sim *s, int64_t at, sim_chain *out, rs_error *err)
+{
+    memset(out, 0, sizeof *out);
+    place_config_default(&out->start);
+    size_t cap = 0;
+    int rc = 0;
+    for (int64_t cur = at; !rc && cur > 0;) {
         int64_t base;
         if ((rc = store_op_base(s->st, cur, &base, err)))
             break;
-        if (nseg == cap) {
-            void *g = realloc(seg, (cap *= 2) * sizeof *seg);
+        if (out->n == cap) {
+            size_t nc = cap ? 2 * cap : 8;
+            void *g = realloc(out->seg, nc * sizeof *out->seg);
             if (!g) {
                 rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
                 break;
             }
-            seg = g;
+            out->seg = g;
+            cap = nc;
         }
-        seg[nseg][0] = base;
-        seg[nseg][1] = cur;
-        nseg++;
+        out->seg[out->n++] = (sim_chain_seg){base, cur};
         if (base == 0)
             break;
         store_op o;
         if ((rc = store_op_get(s->st, base, &o, err)))
             break;
         if (strcmp(o.type, "reset") == 0) {
-            sim__config_from_json(o.config, &start);
+            if (sim__config_from_json(o.config, &out->start))
+                rc = rs_fail(err, RINGSIM_EDB,
+                             "operation %lld has no readable configuration", (long long)base);
             cur = 0;
         } else {
             json_t *p = json_loads(o.params, 0, NULL);
@@ -378,6 +412,29 @@ static int replay_to(sim *s, int64_t at, bool keyless, nodeset *want, size_t nwa
         }
         store_op_clear(&o);
     }
+    if (rc)
+        sim_chain_free(out);
+    return rc;
+}
+
+void sim_chain_free(sim_chain *c)
+{
+    free(c->seg);
+    c->seg = NULL;
+    c->n = 0;
+}
+
+static int replay_to(sim *s, int64_t at, bool keyless, nodeset *want, size_t nwant,
+                     sim **snapshot, rs_error *err)
+{
+    *snapshot = NULL;
+    int64_t last;
+    int rc = check_at(s, at, &last, err);
+    if (rc)
+        return rc;
+    sim_chain ch;
+    rc = sim_chain_get(s, at, &ch, err);
+    place_config start = ch.start;
     sim *m = NULL;
     if (!rc)
         rc = sim_open(&m, "", err); /* private temp file: bounded memory */
@@ -387,18 +444,20 @@ static int replay_to(sim *s, int64_t at, bool keyless, nodeset *want, size_t nwa
         sim_set_progress(m, s->progress, s->progress_ud);
         m->progress_label = "replay";
         int64_t dummy;
-        if (memcmp(&start, &m->cur.cfg, sizeof start) != 0)
+        if (!keyless)
+            rc = store_meta_set_int(m->st, REPLAYED, 1, err);
+        if (!rc && memcmp(&start, &m->cur.cfg, sizeof start) != 0)
             rc = sim_configure(m, &start, &dummy, err);
     }
     replay r = {s, m, err, 0, 0, keyless, want, nwant,
                 keyless ? -1 : at > HISTORY_MAX_UNDO ? at - HISTORY_MAX_UNDO : 0};
-    for (size_t i = 0; i < nseg; i++)
-        r.total += (uint64_t)(seg[i][1] - seg[i][0]);
-    for (size_t i = nseg; !rc && i-- > 0;)
-        if (seg[i][1] > seg[i][0])
-            rc = store_ops_each(s->st, seg[i][0], seg[i][1] - seg[i][0], replay_op, &r,
-                                err);
-    free(seg);
+    for (size_t i = 0; i < ch.n; i++)
+        r.total += (uint64_t)(ch.seg[i].to - ch.seg[i].from);
+    for (size_t i = ch.n; !rc && i-- > 0;)
+        if (ch.seg[i].to > ch.seg[i].from)
+            rc = store_ops_each(s->st, ch.seg[i].from, ch.seg[i].to - ch.seg[i].from,
+                                replay_op, &r, err);
+    sim_chain_free(&ch);
     if (rc) {
         sim_close(m);
         return rc;
@@ -632,6 +691,7 @@ typedef struct undo_op {
     char *prefix;
     size_t plen;
     uint64_t start, count;
+    int64_t skipped; /* an insert's, from the log; -1 unknown */
 } undo_op;
 
 enum { UNDO_TOPO, UNDO_INSERT, UNDO_GENERATE, UNDO_DELETE, UNDO_NONE };
@@ -653,7 +713,7 @@ static int undo_collect(void *ud, const store_op *o)
         l->v = g;
         l->cap = cap;
     }
-    undo_op u = {o->id, UNDO_NONE, NULL, 0, 0, 0};
+    undo_op u = {o->id, UNDO_NONE, NULL, 0, 0, 0, o->skipped};
     if (strcmp(o->type, "add_node") == 0 || strcmp(o->type, "remove_node") == 0 ||
         strcmp(o->type, "configure") == 0) {
         u.kind = UNDO_TOPO;
@@ -737,9 +797,12 @@ static int step_back(sim *s, sim *v, int64_t from, int64_t to, rs_error *err)
     if (rc)
         goto out;
     /* Refuse before touching the view. */
+    int64_t replayed = 0;
+    if ((rc = store_meta_get_int(v->st, REPLAYED, &replayed, err)))
+        goto out;
     for (size_t i = 0; i < l.n; i++) {
         char mk[48];
-        int64_t skipped = 0;
+        int64_t skipped = l.v[i].skipped;
         if (l.v[i].kind == UNDO_NONE) {
             rc = rs_fail(err, RINGSIM_EPARAM, "operation %lld cannot be undone",
                          (long long)l.v[i].id);
@@ -747,14 +810,18 @@ static int step_back(sim *s, sim *v, int64_t from, int64_t to, rs_error *err)
         }
         if (l.v[i].kind != UNDO_INSERT && l.v[i].kind != UNDO_GENERATE)
             continue;
-        skipped_name(mk, sizeof mk, l.v[i].id);
-        char *val = NULL;
-        if ((rc = store_meta_get(v->st, mk, &val, err)))
-            goto out;
-        skipped = val ? strtoll(val, NULL, 10) : 0;
-        free(val);
+        if (skipped < 0 && replayed) { /* logged before version 3: the replay counted */
+            skipped_name(mk, sizeof mk, l.v[i].id);
+            char *val = NULL;
+            if ((rc = store_meta_get(v->st, mk, &val, err)))
+                goto out;
+            skipped = val ? strtoll(val, NULL, 10) : 0;
+            free(val);
+        }
         if (skipped) {
-            rc = rs_fail(err, RINGSIM_EPARAM, "operation %lld skipped existing keys",
+            rc = rs_fail(err, RINGSIM_EPARAM,
+                         skipped > 0 ? "operation %lld skipped existing keys"
+                                     : "operation %lld does not say which keys it added",
                          (long long)l.v[i].id);
             goto out;
         }
@@ -821,17 +888,113 @@ out:
     return rc;
 }
 
+/* A copy of the live database as a private view, and the operation it
+ * stands after (another process may have added some since the caller
+ * looked). */
+static int live_copy(sim *s, sim **out, int64_t *after, rs_error *err)
+{
+    sim *m = NULL;
+    int rc = sim_open(&m, "", err);
+    if (!rc && !(rc = store_copy_from(m->st, s->st, err)) && !(rc = sim__reload(m, err)))
+        rc = store_last_op(m->st, after, err);
+    if (rc) {
+        sim_close(m);
+        return rc;
+    }
+    m->record = false;
+    *out = m;
+    return 0;
+}
+
+/* The ways to the state after an operation, and what each costs in keys
+ * (store_ops_work); -1 where a way cannot go. */
+enum { WAY_FORWARD, WAY_BACK, WAY_LIVE, WAY_REPLAY, WAY_COUNT };
+
+/* A page of the file copied costs about this many keys replayed:
+ * bench_history measured XXX. */
+#define COPY_PAGES_PER_KEY 8
+
+static int way_costs(sim *s, const sim_history *h, int64_t at, int64_t last, int64_t *cost,
+                     rs_error *err)
+{
+    int64_t w, base = 0;
+    int rc = 0;
+    for (int i = 0; i < WAY_COUNT; i++)
+        cost[i] = -1;
+    /* Forward from the view: no reset or revert in between. */
+    if (h->view && h->at < at && !(rc = store_op_base(s->st, at, &base, err)) && base <= h->at &&
+        !(rc = store_ops_work(s->st, h->at, at, &w, err)))
+        cost[WAY_FORWARD] = w;
+    /* Back from the view, or from a copy of the live state: no reset or
+     * revert in between.  Undoing costs what the operations cost. */
+    if (!rc && h->view && h->at > at && h->at - at <= HISTORY_MAX_UNDO &&
+        !(rc = store_op_base(s->st, h->at, &base, err)) && base <= at &&
+        !(rc = store_ops_work(s->st, at, h->at, &w, err)))
+        cost[WAY_BACK] = w;
+    int64_t pages = 0;
+    if (!rc && !(rc = store_op_base(s->st, last, &base, err)) && base <= at &&
+        !(rc = store_page_count(s->st, &pages, err)) &&
+        !(rc = store_ops_work(s->st, at, last, &w, err)))
+        cost[WAY_LIVE] = pages / COPY_PAGES_PER_KEY + w;
+    /* A replay: every operation the state stands on. */
+    sim_chain ch;
+    if (!rc && !(rc = sim_chain_get(s, at, &ch, err))) {
+        cost[WAY_REPLAY] = 0;
+        for (size_t i = 0; !rc && i < ch.n; i++)
+            if (!(rc = store_ops_work(s->st, ch.seg[i].from, ch.seg[i].to, &w, err)))
+                cost[WAY_REPLAY] += w;
+        sim_chain_free(&ch);
+    }
+    return rc;
+}
+
+/* Go one way; RINGSIM_EPARAM (nothing changed) when it turns out not to. */
+static int go(sim *s, sim_history *h, int way, int64_t at, rs_error *err)
+{
+    static const char *const how[WAY_COUNT] = {"forward", "back", "live", "replay"};
+    int rc = 0;
+    if (way == WAY_FORWARD) {
+        rc = sim_advance(s, h->view, h->at, at, err);
+    } else if (way == WAY_BACK) {
+        rc = step_back(s, h->view, h->at, at, err);
+    } else if (way == WAY_LIVE) {
+        sim *m = NULL;
+        int64_t after = 0;
+        if (!(rc = live_copy(s, &m, &after, err))) {
+            sim_set_progress(m, s->progress, s->progress_ud);
+            m->progress_label = "replay";
+            rc = after == at ? 0 : step_back(s, m, after, at, err);
+            sim_set_progress(m, NULL, NULL);
+        }
+        if (rc) {
+            sim_close(m);
+            return rc;
+        }
+        sim_history_clear(h);
+        h->view = m;
+    } else {
+        sim_history_clear(h);
+        if ((rc = sim_at(s, at, &h->view, err)))
+            return rc;
+    }
+    if (rc) {
+        /* A view that failed half-way is no state at all. */
+        if (rc != RINGSIM_EPARAM)
+            sim_history_clear(h);
+        return rc;
+    }
+    h->at = at;
+    h->how = how[way];
+    return 0;
+}
+
 int sim_history_at(sim *s, sim_history *h, int64_t at, sim **state, rs_error *err)
 {
     *state = NULL;
-    if (at < 0)
-        return rs_fail(err, RINGSIM_EPARAM, "operation id must be 0 or more");
     int64_t last;
-    int rc = store_last_op(s->st, &last, err);
+    int rc = check_at(s, at, &last, err);
     if (rc)
         return rc;
-    if (at > last)
-        return rs_fail(err, RINGSIM_ENOTFOUND, "operation %lld not found", (long long)at);
     if (at == last && at > 0) { /* after the last operation is now */
         h->how = "now";
         *state = s;
@@ -842,34 +1005,32 @@ int sim_history_at(sim *s, sim_history *h, int64_t at, sim **state, rs_error *er
         *state = h->view;
         return 0;
     }
-    rs_error e2;
-    if (h->view && h->at < at && sim_advance(s, h->view, h->at, at, &e2) == 0) {
-        h->at = at;
-        h->how = "forward";
-        *state = h->view;
-        return 0;
-    }
-    int64_t base = 0;
-    if (h->view && h->at > at && h->at - at <= HISTORY_MAX_UNDO &&
-        store_op_base(s->st, h->at, &base, &e2) == 0 && base <= at) {
-        int r = step_back(s, h->view, h->at, at, &e2);
-        if (r == 0) {
-            h->at = at;
-            h->how = "back";
+    /* The cheapest way first; a replay always gets there. */
+    int64_t cost[WAY_COUNT];
+    if ((rc = way_costs(s, h, at, last, cost, err)))
+        return rc;
+    bool tried[WAY_COUNT] = {false};
+    if (getenv("RINGSIM_DEBUG_HISTORY"))
+        fprintf(stderr, "history %lld -> %lld: fwd %lld back %lld live %lld replay %lld\n",
+                (long long)h->at, (long long)at, (long long)cost[0], (long long)cost[1],
+                (long long)cost[2], (long long)cost[3]);
+    for (;;) {
+        int way = -1; /* the first of the cheapest: a tie goes to the view */
+        for (int i = 0; i < WAY_COUNT; i++)
+            if (!tried[i] && cost[i] >= 0 && (way < 0 || cost[i] < cost[way]))
+                way = i;
+        tried[way] = true;
+        rs_error e2;
+        rc = go(s, h, way, at, way == WAY_REPLAY ? err : &e2);
+        if (rc == 0) {
             *state = h->view;
             return 0;
         }
-        if (r == RINGSIM_ECANCELED) {
-            sim_history_clear(h);
-            return rs_fail(err, r, "%s", e2.msg);
-        }
+        if (getenv("RINGSIM_DEBUG_HISTORY"))
+            fprintf(stderr, "  way %d: %s\n", way, way == WAY_REPLAY ? err->msg : e2.msg);
+        if (way == WAY_REPLAY)
+            return rc;
+        if (rc != RINGSIM_EPARAM)
+            return rs_fail(err, rc, "%s", e2.msg);
     }
-    /* A reset or revert in between, a far jump, or no view yet. */
-    sim_history_clear(h);
-    if ((rc = sim_at(s, at, &h->view, err)))
-        return rc;
-    h->at = at;
-    h->how = "replay";
-    *state = h->view;
-    return 0;
 }

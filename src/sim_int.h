@@ -75,6 +75,7 @@ typedef struct opctx {
     int64_t seq; /* moves recorded so far */
     int64_t moved;
     int64_t replica_moves; /* copies added to preference lists beyond owners */
+    int64_t skipped;       /* keys an insert found already there; -1 others */
     tally_list from, to;
     bool keys_only; /* nodes and configuration unchanged */
     const char *what; /* the type, for progress */
@@ -115,6 +116,8 @@ typedef struct diff {
 
 
 /* sim.c */
+/* Load the whole state again from the store (after its file was replaced). */
+int sim__reload(sim *s, rs_error *err);
 int sim__build_placement(sim *s, state *x, const placement *prev, const char *layout,
                            rs_error *err);
 int sim__config_from_json(const char *text, place_config *cfg);
@@ -145,6 +148,9 @@ sim_str *sim__kl_strs(const keylist *l);
 int sim__retopologize_to(opctx *c, const state *old, const char *layout, rs_error *err);
 
 /* sim_history.c */
+/* Keep the state before a logged change of topology (c->s->cur) where
+ * stepping back over it finds it without a replay; the oldest go. */
+int sim__keep_before(opctx *c, rs_error *err);
 int sim__diff_run(sim *s, store *have, store *want, const diff *d, rs_error *err);
 
 #endif

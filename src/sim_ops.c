@@ -470,6 +470,24 @@ static int check_key_list(const sim_str *keys, size_t n, rs_error *err)
     return 0;
 }
 
+/* The end of an insert of n keys: rolled back whole on failure (rc),
+ * else the rest counted as skipped and committed. */
+static int insert_finish(opctx *c, int rc, uint64_t n, int64_t *inserted, int64_t *skipped,
+                         int64_t *op, rs_error *err)
+{
+    if (rc) {
+        sim__op_abort(c);
+        *inserted = 0;
+        return rc;
+    }
+    *skipped = (int64_t)n - *inserted;
+    c->skipped = *skipped; /* the log keeps it: undoing the insert needs it */
+    rc = sim__op_commit(c, op, err);
+    if (rc)
+        *inserted = *skipped = 0;
+    return rc;
+}
+
 int sim_insert_keys(sim *s, const sim_str *keys, size_t n, bool strict,
                     int64_t *inserted, int64_t *skipped, int64_t *op, rs_error *err)
 {
@@ -499,15 +517,7 @@ int sim_insert_keys(sim *s, const sim_str *keys, size_t n, bool strict,
         if (!rc && i % PROGRESS_EVERY == PROGRESS_EVERY - 1)
             rc = sim__progress(s, "insert_keys", i + 1, n, err);
     }
-    if (rc) {
-        sim__op_abort(&c);
-        *inserted = 0;
-        goto out;
-    }
-    *skipped = (int64_t)n - *inserted;
-    rc = sim__op_commit(&c, op, err);
-    if (rc)
-        *inserted = *skipped = 0;
+    rc = insert_finish(&c, rc, n, inserted, skipped, op, err);
 out:
     free(subject);
     json_decref(params);
@@ -573,15 +583,7 @@ int sim_generate_keys(sim *s, const char *prefix, size_t plen, uint64_t start,
     }
     if (!rc)
         rc = sim__progress(s, "insert_keys", count, count, err);
-    if (rc) {
-        sim__op_abort(&c);
-        *inserted = 0;
-        goto out;
-    }
-    *skipped = (int64_t)count - *inserted;
-    rc = sim__op_commit(&c, op, err);
-    if (rc)
-        *inserted = *skipped = 0;
+    rc = insert_finish(&c, rc, count, inserted, skipped, op, err);
 out:
     free(subject);
     json_decref(params);

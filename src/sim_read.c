@@ -199,7 +199,24 @@ int sim_keys_page(sim *s, const char *node, size_t node_len, const char *prefix,
                   size_t prefix_len, int64_t offset, int64_t limit, int64_t *total,
                   sim_key_fn fn, void *ud, rs_error *err)
 {
-    store_key_query q = {0, false, prefix, prefix_len, offset, limit, -1};
+    return sim_keys_page_ordered(s, node, node_len, prefix, prefix_len, SIM_ORDER_POSITION,
+                                 false, offset, limit, total, fn, ud, err);
+}
+
+int sim_keys_page_ordered(sim *s, const char *node, size_t node_len, const char *prefix,
+                          size_t prefix_len, sim_key_order order, bool desc, int64_t offset,
+                          int64_t limit, int64_t *total, sim_key_fn fn, void *ud,
+                          rs_error *err)
+{
+    store_key_query q = {0, false, prefix, prefix_len, offset, limit, -1, STORE_ORDER_POSITION,
+                         desc};
+    /* Coordinates are stored where they are not the position (the seed's
+     * ring keeps none, and rendezvous has none): there the position is the
+     * coordinate order. */
+    if (order == SIM_ORDER_KEY)
+        q.order = STORE_ORDER_KEY;
+    else if (order == SIM_ORDER_COORDINATE && place_column(s->cur.pl) == PLACE_COL_COORD)
+        q.order = STORE_ORDER_COORD;
     /* An empty prefix filters nothing; any other must be a possible start
      * of a key: 1 to 255 bytes under the name rules. */
     bool pre = prefix && prefix_len;
@@ -240,7 +257,10 @@ int sim_key_get(sim *s, const char *key, size_t len, uint32_t *pos, const char *
     return 0;
 }
 
-int sim_density(sim *s, uint32_t bins, int64_t *counts, rs_error *err)
+int sim_density(sim *s, uint32_t bins, int64_t *counts, const char **by, rs_error *err)
 {
-    return store_keys_density(s->st, bins, counts, err);
+    int col = place_column(s->cur.pl);
+    *by = col >= 0 ? "coordinate" : "position";
+    return store_keys_density(s->st, col == PLACE_COL_COORD, place_top(s->cur.pl), bins,
+                              counts, err);
 }

@@ -22,14 +22,14 @@
 #define APPLICATION_ID 0x52494E47 /* "RING" */
 
 enum {
-    Q_BEGIN, Q_BEGIN_READ, Q_COMMIT, Q_ROLLBACK, Q_META_GET, Q_META_SET,
+    Q_BEGIN, Q_BEGIN_READ, Q_COMMIT, Q_ROLLBACK, Q_META_GET, Q_META_SET, Q_META_DEL_BELOW,
     Q_NODES, Q_NODE_INS, Q_NODE_UPD, Q_NODE_DEL,
     Q_KEY_INS, Q_KEY_GET, Q_KEY_DEL, Q_KEYS_CLEAR, Q_MOVE_REC, Q_MOVE_UPD,
     Q_MOVE_REC_C, Q_MOVE_UPD_C, Q_KEY_SET, Q_MOVE_ADD,
     Q_KEYS_BY_KEY, Q_KEYS_BY_POS,
     Q_OP_INS, Q_OP_FIN, Q_OP_KEY, Q_OP_GET, Q_OPS, Q_OP_LAST, Q_OP_KEYS,
-    Q_MOVES, Q_MOVES_COUNT, Q_DATA_VERSION, Q_DENSITY, Q_OP_BASE,
-    Q_COUNT
+    Q_MOVES, Q_MOVES_COUNT, Q_DATA_VERSION, Q_DENSITY, Q_DENSITY_COORD, Q_OP_BASE, Q_OPS_WORK,
+    Q_PAGE_COUNT, Q_COUNT
 };
 
 static const char *const sql[Q_COUNT] = {
@@ -40,6 +40,8 @@ static const char *const sql[Q_COUNT] = {
     [Q_META_GET] = "SELECT v FROM meta WHERE k = ?1",
     [Q_META_SET] = "INSERT INTO meta(k, v) VALUES(?1, ?2) "
                    "ON CONFLICT(k) DO UPDATE SET v = excluded.v",
+    [Q_META_DEL_BELOW] = "DELETE FROM meta WHERE substr(k, 1, length(?1)) = ?1 "
+                         "AND CAST(substr(k, length(?1) + 1) AS INTEGER) < ?2",
     [Q_NODES] = "SELECT id, name, weight, keys, tokens FROM nodes ORDER BY id",
     [Q_NODE_INS] = "INSERT INTO nodes(name, weight, keys, tokens) VALUES(?1, ?2, 0, ?3)",
     [Q_NODE_UPD] = "UPDATE nodes SET weight = ?2, keys = ?3 WHERE id = ?1",
@@ -63,20 +65,27 @@ static const char *const sql[Q_COUNT] = {
     [Q_OP_INS] = "INSERT INTO ops(at, type, subject, params, config, keys_moved, moved_from) "
                  "VALUES(?1, ?2, ?3, ?4, ?5, 0, '[]')",
     [Q_OP_FIN] = "UPDATE ops SET keys_moved = ?2, moved_from = ?3, config = ?4, "
-                 "replica_moves = ?5 WHERE id = ?1",
+                 "replica_moves = ?5, skipped = ?6 WHERE id = ?1",
     [Q_OP_KEY] = "INSERT INTO op_keys(op, seq, key) VALUES(?1, ?2, ?3)",
     [Q_OP_GET] = "SELECT id, at, type, subject, params, config, keys_moved, moved_from, "
-                 "replica_moves FROM ops WHERE id = ?1",
+                 "replica_moves, skipped FROM ops WHERE id = ?1",
     [Q_OPS] = "SELECT id, at, type, subject, params, config, keys_moved, moved_from, "
-              "replica_moves FROM ops WHERE id > ?1 ORDER BY id LIMIT ?2",
+              "replica_moves, skipped FROM ops WHERE id > ?1 ORDER BY id LIMIT ?2",
     [Q_OP_LAST] = "SELECT coalesce(max(id), 0) FROM ops",
     [Q_OP_KEYS] = "SELECT key FROM op_keys WHERE op = ?1 ORDER BY seq",
     [Q_MOVES] = "SELECT key, src, dst FROM moves WHERE op = ?1 ORDER BY seq LIMIT ?2 OFFSET ?3",
     [Q_MOVES_COUNT] = "SELECT count(*) FROM moves WHERE op = ?1",
     [Q_DATA_VERSION] = "PRAGMA data_version",
     [Q_DENSITY] = "SELECT pos FROM keys",
+    [Q_DENSITY_COORD] = "SELECT coord FROM keys WHERE coord IS NOT NULL",
     [Q_OP_BASE] = "SELECT coalesce(max(id), 0) FROM ops "
                   "WHERE id <= ?1 AND type IN ('reset', 'revert')",
+    /* Keys moved, inserted or deleted, and one per operation. */
+    [Q_OPS_WORK] = "SELECT coalesce(sum(1 + keys_moved + "
+                   "coalesce(json_extract(params, '$.keys'), 0) + "
+                   "coalesce(json_extract(params, '$.generate.count'), 0)), 0) "
+                   "FROM ops WHERE id > ?1 AND id <= ?2",
+    [Q_PAGE_COUNT] = "PRAGMA page_count",
 };
 
 /* Version 1: the whole schema.  A new file starts at version 0. */
@@ -111,8 +120,12 @@ static const char schema_v2[] =
     "CREATE INDEX keys_coord ON keys(coord) WHERE coord IS NOT NULL;"
     "ALTER TABLE nodes ADD COLUMN tokens TEXT;"
     "ALTER TABLE ops ADD COLUMN replica_moves INTEGER NOT NULL DEFAULT 0;";
+/* Version 3 (time travel from the live state): how many keys an insert
+ * found already there, so that undoing it deletes only what it added;
+ * NULL where unknown (operations logged before version 3, and the others). */
+static const char schema_v3[] = "ALTER TABLE ops ADD COLUMN skipped INTEGER;";
 
-static const char *const migrations[STORE_SCHEMA_VERSION] = {schema_v1, schema_v2};
+static const char *const migrations[STORE_SCHEMA_VERSION] = {schema_v1, schema_v2, schema_v3};
 
 struct store {
     sqlite3 *db;
@@ -604,6 +617,16 @@ int store_meta_set(store *st, const char *name, const char *value, rs_error *err
     return run(st, s, err, "writing meta");
 }
 
+int store_meta_delete_below(store *st, const char *prefix, int64_t below, rs_error *err)
+{
+    sqlite3_stmt *s = stmt(st, Q_META_DEL_BELOW);
+    if (s) {
+        sqlite3_bind_text(s, 1, prefix, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(s, 2, below);
+    }
+    return run(st, s, err, "writing meta");
+}
+
 int store_meta_get_int(store *st, const char *name, int64_t *out, rs_error *err)
 {
     char *v;
@@ -790,19 +813,27 @@ int store_key_delete(store *st, const char *key, size_t len, int *deleted,
     return rc;
 }
 
-int store_keys_density(store *st, uint32_t bins, int64_t *counts, rs_error *err)
+int store_keys_density(store *st, bool by_coord, uint64_t top, uint32_t bins,
+                       int64_t *counts, rs_error *err)
 {
     /* One pass, binned here: SQLite's GROUP BY would sort through a
      * temporary b-tree (3.7 s at a million keys against ~0.1 s). */
     for (uint32_t i = 0; i < bins; i++)
         counts[i] = 0;
-    sqlite3_stmt *s = stmt(st, Q_DENSITY);
+    sqlite3_stmt *s = stmt(st, by_coord ? Q_DENSITY_COORD : Q_DENSITY);
     if (!s)
         return dberr(st, err, "reading keys");
     int rc;
+    unsigned __int128 size = (unsigned __int128)top + 1;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        uint64_t pos = (uint64_t)sqlite3_column_int64(s, 0);
-        counts[(pos * bins) >> 32]++;
+        uint64_t v = (uint64_t)sqlite3_column_int64(s, 0);
+        if (!by_coord) {
+            counts[(v * bins) >> 32]++;
+            continue;
+        }
+        v ^= 1ull << 63; /* the stored form back to the coordinate (sim_int.h) */
+        uint64_t b = (uint64_t)((unsigned __int128)v * bins / size);
+        counts[b < bins ? b : bins - 1]++; /* past top only in a damaged file */
     }
     sqlite3_reset(s);
     return rc == SQLITE_DONE ? 0 : dberr(st, err, "reading keys");
@@ -983,8 +1014,14 @@ int store_keys_page(store *st, const store_key_query *q, int64_t *total,
             snprintf(text, sizeof text, "SELECT count(*) FROM keys WHERE %s", where);
         else
             snprintf(text, sizeof text,
-                     "SELECT key, pos, node FROM keys WHERE %s ORDER BY pos, key "
-                     "LIMIT ?4 OFFSET ?5", where);
+                     "SELECT key, pos, node FROM keys WHERE %s ORDER BY %s%s key%s "
+                     "LIMIT ?4 OFFSET ?5",
+                     where,
+                     q->order == STORE_ORDER_KEY     ? ""
+                     : q->order == STORE_ORDER_COORD ? "coord"
+                                                     : "pos",
+                     q->order == STORE_ORDER_KEY ? "" : q->desc ? " DESC," : ",",
+                     q->desc ? " DESC" : "");
         if (sqlite3_prepare_v2(st->db, text, -1, &s, NULL) != SQLITE_OK) {
             rc = dberr(st, err, "listing keys");
             break;
@@ -1044,11 +1081,16 @@ int store_op_append(store *st, const char *type, const char *subject,
 }
 
 int store_op_finish(store *st, int64_t id, int64_t keys_moved, const char *moved_from,
-                    const char *config, int64_t replica_moves, rs_error *err)
+                    const char *config, int64_t replica_moves, int64_t skipped,
+                    rs_error *err)
 {
     sqlite3_stmt *s = stmt(st, Q_OP_FIN);
     if (s) {
         sqlite3_bind_int64(s, 5, replica_moves);
+        if (skipped >= 0)
+            sqlite3_bind_int64(s, 6, skipped);
+        else
+            sqlite3_bind_null(s, 6);
         sqlite3_bind_int64(s, 1, id);
         sqlite3_bind_int64(s, 2, keys_moved);
         sqlite3_bind_text(s, 3, moved_from, -1, SQLITE_STATIC);
@@ -1081,6 +1123,7 @@ static int read_op(sqlite3_stmt *s, store_op *o)
     o->config = dup_text(s, 5);
     o->keys_moved = sqlite3_column_int64(s, 6);
     o->replica_moves = sqlite3_column_int64(s, 8);
+    o->skipped = sqlite3_column_type(s, 9) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 9);
     o->moved_from = dup_text(s, 7);
     if (!o->type || !o->subject || !o->params || !o->config || !o->moved_from) {
         store_op_clear(o);
@@ -1149,6 +1192,39 @@ int store_op_base(store *st, int64_t upto, int64_t *out, rs_error *err)
     if (s)
         sqlite3_bind_int64(s, 1, upto);
     return one_int(st, s, out, err, "reading the log");
+}
+
+int store_ops_work(store *st, int64_t from, int64_t to, int64_t *out, rs_error *err)
+{
+    sqlite3_stmt *s = stmt(st, Q_OPS_WORK);
+    if (s) {
+        sqlite3_bind_int64(s, 1, from);
+        sqlite3_bind_int64(s, 2, to);
+    }
+    return one_int(st, s, out, err, "reading the log");
+}
+
+int store_page_count(store *st, int64_t *out, rs_error *err)
+{
+    return one_int(st, stmt(st, Q_PAGE_COUNT), out, err, "reading the file size");
+}
+
+int store_copy_from(store *dst, store *src, rs_error *err)
+{
+    sqlite3_backup *b = sqlite3_backup_init(dst->db, "main", src->db, "main");
+    if (!b)
+        return dberr(dst, err, "copying the database");
+    /* All pages in one step: one read transaction on src, which WAL lets
+     * writers run beside, and a copy of one committed state. */
+    int rc = sqlite3_backup_step(b, -1);
+    int fin = sqlite3_backup_finish(b);
+    if (rc != SQLITE_DONE || fin != SQLITE_OK)
+        return rc == SQLITE_BUSY || rc == SQLITE_LOCKED
+                   ? rs_fail(err, RINGSIM_EBUSY, "database is busy; try again")
+                   : rc == SQLITE_NOMEM || fin == SQLITE_NOMEM
+                         ? rs_fail(err, RINGSIM_ENOMEM, "out of memory")
+                         : dberr(dst, err, "copying the database");
+    return 0;
 }
 
 int store_last_op(store *st, int64_t *out, rs_error *err)

@@ -23,7 +23,7 @@
 
 #include "error.h"
 
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 #define STORE_NO_NODE (-1) /* owner of an unassigned key */
 #define NAME_BUF 256       /* a name of up to 255 bytes plus NUL */
 
@@ -60,6 +60,8 @@ int store_data_version(store *st, int64_t *out, rs_error *err);
  * missing. */
 int store_meta_get(store *st, const char *name, char **out, rs_error *err);
 int store_meta_set(store *st, const char *name, const char *value, rs_error *err);
+/* Delete the entries named prefix + a number, for numbers below `below`. */
+int store_meta_delete_below(store *st, const char *prefix, int64_t below, rs_error *err);
 int store_meta_get_int(store *st, const char *name, int64_t *out, rs_error *err);
 int store_meta_set_int(store *st, const char *name, int64_t value, rs_error *err);
 
@@ -108,8 +110,11 @@ int store_key_find(store *st, const char *key, size_t len, store_key *out,
 int store_key_delete(store *st, const char *key, size_t len, int *deleted,
                      rs_error *err);
 int store_keys_clear(store *st, rs_error *err);
-/* Keys per equal slice of [0, 2^32): counts[bins], zeroed first. */
-int store_keys_density(store *st, uint32_t bins, int64_t *counts, rs_error *err);
+/* Keys per equal slice of positions [0, 2^32), or with by_coord of stored
+ * coordinates [0, top] (keys without one are not counted): counts[bins],
+ * zeroed first. */
+int store_keys_density(store *st, bool by_coord, uint64_t top, uint32_t bins,
+                       int64_t *counts, rs_error *err);
 /* Give every key with lo <= pos <= hi owned by `from` to `to`; when op > 0,
  * record each as a move (seq numbers from *seq on, advanced).  *count is the
  * number moved. */
@@ -136,8 +141,12 @@ typedef struct store_key_query {
     size_t prefix_len;
     int64_t offset, limit;
     int64_t known_total; /* the caller knows the total (counters): >= 0 */
+    int order;           /* STORE_ORDER_*; 0: (position, key) */
+    bool desc;           /* the order reversed */
 } store_key_query;
-/* A page of keys ordered by (position, key), and the total that match. */
+enum { STORE_ORDER_POSITION, STORE_ORDER_KEY, STORE_ORDER_COORD };
+/* A page of keys in q->order (ties by key; coordinate: keys without one
+ * first), and the total that match. */
 int store_keys_page(store *st, const store_key_query *q, int64_t *total,
                     store_key_fn fn, void *ud, rs_error *err);
 
@@ -148,6 +157,7 @@ typedef struct store_op {
     char *type, *subject, *params, *moved_from, *config; /* malloc'd */
     int64_t keys_moved;
     int64_t replica_moves;
+    int64_t skipped; /* keys an insert found already there; -1 unknown */
 } store_op;
 typedef int (*store_op_fn)(void *ud, const store_op *op);
 
@@ -157,10 +167,11 @@ int store_op_append(store *st, const char *type, const char *subject,
                     rs_error *err);
 /* Fill in what is known at the end: moves and the configuration after. */
 /* replica_moves: (key, node) copies the operation adds to preference lists
- * beyond the owner moves. */
+ * beyond the owner moves; skipped: keys an insert found already there (-1
+ * for other operations). */
 int store_op_finish(store *st, int64_t id, int64_t keys_moved,
                     const char *moved_from, const char *config, int64_t replica_moves,
-                    rs_error *err);
+                    int64_t skipped, rs_error *err);
 int store_op_add_key(store *st, int64_t op, int64_t seq, const char *key,
                      size_t len, rs_error *err);
 /* RINGSIM_ENOTFOUND when missing; free with store_op_clear. */
@@ -171,6 +182,14 @@ int store_ops_each(store *st, int64_t after, int64_t limit, store_op_fn fn,
                    void *ud, rs_error *err);
 /* The id of the last operation (0 when none) into *out. */
 int store_last_op(store *st, int64_t *out, rs_error *err);
+/* What replaying or undoing the operations (from, to] costs, in keys: the
+ * keys they moved, inserted or deleted, plus one for each. */
+int store_ops_work(store *st, int64_t from, int64_t to, int64_t *out, rs_error *err);
+/* The size of the file in pages (what a copy costs). */
+int store_page_count(store *st, int64_t *out, rs_error *err);
+/* Make dst a copy of src, whole (SQLite's online backup, one read
+ * transaction on src: writers are not held up).  dst has nothing open. */
+int store_copy_from(store *dst, store *src, rs_error *err);
 /* The last reset or revert with id <= upto (0 when none) into *out. */
 int store_op_base(store *st, int64_t upto, int64_t *out, rs_error *err);
 /* The key list of an explicit insert or delete, in request order. */

@@ -199,15 +199,17 @@ static int add_key(void *ud, const char *key, size_t len, uint32_t pos, const ch
 }
 
 json_t *view_keys(sim *s, const char *node, size_t node_len, const char *prefix,
-                  size_t prefix_len, int64_t offset, int64_t limit, rs_error *err)
+                  size_t prefix_len, sim_key_order order, bool desc, int64_t offset,
+                  int64_t limit, rs_error *err)
 {
     json_t *arr = json_array();
     int64_t total = 0;
     if (!arr)
         return nomem(err, NULL);
-    int rc = sim_keys_page(s, node, node_len, prefix, prefix_len, offset,
-                           limit < 0 ? INT64_MAX : limit, &total, add_key,
-                           &(key_list){s, arr}, err);
+    int rc = sim_keys_page_ordered(s, node, node_len, prefix, prefix_len,
+                                   order, desc, offset,
+                                   limit < 0 ? INT64_MAX : limit, &total, add_key,
+                                   &(key_list){s, arr}, err);
     if (rc == RINGSIM_ENOMEM)
         return nomem(err, arr);
     if (rc) {
@@ -223,7 +225,8 @@ json_t *view_density(sim *s, uint32_t bins, rs_error *err)
     int64_t *c = malloc(bins * sizeof *c);
     if (!c)
         return nomem(err, NULL);
-    if (sim_density(s, bins, c, err)) {
+    const char *by = NULL;
+    if (sim_density(s, bins, c, &by, err)) {
         free(c);
         return NULL;
     }
@@ -234,8 +237,8 @@ json_t *view_density(sim *s, uint32_t bins, rs_error *err)
         json_array_append_new(arr, json_integer(c[i]));
     }
     free(c);
-    json_t *o = arr ? json_pack("{s:I, s:I, s:o}", "bins", (json_int_t)bins, "total",
-                                (json_int_t)total, "counts", arr)
+    json_t *o = arr ? json_pack("{s:I, s:I, s:s, s:o}", "bins", (json_int_t)bins, "total",
+                                (json_int_t)total, "by", by, "counts", arr)
                     : NULL;
     return o ? o : nomem(err, NULL);
 }

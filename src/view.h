@@ -23,9 +23,11 @@ json_t *view_config(sim *s, rs_error *err);
 json_t *view_stats(sim *s, rs_error *err);
 json_t *view_lookup(sim *s, const char *key, size_t len, rs_error *err);
 json_t *view_key_get(sim *s, const char *key, size_t len, rs_error *err);
-/* {"total", "keys"}; limit < 0 means every key. */
+/* {"total", "keys"} in the order given (sim_keys_page_ordered); limit < 0
+ * means every key. */
 json_t *view_keys(sim *s, const char *node, size_t node_len, const char *prefix,
-                  size_t prefix_len, int64_t offset, int64_t limit, rs_error *err);
+                  size_t prefix_len, sim_key_order order, bool desc, int64_t offset,
+                  int64_t limit, rs_error *err);
 json_t *view_density(sim *s, uint32_t bins, rs_error *err);
 
 json_t *view_operation(const store_op *op);

@@ -346,6 +346,61 @@ async function redis(s) {
   check('redis: no replicas', bad.status === 400 && /no replicas/.test(bad.json.error.message));
 }
 
+// GET /api/keys?order= and the density by coordinate, recomputed here from
+// the keys' own positions and coordinates.
+async function ordersAndDensity(s) {
+  // No space or comma: ketama's server lists refuse them.
+  for (const n of ['a', 'c/%#?', 'd"<i>', 'é']) await s.post('/api/nodes', { name: n });
+  const names = ['zeta', 'Zeta', 'é', 'e', '日本', ' x ', 'a/b', '%41', '#1', '?q', '"quote"', '<b>'];
+  await s.post('/api/keys', { keys: names });
+  await s.post('/api/keys', { generate: { count: 400, prefix: 'k-' } });
+  const bytes = (a, b) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+  const page = async (order) => {
+    const out = [];
+    for (let offset = 0; ; offset += 150) {
+      const r = await s.ok(`/api/keys?order=${encodeURIComponent(order)}&limit=150&offset=${offset}`);
+      out.push(...r.keys);
+      if (r.keys.length < 150) return out;
+    }
+  };
+  const all = await page('position');
+  eq('order: position is the default order', (await s.allKeys()).keys.map((k) => k.key), all.map((k) => k.key));
+  const byKey = all.map((k) => k.key).sort(bytes);
+  eq('order=key: bytewise by key, across pages', (await page('key')).map((k) => k.key), byKey);
+  eq('order=-key: the reverse', (await page('-key')).map((k) => k.key), [...byKey].reverse());
+  const desc = await page('-position');
+  check('order=-position: positions never rise', desc.every((k, i) => i === 0 || desc[i - 1].position >= k.position));
+  eq('order=coordinate on the ring: the positions', (await page('coordinate')).map((k) => k.key), all.map((k) => k.key));
+  for (const bad of ['size', 'Key', '--key', '']) {
+    const r = await s.get('/api/keys?order=' + encodeURIComponent(bad));
+    check(`order=${bad || '(empty)'}: 400 with the error object`, r.status === 400 && r.json.error.code === 'invalid_parameter' && /order must be/.test(r.json.error.message), r.text);
+  }
+  const binsOf = (values, size, bins) => {
+    const c = new Array(bins).fill(0);
+    for (const v of values) c[Number((v * BigInt(bins)) / size)]++;
+    return c;
+  };
+  let d = await s.ok('/api/density?bins=16');
+  eq('density on the ring: by coordinate, the positions binned', [d.by, d.counts], ['coordinate', binsOf(all.map((k) => BigInt(k.position)), 1n << 32n, 16)]);
+  const spaces = { ketama: 1n << 32n, redis: 16384n, cassandra: 1n << 64n, maglev: 65537n };
+  for (const [alg, size] of Object.entries(spaces)) {
+    const r = await s.put('/api/config', { algorithm: alg });
+    eq(`${alg}: switch`, r.status, 200);
+    const keys = await page('coordinate');
+    // Cassandra's tokens are signed: the space starts at -2^63.
+    const coord = (k) => BigInt(k.coordinate) + (alg === 'cassandra' ? 1n << 63n : 0n);
+    const sorted = keys.every((k, i) => i === 0 || coord(keys[i - 1]) < coord(k) || (coord(keys[i - 1]) === coord(k) && bytes(keys[i - 1].key, k.key) < 0));
+    check(`${alg}: order=coordinate sorts by the coordinate, then key`, sorted && keys.length === all.length);
+    const rev = await page('-coordinate');
+    eq(`${alg}: order=-coordinate is the reverse`, rev.map((k) => k.key), keys.map((k) => k.key).reverse());
+    d = await s.ok('/api/density?bins=24');
+    eq(`${alg}: density by coordinate over the whole space`, [d.by, d.total, d.counts], ['coordinate', all.length, binsOf(keys.map(coord), size, 24)]);
+  }
+  await s.put('/api/config', { algorithm: 'jump' });
+  d = await s.ok('/api/density?bins=10');
+  eq('jump: no layout, so the density is by position', [d.by, d.counts], ['position', binsOf(all.map((k) => BigInt(k.position)), 1n << 32n, 10)]);
+}
+
 async function theory(s) {
   const t = await s.ok('/api/theory?nodes=50');
   eq('theory: nodes and ideal join share', [t.nodes, t.ideal_join_moved], [50, 1 / 51]);
@@ -373,6 +428,7 @@ async function main() {
   await withServer('v2 cassandra', cassandra);
   await withServer('v2 theory', theory);
   await withServer('v2 redis', redis);
+  await withServer('v2 orders and density', ordersAndDensity);
   setGroup('all');
   finish();
 }

@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <sqlite3.h>
+#include <unistd.h>
 
 #include "sim.h"
 
@@ -222,6 +224,7 @@ static void random_op(sim *s, const char *alg)
 }
 
 static int backs; /* steps made by undoing, over all rounds */
+static int lives; /* views made from a copy of the live database */
 
 static void one_history(uint64_t seed, const char *alg)
 {
@@ -254,6 +257,7 @@ static void one_history(uint64_t seed, const char *alg)
         assert_non_null(view);
         if (strcmp(h.how, "back") == 0)
             backs++;
+        lives += strcmp(h.how, "live") == 0;
         assert_int_equal(sim_at(s, at, &fresh, &err), 0);
         same_state(view, fresh);
         sim_close(fresh);
@@ -280,13 +284,15 @@ static void test_random_histories(void **state)
 {
     (void)state;
     static const char *const algs[] = {"ring", "jump", "redis"};
-    backs = 0;
+    backs = lives = 0;
     for (int a = 0; a < 3; a++)
         for (uint64_t i = 0; i < 8; i++)
             one_history(0x9E3779B97F4A7C15ull * (i + 1) + (uint64_t)a, algs[a]);
-    /* The undo path really ran (not only replays). */
-    fprintf(stderr, "test_history: %d backward steps by undo\n", backs);
+    /* The undo paths really ran (not only replays). */
+    fprintf(stderr, "test_history: %d backward steps by undo, %d from the live state\n",
+            backs, lives);
     assert_true(backs > 60);
+    assert_true(lives > 5);
 }
 
 /* Steps back over add_node, generate and delete are undos, not replays,
@@ -315,31 +321,39 @@ static void test_step_back_is_undo(void **state)
     assert_int_equal(sim_history_at(s, &h, last, &v, &err), 0);
     assert_ptr_equal(v, s);
     assert_string_equal(h.how, "now");
+    /* Cold: a copy of the live database, one operation undone. */
     assert_int_equal(sim_history_at(s, &h, last - 1, &v, &err), 0);
-    assert_string_equal(h.how, "replay");
+    assert_string_equal(h.how, "live");
     /* The insert with skipped keys cannot be undone by its keys: replay. */
     assert_int_equal(sim_history_at(s, &h, last - 2, &v, &err), 0);
     assert_string_equal(h.how, "replay");
     for (int64_t at = last - 3; at >= 0; at--) {
         at_now = at;
         assert_int_equal(sim_history_at(s, &h, at, &v, &err), 0);
-        assert_string_equal(h.how, "back");
+        /* Undone, but for the generate of 500 keys (replaying the two node
+         * adds before it costs less than deleting them) and the empty start
+         * (free). */
+        assert_string_equal(h.how, at == 2 || at == 0 ? "replay" : "back");
         sim *fresh;
         assert_int_equal(sim_at(s, at, &fresh, &err), 0);
         same_state(v, fresh);
         sim_close(fresh);
     }
-    assert_int_equal(sim_history_at(s, &h, last - 1, &v, &err), 0);
+    assert_int_equal(sim_history_at(s, &h, 2, &v, &err), 0);
     assert_string_equal(h.how, "forward");
+    /* Forward over the generate costs more than undoing one operation of
+     * a copy of the live state. */
+    assert_int_equal(sim_history_at(s, &h, last - 1, &v, &err), 0);
+    assert_string_equal(h.how, "live");
     assert_int_equal(sim_history_at(s, &h, last, &v, &err), 0);
     assert_string_equal(h.how, "now");
     sim_history_clear(&h);
     sim_close(s);
 }
 
-/* A long log: a view replayed at its end keeps the states before the last
- * few hundred topology changes only; stepping back past them takes the
- * nodes from a keyless replay of the log.  Strides of 60 reach the start. */
+/* A long log: the first view is a copy of the live state (which keeps no
+ * states before topology changes: undoing them takes the nodes from a
+ * keyless replay of the log).  Strides of 60 reach the start. */
 static void test_long_log(void **state)
 {
     (void)state;
@@ -365,21 +379,71 @@ static void test_long_log(void **state)
     assert_true(last > 300);
     sim_history h = {-1, NULL, NULL};
     sim *v;
-    int backs_here = 0;
+    int backs_here = 0, replays_here = 0;
     for (int64_t at = last - 1; at >= 0; at -= 60) {
         at_now = at;
         assert_int_equal(sim_history_at(s, &h, at, &v, &err), 0);
-        backs_here += strcmp(h.how, "back") == 0;
+        backs_here += strcmp(h.how, "back") == 0 || strcmp(h.how, "live") == 0;
+        replays_here += strcmp(h.how, "replay") == 0;
         sim *fresh;
         assert_int_equal(sim_at(s, at, &fresh, &err), 0);
         same_state(v, fresh);
         sim_close(fresh);
     }
-    /* Every stride but the last (over the inserts that skipped keys) is an
-     * undo, the one past the kept states included. */
-    assert_true(backs_here >= 6);
+    /* The first view is a copy of the live state; strides are undone while
+     * that costs less than a replay of the shorter log before them, and the
+     * last strides (over the inserts that skipped keys, and near the start)
+     * are replays. */
+    assert_true(backs_here >= 5);
+    assert_true(replays_here >= 1);
     sim_history_clear(&h);
     sim_close(s);
+}
+
+/* A log written before inserts recorded what they skipped (schema 2):
+ * the copy of the live state cannot undo such an insert, so a replay goes
+ * there; a view that replayed it counted, and steps back over it. */
+static void test_old_log_insert(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/ringsim-hist-XXXXXX", path[300];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/h.db", dir);
+    rs_error err;
+    sim *s = NULL;
+    int64_t op, ins, skip;
+    seed_now = 3;
+    assert_int_equal(sim_open(&s, path, &err), 0);
+    assert_int_equal(sim_add_node(s, "a", 1, 1, &op, &err), 0);
+    assert_int_equal(sim_add_node(s, "b", 1, 1, &op, &err), 0);
+    assert_int_equal(sim_generate_keys(s, "k", 1, 0, 300, &ins, &skip, &op, &err), 0);
+    assert_int_equal(sim_generate_keys(s, "m", 1, 0, 1, &ins, &skip, &op, &err), 0);
+    assert_int_equal(sim_add_node(s, "c", 1, 1, &op, &err), 0);
+    sim_close(s);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "UPDATE ops SET skipped = NULL", NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(db);
+    assert_int_equal(sim_open(&s, path, &err), 0);
+    sim_history h = {-1, NULL, NULL};
+    sim *v, *fresh;
+    assert_int_equal(sim_history_at(s, &h, 4, &v, &err), 0);
+    assert_string_equal(h.how, "live"); /* a node add undone */
+    assert_int_equal(sim_history_at(s, &h, 3, &v, &err), 0);
+    assert_string_equal(h.how, "replay"); /* the insert of m0 says nothing */
+    assert_int_equal(sim_history_at(s, &h, 4, &v, &err), 0);
+    assert_string_equal(h.how, "forward");
+    assert_int_equal(sim_history_at(s, &h, 3, &v, &err), 0);
+    assert_string_equal(h.how, "back"); /* the replay counted it */
+    assert_int_equal(sim_at(s, 3, &fresh, &err), 0);
+    same_state(v, fresh);
+    sim_close(fresh);
+    sim_history_clear(&h);
+    sim_close(s);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
 }
 
 int main(void)
@@ -388,6 +452,7 @@ int main(void)
         cmocka_unit_test(test_step_back_is_undo),
         cmocka_unit_test(test_random_histories),
         cmocka_unit_test(test_long_log),
+        cmocka_unit_test(test_old_log_insert),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -68,7 +68,7 @@ static void test_persistence(void **state)
     assert_int_equal(ins, 0); /* duplicate ignored */
     assert_int_equal(store_op_append(st, "add_node", "alpha", "{}", "{}", &op, &err), 0);
     assert_int_equal(op, 1);
-    assert_int_equal(store_op_finish(st, op, 0, "[]", "{}", 0, &err), 0);
+    assert_int_equal(store_op_finish(st, op, 0, "[]", "{}", 0, -1, &err), 0);
     assert_int_equal(store_commit(st, &err), 0);
     store_close(st);
 
@@ -195,18 +195,18 @@ static void test_moves_and_ranges(void **state)
     assert_int_equal(store_moves_page(st, op, 0, 1000, &total, count_move, &moves, &err), 0);
     assert_int_equal(total, 11);
     assert_int_equal(moves, 11);
-    store_key_query q = {2, true, NULL, 0, 0, 1000, -1};
+    store_key_query q = {2, true, NULL, 0, 0, 1000, -1, STORE_ORDER_POSITION, false};
     int n = 0;
     assert_int_equal(store_keys_page(st, &q, &total, count_key, &n, &err), 0);
     assert_int_equal(total, 11);
     assert_int_equal(n, 11);
-    q = (store_key_query){0, false, "k1", 2, 0, 5, -1};
+    q = (store_key_query){0, false, "k1", 2, 0, 5, -1, STORE_ORDER_POSITION, false};
     n = 0;
     assert_int_equal(store_keys_page(st, &q, &total, count_key, &n, &err), 0);
     assert_int_equal(total, 11); /* k1, k10..k19 */
     assert_int_equal(n, 5);
     int64_t counts[4];
-    assert_int_equal(store_keys_density(st, 4, counts, &err), 0);
+    assert_int_equal(store_keys_density(st, false, 0, 4, counts, &err), 0);
     assert_int_equal(counts[0], 100); /* all positions are below 2^30 */
     store_close(st);
 }
@@ -243,7 +243,7 @@ static void test_long_prefix_is_bounded(void **state)
         int expect = 0;
         for (int i = 0; i < NK; i++)
             expect += lens[i] >= plens[p] && memcmp(keys[i], big, plens[p]) == 0;
-        store_key_query q = {0, false, big, plens[p], 0, 10, -1};
+        store_key_query q = {0, false, big, plens[p], 0, 10, -1, STORE_ORDER_POSITION, false};
         int64_t total = -1;
         int n = 0;
         assert_int_equal(store_keys_page(st, &q, &total, count_key, &n, &err), 0);
@@ -253,7 +253,7 @@ static void test_long_prefix_is_bounded(void **state)
     }
     /* All-0xFF prefixes have no upper bound. */
     memset(big, 0xFF, 4096);
-    store_key_query q = {0, false, big, 4096, 0, 10, -1};
+    store_key_query q = {0, false, big, 4096, 0, 10, -1, STORE_ORDER_POSITION, false};
     int64_t total = -1;
     int n = 0;
     assert_int_equal(store_keys_page(st, &q, &total, count_key, &n, &err), 0);

@@ -97,8 +97,8 @@ export const api = {
   ring: (at) => request('GET', withQuery('/api/ring', { at })),
   stats: (at) => request('GET', withQuery('/api/stats', { at })),
   density: (bins, at) => request('GET', withQuery('/api/density', { bins, at })),
-  keys: ({ node, prefix, offset, limit, at } = {}) =>
-    request('GET', withQuery('/api/keys', { node, prefix, offset, limit, at })),
+  keys: ({ node, prefix, order, offset, limit, at } = {}) =>
+    request('GET', withQuery('/api/keys', { node, prefix, order, offset, limit, at })),
   insertKey: (key) => request('POST', '/api/keys', { key }),
   insertKeys: (keys) => request('POST', '/api/keys', { keys }),
   generateKeys: (count, prefix, start) => {

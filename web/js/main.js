@@ -44,7 +44,7 @@ const state = {
   live: { keys: 0 },
   // What the views show now; view.at is undefined until the first load.
   view: { at: undefined, config: null, nodes: [], ring: null, stats: null, space: null },
-  keysQuery: { prefix: '', node: '', offset: 0, limit: KEYS_PAGE },
+  keysQuery: { prefix: '', node: '', order: '', offset: 0, limit: KEYS_PAGE },
   explainedId: 0,
   nodeOrder: new Map(), // node name -> colour number
   generation: 0,
@@ -115,6 +115,11 @@ const nodesTable = new NodesTable({
 const keysTable = new KeysTable({
   onPick: (key) => pickKey(key),
   onRemove: (key, button) => mutate(button, 'key-error', null, () => api.deleteKey(key)),
+  onOrder: (order) => {
+    state.keysQuery.order = order;
+    state.keysQuery.offset = 0;
+    loadKeysPage();
+  },
 });
 
 const placement = new PlacementForm({
@@ -306,10 +311,10 @@ async function renderView(ringKeys, keysPage, generation) {
 async function fetchKeysPage(at) {
   const q = state.keysQuery;
   try {
-    let data = await api.keys({ prefix: q.prefix, node: q.node, offset: q.offset, limit: q.limit, at });
+    let data = await api.keys({ prefix: q.prefix, node: q.node, order: q.order, offset: q.offset, limit: q.limit, at });
     if (data.keys.length === 0 && q.offset > 0 && data.total > 0) {
       q.offset = Math.max(0, Math.floor((data.total - 1) / q.limit) * q.limit);
-      data = await api.keys({ prefix: q.prefix, node: q.node, offset: q.offset, limit: q.limit, at });
+      data = await api.keys({ prefix: q.prefix, node: q.node, order: q.order, offset: q.offset, limit: q.limit, at });
     }
     return data;
   } catch (err) {

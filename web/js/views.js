@@ -160,12 +160,16 @@ export class NodesTable {
 
 // ---- keys table -------------------------------------------------------------
 
+/** Columns the server sorts every key by (GET /api/keys?order=). */
+const SERVER_ORDERS = { key: 'key', coordinate: 'coordinate' };
+
 /**
- * One server page of keys. The server pages keys in its own order; the
- * column buttons sort the page on show (the note says so).
+ * One server page of keys. Key and Coordinate sort all keys on the server
+ * (onOrder asks for page 1 in that order); Owner sorts the page on show
+ * (the note says so).
  */
 export class KeysTable {
-  constructor({ onPick, onRemove }) {
+  constructor({ onPick, onRemove, onOrder }) {
     this.onPick = onPick;
     this.onRemove = onRemove;
     this.sort = { key: null, dir: 1 };
@@ -174,7 +178,11 @@ export class KeysTable {
     this.dark = false;
     this.readOnly = false;
     this.replicas = 1;
-    sortButtons('keys-table', () => this.sort, (s) => { this.sort = s; this.render(); });
+    sortButtons('keys-table', () => this.sort, (s) => {
+      this.sort = s;
+      const server = SERVER_ORDERS[s.key];
+      onOrder(server ? `${s.dir < 0 ? '-' : ''}${server}` : '');
+    });
   }
 
   set(data, query, { dark, readOnly, replicas }) {
@@ -194,12 +202,13 @@ export class KeysTable {
     const showReplicas = this.replicas > 1;
     document.querySelector('#keys-table th[data-col="replicas"]').hidden = !showReplicas;
     let keys = data.keys;
-    if (this.sort.key) {
+    const local = this.sort.key && !SERVER_ORDERS[this.sort.key];
+    if (local) {
       const { key, dir } = this.sort;
       keys = [...keys].sort((a, b) => (compareValues(a[key], b[key]) || compareValues(a.key, b.key)) * dir);
     }
-    $('keys-sort-note').hidden = !this.sort.key || data.total <= keys.length;
-    $('keys-sort-note').textContent = 'Sorted within this page; pages follow the server’s order (by position, then key).';
+    $('keys-sort-note').hidden = !local || data.total <= keys.length;
+    $('keys-sort-note').textContent = 'Sorted by owner within this page; pages follow the server’s order (by position, then key). Key and Coordinate sort every key.';
     const rows = keys.map((k) => {
       const remove = el('button', {
         type: 'button', className: 'ghost row-remove mutating', 'aria-label': `Remove key ${k.key}`, title: `Remove key ${k.key}`,
