@@ -98,10 +98,10 @@ static const route routes[] = {
     {"operations", API_GET, API_LOOP},   {"operations/x", API_GET, API_LOOP},
     {"events", API_GET, API_EVENTS},     {"reset", API_POST, API_WORKER},
     {"revert", API_POST, API_WORKER},    {"cancel", API_POST, API_CANCEL},
-    {"preview", API_POST, API_WORKER},   {"compare", API_GET, API_WORKER},
+    {"preview", API_POST, API_WORKER},   {"compare", API_GET, API_READER},
     {"scenarios", API_GET, API_LOOP},    {"scenarios/x", API_GET, API_LOOP},
-    {"scenarios/x", API_POST, API_WORKER}, {"export/x", API_GET, API_WORKER},
-    {"theory", API_GET, API_WORKER},
+    {"scenarios/x", API_POST, API_WORKER}, {"export/x", API_GET, API_READER},
+    {"theory", API_GET, API_READER},
 };
 
 static bool path_matches(const api_request *r, const char *path)
@@ -124,9 +124,9 @@ int api_classify(const api_request *r, api_place *where, rs_error *err)
         known = true;
         if (routes[i].method == m) {
             *where = routes[i].where;
-            /* Time travel replays the log: not on the event loop. */
+            /* Time travel may replay the log: not on the event loop. */
             if (*where == API_LOOP && param(r, "at") && !seg_is(r, 0, "operations"))
-                *where = API_WORKER;
+                *where = API_READER;
             return 0;
         }
     }

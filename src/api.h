@@ -41,7 +41,9 @@ typedef struct api_request {
 /* Where a request must run. */
 typedef enum {
     API_LOOP,   /* fast read: on the event loop */
-    API_WORKER, /* operation or time travel: on the worker, in order */
+    API_WORKER, /* operation (or preview): on the operations worker, in order */
+    API_READER, /* long read (time travel, compare, theory, export): on the
+                 * reading worker, beside the operations, never holding them up */
     API_EVENTS, /* the SSE stream: http.c handles it */
     API_CANCEL, /* POST /api/cancel: http.c stops the worker's operation */
 } api_place;

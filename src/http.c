@@ -1,14 +1,17 @@
 /*
  * http.c - `ringsim serve`: HTTP/1.1 on libevent bufferevents, one event
- * loop and one worker thread.
+ * loop and two worker threads.
  *
  * Reads (the fast API answers, static files, the SSE stream) run on the
- * loop.  Operations and time travel run in order on one worker thread with
- * its own database connection, so that generating a million keys neither
- * blocks the page nor the other readers (SQLite's WAL lets the loop keep
- * reading the last committed state meanwhile).  The worker hands results
- * back through event_active(); progress of long operations goes out as SSE
- * `progress` events.
+ * loop.  Operations run in order on the operations worker, with its own
+ * database connection, so that generating a million keys neither blocks
+ * the page nor the other readers (SQLite's WAL lets the loop keep reading
+ * the last committed state meanwhile).  Long reads -- time travel, compare,
+ * theory, the scenario export -- run in order on the reading worker, with a
+ * third connection and the cached view of the past: a replay of a long log
+ * never holds up an operation, nor an operation a look at the past.  The
+ * workers hand results back through event_active(); progress of long
+ * operations and replays goes out as SSE `progress` events.
  *
  * Committed operations -- the worker's and those of other processes on the
  * same file (the CLI) -- are noticed with PRAGMA data_version, polled every
@@ -135,10 +138,28 @@ struct job {
     api_answer a;
 };
 
+/* A worker thread: its own connection, queue and progress. */
+enum { W_OPS, W_READ, W_COUNT };
+typedef struct worker {
+    server *sv;
+    pthread_t thread;
+    bool started;
+    sim *sim;
+    pthread_cond_t cv;
+    job *queue, **queue_tail;
+    _Atomic uint64_t running; /* seq of the job being run, 0 = none */
+    api_cache cache;          /* the view of the past (the reading worker's) */
+    /* progress: written by the worker under mu, sent by the loop when dirty */
+    char p_what[32];
+    uint64_t p_done, p_total;
+    bool p_dirty;
+    struct timespec p_last; /* the worker's own */
+} worker;
+
 struct server {
     struct event_base *base;
     struct evconnlistener *lev;
-    sim *loop_sim, *worker_sim;
+    sim *loop_sim;
     http_conf conf;
     char token[HTTP_MAX_TOKEN + 1];
     char web_root[PATH_MAX]; /* "" = the embedded copy */
@@ -155,20 +176,13 @@ struct server {
     bool read_logged;
     time_t date_t;
     char date[40];
-    /* the worker */
-    pthread_t thread;
+    /* the workers (W_OPS, W_READ) and what they share, under mu */
+    worker w[W_COUNT];
     pthread_mutex_t mu;
-    pthread_cond_t cv;
-    job *queue, **queue_tail, *done;
+    job *done;
     bool stop;
     uint64_t seq;
-    _Atomic uint64_t running; /* seq of the job being run, 0 = none */
-    _Atomic uint64_t cancel;  /* seq of a job asked to stop; UINT64_MAX = all */
-    api_cache cache;
-    /* progress, written by the worker under mu */
-    char p_what[32];
-    uint64_t p_done, p_total;
-    struct timespec p_last;
+    _Atomic uint64_t cancel; /* seq of a job asked to stop; UINT64_MAX = all */
 };
 
 static void conn_close(conn *c);
@@ -688,73 +702,85 @@ static void on_progress(evutil_socket_t fd, short what, void *arg)
     (void)fd;
     (void)what;
     server *sv = arg;
-    pthread_mutex_lock(&sv->mu);
-    json_t *j = json_pack("{s:s, s:I, s:I}", "type", sv->p_what, "done",
-                          (json_int_t)sv->p_done, "total", (json_int_t)sv->p_total);
-    pthread_mutex_unlock(&sv->mu);
-    char *t = j ? json_dumps(j, JSON_COMPACT) : NULL;
-    json_decref(j);
-    char *msg;
-    int n = t ? asprintf(&msg, "event: progress\ndata: %s\n\n", t) : -1;
-    free(t);
-    if (n < 0)
-        return;
-    for (conn *c = sv->conns; c; c = c->next)
-        if (c->state == C_EVENTS)
-            send_chunk(c, msg, (size_t)n);
-    free(msg);
+    for (int i = 0; i < W_COUNT; i++) {
+        worker *w = &sv->w[i];
+        pthread_mutex_lock(&sv->mu);
+        json_t *j = w->p_dirty ? json_pack("{s:s, s:I, s:I}", "type", w->p_what, "done",
+                                           (json_int_t)w->p_done, "total",
+                                           (json_int_t)w->p_total)
+                               : NULL;
+        w->p_dirty = false;
+        pthread_mutex_unlock(&sv->mu);
+        char *t = j ? json_dumps(j, JSON_COMPACT) : NULL;
+        json_decref(j);
+        char *msg;
+        int n = t ? asprintf(&msg, "event: progress\ndata: %s\n\n", t) : -1;
+        free(t);
+        if (n < 0)
+            continue;
+        for (conn *c = sv->conns; c; c = c->next)
+            if (c->state == C_EVENTS)
+                send_chunk(c, msg, (size_t)n);
+        free(msg);
+    }
     sse_prune(sv);
 }
 
-/* ---- the worker ---- */
+/* ---- the workers ---- */
 
-/* Progress of a long operation; nonzero asks the engine to cancel it (it
- * then fails with RINGSIM_ECANCELED, rolled back whole).  The engine also
- * calls it between counted steps to ask whether to go on: cheap. */
+/* Progress of a long operation or replay; nonzero asks the engine to
+ * cancel it (it then fails with RINGSIM_ECANCELED, rolled back whole).  The
+ * engine also calls it between counted steps to ask whether to go on:
+ * cheap. */
 static int worker_progress(void *ud, const char *what, uint64_t done, uint64_t total)
 {
-    server *sv = ud;
+    worker *w = ud;
+    server *sv = w->sv;
     uint64_t cancel = atomic_load(&sv->cancel);
-    if (cancel == UINT64_MAX || (cancel && cancel == atomic_load(&sv->running)))
+    if (cancel == UINT64_MAX || (cancel && cancel == atomic_load(&w->running)))
         return 1;
     /* At most ten progress events a second, and the last one once.  p_last
-     * is the worker's own; the loop reads the rest under mu. */
+     * is the worker's own; the rest is read by the loop under mu. */
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
-    double dt = (double)(now.tv_sec - sv->p_last.tv_sec) +
-                (double)(now.tv_nsec - sv->p_last.tv_nsec) / 1e9;
-    bool last = done >= total && !(sv->p_done == done && sv->p_total == total &&
-                                   strncmp(sv->p_what, what, sizeof sv->p_what - 1) == 0);
+    double dt = (double)(now.tv_sec - w->p_last.tv_sec) +
+                (double)(now.tv_nsec - w->p_last.tv_nsec) / 1e9;
+    pthread_mutex_lock(&sv->mu);
+    bool last = done >= total && !(w->p_done == done && w->p_total == total &&
+                                   strncmp(w->p_what, what, sizeof w->p_what - 1) == 0);
+    if (dt >= 0.1 || last) {
+        snprintf(w->p_what, sizeof w->p_what, "%s", what);
+        w->p_done = done;
+        w->p_total = total;
+        w->p_dirty = true;
+    }
+    pthread_mutex_unlock(&sv->mu);
     if (dt < 0.1 && !last)
         return 0;
-    pthread_mutex_lock(&sv->mu);
-    snprintf(sv->p_what, sizeof sv->p_what, "%s", what);
-    sv->p_done = done;
-    sv->p_total = total;
-    pthread_mutex_unlock(&sv->mu);
-    sv->p_last = now;
+    w->p_last = now;
     event_active(sv->progress_ev, EV_READ, 0);
     return 0;
 }
 
 static void *worker_main(void *arg)
 {
-    server *sv = arg;
+    worker *w = arg;
+    server *sv = w->sv;
     pthread_mutex_lock(&sv->mu);
     for (;;) {
-        while (!sv->queue && !sv->stop)
-            pthread_cond_wait(&sv->cv, &sv->mu);
+        while (!w->queue && !sv->stop)
+            pthread_cond_wait(&w->cv, &sv->mu);
         if (sv->stop)
             break;
-        job *j = sv->queue;
-        sv->queue = j->next;
-        if (!sv->queue)
-            sv->queue_tail = &sv->queue;
-        atomic_store(&sv->running, j->seq);
+        job *j = w->queue;
+        w->queue = j->next;
+        if (!w->queue)
+            w->queue_tail = &w->queue;
+        atomic_store(&w->running, j->seq);
         pthread_mutex_unlock(&sv->mu);
-        api_respond(sv->worker_sim, &sv->cache, &j->r, &j->a);
+        api_respond(w->sim, &w->cache, &j->r, &j->a);
         pthread_mutex_lock(&sv->mu);
-        atomic_store(&sv->running, 0);
+        atomic_store(&w->running, 0);
         j->next = sv->done;
         sv->done = j;
         event_active(sv->done_ev, EV_READ, 0);
@@ -812,7 +838,7 @@ static void on_done(evutil_socket_t fd, short what, void *arg)
     maybe_stopped(sv);
 }
 
-static void enqueue(conn *c, api_request *r)
+static void enqueue(conn *c, worker *w, api_request *r)
 {
     server *sv = c->sv;
     job *j = calloc(1, sizeof *j);
@@ -829,18 +855,19 @@ static void enqueue(conn *c, api_request *r)
     c->state = C_BUSY;
     pthread_mutex_lock(&sv->mu);
     j->seq = ++sv->seq;
-    *sv->queue_tail = j;
-    sv->queue_tail = &j->next;
-    pthread_cond_signal(&sv->cv);
+    *w->queue_tail = j;
+    w->queue_tail = &j->next;
+    pthread_cond_signal(&w->cv);
     pthread_mutex_unlock(&sv->mu);
 }
 
 /* POST /api/cancel: ask the running operation to stop.  Its own request
- * then answers (503 cancelled, when the engine stopped it). */
+ * then answers (503 cancelled, when the engine stopped it).  Reads are not
+ * operations: they run on. */
 static void cancel_running(conn *c)
 {
     server *sv = c->sv;
-    uint64_t r = atomic_load(&sv->running); /* only the loop writes cancel */
+    uint64_t r = atomic_load(&sv->w[W_OPS].running); /* only the loop writes cancel */
     if (r && atomic_load(&sv->cancel) != UINT64_MAX)
         atomic_store(&sv->cancel, r);
     json_t *b = json_pack("{s:b}", "cancelled", r != 0);
@@ -925,11 +952,11 @@ static void complete(conn *c)
         events_start(c);
     } else if (req.where == API_CANCEL) {
         cancel_running(c);
-    } else if (req.where == API_WORKER && sv->stopping) {
+    } else if ((req.where == API_WORKER || req.where == API_READER) && sv->stopping) {
         answer_error(c, RINGSIM_EUNAVAILABLE, "the server is stopping");
         finish(c);
-    } else if (req.where == API_WORKER) {
-        enqueue(c, &req.api);
+    } else if (req.where == API_WORKER || req.where == API_READER) {
+        enqueue(c, &sv->w[req.where == API_WORKER ? W_OPS : W_READ], &req.api);
     } else {
         api_answer a;
         api_cache none = {-1, NULL}; /* the loop never travels in time */
@@ -1066,7 +1093,9 @@ static void maybe_stopped(server *sv)
         if (c->job || c->state == C_CLOSE || c->state == C_BUSY)
             return; /* an answer still to make or to write */
     pthread_mutex_lock(&sv->mu);
-    bool idle = !sv->queue && !sv->done && !atomic_load(&sv->running);
+    bool idle = !sv->done;
+    for (int i = 0; i < W_COUNT; i++)
+        idle = idle && !sv->w[i].queue && !atomic_load(&sv->w[i].running);
     pthread_mutex_unlock(&sv->mu);
     if (idle)
         event_base_loopexit(sv->base, NULL);
@@ -1080,15 +1109,18 @@ static void begin_stop(server *sv)
         sv->lev = NULL;
     }
     atomic_store(&sv->cancel, UINT64_MAX);
-    pthread_mutex_lock(&sv->mu);
-    job *q = sv->queue; /* not started: answered at once */
-    sv->queue = NULL;
-    sv->queue_tail = &sv->queue;
-    pthread_mutex_unlock(&sv->mu);
-    while (q) {
-        job *j = q;
-        q = j->next;
-        job_answer(j, RINGSIM_EUNAVAILABLE, "the server is stopping");
+    for (int i = 0; i < W_COUNT; i++) {
+        worker *w = &sv->w[i];
+        pthread_mutex_lock(&sv->mu);
+        job *q = w->queue; /* not started: answered at once */
+        w->queue = NULL;
+        w->queue_tail = &w->queue;
+        pthread_mutex_unlock(&sv->mu);
+        while (q) {
+            job *j = q;
+            q = j->next;
+            job_answer(j, RINGSIM_EUNAVAILABLE, "the server is stopping");
+        }
     }
     for (conn *c = sv->conns, *n; c; c = n) {
         n = c->next;
@@ -1270,11 +1302,13 @@ int api_serve(const serve_options *o)
     memset(&sv, 0, sizeof sv);
     const char *host = o->host ? o->host : "127.0.0.1";
     sv.conf.host = host;
-    sv.queue_tail = &sv.queue;
-    sv.cache.at = -1;
+    for (int i = 0; i < W_COUNT; i++) {
+        sv.w[i].sv = &sv;
+        sv.w[i].queue_tail = &sv.w[i].queue;
+        sv.w[i].cache.at = -1;
+    }
     rs_error err = {0, ""};
     int rc = 1;
-    bool thread = false;
     bool beyond = false;
     set_limits(&sv.lim, o, &beyond);
     if (o->token && !token_valid(o->token)) {
@@ -1295,15 +1329,18 @@ int api_serve(const serve_options *o)
     }
     evthread_use_pthreads();
     pthread_mutex_init(&sv.mu, NULL);
-    pthread_cond_init(&sv.cv, NULL);
-    if (sim_open(&sv.loop_sim, o->db, &err) || sim_open(&sv.worker_sim, o->db, &err)) {
+    for (int i = 0; i < W_COUNT; i++)
+        pthread_cond_init(&sv.w[i].cv, NULL);
+    if (sim_open(&sv.loop_sim, o->db, &err) || sim_open(&sv.w[W_OPS].sim, o->db, &err) ||
+        sim_open(&sv.w[W_READ].sim, o->db, &err)) {
         fprintf(stderr, "ringsim: %s\n", err.msg);
         goto out;
     }
     if (sim_read_only(sv.loop_sim))
         fprintf(stderr, "ringsim: database %s is read-only: %s; serving it read-only\n", o->db,
                 sim_read_only(sv.loop_sim));
-    sim_set_progress(sv.worker_sim, worker_progress, &sv);
+    for (int i = 0; i < W_COUNT; i++)
+        sim_set_progress(sv.w[i].sim, worker_progress, &sv.w[i]);
     sv.broadcast = sim_last_op(sv.loop_sim);
     sv.base = event_base_new();
     if (!sv.base) {
@@ -1343,11 +1380,13 @@ int api_serve(const serve_options *o)
         fprintf(stderr, "ringsim: cannot set up events\n");
         goto out;
     }
-    if (pthread_create(&sv.thread, NULL, worker_main, &sv)) {
-        fprintf(stderr, "ringsim: cannot start the worker thread\n");
-        goto out;
+    for (int i = 0; i < W_COUNT; i++) {
+        if (pthread_create(&sv.w[i].thread, NULL, worker_main, &sv.w[i])) {
+            fprintf(stderr, "ringsim: cannot start the worker threads\n");
+            goto out;
+        }
+        sv.w[i].started = true;
     }
-    thread = true;
     char hbuf[300];
     snprintf(hbuf, sizeof hbuf, strchr(host, ':') ? "[%s]" : "%s", host);
     printf("ringsim: serving http://%s:%d/%s%s (database %s%s%s)\n", hbuf, sv.conf.port,
@@ -1359,26 +1398,28 @@ int api_serve(const serve_options *o)
     event_base_dispatch(sv.base);
     rc = 0;
 out:
-    if (thread) {
-        pthread_mutex_lock(&sv.mu);
-        sv.stop = true;
-        pthread_cond_signal(&sv.cv);
-        pthread_mutex_unlock(&sv.mu);
+    pthread_mutex_lock(&sv.mu);
+    sv.stop = true;
+    for (int i = 0; i < W_COUNT; i++)
+        pthread_cond_signal(&sv.w[i].cv);
+    pthread_mutex_unlock(&sv.mu);
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += sv.stopping ? 1 : sv.lim.stop_grace_ms / 1000 + 1;
+    for (int i = 0; i < W_COUNT; i++)
         /* A running operation was asked to cancel; one that does not stop
          * within the grace period is left to SQLite, which rolls back
          * whatever was not committed. */
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_sec += sv.stopping ? 1 : sv.lim.stop_grace_ms / 1000 + 1;
-        if (pthread_timedjoin_np(sv.thread, NULL, &until)) {
-            fprintf(stderr, "ringsim: the running operation did not stop in time; exiting "
-                            "without it (it is not committed)\n");
+        if (sv.w[i].started && pthread_timedjoin_np(sv.w[i].thread, NULL, &until)) {
+            fprintf(stderr, "ringsim: the running %s did not stop in time; exiting "
+                            "without it (it is not committed)\n",
+                    i == W_OPS ? "operation" : "read");
             fflush(NULL);
             _exit(1);
         }
-    }
-    /* Jobs the worker finished or never started: nobody is left to answer. */
-    for (job *lists[2] = {sv.done, sv.queue}, **l = lists; l < lists + 2; l++)
+    /* Jobs the workers finished or never started: nobody is left to answer. */
+    for (job *lists[3] = {sv.done, sv.w[W_OPS].queue, sv.w[W_READ].queue}, **l = lists;
+         l < lists + 3; l++)
         while (*l) {
             job *j = *l;
             *l = j->next;
@@ -1399,11 +1440,13 @@ out:
             event_free(evs[i]);
     if (sv.base)
         event_base_free(sv.base);
-    api_cache_clear(&sv.cache);
-    sim_close(sv.worker_sim);
+    for (int i = 0; i < W_COUNT; i++) {
+        api_cache_clear(&sv.w[i].cache);
+        sim_close(sv.w[i].sim);
+        pthread_cond_destroy(&sv.w[i].cv);
+    }
     sim_close(sv.loop_sim);
     pthread_mutex_destroy(&sv.mu);
-    pthread_cond_destroy(&sv.cv);
     libevent_global_shutdown();
     return rc;
 }

@@ -401,6 +401,26 @@ async function ordersAndDensity(s) {
   eq('jump: no layout, so the density is by position', [d.by, d.counts], ['position', binsOf(all.map((k) => BigInt(k.position)), 1n << 32n, 10)]);
 }
 
+// A look at the past that needs a long replay runs on the reading worker:
+// an operation sent meanwhile is answered first, and the replay's answer
+// is still the state it asked for.
+async function readsBesideOperations(s) {
+  await s.post('/api/nodes', { name: 'a' });
+  await s.post('/api/keys', { generate: { count: 200000 } });
+  const target = (await s.post('/api/nodes', { name: 'b' })).json.operation.id;
+  // A revert in between: the state after `target` can only be replayed.
+  await s.post('/api/revert', { to: target - 1 });
+  const order = [];
+  const past = s.get(`/api/stats?at=${target}`).then((r) => { order.push('past'); return r; });
+  await new Promise((done) => setTimeout(done, 30));
+  const add = await s.post('/api/nodes', { name: 'c' });
+  order.push('add');
+  const r = await past;
+  eq('reads beside operations: the add is answered while the replay runs', order, ['add', 'past']);
+  eq('reads beside operations: the add went through', add.status, 201);
+  eq('reads beside operations: the past is as it was (2 nodes, 200,000 keys)', [r.status, r.json.nodes, r.json.keys], [200, 2, 200000]);
+}
+
 async function theory(s) {
   const t = await s.ok('/api/theory?nodes=50');
   eq('theory: nodes and ideal join share', [t.nodes, t.ideal_join_moved], [50, 1 / 51]);
@@ -429,6 +449,7 @@ async function main() {
   await withServer('v2 theory', theory);
   await withServer('v2 redis', redis);
   await withServer('v2 orders and density', ordersAndDensity);
+  await withServer('v2 reads beside operations', readsBesideOperations);
   setGroup('all');
   finish();
 }
