@@ -153,7 +153,7 @@ static int replace_one(void *ud, const store_key *k)
             return rs_fail(r->err, RINGSIM_ENOMEM, "out of memory");
         r->cap = cap;
     }
-    if (sim__kl_add(&r->changed, k->key, k->len, 0, to))
+    if (sim__kl_add(&r->changed, k->key, k->len, k->pos, to))
         return rs_fail(r->err, RINGSIM_ENOMEM, "out of memory");
     r->coords[n] = coord;
     r->has_coord[n] = store_coord;
@@ -174,7 +174,7 @@ static int diff_keys(opctx *c, const state *old, bool only_leavers, rs_error *er
     int rc = store_keys_each(c->s->st, 1, replace_one, &r, err);
     for (size_t i = 0; !rc && i < r.changed.n; i++) {
         const klent *e = &r.changed.v[i];
-        store_key k = {r.changed.buf + e->off, e->len, 0, e->node, r.has_coord[i],
+        store_key k = {r.changed.buf + e->off, e->len, e->pos, e->node, r.has_coord[i],
                        r.coords[i]};
         rc = store_key_set(c->s->st, &k, err);
         if (rc || e->node == r.from[i])
@@ -186,6 +186,8 @@ static int diff_keys(opctx *c, const state *old, bool only_leavers, rs_error *er
         sim__count_owner(&c->next, e->node, 1);
         if (!rc && sim__tally(c, r.from[i], fn, e->node, tn, 1))
             rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        if (!rc && i % PROGRESS_EVERY == PROGRESS_EVERY - 1)
+            rc = sim__poll(c->s, err);
     }
     sim__kl_free(&r.changed);
     free(r.coords);

@@ -58,7 +58,9 @@ static const char *const sql[Q_COUNT] = {
                      "SELECT ?1, ?2 + row_number() OVER (ORDER BY coord, key), key, ?3, ?4 "
                      "FROM keys WHERE coord BETWEEN ?5 AND ?6 AND node IS ?7",
     [Q_MOVE_UPD_C] = "UPDATE keys SET node = ?1 WHERE coord BETWEEN ?2 AND ?3 AND node IS ?4",
-    [Q_KEY_SET] = "UPDATE keys SET node = ?2, coord = ?3 WHERE key = ?1",
+    /* By the primary key: a pass in position order touches the table in
+     * order and never the key index. */
+    [Q_KEY_SET] = "UPDATE keys SET node = ?2, coord = ?3 WHERE pos = ?4 AND key = ?1",
     [Q_MOVE_ADD] = "INSERT INTO moves(op, seq, key, src, dst) VALUES(?1, ?2, ?3, ?4, ?5)",
     [Q_KEYS_BY_KEY] = "SELECT key, pos, node, coord FROM keys ORDER BY key",
     [Q_KEYS_BY_POS] = "SELECT key, pos, node, coord FROM keys ORDER BY pos, key",
@@ -851,6 +853,7 @@ int store_key_set(store *st, const store_key *k, rs_error *err)
         sqlite3_bind_text(s, 1, k->key, (int)k->len, SQLITE_STATIC);
         bind_node(s, 2, k->node);
         bind_coord(s, 3, k->has_coord, k->coord);
+        sqlite3_bind_int64(s, 4, k->pos);
     }
     return run(st, s, err, "moving a key");
 }

@@ -98,7 +98,7 @@ typedef int (*store_key_fn)(void *ud, const store_key *k);
 
 /* *inserted = 1, or 0 when the key exists (nothing changes). */
 int store_key_insert(store *st, const store_key *k, int *inserted, rs_error *err);
-/* Set the node and coordinate of the key k->key. */
+/* Set the node and coordinate of the key k->key at position k->pos. */
 int store_key_set(store *st, const store_key *k, rs_error *err);
 /* Record one move of operation op. */
 int store_move_add(store *st, int64_t op, int64_t seq, const char *key, size_t len,
