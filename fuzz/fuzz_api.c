@@ -60,7 +60,7 @@ static char *take_str(const uint8_t **p, size_t *n, size_t *len)
 }
 
 static sim *s;
-static api_cache cache = {-1, NULL};
+static api_cache cache = API_CACHE_INIT;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

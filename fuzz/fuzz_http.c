@@ -28,7 +28,7 @@
 #include "http_parse.h"
 
 static sim *s;
-static api_cache cache = {-1, NULL};
+static api_cache cache = API_CACHE_INIT;
 
 static void need(int cond, const char *what)
 {

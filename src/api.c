@@ -61,9 +61,7 @@ void api_request_clear(api_request *r)
 
 void api_cache_clear(api_cache *c)
 {
-    sim_close(c->snap);
-    c->snap = NULL;
-    c->at = -1;
+    sim_history_clear(&c->h);
 }
 
 static bool seg_is(const api_request *r, int i, const char *s)
@@ -716,12 +714,8 @@ void api_respond(sim *s, api_cache *cache, const api_request *r, api_answer *a)
         int64_t id;
         rc = int_param(r, "at", 0, INT64_MAX, 0, &id, &err);
         /* The engine keeps the view of the past and chooses how to move it. */
-        if (!rc) {
-            sim_history h = {cache->at, cache->snap, NULL};
-            rc = sim_history_at(s, &h, id, &target, &err);
-            cache->at = h.at;
-            cache->snap = h.view;
-        }
+        if (!rc)
+            rc = sim_history_at(s, &cache->h, id, &target, &err);
     }
     if (!rc)
         rc = dispatch(target, r, &out, a, &err);

@@ -52,11 +52,12 @@ typedef enum {
  * negative code).  Cannot fail otherwise. */
 int api_classify(const api_request *r, api_place *where, rs_error *err);
 
-/* Snapshot cache for ?at= (one per thread that answers time travel). */
+/* The engine's view of the past for ?at= (one per thread that answers time
+ * travel), with its checkpoints.  Start with API_CACHE_INIT. */
 typedef struct api_cache {
-    int64_t at;
-    sim *snap;
+    sim_history h;
 } api_cache;
+#define API_CACHE_INIT {.h = SIM_HISTORY_INIT}
 void api_cache_clear(api_cache *c);
 
 /* An answer: JSON, or text for the exports (CSV, a scenario file). */

@@ -149,6 +149,7 @@ typedef struct worker {
     job *queue, **queue_tail;
     _Atomic uint64_t running; /* seq of the job being run, 0 = none */
     api_cache cache;          /* the view of the past (the reading worker's) */
+    bool checkpoint_due;      /* new operations: keep a checkpoint when idle */
     /* progress: written by the worker under mu, sent by the loop when dirty */
     char p_what[32];
     uint64_t p_done, p_total;
@@ -628,6 +629,11 @@ static void broadcast_new(server *sv)
         rc = store_ops_each(sim_store(sv->loop_sim), sv->broadcast, last - sv->broadcast,
                             send_op, &s, &err);
         sv->broadcast = s.sent;
+        /* The reading worker keeps checkpoints of the past when it is idle. */
+        pthread_mutex_lock(&sv->mu);
+        sv->w[W_READ].checkpoint_due = true;
+        pthread_cond_signal(&sv->w[W_READ].cv);
+        pthread_mutex_unlock(&sv->mu);
     }
     if (rc && !sv->read_logged)
         fprintf(stderr, "ringsim: cannot read new operations (%s); trying again\n",
@@ -768,10 +774,19 @@ static void *worker_main(void *arg)
     server *sv = w->sv;
     pthread_mutex_lock(&sv->mu);
     for (;;) {
-        while (!w->queue && !sv->stop)
+        while (!w->queue && !sv->stop && !w->checkpoint_due)
             pthread_cond_wait(&w->cv, &sv->mu);
         if (sv->stop)
             break;
+        if (!w->queue) { /* idle: a checkpoint, if enough has happened */
+            w->checkpoint_due = false;
+            pthread_mutex_unlock(&sv->mu);
+            rs_error err = {0, ""};
+            if (sim_refresh(w->sim, NULL, &err) == 0)
+                sim_history_checkpoint(w->sim, &w->cache.h, &err); /* only an aid */
+            pthread_mutex_lock(&sv->mu);
+            continue;
+        }
         job *j = w->queue;
         w->queue = j->next;
         if (!w->queue)
@@ -959,7 +974,7 @@ static void complete(conn *c)
         enqueue(c, &sv->w[req.where == API_WORKER ? W_OPS : W_READ], &req.api);
     } else {
         api_answer a;
-        api_cache none = {-1, NULL}; /* the loop never travels in time */
+        api_cache none = API_CACHE_INIT; /* the loop never travels in time */
         api_respond(sv->loop_sim, &none, &req.api, &a);
         api_cache_clear(&none);
         answer(c, &a);
@@ -1305,7 +1320,7 @@ int api_serve(const serve_options *o)
     for (int i = 0; i < W_COUNT; i++) {
         sv.w[i].sv = &sv;
         sv.w[i].queue_tail = &sv.w[i].queue;
-        sv.w[i].cache.at = -1;
+        sv.w[i].cache = (api_cache)API_CACHE_INIT;
     }
     rs_error err = {0, ""};
     int rc = 1;

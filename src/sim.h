@@ -242,18 +242,34 @@ int sim_advance(sim *s, sim *snapshot, int64_t from, int64_t to, rs_error *err);
  * topology, inserts by deleting their keys, deletes by placing their keys
  * again), from the view or from a copy of the live database; otherwise (a
  * reset or revert in between, an insert that skipped existing keys, or
- * simply cheaper) by a replay (sim_at).
+ * simply cheaper) by a replay (sim_at); or from a checkpoint (a copy of
+ * the live database kept by sim_history_checkpoint), forward or back.
  * *state is the state after `at`: s itself when `at` is the last operation,
  * else h->view, valid until the next call or sim_history_clear.  Start
- * with h = {-1, NULL, NULL}.  Readers must not change the view. */
+ * with h = SIM_HISTORY_INIT.  Readers must not change the view. */
+#define SIM_HISTORY_CHECKPOINTS 8
+typedef struct sim_checkpoint {
+    int64_t at; /* the state after this operation */
+    sim *snap;
+} sim_checkpoint;
 typedef struct sim_history {
     int64_t at;
     sim *view;
     const char *how; /* the last move: "now", "cached", "forward", "back", "live"
                       * (back from a copy of the live database), "replay" */
+    sim_checkpoint cp[SIM_HISTORY_CHECKPOINTS]; /* by operation, oldest first */
+    size_t ncp;
+    int64_t checkpoint_work; /* work between checkpoints; 0: the default */
 } sim_history;
+#define SIM_HISTORY_INIT {.at = -1}
 int sim_history_at(sim *s, sim_history *h, int64_t at, sim **state, rs_error *err);
-/* Accepts a cleared history. */
+/* Keep a copy of the live state as a checkpoint when the operations since
+ * the newest one did enough work (a replay of them would take about a
+ * second at a million keys); at most SIM_HISTORY_CHECKPOINTS, the one
+ * closest to its neighbours going first.  For an idle moment: a copy costs
+ * about 20 ms at a million keys. */
+int sim_history_checkpoint(sim *s, sim_history *h, rs_error *err);
+/* The view and the checkpoints go; accepts a cleared history. */
 void sim_history_clear(sim_history *h);
 
 /* Verify the database: placement of every key, counters, and that replaying

@@ -1230,6 +1230,12 @@ int store_copy_from(store *dst, store *src, rs_error *err)
     return 0;
 }
 
+void store_shrink(store *st)
+{
+    sqlite3_exec(st->db, "PRAGMA cache_size = -1024", NULL, NULL, NULL);
+    sqlite3_db_release_memory(st->db);
+}
+
 int store_last_op(store *st, int64_t *out, rs_error *err)
 {
     return one_int(st, stmt(st, Q_OP_LAST), out, err, "reading the log");

@@ -190,6 +190,9 @@ int store_page_count(store *st, int64_t *out, rs_error *err);
 /* Make dst a copy of src, whole (SQLite's online backup, one read
  * transaction on src: writers are not held up).  dst has nothing open. */
 int store_copy_from(store *dst, store *src, rs_error *err);
+/* Give back the page cache and keep it small (a copy kept for later
+ * copies of it). */
+void store_shrink(store *st);
 /* The last reset or revert with id <= upto (0 when none) into *out. */
 int store_op_base(store *st, int64_t upto, int64_t *out, rs_error *err);
 /* The key list of an explicit insert or delete, in request order. */

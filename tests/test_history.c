@@ -244,7 +244,7 @@ static void one_history(uint64_t seed, const char *alg)
         random_op(s, alg);
     int64_t last = sim_last_op(s);
     assert_true(last > 10);
-    sim_history h = {-1, NULL, NULL};
+    sim_history h = SIM_HISTORY_INIT;
     int64_t at = last - (int64_t)(rnd() % 3);
     for (int step = 0; step < 30; step++) {
         at_now = at;
@@ -316,7 +316,7 @@ static void test_step_back_is_undo(void **state)
     assert_int_equal(skip, 100);
     assert_int_equal(sim_add_node(s, "d", 1, 1, &op, &err), 0);
     int64_t last = sim_last_op(s);
-    sim_history h = {-1, NULL, NULL};
+    sim_history h = SIM_HISTORY_INIT;
     sim *v;
     assert_int_equal(sim_history_at(s, &h, last, &v, &err), 0);
     assert_ptr_equal(v, s);
@@ -377,7 +377,7 @@ static void test_long_log(void **state)
     }
     int64_t last = sim_last_op(s);
     assert_true(last > 300);
-    sim_history h = {-1, NULL, NULL};
+    sim_history h = SIM_HISTORY_INIT;
     sim *v;
     int backs_here = 0, replays_here = 0;
     for (int64_t at = last - 1; at >= 0; at -= 60) {
@@ -426,7 +426,7 @@ static void test_old_log_insert(void **state)
                      SQLITE_OK);
     sqlite3_close(db);
     assert_int_equal(sim_open(&s, path, &err), 0);
-    sim_history h = {-1, NULL, NULL};
+    sim_history h = SIM_HISTORY_INIT;
     sim *v, *fresh;
     assert_int_equal(sim_history_at(s, &h, 4, &v, &err), 0);
     assert_string_equal(h.how, "live"); /* a node add undone */
@@ -446,6 +446,70 @@ static void test_old_log_insert(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* Checkpoints: copies of the live state kept as the log grows.  A state
+ * behind a revert, which neither the live copy nor the view can reach, is
+ * reached from the checkpoint before it, forward, and is the replayed
+ * state; past the limit the one closest to its neighbours goes. */
+static void test_checkpoints(void **state)
+{
+    (void)state;
+    rs_error err;
+    sim *s = NULL;
+    int64_t op, ins, skip;
+    seed_now = 4;
+    assert_int_equal(sim_open(&s, ":memory:", &err), 0);
+    sim_history h = SIM_HISTORY_INIT;
+    h.checkpoint_work = 500;
+    assert_int_equal(sim_add_node(s, "a", 1, 1, &op, &err), 0);
+    assert_int_equal(sim_add_node(s, "b", 1, 1, &op, &err), 0);
+    assert_int_equal(sim_history_checkpoint(s, &h, &err), 0);
+    assert_int_equal(h.ncp, 0); /* too little work yet */
+    assert_int_equal(sim_generate_keys(s, "k", 1, 0, 2000, &ins, &skip, &op, &err), 0);
+    assert_int_equal(sim_history_checkpoint(s, &h, &err), 0);
+    assert_int_equal(h.ncp, 1);
+    assert_int_equal(h.cp[0].at, 3);
+    assert_int_equal(sim_add_node(s, "c", 1, 1, &op, &err), 0);  /* 4 */
+    assert_int_equal(sim_revert(s, 3, &op, &err), 0);            /* 5 */
+    assert_int_equal(sim_add_node(s, "d", 1, 1, &op, &err), 0);  /* 6 */
+    sim *v, *fresh;
+    assert_int_equal(sim_history_at(s, &h, 4, &v, &err), 0);
+    assert_string_equal(h.how, "checkpoint");
+    assert_int_equal(sim_at(s, 4, &fresh, &err), 0);
+    same_state(v, fresh);
+    sim_close(fresh);
+    /* The checkpoint itself was not moved. */
+    assert_int_equal(sim_history_at(s, &h, 3, &v, &err), 0);
+    assert_int_equal(sim_at(s, 3, &fresh, &err), 0);
+    same_state(v, fresh);
+    sim_close(fresh);
+    /* More checkpoints than kept: each after 600 new keys. */
+    for (int i = 0; i < SIM_HISTORY_CHECKPOINTS + 3; i++) {
+        assert_int_equal(sim_generate_keys(s, "m", 1, (uint64_t)i * 600, 600, &ins, &skip, &op,
+                                           &err), 0);
+        char name[16];
+        snprintf(name, sizeof name, "n%d", i);
+        if (i % 3 == 0) /* some apart by two operations, the rest by one */
+            assert_int_equal(sim_add_node(s, name, strlen(name), 1, &op, &err), 0);
+        assert_int_equal(sim_history_checkpoint(s, &h, &err), 0);
+    }
+    assert_int_equal(h.ncp, SIM_HISTORY_CHECKPOINTS);
+    assert_int_equal(h.cp[h.ncp - 1].at, sim_last_op(s)); /* the newest stays */
+    assert_int_equal(h.cp[0].at, 3);                      /* the far end too */
+    for (size_t i = 1; i < h.ncp; i++)
+        assert_true(h.cp[i].at > h.cp[i - 1].at);
+    /* Every state is still the replayed one, whatever the way. */
+    for (int64_t at = sim_last_op(s) - 1; at >= 0; at -= 3) {
+        at_now = at;
+        assert_int_equal(sim_history_at(s, &h, at, &v, &err), 0);
+        assert_int_equal(sim_at(s, at, &fresh, &err), 0);
+        same_state(v, fresh);
+        sim_close(fresh);
+    }
+    sim_history_clear(&h);
+    assert_int_equal(h.ncp, 0);
+    sim_close(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -453,6 +517,7 @@ int main(void)
         cmocka_unit_test(test_random_histories),
         cmocka_unit_test(test_long_log),
         cmocka_unit_test(test_old_log_insert),
+        cmocka_unit_test(test_checkpoints),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
