@@ -122,8 +122,14 @@ int api_classify(const api_request *r, api_place *where, rs_error *err)
         known = true;
         if (routes[i].method == m) {
             *where = routes[i].where;
-            /* Time travel may replay the log: not on the event loop. */
-            if (*where == API_LOOP && param(r, "at") && !seg_is(r, 0, "operations"))
+            /* Time travel may replay the log, and a listing of keys in
+             * another order than the table's may read through an index
+             * filtering by node (0.7 s at a million keys): not on the event
+             * loop. */
+            const api_param *order = seg_is(r, 0, "keys") ? param(r, "order") : NULL;
+            if (*where == API_LOOP &&
+                ((param(r, "at") && !seg_is(r, 0, "operations")) ||
+                 (order && !(order->len == 8 && memcmp(order->value, "position", 8) == 0))))
                 *where = API_READER;
             return 0;
         }

@@ -192,8 +192,9 @@ typedef int (*sim_key_fn)(void *ud, const char *key, size_t len, uint32_t pos,
 int sim_keys_page(sim *s, const char *node, size_t node_len, const char *prefix,
                   size_t prefix_len, int64_t offset, int64_t limit, int64_t *total,
                   sim_key_fn fn, void *ud, rs_error *err);
-/* The same in another order, ties broken by key: by SHA-256 position (as
- * above), by key (bytewise), or by the algorithm's coordinate. */
+/* The same in another order: by SHA-256 position then key (as above), by
+ * key (bytewise), or by the algorithm's coordinate, then position, then
+ * key. */
 typedef enum { SIM_ORDER_POSITION, SIM_ORDER_KEY, SIM_ORDER_COORDINATE } sim_key_order;
 int sim_keys_page_ordered(sim *s, const char *node, size_t node_len, const char *prefix,
                           size_t prefix_len, sim_key_order order, bool desc, int64_t offset,

@@ -145,8 +145,8 @@ typedef struct store_key_query {
     bool desc;           /* the order reversed */
 } store_key_query;
 enum { STORE_ORDER_POSITION, STORE_ORDER_KEY, STORE_ORDER_COORD };
-/* A page of keys in q->order (ties by key; coordinate: keys without one
- * first), and the total that match. */
+/* A page of keys in q->order -- (position, key), key, or (coordinate,
+ * position, key) over the keys that have one -- and the total that match. */
 int store_keys_page(store *st, const store_key_query *q, int64_t *total,
                     store_key_fn fn, void *ud, rs_error *err);
 

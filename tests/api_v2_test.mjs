@@ -368,6 +368,9 @@ async function ordersAndDensity(s) {
   const byKey = all.map((k) => k.key).sort(bytes);
   eq('order=key: bytewise by key, across pages', (await page('key')).map((k) => k.key), byKey);
   eq('order=-key: the reverse', (await page('-key')).map((k) => k.key), [...byKey].reverse());
+  const ofC = all.filter((k) => k.node === 'c/%#?').map((k) => k.key).sort(bytes);
+  const r = await s.ok(`/api/keys?order=-key&node=${encodeURIComponent('c/%#?')}&limit=1000`);
+  eq('order=-key with node=: that node\'s keys, reversed', [r.total, r.keys.map((k) => k.key)], [ofC.length, [...ofC].reverse()]);
   const desc = await page('-position');
   check('order=-position: positions never rise', desc.every((k, i) => i === 0 || desc[i - 1].position >= k.position));
   eq('order=coordinate on the ring: the positions', (await page('coordinate')).map((k) => k.key), all.map((k) => k.key));
@@ -389,8 +392,9 @@ async function ordersAndDensity(s) {
     const keys = await page('coordinate');
     // Cassandra's tokens are signed: the space starts at -2^63.
     const coord = (k) => BigInt(k.coordinate) + (alg === 'cassandra' ? 1n << 63n : 0n);
-    const sorted = keys.every((k, i) => i === 0 || coord(keys[i - 1]) < coord(k) || (coord(keys[i - 1]) === coord(k) && bytes(keys[i - 1].key, k.key) < 0));
-    check(`${alg}: order=coordinate sorts by the coordinate, then key`, sorted && keys.length === all.length);
+    const before = (a, b) => coord(a) < coord(b) || (coord(a) === coord(b) && (a.position < b.position || (a.position === b.position && bytes(a.key, b.key) < 0)));
+    const sorted = keys.every((k, i) => i === 0 || before(keys[i - 1], k));
+    check(`${alg}: order=coordinate sorts by the coordinate, then position, then key`, sorted && keys.length === all.length);
     const rev = await page('-coordinate');
     eq(`${alg}: order=-coordinate is the reverse`, rev.map((k) => k.key), keys.map((k) => k.key).reverse());
     d = await s.ok('/api/density?bins=24');
