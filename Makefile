@@ -65,13 +65,14 @@ test-asan: deps
 ASAN_ONLY_ONCE = -E '^(scenario_.*|ref_scenarios|api_tools|api_doc|install|package)$$'
 
 # The threaded paths under ThreadSanitizer: the server's API and hardening
-# tests (event loop, worker thread, cancellation, stop) and the engine's
-# tests that build on two threads.
+# tests (event loop, worker threads, cancellation, stop), the two workers
+# side by side with the reading worker's checkpoints, and the engine's tests
+# that build on two threads.
 test-tsan: deps
 	cmake -S . -B $(TSAN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRINGSIM_TSAN=ON >/dev/null
 	cmake --build $(TSAN) -j $(JOBS) -- --no-print-directory
 	cd $(TSAN) && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
-	  ctest --output-on-failure -j 1 -R '^(api|hardening|unit_sim_threads)$$'
+	  ctest --output-on-failure -j 1 -R '^(api|hardening|unit_sim_threads|api_v2_workers)$$'
 
 # The crash test at length: more rounds, bigger operations (minutes).
 CRASH_ROUNDS ?= 60
