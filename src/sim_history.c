@@ -609,6 +609,7 @@ static int adopt_nodes(opctx *c, const node *tn, size_t tn_n, const place_config
 int sim_revert(sim *s, int64_t to, int64_t *op, rs_error *err)
 {
     sim *snap = NULL;
+    sim_history past = SIM_HISTORY_INIT; /* owns snap */
     keypair kp;
     memset(&kp, 0, sizeof kp);
     keylist *gone = &kp.gone, *fresh = &kp.fresh;
@@ -619,7 +620,13 @@ int sim_revert(sim *s, int64_t to, int64_t *op, rs_error *err)
     /* Refuse a read-only database before replaying the log for nothing. */
     if (!rc && sim_read_only(s))
         rc = store_begin(s->st, err);
-    if (rc || (rc = sim_at(s, to, &snap, err)))
+    /* The state to go back to, the cheapest way: usually a copy of this
+     * database with the operations since undone, not a replay. */
+    if (!rc)
+        rc = sim_history_at(s, &past, to, &snap, err);
+    if (!rc && snap == s) /* to the last operation: a state apart to compare */
+        snap = (rc = sim_at(s, to, &past.view, err)) ? NULL : past.view;
+    if (rc)
         goto out;
     if (!params || asprintf(&subject, "revert to %lld", (long long)to) < 0) {
         subject = NULL;
@@ -673,7 +680,7 @@ abort:
 out:
     sim__kl_free(gone);
     sim__kl_free(fresh);
-    sim_close(snap);
+    sim_history_clear(&past);
     free(subject);
     json_decref(params);
     return rc;
