@@ -92,7 +92,8 @@ static const route routes[] = {
     {"config", API_PUT, API_WORKER},     {"keys", API_GET, API_LOOP},
     {"keys", API_POST, API_WORKER},      {"keys/x", API_GET, API_LOOP},
     {"keys/x", API_DELETE, API_WORKER},  {"lookup", API_GET, API_LOOP},
-    {"stats", API_GET, API_LOOP},        {"density", API_GET, API_LOOP},
+    /* density reads every key (0.37 s at a million): a long read */
+    {"stats", API_GET, API_LOOP},        {"density", API_GET, API_READER},
     {"operations", API_GET, API_LOOP},   {"operations/x", API_GET, API_LOOP},
     {"events", API_GET, API_EVENTS},     {"reset", API_POST, API_WORKER},
     {"revert", API_POST, API_WORKER},    {"cancel", API_POST, API_CANCEL},
