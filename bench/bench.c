@@ -75,6 +75,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "hash.h"
 #include "ring.h"
 #include "sim.h"
@@ -89,25 +90,12 @@ static volatile uint64_t sink; /* keeps timed loops from being optimized away */
 
 /* ---- small helpers ---- */
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
+/* The median, leaving v in its order. */
 static double median(const double *v, int n)
 {
     double s[MAXRUNS];
     memcpy(s, v, (size_t)n * sizeof *s);
-    qsort(s, (size_t)n, sizeof *s, cmp_double);
-    return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+    return bench_median(s, (size_t)n);
 }
 
 static double maxof(const double *v, int n)
@@ -245,7 +233,7 @@ static void reap(pid_t pid, child *c, double t0)
     while (wait4(pid, &st, 0, &ru) < 0)
         if (errno != EINTR)
             die("wait4: %s", strerror(errno));
-    c->wall = now() - t0;
+    c->wall = bench_now() - t0;
     c->cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
              (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
     c->maxrss = (double)ru.ru_maxrss * 1024 / 1e6;
@@ -298,7 +286,7 @@ static void drain(int fd, child *c, size_t have)
 static void run(child *c, char *const argv[])
 {
     int fd;
-    double t0 = now();
+    double t0 = bench_now();
     pid_t pid = spawn(argv, &fd);
     drain(fd, c, 0);
     reap(pid, c, t0);
@@ -329,7 +317,7 @@ static void ringsim(child *c, const char *db, ...)
 static void run_forked(child *c, int (*fn)(const char *), const char *arg)
 {
     fflush(stdout);
-    double t0 = now();
+    double t0 = bench_now();
     pid_t pid = fork();
     if (pid < 0)
         die("fork: %s", strerror(errno));
@@ -412,10 +400,10 @@ static void keys_free(keyset *k)
 static double time_hash_position(const keyset *k, hasher *h)
 {
     uint64_t acc = 0;
-    double t0 = now();
+    double t0 = bench_now();
     for (size_t i = 0; i < k->n; i++)
         acc += hash_position(h, k->bytes + k->off[i], k->len[i]);
-    double t = now() - t0;
+    double t = bench_now() - t0;
     sink += acc;
     return t * 1e9 / (double)k->n;
 }
@@ -425,14 +413,14 @@ static double time_evp(const keyset *k, const EVP_MD *md, EVP_MD_CTX *ctx)
     uint64_t acc = 0;
     unsigned char d[32];
     unsigned int dn;
-    double t0 = now();
+    double t0 = bench_now();
     for (size_t i = 0; i < k->n; i++) {
         EVP_DigestInit_ex2(ctx, md, NULL);
         EVP_DigestUpdate(ctx, k->bytes + k->off[i], k->len[i]);
         EVP_DigestFinal_ex(ctx, d, &dn);
         acc += (uint32_t)d[0] << 24 | (uint32_t)d[1] << 16 | (uint32_t)d[2] << 8 | d[3];
     }
-    double t = now() - t0;
+    double t = bench_now() - t0;
     sink += acc;
     return t * 1e9 / (double)k->n;
 }
@@ -441,12 +429,12 @@ static double time_sha256_oneshot(const keyset *k)
 {
     uint64_t acc = 0;
     unsigned char d[32];
-    double t0 = now();
+    double t0 = bench_now();
     for (size_t i = 0; i < k->n; i++) {
         SHA256((const unsigned char *)k->bytes + k->off[i], k->len[i], d);
         acc += d[0];
     }
-    double t = now() - t0;
+    double t = bench_now() - t0;
     sink += acc;
     return t * 1e9 / (double)k->n;
 }
@@ -538,10 +526,10 @@ static void bench_successor(void)
         nodes[i].points = POINTS;
     }
     ring *r;
-    double tb = now();
+    double tb = bench_now();
     if (!h || ring_build(&r, h, nodes, NODES))
         die("ring_build failed");
-    tb = now() - tb;
+    tb = bench_now() - tb;
     size_t np = ring_size(r);
     uint32_t *pts = malloc(np * sizeof *pts);
     uint32_t *q = malloc(NKEYS * sizeof *q);
@@ -576,18 +564,18 @@ static void bench_successor(void)
     double rs[RUNS], lb[RUNS], bk[RUNS], ratio[RUNS];
     for (int k = 0; k < RUNS; k++) {
         uint64_t acc = 0;
-        double t0 = now();
+        double t0 = bench_now();
         for (size_t i = 0; i < NKEYS; i++)
             acc += (uint64_t)ring_successor(r, q[i]);
-        rs[k] = (now() - t0) * 1e9 / NKEYS;
-        t0 = now();
+        rs[k] = (bench_now() - t0) * 1e9 / NKEYS;
+        t0 = bench_now();
         for (size_t i = 0; i < NKEYS; i++)
             acc += lower_bound_wrap(pts, np, q[i]);
-        lb[k] = (now() - t0) * 1e9 / NKEYS;
-        t0 = now();
+        lb[k] = (bench_now() - t0) * 1e9 / NKEYS;
+        t0 = bench_now();
         for (size_t i = 0; i < NKEYS; i++)
             acc += bucket_successor(pts, np, bidx, q[i]);
-        bk[k] = (now() - t0) * 1e9 / NKEYS;
+        bk[k] = (bench_now() - t0) * 1e9 / NKEYS;
         sink += acc;
         ratio[k] = rs[k] / lb[k];
     }
@@ -804,13 +792,13 @@ static void bench_node_add(void)
 {
     enum { RUNS = 7 };
     char small[PATH_MAX], work[PATH_MAX];
-    double t0 = now();
+    double t0 = bench_now();
     path_in(db_big, "big.db");
     path_in(small, "small.db");
     path_in(work, "work.db");
     prepare(db_big, 100, "1000000");
     prepare(small, 10, "100000");
-    double prep = now() - t0;
+    double prep = bench_now() - t0;
     double big[RUNS], sm[RUNS], ratio[RUNS], cb[RUNS], cs[RUNS], rc[RUNS];
     long mb = 0, ms = 0;
     for (int r = 0; r < RUNS; r++) {
@@ -854,11 +842,11 @@ static double time_open(const char *path)
 {
     rs_error err;
     sim *s;
-    double t0 = now();
+    double t0 = bench_now();
     if (sim_open(&s, path, &err))
         die("sim_open %s: %s", path, err.msg);
     sim_close(s);
-    return now() - t0;
+    return bench_now() - t0;
 }
 
 static void bench_start(void)
@@ -950,7 +938,7 @@ static void serve_rss(child *c, const char *db, char *report, size_t rsize)
     char *argv[] = {ringsim_bin, (char *)"--db", work, (char *)"serve", (char *)"--port",
                     (char *)"0", NULL};
     int fd;
-    double t0 = now();
+    double t0 = bench_now();
     pid_t pid = spawn(argv, &fd);
     /* The first line says where it listens. */
     size_t have = 0;
@@ -984,11 +972,11 @@ static void serve_rss(child *c, const char *db, char *report, size_t rsize)
     report[0] = '\0';
     for (size_t i = 0; port && i < sizeof reqs / sizeof reqs[0]; i++) {
         size_t bytes = 0;
-        double t = now();
+        double t = bench_now();
         int st = http(port, reqs[i].method, reqs[i].path, reqs[i].body, &bytes);
         at += (size_t)snprintf(report + at, rsize > at ? rsize - at : 0,
                                "      %-4s %-24s -> %d, %zu bytes, %.0f ms\n", reqs[i].method,
-                               reqs[i].path, st, bytes, (now() - t) * 1e3);
+                               reqs[i].path, st, bytes, (bench_now() - t) * 1e3);
     }
     kill(pid, SIGTERM);
     drain(fd, c, have);
@@ -1055,7 +1043,7 @@ int main(int argc, char **argv)
     atexit(cleanup);
     setvbuf(stdout, NULL, _IOLBF, 0);
 
-    double t0 = now();
+    double t0 = bench_now();
     printf("ringsim benchmark  (binary %s; %ld cores; ratio = measured / reference)\n",
            ringsim_bin, sysconf(_SC_NPROCESSORS_ONLN));
     printf("  %-38s %-16s %-24s %8s  %-11s %s\n", "figure", "measured", "reference",
@@ -1071,6 +1059,6 @@ int main(int argc, char **argv)
     bench_node_add();
     bench_start();
     bench_memory();
-    printf("\n%d of %d goals met; total %.0f s\n", goals_met, goals_total, now() - t0);
+    printf("\n%d of %d goals met; total %.0f s\n", goals_met, goals_total, bench_now() - t0);
     return 0;
 }

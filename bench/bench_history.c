@@ -31,30 +31,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "place.h"
 #include "sim.h"
 #include "store.h"
 
 #define ROUNDS 5
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 #define OK(call)                                                                         \
     do {                                                                                 \
@@ -92,49 +75,49 @@ int main(int argc, char **argv)
         snprintf(name, sizeof name, "node-%d", i);
         OK(sim_add_node(s, name, strlen(name), 1, &op, &err));
     }
-    t0 = now();
+    t0 = bench_now();
     OK(sim_generate_keys(s, "key-", 4, 0, nkeys, &ins, &skip, &op, &err));
     int64_t gen_op = op;
     /* A history that keeps checkpoints, as the server's reading worker does. */
     OK(sim_history_checkpoint(s, &k, &err));
     printf("checkpoint after operation %lld: %zu kept\n", (long long)gen_op, k.ncp);
-    printf("setup: %llu keys generated in %.2f s\n", (unsigned long long)nkeys, now() - t0);
+    printf("setup: %llu keys generated in %.2f s\n", (unsigned long long)nkeys, bench_now() - t0);
     int64_t first_add = 0;
     for (int r = 0; r < ROUNDS; r++) {
         char name[32], key[32];
         snprintf(name, sizeof name, "extra-%d", r);
         snprintf(key, sizeof key, "after-%d", r);
         int64_t a;
-        t0 = now();
+        t0 = bench_now();
         OK(sim_add_node(s, name, strlen(name), 1, &a, &err));
-        t_add[r] = now() - t0;
+        t_add[r] = bench_now() - t0;
         if (!first_add)
             first_add = a;
         sim_str k = {key, strlen(key)};
         OK(sim_insert_keys(s, &k, 1, false, &ins, &skip, &op, &err));
         sim *v;
-        t0 = now();
+        t0 = bench_now();
         OK(sim_history_at(s, &h, a, &v, &err));
         if (r == 0) {
-            t_first = now() - t0;
+            t_first = bench_now() - t0;
             first_how = h.how;
         }
-        printf("round %d: view at %lld (%s) in %.3f s\n", r, (long long)a, h.how, now() - t0);
-        t0 = now();
+        printf("round %d: view at %lld (%s) in %.3f s\n", r, (long long)a, h.how, bench_now() - t0);
+        t0 = bench_now();
         OK(sim_history_at(s, &h, a - 1, &v, &err));
-        t_back[r] = now() - t0;
+        t_back[r] = bench_now() - t0;
         const char *hb = h.how;
-        t0 = now();
+        t0 = bench_now();
         OK(sim_history_at(s, &h, a, &v, &err));
-        t_fwd[r] = now() - t0;
+        t_fwd[r] = bench_now() - t0;
         printf("round %d: add %.3f s, back %.3f s (%s), forward %.3f s (%s)\n", r, t_add[r],
                t_back[r], hb, t_fwd[r], h.how);
     }
     /* A jump back over every round (2 x ROUNDS operations), view warm. */
     sim *v;
-    t0 = now();
+    t0 = bench_now();
     OK(sim_history_at(s, &h, first_add - 1, &v, &err));
-    t_jump = now() - t0;
+    t_jump = bench_now() - t0;
     printf("jump back over %d operations: %.3f s (%s)\n", 2 * ROUNDS - 1, t_jump, h.how);
     /* Cold jumps: a new history each time. */
     int64_t last = sim_last_op(s);
@@ -149,40 +132,40 @@ int main(int argc, char **argv)
                 {"just before the generate", gen_op - 1, 0, ""}};
     for (size_t i = 0; i < sizeof cold / sizeof *cold; i++) {
         sim_history c = SIM_HISTORY_INIT;
-        t0 = now();
+        t0 = bench_now();
         OK(sim_history_at(s, &c, cold[i].at, &v, &err));
-        cold[i].t = now() - t0;
+        cold[i].t = bench_now() - t0;
         cold[i].how = c.how;
         printf("cold jump %s (to %lld): %.3f s (%s)\n", cold[i].what, (long long)cold[i].at,
                cold[i].t, c.how);
         sim_history_clear(&c);
     }
     sim *replayed = NULL;
-    t0 = now();
+    t0 = bench_now();
     OK(sim_at(s, last - 1, &replayed, &err));
-    double t_replay = now() - t0;
+    double t_replay = bench_now() - t0;
     sim_close(replayed);
     /* Behind a revert: back to before the rounds, then one more node. */
     OK(sim_revert(s, first_add - 1, &op, &err));
     OK(sim_add_node(s, "after-revert", 12, 1, &op, &err));
     int64_t behind = first_add + 2;
-    t0 = now();
+    t0 = bench_now();
     OK(sim_history_at(s, &k, behind, &v, &err));
-    double t_behind = now() - t0;
+    double t_behind = bench_now() - t0;
     const char *behind_how = k.how;
     printf("jump behind a revert (to %lld): %.3f s (%s)\n", (long long)behind, t_behind,
            behind_how);
-    t0 = now();
+    t0 = bench_now();
     OK(sim_at(s, behind, &replayed, &err));
-    double t_behind_replay = now() - t0;
+    double t_behind_replay = bench_now() - t0;
     sim_close(replayed);
     int64_t pages = 0, work = 0;
     OK(store_page_count(sim_store(s), &pages, &err));
     OK(store_ops_work(sim_store(s), 0, last - 1, &work, &err));
     printf("replay of the log to %lld: %.3f s for %lld keys of work; the file: %lld pages\n",
            (long long)(last - 1), t_replay, (long long)work, (long long)pages);
-    double ma = median(t_add, ROUNDS), mb = median(t_back, ROUNDS),
-           mf = median(t_fwd, ROUNDS);
+    double ma = bench_median(t_add, ROUNDS), mb = bench_median(t_back, ROUNDS),
+           mf = bench_median(t_fwd, ROUNDS);
     printf("\n| # | measured | median | reference (node add) | ratio | goal |\n");
     printf("|---|----------|--------|----------------------|-------|------|\n");
     printf("| 1 | step back over a node add | %.3f s | %.3f s | %.2fx | <= 2x |\n", mb, ma,

@@ -25,6 +25,7 @@
 #include <libmemcached/memcached.h>
 
 #include "alg_ketama.h"
+#include "bench_util.h"
 
 #define NKEYS 200000
 #define RUNS 7
@@ -42,22 +43,9 @@ typedef struct servers {
 
 static double now_ns(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+    return bench_now() * 1e9;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, size_t n)
-{
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 static int keys_make(keyset *k)
 {
@@ -175,9 +163,9 @@ static int bench_at(size_t n, ketama_md5 *m, const keyset *k, uint32_t *sink)
         if (mc)
             theirs[r] = time_theirs(mc, k, sink);
     }
-    double mo = median(ours, RUNS), mb = median(build, RUNS);
+    double mo = bench_median(ours, RUNS), mb = bench_median(build, RUNS);
     if (mc) {
-        double mt = median(theirs, RUNS);
+        double mt = bench_median(theirs, RUNS);
         printf("%6zu  %8zu  %9.1f  %12.1f  %5.2fx  %s  %9.2f\n", n, np, mo, mt, mo / mt,
                mo <= mt ? "ok  " : "SLOW", mb);
     } else {

@@ -28,30 +28,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "place.h"
 #include "sim.h"
 #include "store.h"
 
 #define MAXN 1000
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 static void node_name(char *out, size_t cap, int i)
 {
@@ -102,25 +85,25 @@ static void table(const char *const *algs, size_t nalg)
             rs_error err;
             for (int r = 0; r < 5; r++) {
                 place_free(p);
-                double t0 = now();
+                double t0 = bench_now();
                 if (place_build(&p, h, &cfg, ns.v, (size_t)n, NULL, NULL, &err)) {
                     printf("  %-11s %6d  %s\n", algs[a], n, err.msg);
                     p = NULL;
                     break;
                 }
-                bt[r] = now() - t0;
+                bt[r] = bench_now() - t0;
             }
             if (!p)
                 continue;
             volatile long sink = 0;
             for (int r = 0; r < 5; r++) {
-                double t0 = now();
+                double t0 = bench_now();
                 for (int i = 0; i < KEYS; i++) {
                     place_key_info k;
                     place_key(p, h, key[i], klen[i], &k);
                     sink += k.owner;
                 }
-                lt[r] = (now() - t0) / KEYS * 1e9;
+                lt[r] = (bench_now() - t0) / KEYS * 1e9;
             }
             /* max/mean at 100 keys per node */
             static int64_t count[MAXN];
@@ -136,8 +119,8 @@ static void table(const char *const *algs, size_t nalg)
             int64_t mx = 0;
             for (int i = 0; i < n; i++)
                 mx = count[i] > mx ? count[i] : mx;
-            printf("  %-11s %6d %11.0f %11.3f %12zu %9.2f\n", algs[a], n, median(lt, 5),
-                   median(bt, 5) * 1e3, place_memory_bytes(p), (double)mx / 100.0);
+            printf("  %-11s %6d %11.0f %11.3f %12zu %9.2f\n", algs[a], n, bench_median(lt, 5),
+                   bench_median(bt, 5) * 1e3, place_memory_bytes(p), (double)mx / 100.0);
             place_free(p);
             (void)sink;
         }
@@ -174,10 +157,10 @@ static void populate(sim *s, int nodes, uint64_t keys, double *gen_s)
         node_name(name, sizeof name, i);
         must(sim_add_node(s, name, strlen(name), 1, &op, &err), &err, "node add");
     }
-    double t0 = now();
+    double t0 = bench_now();
     must(sim_generate_keys(s, "key-", 4, 0, keys, &ins, &skip, &op, &err), &err, "key gen");
     if (gen_s)
-        *gen_s = now() - t0;
+        *gen_s = bench_now() - t0;
 }
 
 static double configure(sim *s, const char *alg)
@@ -186,9 +169,9 @@ static double configure(sim *s, const char *alg)
     config_for(&cfg, alg);
     rs_error err;
     int64_t op;
-    double t0 = now();
+    double t0 = bench_now();
     must(sim_configure(s, &cfg, &op, &err), &err, alg);
-    return now() - t0;
+    return bench_now() - t0;
 }
 
 /* Median of 3 node adds (each undone by a remove, not timed); *moved: the
@@ -199,16 +182,16 @@ static double node_add(sim *s, int64_t *moved)
     rs_error err;
     int64_t op;
     for (int r = 0; r < 3; r++) {
-        double t0 = now();
+        double t0 = bench_now();
         must(sim_add_node(s, "10.255.255.1:11211", 18, 1, &op, &err), &err, "node add");
-        t[r] = now() - t0;
+        t[r] = bench_now() - t0;
         store_op o;
         must(store_op_get(sim_store(s), op, &o, &err), &err, "reading the log");
         *moved = o.keys_moved;
         store_op_clear(&o);
         must(sim_remove_node(s, "10.255.255.1:11211", 18, &op, &err), &err, "node rm");
     }
-    return median(t, 3);
+    return bench_median(t, 3);
 }
 
 int main(int argc, char **argv)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "sbuf.h"
 
 void csv_init(csv_writer *w, csv_sink sink, void *ud)
 {
@@ -116,35 +117,16 @@ int csv_file_sink(void *ud, const char *data, size_t len)
     return fwrite(data, 1, len, ud) == len ? 0 : RINGSIM_EINTERNAL;
 }
 
-typedef struct buf {
-    char *p;
-    size_t n, cap;
-} buf;
-
 static int buf_sink(void *ud, const char *data, size_t len)
 {
-    buf *b = ud;
-    if (b->n + len + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->n + len + 1)
-            cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (!p)
-            return RINGSIM_ENOMEM;
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->n, data, len);
-    b->n += len;
-    b->p[b->n] = '\0';
-    return 0;
+    return sb_add(ud, data, len);
 }
 
 char *csv_from_rows(const json_t *rows, size_t *len)
 {
     if (!json_is_array(rows))
         return NULL;
-    buf b = {calloc(1, 1), 0, 1};
+    sbuf b = {calloc(1, 1), 0, 1};
     csv_writer w;
     csv_init(&w, buf_sink, &b);
     json_t *fields = json_array(), *row;

@@ -15,6 +15,8 @@
 
 # shellcheck disable=SC2016 # JavaScript in single quotes, on purpose
 set -u
+# shellcheck disable=SC1091  # the counters and pass/fail/note/finish
+source "$(dirname "${BASH_SOURCE[0]}")/lib/check.sh"
 export LC_ALL=C.UTF-8 2>/dev/null || export LC_ALL=C
 unset RINGSIM_DB
 
@@ -37,20 +39,6 @@ cleanup() {
 trap cleanup EXIT
 cd "$TMP" || exit 2
 
-PASS=0
-FAIL=0
-pass() { PASS=$((PASS + 1)); }
-# fail DESC [CONTEXT LINE...]
-fail() {
-    FAIL=$((FAIL + 1))
-    printf 'FAIL: %s\n' "$1"
-    shift
-    local l
-    for l in "$@"; do
-        printf '%s\n' "$l" | head -n 20 | sed 's/^/    | /'
-    done
-}
-note() { printf 'NOTE: %s\n' "$*"; }
 
 # rs ARGS... : run ringsim; sets RC and leaves stdout in $O, stderr in $E.
 O=$TMP/out
@@ -1189,5 +1177,4 @@ expect_eq "after two Ctrl-C: the keys of before, none of the cancelled generate"
 rs --db "$DB" check
 if [ "$RC" -eq 0 ]; then pass; else fail "check passes after a command quit by a second Ctrl-C" "$(ctx check)"; fi
 
-echo "$PASS passed, $FAIL failed"
-[ "$FAIL" -eq 0 ]
+finish

@@ -24,6 +24,8 @@
 # without it) and node (to read JSON).  Ends with "N passed, N failed".
 
 set -u
+# shellcheck disable=SC1091  # the counters and pass/fail/note/finish
+source "$(dirname "${BASH_SOURCE[0]}")/lib/check.sh"
 export LC_ALL=C.UTF-8 2>/dev/null || export LC_ALL=C
 unset RINGSIM_DB RINGSIM_MAX_PAGES
 
@@ -53,17 +55,6 @@ cleanup() {
 trap cleanup EXIT
 cd "$TMP" || exit 2
 
-PASS=0
-FAIL=0
-pass() { PASS=$((PASS + 1)); }
-fail() {
-    FAIL=$((FAIL + 1))
-    printf 'FAIL: %s\n' "$1"
-    shift
-    local l
-    for l in "$@"; do printf '%s\n' "$l" | head -n 20 | sed 's/^/    | /'; done
-}
-note() { printf 'NOTE: %s\n' "$*"; }
 expect() { # expect DESC CONDITION-STATUS [CONTEXT...]
     local d=$1 st=$2
     shift 2
@@ -406,5 +397,4 @@ else
         "log ends with: $last"
 fi
 
-echo "$PASS passed, $FAIL failed"
-[ "$FAIL" -eq 0 ]
+finish

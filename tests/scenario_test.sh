@@ -14,6 +14,8 @@
 # Ends with one line "N passed, N failed"; exits 1 if anything failed.
 
 set -u
+# shellcheck disable=SC1091  # the counters and pass/fail/note/finish
+source "$(dirname "${BASH_SOURCE[0]}")/lib/check.sh"
 export LC_ALL=C.UTF-8 2>/dev/null || export LC_ALL=C
 unset RINGSIM_DB
 
@@ -31,16 +33,6 @@ TMP=$(mktemp -d "$TMPBASE/ringsim-scen.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 cd "$TMP" || exit 2
 
-PASS=0
-FAIL=0
-pass() { PASS=$((PASS + 1)); }
-fail() {
-    FAIL=$((FAIL + 1))
-    printf 'FAIL: %s\n' "$1"
-    shift
-    local l
-    for l in "$@"; do printf '%s\n' "$l" | head -n 25 | sed 's/^/    | /'; done
-}
 O=$TMP/out
 E=$TMP/err
 rs() {
@@ -456,5 +448,4 @@ expect_eq "completion of key gen's options" "--prefix" "$(cat "$O")"
 okrs "complete run --builtin" complete -- run --builtin ""
 expect_eq "completion of built-in scenario names" "$(for f in "$SRC"/scenarios/*.ringsim; do basename "$f" .ringsim; done | paste -sd '|')" "$(paste -sd '|' "$O")"
 
-echo "$PASS passed, $FAIL failed"
-[ "$FAIL" -eq 0 ]
+finish
