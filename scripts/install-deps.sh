@@ -4,13 +4,15 @@
 # Debian/Ubuntu via apt-get (with sudo when not root). Other systems: see README.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libsqlite3-dev libssl-dev libevent-dev
-      libjansson-dev libcmocka-dev libxxhash-dev zlib1g-dev)
+      libjansson-dev libcmocka-dev libxxhash-dev zlib1g-dev libyaml-dev)
 if [ "${1:-}" = "--test" ]; then
   # chromium for the browser tests; the real programs whose placement ringsim
-  # reproduces (libmemcached, nginx, Redis, the Cassandra driver) to test
+  # reproduces (libmemcached, nginx, HAProxy, twemproxy, Redis, the Cassandra
+  # driver) to test
   # against; wrk for load figures; clang-tidy and shellcheck for lint.
-  pkgs+=(chromium sqlite3 libmemcached-dev nginx redis-server redis-tools
-         python3-cassandra wrk clang-tidy shellcheck)
+  pkgs+=(chromium sqlite3 libmemcached-dev nginx haproxy nutcracker
+         redis-server redis-tools python3-cassandra wrk clang-tidy
+         clang-format shellcheck)
   # Node.js may come from elsewhere (nodesource, nvm): use it when present.
   command -v node >/dev/null && command -v npm >/dev/null || pkgs+=(nodejs npm)
 fi
