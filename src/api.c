@@ -83,24 +83,25 @@ typedef struct route {
     const char *path; /* "nodes", or "nodes/x" for one more segment */
     api_method method;
     api_place where;
+    bool body; /* takes a body (anything else is refused before it is read) */
 } route;
 
 static const route routes[] = {
-    {"nodes", API_GET, API_LOOP},        {"nodes", API_POST, API_WORKER},
-    {"nodes/x", API_GET, API_LOOP},      {"nodes/x", API_DELETE, API_WORKER},
-    {"ring", API_GET, API_LOOP},         {"config", API_GET, API_LOOP},
-    {"config", API_PUT, API_WORKER},     {"keys", API_GET, API_LOOP},
-    {"keys", API_POST, API_WORKER},      {"keys/x", API_GET, API_LOOP},
-    {"keys/x", API_DELETE, API_WORKER},  {"lookup", API_GET, API_LOOP},
+    {"nodes", API_GET, API_LOOP, false},          {"nodes", API_POST, API_WORKER, true},
+    {"nodes/x", API_GET, API_LOOP, false},        {"nodes/x", API_DELETE, API_WORKER, false},
+    {"ring", API_GET, API_LOOP, false},           {"config", API_GET, API_LOOP, false},
+    {"config", API_PUT, API_WORKER, true},        {"keys", API_GET, API_LOOP, false},
+    {"keys", API_POST, API_WORKER, true},         {"keys/x", API_GET, API_LOOP, false},
+    {"keys/x", API_DELETE, API_WORKER, false},    {"lookup", API_GET, API_LOOP, false},
     /* density reads every key (0.37 s at a million): a long read */
-    {"stats", API_GET, API_LOOP},        {"density", API_GET, API_READER},
-    {"operations", API_GET, API_LOOP},   {"operations/x", API_GET, API_LOOP},
-    {"events", API_GET, API_EVENTS},     {"reset", API_POST, API_WORKER},
-    {"revert", API_POST, API_WORKER},    {"cancel", API_POST, API_CANCEL},
-    {"preview", API_POST, API_WORKER},   {"compare", API_GET, API_READER},
-    {"scenarios", API_GET, API_LOOP},    {"scenarios/x", API_GET, API_LOOP},
-    {"scenarios/x", API_POST, API_WORKER}, {"export/x", API_GET, API_READER},
-    {"theory", API_GET, API_READER},
+    {"stats", API_GET, API_LOOP, false},          {"density", API_GET, API_READER, false},
+    {"operations", API_GET, API_LOOP, false},     {"operations/x", API_GET, API_LOOP, false},
+    {"events", API_GET, API_EVENTS, false},       {"reset", API_POST, API_WORKER, false},
+    {"revert", API_POST, API_WORKER, true},       {"cancel", API_POST, API_CANCEL, false},
+    {"preview", API_POST, API_WORKER, true},      {"compare", API_GET, API_READER, false},
+    {"scenarios", API_GET, API_LOOP, false},      {"scenarios/x", API_GET, API_LOOP, false},
+    {"scenarios/x", API_POST, API_WORKER, true},  {"export/x", API_GET, API_READER, false},
+    {"theory", API_GET, API_READER, false},
 };
 
 static bool path_matches(const api_request *r, const char *path)
@@ -115,6 +116,12 @@ static bool path_matches(const api_request *r, const char *path)
 
 int api_classify(const api_request *r, api_place *where, rs_error *err)
 {
+    bool body;
+    return api_route(r, where, &body, err);
+}
+
+int api_route(const api_request *r, api_place *where, bool *body, rs_error *err)
+{
     bool known = false;
     api_method m = r->method == API_HEAD ? API_GET : r->method;
     for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
@@ -123,6 +130,7 @@ int api_classify(const api_request *r, api_place *where, rs_error *err)
         known = true;
         if (routes[i].method == m) {
             *where = routes[i].where;
+            *body = routes[i].body;
             /* Time travel may replay the log, and a listing of keys in
              * another order than the table's may read through an index
              * filtering by node (0.7 s at a million keys): not on the event
@@ -178,7 +186,13 @@ static int json_int_in(json_t *v, const char *name, int64_t lo, int64_t hi, int6
                        rs_error *err)
 {
     double d = json_is_integer(v) ? (double)json_integer_value(v) : json_real_value(v);
-    if (!json_is_number(v) || d != floor(d) || d < (double)lo || d > (double)hi)
+    /* A real is converted only inside int64's range: 2^63 itself (the
+     * double nearest INT64_MAX) would be undefined behaviour. */
+    bool fits = json_is_integer(v)
+                    ? json_integer_value(v) >= lo && json_integer_value(v) <= hi
+                    : isfinite(d) && d >= -0x1p63 && d < 0x1p63 && d >= (double)lo &&
+                          (int64_t)d <= hi;
+    if (!json_is_number(v) || d != floor(d) || !fits)
         return rs_fail(err, RINGSIM_EPARAM, "%s must be a whole number from %lld to %lld",
                        name, (long long)lo, (long long)hi);
     *out = json_is_integer(v) ? json_integer_value(v) : (int64_t)d;

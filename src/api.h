@@ -51,6 +51,8 @@ typedef enum {
 /* Route a request: where it runs, or a 404/405 error in err (returns the
  * negative code).  Cannot fail otherwise. */
 int api_classify(const api_request *r, api_place *where, rs_error *err);
+/* The same, and whether the route takes a body (*body). */
+int api_route(const api_request *r, api_place *where, bool *body, rs_error *err);
 
 /* The engine's view of the past for ?at= (one per thread that answers time
  * travel), with its checkpoints.  Start with API_CACHE_INIT. */
