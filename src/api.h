@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "sim.h"
 
@@ -68,7 +69,12 @@ typedef struct api_answer {
     json_t *body;             /* the JSON answer (owned), NULL when text is set */
     char *text;               /* a text answer (malloc'd, owned), or NULL */
     size_t text_len;
-    const char *content_type; /* of text: "text/csv; charset=utf-8", ... (static) */
+    const char *content_type; /* of text or file: "text/csv; charset=utf-8", ... (static) */
+    /* A long text answer (every key of a large database) written to an
+     * unlinked temporary file instead of memory, positioned anywhere: the
+     * transport sends file_len bytes from its start (owned). */
+    FILE *file;
+    size_t file_len;
 } api_answer;
 
 /* Answer a request: a->status and either a->body or a->text always set;

@@ -311,8 +311,22 @@ static void answer_json(conn *c, int status, json_t *body)
 }
 
 /* An API answer: JSON, or the text of an export (CSV, a scenario file). */
-static void answer(conn *c, const api_answer *a)
+static void answer(conn *c, api_answer *a)
 {
+    if (a->file) { /* sent from the file by the kernel, never read in */
+        start_answer(c, a->status, a->content_type, "Cache-Control: no-store\r\n", a->file_len,
+                     true);
+        if (is_head(c) || !a->file_len)
+            return;
+        int fd = dup(fileno(a->file)); /* the evbuffer closes its own copy */
+        if (fd < 0 ||
+            evbuffer_add_file(bufferevent_get_output(c->bev), fd, 0, (ev_off_t)a->file_len)) {
+            if (fd >= 0)
+                close(fd);
+            c->keep = false; /* the head went out: the connection ends short, not wrong */
+        }
+        return;
+    }
     if (a->text)
         send_bytes(c, a->status, a->content_type, "Cache-Control: no-store\r\n", a->text,
                    a->text_len);
