@@ -541,6 +541,24 @@ static int post_scenario_run(sim *s, const api_request *r, json_t **out, rs_erro
         return rs_fail(err, RINGSIM_EPARAM, "name must be a string of 1 to 255 bytes");
     if (check && !json_is_boolean(check))
         return rs_fail(err, RINGSIM_EPARAM, "check must be true or false");
+    /* A scenario from the page teaches or tests: a bounded number of
+     * steps, counted before anything is parsed (a step costs about 2 KB
+     * parsed; a long history runs with `ringsim run FILE`). */
+    size_t steps = 0;
+    const char *t = json_string_value(text), *tend = t + json_string_length(text);
+    for (const char *p = t; p < tend; p++) {
+        const char *nl = memchr(p, '\n', (size_t)(tend - p));
+        const char *q = p;
+        while (q < (nl ? nl : tend) && (*q == ' ' || *q == '\t' || *q == '\r'))
+            q++;
+        steps += q < (nl ? nl : tend) && *q != '#';
+        p = nl ? nl : tend;
+    }
+    if (steps > API_SCENARIO_MAX_STEPS)
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "the scenario has %zu steps; the server runs at most %d (run longer ones "
+                       "with `ringsim run FILE`)",
+                       steps, API_SCENARIO_MAX_STEPS);
     scenario *sc;
     int line;
     rc = scenario_parse(&sc, name ? json_string_value(name) : "scenario", json_string_value(text),

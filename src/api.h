@@ -19,6 +19,7 @@
 
 #define API_MAX_BODY (16u * 1024 * 1024)
 #define API_MAX_SEGS 4
+#define API_SCENARIO_MAX_STEPS 10000 /* steps of POST /api/scenarios/run */
 
 typedef enum { API_GET, API_HEAD, API_POST, API_PUT, API_DELETE, API_OTHER } api_method;
 

@@ -87,6 +87,7 @@
 #define BODY_BUDGET (128u << 20)     /* all unfinished bodies together */
 #define FILE_MAX (64u << 20)         /* a file served from --web */
 #define BACKOFF_MS 100               /* listener pause when accept() fails */
+#define TRIM_OVER (1u << 20)         /* a body or answer past this: malloc_trim after */
 #define QUEUE_MAX 64                 /* requests waiting for one worker: 503 beyond */
 #define SSE_RESUME_MAX 1000          /* operations a resuming stream is sent; beyond: reload */
 #define SSE_PAGE_BYTES (256u << 10)  /* a resuming stream's output per turn of the loop */
@@ -181,6 +182,7 @@ struct server {
     int nconns, nrefusing, nevents;
     size_t body_bytes;
     int64_t broadcast; /* last operation id broadcast */
+    bool trim_due;     /* a large body or answer was freed: give the memory back */
     struct event *poll_ev, *done_ev, *progress_ev, *keepalive_ev, *sigint_ev, *sigterm_ev,
         *backoff_ev, *grace_ev;
     bool stopping;
@@ -302,6 +304,7 @@ static void answer_json(conn *c, int status, json_t *body)
                       : status == 503 ? "Cache-Control: no-store\r\nRetry-After: 1\r\n"
                                       : "Cache-Control: no-store\r\n";
     start_answer(c, status, "application/json; charset=utf-8", extra, n + 1, true);
+    c->sv->trim_due |= n > TRIM_OVER;
     if (!is_head(c)) {
         struct evbuffer *out = bufferevent_get_output(c->bev);
         evbuffer_add(out, text, n);
@@ -901,6 +904,7 @@ static void job_free(job *j)
     api_answer_clear(&j->a);
     api_request_clear(&j->r);
     j->sv->body_bytes -= j->bcap;
+    j->sv->trim_due |= j->bcap > TRIM_OVER;
     free(j->body);
     free(j);
 }
@@ -972,6 +976,12 @@ static void on_done(evutil_socket_t fd, short what, void *arg)
         job *j = rev;
         rev = j->next;
         job_answer(j, 0, NULL);
+    }
+    /* A parsed 16 MiB body or a long report leaves hundreds of MB free in
+     * the heap; glibc keeps them unless asked (a millisecond or two). */
+    if (sv->trim_due) {
+        sv->trim_due = false;
+        malloc_trim(0);
     }
     maybe_stopped(sv);
 }

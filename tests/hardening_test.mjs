@@ -599,6 +599,34 @@ async function sseResume(s) {
   for (const c of many) c.close();
 }
 
+// Issue 14 item 3: a scenario sent to the server is bounded (10,000 steps,
+// counted before it is parsed) and so is its report (1,000 steps in full);
+// the memory goes back afterwards.
+async function scenarioSize(s) {
+  const p = s.port;
+  const rss0 = rssKiB(s.proc.pid);
+  const huge = 'expect keys >= 0\n'.repeat(900000); // 15.3 MB
+  let a = await raw(p, Buffer.from(`POST /api/scenarios/run HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(JSON.stringify({ text: huge }))}\r\n\r\n${JSON.stringify({ text: huge })}`), 20000);
+  expectError('900,000 steps', a, 400, 'invalid_parameter');
+  check('... the message names the limit', a && /10000/.test(a.body), a && a.body.slice(0, 200));
+  const grown = rssKiB(s.proc.pid) - rss0;
+  if (!ASAN) check('... and the server gave the memory back', grown < 64 * 1024, `${grown >> 10} MiB kept`);
+  const atLimit = 'expect keys >= 0\n'.repeat(10000);
+  a = await raw(p, Buffer.from(`POST /api/scenarios/run HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Type: application/json\r\nContent-Length: ${JSON.stringify({ text: atLimit }).length}\r\n\r\n${JSON.stringify({ text: atLimit })}`), 30000);
+  eq('10,000 steps run', a && a.status, 200);
+  eq('... the report holds the first 1,000 steps', a && a.json && a.json.steps.length, 1000);
+  eq('... and counts the other 9,000', a && a.json && a.json.steps_omitted, 9000);
+  eq('... every expectation met', a && a.json && a.json.expectations, 10000);
+  const failing = 'expect keys >= 0\n'.repeat(4000) + 'expect keys > 5\n';
+  a = await json(p, 'POST', '/api/scenarios/run', { text: failing });
+  eq('a failure past the first 1,000 steps', a.json && a.json.failed && a.json.failed.line, 4001);
+  const lastStep = a.json && a.json.steps[a.json.steps.length - 1];
+  eq('... is the last step of the report', lastStep && lastStep.line, 4001);
+  eq('... with 3,000 omitted', a.json && a.json.steps_omitted, 3000);
+  expectError('10,001 steps', await json(p, 'POST', '/api/scenarios/run', { text: atLimit + 'expect keys >= 0\n' }), 400, 'invalid_parameter');
+  eq('comments and blank lines are not steps', (await json(p, 'POST', '/api/scenarios/run', { text: atLimit + '# a comment\n\n   \n' })).status, 200);
+}
+
 // Issue 14 item 8 and the queue's bound: reads whose clients are gone are
 // dropped; a worker's queue holds at most 64 requests (503 beyond).
 async function queues(s) {
@@ -916,6 +944,7 @@ try {
   group = 'token before the body';
   await tokenFirst();
   await withServer('half-close', halfClose);
+  await withServer('scenario size', scenarioSize, { limits: LIMITS.replace('body_timeout_ms=1500', 'body_timeout_ms=30000') });
   await withServer('sse resume', sseResume, { limits: LIMITS.replace('max_events=8', 'max_events=40').replace('max_connections=64', 'max_connections=128') });
   await withServer('queues', queues, { limits: LIMITS.replace('max_connections=64', 'max_connections=128') });
   timing();
