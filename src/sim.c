@@ -262,8 +262,7 @@ int sim_open(sim **out, const char *path, rs_error *err)
     }
     if ((rc = store_open(&s->st, path, err)))
         goto fail;
-    if ((rc = store_data_version(s->st, &s->data_version, err)) ||
-        (rc = load_state(s, err)))
+    if ((rc = sim__reload(s, err)))
         goto fail;
     *out = s;
     return 0;
@@ -272,11 +271,27 @@ fail:
     return rc;
 }
 
-int sim__reload(sim *s, rs_error *err)
+/* The version and the state it names, read in one snapshot: a read
+ * transaction of our own unless the caller holds one (an operation holds
+ * the write lock).  Read apart, a commit landing between the two would
+ * pass for seen without being loaded. */
+static int load_version(sim *s, bool force, bool *changed, rs_error *err)
 {
-    int rc = store_data_version(s->st, &s->data_version, err);
-    return rc ? rc : load_state(s, err);
+    bool own = !store_in_transaction(s->st);
+    int64_t v;
+    int rc = own ? store_begin_read(s->st, err) : 0;
+    if (!rc)
+        rc = store_data_version(s->st, &v, err);
+    if (!rc && changed)
+        *changed = v != s->data_version;
+    if (!rc && (force || v != s->data_version) && !(rc = load_state(s, err)))
+        s->data_version = v;
+    if (own)
+        store_end_read(s->st);
+    return rc;
 }
+
+int sim__reload(sim *s, rs_error *err) { return load_version(s, true, NULL, err); }
 
 void sim_close(sim *s)
 {
@@ -290,20 +305,9 @@ void sim_close(sim *s)
 
 int sim_refresh(sim *s, bool *changed, rs_error *err)
 {
-    int64_t v;
-    int rc = store_data_version(s->st, &v, err);
     if (changed)
         *changed = false;
-    if (rc)
-        return rc;
-    if (changed)
-        *changed = v != s->data_version;
-    if (v == s->data_version)
-        return 0;
-    rc = load_state(s, err);
-    if (!rc)
-        s->data_version = v;
-    return rc;
+    return load_version(s, false, changed, err);
 }
 
 void sim_set_progress(sim *s, sim_progress_fn fn, void *ud)
@@ -559,10 +563,12 @@ int sim__op_commit(opctx *c, int64_t *op_out, rs_error *err)
         sim__op_abort(c); /* s->cur was not touched: the engine is as it was */
         return rc;
     }
-    /* Committed: nothing may fail from here.  An unreadable version only
-     * makes the next refresh reload. */
-    if (store_data_version(s->st, &s->data_version, NULL))
-        s->data_version = -1;
+    /* Committed: nothing may fail from here.  s->data_version stays the
+     * one sim_refresh read inside this transaction (sim__op_begin, under
+     * the write lock): a connection's own commits leave its data_version
+     * alone, so the next refresh sees every commit of another connection
+     * since.  Read again now, outside the transaction, it would count a
+     * commit landing after ours as seen without loading it (issue 14). */
     if (c->keys_only) {
         /* Topology unchanged: keep the current placement (it borrows the
          * current nodes) and take only the new counters. */

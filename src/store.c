@@ -573,6 +573,8 @@ int store_begin_read(store *st, rs_error *err)
 
 void store_end_read(store *st) { store_rollback(st); }
 
+bool store_in_transaction(const store *st) { return !sqlite3_get_autocommit(st->db); }
+
 int store_data_version(store *st, int64_t *out, rs_error *err)
 {
     return one_int(st, stmt(st, Q_DATA_VERSION), out, err, "reading the data version");

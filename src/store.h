@@ -53,7 +53,11 @@ void store_rollback(store *st);
 /* Read snapshot for a consistent multi-query read. */
 int store_begin_read(store *st, rs_error *err);
 void store_end_read(store *st);
-/* PRAGMA data_version: changes when another connection commits. */
+/* Whether a transaction (read or write) is open on this connection. */
+bool store_in_transaction(const store *st);
+/* PRAGMA data_version: changes when another connection commits, never with
+ * this connection's own commits.  Inside a transaction, the version of its
+ * snapshot. */
 int store_data_version(store *st, int64_t *out, rs_error *err);
 
 /* meta: text values by name; *out is malloc'd (caller frees), NULL when
