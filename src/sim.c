@@ -284,7 +284,8 @@ static int load_version(sim *s, bool force, bool *changed, rs_error *err)
         rc = store_data_version(s->st, &v, err);
     if (!rc && changed)
         *changed = v != s->data_version;
-    if (!rc && (force || v != s->data_version) && !(rc = load_state(s, err)))
+    if (!rc && (force || v != s->data_version) && !(rc = load_state(s, err)) &&
+        !(rc = store_last_op(s->st, &s->at_op, err)))
         s->data_version = v;
     if (own)
         store_end_read(s->st);
@@ -580,6 +581,8 @@ int sim__op_commit(opctx *c, int64_t *op_out, rs_error *err)
         s->cur = c->next;
         memset(&c->next, 0, sizeof c->next);
     }
+    if (c->op)
+        s->at_op = c->op;
     if (op_out)
         *op_out = c->op;
     op_free(c);

@@ -48,6 +48,7 @@ struct sim {
     hasher *h;
     state cur;
     int64_t data_version;
+    int64_t at_op; /* the last logged operation the state in memory holds */
     bool record; /* false for replay snapshots: no log, no moves */
     sim_progress_fn progress;
     void *progress_ud;
