@@ -279,6 +279,10 @@ static int load_version(sim *s, bool force, bool *changed, rs_error *err)
 {
     bool own = !store_in_transaction(s->st);
     int64_t v;
+    /* A file deleted or replaced under us is noticed here already (within
+     * the server's 200 ms poll), not only at the next write: reads go on
+     * from the open file, writes are refused (store_begin). */
+    store_check_file(s->st, NULL);
     int rc = own ? store_begin_read(s->st, err) : 0;
     if (!rc)
         rc = store_data_version(s->st, &v, err);
