@@ -117,6 +117,20 @@ int sim__build_placement(sim *s, state *x, const placement *prev, const char *la
     for (size_t i = 0; i < x->n; i++)
         pn[i] = (place_node){x->nodes[i].id,     x->nodes[i].name,   x->nodes[i].len,
                              x->nodes[i].weight, x->nodes[i].tokens, x->nodes[i].ntokens};
+    /* A change may not build a layout past the limit, unless it does not
+     * grow one already past it (an older file): what is stored is built. */
+    uint64_t want = place_layout_points(&x->cfg, pn, x->n);
+    if (s->record && !s->loading && want > s->max_points &&
+        (!s->cur.pl || want > place_layout_points(&s->cur.cfg, s->cur.pn, s->cur.n))) {
+        free(pn);
+        free(names);
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "too many points: the %s layout would hold %llu points, and the "
+                       "limit is %llu in all (nodes x points per node x weight); use fewer "
+                       "points per node or fewer nodes",
+                       x->cfg.algorithm, (unsigned long long)want,
+                       (unsigned long long)s->max_points);
+    }
     placement *pl = NULL;
     int rc = place_build(&pl, s->h, &x->cfg, pn, x->n, prev, layout, err);
     if (rc) {
@@ -231,8 +245,11 @@ static int load_state(sim *s, rs_error *err)
             goto fail;
     }
     x.n = n;
-    if ((rc = store_meta_get(s->st, "layout", &layout, err)) ||
-        (rc = sim__build_placement(s, &x, NULL, layout, err)))
+    s->loading = true;
+    if (!(rc = store_meta_get(s->st, "layout", &layout, err)))
+        rc = sim__build_placement(s, &x, NULL, layout, err);
+    s->loading = false;
+    if (rc)
         goto fail;
     store_nodes_free(sn, n);
     free(cfg);
@@ -256,6 +273,9 @@ int sim_open(sim **out, const char *path, rs_error *err)
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     int rc;
     s->record = true;
+    const char *hook = getenv("RINGSIM_MAX_LAYOUT_POINTS");
+    s->max_points = hook && strtoull(hook, NULL, 10) > 0 ? strtoull(hook, NULL, 10)
+                                                         : SIM_MAX_LAYOUT_POINTS;
     if (!(s->h = hasher_new())) {
         rc = rs_fail(err, RINGSIM_EINTERNAL, "OpenSSL has no SHA-256");
         goto fail;
