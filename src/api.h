@@ -19,7 +19,7 @@
 #define API_MAX_BODY (16u * 1024 * 1024)
 #define API_MAX_SEGS 4
 
-typedef enum { API_GET, API_HEAD, API_POST, API_PUT, API_DELETE, API_OTHER } api_method;
+typedef enum { API_GET, API_HEAD, API_POST, API_PUT, API_DELETE, API_PATCH, API_OTHER } api_method;
 
 typedef struct api_param {
     char *name, *value; /* malloc'd, percent-decoded; value may hold any byte */
