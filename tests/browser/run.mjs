@@ -20,7 +20,8 @@ import { chromium } from 'playwright-core';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const bin = path.resolve(repo, process.env.RINGSIM_BIN || 'build/ringsim');
-const webDir = path.join(repo, 'web');
+// RINGSIM_WEB serves another copy of the page (to see a new test fail on the old page).
+const webDir = path.resolve(process.env.RINGSIM_WEB || path.join(repo, 'web'));
 const artifacts = path.join(repo, 'test-artifacts');
 const filter = process.argv[2] || '';
 const axePath = path.join(repo, 'node_modules', 'axe-core', 'axe.min.js');
@@ -1256,8 +1257,8 @@ test('exports: nodes CSV download is the server\'s RFC 4180 CSV; scenario and SV
   ]);
   const svgText = fs.readFileSync(await svgFile.path(), 'utf8');
   assert.match(svgText, /^<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
-  const ringPoints = (await http(server, 'GET', '/api/ring')).body.points.length;
-  assert.equal((svgText.match(/<path /g) || []).length, ringPoints, 'one arc per point of GET /api/ring, as the canvas draws');
+  // The arcs of the canvas: the two nodes' arcs cover the ring.
+  assert.ok(Math.abs(svgCoverage(svgText).turns - 1) < 0.01, 'the arcs cover the ring');
 });
 
 test('accessibility: axe finds no serious or critical violation in the preview, compare, theory and scenario results', async ({ browser, server, errors }) => {
@@ -1285,6 +1286,145 @@ test('accessibility: axe finds no serious or critical violation in the preview, 
   await page.context().close();
 });
 
+// ---- issue 13: found in use -------------------------------------------------------------
+
+/** Puts the page in the light or the dark theme (the toggle, as a user does). */
+async function setTheme(page, theme) {
+  const dark = theme === 'dark';
+  if ((await page.locator('#theme-toggle').getAttribute('aria-pressed')) !== String(dark)) await page.locator('#theme-toggle').click();
+  await eventually(`${theme} theme`, async () => (await page.locator('#theme-toggle').getAttribute('aria-pressed')) === String(dark));
+}
+
+/** Clicks an export button and answers the downloaded file's bytes and name. */
+async function downloadOf(page, button) {
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: button, exact: true }).click()]);
+  return { name: download.suggestedFilename(), bytes: fs.readFileSync(await download.path()) };
+}
+
+/** Boxes of the elements matching `selector` that stick out of the element matching `container`. */
+async function outside(page, selector, container) {
+  return page.evaluate(([sel, cont]) => {
+    const box = document.querySelector(cont).getBoundingClientRect();
+    const out = [];
+    for (const e of document.querySelectorAll(sel)) {
+      const r = e.getBoundingClientRect();
+      if (r.width === 0 && r.height === 0) continue;
+      if (r.left < box.left - 0.5 || r.right > box.right + 0.5) out.push(`${e.tagName}.${e.getAttribute('class') || ''} ${Math.round(r.left)}–${Math.round(r.right)} not in ${Math.round(box.left)}–${Math.round(box.right)}: ${(e.textContent || '').slice(0, 40)}`);
+    }
+    return out;
+  }, [selector, container]);
+}
+
+test('issue 13: the key export holds every key, CSV and JSON, in one request each', async ({ page, server }) => {
+  for (const name of ['alpha', 'bravo']) assert.equal((await http(server, 'POST', '/api/nodes', { name })).status, 201);
+  assert.equal((await http(server, 'POST', '/api/keys', { generate: { count: 2500 } })).status, 201);
+  assert.equal((await http(server, 'POST', '/api/keys', { keys: ['a,"quoted" key', 'ünï ✓'] })).status, 201);
+  await expectText(page.locator('#keys-count'), '2,502 keys');
+  const asked = [];
+  page.on('request', (r) => { if (r.url().includes('/api/keys') || r.url().includes('/api/export/keys')) asked.push(r.url()); });
+  for (const theme of ['light', 'dark']) {
+    await setTheme(page, theme);
+    asked.length = 0;
+    const csv = await downloadOf(page, 'Keys as CSV');
+    assert.equal(csv.name, 'keys.csv');
+    const text = csv.bytes.toString('utf8');
+    const rows = text.split('\r\n').filter((l) => l !== '');
+    assert.equal(rows.length, 2503, `a header and every key: ${rows.length} rows (${theme})`);
+    assert.ok(rows[0].split(',').includes('key'), rows[0]);
+    assert.ok(text.includes('"a,""quoted"" key"') && text.includes('ünï ✓'), 'quoted and Unicode keys as they are');
+    for (const k of ['key-0', 'key-1249', 'key-2499']) assert.ok(text.includes(`\r\n${k},`), `${k} in the CSV`);
+    assert.equal(asked.filter((u) => !u.includes('format=json')).length, 1, `one request: ${asked}`);
+    assert.ok(!asked.some((u) => /limit=/.test(u)), `no limit asked: ${asked}`);
+    const json = await downloadOf(page, 'Keys as JSON');
+    assert.equal(json.name, 'keys.json');
+    const doc = JSON.parse(json.bytes.toString('utf8'));
+    const keys = Array.isArray(doc) ? doc : doc.keys;
+    assert.equal(keys.length, 2502, `every key in the JSON (${theme})`);
+    assert.deepEqual(new Set(keys.map((k) => k.key)).size, 2502);
+    assert.equal(await page.locator('#export-error').textContent(), '');
+    await expectText(page.locator('#export-status'), 'keys.json');
+  }
+});
+
+/** The angular extent, in turns, that the arcs of an exported ring SVG cover. */
+function svgCoverage(svgText) {
+  const doc = svgText;
+  const c = 320;
+  let turns = 0;
+  const arcs = [...doc.matchAll(/<path d="M([-\d.]+),([-\d.]+) A([\d.]+),[\d.]+ 0 ([01]) 1 ([-\d.]+),([-\d.]+)"/g)];
+  for (const m of arcs) {
+    const [x1, y1, , large, x2, y2] = [1, 2, 3, 4, 5, 6].map((i) => Number(m[i]));
+    let a = Math.atan2(y2 - c, x2 - c) - Math.atan2(y1 - c, x1 - c);
+    if (a < 0) a += 2 * Math.PI;
+    if (large && a < Math.PI) a += 2 * Math.PI; // cannot happen for a well-formed arc
+    turns += a / (2 * Math.PI);
+  }
+  const circles = (doc.match(/<g class="arcs"[^>]*>(.*?)<\/g>/s) || ['', ''])[1].match(/<circle /g) || [];
+  return { turns: turns + circles.length, arcs: arcs.length + circles.length };
+}
+
+test('issue 13: "Ring as SVG" draws every algorithm\'s ring and names the nodes; PNG too', async ({ page, server }) => {
+  const names = ['alpha', '<b>&"q\'ü</b>', 'bravo', 'charlie'];
+  for (const name of names) assert.equal((await http(server, 'POST', '/api/nodes', { name })).status, 201);
+  assert.equal((await http(server, 'POST', '/api/keys', { generate: { count: 300 } })).status, 201);
+  await expectText(page.locator('#keys-count'), '300 keys');
+  const parse = (text) => page.evaluate((t) => {
+    const d = new DOMParser().parseFromString(t, 'image/svg+xml');
+    if (d.querySelector('parsererror')) return { error: d.querySelector('parsererror').textContent };
+    return {
+      legend: [...d.querySelectorAll('.legend-name title')].map((e) => e.textContent),
+      labels: [...d.querySelectorAll('.node-label title')].map((e) => e.textContent),
+      background: d.querySelector('rect').getAttribute('fill'),
+      width: Number(d.documentElement.getAttribute('width')),
+      height: Number(d.documentElement.getAttribute('height')),
+    };
+  }, text);
+  const algorithms = [
+    ['ring', { params: { points_per_node: 4 } }], ['cassandra', {}], ['jump', {}], ['rendezvous', {}], ['maglev', {}], ['redis', {}], ['envoy-ring', {}],
+  ];
+  for (const [i, [algorithm, extra]] of algorithms.entries()) {
+    assert.equal((await http(server, 'PUT', '/api/config', { algorithm, ...extra })).status, 200, algorithm);
+    await expectText(page.locator('#ring-mode'), new RegExp(`^${algorithm}\\b`), `${algorithm} on show`);
+    await setTheme(page, i % 2 ? 'dark' : 'light');
+    const file = await downloadOf(page, 'Ring as SVG');
+    assert.equal(file.name, 'ring.svg');
+    const text = file.bytes.toString('utf8');
+    assert.match(text, /^<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+    const { turns, arcs } = svgCoverage(text);
+    assert.ok(arcs >= 1 && Math.abs(turns - 1) < 0.01, `${algorithm}: the arcs cover the whole ring (${turns.toFixed(4)} turns in ${arcs} arcs)`);
+    const doc = await parse(text);
+    assert.equal(doc.error, undefined, `${algorithm}: well-formed XML`);
+    assert.deepEqual([...doc.legend].sort(), [...names].sort(), `${algorithm}: the legend names every node`);
+    assert.equal(doc.background, '#ffffff', 'a white picture in either theme');
+    if (algorithm === 'ring' || algorithm === 'cassandra') assert.deepEqual([...doc.labels].sort(), [...names].sort(), `${algorithm}: each node labelled on the ring`);
+  }
+  // PNG: the same picture, twice the size, the legend drawn.
+  const svgDoc = await parse((await downloadOf(page, 'Ring as SVG')).bytes.toString('utf8'));
+  const png = await downloadOf(page, 'Ring as PNG');
+  assert.equal(png.name, 'ring.png');
+  fs.mkdirSync(artifacts, { recursive: true });
+  fs.writeFileSync(path.join(artifacts, 'export-ring.png'), png.bytes);
+  assert.equal(png.bytes.subarray(1, 4).toString('latin1'), 'PNG');
+  const w = png.bytes.readUInt32BE(16);
+  const h = png.bytes.readUInt32BE(20);
+  assert.deepEqual([w, h], [svgDoc.width * 2, svgDoc.height * 2], 'PNG of the SVG, twice the size');
+  const ink = await page.evaluate(async (b64) => {
+    const img = new Image();
+    img.src = `data:image/png;base64,${b64}`;
+    await img.decode();
+    const c = document.createElement('canvas');
+    c.width = img.width;
+    c.height = img.height;
+    const g = c.getContext('2d');
+    g.drawImage(img, 0, 0);
+    // The legend's column, right of the ring: dark pixels of its text.
+    const d = g.getImageData(640 * 2 + 44, 70 * 2, 300 * 2, 100 * 2).data;
+    let dark = 0;
+    for (let i = 0; i < d.length; i += 4) if (d[i] + d[i + 1] + d[i + 2] < 200) dark++;
+    return dark;
+  }, png.bytes.toString('base64'));
+  assert.ok(ink > 200, `the legend's names are drawn in the PNG (${ink} dark pixels)`);
+});
 async function main() {
   if (!fs.existsSync(bin)) {
     console.error(`ringsim binary not found at ${bin} (set RINGSIM_BIN)`);

@@ -1024,7 +1024,9 @@ function connect() {
 
 setNodeOrder(state.nodeOrder);
 setupScenarios({ api, confirmInPage, getState: () => state, onOperation, refresh });
-setupLab({ ring, placement, nodeColour: (name) => nodeColour(name, 1, false) });
+setupLab({
+  ring, placement, getView: () => state.view, api, confirmInPage,
+});
 
 async function start() {
   connect();
