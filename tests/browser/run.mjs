@@ -1425,6 +1425,43 @@ test('issue 13: "Ring as SVG" draws every algorithm\'s ring and names the nodes;
   }, png.bytes.toString('base64'));
   assert.ok(ink > 200, `the legend's names are drawn in the PNG (${ink} dark pixels)`);
 });
+test('issue 13: compare shows a refusal and its reason, leaves it out of the charts and "best", offers no Switch', async ({ page, server }) => {
+  assert.equal((await http(server, 'POST', '/api/nodes', { name: 'alpha' })).status, 201);
+  assert.equal((await http(server, 'POST', '/api/nodes', { name: 'bravo', weight: 2.5 })).status, 201);
+  assert.equal((await http(server, 'POST', '/api/nodes', { name: 'charlie' })).status, 201);
+  assert.equal((await http(server, 'POST', '/api/keys', { generate: { count: 400 } })).status, 201);
+  await expectText(page.locator('#keys-count'), '400 keys');
+  const api = (await http(server, 'GET', '/api/compare')).body;
+  const refused = api.results.filter((r) => r.error);
+  assert.ok(refused.some((r) => r.algorithm === 'ketama'), 'ketama refuses a weight of 2.5');
+  const usable = api.results.filter((r) => !r.error);
+  for (const theme of ['light', 'dark']) {
+    await setTheme(page, theme);
+    await page.getByRole('button', { name: 'Compare', exact: true }).click();
+    await eventually('compare rows', async () => (await page.locator('#compare-body tr').count()) === api.results.length, 20000);
+    for (const r of refused) {
+      const row = page.locator(`#compare-body tr[data-algorithm="${r.algorithm}"]`);
+      const text = await row.textContent();
+      assert.ok(text.includes('Refuses the current nodes'), `${r.algorithm}: ${text}`);
+      // The server's reason, its names as they are ("bravo" and 2.5).
+      assert.ok(text.includes('bravo') && text.includes('2.5'), `${r.algorithm} says why: ${text}`);
+      assert.equal(await row.getByRole('button').count(), 0, `no Switch for ${r.algorithm}`);
+      for (const chart of ['compare-chart-balance', 'compare-chart-keys', 'compare-chart-moves']) {
+        const labels = await page.$$eval(`#${chart} text.chart-label`, (ts) => ts.map((t) => t.textContent));
+        assert.ok(!labels.includes(r.algorithm), `${r.algorithm} not in ${chart}`);
+      }
+      assert.equal(await page.locator(`#compare-best [data-best="${r.algorithm}"]`).count(), 0, `${r.algorithm} never best`);
+    }
+    assert.equal(await page.locator('#compare-chart-moves rect.bar').count(), usable.length, 'a bar per algorithm that placed the keys');
+    // "Best" is the smallest measured max / mean among those that placed the keys.
+    const best = [...usable].sort((a, b) => a.stats.max_over_mean - b.stats.max_over_mean)[0];
+    await expectText(page.locator('#compare-best'), `Most even keys: ${best.algorithm}`);
+    await expectText(page.locator('#compare-best'), 'Left out: ');
+    fs.mkdirSync(artifacts, { recursive: true });
+    await page.locator('.compare-panel').screenshot({ path: path.join(artifacts, `compare-refusal-${theme}.png`) });
+  }
+});
+
 async function main() {
   if (!fs.existsSync(bin)) {
     console.error(`ringsim binary not found at ${bin} (set RINGSIM_BIN)`);

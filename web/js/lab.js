@@ -385,9 +385,21 @@ class Compare {
       ? `Sampled: ${formatInt(s.keys)} of ${formatInt(answer.keys)} keys (every ${formatInt(s.every)}th key) were placed.`
       : `All ${formatInt(answer.keys)} keys were placed (no sample).`;
     const results = answer.results || [];
+    // An algorithm that refuses the current nodes (ketama and a weight of
+    // 2.5) has no numbers: its row says why, in the server's words, and it
+    // stays out of the charts and of "best".
+    const usable = results.filter((r) => !r.error && r.stats);
     const body = $('compare-body');
     body.replaceChildren(...results.map((r) => {
-      const st = r.stats || {};
+      const name = el('th', { scope: 'row' }, [r.algorithm, r.current ? el('strong', { className: 'tag' }, ' (current)') : null]);
+      if (r.error || !r.stats) {
+        const why = r.error && r.error.message ? r.error.message : 'no result';
+        return el('tr', { className: `refused${r.current ? ' current' : ''}`, dataset: { algorithm: r.algorithm } }, [
+          name,
+          el('td', { colSpan: 8, className: 'refusal' }, [el('strong', null, 'Refuses the current nodes: '), humanMessage(why)]),
+        ]);
+      }
+      const st = r.stats;
       const switchButton = r.current
         ? el('span', { className: 'muted small' }, 'in use')
         : el('button', { type: 'button', className: 'mutating secondary small', 'aria-label': `Switch to ${r.algorithm}` }, 'Switch');
@@ -404,7 +416,7 @@ class Compare {
         });
       }
       return el('tr', { className: r.current ? 'current' : '', dataset: { algorithm: r.algorithm } }, [
-        el('th', { scope: 'row' }, [r.algorithm, r.current ? el('strong', { className: 'tag' }, ' (current)') : null]),
+        name,
         el('td', { className: 'num' }, num(st.max_over_mean)),
         el('td', { className: 'num' }, num(st.cv)),
         el('td', { className: 'num' }, num(r.structural_max_over_mean)),
@@ -416,22 +428,48 @@ class Compare {
       ]);
     }));
     $('compare-table').hidden = false;
+    const refused = results.filter((r) => !usable.includes(r)).map((r) => r.algorithm);
+    $('compare-best').replaceChildren(...bestLine(usable, refused));
     $('compare-charts').replaceChildren(
-      barChart(results, 'structural_max_over_mean', 'Structural max / mean (1 is perfect)', 'compare-chart-balance'),
-      barChart(results.map((r) => ({ ...r, max_over_mean: r.stats ? r.stats.max_over_mean : 0 })), 'max_over_mean', 'Measured max / mean of the keys', 'compare-chart-keys'),
-      barChart(results, 'moves_if_added', 'Keys moved if a node joined', 'compare-chart-moves'),
+      barChart(usable, 'structural_max_over_mean', 'Structural max / mean (1 is perfect)', 'compare-chart-balance'),
+      barChart(usable.map((r) => ({ ...r, max_over_mean: r.stats.max_over_mean })), 'max_over_mean', 'Measured max / mean of the keys', 'compare-chart-keys'),
+      barChart(usable, 'moves_if_added', 'Keys moved if a node joined', 'compare-chart-moves'),
     );
   }
+}
+
+/** The best of the algorithms that placed the keys, for each measure. */
+function bestLine(usable, refused) {
+  const best = (value) => {
+    let top = null;
+    for (const r of usable) {
+      const v = value(r);
+      if (typeof v === 'number' && Number.isFinite(v) && (!top || v < top.v)) top = { r, v };
+    }
+    return top;
+  };
+  const parts = [];
+  const add = (label, top, digits) => {
+    if (!top) return;
+    if (parts.length) parts.push(' · ');
+    parts.push(`${label}: `, el('strong', { dataset: { best: top.r.algorithm } }, top.r.algorithm), ` (${digits === 0 ? formatInt(top.v) : formatNumber(top.v, digits)})`);
+  };
+  add('Most even keys', best((r) => r.stats.max_over_mean), 3);
+  add('most even space', best((r) => r.structural_max_over_mean), 3);
+  add('fewest moves when a node joins', best((r) => r.moves_if_added), 0);
+  if (refused.length) parts.push(`. Left out: ${refused.join(', ')} (${refused.length === 1 ? 'it refuses' : 'they refuse'} the current nodes).`);
+  return parts;
 }
 
 // ---- theory --------------------------------------------------------------------
 
 function theoryChart(answer) {
-  const w = 520;
-  const h = 280;
-  const m = { l: 46, r: 110, t: 14, b: 34 };
   const pts = answer.points || [];
   const algs = answer.algorithms || [];
+  const w = 560;
+  // Tall enough for every algorithm's name at the right edge.
+  const h = Math.max(280, algs.length * 14 + 60);
+  const m = { l: 46, r: 130, t: 14, b: 34 };
   const ys = [1];
   for (const p of pts) ys.push(p.expected_max_over_mean, p.ring_max_over_mean);
   for (const a of algs) ys.push(a.structural_max_over_mean);
