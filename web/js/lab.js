@@ -228,8 +228,8 @@ class Preview {
   }
 
   describe(body) {
-    if (body.op === 'add_node') return `add node ${body.name}${body.weight !== undefined ? ` (weight ${body.weight})` : ''}`;
-    if (body.op === 'remove_node') return `remove node ${body.name}`;
+    if (body.op === 'add_node') return `add node ${displayName(body.name)}${body.weight !== undefined ? ` (weight ${body.weight})` : ''}`;
+    if (body.op === 'remove_node') return `remove node ${displayName(body.name)}`;
     const parts = [`algorithm ${body.algorithm}`];
     if (body.params) for (const [k, v] of Object.entries(body.params)) parts.push(`${k} ${v}`);
     if (body.replicas !== undefined) parts.push(`replicas ${body.replicas}`);

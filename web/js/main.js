@@ -18,7 +18,7 @@
 import { api, ApiError, eventsUrl } from './api.js';
 import { $, el, setError, debounce } from './dom.js';
 import {
-  describeOperation, displayName, formatInt, formatTime, groupMoves, humanMessage, movedCount, nodeColour, setNodeOrder,
+  describeOperation, displayName, visibleText, formatInt, formatTime, groupMoves, humanMessage, movedCount, setNodeOrder,
 } from './format.js';
 import { RingView } from './ring.js';
 import { describeSpace, keyDrawPosition } from './space.js';
@@ -548,7 +548,7 @@ function renderMovedKeys(moves, total) {
   }
   const more = total > moves.length ? ` (the first ${formatInt(moves.length)} of ${formatInt(total)})` : '';
   const items = moves.map((m) => el('li', null, [
-    el('span', { className: 'mono' }, m.key), ` ${displayName(m.from)} → ${displayName(m.to)}`,
+    el('span', { className: 'mono' }, displayName(m.key)), ` ${displayName(m.from)} → ${displayName(m.to)}`,
   ]));
   box.replaceChildren(el('details', null, [
     el('summary', null, `List the moved keys${more}`),
@@ -610,7 +610,7 @@ async function toggleMoves(li, op, button, detail, offset = 0) {
   try {
     const d = await api.operation(op.id, offset || undefined);
     const items = d.moves.map((m) => el('li', null, [
-      el('span', { className: 'mono' }, m.key), ` : ${displayName(m.from)} → ${displayName(m.to)}`,
+      el('span', { className: 'mono' }, displayName(m.key)), ` : ${displayName(m.from)} → ${displayName(m.to)}`,
     ]));
     let ul = detail.querySelector('ul');
     if (offset === 0 || !ul) {
@@ -781,7 +781,19 @@ $('node-form').addEventListener('submit', async (e) => {
     setError('node-error', '', nodeInput);
     nodeInput.select();
   }
+  showNameWarning(ok);
 });
+
+/**
+ * The server's warning about a node it added ("looks the same as …", a
+ * name equal to another in NFC form), beside the node form; a string or
+ * {message}. Cleared by the next add.
+ */
+function showNameWarning(answer) {
+  const w = answer && answer.warning;
+  const text = !w ? '' : (typeof w === 'string' ? w : String(w.message || ''));
+  $('node-warning').textContent = text ? `${displayName(answer.node.name)}: ${visibleText(text)}` : '';
+}
 $('remove-node').addEventListener('click', async () => {
   const name = nodeInput.value;
   setError('weight-error', '', weightInput);
@@ -887,7 +899,8 @@ function runTrace() {
     return null;
   }
   const space = state.view.space;
-  return traceKey(key, { ring, at: state.view.at, space }).then((answer) => {
+  const algo = catalogueEntry(state.view.config);
+  return traceKey(key, { ring, at: state.view.at, space, keyHash: algo ? algo.key_hash : '' }).then((answer) => {
     if (answer && space.kind === 'table' && answer.coordinate !== null) strip.setFocus(Number(answer.coordinate), key);
     return answer;
   });
@@ -914,7 +927,7 @@ function showSelection(hit) {
   }
   if (hit.kind === 'key') {
     pickKey(hit.key);
-    box.replaceChildren(el('p', null, ['Key ', el('strong', null, hit.key), ' — its trace is under “Lookup trace”.']));
+    box.replaceChildren(el('p', null, ['Key ', el('strong', null, displayName(hit.key)), ' — its trace is under “Lookup trace”.']));
     return;
   }
   if (hit.kind === 'bin') {

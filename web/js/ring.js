@@ -914,7 +914,7 @@ export class RingView {
       lines.splice(1, 0, ['at', spaceAt(this.space, h.position)]);
       lines.push(['owner', displayName(h.node)]);
     } else if (h.kind === 'key') {
-      lines = [['', `Key ${h.key}`], ['at', spaceAt(this.space, h.position)], ['owner', displayName(h.node)]];
+      lines = [['', `Key ${displayName(h.key)}`], ['at', spaceAt(this.space, h.position)], ['owner', displayName(h.node)]];
       if (h.replicas && h.replicas.length > 1) lines.push(['replicas', h.replicas.map(displayName).join(', ')]);
     } else {
       lines = [

@@ -6,7 +6,7 @@
 
 import { $, el } from './dom.js';
 import {
-  displayName, formatBig, formatInt, formatNumber, formatPercent, nodeColour, shareDigits,
+  displayName, formatBig, formatInt, formatNumber, formatPercent, lookAlikes, nodeColour, shareDigits,
 } from './format.js';
 
 /** A weight as typed: 1, 2.5, 0.125 (not 2.500). */
@@ -116,6 +116,7 @@ export class NodesTable {
     this.page = Math.min(Math.max(0, this.page), pages - 1);
     const slice = list.slice(this.page * NODE_PAGE, (this.page + 1) * NODE_PAGE);
     const digits = shareDigits(list.length);
+    const twins = lookAlikes(this.nodes.map((n) => n.name));
     const rows = slice.map((n) => {
       const remove = el('button', {
         type: 'button', className: 'ghost row-remove mutating', 'aria-label': `Remove node ${displayName(n.name)}`, title: `Remove node ${displayName(n.name)}`,
@@ -123,7 +124,10 @@ export class NodesTable {
       remove.disabled = this.readOnly;
       remove.addEventListener('click', (e) => { e.stopPropagation(); this.onRemove(n.name, remove); });
       const cells = [
-        el('td', { dataset: { col: 'name' } }, [dot(n.name, this.dark), nameSpan(n.name)]),
+        el('td', { dataset: { col: 'name' } }, [
+          dot(n.name, this.dark), nameSpan(n.name),
+          twins.has(n.name) ? el('span', { className: 'look-alike' }, `looks the same as ${twins.get(n.name).map(displayName).join(', ')}`) : null,
+        ]),
         this.columns.position ? el('td', { className: 'num', dataset: { col: 'position' } }, formatBig(n.tokens ? n.tokens[0] : n.position)) : null,
         el('td', { className: 'num', dataset: { col: 'weight' } }, formatWeight(n.weight)),
         el('td', { className: 'num', dataset: { col: 'points' } }, formatInt(n.points)),
@@ -211,13 +215,13 @@ export class KeysTable {
     $('keys-sort-note').textContent = 'Sorted by owner within this page; pages follow the server’s order (by position, then key). Key and Coordinate sort every key.';
     const rows = keys.map((k) => {
       const remove = el('button', {
-        type: 'button', className: 'ghost row-remove mutating', 'aria-label': `Remove key ${k.key}`, title: `Remove key ${k.key}`,
+        type: 'button', className: 'ghost row-remove mutating', 'aria-label': `Remove key ${displayName(k.key)}`, title: `Remove key ${displayName(k.key)}`,
       }, 'Remove');
       remove.disabled = this.readOnly;
       remove.addEventListener('click', (e) => { e.stopPropagation(); this.onRemove(k.key, remove); });
       const coordinate = k.coordinate === undefined ? formatInt(k.position) : (k.coordinate === null ? '—' : formatBig(k.coordinate));
       const tr = el('tr', { tabIndex: 0, dataset: { key: k.key } }, [
-        el('td', { dataset: { col: 'key' } }, el('span', { className: 'name', title: k.key }, k.key)),
+        el('td', { dataset: { col: 'key' } }, nameSpan(k.key)),
         el('td', { className: 'num', dataset: { col: 'coordinate' } }, coordinate),
         el('td', { dataset: { col: 'node' } }, [dot(k.node, this.dark), nameSpan(k.node)]),
         showReplicas ? el('td', { dataset: { col: 'replicas' } }, el('span', { className: 'name', title: (k.replicas || []).map(displayName).join(', ') }, (k.replicas || []).map(displayName).join(', '))) : null,
