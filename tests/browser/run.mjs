@@ -1524,6 +1524,36 @@ test('issue 13: invisible characters shown as escapes in every table, label, his
   await page.getByLabel('Look up key', { exact: true }).press('Enter');
   await expectText(page.locator('#lookup-result'), '“k⟨U+202E⟩yek” →');
 });
+test('issue 13: names of 60+ characters at 1366×800 and 390×844: no sideways scroll, labels inside the ring and "What moved"', async ({ browser, server, errors }) => {
+  const long = (i) => `${['north', 'south', 'east', 'west', 'centre', 'edge'][i]}-datacenter-rack-${i}-cache-server-with-a-long-host-name.example.internal`;
+  const names = [0, 1, 2, 3, 4].map(long);
+  assert.ok(names.every((n) => n.length >= 60));
+  for (const name of names) assert.equal((await http(server, 'POST', '/api/nodes', { name })).status, 201);
+  assert.equal((await http(server, 'POST', '/api/keys', { generate: { count: 1000 } })).status, 201);
+  assert.equal((await http(server, 'POST', '/api/nodes', { name: long(5) })).status, 201);
+  for (const viewport of [{ width: 1366, height: 800 }, { width: 390, height: 844 }]) {
+    const page = await openPage(browser, server, errors, { viewport });
+    await expectText(page.locator('#keys-count'), '1,000 keys');
+    await eventually('the pairs of the last join', async () => (await page.locator('#moved-pairs tbody tr').count()) > 0);
+    await eventually('before and after', async () => (await page.locator('#moved-compare table').count()) === 1);
+    for (const theme of ['light', 'dark']) {
+      await setTheme(page, theme);
+      const where = `${viewport.width}×${viewport.height} ${theme}`;
+      const sizes = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+      assert.ok(sizes[0] <= sizes[1], `${where}: the document is ${sizes[0]} px wide in ${sizes[1]}`);
+      const labels = await page.locator('#ring-svg text.node-label').count();
+      assert.equal(labels, 6, `${where}: every node labelled`);
+      assert.deepEqual(await outside(page, '#ring-svg text.node-label', '.ring-panel'), [], `${where}: ring labels inside the ring panel`);
+      assert.deepEqual(await outside(page, '.moved-panel *', '.moved-panel'), [], `${where}: "What moved" holds its text`);
+      // Cut names keep the whole name in their title.
+      const titles = await page.$$eval('#moved-pairs .name', (xs) => xs.map((x) => x.title));
+      assert.ok(titles.length && titles.every((t) => t.length >= 60), `${where}: full names in the titles`);
+      fs.mkdirSync(artifacts, { recursive: true });
+      await page.screenshot({ path: path.join(artifacts, `long-names-${viewport.width}-${theme}.png`) });
+    }
+    await page.context().close();
+  }
+});
 async function main() {
   if (!fs.existsSync(bin)) {
     console.error(`ringsim binary not found at ${bin} (set RINGSIM_BIN)`);

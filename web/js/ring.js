@@ -563,6 +563,15 @@ export class RingView {
     // Node labels at each node's anchor, staggered to avoid overlaps; long
     // names cut with an ellipsis, the full name in <title>.
     const labels = svgEl('g', { class: 'node-labels' });
+    const fitted = [];
+    // Labels may use the panel's padding beside the drawing, never beyond it.
+    const panel = this.wrap.closest('.panel');
+    let margin = 0;
+    if (panel) {
+      const p = panel.getBoundingClientRect();
+      const w = this.wrap.getBoundingClientRect();
+      margin = Math.max(0, Math.min(w.left - p.left, p.right - w.right) - 4);
+    }
     if (anchors.size && anchors.size <= LABEL_LIMIT && !this.loading) {
       const sorted = [...anchors].sort((a, b) => a[1] - b[1]);
       const levels = [-Infinity, -Infinity, -Infinity];
@@ -587,22 +596,33 @@ export class RingView {
           x2: (g.cx + c * (r - 4)).toFixed(1), y2: (g.cy + s * (r - 4)).toFixed(1),
           class: 'leader', stroke: colour,
         }));
-        // Room left to the panel edge decides how many characters fit.
+        // Room left to the edge of the drawing decides how much of the
+        // name fits; the label is measured and cut further if it must.
         const x = g.cx + c * r;
-        const room = Math.abs(c) < 0.25 ? g.s : (c > 0 ? g.s - x : x);
-        const fit = Math.max(4, Math.min(LABEL_CHARS, Math.floor((room + 24) / 7.2)));
+        const middle = Math.abs(c) < 0.25;
+        const room = (middle ? 2 * Math.min(x, g.s - x) : (c > 0 ? g.s - x : x)) + margin - 3;
+        const fit = Math.max(4, Math.min(LABEL_CHARS, Math.floor(room / 7.2)));
         const text = svgEl('text', {
           x: x.toFixed(1), y: (g.cy + s * r).toFixed(1),
           class: 'node-label', 'dominant-baseline': 'middle',
-          'text-anchor': Math.abs(c) < 0.25 ? 'middle' : (c > 0 ? 'start' : 'end'),
+          'text-anchor': middle ? 'middle' : (c > 0 ? 'start' : 'end'),
           'data-node': name,
         });
         text.textContent = shortName(name, fit);
         text.appendChild(svgEl('title', {}, displayName(name)));
         labels.appendChild(text);
+        fitted.push({ text, name, fit, room });
       }
     }
     svg.appendChild(labels);
+    for (const f of fitted) {
+      // Measured once in place: a name of wide letters is cut shorter.
+      let { fit } = f;
+      while (fit > 2 && f.text.getComputedTextLength() > f.room) {
+        fit--;
+        f.text.firstChild.textContent = shortName(f.name, fit);
+      }
+    }
   }
 
   // ---- overlay: hover, keyboard cursor, route, moves ---------------------
