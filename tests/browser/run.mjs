@@ -1554,6 +1554,160 @@ test('issue 13: names of 60+ characters at 1366×800 and 390×844: no sideways s
     await page.context().close();
   }
 });
+test('issue 13: nothing stale — empty ring, "not applied yet", the Apply button, "Cancel the running operation"', async ({ page, browser, server, errors }) => {
+  // The empty page: the invitation alone in the ring's centre.
+  for (const theme of ['light', 'dark']) {
+    await setTheme(page, theme);
+    await page.locator('#ring-empty').waitFor({ state: 'visible' });
+    assert.equal(await page.locator('#ring-svg .center-value, #ring-svg .center-title').count(), 0, `no "0 nodes / 0 keys" under the invitation (${theme})`);
+  }
+  await setTheme(page, 'light');
+  await loadSample(server);
+  await expectText(page.locator('#keys-count'), '1,000 keys');
+  await expectText(page.locator('#ring-svg .center-value'), '6 nodes');
+  // A preview's Apply applies the form's choice: nothing is "not applied yet".
+  await page.getByLabel('Algorithm', { exact: true }).selectOption('envoy-ring');
+  assert.equal(await page.locator('#config-dirty').isVisible(), true, 'the choice is pending');
+  await page.getByRole('button', { name: 'Preview', exact: true }).click();
+  await expectText(page.locator('#preview-summary'), 'keys would move');
+  // The Apply button wraps inside its panel, at laptop and phone width.
+  for (const viewport of [{ width: 1366, height: 800 }, { width: 390, height: 844 }]) {
+    await page.setViewportSize(viewport);
+    for (const theme of ['light', 'dark']) {
+      await setTheme(page, theme);
+      assert.deepEqual(await outside(page, '#preview-apply', '#preview-panel'), [], `Apply inside the preview at ${viewport.width} px, ${theme}`);
+    }
+  }
+  await page.setViewportSize({ width: 1366, height: 800 });
+  await page.getByRole('button', { name: /^Apply: configure algorithm envoy-ring/ }).click();
+  await eventually('envoy-ring applied', async () => (await http(server, 'GET', '/api/config')).body.algorithm === 'envoy-ring');
+  await eventually('the preview gone', async () => !(await page.locator('#preview-panel').isVisible()));
+  await expectText(page.locator('#ring-mode'), /^envoy-ring/);
+  assert.equal(await page.locator('#config-dirty').isVisible(), false, 'no "not applied yet" after the preview\'s Apply');
+  // A preview's progress is the preview's: after "Cancel preview" no
+  // "Cancel the running operation" stays. (The server's progress events are
+  // played to a second page here, since a preview is seldom long enough.)
+  const context = await browser.newContext({ viewport: { width: 1366, height: 800 } });
+  await context.addInitScript(() => {
+    const Source = window.EventSource;
+    window.__sources = [];
+    window.EventSource = class extends Source {
+      constructor(...args) {
+        super(...args);
+        window.__sources.push(this);
+      }
+    };
+  });
+  const other = await context.newPage();
+  other.on('pageerror', (err) => errors.push(`page error: ${err.message}`));
+  await other.goto(`${server.base}/`);
+  await other.locator('#connection[data-state="live"]').waitFor({ timeout: 10000 });
+  let release;
+  const held = new Promise((r) => { release = r; });
+  await other.route('**/api/preview', async (route) => { await held; await route.continue().catch(() => {}); });
+  await other.getByLabel('Node name', { exact: true }).fill('golf');
+  await other.getByRole('button', { name: 'Preview add', exact: true }).click();
+  await expectText(other.locator('#preview-summary'), 'Working out');
+  const progress = (done) => ({ type: 'add_node', done, total: 100000 });
+  // Dispatched on the page's own event stream, as the server sends them.
+  await other.evaluate((p) => {
+    for (const es of window.__sources) es.dispatchEvent(new MessageEvent('progress', { data: JSON.stringify(p) }));
+  }, progress(5000));
+  assert.equal(await other.locator('#cancel-op').isVisible(), false, 'no cancel button for a preview\'s progress');
+  await other.getByRole('button', { name: 'Cancel preview', exact: true }).click();
+  assert.equal(await other.locator('#preview-panel').isVisible(), false);
+  assert.equal(await other.locator('#cancel-op').isVisible(), false, 'no "Cancel the running operation" after "Cancel preview"');
+  release();
+  await sleep(300);
+  assert.equal(await other.locator('#preview-panel').isVisible(), false, 'the late answer of a cancelled preview is not shown');
+  await other.context().close();
+});
+test('issue 13: nothing cut — theory names every algorithm, dropdowns, history, share bars, compare table; arcs and the SHA-256 told right', async ({ browser, server, errors }) => {
+  for (const name of ['alpha', 'bravo', 'charlie']) assert.equal((await http(server, 'POST', '/api/nodes', { name })).status, 201);
+  assert.equal((await http(server, 'PUT', '/api/config', { algorithm: 'ring', params: { points_per_node: 4 } })).status, 200);
+  assert.equal((await http(server, 'POST', '/api/keys', { generate: { count: 300 } })).status, 201);
+  assert.equal((await http(server, 'PUT', '/api/config', { algorithm: 'ring', params: { points_per_node: 4 }, replicas: 2 })).status, 200);
+  const page = await openPage(browser, server, errors, { viewport: { width: 1366, height: 800 } });
+  await expectText(page.locator('#keys-count'), '300 keys');
+  // An arc's details: the arc's own keys, and the node's total named as such.
+  const ring = (await http(server, 'GET', '/api/ring')).body.points;
+  const keys = [];
+  for (let offset = 0; offset < 300; offset += 100) keys.push(...(await http(server, 'GET', `/api/keys?limit=100&offset=${offset}`)).body.keys);
+  await page.locator('#ring-overlay').focus();
+  await page.keyboard.press('ArrowRight'); // arc 2 of 12: from point 0 to point 1
+  await page.keyboard.press('Enter');
+  const [p0, p1] = ring;
+  const inArc = keys.filter((k) => k.position > p0.position && k.position <= p1.position).length;
+  const node = (await http(server, 'GET', `/api/nodes/${p1.node}`)).body;
+  const details = await expectText(page.locator('#ring-selection'), 'keys in this arc');
+  assert.ok(details.includes(`keys in this arc${inArc}`), `the arc's own ${inArc} keys: ${details}`);
+  assert.ok(details.includes(`keys of ${p1.node}, all 4 arcs${node.keys.toLocaleString('en-US')}`), `the node's ${node.keys}, named: ${details}`);
+  // The lookup trace under ring: the key's whole SHA-256; not under ketama (MD5).
+  await page.getByLabel('Look up key', { exact: true }).fill('key-7');
+  await page.getByLabel('Look up key', { exact: true }).press('Enter');
+  await expectText(page.locator('#lookup-steps'), sha256('key-7'));
+  assert.equal((await http(server, 'PUT', '/api/config', { algorithm: 'ketama', replicas: 1 })).status, 200);
+  await expectText(page.locator('#ring-mode'), /^ketama/);
+  await page.getByLabel('Look up key', { exact: true }).press('Enter');
+  await expectText(page.locator('#lookup-steps'), /MD5/i);
+  assert.ok(!(await page.locator('#lookup-steps').textContent()).includes(sha256('key-7')), 'no SHA-256 under ketama');
+  // A long history entry, theory and compare.
+  assert.equal((await http(server, 'PUT', '/api/config', { algorithm: 'envoy-ring', params: { min_ring_size: 2048, max_ring_size: 4194304 }, replicas: 2 })).status, 200);
+  await expectText(page.locator('#ring-mode'), /^envoy-ring/);
+  await page.getByRole('button', { name: 'Show theory', exact: true }).click();
+  await eventually('theory chart', async () => (await page.locator('#theory-chart text.alg-label').count()) > 0, 30000);
+  const theory = (await http(server, 'GET', '/api/theory')).body;
+  await page.getByRole('button', { name: 'Compare', exact: true }).click();
+  await eventually('compare rows', async () => (await page.locator('#compare-body tr').count()) >= 10, 30000);
+  for (const viewport of [{ width: 1366, height: 800 }, { width: 390, height: 844 }]) {
+    await page.setViewportSize(viewport);
+    for (const theme of ['light', 'dark']) {
+      await setTheme(page, theme);
+      const where = `${viewport.width} px ${theme}`;
+      // Theory: every algorithm named, no two names overlapping, all inside the chart.
+      const names = await page.$$eval('#theory-chart text.alg-label', (ts) => {
+        const chart = document.querySelector('#theory-chart').getBoundingClientRect();
+        return ts.map((t) => {
+          const r = t.getBoundingClientRect();
+          return { name: t.dataset.algorithm, top: r.top, bottom: r.bottom, inside: r.top >= chart.top - 0.5 && r.bottom <= chart.bottom + 0.5 && r.right <= chart.right + 0.5 };
+        });
+      });
+      assert.deepEqual(names.map((n) => n.name).sort(), theory.algorithms.map((a) => a.algorithm).sort(), `${where}: theory names every algorithm`);
+      assert.ok(names.every((n) => n.inside), `${where}: theory labels inside the chart`);
+      const byTop = [...names].sort((a, b) => a.top - b.top);
+      for (let i = 1; i < byTop.length; i++) assert.ok(byTop[i].top >= byTop[i - 1].bottom - 1, `${where}: ${byTop[i - 1].name} and ${byTop[i].name} overlap`);
+      // Dropdowns show their whole choice.
+      const cutOptions = await page.evaluate(() => {
+        const out = [];
+        const g = document.createElement('canvas').getContext('2d');
+        for (const id of ['algorithm', 'scenario-list']) {
+          const sel = document.getElementById(id);
+          const st = getComputedStyle(sel);
+          g.font = `${st.fontWeight} ${st.fontSize} ${st.fontFamily}`;
+          const room = sel.clientWidth - parseFloat(st.paddingLeft) - parseFloat(st.paddingRight) - 20; // the arrow
+          for (const o of sel.options) if (g.measureText(o.textContent).width > room) out.push(`${id}: ${o.textContent}`);
+        }
+        return out;
+      });
+      assert.deepEqual(cutOptions, [], `${where}: dropdown choices fit`);
+      // History entries are whole.
+      const cutHistory = await page.$$eval('#history-list .op-what', (xs) => xs.filter((x) => x.scrollWidth > x.clientWidth + 1).map((x) => x.textContent));
+      assert.deepEqual(cutHistory, [], `${where}: history entries whole`);
+      // Statistics bars say which percentage is which.
+      const values = await page.$$eval('#stats-bars .bar-value', (xs) => xs.map((x) => x.textContent));
+      assert.ok(values.length === 3 && values.every((v) => /keys \d/.test(v) && /space \d/.test(v)), `${where}: ${values}`);
+      // The compare table shows its last row whole.
+      const wrap = await page.locator('.compare-panel .table-wrap').evaluate((e) => [e.scrollHeight, e.clientHeight]);
+      assert.ok(wrap[0] <= wrap[1] + 1, `${where}: compare table cut (${wrap[0]} in ${wrap[1]} px)`);
+      const last = await page.locator('#compare-body tr').last().boundingBox();
+      const box = await page.locator('.compare-panel .table-wrap').boundingBox();
+      assert.ok(last.y + last.height <= box.y + box.height + 1, `${where}: last compare row inside its box`);
+      fs.mkdirSync(artifacts, { recursive: true });
+      await page.locator('.theory-panel').screenshot({ path: path.join(artifacts, `theory-${viewport.width}-${theme}.png`) });
+    }
+  }
+  await page.context().close();
+});
 async function main() {
   if (!fs.existsSync(bin)) {
     console.error(`ringsim binary not found at ${bin} (set RINGSIM_BIN)`);

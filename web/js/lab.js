@@ -213,11 +213,23 @@ class Preview {
     setError('preview-error', '');
     $('preview-panel').hidden = false;
     $('preview-summary').textContent = 'Working out what would happen…';
+    $('preview-body').replaceChildren();
+    $('preview-apply').disabled = true;
+    if (this.asking) this.asking.abort();
+    const asking = new AbortController();
+    this.asking = asking;
+    $('preview-panel').dataset.asking = body.op;
     try {
-      const answer = await rawJson('POST', '/api/preview', body);
+      const answer = await rawJson('POST', '/api/preview', body, asking.signal);
+      if (this.asking !== asking) return; // cancelled, or a newer preview asked
+      this.asking = null;
+      delete $('preview-panel').dataset.asking;
       this.pending = body;
       this.show(body, answer);
     } catch (err) {
+      if (this.asking !== asking) return;
+      this.asking = null;
+      delete $('preview-panel').dataset.asking;
       this.pending = null;
       $('preview-summary').textContent = '';
       $('preview-body').replaceChildren();
@@ -287,6 +299,8 @@ class Preview {
         const config = { ...body };
         delete config.op;
         await rawJson('PUT', '/api/config', config);
+        // The form's choice is now the configuration in force.
+        this.placement.applied();
       }
       this.clear();
     } catch (err) {
@@ -296,6 +310,15 @@ class Preview {
   }
 
   clear() {
+    // A preview still being worked out is dropped: its late answer is not
+    // shown, and "Cancel the running operation" (which its progress may
+    // have shown; the server cannot cancel a read) goes with it.
+    if (this.asking) {
+      this.asking.abort();
+      this.asking = null;
+    }
+    delete $('preview-panel').dataset.asking;
+    $('cancel-op').hidden = true;
     this.pending = null;
     $('preview-panel').hidden = true;
     $('preview-body').replaceChildren();
@@ -498,16 +521,32 @@ function theoryChart(answer) {
   };
   line('expected_max_over_mean', 'expected');
   line('ring_max_over_mean', 'measured');
-  // Each algorithm's structural value: a short mark at the right edge.
-  const seen = [];
-  for (const a of algs) {
-    if (!Number.isFinite(a.structural_max_over_mean)) continue;
-    const yy = y(a.structural_max_over_mean);
-    chart.appendChild(svg('line', { x1: w - m.r - 8, x2: w - m.r, y1: yy, y2: yy, class: 'alg-mark' }));
-    let ty = yy + 4;
-    while (seen.some((s) => Math.abs(s - ty) < 10)) ty += 10;
-    seen.push(ty);
-    chart.appendChild(svg('text', { x: w - m.r + 4, y: ty, class: 'chart-label' }, `${a.algorithm} ${formatNumber(a.structural_max_over_mean, 2)}`));
+  // Each algorithm's structural value: a short mark at the right edge and
+  // its name beside it. Names whose values are close are spread apart (at
+  // least LABEL_GAP between them, all inside the chart) with a leader line
+  // to their mark, so that every algorithm is named and none overlap.
+  const LABEL_GAP = 13;
+  const marks = algs.filter((a) => Number.isFinite(a.structural_max_over_mean))
+    .map((a) => ({ a, yy: y(a.structural_max_over_mean) }))
+    .sort((p, q) => p.yy - q.yy || (p.a.algorithm < q.a.algorithm ? -1 : 1));
+  const top = 8;
+  const bottom = h - 6;
+  let prev = -Infinity;
+  for (const mk of marks) {
+    mk.ty = Math.max(mk.yy + 4, prev + LABEL_GAP, top + 4);
+    prev = mk.ty;
+  }
+  let next = Infinity;
+  for (let i = marks.length - 1; i >= 0; i--) {
+    marks[i].ty = Math.min(marks[i].ty, next - LABEL_GAP, bottom);
+    next = marks[i].ty;
+  }
+  const lx = w - m.r + 18;
+  for (const mk of marks) {
+    chart.appendChild(svg('line', { x1: w - m.r - 8, x2: w - m.r, y1: mk.yy, y2: mk.yy, class: 'alg-mark' }));
+    chart.appendChild(svg('line', { x1: w - m.r, x2: lx - 2, y1: mk.yy, y2: mk.ty - 4, class: 'alg-leader' }));
+    chart.appendChild(svg('text', { x: lx, y: mk.ty, class: 'chart-label alg-label', 'data-algorithm': mk.a.algorithm },
+      `${mk.a.algorithm} ${formatNumber(mk.a.structural_max_over_mean, 2)}`));
   }
   return chart;
 }
@@ -577,7 +616,12 @@ class ScenarioFiles {
     try {
       const answer = await rawJson('GET', '/api/scenarios');
       const select = $('scenario-list');
-      select.replaceChildren(...(answer.scenarios || []).map((s) => el('option', { value: s.name }, `${s.title} (${s.name})`)));
+      // The short name fits the box; the title is said under it.
+      this.titles = new Map((answer.scenarios || []).map((s) => [s.name, s.title]));
+      select.replaceChildren(...(answer.scenarios || []).map((s) => el('option', { value: s.name, title: s.title }, s.name)));
+      const about = () => { $('scenario-about').textContent = this.titles.get(select.value) || ''; };
+      select.addEventListener('change', about);
+      about();
     } catch (err) {
       setError('scenario-file-error', err.message);
     }

@@ -268,6 +268,8 @@ async function renderView(ringKeys, keysPage, generation) {
     totalKeys: stats.keys,
     dark: state.dark,
     caption: at === null ? '' : `after #${at}`,
+    // The empty live ring shows an invitation in its centre instead of "0 nodes".
+    invitation: !readOnly && nodes.length === 0,
   });
   let mode;
   if (ringKeys.keys) mode = `${formatInt(stats.keys)} ${stats.keys === 1 ? 'key' : 'keys'} drawn as dots`;
@@ -944,7 +946,7 @@ function showSelection(hit) {
   const node = state.view.nodes.find((n) => n.name === hit.node);
   if (node) {
     add('Node', nameSpan(node.name));
-    add('Share', `${(node.key_share * 100).toFixed(1)}% of keys, ${(node.arc_share * 100).toFixed(1)}% of the space${node.owns !== undefined && state.view.config.replicas > 1 ? `, owns ${(node.owns * 100).toFixed(1)}% with replicas` : ''}`);
+    add('Node’s share', `${(node.key_share * 100).toFixed(1)}% of keys, ${(node.arc_share * 100).toFixed(1)}% of the space${node.owns !== undefined && state.view.config.replicas > 1 ? `, owns ${(node.owns * 100).toFixed(1)}% with replicas` : ''}`);
     if (Array.isArray(node.tokens)) {
       const first = node.tokens.slice(0, 6).join(', ');
       add(`Tokens (${formatInt(node.tokens.length)})`, node.tokens.length > 6 ? `${first}, … ${formatInt(node.tokens.length - 6)} more` : first);
@@ -979,6 +981,13 @@ function showProgress(p) {
   const running = p && p.total > 0 && p.done < p.total;
   const what = p ? PROGRESS_LABELS[p.type] ?? 'Working' : '';
   const words = running ? `${what}: ${formatInt(p.done)} of ${formatInt(p.total)}…` : '';
+  // While this page asks a preview, the server's progress of that kind of
+  // change is the preview's (a read: nothing to cancel); it shows there.
+  const asking = $('preview-panel').dataset.asking;
+  if (p && asking && ['add_node', 'remove_node', 'configure', 'import'].includes(p.type)) {
+    if (running) $('preview-summary').textContent = `Working out what would happen: ${formatInt(p.done)} of ${formatInt(p.total)}…`;
+    return;
+  }
   // Any long operation can be cancelled: the server rolls it back whole.
   $('cancel-op').hidden = !running || p.type === 'replay' || p.type === 'check';
   if (!p || p.type === 'insert_keys' || p.type === 'delete_keys') {

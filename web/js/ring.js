@@ -194,7 +194,8 @@ export class RingView {
    * The data to draw. keys: [{key, node, pos}] (pos on the drawing circle)
    * or null; density: {counts} binned over the drawing circle, or null.
    */
-  setData({ space, points, runs, nodes, keys, density, mean, totalKeys, dark, caption }) {
+  setData({ space, points, runs, nodes, keys, density, mean, totalKeys, dark, caption, invitation }) {
+    this.invitation = !!invitation;
     this.space = space || this.space;
     this.points = points || [];
     this.nodes = nodes || [];
@@ -208,6 +209,7 @@ export class RingView {
     this.caption = caption || '';
     this.loading = null;
     this.anchors = null;
+    this.pieces = null;
     if (this.cursor >= this.segs.end.length) this.cursor = this.segs.end.length - 1;
     this.overlay.setAttribute('aria-valuemax', String(Math.max(0, this.segs.end.length - 1)));
     this.draw();
@@ -224,6 +226,8 @@ export class RingView {
     this.nodes = [];
     this.nodeByName = new Map();
     this.segs = buildSegments(this.space, [], null, []);
+    this.pieces = null;
+    this.anchors = null;
     this.keys = null;
     this.density = null;
     this.totalKeys = 0;
@@ -549,7 +553,7 @@ export class RingView {
     const centre = svgEl('g', { class: 'centre' });
     if (this.loading) {
       centre.appendChild(svgEl('text', { x: g.cx, y: g.cy, 'text-anchor': 'middle', class: 'center-title loading-text' }, this.loading));
-    } else {
+    } else if (!this.invitation) {
       const nodeCount = this.nodes.length;
       centre.appendChild(svgEl('text', {
         x: g.cx, y: g.cy - 10, 'text-anchor': 'middle', class: 'center-value',
@@ -908,9 +912,42 @@ export class RingView {
     }
     if (node) {
       const ratio = this.loadRatio(name);
-      lines.push(['keys', `${formatInt(node.keys)}${Number.isFinite(ratio) ? ` (×${ratio.toFixed(2)} the mean)` : ''}`]);
+      const load = `${formatInt(node.keys)}${Number.isFinite(ratio) ? ` (×${ratio.toFixed(2)} the mean)` : ''}`;
+      const pieces = this.segmentsOf(name);
+      if (info.kind === 'share' || pieces <= 1) {
+        lines.push(['keys', load]);
+      } else {
+        // One of the node's arcs (or runs): its own keys when they are drawn
+        // one by one, and the node's total, named as such.
+        const own = this.keysIn(i);
+        if (own !== null) lines.push([info.kind === 'run' ? 'keys in these cells' : 'keys in this arc', formatInt(own)]);
+        lines.push([`keys of ${displayName(name)}, all ${formatInt(pieces)} ${info.kind === 'run' ? 'runs' : 'arcs'}`, load]);
+      }
     }
     return lines;
+  }
+
+  /** How many segments a node has (its arcs or runs). */
+  segmentsOf(name) {
+    if (!this.pieces) {
+      this.pieces = new Map();
+      for (const n of this.segs.node) this.pieces.set(n, (this.pieces.get(n) || 0) + 1);
+    }
+    return this.pieces.get(name) || 0;
+  }
+
+  /** Keys drawn in segment i, or null when keys are not drawn one by one. */
+  keysIn(i) {
+    if (!this.keys) return null;
+    const a = this.segs.start[i];
+    const b = this.segs.end[i];
+    let count = 0;
+    for (const k of this.keys) {
+      if (k.pos === null) continue;
+      const p = k.pos;
+      if ((p > a && p <= b) || (a < 0 && p - RING_SIZE > a)) count++;
+    }
+    return count;
   }
 
   onMove(pointer) {

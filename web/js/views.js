@@ -319,7 +319,11 @@ export function renderStats(stats, dark) {
     return el('div', { className: 'bar-row', role: 'listitem', title: `${displayName(p.name)}: ${formatInt(p.keys)} keys, key share ${formatPercent(p.key_share, digits)}, share of the space ${formatPercent(p.arc_share, digits)}` }, [
       el('span', { className: 'bar-name' }, displayName(p.name)),
       el('div', { className: 'bar-track' }, [keys, ring, mark]),
-      el('span', { className: 'bar-value' }, `${formatPercent(p.key_share, digits)} / ${formatPercent(p.arc_share, digits)}`),
+      // Which percentage is which, in words (the two bars, top and bottom).
+      el('span', { className: 'bar-value' }, [
+        el('span', { className: 'v-keys' }, `keys ${formatPercent(p.key_share, digits)}`),
+        el('span', { className: 'v-space' }, `space ${formatPercent(p.arc_share, digits)}`),
+      ]),
     ]);
   });
   if (!rows.length) rows.push(el('p', { className: 'muted', role: 'listitem' }, 'No nodes.'));
