@@ -1708,6 +1708,36 @@ test('issue 13: nothing cut — theory names every algorithm, dropdowns, history
   }
   await page.context().close();
 });
+test('issue 13: "Run next step" asks before a scenario file resets; one "Line N" in its messages', async ({ page, server }) => {
+  await loadSample(server);
+  await expectText(page.locator('#keys-count'), '1,000 keys');
+  const before = await operationIds(server);
+  await page.getByLabel('Built in', { exact: true }).selectOption('fill');
+  await expectText(page.locator('#scenario-about'), 'Nodes, then many keys');
+  await page.getByRole('button', { name: 'Load', exact: true }).click();
+  await expectText(page.locator('#scenario-status'), 'Loaded fill.ringsim');
+  const dialog = page.getByRole('dialog');
+  for (const button of ['Run next step', 'Run all']) {
+    await page.getByRole('button', { name: button, exact: true }).click();
+    await dialog.waitFor({ state: 'visible' });
+    await expectText(dialog, '6 nodes and 1,000 keys');
+    await dialog.getByRole('button', { name: 'Cancel', exact: true }).click();
+    await expectText(page.locator('#scenario-status'), 'the ring was left as it was');
+    assert.deepEqual(await operationIds(server), before, `${button}, cancelled: nothing ran`);
+  }
+  await page.getByRole('button', { name: 'Run next step', exact: true }).click();
+  await dialog.waitFor({ state: 'visible' });
+  await dialog.getByRole('button', { name: /reset/i }).click();
+  await expectText(page.locator('#scenario-status'), /^Step 1 of \d+ done/);
+  await eventually('reset ran', async () => (await http(server, 'GET', '/api/stats')).body.nodes === 0);
+  // The server's "line 2: …" is not prefixed a second time.
+  await page.locator('#scenario-text').fill('node add x\nfrobnicate now\n');
+  await page.getByRole('button', { name: 'Run next step', exact: true }).click();
+  const message = await expectText(page.locator('#scenario-file-error'), /unknown command/i);
+  assert.match(message, /^Line 2: unknown command/);
+  assert.ok(!/line 2:.*line 2:/i.test(message), message);
+});
+
 async function main() {
   if (!fs.existsSync(bin)) {
     console.error(`ringsim binary not found at ${bin} (set RINGSIM_BIN)`);

@@ -600,8 +600,20 @@ function scenarioLines(text) {
   return out;
 }
 
+/** "line 2: unknown command" → "unknown command" (the page names the line itself). */
+function withoutLine(message) {
+  return String(message).replace(/^line \d+:\s*/i, '');
+}
+
+/** Whether a scenario line empties the simulation (a reset, or a revert to the empty start). */
+function wipes(text) {
+  return /^\s*(reset|revert\s+0)\s*$/.test(text);
+}
+
 class ScenarioFiles {
-  constructor() {
+  constructor({ api, confirmInPage }) {
+    this.api = api;
+    this.confirmInPage = confirmInPage;
     this.steps = null;
     this.next = 0;
     $('scenario-load').addEventListener('click', () => this.loadBuiltin());
@@ -666,9 +678,27 @@ class ScenarioFiles {
     return el('li', { className: 'failed', dataset: { line: String(line) } }, [el('code', null, `${line}: ${String(text).trim()}`), ' — FAILED: ', message]);
   }
 
+  /**
+   * A scenario that resets asks first, as the guided scenarios do, when
+   * there is something to lose; false when the user keeps the ring.
+   */
+  async mayReset(lines) {
+    if (!lines.some((l) => wipes(l.text))) return true;
+    const stats = await this.api.stats();
+    if (stats.nodes === 0 && stats.keys === 0) return true;
+    const yes = await this.confirmInPage('Start from an empty ring?',
+      `This scenario resets the simulation: the ${formatInt(stats.nodes)} ${stats.nodes === 1 ? 'node' : 'nodes'} and ${formatInt(stats.keys)} ${stats.keys === 1 ? 'key' : 'keys'} now stored will be removed (the history keeps them; you can revert later).`);
+    if (!yes) {
+      $('scenario-status').textContent = 'Scenario not run: the ring was left as it was.';
+      return false;
+    }
+    return true;
+  }
+
   async runAll() {
     const text = $('scenario-text').value;
     setError('scenario-file-error', '');
+    if (!(await this.mayReset(scenarioLines(text)))) return;
     $('scenario-results').replaceChildren();
     $('scenario-status').textContent = 'Running…';
     try {
@@ -687,17 +717,17 @@ class ScenarioFiles {
     } else if (report.failed) {
       const f = report.failed;
       if (!$('scenario-results').querySelector(`li.failed[data-line="${f.line}"]`)) {
-        $('scenario-results').appendChild(this.failItem(f.line, f.text, f.message));
+        $('scenario-results').appendChild(this.failItem(f.line, f.text, withoutLine(f.message)));
       }
       $('scenario-status').textContent = '';
-      setError('scenario-file-error', `Stopped at line ${f.line} (${String(f.text).trim()}): ${f.message}`);
+      setError('scenario-file-error', `Stopped at line ${f.line} (${String(f.text).trim()}): ${withoutLine(f.message)}`);
     }
   }
 
   error(err) {
     $('scenario-status').textContent = '';
     const line = err.body && err.body.error && err.body.error.line;
-    setError('scenario-file-error', line ? `Line ${line}: ${err.message}` : err.message);
+    setError('scenario-file-error', line ? `Line ${line}: ${withoutLine(err.message)}` : err.message);
   }
 
   async step() {
@@ -711,7 +741,9 @@ class ScenarioFiles {
         this.error(err);
         return;
       }
-      this.steps = scenarioLines(text);
+      const lines = scenarioLines(text);
+      if (!(await this.mayReset(lines))) return;
+      this.steps = lines;
       this.next = 0;
       $('scenario-results').replaceChildren();
     }
