@@ -1738,6 +1738,42 @@ test('issue 13: "Run next step" asks before a scenario file resets; one "Line N"
   assert.ok(!/line 2:.*line 2:/i.test(message), message);
 });
 
+test('issue 13: keys pasted as a list; replica copies are not "nothing moved"; large counts grouped', async ({ page, server }) => {
+  for (const name of ['alpha', 'bravo', 'charlie']) assert.equal((await http(server, 'POST', '/api/nodes', { name })).status, 201);
+  assert.equal((await http(server, 'POST', '/api/keys', { generate: { count: 12000 } })).status, 201);
+  await expectText(page.locator('#keys-count'), '12,000 keys');
+  await expectText(page.locator('#history-list li .op-what').first(), 'Inserted 12,000 keys');
+  // Paste: one key a line, spaces kept, empty lines left out, a stored one skipped.
+  await page.getByText('Paste many keys, one a line').click();
+  const pasted = ['first pasted', '  spaced  ', 'key-5', 'ünï'];
+  await page.getByLabel('Keys to insert, one a line').fill(`${pasted[0]}\r\n${pasted[1]}\n\n${pasted[2]}\n${pasted[3]}\n`);
+  await page.getByRole('button', { name: 'Insert 4 keys', exact: true }).click();
+  await expectText(page.locator('#keys-paste-result'), 'Inserted 3 of 4 keys; 1 skipped');
+  for (const k of ['first pasted', '  spaced  ', 'ünï']) assert.equal((await http(server, 'GET', `/api/keys/${encodeURIComponent(k)}`)).status, 200, k);
+  const op = (await http(server, 'GET', '/api/operations')).body.operations.pop();
+  assert.equal(op.type, 'insert_keys', 'one operation for the list');
+  await expectText(page.locator('#keys-count'), '12,003 keys');
+  // More replicas: owners stay, copies are added; history and "What moved" say so.
+  assert.equal((await http(server, 'PUT', '/api/config', { replicas: 2 })).status, 200);
+  const cfg = (await http(server, 'GET', '/api/operations')).body.operations.pop();
+  assert.equal(cfg.keys_moved, 0);
+  assert.ok(cfg.replica_moves > 1000, `${cfg.replica_moves} copies`);
+  const copies = `${cfg.replica_moves.toLocaleString('en-US')} replica copies added`;
+  for (const theme of ['light', 'dark']) {
+    await setTheme(page, theme);
+    const entry = page.locator(`#history-list li[data-id="${cfg.id}"]`);
+    await expectText(entry, copies);
+    assert.ok(!(await entry.textContent()).includes('nothing moved'), await entry.textContent());
+    await expectText(page.locator('#moved-summary'), copies);
+  }
+  // A scenario step's moves, grouped.
+  await page.locator('#scenario-text').fill('node add delta\n');
+  await page.getByRole('button', { name: 'Run all', exact: true }).click();
+  const line = await expectText(page.locator('#scenario-results li'), /keys moved/);
+  const moved = (await http(server, 'GET', '/api/operations')).body.operations.pop().keys_moved;
+  assert.ok(moved >= 1000 && line.includes(`${moved.toLocaleString('en-US')} keys moved`), line);
+});
+
 async function main() {
   if (!fs.existsSync(bin)) {
     console.error(`ringsim binary not found at ${bin} (set RINGSIM_BIN)`);

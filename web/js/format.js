@@ -260,8 +260,17 @@ export function describeOperation(op) {
     return m ? (m[1] === '0' ? 'Reverted to the empty start' : `Reverted to the state after #${m[1]}`) : word;
   }
   if (op.type === 'add_node' || op.type === 'remove_node') return `${word} ${displayName(op.subject)}`;
-  if (op.type === 'insert_keys' || op.type === 'delete_keys') return `${word} ${op.subject}`;
-  return op.subject ? `${word} ${op.subject}` : word;
+  if (op.type === 'insert_keys' || op.type === 'delete_keys') {
+    // "12000 keys key-0 … key-11999": the count grouped, the key names as they are.
+    const m = /^(\d+)( keys?\b.*)$/s.exec(op.subject || '');
+    return m ? `${word} ${formatInt(Number(m[1]))}${visibleText(m[2])}` : `${word} ${displayName(op.subject)}`;
+  }
+  return op.subject ? `${word} ${groupCounts(visibleText(op.subject))}` : word;
+}
+
+/** Numbers of four digits or more standing as words get separators: "1000 points" → "1,000 points". */
+export function groupCounts(text) {
+  return String(text).replace(/(^|[\s(,])(\d{4,})(?=$|[\s),.;:])/g, (_all, pre, digits) => pre + formatInt(Number(digits)));
 }
 
 /**

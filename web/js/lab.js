@@ -668,8 +668,12 @@ class ScenarioFiles {
   resultItem(step) {
     const ok = step.kind === 'expect' ? step.ok : true;
     let detail = '';
-    if (step.kind === 'expect') detail = ok ? `holds (${step.actual})` : `FAILED: ${step.stat} is ${step.actual}, expected ${step.op} ${step.value}`;
-    else if (step.operation) detail = `operation ${step.operation.id}: ${step.operation.keys_moved} keys moved`;
+    if (step.kind === 'expect') detail = ok ? `holds (${groupCounts(step.actual)})` : `FAILED: ${step.stat} is ${groupCounts(step.actual)}, expected ${step.op} ${groupCounts(step.value)}`;
+    else if (step.operation) {
+      const op = step.operation;
+      const replicas = op.replica_moves ? `, ${formatInt(op.replica_moves)} replica ${op.replica_moves === 1 ? 'copy' : 'copies'} added` : '';
+      detail = `operation ${op.id}: ${formatInt(op.keys_moved)} ${op.keys_moved === 1 ? 'key' : 'keys'} moved${replicas}`;
+    }
     return el('li', { className: ok ? 'ok' : 'failed', dataset: { line: String(step.line) } },
       [el('code', null, `${step.line}: ${step.text.trim()}`), ' — ', detail]);
   }

@@ -559,7 +559,9 @@ function renderMovedKeys(moves, total) {
 }
 
 function movedFromText(op) {
-  if (!op.keys_moved) return 'nothing moved';
+  const copies = op.replica_moves ? `${formatInt(op.replica_moves)} replica ${op.replica_moves === 1 ? 'copy' : 'copies'} added` : '';
+  if (!op.keys_moved) return copies ? `${copies}; no owner changed` : 'nothing moved';
+  if (copies) return `${formatInt(op.keys_moved)} moved, ${copies}`;
   const from = (op.moved_from || []).slice(0, 4).map((m) => `${displayName(m.node)} ${formatInt(m.keys)}`).join(', ');
   const more = (op.moved_from || []).length > 4 ? ', …' : '';
   return `${formatInt(op.keys_moved)} moved${from ? ` (from ${from}${more})` : ''}`;
@@ -809,6 +811,27 @@ $('key-form').addEventListener('submit', async (e) => {
   const ok = await mutate($('insert-key'), 'key-error', keyInput, () => api.insertKey(key));
   if (ok) keyInput.select();
 });
+const pasteInput = $('keys-paste');
+$('keys-paste-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  // One key a line, exactly as written (a key may hold spaces); empty
+  // lines are left out.
+  const keys = pasteInput.value.split(/\r?\n/).filter((k) => k !== '');
+  $('keys-paste-result').textContent = '';
+  if (!keys.length) {
+    setError('keys-paste-error', 'Paste one key a line first.', pasteInput);
+    return;
+  }
+  const answer = await mutate($('keys-paste-insert'), 'keys-paste-error', pasteInput, () => api.insertKeys(keys));
+  if (answer) {
+    $('keys-paste-result').textContent = `Inserted ${formatInt(answer.inserted)} of ${formatInt(keys.length)} ${keys.length === 1 ? 'key' : 'keys'}${answer.skipped ? `; ${formatInt(answer.skipped)} skipped as already stored or repeated` : ''}.`;
+  }
+});
+pasteInput.addEventListener('input', () => {
+  const n = pasteInput.value.split(/\r?\n/).filter((k) => k !== '').length;
+  $('keys-paste-insert').textContent = n ? `Insert ${formatInt(n)} ${n === 1 ? 'key' : 'keys'}` : 'Insert these keys';
+});
+
 $('delete-key').addEventListener('click', async () => {
   const key = keyInput.value;
   await mutate($('delete-key'), 'key-error', keyInput, () => api.deleteKey(key));
