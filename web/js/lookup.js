@@ -93,11 +93,9 @@ export async function traceKey(key, { ring, at, space, keyHash }) {
     ]));
   };
   if (Array.isArray(answer.trace) && answer.trace.length) {
-    for (const s of answer.trace) {
-      items.push(step(stepTitle(s.step), s.detail));
-      if (digest && s.step === 'hash') items.push(digestStep());
-    }
-    if (digest && !answer.trace.some((s) => s.step === 'hash')) items.unshift(digestStep());
+    // The server's steps first, in its words and order; the page's after.
+    for (const s of answer.trace) items.push(step(stepTitle(s.step), s.detail));
+    if (digest) items.push(digestStep());
   } else {
     items.push(step('Owner', displayName(answer.node)));
   }
