@@ -8,7 +8,7 @@
 
 import { $, el, setError } from './dom.js';
 import {
-  RING_SIZE, cutText, displayName, formatInt, formatNumber, formatPercent, groupCounts, humanMessage, nodeColour,
+  RING_SIZE, cutText, displayName, formatInt, formatNumber, formatPercent, groupCounts, humanMessage, nodeColour, visibleText,
 } from './format.js';
 
 const nodeColourLight = (name) => nodeColour(name, 1, false);
@@ -162,7 +162,7 @@ async function downloadPaged({ first, next, field, filename, csv, what }) {
 
 function countsList(entries) {
   if (!entries || !entries.length) return el('span', { className: 'muted' }, 'none');
-  return el('ul', { className: 'plain' }, entries.map((e) => el('li', null, `${e.node}: ${formatInt(e.keys)}`)));
+  return el('ul', { className: 'plain' }, entries.map((e) => el('li', null, `${displayName(e.node)}: ${formatInt(e.keys)}`)));
 }
 
 function statsTable(before, after) {
@@ -262,7 +262,7 @@ class Preview {
       statsTable(a.before, a.after),
       el('h3', null, `Sample of moved keys (${formatInt(sample.length)} of ${formatInt(a.keys_moved)})`),
       sample.length
-        ? el('ul', { className: 'plain sample', id: 'preview-sample', tabIndex: 0, 'aria-label': 'Sample of moved keys' }, sample.map((s) => el('li', null, `${s.key}: ${s.from ?? 'none'} → ${s.to ?? 'none'}`)))
+        ? el('ul', { className: 'plain sample', id: 'preview-sample', tabIndex: 0, 'aria-label': 'Sample of moved keys' }, sample.map((s) => el('li', null, `${displayName(s.key)}: ${displayName(s.from)} → ${displayName(s.to)}`)))
         : el('p', { className: 'muted small' }, 'No key would move.'),
     );
     $('preview-apply').disabled = false;
@@ -270,8 +270,8 @@ class Preview {
     // The ghost: a marked banner over the ring and the flows of the sample.
     const ghost = $('ring-ghost');
     ghost.hidden = false;
-    const from = (a.moved_from || []).map((e) => `${e.node} (${formatInt(e.keys)})`).join(', ');
-    const to = (a.moved_to || []).map((e) => `${e.node} (${formatInt(e.keys)})`).join(', ');
+    const from = (a.moved_from || []).map((e) => `${displayName(e.node)} (${formatInt(e.keys)})`).join(', ');
+    const to = (a.moved_to || []).map((e) => `${displayName(e.node)} (${formatInt(e.keys)})`).join(', ');
     ghost.textContent = `Preview, not applied — ${what}: ${formatInt(a.keys_moved)} keys would move${from ? ` from ${from}` : ''}${to ? ` to ${to}` : ''}.`;
     const pairs = new Map();
     for (const s of a.sample || []) {
@@ -419,7 +419,7 @@ class Compare {
         const why = r.error && r.error.message ? r.error.message : 'no result';
         return el('tr', { className: `refused${r.current ? ' current' : ''}`, dataset: { algorithm: r.algorithm } }, [
           name,
-          el('td', { colSpan: 8, className: 'refusal' }, [el('strong', null, 'Refuses the current nodes: '), humanMessage(why)]),
+          el('td', { colSpan: 8, className: 'refusal' }, [el('strong', null, 'Refuses the current nodes: '), visibleText(humanMessage(why))]),
         ]);
       }
       const st = r.stats;
