@@ -1768,6 +1768,11 @@ test('issue 13: keys pasted as a list; replica copies are not "nothing moved"; l
     assert.ok(!(await entry.textContent()).includes('nothing moved'), await entry.textContent());
     await expectText(page.locator('#moved-summary'), copies);
   }
+  // Theory for N = 1: measured for another N, or refused, but never silently.
+  await page.getByLabel('Nodes (empty: the current count)', { exact: true }).fill('1');
+  await page.getByRole('button', { name: 'Show theory', exact: true }).click();
+  await eventually('theory answered', async () => /not the 1 asked for/.test(await page.locator('#theory-status').textContent())
+    || (await page.locator('#theory-error').textContent()) !== '', 30000);
   // A scenario step's moves, grouped.
   await page.locator('#scenario-text').fill('node add delta\n');
   await page.getByRole('button', { name: 'Run all', exact: true }).click();

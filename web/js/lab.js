@@ -558,7 +558,10 @@ async function runTheory() {
   $('theory-run').disabled = true;
   try {
     const answer = await rawJson('GET', nodes ? `/api/theory?nodes=${encodeURIComponent(nodes)}` : '/api/theory');
-    $('theory-status').textContent = `${formatInt(answer.nodes)} nodes, measured over ${formatInt(answer.sample_keys)} keys.`;
+    // Never silently another N than the one asked for.
+    const asked = nodes === '' ? null : Number(nodes);
+    const other = asked !== null && asked !== answer.nodes ? ` — not the ${formatInt(asked)} asked for: the server measured ${formatInt(answer.nodes)}` : '';
+    $('theory-status').textContent = `${formatInt(answer.nodes)} nodes, measured over ${formatInt(answer.sample_keys)} keys${other}.`;
     $('theory-chart-box').replaceChildren(
       theoryChart(answer),
       el('p', { className: 'legend muted small' }, [
