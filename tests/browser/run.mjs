@@ -1297,6 +1297,19 @@ async function setTheme(page, theme) {
   await eventually(`${theme} theme`, async () => (await page.locator('#theme-toggle').getAttribute('aria-pressed')) === String(dark));
 }
 
+/** axe's serious and critical violations on the page as it stands (colour rules only when asked). */
+async function axeSerious(page, colourOnly = false) {
+  if (!(await page.evaluate(() => typeof window.axe !== 'undefined'))) await page.addScriptTag({ path: axePath });
+  const result = await page.evaluate(async (colours) => {
+    const options = { resultTypes: ['violations'] };
+    if (colours) options.runOnly = { type: 'rule', values: ['color-contrast', 'link-in-text-block'] };
+    // eslint-disable-next-line no-undef
+    const r = await axe.run(document, options);
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
+  }, colourOnly);
+  return result.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
 /** Clicks an export button and answers the downloaded file's bytes and name. */
 async function downloadOf(page, button) {
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: button, exact: true }).click()]);
@@ -1427,7 +1440,9 @@ test('issue 13: "Ring as SVG" draws every algorithm\'s ring and names the nodes;
   }, png.bytes.toString('base64'));
   assert.ok(ink > 200, `the legend's names are drawn in the PNG (${ink} dark pixels)`);
 });
-test('issue 13: compare shows a refusal and its reason, leaves it out of the charts and "best", offers no Switch', async ({ page, server }) => {
+test('issue 13: compare shows a refusal and its reason, leaves it out of the charts and "best", offers no Switch', async ({ browser, server, errors }) => {
+  // axe is injected as a script: the page's CSP would refuse it.
+  const page = await openPage(browser, server, errors, { bypassCSP: true });
   assert.equal((await http(server, 'POST', '/api/nodes', { name: 'alpha' })).status, 201);
   assert.equal((await http(server, 'POST', '/api/nodes', { name: 'bravo', weight: 2.5 })).status, 201);
   assert.equal((await http(server, 'POST', '/api/nodes', { name: 'charlie' })).status, 201);
@@ -1459,12 +1474,16 @@ test('issue 13: compare shows a refusal and its reason, leaves it out of the cha
     const best = [...usable].sort((a, b) => a.stats.max_over_mean - b.stats.max_over_mean)[0];
     await expectText(page.locator('#compare-best'), `Most even keys: ${best.algorithm}`);
     await expectText(page.locator('#compare-best'), 'Left out: ');
+    assert.deepEqual(await axeSerious(page, theme === 'dark'), [], `axe with a refusal shown (${theme})`);
     fs.mkdirSync(artifacts, { recursive: true });
     await page.locator('.compare-panel').screenshot({ path: path.join(artifacts, `compare-refusal-${theme}.png`) });
   }
+  await page.context().close();
 });
 
-test('issue 13: invisible characters shown as escapes in every table, label, history and move; look-alikes warned', async ({ page, server }) => {
+test('issue 13: invisible characters shown as escapes in every table, label, history and move; look-alikes warned', async ({ browser, server, errors }) => {
+  // axe is injected as a script: the page's CSP would refuse it.
+  const page = await openPage(browser, server, errors, { bypassCSP: true });
   const zw = 'zero\u200Bwidth';
   const nbsp = 'no\u00A0break';
   assert.equal((await http(server, 'POST', '/api/nodes', { name: zw })).status, 201);
@@ -1508,6 +1527,7 @@ test('issue 13: invisible characters shown as escapes in every table, label, his
     assert.ok(history.includes(`Added node ${zwShown}`), `history: ${history}`);
     const filter = await page.$$eval('#keys-node option', (os) => os.map((o) => o.textContent));
     assert.ok(filter.includes(zwShown), 'node filter');
+    assert.deepEqual(await axeSerious(page, theme === 'dark'), [], `axe with the warning and the look-alike marks (${theme})`);
   }
   // What moved: a join moves keys; their names are escaped there too.
   const moving = ['k\u202Eyek', 'key\u200B'];
@@ -1525,6 +1545,7 @@ test('issue 13: invisible characters shown as escapes in every table, label, his
   await page.getByLabel('Look up key', { exact: true }).fill(keyRtl);
   await page.getByLabel('Look up key', { exact: true }).press('Enter');
   await expectText(page.locator('#lookup-result'), '“k⟨U+202E⟩yek” →');
+  await page.context().close();
 });
 test('issue 13: names of 60+ characters at 1366×800 and 390×844: no sideways scroll, labels inside the ring and "What moved"', async ({ browser, server, errors }) => {
   const long = (i) => `${['north', 'south', 'east', 'west', 'centre', 'edge'][i]}-datacenter-rack-${i}-cache-server-with-a-long-host-name.example.internal`;
