@@ -106,6 +106,7 @@ typedef struct route {
 static const route routes[] = {
     {"nodes", API_GET, API_LOOP, false},          {"nodes", API_POST, API_WORKER, true},
     {"nodes/x", API_GET, API_LOOP, false},        {"nodes/x", API_DELETE, API_WORKER, false},
+    {"nodes/x", API_PATCH, API_WORKER, true},
     {"ring", API_GET, API_LOOP, false},           {"config", API_GET, API_LOOP, false},
     {"config", API_PUT, API_WORKER, true},        {"keys", API_GET, API_LOOP, false},
     {"keys", API_POST, API_WORKER, true},         {"keys/x", API_GET, API_LOOP, false},
@@ -339,6 +340,36 @@ static int post_nodes(sim *s, const api_request *r, json_t **out, rs_error *err)
     json_t *node = view_node_get(s, spec.name, spec.len, err), *o = op_json(s, op, err);
     *out = json_pack("{s:o*, s:o*}", "node", node, "operation", o);
     return 201;
+}
+
+/* PATCH /api/nodes/{name} {"weight": W}: the node's weight changed in
+ * place, one set_weight operation ("operation": null when W is the weight
+ * it has). */
+static int patch_node(sim *s, const api_request *r, json_t **out, rs_error *err)
+{
+    int rc = need_object(r, err);
+    if (rc)
+        return rc;
+    const char *k;
+    json_t *v;
+    json_object_foreach(r->body, k, v)
+    {
+        if (strcmp(k, "weight") != 0)
+            return rs_fail(err, RINGSIM_EPARAM,
+                           "PATCH /api/nodes/{name} changes \"weight\" only, not \"%.64s\"", k);
+    }
+    json_t *w = json_object_get(r->body, "weight");
+    if (!json_is_number(w))
+        return rs_fail(err, RINGSIM_EPARAM, "weight must be a JSON number above 0");
+    if ((rc = name_check(r->seg[1], r->seglen[1], "node name", err)))
+        return rc;
+    int64_t op = 0;
+    if ((rc = sim_set_weight(s, r->seg[1], r->seglen[1], json_number_value(w), &op, err)))
+        return rc;
+    json_t *node = view_node_get(s, r->seg[1], r->seglen[1], err);
+    *out = json_pack("{s:o*, s:o}", "node", node, "operation",
+                     op ? op_json(s, op, err) : json_null());
+    return 200;
 }
 
 #define COMPARE_MAX_PARAMS 8
@@ -732,6 +763,8 @@ static int dispatch(sim *s, const api_request *r, json_t **out, api_answer *a, r
     if (seg_is(r, 0, "nodes")) {
         if (m == API_GET)
             return (*out = view_node_get(s, r->seg[1], r->seglen[1], err)) ? 200 : err->code;
+        if (m == API_PATCH)
+            return patch_node(s, r, out, err);
         rc = sim_remove_node(s, r->seg[1], r->seglen[1], &op, err);
         return simple_op(s, rc, op, out, err);
     }

@@ -21,7 +21,7 @@
 #define API_MAX_SEGS 4
 #define API_SCENARIO_MAX_STEPS 10000 /* steps of POST /api/scenarios/run */
 
-typedef enum { API_GET, API_HEAD, API_POST, API_PUT, API_DELETE, API_OTHER } api_method;
+typedef enum { API_GET, API_HEAD, API_POST, API_PUT, API_DELETE, API_PATCH, API_OTHER } api_method;
 
 typedef struct api_param {
     char *name, *value; /* malloc'd, percent-decoded; value may hold any byte */

@@ -97,7 +97,8 @@ static api_method method_of(const char *m)
         const char *name;
         api_method m;
     } t[] = {{"GET", API_GET},   {"HEAD", API_HEAD},       {"POST", API_POST},
-             {"PUT", API_PUT},   {"DELETE", API_DELETE}};
+             {"PUT", API_PUT},   {"DELETE", API_DELETE},
+             {"PATCH", API_PATCH}};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (strcmp(m, t[i].name) == 0) /* methods are case-sensitive */
             return t[i].m;

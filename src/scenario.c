@@ -941,6 +941,14 @@ static int put_op(exporter *x, size_t i, rs_error *err)
         rc = sb_str(&x->b, nm[0] == '-' ? "node rm --" : "node rm");
         if (!rc)
             rc = put_word(x, nm, nl);
+    } else if (strcmp(o.type, "set_weight") == 0 && nm) {
+        char t[40];
+        num_text(t, json_number_value(json_object_get(p, "weight")));
+        rc = sb_str(&x->b, nm[0] == '-' ? "node weight --" : "node weight");
+        if (!rc)
+            rc = put_word(x, nm, nl);
+        if (!rc)
+            rc = sb_printf(&x->b, " %s", t);
     } else if (strcmp(o.type, "insert_keys") == 0 && gen) {
         json_t *pre = json_object_get(gen, "prefix");
         rc = sb_printf(&x->b, "key gen %lld",

@@ -97,6 +97,12 @@ int sim_generate_keys(sim *s, const char *prefix, size_t plen, uint64_t start,
 int sim_delete_keys(sim *s, const sim_str *keys, size_t n, int64_t *op,
                     rs_error *err);
 int sim_configure(sim *s, const place_config *cfg, int64_t *op, rs_error *err);
+/* Change a node's weight in place: one set_weight operation, keys move as
+ * the placement says.  RINGSIM_ENOTFOUND for a node that does not exist,
+ * RINGSIM_EPARAM for a weight that the rule or the algorithm refuses; the
+ * same weight again changes nothing and records nothing (*op = 0). */
+int sim_set_weight(sim *s, const char *name, size_t len, double weight, int64_t *op,
+                   rs_error *err);
 int sim_reset(sim *s, int64_t *op, rs_error *err);
 /* The state becomes what it was right after operation `to` (0 = empty). */
 int sim_revert(sim *s, int64_t to, int64_t *op, rs_error *err);
