@@ -1801,6 +1801,54 @@ test('issue 13: keys pasted as a list; replica copies are not "nothing moved"; l
   const moved = (await http(server, 'GET', '/api/operations')).body.operations.pop().keys_moved;
   assert.ok(moved >= 1000 && line.includes(`${moved.toLocaleString('en-US')} keys moved`), line);
 });
+test('issue 13: a node\'s weight changed in place in the nodes table (PATCH), refusals beside it', async ({ browser, server, errors }) => {
+  for (const name of ['alpha', 'bravo', 'charlie']) assert.equal((await http(server, 'POST', '/api/nodes', { name })).status, 201);
+  assert.equal((await http(server, 'POST', '/api/keys', { generate: { count: 600 } })).status, 201);
+  let weight = 1;
+  for (const [viewport, theme] of [[{ width: 1366, height: 800 }, 'light'], [{ width: 390, height: 844 }, 'dark']]) {
+    const page = await openPage(browser, server, errors, { viewport });
+    await setTheme(page, theme);
+    await expectText(page.locator('#keys-count'), '600 keys');
+    const where = `${viewport.width} px ${theme}`;
+    const row = nodeRow(page, 'alpha');
+    // Change: 1 → 3 (ring, 1 point per node: 3 points), one set_weight operation.
+    weight += 2;
+    await row.getByRole('button', { name: 'Change the weight of alpha', exact: true }).click();
+    const input = row.getByLabel('Weight of alpha', { exact: true });
+    await eventually('the weight box has the focus', async () => input.evaluate((e) => e === document.activeElement));
+    const sizes = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+    assert.ok(sizes[0] <= sizes[1], `${where}: editing does not widen the page (${sizes})`);
+    await input.fill(String(weight));
+    await input.press('Enter');
+    await eventually(`${where}: weight ${weight} stored`, async () => (await http(server, 'GET', '/api/nodes/alpha')).body.weight === weight);
+    const node = (await http(server, 'GET', '/api/nodes/alpha')).body;
+    assert.equal(node.points, weight);
+    await expectText(row.locator('td[data-col="weight"]'), String(weight));
+    await expectText(row.locator('td[data-col="points"]'), String(weight));
+    const op = (await http(server, 'GET', '/api/operations')).body.operations.pop();
+    assert.equal(op.type, 'set_weight');
+    await expectText(page.locator('#history-list li .op-what').first(), 'Changed the weight of alpha');
+    await expectText(page.locator('#moved-operation'), `After #${op.id} · Changed the weight of alpha`);
+    assert.equal(await row.getByRole('button', { name: 'Change the weight of alpha', exact: true }).evaluate((e) => e === document.activeElement), true, 'the focus back on Change');
+    // A refusal: the server's words beside the box, nothing changed.
+    await row.getByRole('button', { name: 'Change the weight of alpha', exact: true }).click();
+    await input.fill('0');
+    await row.getByRole('button', { name: 'Save', exact: true }).click();
+    const refusal = await expectText(row.locator('.weight-edit .error'), /weight/i);
+    const api = await http(server, 'PATCH', '/api/nodes/alpha', { weight: 0 });
+    assert.equal(api.status, 400);
+    assert.ok(refusal.toLowerCase().includes(api.body.error.message.toLowerCase().slice(0, 12)), `${refusal} / ${api.body.error.message}`);
+    assert.equal(await input.getAttribute('aria-invalid'), 'true');
+    assert.equal((await http(server, 'GET', '/api/nodes/alpha')).body.weight, weight, 'unchanged');
+    // Escape leaves it as it was.
+    await input.press('Escape');
+    assert.equal(await row.locator('.weight-edit').count(), 0);
+    await expectText(row.locator('td[data-col="weight"]'), String(weight));
+    fs.mkdirSync(artifacts, { recursive: true });
+    await page.screenshot({ path: path.join(artifacts, `weight-edit-${viewport.width}-${theme}.png`) });
+    await page.context().close();
+  }
+});
 
 async function main() {
   if (!fs.existsSync(bin)) {

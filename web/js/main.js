@@ -110,6 +110,12 @@ const nodesTable = new NodesTable({
     $('keys-heading').scrollIntoView({ behavior: 'smooth', block: 'start' });
   },
   onRemove: (name, button) => mutate(button, 'node-error', null, () => api.removeNode(name)),
+  // A weight changed in place: null when done, else the refusal in words.
+  onWeight: async (name, weight, button) => {
+    let refusal = null;
+    await mutate(button, null, null, () => api.setWeight(name, weight), ({ message }) => { refusal = humanMessage(message); });
+    return refusal;
+  },
 });
 
 const keysTable = new KeysTable({
