@@ -36,7 +36,7 @@ const cmd_option cmd_options[CMD_O_COUNT] = {
     [CMD_O_HOST] = {"host", "ADDR", "the address to listen on (default 127.0.0.1)"},
     [CMD_O_PORT] = {"port", "PORT", "the port (default 3000; 0 picks a free one)"},
     [CMD_O_WEB] = {"web", "DIR", "serve the page from DIR instead of the one built in"},
-    [CMD_O_TOKEN] = {"token", "T", "the access token (default $RINGSIM_TOKEN; made up beyond loopback)"},
+    [CMD_O_TOKEN] = {"token", "T", "the access token (default $RINGSIM_TOKEN, which other users cannot see; made up beyond loopback)"},
     [CMD_O_SCENARIO] = {"scenario", NULL, "write the history as a scenario file"},
     [CMD_O_BUILTIN] = {"builtin", NULL, "NAME is one of the scenarios built into ringsim"},
 };

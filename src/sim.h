@@ -37,6 +37,18 @@
 
 #define SIM_MAX_GENERATE 10000000u
 #define SIM_MAX_WEIGHT 1000.0
+/* Points a layout may hold in all (nodes x points per node x weight, or
+ * the algorithm's own count: place_layout_points).  Measured (the seed's
+ * ring, place_build on 2 shared cores): 32 bytes and 0.45-0.8 us a point,
+ * so 4M points are 128 MB and 1.8-3.2 s per build, and a change of
+ * topology holds two layouts (before and after) -- about 300 MB at the
+ * limit.  30M points (3,000 nodes x 10,000) needed ~1 GB a layout and no
+ * longer built under a 1.5 GB address limit.  A change that would pass it
+ * is refused (RINGSIM_EPARAM) before anything is built or committed; an
+ * older database already past it still opens, and changes that do not
+ * grow its layout (removals, revert, reset, fewer points) go through.
+ * Test hook: RINGSIM_MAX_LAYOUT_POINTS sets another limit. */
+#define SIM_MAX_LAYOUT_POINTS 4000000u
 
 typedef struct sim sim;
 

@@ -1051,7 +1051,9 @@ int sim_history_at(sim *s, sim_history *h, int64_t at, sim **state, rs_error *er
     int rc = check_at(s, at, &last, err);
     if (rc)
         return rc;
-    if (at == last && at > 0) { /* after the last operation is now */
+    /* After the last operation is now -- when the state in memory holds
+     * it: another process may have logged it since the caller refreshed. */
+    if (at == last && at > 0 && at == s->at_op) {
         h->how = "now";
         *state = s;
         return 0;
