@@ -1064,6 +1064,17 @@ function connect() {
       onOperation(JSON.parse(e.data));
     } catch { /* a malformed event is ignored */ }
   });
+  // The server says this page is too far behind to catch up event by event
+  // (more than 1,000 operations, say after a restart while the command line
+  // worked): read the log and the state again, then go on live.
+  sse.addEventListener('reload', async () => {
+    try {
+      await loadHistory();
+    } catch (err) {
+      setConnectionError(err);
+    }
+    refresh();
+  });
   sse.addEventListener('progress', (e) => {
     try {
       showProgress(JSON.parse(e.data));
