@@ -684,9 +684,15 @@ static int run_algorithms(cmd_ctx *c)
             json_array_foreach(json_object_get(e, "params"), k, p)
             {
                 char one[64];
-                snprintf(one, sizeof one, "%s%s=%lld", k ? " " : "",
-                         json_string_value(json_object_get(p, "name")),
-                         (long long)json_integer_value(json_object_get(p, "default")));
+                json_t *d = json_object_get(p, "default");
+                if (json_is_string(d)) /* a choice by name (twemproxy's hash) */
+                    snprintf(one, sizeof one, "%s%s=%s", k ? " " : "",
+                             json_string_value(json_object_get(p, "name")),
+                             json_string_value(d));
+                else
+                    snprintf(one, sizeof one, "%s%s=%lld", k ? " " : "",
+                             json_string_value(json_object_get(p, "name")),
+                             (long long)json_integer_value(d));
                 strncat(ps, one, sizeof ps - strlen(ps) - 1);
             }
             fprintf(c->out, "%-11s %-8s %-8s %-22s %s\n",
