@@ -64,10 +64,11 @@ int haproxy_assign_ids(const int64_t *given, size_t n, uint32_t *out, rs_error *
     qsort(g, ng, sizeof *g, cmp_u32);
     for (size_t i = 1; i < ng; i++)
         if (g[i] == g[i - 1]) {
+            uint32_t twice = g[i];
             free(g);
             return rs_fail(err, RINGSIM_EPARAM,
                            "server id %u is given twice (HAProxy: custom id %u already used)",
-                           g[i], g[i]);
+                           twice, twice);
         }
     /* Ids assigned so far are all below next, so only the given ones can
      * be in the way (get_next_id: the first free id >= next). */

@@ -598,7 +598,7 @@ static int adopt_nodes(opctx *c, const node *tn, size_t tn_n, const place_config
         bool failed;
         char *at = sim__attrs_text(&v, &failed); /* NULL clears a kept node's */
         rc = failed ? rs_fail(err, RINGSIM_ENOMEM, "out of memory")
-                    : store_node_set_attrs(s->st, v.id, at, err);
+                    : store_node_set_attrs(s->st, v.id, at, (int64_t)nn + 1, err);
         free(at);
         nodes[nn++] = v;
     }

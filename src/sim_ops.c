@@ -315,7 +315,7 @@ int sim_add_node_spec(sim *s, const sim_node_spec *spec, int64_t *op, rs_error *
     bool failed;
     char *attrs = sim__attrs_text(&added, &failed);
     rc = failed ? rs_fail(err, RINGSIM_ENOMEM, "out of memory")
-         : attrs ? store_node_set_attrs(s->st, id, attrs, err)
+         : attrs ? store_node_set_attrs(s->st, id, attrs, -1, err)
                  : 0;
     free(attrs);
     if (rc)

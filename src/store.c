@@ -42,9 +42,11 @@ static const char *const sql[Q_COUNT] = {
                    "ON CONFLICT(k) DO UPDATE SET v = excluded.v",
     [Q_META_DEL_BELOW] = "DELETE FROM meta WHERE substr(k, 1, length(?1)) = ?1 "
                          "AND CAST(substr(k, length(?1) + 1) AS INTEGER) < ?2",
-    [Q_NODES] = "SELECT id, name, weight, keys, tokens, attrs FROM nodes ORDER BY id",
-    [Q_NODE_ATTRS] = "UPDATE nodes SET attrs = ?2 WHERE id = ?1",
-    [Q_NODE_INS] = "INSERT INTO nodes(name, weight, keys, tokens) VALUES(?1, ?2, 0, ?3)",
+    [Q_NODES] = "SELECT id, name, weight, keys, tokens, attrs FROM nodes "
+                "ORDER BY coalesce(seq, id), id",
+    [Q_NODE_ATTRS] = "UPDATE nodes SET attrs = ?2, seq = coalesce(?3, seq) WHERE id = ?1",
+    [Q_NODE_INS] = "INSERT INTO nodes(name, weight, keys, tokens, seq) VALUES(?1, ?2, 0, ?3, "
+                   "(SELECT coalesce(max(coalesce(seq, id)), 0) + 1 FROM nodes))",
     [Q_NODE_UPD] = "UPDATE nodes SET weight = ?2, keys = ?3 WHERE id = ?1",
     [Q_NODE_DEL] = "DELETE FROM nodes WHERE id = ?1",
     [Q_KEY_INS] = "INSERT OR IGNORE INTO keys(key, pos, node, coord) VALUES(?1, ?2, ?3, ?4)",
@@ -130,8 +132,11 @@ static const char schema_v3[] = "ALTER TABLE ops ADD COLUMN skipped INTEGER;";
 
 /* Version 4 (real systems): a node's own attributes as a JSON object, NULL
  * when it has none: HAProxy's server "id" now; room for more (a backup
- * flag, a state, replicas) without another column each. */
-static const char schema_v4[] = "ALTER TABLE nodes ADD COLUMN attrs TEXT;";
+ * flag, a state, replicas) without another column each.  And the join
+ * order, seq (NULL before version 4: the id's order), which a revert that
+ * brings a node back in the middle must keep and HAProxy's ids depend on. */
+static const char schema_v4[] = "ALTER TABLE nodes ADD COLUMN attrs TEXT;"
+                                "ALTER TABLE nodes ADD COLUMN seq INTEGER;";
 
 static const char *const migrations[STORE_SCHEMA_VERSION] = {schema_v1, schema_v2, schema_v3,
                                                              schema_v4};
@@ -737,13 +742,16 @@ int store_node_update(store *st, int64_t id, double weight, int64_t keys, rs_err
     return run(st, s, err, "updating a node");
 }
 
-int store_node_set_attrs(store *st, int64_t id, const char *attrs, rs_error *err)
+int store_node_set_attrs(store *st, int64_t id, const char *attrs, int64_t seq,
+                         rs_error *err)
 {
     sqlite3_stmt *s = stmt(st, Q_NODE_ATTRS);
     if (s) {
         sqlite3_bind_int64(s, 1, id);
         if (attrs)
             sqlite3_bind_text(s, 2, attrs, -1, SQLITE_STATIC);
+        if (seq >= 0)
+            sqlite3_bind_int64(s, 3, seq);
     }
     return run(st, s, err, "setting a node's attributes");
 }

@@ -188,7 +188,11 @@ def stop(proc):
 
 def start_haproxy(tmp, backends):
     for _ in range(5):
-        fronts = [free_port() for _ in backends]
+        fronts = []
+        while len(fronts) < len(backends):  # distinct: a closed port can come back
+            p = free_port()
+            if p not in fronts:
+                fronts.append(p)
         conf = write_conf(tmp, backends, fronts)
         check = subprocess.run([HAPROXY, "-c", "-f", conf], capture_output=True, timeout=20)
         if check.returncode != 0:

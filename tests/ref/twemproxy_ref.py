@@ -162,6 +162,16 @@ def free_port():
         return s.getsockname()[1]
 
 
+def free_ports(n):
+    """n distinct free ports (one closed socket's port can come back)."""
+    out = []
+    while len(out) < n:
+        p = free_port()
+        if p not in out:
+            out.append(p)
+    return out
+
+
 def stop(proc):
     if proc and proc.poll() is None:
         proc.terminate()
@@ -175,7 +185,9 @@ def stop(proc):
 def start(tmp, pools):
     """pools: [(name, hash, servers)]; returns (process, {name: port})."""
     for _ in range(5):
-        ports = {name: free_port() for name, _, _ in pools}
+        every = free_ports(len(pools) + 1)  # the pools' and the stats port
+        ports = dict(zip((name for name, _, _ in pools), every))
+        stats_port = every[-1]
         lines = []
         for name, h, servers in pools:
             lines += [f"{name}:", f"  listen: 127.0.0.1:{ports[name]}", f"  hash: {h}",
@@ -188,8 +200,9 @@ def start(tmp, pools):
         t = subprocess.run([NUTCRACKER, "-t", "-c", conf], capture_output=True, timeout=20)
         if t.returncode != 0:
             raise RuntimeError("nutcracker refused the configuration: " +
-                               (t.stdout + t.stderr).decode(errors="replace"))
-        proc = subprocess.Popen([NUTCRACKER, "-c", conf, "-s", str(free_port()),
+                               (t.stdout + t.stderr).decode(errors="replace") +
+                               "\n".join(lines))
+        proc = subprocess.Popen([NUTCRACKER, "-c", conf, "-s", str(stats_port),
                                  "-a", "127.0.0.1", "-o", f"{tmp}/nutcracker.log"],
                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL, preexec_fn=die_with_parent)
