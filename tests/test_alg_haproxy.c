@@ -40,10 +40,11 @@ static uint32_t rnd(void)
 
 #define CHECK(c)                                                                        \
     do {                                                                                \
-        if (!(c))                                                                       \
+        bool ok_ = (c);                                                                 \
+        if (!ok_)                                                                       \
             fprintf(stderr, "test_alg_haproxy: seed %#llx: %s failed (line %d)\n",      \
                     (unsigned long long)seed_now, #c, __LINE__);                        \
-        assert_true(c);                                                                 \
+        assert_true(ok_);                                                               \
     } while (0)
 
 static void test_sdbm(void **state)
