@@ -10,6 +10,9 @@
  *     (API.md's `a id 5, b, c, d id 2, e` -> 5, 3, 4, 2, 6), and refusals;
  *   - 16 points per unit of weight, full_hash(id x 4096 + j), none for
  *     weight 0;
+ *   - through the engine: given and assigned ids on node objects, kept in
+ *     the database, across a leave (which renumbers) and a revert that
+ *     brings the node back in the middle, and a reopened file agrees;
  *   - the nearest-point lookup against a brute force reading of
  *     chash_get_server_hash on random small rings with equal points, and
  *     the arcs against the lookup at every boundary and at random hashes.
@@ -23,9 +26,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "alg_haproxy.h"
+#include "place.h"
+#include "sim.h"
+#include "view.h"
 
 static uint64_t rng;
 static uint64_t seed_now;
@@ -223,6 +230,67 @@ static void test_nearest_and_arcs(void **state)
     }
 }
 
+static int64_t node_id(sim *s, const char *name)
+{
+    rs_error err;
+    json_t *o = view_node_get(s, name, strlen(name), &err);
+    int64_t id = o ? json_integer_value(json_object_get(o, "id")) : -1;
+    json_decref(o);
+    return id;
+}
+
+static void test_engine_ids(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/ringsim-haproxy-ids-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    unlink(path);
+    sim *s;
+    rs_error err;
+    int64_t op, ins, skip, problems;
+    assert_int_equal(sim_open(&s, path, &err), 0);
+    place_config cfg;
+    place_config_default(&cfg);
+    strcpy(cfg.algorithm, "haproxy");
+    assert_int_equal(sim_configure(s, &cfg, &op, &err), 0);
+    const char *names[] = {"a", "b", "c", "d", "e"};
+    const int64_t given[] = {5, 0, 0, 2, 0};
+    for (int i = 0; i < 5; i++) {
+        sim_node_spec spec = {names[i], 1, 1 + i % 3, NULL, 0, given[i]};
+        assert_int_equal(sim_add_node_spec(s, &spec, &op, &err), 0);
+    }
+    assert_int_equal(sim_generate_keys(s, "k-", 2, 0, 2000, &ins, &skip, &op, &err), 0);
+    int64_t before = sim_last_op(s);
+    const int64_t want[] = {5, 3, 4, 2, 6};
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(node_id(s, names[i]), want[i]);
+    /* b leaves: c takes 3 (all its points move); e keeps 6, since 5 is a's */
+    assert_int_equal(sim_remove_node(s, "b", 1, &op, &err), 0);
+    assert_int_equal(node_id(s, "c"), 3);
+    assert_int_equal(node_id(s, "e"), 6);
+    assert_int_equal(sim_check(s, &problems, NULL, 0, &err), 0);
+    assert_int_equal(problems, 0);
+    /* the revert brings b back second, with the ids of before */
+    assert_int_equal(sim_revert(s, before, &op, &err), 0);
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(node_id(s, names[i]), want[i]);
+    sim_close(s);
+    assert_int_equal(sim_open(&s, path, &err), 0);
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(node_id(s, names[i]), want[i]);
+    assert_int_equal(sim_check(s, &problems, NULL, 0, &err), 0);
+    assert_int_equal(problems, 0);
+    sim_close(s);
+    char side[64];
+    unlink(path);
+    snprintf(side, sizeof side, "%s-wal", path);
+    unlink(side);
+    snprintf(side, sizeof side, "%s-shm", path);
+    unlink(side);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -231,6 +299,7 @@ int main(void)
         cmocka_unit_test(test_ids),
         cmocka_unit_test(test_points),
         cmocka_unit_test(test_nearest_and_arcs),
+        cmocka_unit_test(test_engine_ids),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
