@@ -74,12 +74,17 @@ test-tsan: deps
 	cd $(TSAN) && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
 	  ctest --output-on-failure -j 1 -R '^(api|hardening|unit_sim_threads|api_v2_workers)$$'
 
-# The crash test at length: more rounds, bigger operations (minutes).
+# The crash test at length: more rounds, bigger operations (minutes); then
+# two servers and the CLI writing one database at once, `check` after each
+# of WRITERS_ROUNDS rounds.
 CRASH_ROUNDS ?= 60
 CRASH_SCALE  ?= 3
+WRITERS_ROUNDS ?= 300
 test-crash-long: build
 	CRASH_ROUNDS=$(CRASH_ROUNDS) CRASH_SCALE=$(CRASH_SCALE) CRASH_VERBOSE=1 \
 	  node tests/crash_test.mjs $(BUILD)/ringsim
+	WRITERS_ROUNDS=$(WRITERS_ROUNDS) WRITERS_VERBOSE=1 \
+	  node tests/writers_test.mjs $(BUILD)/ringsim
 
 bench: build
 	$(BUILD)/bench_ringsim

@@ -149,6 +149,12 @@ void cmd_ctx_clear(cmd_ctx *c);
  * into buf (always NUL-terminated).  Returns buf. */
 char *cmd_synopsis(const cmd_def *d, char *buf, size_t size);
 
+/* A number written in plain decimal ("2", "0.5", "-3", "1e2"), finite:
+ * 0 with *out, else -1 (no hex, inf, nan, leading "+" or space, trailing
+ * bytes).  Every number the command line and scenario files read, beyond
+ * whole numbers, goes through here. */
+int cmd_parse_number(const char *t, double *out);
+
 /* The configuration options of a line (--algorithm, --points, --param,
  * --replicas) applied on top of *cfg. */
 int cmd_config_apply(const cmd_line *l, place_config *cfg, rs_error *err);

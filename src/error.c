@@ -34,6 +34,7 @@ static const struct {
     {RINGSIM_EUNAVAILABLE, "unavailable", 503, "the server cannot take this request now"},
     {RINGSIM_EFULL, "insufficient_storage", 507, "disk full"},
     {RINGSIM_ECANCELED, "cancelled", 503, "operation cancelled"},
+    {RINGSIM_EMOVED, "database_moved", 503, "the database file was deleted or replaced"},
     /* last: the answer for a code not in the table */
     {RINGSIM_EINTERNAL, "internal", 500, "internal error"},
 };

@@ -323,6 +323,40 @@ json_t *place_algorithms_json(void)
     return arr;
 }
 
+uint64_t place_layout_points(const place_config *cfg, const place_node *nodes, size_t n)
+{
+    const char *a = cfg->algorithm;
+    uint64_t total = 0;
+    double wsum = 0, wmin = INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        double w = nodes[i].weight > 0 ? nodes[i].weight : 1;
+        wsum += w;
+        wmin = w < wmin ? w : wmin;
+        if (!strcmp(a, "ring"))
+            total += place__points(cfg->param[PP_POINTS_PER_NODE], w);
+        else if (!strcmp(a, "nginx")) /* 160 points per unit of weight */
+            total += (uint64_t)fmin(ceil(w), 1e9) * 160u;
+        else if (!strcmp(a, "cassandra"))
+            total += nodes[i].ntokens ? nodes[i].ntokens
+                                      : (uint64_t)fmax(1, fmin(round((double)cfg->param[PP_NUM_TOKENS] * w), 1e9));
+        else if (!strcmp(a, "multiprobe"))
+            total++;
+        else if (!strcmp(a, "haproxy")) /* 16 points per unit of weight */
+            total += (uint64_t)fmin(ceil(nodes[i].weight), 1e9) * 16u;
+    }
+    if (!strcmp(a, "ketama") || !strcmp(a, "twemproxy")) /* 160 x n shared out by weight */
+        total = 160u * (uint64_t)n + 4u * (uint64_t)n;
+    if (!strcmp(a, "envoy-ring") && n) {
+        /* Ring::Ring(): the ring holds about min(ceil(min_w * min_ring_size) /
+         * min_w, max_ring_size) points, weights normalised, plus one per host. */
+        double mw = wmin / wsum;
+        double scale = fmin(ceil(mw * (double)cfg->param[PP_MIN_RING_SIZE]) / mw,
+                            (double)cfg->param[PP_MAX_RING_SIZE]);
+        total = (uint64_t)ceil(scale) + n + 1;
+    }
+    return total;
+}
+
 uint32_t place_node_points(const place_config *cfg, double weight)
 {
     return place__points(cfg->param[PP_POINTS_PER_NODE], weight);

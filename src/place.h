@@ -127,6 +127,13 @@ char *place_config_describe(const place_config *cfg);
  * set and answered by name, stored as its index. */
 json_t *place_algorithms_json(void);
 
+/* The points a layout of these nodes would hold (rings of points: the
+ * seed's ring, ketama, nginx, Envoy's ring hash, Cassandra's tokens,
+ * multiprobe), an upper bound computed without building it; 0 for the
+ * algorithms whose layout a parameter bounds (Maglev's table, Redis's
+ * slots) or that keep none (jump, rendezvous).  Cannot fail. */
+uint64_t place_layout_points(const place_config *cfg, const place_node *nodes, size_t n);
+
 /* Points of a ring node: max(1, round(points_per_node * weight)). */
 uint32_t place_node_points(const place_config *cfg, double weight);
 

@@ -647,11 +647,15 @@ int scenario_run(scenario *sc, sim *s, scenario_step_fn fn, void *ud, json_t **r
     }
     json_object_set_new(rep, "steps", steps);
     int64_t ops = 0, met = 0;
+    size_t ran = 0;
     json_t *failed = NULL;
     for (size_t i = 0; i < sc->n && !failed; i++) {
         step *st = &sc->steps[i];
+        ran++;
         json_t *j = step_base(st, st->expect ? "expect" : "command");
-        if (!j || json_array_append_new(steps, j)) {
+        bool kept = i < SCENARIO_REPORT_STEPS;
+        if (!j || (kept && json_array_append(steps, j))) {
+            json_decref(j);
             json_decref(rep);
             return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
         }
@@ -687,11 +691,17 @@ int scenario_run(scenario *sc, sim *s, scenario_step_fn fn, void *ud, json_t **r
                                jstr(message));
         if (fn)
             fn(ud, j);
+        if (!kept && failed) /* the failing step is always in the report */
+            json_array_append(steps, j);
+        json_decref(j);
         if (message[0] && !failed) {
             json_decref(rep);
             return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
         }
     }
+    if (ran > json_array_size(steps))
+        json_object_set_new(rep, "steps_omitted",
+                            json_integer((json_int_t)(ran - json_array_size(steps))));
     json_object_set_new(rep, "ok", json_boolean(!failed));
     json_object_set_new(rep, "operations", json_integer(ops));
     json_object_set_new(rep, "expectations", json_integer(met));
@@ -937,6 +947,14 @@ static int put_op(exporter *x, size_t i, rs_error *err)
         rc = sb_str(&x->b, nm[0] == '-' ? "node rm --" : "node rm");
         if (!rc)
             rc = put_word(x, nm, nl);
+    } else if (strcmp(o.type, "set_weight") == 0 && nm) {
+        char t[40];
+        num_text(t, json_number_value(json_object_get(p, "weight")));
+        rc = sb_str(&x->b, nm[0] == '-' ? "node weight --" : "node weight");
+        if (!rc)
+            rc = put_word(x, nm, nl);
+        if (!rc)
+            rc = sb_printf(&x->b, " %s", t);
     } else if (strcmp(o.type, "insert_keys") == 0 && gen) {
         json_t *pre = json_object_get(gen, "prefix");
         rc = sb_printf(&x->b, "key gen %lld",

@@ -118,6 +118,20 @@ int sim__build_placement(sim *s, state *x, const placement *prev, const char *la
         pn[i] = (place_node){x->nodes[i].id,     x->nodes[i].name,   x->nodes[i].len,
                              x->nodes[i].weight, x->nodes[i].tokens, x->nodes[i].ntokens,
                              x->nodes[i].srv_id};
+    /* A change may not build a layout past the limit, unless it does not
+     * grow one already past it (an older file): what is stored is built. */
+    uint64_t want = place_layout_points(&x->cfg, pn, x->n);
+    if (s->record && !s->loading && want > s->max_points &&
+        (!s->cur.pl || want > place_layout_points(&s->cur.cfg, s->cur.pn, s->cur.n))) {
+        free(pn);
+        free(names);
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "too many points: the %s layout would hold %llu points, and the "
+                       "limit is %llu in all (nodes x points per node x weight); use fewer "
+                       "points per node or fewer nodes",
+                       x->cfg.algorithm, (unsigned long long)want,
+                       (unsigned long long)s->max_points);
+    }
     placement *pl = NULL;
     int rc = place_build(&pl, s->h, &x->cfg, pn, x->n, prev, layout, err);
     if (rc) {
@@ -214,6 +228,27 @@ int sim__attrs_parse(const char *text, node *x, rs_error *err)
     return rc ? rs_fail(err, rc, "stored attributes of node \"%s\" are damaged", x->name) : 0;
 }
 
+/* Whether a state just read (x, without placement, and its stored layout
+ * state) places keys exactly as the current one: the same configuration,
+ * the same nodes in the same order with the same ids, names, weights and
+ * tokens, and the same layout state.  Counters may differ. */
+static bool same_topology(const state *cur, const state *x, const char *layout)
+{
+    if (!cur->pl || cur->n != x->n || memcmp(&cur->cfg, &x->cfg, sizeof x->cfg) != 0)
+        return false;
+    for (size_t i = 0; i < x->n; i++) {
+        const node *a = &cur->nodes[i], *b = &x->nodes[i];
+        if (a->id != b->id || a->len != b->len || memcmp(a->name, b->name, a->len) != 0 ||
+            a->weight != b->weight || a->ntokens != b->ntokens || a->srv_id != b->srv_id ||
+            (a->ntokens && memcmp(a->tokens, b->tokens, a->ntokens * sizeof *a->tokens) != 0))
+            return false;
+    }
+    char *now = place_state_text(cur->pl);
+    bool same = strcmp(now ? now : "", layout ? layout : "") == 0;
+    free(now);
+    return same;
+}
+
 /* Load the whole in-memory state from the store. */
 static int load_state(sim *s, rs_error *err)
 {
@@ -256,8 +291,25 @@ static int load_state(sim *s, rs_error *err)
             goto fail;
     }
     x.n = n;
-    if ((rc = store_meta_get(s->st, "layout", &layout, err)) ||
-        (rc = sim__build_placement(s, &x, NULL, layout, err)))
+    if ((rc = store_meta_get(s->st, "layout", &layout, err)))
+        goto fail;
+    if (same_topology(&s->cur, &x, layout)) {
+        /* Only keys changed (an insert, a delete): the placement stands,
+         * the counters are new.  A refresh after each key written by
+         * another connection then costs the rows read, not a layout. */
+        for (size_t i = 0; i < n; i++)
+            s->cur.nodes[i].keys = x.nodes[i].keys;
+        s->cur.unassigned = x.unassigned;
+        store_nodes_free(sn, n);
+        free(cfg);
+        free(layout);
+        state_clear(&x);
+        return 0;
+    }
+    s->loading = true;
+    rc = sim__build_placement(s, &x, NULL, layout, err);
+    s->loading = false;
+    if (rc)
         goto fail;
     store_nodes_free(sn, n);
     free(cfg);
@@ -281,14 +333,16 @@ int sim_open(sim **out, const char *path, rs_error *err)
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     int rc;
     s->record = true;
+    const char *hook = getenv("RINGSIM_MAX_LAYOUT_POINTS");
+    s->max_points = hook && strtoull(hook, NULL, 10) > 0 ? strtoull(hook, NULL, 10)
+                                                         : SIM_MAX_LAYOUT_POINTS;
     if (!(s->h = hasher_new())) {
         rc = rs_fail(err, RINGSIM_EINTERNAL, "OpenSSL has no SHA-256");
         goto fail;
     }
     if ((rc = store_open(&s->st, path, err)))
         goto fail;
-    if ((rc = store_data_version(s->st, &s->data_version, err)) ||
-        (rc = load_state(s, err)))
+    if ((rc = sim__reload(s, err)))
         goto fail;
     *out = s;
     return 0;
@@ -297,11 +351,32 @@ fail:
     return rc;
 }
 
-int sim__reload(sim *s, rs_error *err)
+/* The version and the state it names, read in one snapshot: a read
+ * transaction of our own unless the caller holds one (an operation holds
+ * the write lock).  Read apart, a commit landing between the two would
+ * pass for seen without being loaded. */
+static int load_version(sim *s, bool force, bool *changed, rs_error *err)
 {
-    int rc = store_data_version(s->st, &s->data_version, err);
-    return rc ? rc : load_state(s, err);
+    bool own = !store_in_transaction(s->st);
+    int64_t v;
+    /* A file deleted or replaced under us is noticed here already (within
+     * the server's 200 ms poll), not only at the next write: reads go on
+     * from the open file, writes are refused (store_begin). */
+    store_check_file(s->st, NULL);
+    int rc = own ? store_begin_read(s->st, err) : 0;
+    if (!rc)
+        rc = store_data_version(s->st, &v, err);
+    if (!rc && changed)
+        *changed = v != s->data_version;
+    if (!rc && (force || v != s->data_version) && !(rc = load_state(s, err)) &&
+        !(rc = store_last_op(s->st, &s->at_op, err)))
+        s->data_version = v;
+    if (own)
+        store_end_read(s->st);
+    return rc;
 }
+
+int sim__reload(sim *s, rs_error *err) { return load_version(s, true, NULL, err); }
 
 void sim_close(sim *s)
 {
@@ -315,20 +390,9 @@ void sim_close(sim *s)
 
 int sim_refresh(sim *s, bool *changed, rs_error *err)
 {
-    int64_t v;
-    int rc = store_data_version(s->st, &v, err);
     if (changed)
         *changed = false;
-    if (rc)
-        return rc;
-    if (changed)
-        *changed = v != s->data_version;
-    if (v == s->data_version)
-        return 0;
-    rc = load_state(s, err);
-    if (!rc)
-        s->data_version = v;
-    return rc;
+    return load_version(s, false, changed, err);
 }
 
 void sim_set_progress(sim *s, sim_progress_fn fn, void *ud)
@@ -584,10 +648,12 @@ int sim__op_commit(opctx *c, int64_t *op_out, rs_error *err)
         sim__op_abort(c); /* s->cur was not touched: the engine is as it was */
         return rc;
     }
-    /* Committed: nothing may fail from here.  An unreadable version only
-     * makes the next refresh reload. */
-    if (store_data_version(s->st, &s->data_version, NULL))
-        s->data_version = -1;
+    /* Committed: nothing may fail from here.  s->data_version stays the
+     * one sim_refresh read inside this transaction (sim__op_begin, under
+     * the write lock): a connection's own commits leave its data_version
+     * alone, so the next refresh sees every commit of another connection
+     * since.  Read again now, outside the transaction, it would count a
+     * commit landing after ours as seen without loading it (issue 14). */
     if (c->keys_only) {
         /* Topology unchanged: keep the current placement (it borrows the
          * current nodes) and take only the new counters. */
@@ -599,6 +665,8 @@ int sim__op_commit(opctx *c, int64_t *op_out, rs_error *err)
         s->cur = c->next;
         memset(&c->next, 0, sizeof c->next);
     }
+    if (c->op)
+        s->at_op = c->op;
     if (op_out)
         *op_out = c->op;
     op_free(c);

@@ -37,6 +37,18 @@
 
 #define SIM_MAX_GENERATE 10000000u
 #define SIM_MAX_WEIGHT 1000.0
+/* Points a layout may hold in all (nodes x points per node x weight, or
+ * the algorithm's own count: place_layout_points).  Measured (the seed's
+ * ring, place_build on 2 shared cores): 32 bytes and 0.45-0.8 us a point,
+ * so 4M points are 128 MB and 1.8-3.2 s per build, and a change of
+ * topology holds two layouts (before and after) -- about 300 MB at the
+ * limit.  30M points (3,000 nodes x 10,000) needed ~1 GB a layout and no
+ * longer built under a 1.5 GB address limit.  A change that would pass it
+ * is refused (RINGSIM_EPARAM) before anything is built or committed; an
+ * older database already past it still opens, and changes that do not
+ * grow its layout (removals, revert, reset, fewer points) go through.
+ * Test hook: RINGSIM_MAX_LAYOUT_POINTS sets another limit. */
+#define SIM_MAX_LAYOUT_POINTS 4000000u
 
 typedef struct sim sim;
 
@@ -98,6 +110,12 @@ int sim_generate_keys(sim *s, const char *prefix, size_t plen, uint64_t start,
 int sim_delete_keys(sim *s, const sim_str *keys, size_t n, int64_t *op,
                     rs_error *err);
 int sim_configure(sim *s, const place_config *cfg, int64_t *op, rs_error *err);
+/* Change a node's weight in place: one set_weight operation, keys move as
+ * the placement says.  RINGSIM_ENOTFOUND for a node that does not exist,
+ * RINGSIM_EPARAM for a weight that the rule or the algorithm refuses; the
+ * same weight again changes nothing and records nothing (*op = 0). */
+int sim_set_weight(sim *s, const char *name, size_t len, double weight, int64_t *op,
+                   rs_error *err);
 int sim_reset(sim *s, int64_t *op, rs_error *err);
 /* The state becomes what it was right after operation `to` (0 = empty). */
 int sim_revert(sim *s, int64_t to, int64_t *op, rs_error *err);

@@ -101,13 +101,18 @@ int sim_check(sim *s, int64_t *problems, char *report, size_t report_size, rs_er
     *problems = 0;
     if (report && report_size)
         report[0] = '\0';
-    int rc = sim_refresh(s, NULL, err);
-    if (rc)
-        return rc;
     checker k = {s, NULL, 0, report, report_size, 0, NULL, 0, err, 0};
     s->p_what = NULL;
-    if ((rc = store_begin_read(s->st, err)))
+    /* The state in memory and the keys and log read here are one snapshot:
+     * refreshed after the read begins, a commit of another process cannot
+     * land between them and pass for a problem. */
+    int rc = store_begin_read(s->st, err);
+    if (rc)
         return rc;
+    if ((rc = sim_refresh(s, NULL, err))) {
+        store_end_read(s->st);
+        return rc;
+    }
     k.counted = calloc(s->cur.n + 1, sizeof *k.counted);
     if (!k.counted) {
         rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");

@@ -185,7 +185,7 @@ static char *nodeset_text(const state *st)
 int sim__keep_before(opctx *c, rs_error *err)
 {
     if (strcmp(c->what, "add_node") != 0 && strcmp(c->what, "remove_node") != 0 &&
-        strcmp(c->what, "configure") != 0)
+        strcmp(c->what, "configure") != 0 && strcmp(c->what, "set_weight") != 0)
         return 0; /* reset and revert are not undone */
     char mk[48], *text = nodeset_text(&c->s->cur);
     before_name(mk, sizeof mk, c->op);
@@ -335,6 +335,9 @@ static int replay_op(void *ud, const store_op *o)
     } else if (strcmp(o->type, "remove_node") == 0) {
         rc = sim_remove_node(m, json_string_value(name), json_string_length(name), &dummy,
                              r->err);
+    } else if (strcmp(o->type, "set_weight") == 0) {
+        rc = sim_set_weight(m, json_string_value(name), json_string_length(name),
+                            json_number_value(json_object_get(p, "weight")), &dummy, r->err);
     } else if (strcmp(o->type, "insert_keys") == 0 && gen) {
         json_t *pre = json_object_get(gen, "prefix");
         rc = sim_generate_keys(m, json_string_value(pre), json_string_length(pre),
@@ -747,7 +750,7 @@ static int undo_collect(void *ud, const store_op *o)
     }
     undo_op u = {o->id, UNDO_NONE, NULL, 0, 0, 0, o->skipped};
     if (strcmp(o->type, "add_node") == 0 || strcmp(o->type, "remove_node") == 0 ||
-        strcmp(o->type, "configure") == 0) {
+        strcmp(o->type, "configure") == 0 || strcmp(o->type, "set_weight") == 0) {
         u.kind = UNDO_TOPO;
     } else if (strcmp(o->type, "delete_keys") == 0) {
         u.kind = UNDO_DELETE;
@@ -1060,7 +1063,9 @@ int sim_history_at(sim *s, sim_history *h, int64_t at, sim **state, rs_error *er
     int rc = check_at(s, at, &last, err);
     if (rc)
         return rc;
-    if (at == last && at > 0) { /* after the last operation is now */
+    /* After the last operation is now -- when the state in memory holds
+     * it: another process may have logged it since the caller refreshed. */
+    if (at == last && at > 0 && at == s->at_op) {
         h->how = "now";
         *state = s;
         return 0;

@@ -379,6 +379,46 @@ out:
     return rc;
 }
 
+int sim_set_weight(sim *s, const char *name, size_t len, double weight, int64_t *op,
+                   rs_error *err)
+{
+    *op = 0;
+    int rc = name_check(name, len, "node name", err);
+    if (rc || (rc = check_weight(weight, err)))
+        return rc;
+    json_t *params = json_pack("{s:s%, s:f}", "name", name, len, "weight", weight);
+    char *subject = strndup(name, len);
+    opctx c;
+    if (!params || !subject) {
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        goto out;
+    }
+    if ((rc = sim__op_begin(s, &c, "set_weight", subject, params, err)))
+        goto out;
+    long i = sim__find_node(&c.next, name, len);
+    if (i < 0) {
+        rc = rs_fail(err, RINGSIM_ENOTFOUND, "node \"%s\" not found", subject);
+        goto abort;
+    }
+    if (c.next.nodes[i].weight == weight) { /* nothing changes: nothing recorded */
+        sim__op_abort(&c);
+        goto out;
+    }
+    /* The same node with another weight: the placement says which keys
+     * move (ketama's or Envoy's arithmetic may move keys between others). */
+    c.next.nodes[i].weight = weight;
+    if ((rc = retopologize(&c, &s->cur, err)))
+        goto abort;
+    rc = sim__op_commit(&c, op, err);
+    goto out;
+abort:
+    sim__op_abort(&c);
+out:
+    free(subject);
+    json_decref(params);
+    return rc;
+}
+
 int sim_configure(sim *s, const place_config *cfg, int64_t *op, rs_error *err)
 {
     int rc = place_config_check(cfg, err);

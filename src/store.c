@@ -20,6 +20,7 @@
 #include <sys/time.h>
 
 #define APPLICATION_ID 0x52494E47 /* "RING" */
+#define PATH_MAX_MSG 320            /* a message naming the file (rs_error's size) */
 
 enum {
     Q_BEGIN, Q_BEGIN_READ, Q_COMMIT, Q_ROLLBACK, Q_META_GET, Q_META_SET, Q_META_DEL_BELOW,
@@ -147,6 +148,13 @@ struct store {
     bool memory;
     char *path;          /* as given, for messages */
     char read_only[200]; /* why writes are refused, "" when they are not */
+    bool wal;            /* in WAL mode: a -wal file beside it while open */
+    dev_t dev;           /* the file opened, to notice it deleted or replaced */
+    ino_t ino;
+    struct stat logs[2]; /* its -wal and -shm files as opened (st_ino 0: unknown) */
+    char moved[PATH_MAX_MSG]; /* why the path no longer names it, "" if it does */
+    bool replaced;            /* the path names another file */
+    bool settled;             /* what settle_moved does is done */
 };
 
 static int dberr(store *st, rs_error *err, const char *what)
@@ -238,6 +246,19 @@ static int pragma_int(store *st, const char *text, int64_t *out)
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
 }
 
+/* Whether the file is in WAL mode (a file system without shared memory
+ * keeps another journal). */
+static bool journal_is_wal(store *st)
+{
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(st->db, "PRAGMA journal_mode", -1, &s, NULL) != SQLITE_OK)
+        return false;
+    bool wal = sqlite3_step(s) == SQLITE_ROW &&
+               sqlite3_stricmp((const char *)sqlite3_column_text(s, 0), "wal") == 0;
+    sqlite3_finalize(s);
+    return wal;
+}
+
 static int read_version(store *st, int64_t *app, int64_t *version, int64_t *tables)
 {
     return pragma_int(st, "PRAGMA application_id", app) ||
@@ -299,6 +320,7 @@ fail:
  * With a -wal file present the header may be stale (pages live in the WAL):
  * only the magic and a foreign application id are checked then. */
 static char *file_uri(const char *path, const char *query);
+static bool unmoved(store *st);
 
 /* The first 100 bytes of the file, read through SQLite's own file handle of
  * a read-only connection: closing a descriptor of our own would drop every
@@ -507,6 +529,7 @@ int store_open(store **out, const char *path, rs_error *err)
             rc = dberr(st, err, "switching to WAL");
             goto fail;
         }
+        st->wal = journal_is_wal(st);
         /* Test hook (documented in the README): RINGSIM_MAX_PAGES caps the
          * file at that many pages, so that "disk full" can be tested
          * without filling a disk. */
@@ -525,6 +548,19 @@ int store_open(store **out, const char *path, rs_error *err)
                    "PRAGMA temp_store = MEMORY; PRAGMA foreign_keys = OFF;",
                    err, "setting pragmas")))
         goto fail;
+    /* The file as opened, known by device and inode: a path that names
+     * another one later was deleted or replaced (see unmoved); and its
+     * logs, once a read has opened them. */
+    struct stat sb;
+    if (!st->memory && stat(path, &sb) == 0) {
+        st->dev = sb.st_dev;
+        st->ino = sb.st_ino;
+        int64_t dummy;
+        if (st->wal && !store_begin_read(st, NULL) &&
+            !pragma_int(st, "SELECT count(*) FROM meta", &dummy))
+            unmoved(st);
+        store_end_read(st);
+    }
     *out = st;
     return 0;
 fail:
@@ -540,9 +576,130 @@ fail:
     return rc;
 }
 
-const char *store_read_only(const store *st)
+/* Whether st->path still names the file this connection has open, and,
+ * in WAL mode, its -wal file is there.  `rm x.db*` or `mv other.db x.db`
+ * under a running process leaves it reading and writing a file no path
+ * names any more: every write after would be acknowledged and lost.  In
+ * WAL mode SQLite does not notice (it checks only before writing a
+ * rollback journal, SQLITE_READONLY_DBMOVED), so we ask its unix VFS
+ * (SQLITE_FCNTL_HAS_MOVED: the path's inode against the open file's) and
+ * compare the path's device and inode with those seen at open.  The -wal
+ * file exists while any connection has the database open in WAL mode
+ * (SQLite deletes it only at the last close, under an exclusive lock):
+ * gone during a transaction, it was deleted under us, and commits would go
+ * to an unlinked file.  Sets st->moved; a stat or two, a few us. */
+static const char *const log_suffix[2] = {"-wal", "-shm"};
+
+/* Remember which -wal and -shm files are this connection's (the WAL is
+ * open in a transaction, and stays the same file until the last
+ * connection closes). */
+static void note_logs(store *st)
 {
-    return st->read_only[0] ? st->read_only : NULL;
+    for (int i = 0; i < 2; i++) {
+        char *p = NULL;
+        if (!st->logs[i].st_ino && asprintf(&p, "%s%s", st->path, log_suffix[i]) >= 0 &&
+            stat(p, &st->logs[i]) != 0)
+            st->logs[i].st_ino = 0;
+        free(p);
+    }
+}
+
+/* The file is gone from its path (deleted, moved away or replaced, or its
+ * -wal deleted): once, outside a transaction, copy what the log holds into
+ * the file this connection has open (a checkpoint: SQLite skips its own at
+ * close when the file has moved), so that the file, wherever it went,
+ * keeps every commit acknowledged before -- as much as readers of other
+ * processes allow (PASSIVE: nobody waits).  Then, if the path names
+ * another file, our -wal and -shm are still beside it, and SQLite would
+ * read our log's pages as that file's ("How To Corrupt An SQLite Database
+ * File", 2.4 and 3.3): the next process to open it would see our data,
+ * and its checkpoint would write our pages into that file.  Their names go
+ * (only if they are still ours); this connection keeps its descriptors. A
+ * deleted path needs nothing more: SQLite drops the -wal of an empty file
+ * it creates anew. */
+static void settle_moved(store *st)
+{
+    if (st->settled || sqlite3_txn_state(st->db, NULL) != SQLITE_TXN_NONE)
+        return;
+    st->settled = true;
+    if (st->wal)
+        sqlite3_wal_checkpoint_v2(st->db, "main", SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+    for (int i = 0; st->replaced && i < 2; i++) {
+        char *p = NULL;
+        struct stat sb;
+        if (st->logs[i].st_ino && asprintf(&p, "%s%s", st->path, log_suffix[i]) >= 0 &&
+            stat(p, &sb) == 0 && sb.st_dev == st->logs[i].st_dev &&
+            sb.st_ino == st->logs[i].st_ino)
+            unlink(p);
+        free(p);
+    }
+    /* st->logs stays: should the file come back, the -wal beside it is no
+     * longer the one this connection writes, and writes stay refused. */
+}
+
+static int moved_fail(store *st, rs_error *err)
+{
+    return rs_fail(err, RINGSIM_EMOVED,
+                   "%s; writes are refused, since they would be lost with it (reads show "
+                   "the file as it was; restart to open what the path names now)",
+                   st->moved);
+}
+
+static bool unmoved(store *st)
+{
+    st->moved[0] = '\0';
+    st->replaced = false;
+    if (st->memory || !st->ino)
+        return true;
+    int has_moved = 0;
+    struct stat sb;
+    if (sqlite3_file_control(st->db, "main", SQLITE_FCNTL_HAS_MOVED, &has_moved) != SQLITE_OK)
+        has_moved = 0;
+    if (stat(st->path, &sb) != 0) {
+        snprintf(st->moved, sizeof st->moved,
+                 "the database file %s was deleted (%s) while this process had it open",
+                 st->path, strerror(errno));
+    } else if (has_moved || sb.st_dev != st->dev || sb.st_ino != st->ino) {
+        snprintf(st->moved, sizeof st->moved,
+                 "the database file %s was replaced by another file while this process had "
+                 "it open",
+                 st->path);
+        st->replaced = true;
+    } else if (st->wal) {
+        /* Once a transaction has opened the log, its file stays there, the
+         * same file, until this connection closes. */
+        bool in_txn = sqlite3_txn_state(st->db, NULL) != SQLITE_TXN_NONE;
+        char *p = NULL;
+        struct stat wb;
+        bool there = asprintf(&p, "%s-wal", st->path) >= 0 && stat(p, &wb) == 0;
+        free(p);
+        if (st->logs[0].st_ino ? !there || wb.st_dev != st->logs[0].st_dev ||
+                                     wb.st_ino != st->logs[0].st_ino
+                               : !there && in_txn)
+            snprintf(st->moved, sizeof st->moved,
+                     "the write-ahead log %s-wal was deleted while this process had the "
+                     "database open",
+                     st->path);
+        else if (in_txn)
+            note_logs(st);
+    }
+    if (!st->moved[0])
+        st->settled = false; /* moved back: the same file again */
+    else
+        settle_moved(st);
+    return st->moved[0] == '\0';
+}
+
+int store_check_file(store *st, rs_error *err)
+{
+    return unmoved(st) ? 0 : moved_fail(st, err);
+}
+
+const char *store_read_only(store *st)
+{
+    if (st->read_only[0])
+        return st->read_only;
+    return unmoved(st) ? NULL : st->moved;
 }
 
 void store_close(store *st)
@@ -561,11 +718,24 @@ int store_begin(store *st, rs_error *err)
     if (st->read_only[0] || sqlite3_db_readonly(st->db, "main") == 1)
         return rs_fail(err, RINGSIM_EREADONLY, "database %s is read-only: %s", st->path,
                        st->read_only[0] ? st->read_only : "SQLite opened it read-only");
-    return run(st, stmt(st, Q_BEGIN), err, "starting a transaction");
+    int rc = run(st, stmt(st, Q_BEGIN), err, "starting a transaction");
+    if (!rc && !unmoved(st)) {
+        store_rollback(st);
+        settle_moved(st);
+        rc = moved_fail(st, err);
+    }
+    return rc;
 }
 
 int store_commit(store *st, rs_error *err)
 {
+    /* Checked again with the work done: the file may have gone while the
+     * operation ran (a long one, or one that waited for the lock). */
+    if (sqlite3_txn_state(st->db, "main") == SQLITE_TXN_WRITE && !unmoved(st)) {
+        store_rollback(st);
+        settle_moved(st);
+        return moved_fail(st, err);
+    }
     int rc = run(st, stmt(st, Q_COMMIT), err, "committing");
     if (rc)
         store_rollback(st);
@@ -584,6 +754,8 @@ int store_begin_read(store *st, rs_error *err)
 }
 
 void store_end_read(store *st) { store_rollback(st); }
+
+bool store_in_transaction(const store *st) { return !sqlite3_get_autocommit(st->db); }
 
 int store_data_version(store *st, int64_t *out, rs_error *err)
 {

@@ -40,20 +40,34 @@ typedef struct store store;
 int store_open(store **out, const char *path, rs_error *err);
 /* Accepts NULL; finalizes every statement. */
 void store_close(store *st);
-/* Why writes are refused (the file or its folder is not writable...), or
- * NULL when they are not; store_begin then fails with RINGSIM_EREADONLY. */
-const char *store_read_only(const store *st);
+/* Why writes are refused (the file or its folder is not writable, the
+ * file was deleted or replaced since it was opened...), or NULL when they
+ * are not; store_begin then fails with RINGSIM_EREADONLY or
+ * RINGSIM_EMOVED.  Valid until the next call on st. */
+const char *store_read_only(store *st);
 
 /* Write transaction (BEGIN IMMEDIATE: takes the write lock at once, waiting
- * up to the busy timeout for other processes). */
+ * up to the busy timeout for other processes).  A file deleted or replaced
+ * under this process (rm, mv over it) would take every write with it: once
+ * the lock is held, begin checks that the path still names the open file
+ * (and its -wal file is there), and commit checks again just before
+ * COMMIT; either refuses with RINGSIM_EMOVED, naming the cause, and rolls
+ * back.  Reads go on from the open file. */
 int store_begin(store *st, rs_error *err);
 int store_commit(store *st, rs_error *err);
+/* The same check alone, for a reader to notice early (and to take our -wal
+ * and -shm away from a file that replaced ours): 0, or RINGSIM_EMOVED. */
+int store_check_file(store *st, rs_error *err);
 /* Cannot fail (a failed rollback leaves SQLite rolling back on close). */
 void store_rollback(store *st);
 /* Read snapshot for a consistent multi-query read. */
 int store_begin_read(store *st, rs_error *err);
 void store_end_read(store *st);
-/* PRAGMA data_version: changes when another connection commits. */
+/* Whether a transaction (read or write) is open on this connection. */
+bool store_in_transaction(const store *st);
+/* PRAGMA data_version: changes when another connection commits, never with
+ * this connection's own commits.  Inside a transaction, the version of its
+ * snapshot. */
 int store_data_version(store *st, int64_t *out, rs_error *err);
 
 /* meta: text values by name; *out is malloc'd (caller frees), NULL when

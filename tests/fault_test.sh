@@ -11,7 +11,9 @@
 #   3. locked: another process holds BEGIN EXCLUSIVE;
 #   4. files that are not ringsim databases: random bytes, truncated, another
 #      program's SQLite file, a folder, a folder we may not write to;
-#   5. SIGTERM during a long operation.
+#   5. SIGTERM during a long operation;
+#   6. the file deleted or replaced under a running server or CLI (rm x.db*,
+#      mv other.db x.db, rm x.db-wal).
 #
 # Expected behaviour comes from issue 6 and API.md: disk full answers
 # 507 insufficient_storage, reads keep working, nothing acknowledged is lost
@@ -20,7 +22,10 @@
 # "read_only": true in GET /api/config); a file that cannot be opened makes
 # every command exit 1 with one line on stderr and leaves the file as it
 # was; SIGTERM ends the server cleanly with the operation answered or rolled
-# back whole.  Needs curl, sha256sum, the sqlite3 shell (some checks skipped
+# back whole; a file deleted or replaced under a running process refuses
+# writes with 503 database_moved naming the cause (issue 14: they were
+# answered 201 and in no file afterwards), reads keep working, and the file
+# now at the path is left as it was.  Needs curl, sha256sum, the sqlite3 shell (some checks skipped
 # without it) and node (to read JSON).  Ends with "N passed, N failed".
 
 set -u
@@ -395,6 +400,111 @@ elif [ "$ST" = 503 ]; then
 else
     fail "SIGTERM mid-generate: the client gets its answer (201, or 503 cancelled), got ${ST:-nothing}" \
         "log ends with: $last"
+fi
+
+# ===========================================================================
+echo "== 6. the file deleted or replaced under a running process"
+# ===========================================================================
+# moved_case DESC ACTION: serve a fresh database, do ACTION (a shell command
+# run in $TMP/mv, on x.db), then writes answer 503 database_moved naming the
+# file and the cause (CAUSE: a word of the message), reads still answer.
+moved_case() {
+    local d=$1 action=$2 cause=$3 m meth url body
+    rm -rf "$TMP/mv" "$TMP"/mv-src.db*
+    mkdir -p "$TMP/mv"
+    cp "$(new_db mv-src 2000)" "$TMP/mv/x.db"
+    "$BIN" --db "$TMP/mv/other.db" node add other >/dev/null
+    serve "$TMP/mv/x.db" || return
+    req POST /api/nodes '{"name":"before"}'
+    expect "$d: a write before works (201)" "$([ "$ST" = 201 ]; echo $?)" "$ST $(cat "$B")"
+    (cd "$TMP/mv" && eval "$action")
+    for m in 'POST|/api/nodes|{"name":"lost"}' 'POST|/api/keys|{"key":"lost"}' \
+        'PUT|/api/config|{"points_per_node":3}' 'POST|/api/revert|{"to":1}' 'POST|/api/reset|'; do
+        IFS='|' read -r meth url body <<<"$m"
+        if [ -n "$body" ]; then req "$meth" "$url" "$body"; else req "$meth" "$url"; fi
+        expect "$d: $meth $url answers 503 database_moved naming the file and \"$cause\"" \
+            "$([ "$ST" = 503 ] && [ "$(errcode)" = database_moved ] &&
+                jget 'j.error.message' | grep -F "$TMP/mv/x.db" | grep -q "$cause"; echo $?)" \
+            "$ST $(cat "$B")"
+    done
+    req GET /api/stats
+    expect "$d: reads still answer (the file as it was: 3 nodes, 2000 keys)" \
+        "$([ "$ST" = 200 ] && [ "$(jget 'j.nodes + "/" + j.keys')" = 3/2000 ]; echo $?)" "$ST $(cat "$B")"
+    req GET /api/config
+    expect "$d: GET /api/config says writes are refused, and why" \
+        "$([ "$(jget 'j.read_only === true && j.read_only_reason.includes("'"$cause"'")')" = true ]; echo $?)" \
+        "$(cat "$B")"
+    if [ "$cause" = replaced ]; then # our -wal is not read as the new file's
+        "$BIN" --db "$TMP/mv/x.db" --json node ls >"$TMP/o" 2>"$TMP/e"
+        expect "$d: while the server runs, another process reads the file at the path as it is" \
+            "$(grep -q '"other"' "$TMP/o" && ! grep -q '"before"' "$TMP/o"; echo $?)" "$(head -c 300 "$TMP/o") $(cat "$TMP/e")"
+    fi
+    stop TERM
+    expect "$d: the server still stops cleanly (exit $SRV_RC)" "$([ "$SRV_RC" -eq 0 ]; echo $?)"
+}
+moved_case "rm x.db*" 'rm -f x.db x.db-wal x.db-shm' deleted
+expect "rm x.db*: no file appears at the path" "$([ ! -e "$TMP/mv/x.db" ]; echo $?)" "$(ls -la "$TMP/mv")"
+moved_case "mv other.db x.db" 'sha256sum <other.db >other.sum; mv other.db x.db' replaced
+expect "mv other.db x.db: the file now at the path is left as it was" \
+    "$([ "$(sha256sum <"$TMP/mv/x.db")" = "$(cat "$TMP/mv/other.sum")" ]; echo $?)"
+"$BIN" --db "$TMP/mv/x.db" --json node ls >"$TMP/o" 2>"$TMP/e"
+expect "mv other.db x.db: after the server stopped, the path's file holds only its own node" \
+    "$(grep -q '"other"' "$TMP/o" && ! grep -q '"lost"' "$TMP/o"; echo $?)" "$(cat "$TMP/o" "$TMP/e")"
+moved_case "rm x.db-wal" 'rm -f x.db-wal' "write-ahead log"
+# Moved away and back: the same file again, writes work again.
+rm -rf "$TMP/mv" && mkdir -p "$TMP/mv" && cp "$(new_db mv-back 100)" "$TMP/mv/x.db"
+serve "$TMP/mv/x.db"
+mv "$TMP/mv/x.db" "$TMP/mv/away.db"
+req POST /api/nodes '{"name":"while-away"}'
+expect "moved away: 503 database_moved" "$([ "$ST" = 503 ] && [ "$(errcode)" = database_moved ]; echo $?)" "$ST $(cat "$B")"
+mv "$TMP/mv/away.db" "$TMP/mv/x.db"
+req POST /api/nodes '{"name":"back"}'
+expect "moved back: the same file, writes work again (201)" "$([ "$ST" = 201 ]; echo $?)" "$ST $(cat "$B")"
+stop TERM
+check_db "$TMP/mv/x.db"
+expect "moved back: check passes" $? "$CHK"
+"$BIN" --db "$TMP/mv/x.db" node ls | grep -q '^back ' 
+expect "moved back: the node added after is in the file" $? "$("$BIN" --db "$TMP/mv/x.db" node ls)"
+# The CLI: its node add waits for the write lock (held by the sqlite3 shell)
+# while the file is replaced; once it gets the lock it must refuse, exit 1
+# with one line naming the cause, not write into the file no path names.
+if [ "$HAVE_SQLITE" = 1 ]; then
+    for how in rm mv; do
+        rm -rf "$TMP/mv" "$TMP"/mv-cli.db* && mkdir -p "$TMP/mv" && cp "$(new_db mv-cli 100)" "$TMP/mv/x.db"
+        "$BIN" --db "$TMP/mv/other.db" node add other >/dev/null
+        rm -f "$TMP/lockfifo"
+        mkfifo "$TMP/lockfifo"
+        sqlite3 "$TMP/mv/x.db" <"$TMP/lockfifo" >"$TMP/lock.out" 2>&1 &
+        LOCKPID=$!
+        exec 7>"$TMP/lockfifo"
+        echo "BEGIN EXCLUSIVE; SELECT count(*) FROM nodes;" >&7
+        held=0
+        for _ in $(seq 50); do
+            if ! sqlite3 "$TMP/mv/x.db" "PRAGMA busy_timeout=0; BEGIN IMMEDIATE; ROLLBACK;" >/dev/null 2>&1; then
+                held=1
+                break
+            fi
+            sleep 0.1
+        done
+        "$BIN" --db "$TMP/mv/x.db" node add cli-lost >"$TMP/o" 2>"$TMP/e" &
+        CLI=$!
+        sleep 0.5
+        if [ "$how" = rm ]; then rm -f "$TMP/mv/x.db" "$TMP/mv/x.db-wal" "$TMP/mv/x.db-shm"
+        else mv "$TMP/mv/other.db" "$TMP/mv/x.db"; fi
+        echo "ROLLBACK;" >&7
+        exec 7>&-
+        wait "$LOCKPID" 2>/dev/null
+        LOCKPID=
+        wait "$CLI"
+        rc=$?
+        cause=deleted
+        [ "$how" = mv ] && cause=replaced
+        expect "CLI, file ${how}'d while node add waits for the lock (held: $held): exit 1, one line naming the file and \"$cause\"" \
+            "$([ "$rc" -eq 1 ] && [ "$(wc -l <"$TMP/e")" -eq 1 ] && grep -F "$TMP/mv/x.db" "$TMP/e" | grep -q "$cause"; echo $?)" \
+            "exit $rc" "$(cat "$TMP/o" "$TMP/e")"
+    done
+else
+    note "no sqlite3 shell: skipped the CLI's file-replaced checks"
 fi
 
 finish

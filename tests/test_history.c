@@ -510,6 +510,48 @@ static void test_checkpoints(void **state)
     sim_close(s);
 }
 
+/* Two processes on one file: the last operation, logged by the other one
+ * after this sim last refreshed, is not "now" -- the state in memory does
+ * not hold it yet; the view that answers does (issue 14, stale states). */
+static void test_now_of_another_writer(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/ringsim-hist-XXXXXX", path[300];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/w.db", dir);
+    rs_error err;
+    sim *a = NULL, *b = NULL, *v;
+    int64_t op, ins, skip;
+    seed_now = 5;
+    assert_int_equal(sim_open(&a, path, &err), 0);
+    assert_int_equal(sim_open(&b, path, &err), 0);
+    assert_int_equal(sim_add_node(a, "a", 1, 1, &op, &err), 0);
+    assert_int_equal(sim_generate_keys(a, "k", 1, 0, 100, &ins, &skip, &op, &err), 0);
+    assert_int_equal(sim_add_node(b, "b", 1, 1, &op, &err), 0); /* b refreshes: 3 */
+    assert_int_equal(op, 3);
+    sim_history h = SIM_HISTORY_INIT;
+    assert_int_equal(sim_history_at(a, &h, 3, &v, &err), 0); /* a has not refreshed */
+    assert_ptr_not_equal(v, a);
+    assert_int_equal(sim_node_count(v), 2);
+    assert_int_equal(sim_history_at(a, &h, 2, &v, &err), 0);
+    assert_int_equal(sim_node_count(v), 1);
+    /* Refreshed, a holds operation 3: now. */
+    assert_int_equal(sim_refresh(a, NULL, &err), 0);
+    assert_int_equal(sim_history_at(a, &h, 3, &v, &err), 0);
+    assert_ptr_equal(v, a);
+    assert_string_equal(h.how, "now");
+    /* Its own operation is now at once. */
+    assert_int_equal(sim_add_node(a, "c", 1, 1, &op, &err), 0);
+    assert_int_equal(sim_history_at(a, &h, op, &v, &err), 0);
+    assert_ptr_equal(v, a);
+    sim_history_clear(&h);
+    sim_close(a);
+    sim_close(b);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -518,6 +560,7 @@ int main(void)
         cmocka_unit_test(test_long_log),
         cmocka_unit_test(test_old_log_insert),
         cmocka_unit_test(test_checkpoints),
+        cmocka_unit_test(test_now_of_another_writer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -828,6 +828,65 @@ static void *build_rings(void *arg)
  * one thread's ties were broken with the other's names (and ThreadSanitizer
  * reports the race).  Every round on each thread must give the order of the
  * definition: (position, name, index). */
+/* The limit on a layout's points (issue 14): a change past it is refused,
+ * naming the limit, with nothing written; a database already past it (an
+ * older file) opens, reads, and takes the changes that do not grow its
+ * layout.  The limit is lowered with the test hook. */
+static void test_layout_limit(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/ringsim-limit-XXXXXX", path[300];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/l.db", dir);
+    rs_error err;
+    sim *s = NULL;
+    int64_t op, ins, skip, problems;
+    assert_int_equal(setenv("RINGSIM_MAX_LAYOUT_POINTS", "100", 1), 0);
+    assert_int_equal(sim_open(&s, path, &err), 0);
+    place_config cfg = *sim_config(s);
+    cfg.param[PP_POINTS_PER_NODE] = 20;
+    assert_int_equal(sim_configure(s, &cfg, &op, &err), 0);
+    for (int i = 0; i < 4; i++) {
+        char name[8];
+        snprintf(name, sizeof name, "n%d", i);
+        assert_int_equal(sim_add_node(s, name, strlen(name), 1, &op, &err), 0);
+    }
+    assert_int_equal(sim_generate_keys(s, "k", 1, 0, 300, &ins, &skip, &op, &err), 0);
+    int64_t last = sim_last_op(s);
+    /* 80 points; 120 with a node of weight 2, 160 with points_per_node 40,
+     * 656 with ketama's 160 per node (+4): each refused, nothing logged. */
+    assert_int_equal(sim_add_node(s, "big", 3, 2, &op, &err), RINGSIM_EPARAM);
+    assert_non_null(strstr(err.msg, "120 points"));
+    assert_non_null(strstr(err.msg, "limit is 100"));
+    cfg.param[PP_POINTS_PER_NODE] = 40;
+    assert_int_equal(sim_configure(s, &cfg, &op, &err), RINGSIM_EPARAM);
+    place_config k = *sim_config(s);
+    snprintf(k.algorithm, sizeof k.algorithm, "ketama");
+    assert_int_equal(sim_configure(s, &k, &op, &err), RINGSIM_EPARAM);
+    assert_int_equal(sim_last_op(s), last);
+    assert_int_equal(sim_node_count(s), 4);
+    /* Within it, fine: one more node of weight 1 is 100 points. */
+    assert_int_equal(sim_add_node(s, "n4", 2, 1, &op, &err), 0);
+    sim_close(s);
+    /* The same file under a lower limit: older than it, it still opens. */
+    assert_int_equal(setenv("RINGSIM_MAX_LAYOUT_POINTS", "50", 1), 0);
+    assert_int_equal(sim_open(&s, path, &err), 0);
+    assert_int_equal(sim_key_count(s), 300);
+    assert_int_equal(sim_add_node(s, "n5", 2, 1, &op, &err), RINGSIM_EPARAM);
+    assert_int_equal(sim_remove_node(s, "n4", 2, &op, &err), 0); /* 80: smaller */
+    assert_int_equal(sim_revert(s, 3, &op, &err), 0);            /* 40 points */
+    assert_int_equal(sim_node_count(s), 2);
+    assert_int_equal(sim_revert(s, last, &op, &err), RINGSIM_EPARAM); /* 80 again */
+    assert_int_equal(sim_check(s, &problems, NULL, 0, &err), 0);
+    assert_int_equal(problems, 0);
+    assert_int_equal(sim_reset(s, &op, &err), 0);
+    sim_close(s);
+    unsetenv("RINGSIM_MAX_LAYOUT_POINTS");
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 static void test_rings_on_two_threads(void **state)
 {
     (void)state;
@@ -868,6 +927,7 @@ int main(void)
         cmocka_unit_test(test_unreadable_log_is_an_error),
         cmocka_unit_test(test_cancel_rolls_back_whole),
         cmocka_unit_test(test_disk_full),
+        cmocka_unit_test(test_layout_limit),
         cmocka_unit_test(test_rings_on_two_threads),
     };
     /* RINGSIM_TEST_FILTER (a cmocka pattern, * and ? allowed) runs some

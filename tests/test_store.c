@@ -264,6 +264,66 @@ static void test_long_prefix_is_bounded(void **state)
     store_close(st);
 }
 
+/* The file deleted or replaced under an open store: writes are refused
+ * with RINGSIM_EMOVED naming the cause, at begin and at commit; the same
+ * file moved back is written again (issue 14). */
+static void test_moved_file(void **state)
+{
+    (void)state;
+    store *st, *other;
+    rs_error err;
+    char away[300], repl[300];
+    snprintf(away, sizeof away, "%s/away.db", dir);
+    snprintf(repl, sizeof repl, "%s/other.db", dir);
+    unlink(path);
+    assert_int_equal(store_open(&st, path, &err), 0);
+    assert_null(store_read_only(st));
+    assert_int_equal(store_begin(st, &err), 0);
+    assert_int_equal(store_meta_set(st, "x", "1", &err), 0);
+    assert_int_equal(store_commit(st, &err), 0);
+    /* Moved away: deleted as far as the path says. */
+    assert_int_equal(rename(path, away), 0);
+    assert_int_equal(store_begin(st, &err), RINGSIM_EMOVED);
+    assert_non_null(strstr(err.msg, "was deleted"));
+    assert_non_null(strstr(err.msg, path));
+    assert_non_null(store_read_only(st));
+    char *v = NULL;
+    assert_int_equal(store_meta_get(st, "x", &v, &err), 0); /* reads go on */
+    assert_string_equal(v, "1");
+    free(v);
+    assert_int_equal(rename(away, path), 0);
+    assert_null(store_read_only(st));
+    /* Replaced while a write runs: its commit is refused, nothing kept. */
+    assert_int_equal(store_open(&other, repl, &err), 0);
+    store_close(other);
+    assert_int_equal(store_begin(st, &err), 0);
+    assert_int_equal(store_meta_set(st, "x", "2", &err), 0);
+    assert_int_equal(rename(path, away), 0);
+    assert_int_equal(rename(repl, path), 0);
+    assert_int_equal(store_commit(st, &err), RINGSIM_EMOVED);
+    assert_non_null(strstr(err.msg, "replaced by another file"));
+    assert_int_equal(store_begin(st, &err), RINGSIM_EMOVED);
+    /* The file at the path is the other one, untouched by our log (its
+     * -wal and -shm are gone from beside it). */
+    assert_int_equal(store_open(&other, path, &err), 0);
+    assert_int_equal(store_meta_get(other, "x", &v, &err), 0);
+    assert_null(v);
+    store_close(other);
+    /* Ours, wherever it went, has what was committed (checkpointed when
+     * the move was seen), not the refused commit. */
+    assert_int_equal(rename(path, repl), 0);
+    assert_int_equal(rename(away, path), 0);
+    /* Back at the path, but the -wal beside it is no longer ours. */
+    assert_int_equal(store_begin(st, &err), RINGSIM_EMOVED);
+    assert_non_null(strstr(err.msg, "-wal"));
+    store_close(st);
+    assert_int_equal(store_open(&st, path, &err), 0);
+    assert_int_equal(store_meta_get(st, "x", &v, &err), 0);
+    assert_string_equal(v, "1");
+    free(v);
+    store_close(st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -273,6 +333,7 @@ int main(void)
         cmocka_unit_test(test_moves_and_ranges),
         cmocka_unit_test(test_schema_version),
         cmocka_unit_test(test_long_prefix_is_bounded),
+        cmocka_unit_test(test_moved_file),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
