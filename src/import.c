@@ -471,7 +471,7 @@ static int check_duplicates(import_ctx *c)
     qsort(v, r->n, sizeof *v, cmp_name);
     int rc = 0;
     for (size_t i = 1; i < r->n && rc == 0; i++)
-        if (cmp_name(&v[i - 1], &v[i]) != 0 && v[i - 1]->v.len == v[i]->v.len &&
+        if (v[i - 1]->v.len == v[i]->v.len &&
             memcmp(v[i - 1]->name, v[i]->name, v[i]->v.len) == 0)
             rc = import__fail(c, v[i]->v.line,
                               "server \"%.80s\" appears twice (lines %d and %d); ringsim "

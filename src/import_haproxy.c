@@ -57,6 +57,7 @@ typedef struct hset {
     int64_t hbf;
     int64_t dweight; /* default-server */
     bool dbackup, ddown;
+    char dignored[100]; /* default-server parameters placement does not depend on */
 } hset;
 
 typedef struct hproxy {
@@ -200,6 +201,8 @@ static int server_params(import_ctx *c, int line, char **w, int k, int n, hsrv *
         } else {
             if (!is_default)
                 add_ignored(sv->ignored, sizeof sv->ignored, kw);
+            else
+                add_ignored(s->dignored, sizeof s->dignored, kw);
             if (!is_flag(kw))
                 k++; /* its argument */
         }
@@ -488,6 +491,7 @@ int import__haproxy(import_ctx *c)
             sv->weight = p->s.dweight;
             sv->backup = p->s.dbackup;
             sv->down = p->s.ddown;
+            memcpy(sv->ignored, p->s.dignored, sizeof sv->ignored);
             if ((rc = server_params(c, l.no, w, 3, n, sv, &p->s, false)) != 0)
                 goto out;
             for (size_t i = 0; i + 1 < p->n; i++)
