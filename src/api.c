@@ -286,8 +286,20 @@ static int parse_node_spec(const json_t *body, sim_node_spec *spec, int64_t **to
         }
         (*tokens)[i] = neg ? (int64_t)(0 - u) : (int64_t)u;
     }
+    /* HAProxy's server id: a whole number 1..2^31-1 (null or absent: none). */
+    json_t *ji = json_object_get(body, "id");
+    int64_t srv_id = 0;
+    if (ji && !json_is_null(ji)) {
+        if (!json_is_integer(ji) || json_integer_value(ji) < 1 ||
+            json_integer_value(ji) > 2147483647) {
+            free(*tokens);
+            *tokens = NULL;
+            return rs_fail(err, RINGSIM_EPARAM, "id must be a whole number from 1 to 2147483647");
+        }
+        srv_id = json_integer_value(ji);
+    }
     *spec = (sim_node_spec){json_string_value(name), json_string_length(name), weight, *tokens,
-                            nt};
+                            nt, srv_id};
     return 0;
 }
 
@@ -362,7 +374,8 @@ static int post_preview(sim *s, const api_request *r, json_t **out, rs_error *er
         json_t *name = json_object_get(body, "name");
         rc = need_name(name, "name", err);
         if (!rc)
-            p.node = (sim_node_spec){json_string_value(name), json_string_length(name), 1, NULL, 0};
+            p.node = (sim_node_spec){json_string_value(name), json_string_length(name), 1, NULL, 0,
+                                     0};
     } else {
         rc = place_config_from_json(&p.cfg, body, err);
     }

@@ -25,6 +25,7 @@ const cmd_option cmd_options[CMD_O_COUNT] = {
     [CMD_O_CSV] = {"csv", NULL, "print the list as CSV (RFC 4180, a header row of the JSON fields)"},
     [CMD_O_WEIGHT] = {"weight", "W", "the node's weight, a number above 0 (default 1)"},
     [CMD_O_TOKENS] = {"tokens", "T,T,...", "explicit signed 64-bit tokens (Cassandra's initial_token)"},
+    [CMD_O_ID] = {"id", "N", "the server's id, 1 to 2147483647 (HAProxy's `id`; default: assigned)"},
     [CMD_O_NODE] = {"node", "N", "only the keys of node N"},
     [CMD_O_PREFIX] = {"prefix", "P", "the keys' prefix (default key-)"},
     [CMD_O_START] = {"start", "S", "the first number (default 0)"},
@@ -292,7 +293,8 @@ static int print_csv(FILE *out, json_t *j, const char *member, rs_error *err)
 static int run_node_add(cmd_ctx *c)
 {
     const char *name = c->l->args[0];
-    sim_node_spec spec = {name, strlen(name), c->l->weight, c->l->tokens, c->l->ntokens};
+    sim_node_spec spec = {name, strlen(name), c->l->weight, c->l->tokens, c->l->ntokens,
+                          c->l->srv_id};
     int rc = sim_add_node_spec(c->s, &spec, &c->op, &c->err);
     if (rc)
         return rc;
@@ -398,7 +400,9 @@ static int run_config(cmd_ctx *c)
         json_t *v;
         json_object_foreach(json_object_get(j, "params"), k, v)
         {
-            if (strcmp(k, "points_per_node") != 0)
+            if (json_is_string(v))
+                fprintf(c->out, "%s %s\n", k, json_string_value(v));
+            else if (strcmp(k, "points_per_node") != 0)
                 fprintf(c->out, "%s %lld\n", k, (long long)json_integer_value(v));
         }
     }
@@ -680,9 +684,15 @@ static int run_algorithms(cmd_ctx *c)
             json_array_foreach(json_object_get(e, "params"), k, p)
             {
                 char one[64];
-                snprintf(one, sizeof one, "%s%s=%lld", k ? " " : "",
-                         json_string_value(json_object_get(p, "name")),
-                         (long long)json_integer_value(json_object_get(p, "default")));
+                json_t *d = json_object_get(p, "default");
+                if (json_is_string(d)) /* a choice by name (twemproxy's hash) */
+                    snprintf(one, sizeof one, "%s%s=%s", k ? " " : "",
+                             json_string_value(json_object_get(p, "name")),
+                             json_string_value(d));
+                else
+                    snprintf(one, sizeof one, "%s%s=%lld", k ? " " : "",
+                             json_string_value(json_object_get(p, "name")),
+                             (long long)json_integer_value(d));
                 strncat(ps, one, sizeof ps - strlen(ps) - 1);
             }
             fprintf(c->out, "%-11s %-8s %-8s %-22s %s\n",
@@ -785,7 +795,7 @@ static int run_preview_node(cmd_ctx *c)
     const cmd_line *l = c->l;
     const char *name = l->args[1];
     view_preview_req req = {!strcmp(l->args[0], "add") ? "add_node" : "remove_node",
-                            {name, strlen(name), l->weight, l->tokens, l->ntokens},
+                            {name, strlen(name), l->weight, l->tokens, l->ntokens, l->srv_id},
                             *sim_config(c->s)};
     return preview(c, &req);
 }
@@ -859,7 +869,7 @@ const cmd_def cmd_table[] = {
      "request needs the access token: --token, $RINGSIM_TOKEN, or one made up and printed "
      "in the URL.",
      NULL},
-    {"node add", "NAME", 1, 1, O(WEIGHT) | O(TOKENS), CMD_F_CHANGE, "add a node",
+    {"node add", "NAME", 1, 1, O(WEIGHT) | O(TOKENS) | O(ID), CMD_F_CHANGE, "add a node",
      "Adds the node NAME; the keys of the arcs it takes over move to it. A node with a "
      "weight holds a proportional number of points (or slots, or table entries).",
      run_node_add},
@@ -908,7 +918,7 @@ const cmd_def cmd_table[] = {
      "structural balance, lookup time, memory, keys moved if a node joined or left. "
      "Nothing is recorded.",
      run_compare},
-    {"preview node", "add|rm NAME", 2, 2, O(WEIGHT) | O(TOKENS), 0,
+    {"preview node", "add|rm NAME", 2, 2, O(WEIGHT) | O(TOKENS) | O(ID), 0,
      "what adding or removing a node would do",
      "What `node add NAME` or `node rm NAME` would do: keys moved by source and "
      "destination, replica copies, statistics before and after. Nothing is recorded.",
@@ -1023,7 +1033,8 @@ static int check_args(cmd_line *l, rs_error *err)
     } else if (!strcmp(n, "preview node")) {
         if (strcmp(l->args[0], "add") && strcmp(l->args[0], "rm"))
             return CMD_EXIT_USAGE;
-        if (!strcmp(l->args[0], "rm") && (l->opt[CMD_O_WEIGHT] || l->opt[CMD_O_TOKENS]))
+        if (!strcmp(l->args[0], "rm") &&
+            (l->opt[CMD_O_WEIGHT] || l->opt[CMD_O_TOKENS] || l->opt[CMD_O_ID]))
             return CMD_EXIT_USAGE;
     }
     return 0;
@@ -1046,6 +1057,14 @@ static int check_options(cmd_line *l, rs_error *err)
     if (l->opt[CMD_O_TOKENS] &&
         (rc = parse_tokens(l->opt[CMD_O_TOKENS], &l->tokens, &l->ntokens, err)))
         return rc;
+    uint64_t id;
+    if (l->opt[CMD_O_ID]) {
+        if (parse_u64(l->opt[CMD_O_ID], &id) || id < 1 || id > 2147483647)
+            return rs_fail(err, RINGSIM_EPARAM,
+                           "--id must be a whole number from 1 to 2147483647, not \"%.64s\"",
+                           l->opt[CMD_O_ID]);
+        l->srv_id = (int64_t)id;
+    }
     if (l->opt[CMD_O_START] && parse_u64(l->opt[CMD_O_START], &l->start))
         return rs_fail(err, RINGSIM_EPARAM, "--start must be a whole number, not \"%.64s\"",
                        l->opt[CMD_O_START]);

@@ -52,6 +52,7 @@ typedef enum {
     CMD_O_TOKEN,
     CMD_O_SCENARIO,
     CMD_O_BUILTIN,
+    CMD_O_ID,
     CMD_O_COUNT
 } cmd_opt;
 
@@ -104,6 +105,7 @@ typedef struct cmd_line {
     double weight;   /* --weight (1 when absent) */
     int64_t *tokens; /* --tokens (malloc'd), ntokens of them */
     size_t ntokens;
+    int64_t srv_id; /* --id: HAProxy's server id, 0 when absent */
     uint64_t count, start; /* key gen COUNT --start S */
     int64_t id;            /* revert ID, log ID (0 when absent) */
     uint64_t port;         /* serve --port (3000) */

@@ -779,9 +779,12 @@ static int put_config(exporter *x, const place_config *cfg, bool all)
     json_object_foreach(json_object_get(now, "params"), k, v)
     {
         json_int_t a = json_integer_value(v);
-        if (rc || (!all && a == json_integer_value(json_object_get(json_object_get(was, "params"), k))))
+        if (rc || (!all && json_equal(v, json_object_get(json_object_get(was, "params"), k))))
             continue;
-        rc = sb_printf(&x->b, " --param %s=%lld", k, (long long)a);
+        if (json_is_string(v)) /* a choice by name (twemproxy's hash) */
+            rc = sb_printf(&x->b, " --param %s=%s", k, json_string_value(v));
+        else
+            rc = sb_printf(&x->b, " --param %s=%lld", k, (long long)a);
     }
     if (!rc && (all || cfg->replicas != x->cfg.replicas))
         rc = sb_printf(&x->b, " --replicas %u", cfg->replicas);
@@ -923,6 +926,9 @@ static int put_op(exporter *x, size_t i, rs_error *err)
             if (!rc)
                 rc = sb_printf(&x->b, "%s%s", k ? "," : " --tokens ", json_string_value(t));
         }
+        json_t *sid = json_object_get(p, "id"); /* HAProxy's server id */
+        if (!rc && json_is_integer(sid))
+            rc = sb_printf(&x->b, " --id %lld", (long long)json_integer_value(sid));
         if (!rc && nm[0] == '-')
             rc = sb_str(&x->b, " --");
         if (!rc)

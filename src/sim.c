@@ -116,7 +116,8 @@ int sim__build_placement(sim *s, state *x, const placement *prev, const char *la
         names[i] = x->nodes[i].name;
     for (size_t i = 0; i < x->n; i++)
         pn[i] = (place_node){x->nodes[i].id,     x->nodes[i].name,   x->nodes[i].len,
-                             x->nodes[i].weight, x->nodes[i].tokens, x->nodes[i].ntokens};
+                             x->nodes[i].weight, x->nodes[i].tokens, x->nodes[i].ntokens,
+                             x->nodes[i].srv_id};
     placement *pl = NULL;
     int rc = place_build(&pl, s->h, &x->cfg, pn, x->n, prev, layout, err);
     if (rc) {
@@ -191,6 +192,28 @@ char *sim__tokens_text(const int64_t *t, size_t n)
     return r;
 }
 
+char *sim__attrs_text(const node *x, bool *failed)
+{
+    *failed = false;
+    if (!x->srv_id)
+        return NULL;
+    json_t *o = json_pack("{s:I}", "id", (json_int_t)x->srv_id);
+    char *t = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    json_decref(o);
+    *failed = t == NULL;
+    return t;
+}
+
+int sim__attrs_parse(const char *text, node *x, rs_error *err)
+{
+    json_t *o = json_loads(text, 0, NULL), *id = json_object_get(o, "id");
+    int rc = json_is_object(o) && (!id || json_is_integer(id)) ? 0 : RINGSIM_EDB;
+    if (!rc && id)
+        x->srv_id = json_integer_value(id);
+    json_decref(o);
+    return rc ? rs_fail(err, rc, "stored attributes of node \"%s\" are damaged", x->name) : 0;
+}
+
 /* Load the whole in-memory state from the store. */
 static int load_state(sim *s, rs_error *err)
 {
@@ -224,10 +247,12 @@ static int load_state(sim *s, rs_error *err)
             goto fail;
         }
         x.nodes[i] = (node){sn[i].id, sn[i].name, sn[i].len, sn[i].weight, sn[i].keys,
-                            NULL, 0};
+                            NULL, 0, 0};
         sn[i].name = NULL; /* moved */
         x.n = i + 1;
         if (sn[i].tokens && (rc = tokens_parse(sn[i].tokens, &x.nodes[i], err)))
+            goto fail;
+        if (sn[i].attrs && (rc = sim__attrs_parse(sn[i].attrs, &x.nodes[i], err)))
             goto fail;
     }
     x.n = n;

@@ -80,6 +80,7 @@ typedef struct sim_node_spec {
     double weight;
     const int64_t *tokens;
     size_t ntokens;
+    int64_t srv_id; /* HAProxy's server `id` (1..2147483647), 0: none */
 } sim_node_spec;
 int sim_add_node_spec(sim *s, const sim_node_spec *spec, int64_t *op, rs_error *err);
 int sim_remove_node(sim *s, const char *name, size_t len, int64_t *op,

@@ -23,7 +23,7 @@
 
 #include "error.h"
 
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 #define STORE_NO_NODE (-1) /* owner of an unassigned key */
 #define NAME_BUF 256       /* a name of up to 255 bytes plus NUL */
 
@@ -73,6 +73,7 @@ typedef struct store_node {
     double weight;
     int64_t keys;
     char *tokens; /* explicit tokens as JSON text (malloc'd), or NULL */
+    char *attrs;  /* the node's attributes, a JSON object as text (malloc'd), or NULL */
 } store_node;
 
 /* All nodes by id; *out malloc'd array (free with store_nodes_free). */
@@ -84,6 +85,8 @@ int store_node_insert(store *st, const char *name, size_t len, double weight,
 int store_node_update(store *st, int64_t id, double weight, int64_t keys,
                       rs_error *err);
 int store_node_delete(store *st, int64_t id, rs_error *err);
+/* Replace node id's attributes (a JSON object as text; NULL: none). */
+int store_node_set_attrs(store *st, int64_t id, const char *attrs, rs_error *err);
 
 /* ---- keys ---- */
 typedef struct store_key {
