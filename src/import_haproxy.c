@@ -18,8 +18,8 @@
  *   src/server.c      server keywords: weight (0..256), id (> 0, unique in
  *                     the proxy), backup, disabled, enabled; default-server
  *                     gives later servers its values.
- * Only `hash-type consistent` with the default function (sdbm, no
- * avalanche) is placed by ringsim's `haproxy` algorithm; the other hash
+ * Only `hash-type consistent` with the default function (no function named:
+ * sdbm with the avalanche, or `sdbm avalanche` written out) is placed by ringsim's `haproxy` algorithm; the other hash
  * types and functions are refused with a message saying so.
  *
  * Node names are the servers' names; `disabled` is the state down; `id`
@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alg_haproxy.h"
 #include "import_int.h"
 
 #define HAP_MAX_ARGS 64 /* MAX_LINE_ARGS */
@@ -243,10 +244,10 @@ static int emit(import_ctx *c, const hproxy *p)
                             "%s \"%.60s\" uses hash-type map-based (the default): ringsim "
                             "imports hash-type consistent only",
                             "backend", p->name);
-    if (strcmp(s->func, "sdbm") != 0 || s->avalanche)
+    if (strcmp(s->func, "sdbm") != 0 || !s->avalanche)
         return import__fail(c, s->hash_line,
                             "hash-type consistent %s%s: ringsim's haproxy algorithm "
-                            "reproduces the default function (sdbm, no avalanche) only",
+                            "reproduces the default (sdbm with the avalanche) only",
                             s->func, s->avalanche ? " avalanche" : "");
     for (size_t i = 0; i < sizeof nohash / sizeof *nohash; i++)
         if (strcmp(s->balance, nohash[i]) == 0)
@@ -267,29 +268,61 @@ static int emit(import_ctx *c, const hproxy *p)
         return rc;
     if (p->disabled && (rc = import__note(c, p->line, "the proxy itself is disabled")) != 0)
         return rc;
+    /* A server of weight 0 holds no point, and ringsim holds no node of
+     * weight 0: it is left out.  Its position still numbers the servers
+     * after it, so the ids HAProxy assigns are then written out. */
+    bool zero = false;
+    for (size_t i = 0; i < p->n; i++)
+        zero |= p->srv[i].weight == 0;
+    uint32_t *ids = NULL;
+    if (zero) {
+        int64_t *given = malloc((p->n + 1) * sizeof *given);
+        ids = malloc((p->n + 1) * sizeof *ids);
+        rs_error e = {0};
+        rc = given && ids ? 0 : RINGSIM_ENOMEM;
+        for (size_t i = 0; rc == 0 && i < p->n; i++)
+            given[i] = p->srv[i].id;
+        if (rc == 0)
+            rc = haproxy_assign_ids(given, p->n, ids, &e);
+        free(given);
+        if (rc != 0) {
+            free(ids);
+            return rc == RINGSIM_ENOMEM
+                       ? rs_fail(c->err, RINGSIM_ENOMEM, "out of memory while importing")
+                       : import__fail(c, p->line, "%s", e.msg);
+        }
+    }
     bool implicit = false;
     for (size_t i = 0; i < p->n; i++) {
         const hsrv *sv = &p->srv[i];
+        if (sv->weight == 0) {
+            rc = import__note(c, sv->line,
+                              "server %.60s has weight 0: no point on the ring, not imported; "
+                              "the others keep the ids HAProxy gives them (written out)",
+                              sv->name);
+            if (rc != 0)
+                break;
+            continue;
+        }
         import_node_rec *n = import__node(c, sv->name, strlen(sv->name), sv->line, &rc);
         if (n == NULL)
-            return rc;
+            break;
         n->v.weight = (double)sv->weight;
-        n->v.id = sv->id;
+        n->v.id = ids ? (int64_t)ids[i] : sv->id;
         n->v.backup = sv->backup;
         n->v.down = sv->down;
         implicit |= sv->id == 0;
         if (sv->addr != NULL && (rc = import__set_address(c, n, sv->addr, strlen(sv->addr))) != 0)
-            return rc;
+            break;
         if (sv->ignored[0] &&
             (rc = import__note(c, sv->line, "server %.60s: %s: placement does not depend on it",
                                sv->name, sv->ignored)) != 0)
-            return rc;
-        if (sv->weight == 0 &&
-            (rc = import__note(c, sv->line, "server %.60s has weight 0: no point on the ring",
-                               sv->name)) != 0)
-            return rc;
+            break;
     }
-    if (implicit)
+    free(ids);
+    if (rc != 0)
+        return rc;
+    if (implicit && !zero)
         rc = import__note(c, p->line,
                           "servers without \"id\" are numbered as HAProxy numbers them, by "
                           "position: a server added in the middle renumbers the ones after "
@@ -430,8 +463,9 @@ int import__haproxy(import_ctx *c)
             }
             cur->consistent = strcmp(w[1], "consistent") == 0;
             cur->hash_line = l.no;
+            /* No function named: sdbm with the avalanche (cfgparse-listen.c). */
             strcpy(cur->func, "sdbm");
-            cur->avalanche = false;
+            cur->avalanche = cur->consistent && n == 2;
             for (int i = 2; i < n; i++) {
                 if (strcmp(w[i], "avalanche") == 0) {
                     cur->avalanche = true;

@@ -161,12 +161,11 @@ static int pool(import_ctx *c, yaml_document_t *doc, yaml_node_t *pname, yaml_no
     }
     if ((rc = import__param_str(c, "hash", hash)) != 0)
         return rc;
-    if (strcmp(hash, "crc16") == 0 || strcmp(hash, "crc32") == 0)
+    if (strcmp(hash, "crc32") == 0)
         rc = import__note(c, h ? import__yaml_line(h) : pline,
-                          "hash: %s gives %s-bit values (nutcracker's hash_%s), while the "
-                          "continuum's points span 32 bits: every key hashes near the "
-                          "start of the continuum, so nearly all keys land on one server",
-                          hash, strcmp(hash, "crc16") == 0 ? "16" : "15", hash);
+                          "hash: crc32 gives 15-bit values (nutcracker's hash_crc32, "
+                          "libmemcached's), while the continuum's points span 32 bits: every "
+                          "key hashes below 32768, so one server takes them all");
     if (rc != 0)
         return rc;
     yaml_node_t *listen = import__yaml_get(doc, p, "listen");

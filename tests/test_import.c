@@ -245,6 +245,13 @@ static void haproxy_refusals(void **s)
     refused("haproxy", NULL, t, 4, "unmatched quote");
     refused("haproxy", NULL, "backend b\n balance uri\n hash-type consistent djb2\n server a x:1\n",
             3, "sdbm");
+    refused("haproxy", NULL, "backend b\n balance uri\n hash-type consistent sdbm\n server a x:1\n",
+            3, "avalanche");
+    import_result *ok = parse("haproxy", NULL,
+                              "backend b\n balance uri\n hash-type consistent sdbm avalanche\n"
+                              " server a x:1\n", NULL, NULL);
+    assert_non_null(ok);
+    import_free(ok);
     refused("haproxy", NULL, "backend b\n balance uri\n hash-type fancy\n server a x:1\n", 3,
             "'hash-type' requires");
     refused("haproxy", NULL, "backend b from nope\n server a x:1\n", 1,
@@ -255,7 +262,9 @@ static void haproxy_refusals(void **s)
     snprintf(t, sizeof t, "%s server a 1.1.1.1:80 weight 0\n server b 1.1.1.2:80\n", pre);
     import_result *r = parse("haproxy", NULL, t, NULL, NULL);
     assert_non_null(r);
-    assert_true(node(r, 0)->weight == 0);
+    assert_int_equal(import_node_count(r), 1); /* no point, not imported */
+    assert_string_equal(node(r, 0)->name, "b");
+    assert_int_equal(node(r, 0)->id, 2); /* the id HAProxy gives it, written out */
     assert_true(has_note(r, 4, "weight 0"));
     import_free(r);
 }
@@ -357,6 +366,7 @@ static void twemproxy_pool(void **s)
     assert_non_null(r);
     assert_string_equal(node(r, 0)->name, "/tmp/r.sock");
     assert_true(has_note(r, 15, "15-bit"));
+    assert_true(has_note(r, 15, "one server takes them all"));
     import_free(r);
 }
 

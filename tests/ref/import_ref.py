@@ -425,6 +425,116 @@ def part_cassandra():
     return f"{checked} keys over {rings} rings (1..12 nodes, 1..32 tokens, two datacenters)"
 
 
+# ---- haproxy (the systems branch's harness, haproxy_ref.py) ----
+
+def part_haproxy():
+    import haproxy_ref as hp
+    if not os.access(hp.HAPROXY, os.X_OK):
+        return "skipped (no haproxy)"
+    seeds = [31, 32, 33, 34]
+    back = hp.Backends()
+    tmp = tempfile.mkdtemp(prefix="ringsim-import-haproxy-")
+    proc = None
+    try:
+        backends = []
+        for seed in seeds:
+            rng = random.Random(seed)
+            servers = hp.make_servers(rng)
+            ports = [back.add(name, rng) for name, _, _ in servers]
+            backends.append((servers, ports))
+        dw = 7  # the default-server weight that servers without one inherit
+
+        def write_conf(tmp_, backends_, fronts):
+            """haproxy_ref.py's configuration, written as people write it:
+            defaults carry balance and hash-type, default-server a weight,
+            comments, quotes, a round-robin backend beside the others."""
+            lines = ["global", f"  stats socket {tmp_}/admin.sock level admin",
+                     "  maxconn 2000", "# the defaults every proxy below takes", "defaults",
+                     "  mode http", "  timeout connect 2s", "  timeout client 20s",
+                     "  timeout server 20s", "  retries 0", "  option http-keep-alive",
+                     "  http-reuse always", "  balance hdr(X-Key)",
+                     "  hash-type consistent   # sdbm, avalanche", f"  default-server weight {dw}"]
+            for b, (servers, ports) in enumerate(backends_):
+                rng = random.Random(b)
+                lines += [f"frontend f{b}", f"  bind 127.0.0.1:{fronts[b]}",
+                          f"  default_backend b{b}", f"backend b{b}"]
+                for (name, w, sid), port in zip(servers, ports):
+                    q = rng.choice(["", '"', "'"])
+                    wt = "" if w == dw and rng.random() < 0.7 else f" weight {w}"
+                    lines.append(f"  server {q}{name}{q} 127.0.0.1:{port}{wt}" +
+                                 (f" id {sid}" if sid else "") + " inter 5s" +
+                                 rng.choice(["", "  # a server"]))
+            lines += ["backend rr", "  balance roundrobin", "  server x 127.0.0.1:1"]
+            path = f"{tmp_}/haproxy.cfg"
+            with open(path, "w") as f:
+                f.write("\n".join(lines) + "\n")
+            return path
+
+        hp.write_conf = write_conf
+        proc, fronts = hp.start_haproxy(tmp, backends)
+        with open(f"{tmp}/haproxy.cfg", "rb") as f:
+            text = f.read()
+        checked = nserv = 0
+        for b, (servers, _p) in enumerate(backends):
+            rng = random.Random(100 + b)
+            keys = [hp.make_key(rng, i) for i in range(1000)]
+            theirs = hp.ask_haproxy(fronts[b], keys)
+            mine = ringsim_owners("haproxy", f"b{b}", text, keys)
+            for k, t, m in zip(keys, theirs, mine):
+                if t != m:
+                    raise RuntimeError(f"haproxy seed {seeds[b]} backend b{b}: key {k!r} -> "
+                                       f"{m!r} after import, haproxy chose {t!r}\n"
+                                       + text.decode())
+                checked += 1
+            nserv += len(servers)
+        return f"{checked} keys, {len(backends)} backends, {nserv} servers"
+    finally:
+        hp.stop(proc)
+        back.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+# ---- twemproxy (the systems branch's harness, twemproxy_ref.py) ----
+
+def part_twemproxy():
+    import twemproxy_ref as tw
+    if not os.access(tw.NUTCRACKER, os.X_OK):
+        return "skipped (no nutcracker)"
+    back = tw.Backends()
+    tmp = tempfile.mkdtemp(prefix="ringsim-import-twemproxy-")
+    proc = None
+    try:
+        pools, base = [], 0
+        for i, h in enumerate(tw.HASHES):
+            rng = random.Random(400 + i)
+            servers = tw.make_servers(rng, back, base)
+            base += len(servers)
+            pools.append((f"pool_{h}", h, servers))
+        proc, ports = tw.start(tmp, pools)
+        with open(f"{tmp}/nutcracker.yml", "rb") as f:
+            text = f.read()
+        checked = nserv = 0
+        index_base = 0
+        for name, h, servers in pools:
+            rng = random.Random(hash(name) & 0xffff)
+            keys = [tw.make_key(rng, i) for i in range(500)]
+            theirs = tw.ask(ports[name], keys)
+            mine = ringsim_owners("auto", name, text, keys)
+            names = [sv[1] for sv in servers]
+            for k, t, m in zip(keys, theirs, mine):
+                if names[t - index_base] != m:
+                    raise RuntimeError(f"twemproxy pool {name}: key {k!r} -> {m!r} after "
+                                       f"import, nutcracker chose {names[t - index_base]!r}")
+                checked += 1
+            index_base += len(servers)
+            nserv += len(servers)
+        return f"{checked} keys, {len(pools)} pools (every hash), {nserv} servers"
+    finally:
+        tw.stop(proc)
+        back.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main():
     global TOOL, TMP
     if len(sys.argv) != 3:
@@ -435,7 +545,8 @@ def main():
     ran, failed = 0, 0
     try:
         for name, fn in [("nginx", part_nginx), ("libmemcached", lambda: part_libmemcached(
-                sys.argv[2])), ("redis", part_redis), ("cassandra", part_cassandra)]:
+                sys.argv[2])), ("haproxy", part_haproxy), ("twemproxy", part_twemproxy), ("redis", part_redis),
+                ("cassandra", part_cassandra)]:
             try:
                 res = fn()
                 print(f"import_ref {name}: {res}")

@@ -120,8 +120,9 @@ int main(int argc, char **argv)
         }
         for (size_t i = 0; i < n; i++) {
             const import_node *in = import_node_at(r, i);
-            nodes[i] = (place_node){(int64_t)i + 1, in->name, in->len, in->weight, in->tokens,
-                                    in->ntokens};
+            nodes[i] = (place_node){.id = (int64_t)i + 1, .name = in->name, .len = in->len,
+                                    .weight = in->weight, .tokens = in->tokens,
+                                    .ntokens = in->ntokens, .srv_id = in->id};
         }
         if (place_build(&p, h, &cfg, nodes, n, NULL, NULL, &err) != 0) {
             fprintf(stderr, "import_tool: %s\n", err.msg);
