@@ -215,8 +215,14 @@ int import__fail(import_ctx *c, int line, const char *fmt, ...)
         va_end(ap);
         c->err->code = RINGSIM_EPARAM;
     }
-    if (c->line != NULL)
-        *c->line = line;
+    if (c->line != NULL) {
+        /* libyaml counts CR, NEL, LS and PS as line breaks too: a line is
+         * never past the text's last '\n'-line. */
+        int last = 1;
+        for (size_t i = 0; i < c->len && line > last; i++)
+            last += c->text[i] == '\n';
+        *c->line = line < 0 ? 0 : line > last ? last : line;
+    }
     return RINGSIM_EPARAM;
 }
 

@@ -19,7 +19,7 @@ int import__yaml_load(import_ctx *c, yaml_document_t *doc)
         if (p.error == YAML_MEMORY_ERROR)
             rc = rs_fail(c->err, RINGSIM_ENOMEM, "out of memory while importing");
         else
-            rc = import__fail(c, line, "YAML error at line %d: %s%s%s", line,
+            rc = import__fail(c, line, "YAML error: %s%s%s",
                               p.problem ? p.problem : "invalid YAML",
                               p.context ? " " : "", p.context ? p.context : "");
     } else if (yaml_document_get_root_node(doc) == NULL) {
