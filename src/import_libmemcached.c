@@ -144,6 +144,15 @@ static bool word_is(const char *s, size_t len, const char *w)
     return len == strlen(w) && strncasecmp(s, w, len) == 0;
 }
 
+/* The value of d decimal digits at s (d <= 5, so it fits). */
+static unsigned long digits_value(const char *s, size_t d)
+{
+    unsigned long v = 0;
+    for (size_t i = 0; i < d; i++)
+        v = v * 10 + (unsigned long)(s[i] - '0');
+    return v;
+}
+
 /* Digits at s[0..], at most max of them: the count (0 when none). */
 static size_t digits(const char *s, size_t len, size_t max)
 {
@@ -230,7 +239,7 @@ static int config_string(import_ctx *c)
                         return import__fail(c, l.no, "a port of 1 to 5 digits must follow "
                                                      "':' in \"%.*s\"",
                                             (int)(sl < 80 ? sl : 80), s);
-                    port = (unsigned)(atoi(v + k + 1) & 0xffff);
+                    port = (unsigned)(digits_value(v + k + 1, d) & 0xffff);
                     if (port == 0)
                         port = MC_DEFAULT_PORT;
                     k += 1 + d;
@@ -241,7 +250,7 @@ static int config_string(import_ctx *c)
                         return import__fail(c, l.no, "a weight of 1 to 5 digits must follow "
                                                      "\"/?\" in \"%.*s\"",
                                             (int)(sl < 80 ? sl : 80), s);
-                    weight = (unsigned long)atoi(v + k + 2);
+                    weight = digits_value(v + k + 2, d);
                     k += 2 + d;
                 }
                 if (k != vl)
@@ -260,7 +269,13 @@ static int config_string(import_ctx *c)
                         wq = v + k;
                 if (wq != NULL) {
                     pl = (size_t)(wq - v);
-                    weight = strtoul(wq + 2, NULL, 10);
+                    /* the scanner's WEIGHT_START: "/?" and 1 to 5 digits */
+                    size_t rest = vl - pl - 2, d = digits(wq + 2, rest, 5);
+                    if (d == 0 || d > 5 || d != rest)
+                        return import__fail(c, l.no, "a weight of 1 to 5 digits must follow "
+                                                     "\"/?\" in \"%.*s\"",
+                                            (int)(sl < 80 ? sl : 80), s);
+                    weight = digits_value(wq + 2, d);
                 }
                 if (pl >= 2 && p[0] == '"' && p[pl - 1] == '"') {
                     p++;

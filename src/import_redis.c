@@ -107,7 +107,10 @@ int import__redis(import_ctx *c)
         size_t pos = 0;
         import_line l = {0};
         while (import__next_line(c->text, c->len, &pos, &l)) {
-            if (l.len == 0 || strspn(l.s, " \t") >= l.len)
+            size_t sp = 0;
+            while (sp < l.len && (l.s[sp] == ' ' || l.s[sp] == '\t'))
+                sp++;
+            if (sp == l.len)
                 continue;
             rline r;
             if (!split(&l, &r) || !is_id(r.f[0], r.fl[0])) {

@@ -631,6 +631,36 @@ static void limits(void **s)
     assert_non_null(strstr(err.msg, "redis-nodes"));
 }
 
+/* Texts that end where the buffer ends (no NUL after them): found by the
+ * fuzzers reading past the end with atoi / strspn. */
+static void unterminated(void **s)
+{
+    (void)s;
+    const char *texts[][2] = {{"libmemcached", "--SERVER=host1:11212/?3"},
+                              {"libmemcached", "--SOCKET=/tmp/s/?7"},
+                              {"redis-nodes", "67ed2db8d677e59ec4a4cefb06858cf2a1a89fa1 "
+                                              "127.0.0.1:1@2 master - 0 0 1 connected 0-9\n  "}};
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+        size_t n = strlen(texts[i][1]);
+        char *b = malloc(n);
+        assert_non_null(b);
+        memcpy(b, texts[i][1], n);
+        import_format f;
+        rs_error err = {0};
+        assert_int_equal(import_format_parse(texts[i][0], &f, &err), 0);
+        import_result *r = NULL;
+        int line;
+        assert_int_equal(import_parse(b, n, f, NULL, &r, &line, &err), 0);
+        assert_int_equal(import_node_count(r), 1);
+        if (i == 0)
+            assert_true(node(r, 0)->weight == 3);
+        if (i == 1)
+            assert_true(node(r, 0)->weight == 7);
+        import_free(r);
+        free(b);
+    }
+}
+
 static void json_shape(void **s)
 {
     (void)s;
@@ -662,7 +692,7 @@ int main(void)
         cmocka_unit_test(twemproxy_pool),     cmocka_unit_test(twemproxy_refusals),
         cmocka_unit_test(envoy_cluster),      cmocka_unit_test(nodetool_ring),
         cmocka_unit_test(redis_nodes),        cmocka_unit_test(limits),
-        cmocka_unit_test(json_shape),
+        cmocka_unit_test(unterminated),       cmocka_unit_test(json_shape),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
