@@ -202,7 +202,6 @@ static int config_string(import_ctx *c)
             size_t vl = sl - kl;
             if (word_is(s, kl, "--SERVER=")) {
                 size_t h = scan_host(v, vl);
-                bool ip = false;
                 /* an IPv4 address: ([0-9]{1,3}.){3}[0-9]{1,3} */
                 {
                     size_t k = 0, parts = 0;
@@ -218,12 +217,9 @@ static int config_string(import_ctx *c)
                             k++;
                         }
                     }
-                    if (parts == 4 && k >= h) {
-                        ip = true;
-                        h = k;
-                    }
+                    if (parts == 4 && k >= h)
+                        h = k; /* IPADDRESS: the longer match wins, as flex takes it */
                 }
-                (void)ip;
                 if (h == 0)
                     return import__fail(c, l.no,
                                         "libmemcached's configuration parser does not take the "

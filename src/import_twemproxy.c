@@ -41,7 +41,7 @@ static const char *const known_keys[] = {
     "server_retry_timeout", "server_failure_limit", "servers", "client_connections",
     "tcpkeepalive", "reuseport"};
 
-static int server(import_ctx *c, const yaml_node_t *sn, bool eject)
+static int server(import_ctx *c, const yaml_node_t *sn)
 {
     const char *v = import__yaml_str(sn);
     int line = import__yaml_line(sn);
@@ -120,7 +120,6 @@ static int server(import_ctx *c, const yaml_node_t *sn, bool eject)
     if ((al != namelen || memcmp(name, v, namelen) != 0) &&
         (rc = import__set_address(c, n, v, al)) != 0)
         return rc;
-    (void)eject;
     return 0;
 }
 
@@ -209,7 +208,7 @@ static int pool(import_ctx *c, yaml_document_t *doc, yaml_node_t *pname, yaml_no
         return import__fail(c, pline, "conf: pool \"%.60s\" has no servers", name);
     for (yaml_node_item_t *it = sv->data.sequence.items.start; it < sv->data.sequence.items.top;
          it++)
-        if ((rc = server(c, yaml_document_get_node(doc, *it), eject)) != 0)
+        if ((rc = server(c, yaml_document_get_node(doc, *it))) != 0)
             return rc;
     return 0;
 }
