@@ -934,8 +934,9 @@ void api_respond(sim *s, api_cache *cache, const api_request *r, api_answer *a)
     int rc = api_classify(r, &where, &err);
     if (!rc)
         rc = answer_format(r, &csv, &err);
+    bool heavy;
     if (!rc)
-        rc = sim_refresh(s, NULL, &err);
+        rc = cache->light ? sim_refresh_light(s, &heavy, &err) : sim_refresh(s, NULL, &err);
     sim *target = s;
     /* The state endpoints travel in time; the log is history already, and
      * the export reads the log for itself. */

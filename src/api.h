@@ -60,6 +60,10 @@ int api_route(const api_request *r, api_place *where, bool *body, rs_error *err)
  * travel), with its checkpoints.  Start with API_CACHE_INIT. */
 typedef struct api_cache {
     sim_history h;
+    /* The event loop's answers: take what is cheap to refresh (counters),
+     * never rebuild a layout here (the server swaps in a state built
+     * elsewhere); the state may then be one topology change behind. */
+    bool light;
 } api_cache;
 #define API_CACHE_INIT {.h = SIM_HISTORY_INIT}
 void api_cache_clear(api_cache *c);

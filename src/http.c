@@ -174,6 +174,18 @@ struct server {
     struct event_base *base;
     struct evconnlistener *lev;
     sim *loop_sim;
+    /* A topology change made elsewhere is built into spare_sim by the
+     * refresher thread and swapped in (the loop never builds a layout);
+     * answers of operations wait in held meanwhile, so that a client sees
+     * its change in the next read it makes. */
+    sim *spare_sim;
+    pthread_t refresher;
+    bool refresher_started;
+    pthread_cond_t refresh_cv;
+    bool refresh_due, refresh_done; /* under mu */
+    bool refreshing;                /* the loop's own: spare_sim is the refresher's */
+    struct event *refresh_ev;
+    job *held, **held_tail;
     http_conf conf;
     char token[HTTP_MAX_TOKEN + 1];
     char web_root[PATH_MAX]; /* "" = the embedded copy */
@@ -698,10 +710,73 @@ static void sse_resume(conn *c)
 /* Broadcast every operation committed since the last broadcast.  Only what
  * went out counts as broadcast: an operation that could not be read (a
  * busy or failing database, no memory) is tried again at the next poll. */
+/* Bring the loop's state up to date where that is cheap; a topology change
+ * goes to the refresher.  True when the state is current. */
+static bool loop_refresh(server *sv, int *rc, rs_error *err)
+{
+    bool heavy = false;
+    *rc = sv->refreshing ? 0 : sim_refresh_light(sv->loop_sim, &heavy, err);
+    if (heavy && !sv->refreshing) {
+        sv->refreshing = true;
+        pthread_mutex_lock(&sv->mu);
+        sv->refresh_due = true;
+        pthread_cond_signal(&sv->refresh_cv);
+        pthread_mutex_unlock(&sv->mu);
+    }
+    return !*rc && !sv->refreshing;
+}
+
+static void *refresher_main(void *arg)
+{
+    server *sv = arg;
+    pthread_mutex_lock(&sv->mu);
+    for (;;) {
+        while (!sv->refresh_due && !sv->stop)
+            pthread_cond_wait(&sv->refresh_cv, &sv->mu);
+        if (sv->stop)
+            break;
+        sv->refresh_due = false;
+        pthread_mutex_unlock(&sv->mu);
+        rs_error err = {0, ""};
+        if (sim_refresh(sv->spare_sim, NULL, &err)) /* the loop tries again */
+            fprintf(stderr, "ringsim: cannot read the new layout (%s); trying again\n",
+                    err.msg[0] ? err.msg : "error");
+        pthread_mutex_lock(&sv->mu);
+        sv->refresh_done = true;
+        event_active(sv->refresh_ev, EV_READ, 0);
+    }
+    pthread_mutex_unlock(&sv->mu);
+    return NULL;
+}
+
+static void answer_held(server *sv);
+
+/* The refresher is done: its engine becomes the loop's, the loop's the
+ * spare (caught up next time), and what waited for it goes out. */
+static void on_refreshed(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    server *sv = arg;
+    pthread_mutex_lock(&sv->mu);
+    bool done = sv->refresh_done;
+    sv->refresh_done = false;
+    pthread_mutex_unlock(&sv->mu);
+    if (!done)
+        return;
+    sim *t = sv->loop_sim;
+    sv->loop_sim = sv->spare_sim;
+    sv->spare_sim = t;
+    sv->refreshing = false;
+    answer_held(sv);
+}
+
 static void broadcast_new(server *sv)
 {
     rs_error err = {0, ""};
-    int rc = sim_refresh(sv->loop_sim, NULL, &err);
+    int rc;
+    if (!loop_refresh(sv, &rc, &err) && !rc)
+        return; /* on_refreshed broadcasts once the new layout is in */
     int64_t last = rc ? sv->broadcast : sim_last_op(sv->loop_sim);
     if (!rc && last > sv->broadcast) {
         sse_send s = {NULL, sv, sv->broadcast};
@@ -955,6 +1030,24 @@ static void job_answer(job *j, int code, const char *msg)
     job_free(j);
 }
 
+/* Answer the operations that are done, once the loop's state holds them
+ * (the operation event goes out before its answer). */
+static void answer_held(server *sv)
+{
+    broadcast_new(sv);
+    if (sv->refreshing)
+        return; /* on_refreshed comes back here */
+    job *list = sv->held;
+    sv->held = NULL;
+    sv->held_tail = &sv->held;
+    while (list) {
+        job *j = list;
+        list = j->next;
+        job_answer(j, 0, NULL);
+    }
+    maybe_stopped(sv);
+}
+
 static void on_done(evutil_socket_t fd, short what, void *arg)
 {
     (void)fd;
@@ -971,12 +1064,15 @@ static void on_done(evutil_socket_t fd, short what, void *arg)
         rev = list;
         list = n;
     }
-    broadcast_new(sv); /* the operation event goes out before its answer */
+    /* Held behind any answer still waiting for the refresher: in order. */
     while (rev) {
         job *j = rev;
         rev = j->next;
-        job_answer(j, 0, NULL);
+        j->next = NULL;
+        *sv->held_tail = j;
+        sv->held_tail = &j->next;
     }
+    answer_held(sv);
     /* A parsed 16 MiB body or a long report leaves hundreds of MB free in
      * the heap; glibc keeps them unless asked (a millisecond or two). */
     if (sv->trim_due) {
@@ -1124,6 +1220,7 @@ static void complete(conn *c)
     } else { /* a fast read: no route on the loop takes a body */
         api_answer a;
         api_cache none = API_CACHE_INIT; /* the loop never travels in time */
+        none.light = true;                /* nor builds a layout */
         api_respond(sv->loop_sim, &none, &req->api, &a);
         api_cache_clear(&none);
         answer(c, &a);
@@ -1264,6 +1361,8 @@ static void maybe_stopped(server *sv)
     for (conn *c = sv->conns; c; c = c->next)
         if (c->job || c->state == C_CLOSE || c->state == C_BUSY)
             return; /* an answer still to make or to write */
+    if (sv->held || sv->refreshing)
+        return; /* answers waiting for the refresher */
     pthread_mutex_lock(&sv->mu);
     bool idle = !sv->done;
     for (int i = 0; i < W_COUNT; i++)
@@ -1504,8 +1603,10 @@ int api_serve(const serve_options *o)
     pthread_mutex_init(&sv.mu, NULL);
     for (int i = 0; i < W_COUNT; i++)
         pthread_cond_init(&sv.w[i].cv, NULL);
-    if (sim_open(&sv.loop_sim, o->db, &err) || sim_open(&sv.w[W_OPS].sim, o->db, &err) ||
-        sim_open(&sv.w[W_READ].sim, o->db, &err)) {
+    pthread_cond_init(&sv.refresh_cv, NULL);
+    sv.held_tail = &sv.held;
+    if (sim_open(&sv.loop_sim, o->db, &err) || sim_open(&sv.spare_sim, o->db, &err) ||
+        sim_open(&sv.w[W_OPS].sim, o->db, &err) || sim_open(&sv.w[W_READ].sim, o->db, &err)) {
         fprintf(stderr, "ringsim: %s\n", err.msg);
         goto out;
     }
@@ -1542,11 +1643,13 @@ int api_serve(const serve_options *o)
     sv.keepalive_ev = event_new(sv.base, -1, EV_PERSIST, on_keepalive, &sv);
     sv.done_ev = event_new(sv.base, -1, 0, on_done, &sv);
     sv.progress_ev = event_new(sv.base, -1, 0, on_progress, &sv);
+    sv.refresh_ev = event_new(sv.base, -1, 0, on_refreshed, &sv);
     sv.backoff_ev = evtimer_new(sv.base, on_backoff, &sv);
     sv.grace_ev = evtimer_new(sv.base, on_grace, &sv);
     sv.sigint_ev = evsignal_new(sv.base, SIGINT, on_signal, &sv);
     sv.sigterm_ev = evsignal_new(sv.base, SIGTERM, on_signal, &sv);
-    if (!sv.poll_ev || !sv.keepalive_ev || !sv.done_ev || !sv.progress_ev || !sv.backoff_ev ||
+    if (!sv.poll_ev || !sv.keepalive_ev || !sv.done_ev || !sv.progress_ev || !sv.refresh_ev ||
+        !sv.backoff_ev ||
         !sv.grace_ev || !sv.sigint_ev || !sv.sigterm_ev || event_add(sv.poll_ev, &poll) ||
         event_add(sv.keepalive_ev, &ka) || event_add(sv.sigint_ev, NULL) ||
         event_add(sv.sigterm_ev, NULL)) {
@@ -1560,6 +1663,11 @@ int api_serve(const serve_options *o)
         }
         sv.w[i].started = true;
     }
+    if (pthread_create(&sv.refresher, NULL, refresher_main, &sv)) {
+        fprintf(stderr, "ringsim: cannot start the worker threads\n");
+        goto out;
+    }
+    sv.refresher_started = true;
     char hbuf[300];
     snprintf(hbuf, sizeof hbuf, strchr(host, ':') ? "[%s]" : "%s", host);
     printf("ringsim: serving http://%s:%d/%s%s (database %s%s%s)\n", hbuf, sv.conf.port,
@@ -1575,7 +1683,10 @@ out:
     sv.stop = true;
     for (int i = 0; i < W_COUNT; i++)
         pthread_cond_signal(&sv.w[i].cv);
+    pthread_cond_signal(&sv.refresh_cv);
     pthread_mutex_unlock(&sv.mu);
+    if (sv.refresher_started) /* a layout build: bounded by the points limit */
+        pthread_join(sv.refresher, NULL);
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_sec += sv.stopping ? 1 : sv.lim.stop_grace_ms / 1000 + 1;
@@ -1591,8 +1702,9 @@ out:
             _exit(1);
         }
     /* Jobs the workers finished or never started: nobody is left to answer. */
-    for (job *lists[3] = {sv.done, sv.w[W_OPS].queue, sv.w[W_READ].queue}, **l = lists;
-         l < lists + 3; l++)
+    for (job *lists[4] = {sv.done, sv.held, sv.w[W_OPS].queue, sv.w[W_READ].queue},
+             **l = lists;
+         l < lists + 4; l++)
         while (*l) {
             job *j = *l;
             *l = j->next;
@@ -1606,8 +1718,9 @@ out:
         conn_close(sv.conns);
     if (sv.lev)
         evconnlistener_free(sv.lev);
-    struct event *evs[] = {sv.poll_ev,    sv.keepalive_ev, sv.done_ev,   sv.progress_ev,
-                           sv.backoff_ev, sv.grace_ev,     sv.sigint_ev, sv.sigterm_ev};
+    struct event *evs[] = {sv.poll_ev,    sv.keepalive_ev, sv.done_ev,    sv.progress_ev,
+                           sv.refresh_ev, sv.backoff_ev,   sv.grace_ev,   sv.sigint_ev,
+                           sv.sigterm_ev};
     for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++)
         if (evs[i])
             event_free(evs[i]);
@@ -1619,6 +1732,8 @@ out:
         pthread_cond_destroy(&sv.w[i].cv);
     }
     sim_close(sv.loop_sim);
+    sim_close(sv.spare_sim);
+    pthread_cond_destroy(&sv.refresh_cv);
     pthread_mutex_destroy(&sv.mu);
     libevent_global_shutdown();
     return rc;

@@ -228,6 +228,8 @@ int sim__attrs_parse(const char *text, node *x, rs_error *err)
     return rc ? rs_fail(err, rc, "stored attributes of node \"%s\" are damaged", x->name) : 0;
 }
 
+#define SIM_HEAVY 1 /* load_state when light: the topology changed */
+
 /* Whether a state just read (x, without placement, and its stored layout
  * state) places keys exactly as the current one: the same configuration,
  * the same nodes in the same order with the same ids, names, weights and
@@ -305,6 +307,10 @@ static int load_state(sim *s, rs_error *err)
         free(layout);
         state_clear(&x);
         return 0;
+    }
+    if (s->light) { /* the caller builds it elsewhere (sim_refresh_light) */
+        rc = SIM_HEAVY;
+        goto fail;
     }
     s->loading = true;
     rc = sim__build_placement(s, &x, NULL, layout, err);
@@ -393,6 +399,19 @@ int sim_refresh(sim *s, bool *changed, rs_error *err)
     if (changed)
         *changed = false;
     return load_version(s, false, changed, err);
+}
+
+int sim_refresh_light(sim *s, bool *heavy, rs_error *err)
+{
+    *heavy = false;
+    s->light = true;
+    int rc = load_version(s, false, NULL, err);
+    s->light = false;
+    if (rc == SIM_HEAVY) { /* load_state left the state as it was */
+        *heavy = true;
+        return 0;
+    }
+    return rc;
 }
 
 void sim_set_progress(sim *s, sim_progress_fn fn, void *ud)

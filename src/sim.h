@@ -75,6 +75,12 @@ void sim_close(sim *s);
 /* Reload when another connection changed the database.  *changed (may be
  * NULL) tells whether it did. */
 int sim_refresh(sim *s, bool *changed, rs_error *err);
+/* The same where it is cheap: when another connection changed only keys
+ * (the nodes, configuration and layout state are as they were), the new
+ * counters are taken; when the topology changed, nothing is (the state
+ * stays as it was) and *heavy says that a sim_refresh would rebuild the
+ * layout.  For a thread that must not stall (the server's event loop). */
+int sim_refresh_light(sim *s, bool *heavy, rs_error *err);
 void sim_set_progress(sim *s, sim_progress_fn fn, void *ud);
 store *sim_store(sim *s);
 /* Why the database cannot be written ("the file is not writable: ..."), or

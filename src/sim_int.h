@@ -52,6 +52,7 @@ struct sim {
     int64_t at_op; /* the last logged operation the state in memory holds */
     uint64_t max_points; /* SIM_MAX_LAYOUT_POINTS, or the test hook's */
     bool loading;        /* building the stored layout, not a change */
+    bool light;          /* sim_refresh_light: stop where a layout would be built */
     bool record; /* false for replay snapshots: no log, no moves */
     sim_progress_fn progress;
     void *progress_ud;
