@@ -16,7 +16,20 @@
  * Committed operations -- the worker's and those of other processes on the
  * same file (the CLI) -- are noticed with PRAGMA data_version, polled every
  * 200 ms, and broadcast as SSE `operation` events in id order; an operation
- * that cannot be read is not skipped but tried again at the next poll.
+ * that cannot be read is not skipped but tried again at the next poll.  The
+ * loop never builds a layout: a change of keys only refreshes its counters
+ * (milliseconds), and a change of topology is built by a refresher thread
+ * into a spare engine that is then swapped in (a million points: 0.4 s the
+ * loop no longer waits); the answers of operations wait for the swap, so
+ * that a client's next read sees its change.
+ *
+ * Bodies: everything the head decides (Host, Origin, the token, the route,
+ * whether it takes a body) is decided before the body is read; a body is
+ * kept raw (within the 128 MiB budget) and parsed as JSON on the worker
+ * that answers it.  Each worker's queue holds at most QUEUE_MAX requests;
+ * a read whose client leaves is dropped or cancelled.  A stream resuming
+ * from Last-Event-ID is sent a page at a time from the log's index, or
+ * told to reload when too far behind.
  *
  * Why not evhttp: libevent 2.1 reads a whole request before its callback
  * runs and answers its own refusals with HTML, so it can neither give a
