@@ -24,6 +24,7 @@ import path from 'node:path';
 const BIN = path.resolve(process.argv[2] || 'build/ringsim');
 const BIN_BYTES = fs.readFileSync(BIN);
 const ASAN = BIN_BYTES.includes('__asan_init');
+const SANITIZED = ASAN || BIN_BYTES.includes('__tsan_init');
 // An engine that cancels long operations has the API's "cancelled" error
 // (RINGSIM_ECANCELED); then a cancelled operation must answer 503 cancelled.
 const CAN_CANCEL = BIN_BYTES.includes('operation cancelled');
@@ -647,7 +648,7 @@ async function bigLayout() {
   fs.writeFileSync(script, Array.from({ length: 200 }, (_, i) => `node add big-${i}`).join('\n') + '\n');
   await cli(['run', script]);
   // Sanitizer builds run several times slower: a smaller layout there.
-  await cli(['config', '--points', ASAN || BIN_BYTES.includes('__tsan_init') ? '1500' : '5000']);
+  await cli(['config', '--points', SANITIZED ? '1500' : '5000']);
   const s = await start({ db });
   const get = (p) => raw(s.port, `GET ${p} HTTP/1.1\r\nHost: 127.0.0.1:${s.port}\r\n\r\n`, 30000);
   // The slowest of a series of file fetches over `ms`, while `during` runs.
@@ -673,7 +674,7 @@ async function bigLayout() {
     }
     check('a file within 200 ms (or 3x a quiet fetch) after each key the CLI inserts',
       worst < Math.max(200, 3 * quiet), `${worst} ms, quiet ${quiet} ms`);
-    measured(`slowest file after each CLI insert at ${ASAN || BIN_BYTES.includes('__tsan_init') ? '300k' : '1M'} points: ${worst} ms (quiet: ${quiet} ms)`);
+    measured(`slowest file after each CLI insert at ${SANITIZED ? '300k' : '1M'} points: ${worst} ms (quiet: ${quiet} ms)`);
     const st = (await get('/api/stats')).json;
     eq('the loop has the four keys', st.keys, 4);
     eq('... counted on their nodes', st.per_node.reduce((a, n) => a + n.keys, 0), 4);
@@ -690,7 +691,10 @@ async function bigLayout() {
         await sleep(15);
       }
       const r = await p;
-      check(`a file within 200 ms (or 3x a quiet fetch) while ${what}`, worst < Math.max(200, 3 * quiet), `${worst} ms, quiet ${quiet} ms`);
+      // Sanitizer builds make the CLI and the refresher build the layout
+      // many times slower on the same two cores: the loop waits for a CPU
+      // there, not for the build, so the time is checked on a plain build.
+      if (!SANITIZED) check(`a file within 200 ms (or 3x a quiet fetch) while ${what}`, worst < Math.max(200, 3 * quiet), `${worst} ms, quiet ${quiet} ms`);
       measured(`slowest file while ${what}: ${worst} ms`);
       return r;
     };
@@ -699,7 +703,13 @@ async function bigLayout() {
     eq('the node add answered', added && added.status, 201);
     let nodes = (await get('/api/nodes')).json.nodes;
     check('the read right after the answer sees the new node', nodes.length === 201 && nodes.some((n) => n.name === 'big-new'), String(nodes.length));
-    await during('the CLI removes a node', async () => { await cli(['node', 'rm', 'big-0']); await sleep(600); });
+    // Another process's change reaches the loop once its layout is built
+    // (the poll, then the build beside the loop): waited for, up to 30 s.
+    await during('the CLI removes a node', async () => {
+      await cli(['node', 'rm', 'big-0']);
+      for (const until = Date.now() + 30000; Date.now() < until; await sleep(100))
+        if ((await get('/api/nodes')).json.nodes.length === 200) break;
+    });
     nodes = (await get('/api/nodes')).json.nodes;
     check('a topology change by another process is taken (200 nodes)', nodes.length === 200 && !nodes.some((n) => n.name === 'big-0'), String(nodes.length));
     const look = (await get('/api/lookup?key=big-key-1')).json;
