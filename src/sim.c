@@ -138,6 +138,7 @@ int sim__build_placement(sim *s, state *x, const placement *prev, const char *la
         free(names);
         return rc;
     }
+    (*s->builds)++;
     place_free(x->pl);
     free(x->pn);
     free(x->names);
@@ -273,6 +274,7 @@ int sim_open(sim **out, const char *path, rs_error *err)
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     int rc;
     s->record = true;
+    s->builds = &s->builds_own;
     const char *hook = getenv("RINGSIM_MAX_LAYOUT_POINTS");
     s->max_points = hook && strtoull(hook, NULL, 10) > 0 ? strtoull(hook, NULL, 10)
                                                          : SIM_MAX_LAYOUT_POINTS;
