@@ -105,8 +105,9 @@ function start() {
 function request(port, method, p, body) {
   return new Promise((resolve) => {
     const data = body === undefined ? '' : JSON.stringify(body);
-    const headers = body === undefined ? {} :
-      { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(data) };
+    // A Content-Type on every request, bodies or not: servers before API v3
+    // refused bodiless POST and DELETE without one.
+    const headers = { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(data) };
     const req = http.request({ host: '127.0.0.1', port, method, path: p, agent: false, headers }, (res) => {
       const chunks = [];
       res.on('data', (c) => chunks.push(c));
@@ -143,6 +144,8 @@ function ack(who, what, status, json) {
     if (acked.has(op.id)) check(`${who} ${what}: operation ${op.id} acknowledged twice`, false, `${acked.get(op.id)} and ${op.type}`);
     acked.set(op.id, op.type);
     lastSeen = Math.max(lastSeen, op.id);
+  } else if (status === 400 && json && json.error && /Content-Type/.test(json.error.message || '')) {
+    unexpected.push(`${who} ${what}: refused for its headers: ${json.error.message}`);
   } else if (status >= 500 || status === 0) {
     unexpected.push(`${who} ${what}: ${status} ${JSON.stringify(json).slice(0, 200)}`);
   }
