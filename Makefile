@@ -10,7 +10,7 @@ JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 TSAN     ?= build-tsan
 PREFIX   ?= /usr/local
 
-.PHONY: all build run test lint-c install package test-asan test-tsan test-crash-long bench bench-load fuzz fuzz-api fuzz-http fuzz-open deps deps-test npm clean
+.PHONY: all build run test lint-c install package test-asan test-tsan test-crash-long bench bench-load fuzz fuzz-api fuzz-http fuzz-open fuzz-import deps deps-test npm clean
 
 all: build
 
@@ -105,7 +105,7 @@ FUZZ_SECONDS ?= 120
 # The engine with every placement core and the API, without the faces.
 FUZZ_CORE = $(filter-out src/main.c src/cli.c src/http.c,$(wildcard src/*.c)) \
             $(BUILD)/scenario_files.c
-FUZZ_CORE_LIBS = $(shell pkg-config --cflags --libs sqlite3 libcrypto jansson libxxhash zlib) -lm
+FUZZ_CORE_LIBS = $(shell pkg-config --cflags --libs sqlite3 libcrypto jansson libxxhash zlib yaml-0.1) -lm
 
 # The built-in scenarios as C (the build makes the same file).
 $(BUILD)/scenario_files.c: $(wildcard scenarios/*.ringsim) cmake/embed_scenarios.cmake
@@ -117,6 +117,20 @@ fuzz: deps $(BUILD)/scenario_files.c
 	clang -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -Isrc -o $(BUILD)/fuzz_sim \
 	  fuzz/fuzz_sim.c $(FUZZ_CORE) $(FUZZ_CORE_LIBS)
 	$(BUILD)/fuzz_sim -max_total_time=$(FUZZ_SECONDS) -max_len=200 $(BUILD)/fuzz-corpus
+	$(MAKE) fuzz-import
+
+# The import parsers (src/import_*.c), one target per format, each with any
+# bytes from its seeds (fuzz/import-seeds/FORMAT): a result with valid nodes
+# or a refusal with a line, never a crash.  FUZZ_SECONDS per format.
+IMPORT_FORMATS = nginx haproxy libmemcached twemproxy envoy nodetool redis
+fuzz-import: deps $(BUILD)/scenario_files.c
+	set -e; for f in $(IMPORT_FORMATS); do \
+	  mkdir -p $(BUILD)/fuzz-import-$$f-corpus; \
+	  clang -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	    -Isrc -o $(BUILD)/fuzz_import_$$f fuzz/fuzz_import_$$f.c $(FUZZ_CORE) $(FUZZ_CORE_LIBS); \
+	  $(BUILD)/fuzz_import_$$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
+	    $(BUILD)/fuzz-import-$$f-corpus fuzz/import-seeds/$$f; \
+	done
 
 # The API's routes and handlers with random requests: never a crash, never
 # an answer that is not 200/201 or a well-formed error object.

@@ -13,13 +13,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "sim.h"
 
 #define API_MAX_BODY (16u * 1024 * 1024)
 #define API_MAX_SEGS 4
+#define API_SCENARIO_MAX_STEPS 10000 /* steps of POST /api/scenarios/run */
 
-typedef enum { API_GET, API_HEAD, API_POST, API_PUT, API_DELETE, API_OTHER } api_method;
+typedef enum { API_GET, API_HEAD, API_POST, API_PUT, API_DELETE, API_PATCH, API_OTHER } api_method;
 
 typedef struct api_param {
     char *name, *value; /* malloc'd, percent-decoded; value may hold any byte */
@@ -51,11 +53,17 @@ typedef enum {
 /* Route a request: where it runs, or a 404/405 error in err (returns the
  * negative code).  Cannot fail otherwise. */
 int api_classify(const api_request *r, api_place *where, rs_error *err);
+/* The same, and whether the route takes a body (*body). */
+int api_route(const api_request *r, api_place *where, bool *body, rs_error *err);
 
 /* The engine's view of the past for ?at= (one per thread that answers time
  * travel), with its checkpoints.  Start with API_CACHE_INIT. */
 typedef struct api_cache {
     sim_history h;
+    /* The event loop's answers: take what is cheap to refresh (counters),
+     * never rebuild a layout here (the server swaps in a state built
+     * elsewhere); the state may then be one topology change behind. */
+    bool light;
 } api_cache;
 #define API_CACHE_INIT {.h = SIM_HISTORY_INIT}
 void api_cache_clear(api_cache *c);
@@ -66,7 +74,12 @@ typedef struct api_answer {
     json_t *body;             /* the JSON answer (owned), NULL when text is set */
     char *text;               /* a text answer (malloc'd, owned), or NULL */
     size_t text_len;
-    const char *content_type; /* of text: "text/csv; charset=utf-8", ... (static) */
+    const char *content_type; /* of text or file: "text/csv; charset=utf-8", ... (static) */
+    /* A long text answer (every key of a large database) written to an
+     * unlinked temporary file instead of memory, positioned anywhere: the
+     * transport sends file_len bytes from its start (owned). */
+    FILE *file;
+    size_t file_len;
 } api_answer;
 
 /* Answer a request: a->status and either a->body or a->text always set;

@@ -624,12 +624,24 @@ static int face_scenarios(const cmd_line *l, const char *db)
 static int face_serve(const cmd_line *l, const char *db)
 {
     const char *env_token = getenv("RINGSIM_TOKEN");
-    const char *token = l->opt[CMD_O_TOKEN]        ? l->opt[CMD_O_TOKEN]
+    /* --token T stands in /proc/PID/cmdline for every local user to read:
+     * keep a copy and blank the argument in place (as MySQL does with
+     * passwords); RINGSIM_TOKEN is never shown there.  The help says so. */
+    char *given = l->opt[CMD_O_TOKEN] ? strdup(l->opt[CMD_O_TOKEN]) : NULL;
+    if (l->opt[CMD_O_TOKEN] && !given) {
+        fprintf(stderr, "ringsim: out of memory\n");
+        return 1;
+    }
+    if (given)
+        memset((char *)l->opt[CMD_O_TOKEN], 'x', strlen(given)); /* argv is the process's */
+    const char *token = given                     ? given
                         : env_token && *env_token ? env_token
                                                   : NULL;
     serve_options so = {.db = db, .host = l->opt[CMD_O_HOST], .port = (int)l->port,
                         .web = l->opt[CMD_O_WEB], .token = token};
-    return api_serve(&so);
+    int rc = api_serve(&so);
+    free(given);
+    return rc;
 }
 
 /* ---- main ---- */

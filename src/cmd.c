@@ -25,6 +25,7 @@ const cmd_option cmd_options[CMD_O_COUNT] = {
     [CMD_O_CSV] = {"csv", NULL, "print the list as CSV (RFC 4180, a header row of the JSON fields)"},
     [CMD_O_WEIGHT] = {"weight", "W", "the node's weight, a number above 0 (default 1)"},
     [CMD_O_TOKENS] = {"tokens", "T,T,...", "explicit signed 64-bit tokens (Cassandra's initial_token)"},
+    [CMD_O_ID] = {"id", "N", "the server's id, 1 to 2147483647 (HAProxy's `id`; default: assigned)"},
     [CMD_O_NODE] = {"node", "N", "only the keys of node N"},
     [CMD_O_PREFIX] = {"prefix", "P", "the keys' prefix (default key-)"},
     [CMD_O_START] = {"start", "S", "the first number (default 0)"},
@@ -36,7 +37,7 @@ const cmd_option cmd_options[CMD_O_COUNT] = {
     [CMD_O_HOST] = {"host", "ADDR", "the address to listen on (default 127.0.0.1)"},
     [CMD_O_PORT] = {"port", "PORT", "the port (default 3000; 0 picks a free one)"},
     [CMD_O_WEB] = {"web", "DIR", "serve the page from DIR instead of the one built in"},
-    [CMD_O_TOKEN] = {"token", "T", "the access token (default $RINGSIM_TOKEN; made up beyond loopback)"},
+    [CMD_O_TOKEN] = {"token", "T", "the access token (default $RINGSIM_TOKEN, which other users cannot see; made up beyond loopback)"},
     [CMD_O_SCENARIO] = {"scenario", NULL, "write the history as a scenario file"},
     [CMD_O_BUILTIN] = {"builtin", NULL, "NAME is one of the scenarios built into ringsim"},
 };
@@ -70,6 +71,56 @@ static int parse_u64(const char *t, uint64_t *out)
     if (errno || *end)
         return -1;
     *out = v;
+    return 0;
+}
+
+int cmd_parse_number(const char *t, double *out)
+{
+    /* Plain decimal only: what strtod takes beyond it (hex "0x10", "inf",
+     * "nan", a leading "+" or space) is no number a person means here. */
+    const char *p = t;
+    if (!p)
+        return -1;
+    if (*p == '-')
+        p++;
+    size_t digits = 0;
+    while (*p >= '0' && *p <= '9') {
+        p++;
+        digits++;
+    }
+    if (*p == '.')
+        for (p++; *p >= '0' && *p <= '9'; p++)
+            digits++;
+    if (!digits)
+        return -1;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '-' || *p == '+')
+            p++;
+        if (*p < '0' || *p > '9')
+            return -1;
+        while (*p >= '0' && *p <= '9')
+            p++;
+    }
+    if (*p)
+        return -1;
+    char *end;
+    errno = 0;
+    double v = strtod(t, &end);
+    if (errno || *end || !isfinite(v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* A node's weight, as --weight W and `node weight NAME W` take it. */
+static int parse_weight(const char *w, double *out, rs_error *err)
+{
+    if (cmd_parse_number(w, out) || *out <= 0)
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "weight must be a number above 0 in decimal digits (2, 0.5, 1e2), "
+                       "not \"%.64s\"",
+                       w);
     return 0;
 }
 
@@ -258,16 +309,17 @@ static void print_nodes_table(FILE *out, json_t *j)
         wname = l > wname ? l : wname;
     }
     print_padded(out, "Node", wname);
-    fprintf(out, "  %10s  %6s  %9s  %7s  %7s\n", "Position", "Points", "Keys", "Key %",
-            "Ring %");
+    fprintf(out, "  %10s  %7s  %6s  %9s  %7s  %7s\n", "Position", "Weight", "Points", "Keys",
+            "Key %", "Ring %");
     json_array_foreach(nodes, i, n)
     {
         char kp[32], rp[32];
         pct(kp, sizeof kp, json_real_value(json_object_get(n, "key_share")));
         pct(rp, sizeof rp, json_real_value(json_object_get(n, "arc_share")));
         print_padded(out, json_string_value(json_object_get(n, "name")), wname);
-        fprintf(out, "  %10lld  %6lld  %9lld  %7s  %7s\n",
+        fprintf(out, "  %10lld  %7g  %6lld  %9lld  %7s  %7s\n",
                 (long long)json_integer_value(json_object_get(n, "position")),
+                json_number_value(json_object_get(n, "weight")),
                 (long long)json_integer_value(json_object_get(n, "points")),
                 (long long)json_integer_value(json_object_get(n, "keys")), kp, rp);
     }
@@ -292,7 +344,8 @@ static int print_csv(FILE *out, json_t *j, const char *member, rs_error *err)
 static int run_node_add(cmd_ctx *c)
 {
     const char *name = c->l->args[0];
-    sim_node_spec spec = {name, strlen(name), c->l->weight, c->l->tokens, c->l->ntokens};
+    sim_node_spec spec = {name, strlen(name), c->l->weight, c->l->tokens, c->l->ntokens,
+                          c->l->srv_id};
     int rc = sim_add_node_spec(c->s, &spec, &c->op, &c->err);
     if (rc)
         return rc;
@@ -306,6 +359,28 @@ static int run_node_rm(cmd_ctx *c)
     const char *name = c->l->args[0];
     int rc = sim_remove_node(c->s, name, strlen(name), &c->op, &c->err);
     return rc ? rc : answer_change(c);
+}
+
+/* node weight NAME W: the same weight again changes nothing and records
+ * nothing ("operation": null). */
+static int run_node_weight(cmd_ctx *c)
+{
+    const char *name = c->l->args[0];
+    int rc = sim_set_weight(c->s, name, strlen(name), c->l->weight, &c->op, &c->err);
+    if (rc)
+        return rc;
+    json_t *node = view_node_get(c->s, name, strlen(name), &c->err);
+    c->extra = json_pack("{s:o*}", "node", node);
+    if (c->op || !c->out)
+        return answer_change(c);
+    if (c->l->opt[CMD_O_JSON]) {
+        json_object_set_new(c->extra, "operation", json_null());
+        print_json(c->out, c->extra);
+    } else {
+        fprintf(c->out, "nothing changed: node %s already has weight %g\n", name,
+                c->l->weight);
+    }
+    return 0;
 }
 
 static sim_str *arg_strs(const cmd_line *l, rs_error *err)
@@ -398,7 +473,9 @@ static int run_config(cmd_ctx *c)
         json_t *v;
         json_object_foreach(json_object_get(j, "params"), k, v)
         {
-            if (strcmp(k, "points_per_node") != 0)
+            if (json_is_string(v))
+                fprintf(c->out, "%s %s\n", k, json_string_value(v));
+            else if (strcmp(k, "points_per_node") != 0)
                 fprintf(c->out, "%s %lld\n", k, (long long)json_integer_value(v));
         }
     }
@@ -680,9 +757,15 @@ static int run_algorithms(cmd_ctx *c)
             json_array_foreach(json_object_get(e, "params"), k, p)
             {
                 char one[64];
-                snprintf(one, sizeof one, "%s%s=%lld", k ? " " : "",
-                         json_string_value(json_object_get(p, "name")),
-                         (long long)json_integer_value(json_object_get(p, "default")));
+                json_t *d = json_object_get(p, "default");
+                if (json_is_string(d)) /* a choice by name (twemproxy's hash) */
+                    snprintf(one, sizeof one, "%s%s=%s", k ? " " : "",
+                             json_string_value(json_object_get(p, "name")),
+                             json_string_value(d));
+                else
+                    snprintf(one, sizeof one, "%s%s=%lld", k ? " " : "",
+                             json_string_value(json_object_get(p, "name")),
+                             (long long)json_integer_value(d));
                 strncat(ps, one, sizeof ps - strlen(ps) - 1);
             }
             fprintf(c->out, "%-11s %-8s %-8s %-22s %s\n",
@@ -785,7 +868,7 @@ static int run_preview_node(cmd_ctx *c)
     const cmd_line *l = c->l;
     const char *name = l->args[1];
     view_preview_req req = {!strcmp(l->args[0], "add") ? "add_node" : "remove_node",
-                            {name, strlen(name), l->weight, l->tokens, l->ntokens},
+                            {name, strlen(name), l->weight, l->tokens, l->ntokens, l->srv_id},
                             *sim_config(c->s)};
     return preview(c, &req);
 }
@@ -859,15 +942,21 @@ const cmd_def cmd_table[] = {
      "request needs the access token: --token, $RINGSIM_TOKEN, or one made up and printed "
      "in the URL.",
      NULL},
-    {"node add", "NAME", 1, 1, O(WEIGHT) | O(TOKENS), CMD_F_CHANGE, "add a node",
+    {"node add", "NAME", 1, 1, O(WEIGHT) | O(TOKENS) | O(ID), CMD_F_CHANGE, "add a node",
      "Adds the node NAME; the keys of the arcs it takes over move to it. A node with a "
      "weight holds a proportional number of points (or slots, or table entries).",
      run_node_add},
     {"node rm", "NAME", 1, 1, 0, CMD_F_CHANGE, "remove a node",
      "Removes the node NAME; its keys move to the nodes that now own their positions.",
      run_node_rm},
+    {"node weight", "NAME W", 2, 2, 0, CMD_F_CHANGE, "change a node's weight in place",
+     "Gives the node NAME the weight W (a number above 0, in decimal digits); the keys move "
+     "as the placement says. One set_weight operation; the weight it already has changes "
+     "nothing and records nothing.",
+     run_node_weight},
     {"node ls", "", 0, 0, O(CSV), 0, "list nodes (like nodetool status)",
-     "Lists the nodes by position: points, keys, key share and ring share.", run_node_ls},
+     "Lists the nodes by position: weight, points, keys, key share and ring share.",
+     run_node_ls},
     {"key add", "KEY...", 1, -1, 0, CMD_F_CHANGE, "insert keys",
      "Inserts the keys. One key must be new; in a list, keys that exist are skipped and "
      "counted.",
@@ -908,7 +997,7 @@ const cmd_def cmd_table[] = {
      "structural balance, lookup time, memory, keys moved if a node joined or left. "
      "Nothing is recorded.",
      run_compare},
-    {"preview node", "add|rm NAME", 2, 2, O(WEIGHT) | O(TOKENS), 0,
+    {"preview node", "add|rm NAME", 2, 2, O(WEIGHT) | O(TOKENS) | O(ID), 0,
      "what adding or removing a node would do",
      "What `node add NAME` or `node rm NAME` would do: keys moved by source and "
      "destination, replica copies, statistics before and after. Nothing is recorded.",
@@ -1020,10 +1109,13 @@ static int check_args(cmd_line *l, rs_error *err)
             return rs_fail(err, RINGSIM_EPARAM,
                            "operation ID must be a whole number, not \"%.64s\"", l->args[0]);
         l->id = (int64_t)v;
+    } else if (!strcmp(n, "node weight")) {
+        return parse_weight(l->args[1], &l->weight, err);
     } else if (!strcmp(n, "preview node")) {
         if (strcmp(l->args[0], "add") && strcmp(l->args[0], "rm"))
             return CMD_EXIT_USAGE;
-        if (!strcmp(l->args[0], "rm") && (l->opt[CMD_O_WEIGHT] || l->opt[CMD_O_TOKENS]))
+        if (!strcmp(l->args[0], "rm") &&
+            (l->opt[CMD_O_WEIGHT] || l->opt[CMD_O_TOKENS] || l->opt[CMD_O_ID]))
             return CMD_EXIT_USAGE;
     }
     return 0;
@@ -1033,19 +1125,20 @@ static int check_args(cmd_line *l, rs_error *err)
 static int check_options(cmd_line *l, rs_error *err)
 {
     const char *w = l->opt[CMD_O_WEIGHT];
-    l->weight = 1;
-    if (w) {
-        char *end;
-        errno = 0;
-        l->weight = strtod(w, &end);
-        if (errno || *end || end == w || !isfinite(l->weight) || l->weight <= 0)
-            return rs_fail(err, RINGSIM_EPARAM, "weight must be a number above 0, not \"%.64s\"",
-                           w);
-    }
     int rc;
+    if (w && (rc = parse_weight(w, &l->weight, err)))
+        return rc;
     if (l->opt[CMD_O_TOKENS] &&
         (rc = parse_tokens(l->opt[CMD_O_TOKENS], &l->tokens, &l->ntokens, err)))
         return rc;
+    uint64_t id;
+    if (l->opt[CMD_O_ID]) {
+        if (parse_u64(l->opt[CMD_O_ID], &id) || id < 1 || id > 2147483647)
+            return rs_fail(err, RINGSIM_EPARAM,
+                           "--id must be a whole number from 1 to 2147483647, not \"%.64s\"",
+                           l->opt[CMD_O_ID]);
+        l->srv_id = (int64_t)id;
+    }
     if (l->opt[CMD_O_START] && parse_u64(l->opt[CMD_O_START], &l->start))
         return rs_fail(err, RINGSIM_EPARAM, "--start must be a whole number, not \"%.64s\"",
                        l->opt[CMD_O_START]);
@@ -1167,6 +1260,7 @@ int cmd_parse(cmd_line *l, int argc, char **argv, rs_error *err)
         snprintf(err->msg, sizeof err->msg, "usage: %s", cmd_synopsis(d, syn, sizeof syn));
         return CMD_EXIT_USAGE;
     }
+    l->weight = 1;
     int rc = check_args(l, err);
     if (rc == CMD_EXIT_USAGE) {
         char syn[256];

@@ -52,6 +52,7 @@ typedef enum {
     CMD_O_TOKEN,
     CMD_O_SCENARIO,
     CMD_O_BUILTIN,
+    CMD_O_ID,
     CMD_O_COUNT
 } cmd_opt;
 
@@ -104,6 +105,7 @@ typedef struct cmd_line {
     double weight;   /* --weight (1 when absent) */
     int64_t *tokens; /* --tokens (malloc'd), ntokens of them */
     size_t ntokens;
+    int64_t srv_id; /* --id: HAProxy's server id, 0 when absent */
     uint64_t count, start; /* key gen COUNT --start S */
     int64_t id;            /* revert ID, log ID (0 when absent) */
     uint64_t port;         /* serve --port (3000) */
@@ -146,6 +148,12 @@ void cmd_ctx_clear(cmd_ctx *c);
 /* The synopsis of a command: "node add NAME [--weight W] [--tokens T,T,...]"
  * into buf (always NUL-terminated).  Returns buf. */
 char *cmd_synopsis(const cmd_def *d, char *buf, size_t size);
+
+/* A number written in plain decimal ("2", "0.5", "-3", "1e2"), finite:
+ * 0 with *out, else -1 (no hex, inf, nan, leading "+" or space, trailing
+ * bytes).  Every number the command line and scenario files read, beyond
+ * whole numbers, goes through here. */
+int cmd_parse_number(const char *t, double *out);
 
 /* The configuration options of a line (--algorithm, --points, --param,
  * --replicas) applied on top of *cfg. */

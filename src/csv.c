@@ -48,12 +48,43 @@ static int put_text(csv_writer *w, const char *s, size_t n)
     return rc ? rc : w->sink(w->ud, "\"", 1);
 }
 
+/* Whether a text cell must be defused before a spreadsheet reads it
+ * (OWASP, "CSV Injection"): it starts with = + - @ TAB or CR, which a
+ * spreadsheet takes for a formula, or with the ' that marks a defused
+ * cell, so that dropping one leading ' always gives the text back.  A
+ * plain decimal number (a signed token or coordinate: -9223372036854775808)
+ * is a number to a spreadsheet, never a formula, and stays as it is. */
+static bool formula_like(const char *s, size_t n)
+{
+    if (!n || !s[0] || !strchr("=+-@\t\r'", s[0]))
+        return false;
+    if (s[0] != '-' || n == 1)
+        return true;
+    for (size_t i = 1; i < n; i++)
+        if (s[i] < '0' || s[i] > '9')
+            return true;
+    return false;
+}
+
 static int put_value(csv_writer *w, const json_t *v)
 {
     if (!v || json_is_null(v))
         return 0;
-    if (json_is_string(v))
-        return put_text(w, json_string_value(v), json_string_length(v));
+    if (json_is_string(v)) {
+        const char *t = json_string_value(v);
+        size_t n = json_string_length(v);
+        if (!formula_like(t, n))
+            return put_text(w, t, n);
+        /* The defusing ' goes inside the field, quotes and all. */
+        char *d = malloc(n + 2);
+        if (!d)
+            return RINGSIM_ENOMEM;
+        d[0] = '\'';
+        memcpy(d + 1, t, n);
+        int rc = put_text(w, d, n + 1);
+        free(d);
+        return rc;
+    }
     /* numbers, booleans, lists and objects: their compact JSON text */
     char *t = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_PRESERVE_ORDER);
     if (!t)

@@ -7,7 +7,11 @@
  * (UTF-8), null as an empty field, numbers and booleans as JSON writes them,
  * nested lists and objects as their compact JSON text in one field.  A field
  * holding a comma, a double quote, CR or LF is quoted, its quotes doubled;
- * every record ends with CRLF.
+ * every record ends with CRLF.  A text field that a spreadsheet would take
+ * for a formula (it starts with = + - @ TAB or CR) is defused with a leading
+ * ' (OWASP's advice), and so is one that starts with ' itself: reading back,
+ * drop one leading ' from a field that has it.  Plain decimal numbers
+ * ("-42", a signed token) are left as they are.
  *
  * Rows stream through a sink, so a million keys never sit in memory at once;
  * the header is the first row's fields (every row of one answer has the same

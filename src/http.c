@@ -16,7 +16,20 @@
  * Committed operations -- the worker's and those of other processes on the
  * same file (the CLI) -- are noticed with PRAGMA data_version, polled every
  * 200 ms, and broadcast as SSE `operation` events in id order; an operation
- * that cannot be read is not skipped but tried again at the next poll.
+ * that cannot be read is not skipped but tried again at the next poll.  The
+ * loop never builds a layout: a change of keys only refreshes its counters
+ * (milliseconds), and a change of topology is built by a refresher thread
+ * into a spare engine that is then swapped in (a million points: 0.4 s the
+ * loop no longer waits); the answers of operations wait for the swap, so
+ * that a client's next read sees its change.
+ *
+ * Bodies: everything the head decides (Host, Origin, the token, the route,
+ * whether it takes a body) is decided before the body is read; a body is
+ * kept raw (within the 128 MiB budget) and parsed as JSON on the worker
+ * that answers it.  Each worker's queue holds at most QUEUE_MAX requests;
+ * a read whose client leaves is dropped or cancelled.  A stream resuming
+ * from Last-Event-ID is sent a page at a time from the log's index, or
+ * told to reload when too far behind.
  *
  * Why not evhttp: libevent 2.1 reads a whole request before its callback
  * runs and answers its own refusals with HTML, so it can neither give a
@@ -87,6 +100,10 @@
 #define BODY_BUDGET (128u << 20)     /* all unfinished bodies together */
 #define FILE_MAX (64u << 20)         /* a file served from --web */
 #define BACKOFF_MS 100               /* listener pause when accept() fails */
+#define TRIM_OVER (1u << 20)         /* a body or answer past this: malloc_trim after */
+#define QUEUE_MAX 64                 /* requests waiting for one worker: 503 beyond */
+#define SSE_RESUME_MAX 1000          /* operations a resuming stream is sent; beyond: reload */
+#define SSE_PAGE_BYTES (256u << 10)  /* a resuming stream's output per turn of the loop */
 
 static const char security_headers[] =
     "Content-Security-Policy: default-src 'self'; script-src 'self'; style-src 'self'; "
@@ -119,10 +136,13 @@ typedef struct conn {
     bool keep;    /* keep the connection after this answer */
     bool lagging; /* SSE output over SSE_MAX_OUTPUT: to be closed */
     bool chunked_out; /* the SSE stream is chunked (HTTP/1.1) */
+    bool catching_up; /* SSE: resuming from Last-Event-ID, a page per write */
+    bool eof;         /* the client shut its side: answer what came, then close */
     size_t scanned;   /* head bytes already searched for the end */
     char *head;       /* the current head; h points into it */
     http_head h;
     bool have_head;
+    http_request req; /* the current request, checked from its head */
     http_chunked ck;
     char *body;
     size_t blen, bcap;
@@ -133,8 +153,12 @@ typedef struct conn {
 struct job {
     job *next;
     conn *c;
+    server *sv;
+    bool read; /* on the reading worker: nothing changes if it is dropped */
     uint64_t seq;
     api_request r;
+    char *body; /* the raw body, parsed on the worker; counted in body_bytes */
+    size_t blen, bcap;
     api_answer a;
 };
 
@@ -148,6 +172,8 @@ typedef struct worker {
     pthread_cond_t cv;
     job *queue, **queue_tail;
     _Atomic uint64_t running; /* seq of the job being run, 0 = none */
+    _Atomic uint64_t cancel;  /* seq of a job asked to stop; UINT64_MAX = all */
+    int queued;               /* jobs in queue (under mu) */
     api_cache cache;          /* the view of the past (the reading worker's) */
     bool checkpoint_due;      /* new operations: keep a checkpoint when idle */
     /* progress: written by the worker under mu, sent by the loop when dirty */
@@ -161,6 +187,18 @@ struct server {
     struct event_base *base;
     struct evconnlistener *lev;
     sim *loop_sim;
+    /* A topology change made elsewhere is built into spare_sim by the
+     * refresher thread and swapped in (the loop never builds a layout);
+     * answers of operations wait in held meanwhile, so that a client sees
+     * its change in the next read it makes. */
+    sim *spare_sim;
+    pthread_t refresher;
+    bool refresher_started;
+    pthread_cond_t refresh_cv;
+    bool refresh_due, refresh_done; /* under mu */
+    bool refreshing;                /* the loop's own: spare_sim is the refresher's */
+    struct event *refresh_ev;
+    job *held, **held_tail;
     http_conf conf;
     char token[HTTP_MAX_TOKEN + 1];
     char web_root[PATH_MAX]; /* "" = the embedded copy */
@@ -169,6 +207,7 @@ struct server {
     int nconns, nrefusing, nevents;
     size_t body_bytes;
     int64_t broadcast; /* last operation id broadcast */
+    bool trim_due;     /* a large body or answer was freed: give the memory back */
     struct event *poll_ev, *done_ev, *progress_ev, *keepalive_ev, *sigint_ev, *sigterm_ev,
         *backoff_ev, *grace_ev;
     bool stopping;
@@ -183,10 +222,10 @@ struct server {
     job *done;
     bool stop;
     uint64_t seq;
-    _Atomic uint64_t cancel; /* seq of a job asked to stop; UINT64_MAX = all */
 };
 
 static void conn_close(conn *c);
+static void abandon(conn *c);
 static void on_read(struct bufferevent *bev, void *arg);
 static void maybe_stopped(server *sv);
 
@@ -249,6 +288,7 @@ static void start_answer(conn *c, int status, const char *type, const char *extr
 /* The request is answered: back to reading heads, or close after writing. */
 static void finish(conn *c)
 {
+    http_request_clear(&c->req);
     free(c->head);
     c->head = NULL;
     c->have_head = false;
@@ -289,6 +329,7 @@ static void answer_json(conn *c, int status, json_t *body)
                       : status == 503 ? "Cache-Control: no-store\r\nRetry-After: 1\r\n"
                                       : "Cache-Control: no-store\r\n";
     start_answer(c, status, "application/json; charset=utf-8", extra, n + 1, true);
+    c->sv->trim_due |= n > TRIM_OVER;
     if (!is_head(c)) {
         struct evbuffer *out = bufferevent_get_output(c->bev);
         evbuffer_add(out, text, n);
@@ -298,8 +339,22 @@ static void answer_json(conn *c, int status, json_t *body)
 }
 
 /* An API answer: JSON, or the text of an export (CSV, a scenario file). */
-static void answer(conn *c, const api_answer *a)
+static void answer(conn *c, api_answer *a)
 {
+    if (a->file) { /* sent from the file by the kernel, never read in */
+        start_answer(c, a->status, a->content_type, "Cache-Control: no-store\r\n", a->file_len,
+                     true);
+        if (is_head(c) || !a->file_len)
+            return;
+        int fd = dup(fileno(a->file)); /* the evbuffer closes its own copy */
+        if (fd < 0 ||
+            evbuffer_add_file(bufferevent_get_output(c->bev), fd, 0, (ev_off_t)a->file_len)) {
+            if (fd >= 0)
+                close(fd);
+            c->keep = false; /* the head went out: the connection ends short, not wrong */
+        }
+        return;
+    }
     if (a->text)
         send_bytes(c, a->status, a->content_type, "Cache-Control: no-store\r\n", a->text,
                    a->text_len);
@@ -380,6 +435,9 @@ static void conn_close(conn *c)
     server *sv = c->sv;
     if (!c->bev)
         return;
+    if (c->job && c->job->read)
+        abandon(c);
+    http_request_clear(&c->req);
     bufferevent_free(c->bev);
     c->bev = NULL;
     event_free(c->timer);
@@ -442,13 +500,34 @@ static void start_linger(conn *c)
     maybe_stopped(c->sv);
 }
 
+static void sse_resume(conn *c);
+
+/* The client has shut its side and every answer so far is out: the next
+ * complete request that came before the FIN is answered, or, when none is
+ * left, the connection closes (RFC 9112 9.6: a half-close ends the
+ * requests, not the answers). */
+static void after_eof(conn *c)
+{
+    struct evbuffer *in = bufferevent_get_input(c->bev);
+    size_t len = evbuffer_get_length(in), n = len < HTTP_MAX_HEAD ? len : HTTP_MAX_HEAD;
+    const char *p = n ? (const char *)evbuffer_pullup(in, (ev_ssize_t)n) : NULL;
+    if (p && http_head_end(p, n, 0))
+        on_read(c->bev, c);
+    else
+        conn_close(c);
+}
+
 static void on_write(struct bufferevent *bev, void *arg)
 {
     conn *c = arg;
     if (c->state == C_CLOSE)
         start_linger(c);
+    else if (c->state == C_HEAD && c->eof)
+        after_eof(c);
     else if (c->state == C_HEAD && evbuffer_get_length(bufferevent_get_input(bev)))
         on_read(bev, c); /* a request that came while the answer went out */
+    else if (c->state == C_EVENTS && c->catching_up)
+        sse_resume(c); /* the last page is out: the next one */
 }
 
 static void on_event(struct bufferevent *bev, short what, void *arg)
@@ -456,19 +535,21 @@ static void on_event(struct bufferevent *bev, short what, void *arg)
     (void)bev;
     conn *c = arg;
     bool pending = evbuffer_get_length(bufferevent_get_output(c->bev)) > 0;
-    if ((what & BEV_EVENT_EOF) &&
-        (c->job || c->state == C_CLOSE || (c->state == C_HEAD && pending))) {
-        /* The client shut its side after its request: answer it anyway,
-         * then close. */
-        c->keep = false;
-        if (c->state == C_HEAD) {
-            c->state = C_CLOSE;
-            evtimer_del(c->timer);
-        }
+    if ((what & BEV_EVENT_EOF) && !(what & BEV_EVENT_ERROR)) {
+        c->eof = true; /* every byte it sent is in the input buffer */
         bufferevent_disable(c->bev, EV_READ);
-        return;
+        /* A read changes nothing: a client that leaves while it waits is
+         * gone, and the read is dropped (abandon).  An operation is made
+         * and answered, since its client cannot know otherwise. */
+        if ((c->state == C_BUSY && !(c->job && c->job->read)) || c->state == C_CLOSE)
+            return; /* the answer is made or written first */
+        if (c->state == C_HEAD) {
+            if (!pending)
+                after_eof(c);
+            return; /* on_write goes on once the answer is out */
+        }
     }
-    conn_close(c); /* EOF, an error, or an answer not read in time */
+    conn_close(c); /* EOF mid-body or on a stream, an error, or an answer not read in time */
 }
 
 static conn *conn_new(server *sv, evutil_socket_t fd, bool refused)
@@ -587,6 +668,8 @@ static void sse_prune(server *sv)
     }
 }
 
+#define SSE_PAUSE 1 /* send_op: this page is full */
+
 typedef struct sse_send {
     conn *only; /* NULL = every stream */
     server *sv;
@@ -607,22 +690,106 @@ static int send_op(void *ud, const store_op *op)
     if (n < 0)
         return RINGSIM_ENOMEM;
     for (conn *c = s->only ? s->only : s->sv->conns; c; c = s->only ? NULL : c->next)
-        if (c->state == C_EVENTS && c->last < op->id) {
+        if (c->state == C_EVENTS && c->last < op->id && (s->only || !c->catching_up)) {
             send_chunk(c, msg, (size_t)n);
             c->last = op->id;
         }
     free(msg);
     s->sent = op->id;
+    /* A resuming stream takes a page at a time: the rest when it is out. */
+    if (s->only && evbuffer_get_length(bufferevent_get_output(s->only->bev)) >= SSE_PAGE_BYTES)
+        return SSE_PAUSE;
     return 0;
+}
+
+/* The next page of a resuming stream, read from the log's index (ids after
+ * the last one sent): a bounded piece of work on the loop however far
+ * behind the stream is.  Caught up, it takes the broadcasts again. */
+static void sse_resume(conn *c)
+{
+    server *sv = c->sv;
+    rs_error err = {0, ""};
+    sse_send s = {c, sv, c->last};
+    int rc = c->last < sv->broadcast
+                 ? store_ops_each(sim_store(sv->loop_sim), c->last, sv->broadcast - c->last,
+                                  send_op, &s, &err)
+                 : 0;
+    if (rc && rc != SSE_PAUSE)
+        c->lagging = true; /* end the stream; the browser resumes from what it got */
+    else if (c->last >= sv->broadcast)
+        c->catching_up = false;
 }
 
 /* Broadcast every operation committed since the last broadcast.  Only what
  * went out counts as broadcast: an operation that could not be read (a
  * busy or failing database, no memory) is tried again at the next poll. */
+/* Bring the loop's state up to date where that is cheap; a topology change
+ * goes to the refresher.  True when the state is current. */
+static bool loop_refresh(server *sv, int *rc, rs_error *err)
+{
+    bool heavy = false;
+    *rc = sv->refreshing ? 0 : sim_refresh_light(sv->loop_sim, &heavy, err);
+    if (heavy && !sv->refreshing) {
+        sv->refreshing = true;
+        pthread_mutex_lock(&sv->mu);
+        sv->refresh_due = true;
+        pthread_cond_signal(&sv->refresh_cv);
+        pthread_mutex_unlock(&sv->mu);
+    }
+    return !*rc && !sv->refreshing;
+}
+
+static void *refresher_main(void *arg)
+{
+    server *sv = arg;
+    pthread_mutex_lock(&sv->mu);
+    for (;;) {
+        while (!sv->refresh_due && !sv->stop)
+            pthread_cond_wait(&sv->refresh_cv, &sv->mu);
+        if (sv->stop)
+            break;
+        sv->refresh_due = false;
+        pthread_mutex_unlock(&sv->mu);
+        rs_error err = {0, ""};
+        if (sim_refresh(sv->spare_sim, NULL, &err)) /* the loop tries again */
+            fprintf(stderr, "ringsim: cannot read the new layout (%s); trying again\n",
+                    err.msg[0] ? err.msg : "error");
+        pthread_mutex_lock(&sv->mu);
+        sv->refresh_done = true;
+        event_active(sv->refresh_ev, EV_READ, 0);
+    }
+    pthread_mutex_unlock(&sv->mu);
+    return NULL;
+}
+
+static void answer_held(server *sv);
+
+/* The refresher is done: its engine becomes the loop's, the loop's the
+ * spare (caught up next time), and what waited for it goes out. */
+static void on_refreshed(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    server *sv = arg;
+    pthread_mutex_lock(&sv->mu);
+    bool done = sv->refresh_done;
+    sv->refresh_done = false;
+    pthread_mutex_unlock(&sv->mu);
+    if (!done)
+        return;
+    sim *t = sv->loop_sim;
+    sv->loop_sim = sv->spare_sim;
+    sv->spare_sim = t;
+    sv->refreshing = false;
+    answer_held(sv);
+}
+
 static void broadcast_new(server *sv)
 {
     rs_error err = {0, ""};
-    int rc = sim_refresh(sv->loop_sim, NULL, &err);
+    int rc;
+    if (!loop_refresh(sv, &rc, &err) && !rc)
+        return; /* on_refreshed broadcasts once the new layout is in */
     int64_t last = rc ? sv->broadcast : sim_last_op(sv->loop_sim);
     if (!rc && last > sv->broadcast) {
         sse_send s = {NULL, sv, sv->broadcast};
@@ -675,12 +842,18 @@ static void events_start(conn *c)
     if (lei && !api_parse_u64(lei, strlen(lei), INT64_MAX, &v) && (int64_t)v < c->last)
         c->last = (int64_t)v;
     send_chunk(c, "retry: 1000\n\n", 13);
-    if (c->last < sv->broadcast) { /* resume: everything after Last-Event-ID */
-        rs_error err;
-        sse_send s = {c, sv, c->last};
-        if (store_ops_each(sim_store(sv->loop_sim), c->last, sv->broadcast - c->last, send_op,
-                           &s, &err))
-            c->lagging = true; /* end the stream; the browser resumes from what it got */
+    if (sv->broadcast - c->last > SSE_RESUME_MAX) {
+        /* Too far behind to catch up event by event: the client reloads
+         * its state instead, and the stream goes on from now. */
+        char msg[160];
+        int n = snprintf(msg, sizeof msg, "id: %lld\nevent: reload\ndata: {\"last\":%lld,\"missed\":%lld}\n\n",
+                         (long long)sv->broadcast, (long long)sv->broadcast,
+                         (long long)(sv->broadcast - c->last));
+        send_chunk(c, msg, (size_t)n);
+        c->last = sv->broadcast;
+    } else if (c->last < sv->broadcast) { /* resume: everything after Last-Event-ID */
+        c->catching_up = true;
+        sse_resume(c);
     }
     sse_prune(sv);
 }
@@ -742,7 +915,7 @@ static int worker_progress(void *ud, const char *what, uint64_t done, uint64_t t
 {
     worker *w = ud;
     server *sv = w->sv;
-    uint64_t cancel = atomic_load(&sv->cancel);
+    uint64_t cancel = atomic_load(&w->cancel);
     if (cancel == UINT64_MAX || (cancel && cancel == atomic_load(&w->running)))
         return 1;
     /* At most ten progress events a second, and the last one once.  p_last
@@ -791,9 +964,19 @@ static void *worker_main(void *arg)
         w->queue = j->next;
         if (!w->queue)
             w->queue_tail = &w->queue;
+        w->queued--;
         atomic_store(&w->running, j->seq);
         pthread_mutex_unlock(&sv->mu);
-        api_respond(w->sim, &w->cache, &j->r, &j->a);
+        /* The body is parsed here, never on the loop; one at a time per
+         * worker, freed with the request. */
+        rs_error err = {0, ""};
+        int rc = j->blen ? http_attach_body(&j->r, j->body, j->blen, &err) : 0;
+        if (rc) {
+            j->a.status = ringsim_status(rc);
+            j->a.body = api_error_body(rc, err.msg);
+        } else {
+            api_respond(w->sim, &w->cache, &j->r, &j->a);
+        }
         pthread_mutex_lock(&sv->mu);
         atomic_store(&w->running, 0);
         j->next = sv->done;
@@ -808,7 +991,39 @@ static void job_free(job *j)
 {
     api_answer_clear(&j->a);
     api_request_clear(&j->r);
+    j->sv->body_bytes -= j->bcap;
+    j->sv->trim_due |= j->bcap > TRIM_OVER;
+    free(j->body);
     free(j);
+}
+
+/* A connection closes while its request waits or runs.  A read nobody
+ * waits for is dropped from the queue, or stopped where the engine asks
+ * (time travel, replays); an operation goes on, since its client cannot
+ * know whether it was made. */
+static void abandon(conn *c)
+{
+    server *sv = c->sv;
+    job *j = c->job;
+    worker *w = &sv->w[W_READ];
+    bool dropped = false;
+    pthread_mutex_lock(&sv->mu);
+    for (job **p = &w->queue; *p; p = &(*p)->next)
+        if (*p == j) {
+            *p = j->next;
+            if (w->queue_tail == &j->next)
+                w->queue_tail = p;
+            w->queued--;
+            dropped = true;
+            break;
+        }
+    if (!dropped && atomic_load(&w->running) == j->seq)
+        atomic_store(&w->cancel, j->seq);
+    pthread_mutex_unlock(&sv->mu);
+    if (dropped) {
+        c->job = NULL;
+        job_free(j);
+    }
 }
 
 /* A job is over: answer its connection (unless it closed meanwhile). */
@@ -828,6 +1043,24 @@ static void job_answer(job *j, int code, const char *msg)
     job_free(j);
 }
 
+/* Answer the operations that are done, once the loop's state holds them
+ * (the operation event goes out before its answer). */
+static void answer_held(server *sv)
+{
+    broadcast_new(sv);
+    if (sv->refreshing)
+        return; /* on_refreshed comes back here */
+    job *list = sv->held;
+    sv->held = NULL;
+    sv->held_tail = &sv->held;
+    while (list) {
+        job *j = list;
+        list = j->next;
+        job_answer(j, 0, NULL);
+    }
+    maybe_stopped(sv);
+}
+
 static void on_done(evutil_socket_t fd, short what, void *arg)
 {
     (void)fd;
@@ -844,11 +1077,20 @@ static void on_done(evutil_socket_t fd, short what, void *arg)
         rev = list;
         list = n;
     }
-    broadcast_new(sv); /* the operation event goes out before its answer */
+    /* Held behind any answer still waiting for the refresher: in order. */
     while (rev) {
         job *j = rev;
         rev = j->next;
-        job_answer(j, 0, NULL);
+        j->next = NULL;
+        *sv->held_tail = j;
+        sv->held_tail = &j->next;
+    }
+    answer_held(sv);
+    /* A parsed 16 MiB body or a long report leaves hundreds of MB free in
+     * the heap; glibc keeps them unless asked (a millisecond or two). */
+    if (sv->trim_due) {
+        sv->trim_due = false;
+        malloc_trim(0);
     }
     maybe_stopped(sv);
 }
@@ -856,22 +1098,43 @@ static void on_done(evutil_socket_t fd, short what, void *arg)
 static void enqueue(conn *c, worker *w, api_request *r)
 {
     server *sv = c->sv;
+    pthread_mutex_lock(&sv->mu);
+    int queued = w->queued;
+    pthread_mutex_unlock(&sv->mu);
+    if (queued >= QUEUE_MAX) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "%d requests are waiting for the %s already; try again",
+                 queued, w == &sv->w[W_OPS] ? "operations worker" : "reading worker");
+        body_free(c);
+        answer_error(c, RINGSIM_EUNAVAILABLE, msg);
+        finish(c);
+        return;
+    }
     job *j = calloc(1, sizeof *j);
     if (!j) {
-        api_request_clear(r);
+        body_free(c);
         answer_error(c, RINGSIM_ENOMEM, "out of memory");
         finish(c);
         return;
     }
     j->c = c;
+    j->sv = sv;
+    j->read = w == &sv->w[W_READ];
     j->r = *r;
     memset(r, 0, sizeof *r);
+    /* The raw body goes with the job (still counted against the budget). */
+    j->body = c->body;
+    j->blen = c->blen;
+    j->bcap = c->bcap;
+    c->body = NULL;
+    c->blen = c->bcap = 0;
     c->job = j;
     c->state = C_BUSY;
     pthread_mutex_lock(&sv->mu);
     j->seq = ++sv->seq;
     *w->queue_tail = j;
     w->queue_tail = &j->next;
+    w->queued++;
     pthread_cond_signal(&w->cv);
     pthread_mutex_unlock(&sv->mu);
 }
@@ -882,9 +1145,10 @@ static void enqueue(conn *c, worker *w, api_request *r)
 static void cancel_running(conn *c)
 {
     server *sv = c->sv;
-    uint64_t r = atomic_load(&sv->w[W_OPS].running); /* only the loop writes cancel */
-    if (r && atomic_load(&sv->cancel) != UINT64_MAX)
-        atomic_store(&sv->cancel, r);
+    worker *w = &sv->w[W_OPS];
+    uint64_t r = atomic_load(&w->running); /* only the loop writes cancel */
+    if (r && atomic_load(&w->cancel) != UINT64_MAX)
+        atomic_store(&w->cancel, r);
     json_t *b = json_pack("{s:b}", "cancelled", r != 0);
     answer_json(c, 200, b);
     json_decref(b);
@@ -945,43 +1209,37 @@ static void serve_file(conn *c, const char *name)
 
 /* ---- requests ---- */
 
-/* A whole request has come: check it and send it where it runs. */
+/* A whole request has come (checked from its head): send it where it runs. */
 static void complete(conn *c)
 {
     server *sv = c->sv;
     evtimer_del(c->timer);
     c->state = C_BUSY;
-    http_request req;
-    rs_error err = {0, ""};
-    int rc = http_prepare(&sv->conf, &c->h, c->body, c->blen, &req, &err);
-    body_free(c); /* parsed into req: the bytes go back now */
-    if (rc) {
-        answer_error(c, rc, err.msg);
+    http_request *req = &c->req;
+    if (req->kind == HTTP_TO_FILE) {
+        serve_file(c, req->path);
         finish(c);
-        return;
-    }
-    if (req.kind == HTTP_TO_FILE) {
-        serve_file(c, req.path);
-        finish(c);
-    } else if (req.where == API_EVENTS) {
+    } else if (req->where == API_EVENTS) {
         events_start(c);
-    } else if (req.where == API_CANCEL) {
+    } else if (req->where == API_CANCEL) {
         cancel_running(c);
-    } else if ((req.where == API_WORKER || req.where == API_READER) && sv->stopping) {
+    } else if ((req->where == API_WORKER || req->where == API_READER) && sv->stopping) {
+        body_free(c);
         answer_error(c, RINGSIM_EUNAVAILABLE, "the server is stopping");
         finish(c);
-    } else if (req.where == API_WORKER || req.where == API_READER) {
-        enqueue(c, &sv->w[req.where == API_WORKER ? W_OPS : W_READ], &req.api);
-    } else {
+    } else if (req->where == API_WORKER || req->where == API_READER) {
+        enqueue(c, &sv->w[req->where == API_WORKER ? W_OPS : W_READ], &req->api);
+        http_request_clear(req);
+    } else { /* a fast read: no route on the loop takes a body */
         api_answer a;
         api_cache none = API_CACHE_INIT; /* the loop never travels in time */
-        api_respond(sv->loop_sim, &none, &req.api, &a);
+        none.light = true;                /* nor builds a layout */
+        api_respond(sv->loop_sim, &none, &req->api, &a);
         api_cache_clear(&none);
         answer(c, &a);
         api_answer_clear(&a);
         finish(c);
     }
-    http_request_clear(&req);
 }
 
 static void read_body(conn *c)
@@ -1064,7 +1322,16 @@ static void read_head(conn *c)
     }
     c->have_head = true;
     c->keep = c->h.keep_alive;
-    if (c->h.chunked || c->h.content_length > 0) {
+    /* Everything the head decides, before a byte of the body is read: a
+     * refused upload is never waited for (and never invited with 100
+     * Continue); its connection closes after the answer. */
+    if ((rc = http_check(&sv->conf, &c->h, &c->req, &err))) {
+        c->keep = c->keep && !c->h.has_body;
+        answer_error(c, rc, err.msg);
+        finish(c);
+        return;
+    }
+    if (c->h.has_body) {
         c->state = C_BODY;
         c->blen = 0;
         arm(c, sv->lim.body_timeout_ms);
@@ -1107,6 +1374,8 @@ static void maybe_stopped(server *sv)
     for (conn *c = sv->conns; c; c = c->next)
         if (c->job || c->state == C_CLOSE || c->state == C_BUSY)
             return; /* an answer still to make or to write */
+    if (sv->held || sv->refreshing)
+        return; /* answers waiting for the refresher */
     pthread_mutex_lock(&sv->mu);
     bool idle = !sv->done;
     for (int i = 0; i < W_COUNT; i++)
@@ -1123,13 +1392,14 @@ static void begin_stop(server *sv)
         evconnlistener_free(sv->lev);
         sv->lev = NULL;
     }
-    atomic_store(&sv->cancel, UINT64_MAX);
     for (int i = 0; i < W_COUNT; i++) {
         worker *w = &sv->w[i];
+        atomic_store(&w->cancel, UINT64_MAX);
         pthread_mutex_lock(&sv->mu);
         job *q = w->queue; /* not started: answered at once */
         w->queue = NULL;
         w->queue_tail = &w->queue;
+        w->queued = 0;
         pthread_mutex_unlock(&sv->mu);
         while (q) {
             job *j = q;
@@ -1346,8 +1616,10 @@ int api_serve(const serve_options *o)
     pthread_mutex_init(&sv.mu, NULL);
     for (int i = 0; i < W_COUNT; i++)
         pthread_cond_init(&sv.w[i].cv, NULL);
-    if (sim_open(&sv.loop_sim, o->db, &err) || sim_open(&sv.w[W_OPS].sim, o->db, &err) ||
-        sim_open(&sv.w[W_READ].sim, o->db, &err)) {
+    pthread_cond_init(&sv.refresh_cv, NULL);
+    sv.held_tail = &sv.held;
+    if (sim_open(&sv.loop_sim, o->db, &err) || sim_open(&sv.spare_sim, o->db, &err) ||
+        sim_open(&sv.w[W_OPS].sim, o->db, &err) || sim_open(&sv.w[W_READ].sim, o->db, &err)) {
         fprintf(stderr, "ringsim: %s\n", err.msg);
         goto out;
     }
@@ -1384,11 +1656,13 @@ int api_serve(const serve_options *o)
     sv.keepalive_ev = event_new(sv.base, -1, EV_PERSIST, on_keepalive, &sv);
     sv.done_ev = event_new(sv.base, -1, 0, on_done, &sv);
     sv.progress_ev = event_new(sv.base, -1, 0, on_progress, &sv);
+    sv.refresh_ev = event_new(sv.base, -1, 0, on_refreshed, &sv);
     sv.backoff_ev = evtimer_new(sv.base, on_backoff, &sv);
     sv.grace_ev = evtimer_new(sv.base, on_grace, &sv);
     sv.sigint_ev = evsignal_new(sv.base, SIGINT, on_signal, &sv);
     sv.sigterm_ev = evsignal_new(sv.base, SIGTERM, on_signal, &sv);
-    if (!sv.poll_ev || !sv.keepalive_ev || !sv.done_ev || !sv.progress_ev || !sv.backoff_ev ||
+    if (!sv.poll_ev || !sv.keepalive_ev || !sv.done_ev || !sv.progress_ev || !sv.refresh_ev ||
+        !sv.backoff_ev ||
         !sv.grace_ev || !sv.sigint_ev || !sv.sigterm_ev || event_add(sv.poll_ev, &poll) ||
         event_add(sv.keepalive_ev, &ka) || event_add(sv.sigint_ev, NULL) ||
         event_add(sv.sigterm_ev, NULL)) {
@@ -1402,6 +1676,11 @@ int api_serve(const serve_options *o)
         }
         sv.w[i].started = true;
     }
+    if (pthread_create(&sv.refresher, NULL, refresher_main, &sv)) {
+        fprintf(stderr, "ringsim: cannot start the worker threads\n");
+        goto out;
+    }
+    sv.refresher_started = true;
     char hbuf[300];
     snprintf(hbuf, sizeof hbuf, strchr(host, ':') ? "[%s]" : "%s", host);
     printf("ringsim: serving http://%s:%d/%s%s (database %s%s%s)\n", hbuf, sv.conf.port,
@@ -1417,7 +1696,10 @@ out:
     sv.stop = true;
     for (int i = 0; i < W_COUNT; i++)
         pthread_cond_signal(&sv.w[i].cv);
+    pthread_cond_signal(&sv.refresh_cv);
     pthread_mutex_unlock(&sv.mu);
+    if (sv.refresher_started) /* a layout build: bounded by the points limit */
+        pthread_join(sv.refresher, NULL);
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_sec += sv.stopping ? 1 : sv.lim.stop_grace_ms / 1000 + 1;
@@ -1433,8 +1715,9 @@ out:
             _exit(1);
         }
     /* Jobs the workers finished or never started: nobody is left to answer. */
-    for (job *lists[3] = {sv.done, sv.w[W_OPS].queue, sv.w[W_READ].queue}, **l = lists;
-         l < lists + 3; l++)
+    for (job *lists[4] = {sv.done, sv.held, sv.w[W_OPS].queue, sv.w[W_READ].queue},
+             **l = lists;
+         l < lists + 4; l++)
         while (*l) {
             job *j = *l;
             *l = j->next;
@@ -1448,8 +1731,9 @@ out:
         conn_close(sv.conns);
     if (sv.lev)
         evconnlistener_free(sv.lev);
-    struct event *evs[] = {sv.poll_ev,    sv.keepalive_ev, sv.done_ev,   sv.progress_ev,
-                           sv.backoff_ev, sv.grace_ev,     sv.sigint_ev, sv.sigterm_ev};
+    struct event *evs[] = {sv.poll_ev,    sv.keepalive_ev, sv.done_ev,    sv.progress_ev,
+                           sv.refresh_ev, sv.backoff_ev,   sv.grace_ev,   sv.sigint_ev,
+                           sv.sigterm_ev};
     for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++)
         if (evs[i])
             event_free(evs[i]);
@@ -1461,6 +1745,8 @@ out:
         pthread_cond_destroy(&sv.w[i].cv);
     }
     sim_close(sv.loop_sim);
+    sim_close(sv.spare_sim);
+    pthread_cond_destroy(&sv.refresh_cv);
     pthread_mutex_destroy(&sv.mu);
     libevent_global_shutdown();
     return rc;

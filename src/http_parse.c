@@ -97,7 +97,8 @@ static api_method method_of(const char *m)
         const char *name;
         api_method m;
     } t[] = {{"GET", API_GET},   {"HEAD", API_HEAD},       {"POST", API_POST},
-             {"PUT", API_PUT},   {"DELETE", API_DELETE}};
+             {"PUT", API_PUT},   {"DELETE", API_DELETE},
+             {"PATCH", API_PATCH}};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (strcmp(m, t[i].name) == 0) /* methods are case-sensitive */
             return t[i].m;
@@ -107,6 +108,36 @@ static api_method method_of(const char *m)
 static int bad(rs_error *err, const char *what)
 {
     return rs_fail(err, RINGSIM_EBADREQUEST, "malformed HTTP request: %s", what);
+}
+
+/* An absolute-form target (what a client talking to a proxy sends): keep
+ * its authority apart as the Host and its path as the target.  0 when the
+ * target is not absolute or was taken apart, -1 when it is malformed. */
+static int absolute_form(http_head *h)
+{
+    const char *t = h->target;
+    size_t skip = strncasecmp(t, "http://", 7) == 0    ? 7
+                  : strncasecmp(t, "https://", 8) == 0 ? 8
+                                                       : 0;
+    if (!skip)
+        return 0;
+    const char *auth = t + skip;
+    size_t n = strcspn(auth, "/?#");
+    if (n == 0 || n >= sizeof h->abs_host || memchr(auth, '@', n))
+        return -1; /* no host, too long, or userinfo (RFC 9110 4.2.4) */
+    memcpy(h->abs_host, auth, n);
+    h->abs_host[n] = '\0';
+    const char *path = auth + n;
+    if (*path == '/') {
+        h->target = path;
+        h->target_len -= (size_t)(path - t);
+    } else { /* "http://host" or "http://host?q": the path is "/" */
+        h->target = *path ? path - 1 : "/";
+        h->target_len = *path ? h->target_len - (size_t)(path - t) + 1 : 1;
+        if (*path) /* the byte before the query is the host's last: make it '/' */
+            ((char *)path)[-1] = '/';
+    }
+    return 0;
 }
 
 /* The request line "METHOD SP TARGET SP HTTP/1.x", NUL-terminated. */
@@ -135,6 +166,8 @@ static int request_line(char *line, size_t ll, http_head *h, rs_error *err)
                             "(percent-encode the rest)");
     *sp = '\0';
     h->target = t;
+    if (absolute_form(h) < 0)
+        return bad(err, "an absolute target must be http://HOST[:PORT]/PATH");
     const char *v = sp + 1;
     size_t vl = ll - (size_t)(v - line);
     if (vl != 8 || memcmp(v, "HTTP/1.", 7) != 0 || (v[7] != '0' && v[7] != '1'))
@@ -182,7 +215,8 @@ static int interpret(http_head *h, rs_error *err)
     } once[] = {{"host", offsetof(http_head, host)},
                 {"origin", offsetof(http_head, origin)},
                 {"content-type", offsetof(http_head, content_type)},
-                {"authorization", offsetof(http_head, authorization)}};
+                {"authorization", offsetof(http_head, authorization)},
+                {"sec-fetch-site", offsetof(http_head, sec_fetch_site)}};
     bool close = false, keep = false, te = false;
     for (int i = 0; i < h->nfields; i++) {
         const http_field *f = &h->field[i];
@@ -227,7 +261,10 @@ static int interpret(http_head *h, rs_error *err)
         return bad(err, "chunked bodies need HTTP/1.1");
     if (h->minor == 1 && !h->host)
         return bad(err, "an HTTP/1.1 request must carry Host");
+    if (h->abs_host[0]) /* the target's authority stands in for Host */
+        h->host = h->abs_host;
     h->keep_alive = h->minor == 1 ? !close : keep && !close;
+    h->has_body = h->chunked || h->content_length > 0;
     if (h->content_length > (int64_t)API_MAX_BODY)
         return rs_fail(err, RINGSIM_ETOOBIG, "request body is %lld bytes; the limit is 16 MiB",
                        (long long)h->content_length);
@@ -619,17 +656,33 @@ static int prepare_file(const http_head *h, http_request *out, rs_error *err)
     return 0;
 }
 
-int http_prepare(const http_conf *c, const http_head *h, const char *body, size_t blen,
-                 http_request *out, rs_error *err)
+/* A mutation that a browser says comes from another site, or whose Origin
+ * is "null" (a sandboxed frame, a file: page, a redirect): refused even
+ * where the Origin check would let it through. */
+static bool cross_site(const http_head *h)
+{
+    bool mutating = h->method != API_GET && h->method != API_HEAD;
+    return mutating && ((h->sec_fetch_site && strcasecmp(h->sec_fetch_site, "cross-site") == 0) ||
+                        (h->origin && strcmp(h->origin, "null") == 0));
+}
+
+int http_check(const http_conf *c, const http_head *h, http_request *out, rs_error *err)
 {
     memset(out, 0, sizeof *out);
-    if (!http_host_ok(c, h->host) || !http_origin_ok(c, h->origin, h->host))
+    if (!http_host_ok(c, h->host) || !http_origin_ok(c, h->origin, h->host) || cross_site(h))
         return rs_fail(err, RINGSIM_EFORBIDDEN, "this server answers only to its own address");
-    if (!is_api(h->target, h->target_len))
-        return prepare_file(h, out, err);
+    if (!is_api(h->target, h->target_len)) {
+        int rc = prepare_file(h, out, err);
+        if (!rc && h->has_body)
+            rc = rs_fail(err, RINGSIM_ETOOBIG, "a request for a file takes no body");
+        if (rc)
+            http_request_clear(out);
+        return rc;
+    }
     out->kind = HTTP_TO_API;
     api_request *r = &out->api;
     r->method = h->method;
+    bool takes_body = false;
     int rc = http_parse_target(h->target, h->target_len, r, err);
     if (!rc && !token_ok(c, h, r))
         rc = rs_fail(err, RINGSIM_EUNAUTHORIZED,
@@ -637,27 +690,39 @@ int http_prepare(const http_conf *c, const http_head *h, const char *body, size_
                      "serve` printed (it ends in ?token=...), or send Authorization: Bearer "
                      "TOKEN");
     if (!rc)
-        rc = api_classify(r, &out->where, err);
-    /* A mutation must say it is JSON even without a body: no cross-site
-     * "simple request" (a form, a text/plain fetch) may reach it. */
-    bool mutating = h->method == API_POST || h->method == API_PUT || h->method == API_DELETE;
-    if (!rc && mutating && !http_is_json(h->content_type))
-        rc = rs_fail(err, RINGSIM_EJSON,
-                     "send Content-Type: application/json with every POST, PUT and DELETE, "
-                     "also when the body is empty");
-    if (!rc && blen > API_MAX_BODY)
-        rc = rs_fail(err, RINGSIM_ETOOBIG, "request body is %zu bytes; the limit is 16 MiB",
-                     blen);
-    if (!rc && blen && !http_is_json(h->content_type))
+        rc = api_route(r, &out->where, &takes_body, err);
+    if (!rc && h->has_body && !takes_body)
+        rc = rs_fail(err, RINGSIM_ETOOBIG, "%s %.200s takes no body; send it without one",
+                     h->method_name, h->target);
+    /* A body must be labelled JSON: no cross-site "simple request" (a form,
+     * a text/plain fetch) can send that without the browser asking first. */
+    if (!rc && h->has_body && !http_is_json(h->content_type))
         rc = rs_fail(err, RINGSIM_EJSON,
                      "send the body as JSON with Content-Type: application/json");
-    if (!rc && blen) {
-        json_error_t je;
-        r->body = json_loadb(body, blen, JSON_ALLOW_NUL, &je);
-        if (!r->body)
-            rc = rs_fail(err, RINGSIM_EJSON, "body is not valid JSON: %.100s (line %d)", je.text,
-                         je.line);
-    }
+    if (rc)
+        http_request_clear(out);
+    return rc;
+}
+
+int http_attach_body(api_request *r, const char *body, size_t blen, rs_error *err)
+{
+    if (blen > API_MAX_BODY)
+        return rs_fail(err, RINGSIM_ETOOBIG, "request body is %zu bytes; the limit is 16 MiB",
+                       blen);
+    json_error_t je;
+    r->body = json_loadb(body, blen, JSON_ALLOW_NUL, &je);
+    if (!r->body)
+        return rs_fail(err, RINGSIM_EJSON, "body is not valid JSON: %.100s (line %d)", je.text,
+                       je.line);
+    return 0;
+}
+
+int http_prepare(const http_conf *c, const http_head *h, const char *body, size_t blen,
+                 http_request *out, rs_error *err)
+{
+    int rc = http_check(c, h, out, err);
+    if (!rc && blen && out->kind == HTTP_TO_API)
+        rc = http_attach_body(&out->api, body, blen, err);
     if (rc)
         http_request_clear(out);
     return rc;

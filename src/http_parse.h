@@ -42,10 +42,16 @@ typedef struct http_head {
     int nfields;
     /* What the fields say (NULL: absent); names are matched without case. */
     const char *host, *origin, *content_type, *authorization, *last_event_id;
+    const char *sec_fetch_site; /* Sec-Fetch-Site, as browsers send it */
+    /* An absolute-form target (RFC 9112 3.2.2, "http://host:port/path"):
+     * target then points at its path and host at this copy of its
+     * authority, which stands in for the Host field. */
+    char abs_host[256];
     int64_t content_length; /* -1: none */
     bool chunked;           /* Transfer-Encoding: chunked */
     bool keep_alive;        /* the connection stays open after the answer */
     bool expect_continue;   /* Expect: 100-continue */
+    bool has_body;          /* a body follows (Content-Length > 0, or chunked) */
 } http_head;
 
 /* Length of the head at the start of buf[0..len) -- up to and including the
@@ -125,12 +131,27 @@ typedef struct http_request {
  * for bad percent-encoding, RINGSIM_ENOMEM. */
 int http_parse_target(const char *target, size_t len, api_request *r, rs_error *err);
 
-/* Everything decided between the head and a handler, in this order: Host and
- * Origin (403), the target (400, 404), the access token for /api/ (401), the
- * route (404, 405), the content type of a mutating request -- POST, PUT,
- * DELETE, PATCH, even with an empty body -- (400 invalid_json), the body
- * (413, 400 invalid_json).  On success *out is filled (clear it with
- * http_request_clear); on failure the negative code and err. */
+/* Everything decided from the head alone, before a byte of the body is
+ * read, in this order: Host, Origin and Sec-Fetch-Site (403: a mutation
+ * whose Origin is not this server's page, "null" included, or that a
+ * browser labels cross-site), the target (400, 404), the access token for
+ * /api/ (401), the route (404, 405), and the body the head announces (a
+ * route that takes none: 413; one that is not labelled JSON: 400
+ * invalid_json).  A request without a body needs no Content-Type (API.md
+ * version 3).  So a refusal never waits for an upload, and a client
+ * without the token is answered before it sends one.  On success *out is
+ * filled (clear it with http_request_clear); on failure the negative code
+ * and err. */
+int http_check(const http_conf *c, const http_head *h, http_request *out, rs_error *err);
+
+/* Parse the body of a checked API request (blen > 0) as JSON into
+ * r->body: RINGSIM_EJSON when it is not, RINGSIM_ETOOBIG past
+ * API_MAX_BODY, RINGSIM_ENOMEM.  The server calls it on the worker that
+ * answers the request, never on the event loop. */
+int http_attach_body(api_request *r, const char *body, size_t blen, rs_error *err);
+
+/* http_check, then http_attach_body when there is a body: the whole way
+ * from head to handler (the fuzzer's entry).  On failure *out is cleared. */
 int http_prepare(const http_conf *c, const http_head *h, const char *body, size_t blen,
                  http_request *out, rs_error *err);
 

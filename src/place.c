@@ -17,6 +17,8 @@
 #define _GNU_SOURCE
 #include "place_int.h"
 
+#include "alg_twemproxy.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +29,7 @@
 typedef struct pdef {
     const char *name;
     int64_t def, min, max;
+    const char *const *names; /* a choice by name: names[min..max], or NULL */
 } pdef;
 
 static const pdef pdefs[PP_COUNT] = {
@@ -36,6 +39,8 @@ static const pdef pdefs[PP_COUNT] = {
     [PP_MAX_RING_SIZE] = {"max_ring_size", 8388608, 1, 8388608},
     [PP_TABLE_SIZE] = {"table_size", 65537, 2, 5000011},
     [PP_NUM_TOKENS] = {"num_tokens", 16, 1, 1536},
+    [PP_HASH_BALANCE_FACTOR] = {"hash_balance_factor", 0, 0, 2147483647},
+    [PP_HASH] = {"hash", TW_DEFAULT_HASH, 0, TW_NHASH - 1, twemproxy_hash_names},
 };
 
 const place_algo *place__find(const char *name)
@@ -91,6 +96,11 @@ int place_config_check(const place_config *cfg, rs_error *err)
     if (!is_prime(cfg->param[PP_TABLE_SIZE]))
         return rs_fail(err, RINGSIM_EPARAM, "table_size must be a prime number (%lld is not)",
                        (long long)cfg->param[PP_TABLE_SIZE]);
+    if (cfg->param[PP_HASH_BALANCE_FACTOR] > 0 && cfg->param[PP_HASH_BALANCE_FACTOR] <= 100)
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "hash_balance_factor must be 0 or greater than 100 (HAProxy refuses "
+                       "hash-balance-factor %lld)",
+                       (long long)cfg->param[PP_HASH_BALANCE_FACTOR]);
     if (cfg->param[PP_MIN_RING_SIZE] > cfg->param[PP_MAX_RING_SIZE])
         return rs_fail(err, RINGSIM_EPARAM,
                        "min_ring_size (%lld) must not be above max_ring_size (%lld)",
@@ -136,7 +146,10 @@ json_t *place_config_json(const place_config *cfg, bool all)
         bool mine = false;
         for (size_t k = 0; a && k < a->nparams; k++)
             mine |= a->params[k] == i;
-        if (all || mine)
+        if ((all || mine) && pdefs[i].names)
+            json_object_set_new(params, pdefs[i].name,
+                                json_string(pdefs[i].names[cfg->param[i]]));
+        else if (all || mine)
             json_object_set_new(params, pdefs[i].name, json_integer(cfg->param[i]));
     }
     return json_pack("{s:s, s:I, s:o, s:I}", "algorithm", cfg->algorithm,
@@ -152,8 +165,25 @@ static int param_index(const char *name)
     return -1;
 }
 
+/* A choice by name: the index of the name, or an error listing them. */
+static int set_param_name(place_config *cfg, int i, const char *v, rs_error *err)
+{
+    char known[256] = "";
+    for (int64_t k = pdefs[i].min; k <= pdefs[i].max; k++) {
+        if (v && !strcmp(v, pdefs[i].names[k])) {
+            cfg->param[i] = k;
+            return 0;
+        }
+        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
+                 k > pdefs[i].min ? ", " : "", pdefs[i].names[k]);
+    }
+    return rs_fail(err, RINGSIM_EPARAM, "%s must be one of %s", pdefs[i].name, known);
+}
+
 static int set_param_int(place_config *cfg, int i, const json_t *v, rs_error *err)
 {
+    if (pdefs[i].names)
+        return set_param_name(cfg, i, json_string_value(v), err);
     double d = json_is_integer(v) ? (double)json_integer_value(v)
                : json_is_real(v)  ? json_real_value(v)
                                   : NAN;
@@ -224,6 +254,8 @@ int place_config_set_param(place_config *cfg, const char *name, const char *valu
     int i = param_index(name);
     if (i < 0)
         return rs_fail(err, RINGSIM_EPARAM, "unknown parameter \"%.64s\"", name);
+    if (pdefs[i].names)
+        return set_param_name(cfg, i, value, err);
     char *end;
     double d = strtod(value, &end);
     if (!*value || *end)
@@ -246,6 +278,9 @@ char *place_config_describe(const place_config *cfg)
         if (i == PP_POINTS_PER_NODE)
             n += (size_t)snprintf(buf + n, sizeof buf - n, ", %lld point%s per node",
                                   (long long)cfg->param[i], cfg->param[i] == 1 ? "" : "s");
+        else if (pdefs[i].names)
+            n += (size_t)snprintf(buf + n, sizeof buf - n, ", %s %s", pdefs[i].name,
+                                  pdefs[i].names[cfg->param[i]]);
         else
             n += (size_t)snprintf(buf + n, sizeof buf - n, ", %s %lld", pdefs[i].name,
                                   (long long)cfg->param[i]);
@@ -263,9 +298,17 @@ json_t *place_algorithms_json(void)
         json_t *ps = json_array();
         for (size_t k = 0; ps && k < a->nparams; k++) {
             const pdef *d = &pdefs[a->params[k]];
-            json_array_append_new(ps, json_pack("{s:s, s:I, s:I, s:I}", "name", d->name,
-                                                "default", (json_int_t)d->def, "min",
-                                                (json_int_t)d->min, "max", (json_int_t)d->max));
+            json_t *pj = json_pack("{s:s, s:I, s:I, s:I}", "name", d->name, "default",
+                                   (json_int_t)d->def, "min", (json_int_t)d->min, "max",
+                                   (json_int_t)d->max);
+            if (pj && d->names) {
+                json_t *vals = json_array();
+                for (int64_t v = d->min; vals && v <= d->max; v++)
+                    json_array_append_new(vals, json_string(d->names[v]));
+                json_object_set_new(pj, "values", vals);
+                json_object_set_new(pj, "default", json_string(d->names[d->def]));
+            }
+            json_array_append_new(ps, pj);
         }
         static const char *const wk[] = {"any", "whole", "no"};
         static const char *const rk[] = {"walk", "highest", "no"};
@@ -298,8 +341,10 @@ uint64_t place_layout_points(const place_config *cfg, const place_node *nodes, s
                                       : (uint64_t)fmax(1, fmin(round((double)cfg->param[PP_NUM_TOKENS] * w), 1e9));
         else if (!strcmp(a, "multiprobe"))
             total++;
+        else if (!strcmp(a, "haproxy")) /* 16 points per unit of weight */
+            total += (uint64_t)fmin(ceil(nodes[i].weight), 1e9) * 16u;
     }
-    if (!strcmp(a, "ketama")) /* 160 x n shared out by weight, 4 per hash */
+    if (!strcmp(a, "ketama") || !strcmp(a, "twemproxy")) /* 160 x n shared out by weight */
         total = 160u * (uint64_t)n + 4u * (uint64_t)n;
     if (!strcmp(a, "envoy-ring") && n) {
         /* Ring::Ring(): the ring holds about min(ceil(min_w * min_ring_size) /
@@ -586,6 +631,10 @@ void place_owns(const placement *p, uint32_t r, double *owns, size_t n)
         return;
     if (r > p->n)
         r = (uint32_t)p->n;
+    if (p->a->owns) {
+        p->a->owns(p, r, owns);
+        return;
+    }
     double space = (double)p->top + 1.0;
     if (p->npts && p->a->col >= 0 && !p->table) {
         long pref[PLACE_MAX_PREFS];

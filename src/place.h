@@ -49,6 +49,8 @@ enum {
     PP_MAX_RING_SIZE,   /* envoy-ring */
     PP_TABLE_SIZE,      /* maglev */
     PP_NUM_TOKENS,      /* cassandra */
+    PP_HASH_BALANCE_FACTOR, /* haproxy: hash-balance-factor (0: off) */
+    PP_HASH,            /* twemproxy: the pool's hash, an index into its names */
     PP_COUNT
 };
 
@@ -68,6 +70,7 @@ typedef struct place_node {
     double weight;
     const int64_t *tokens;
     size_t ntokens;
+    int64_t srv_id; /* HAProxy's server `id` as given (0: none, assigned) */
 } place_node;
 
 typedef struct placement placement;
@@ -119,7 +122,9 @@ int place_config_set_param(place_config *cfg, const char *name, const char *valu
 /* A short description, "ketama, 3 replicas". malloc'd. */
 char *place_config_describe(const place_config *cfg);
 /* The catalogue: [{"name", "title", "space", "key_hash", "params":[…],
- * "weights", "replicas", "origin"}…]. */
+ * "weights", "replicas", "origin"}…].  A parameter that names one of a
+ * list (twemproxy's hash) answers "values" and its default by name; it is
+ * set and answered by name, stored as its index. */
 json_t *place_algorithms_json(void);
 
 /* The points a layout of these nodes would hold (rings of points: the

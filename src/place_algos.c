@@ -12,6 +12,7 @@
 #include "alg_cassandra.h"
 #include "alg_envoy.h"
 #include "alg_envoy_ring.h"
+#include "alg_haproxy.h"
 #include "alg_jump.h"
 #include "alg_ketama.h"
 #include "alg_maglev.h"
@@ -20,6 +21,7 @@
 #include "alg_rendezvous.h"
 #include "alg_nginx.h"
 #include "alg_redis.h"
+#include "alg_twemproxy.h"
 #include "place_int.h"
 
 static uint64_t top32(const place_config *cfg)
@@ -1040,7 +1042,317 @@ static const place_algo algo_redis = {
     .trace = redis_trace,
 };
 
+/* ---- haproxy: hash-type consistent ---- */
+
+/* extra: the servers' ids as HAProxy has them, and who owns which arc. */
+typedef struct haproxy_state {
+    uint32_t *ids;
+    haproxy_arc *arcs;
+    size_t narcs;
+} haproxy_state;
+
+static int haproxy_ids(const place_node *nodes, size_t n, uint32_t *out, rs_error *err)
+{
+    int64_t *given = malloc((n + 1) * sizeof *given);
+    if (!given)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        given[i] = nodes[i].srv_id;
+    int rc = haproxy_assign_ids(given, n, out, err);
+    free(given);
+    return rc;
+}
+
+static int haproxy_check(const place_config *cfg, const place_node *nodes, size_t n,
+                         rs_error *err)
+{
+    (void)cfg;
+    for (size_t i = 0; i < n; i++)
+        if (nodes[i].weight > HAPROXY_MAX_WEIGHT)
+            return rs_fail(err, RINGSIM_EPARAM,
+                           "haproxy weights are whole numbers up to %d: node \"%.*s\" has %g",
+                           HAPROXY_MAX_WEIGHT, (int)(nodes[i].len > 64 ? 64 : nodes[i].len),
+                           nodes[i].name, nodes[i].weight);
+    uint32_t *ids = malloc((n + 1) * sizeof *ids);
+    if (!ids)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    int rc = haproxy_ids(nodes, n, ids, err);
+    free(ids);
+    return rc;
+}
+
+static void haproxy_free(placement *p)
+{
+    haproxy_state *h = p->extra;
+    if (!h)
+        return;
+    free(h->ids);
+    free(h->arcs);
+    free(h);
+}
+
+static int haproxy_build_op(placement *p, hasher *h, const placement *prev, const char *state,
+                            rs_error *err)
+{
+    (void)h;
+    (void)prev;
+    (void)state;
+    haproxy_state *st = calloc(1, sizeof *st);
+    if (!st || !(st->ids = malloc((p->n + 1) * sizeof *st->ids))) {
+        free(st);
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    }
+    p->extra = st;
+    int rc = haproxy_ids(p->nodes, p->n, st->ids, err);
+    if (rc || !p->n)
+        return rc;
+    alg_node *v = alg_nodes(p);
+    if (!v)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    rc = haproxy_build(v, st->ids, p->n, &p->pts, &p->npts, err);
+    free(v);
+    if (!rc && p->npts && haproxy_arcs(p->pts, p->npts, &st->arcs, &st->narcs))
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    return rc;
+}
+
+static void haproxy_key(const placement *p, hasher *h, const char *key, size_t len,
+                        place_key_info *k)
+{
+    (void)h;
+    k->hash = k->coord = haproxy_key_hash(key, len);
+    k->has_coord = true;
+    if (!p->npts)
+        return;
+    size_t i = haproxy_nearest(p->pts, p->npts, (uint32_t)k->hash, NULL, NULL);
+    k->point = (long)i;
+    k->owner = p->pts[i].node;
+}
+
+static int haproxy_segments(const placement *p, place_seg **out, size_t *n)
+{
+    const haproxy_state *st = p->extra;
+    if (!p->npts)
+        return place__point_segments(p, out, n); /* one empty segment */
+    *out = malloc((st->narcs + 1) * sizeof **out);
+    if (!*out)
+        return RINGSIM_ENOMEM;
+    size_t m = 0;
+    for (size_t i = 0; i < st->narcs; i++) {
+        long o = p->pts[st->arcs[i].point].node;
+        if (m && (*out)[m - 1].owner == o)
+            (*out)[m - 1].hi = st->arcs[i].hi;
+        else
+            (*out)[m++] = (place_seg){st->arcs[i].hi, o};
+    }
+    *n = m;
+    return 0;
+}
+
+static void haproxy_owns(const placement *p, uint32_t r, double *owns)
+{
+    const haproxy_state *st = p->extra;
+    long pref[PLACE_MAX_PREFS];
+    uint64_t lo = 0;
+    for (size_t i = 0; p->npts && i < st->narcs; i++) {
+        double arc = (double)(st->arcs[i].hi - lo + (i ? 0 : 1)) / 4294967296.0;
+        lo = st->arcs[i].hi;
+        size_t got = place__walk(p, st->arcs[i].point, r, pref);
+        for (size_t k = 0; k < got; k++)
+            owns[pref[k]] += arc;
+    }
+}
+
+static void haproxy_node_json(const placement *p, size_t node, json_t *obj)
+{
+    const haproxy_state *st = p->extra;
+    json_object_set_new(obj, "id", json_integer(st->ids[node]));
+    json_object_set_new(obj, "id_assigned", json_boolean(p->nodes[node].srv_id == 0));
+    json_t *t = json_array();
+    char buf[24];
+    for (size_t i = 0; t && i < p->npts; i++)
+        if (p->pts[i].node == node) {
+            snprintf(buf, sizeof buf, "%llu", (unsigned long long)p->pts[i].coord);
+            json_array_append_new(t, json_string(buf));
+        }
+    json_object_set_new(obj, "tokens", t);
+}
+
+static void haproxy_trace(const placement *p, const char *key, size_t len,
+                          const place_key_info *k, const char *const *names, json_t *t)
+{
+    const haproxy_state *st = p->extra;
+    place__step(t, "hash",
+                "sdbm of the key is %u; hash-type consistent applies full_hash (avalanche): "
+                "%llu",
+                haproxy_sdbm(key, len), (unsigned long long)k->hash);
+    char ids[400] = "";
+    size_t shown = p->n < 8 ? p->n : 8;
+    for (size_t i = 0; i < shown; i++)
+        snprintf(ids + strlen(ids), sizeof ids - strlen(ids), "%s%.40s %u%s", i ? ", " : "",
+                 names[i], st->ids[i], p->nodes[i].srv_id ? "" : " (assigned)");
+    place__step(t, "ids",
+                "server ids: %s%s; a server without an id takes the first free id from its "
+                "position on",
+                ids, p->n > shown ? ", ..." : "");
+    place__step(t, "points",
+                "%zu points in the tree: 16 per unit of weight, point j of the server with id "
+                "I is full_hash(I x 4096 + j)",
+                p->npts);
+    if (k->point < 0) {
+        place__step(t, "owner", "there is no point (no server of weight above 0): no server");
+        return;
+    }
+    size_t nx, pv;
+    haproxy_nearest(p->pts, p->npts, (uint32_t)k->hash, &nx, &pv);
+    uint32_t hsh = (uint32_t)k->hash, dp = hsh - (uint32_t)p->pts[pv].coord,
+             dn = (uint32_t)p->pts[nx].coord - hsh;
+    place__step(t, "neighbours",
+                "the point at or after it is %llu (%s), %u away; the point before is %llu "
+                "(%s), %u away",
+                (unsigned long long)p->pts[nx].coord, names[p->pts[nx].node], dn,
+                (unsigned long long)p->pts[pv].coord, names[p->pts[pv].node], dp);
+    place__step(t, "nearest", "%s",
+                dp == dn   ? "equally far: a tie goes to the point before"
+                : dp < dn ? "the point before is nearer (HAProxy takes the nearest point on "
+                            "either side, not the next one)"
+                          : "the point after is nearer");
+    place__step(t, "owner", "%s owns the key (point #%u of the server with id %u)",
+                names[k->owner], p->pts[k->point].index, st->ids[k->owner]);
+}
+
+static const place_algo algo_haproxy = {
+    .name = "haproxy",
+    .title = "HAProxy: hash-type consistent",
+    .origin = "HAProxy 2.6 lb_chash.c: 16 points per unit of weight, full_hash(id x 4096 + "
+              "j), keyed by the server's id (given, or assigned by position: a server added in "
+              "the middle renumbers the ones after it); a key goes to the nearest point on "
+              "either side; hash_balance_factor drives the bounded-load traffic replay",
+    .key_hash = "full_hash(sdbm(key))",
+    .space = "4294967296",
+    .params = {PP_HASH_BALANCE_FACTOR},
+    .nparams = 1,
+    .weights = PLACE_W_WHOLE,
+    .replicas = PLACE_REP_WALK,
+    .coord_kind = PLACE_COORD_UNSIGNED,
+    .col = PLACE_COL_COORD,
+    .coord_param = -1,
+    .top = top32,
+    .check_nodes = haproxy_check,
+    .build = haproxy_build_op,
+    .free_extra = haproxy_free,
+    .key = haproxy_key,
+    .prefs = place__walk_prefs,
+    .segments = haproxy_segments,
+    .owns = haproxy_owns,
+    .node_json = haproxy_node_json,
+    .trace = haproxy_trace,
+};
+
+/* ---- twemproxy: nutcracker's distribution: ketama ---- */
+
+static int twemproxy_check(const place_config *cfg, const place_node *nodes, size_t n,
+                           rs_error *err)
+{
+    (void)cfg;
+    double total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += nodes[i].weight;
+    if (total > TW_MAX_WEIGHT)
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "twemproxy adds the weights in 32 bits: their sum must be at most %.0f",
+                       TW_MAX_WEIGHT);
+    return 0;
+}
+
+static int twemproxy_build_op(placement *p, hasher *h, const placement *prev,
+                              const char *state, rs_error *err)
+{
+    (void)h;
+    (void)prev;
+    (void)state;
+    if (!(p->extra = ketama_md5_new()))
+        return rs_fail(err, RINGSIM_ENOMEM, "OpenSSL has no MD5");
+    if (!p->n)
+        return 0;
+    alg_node *v = alg_nodes(p);
+    if (!v)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    int rc = twemproxy_build(p->extra, v, p->n, &p->pts, &p->npts, err);
+    free(v);
+    return rc;
+}
+
+static void twemproxy_key(const placement *p, hasher *h, const char *key, size_t len,
+                          place_key_info *k)
+{
+    (void)h;
+    /* nutcracker skips the hash in a pool of one server (same owner); the
+     * coordinate stays the hash, so that it depends on the key alone. */
+    point_key(p,
+              twemproxy_hash((twemproxy_hash_fn)p->cfg.param[PP_HASH], p->extra, key, len), k);
+}
+
+static void twemproxy_trace(const placement *p, const char *key, size_t len,
+                            const place_key_info *k, const char *const *names, json_t *t)
+{
+    (void)key;
+    (void)len;
+    twemproxy_hash_fn fn = (twemproxy_hash_fn)p->cfg.param[PP_HASH];
+    place__step(t, "hash", "hash: %s of the key is %llu", twemproxy_hash_names[fn],
+                (unsigned long long)k->hash);
+    if (fn == TW_CRC32)
+        place__step(t, "narrow",
+                    "nutcracker's crc32 keeps 15 bits of the CRC ((~crc >> 16) & 0x7fff): "
+                    "every key hashes to 0..32767, so every key goes to the point that follows "
+                    "(one server takes them all)");
+    else if (fn == TW_CRC16 && k->hash < 65536)
+        place__step(t, "narrow",
+                    "nutcracker's crc16 never masks its 32-bit accumulator: only keys of one "
+                    "or two bytes stay this low");
+    else if (fn == TW_FNV1A_64)
+        place__step(t, "truncated",
+                    "fnv1a_64 is computed in 32 bits (basis 0x84222325, prime 0x1b3): not the "
+                    "64-bit FNV-1a");
+    place__step(t, "continuum",
+                "%zu points: each server gets 160 x its share of the weight x the number of "
+                "servers (in float, rounded down to a multiple of 4), 4 per MD5 of \"NAME-i\"",
+                p->npts);
+    if (k->point >= 0) {
+        const alg_point *pt = &p->pts[k->point];
+        place__step(t, "point", "the point is word %u of MD5(\"%.200s-%u\")", pt->index % 4,
+                    names[pt->node], pt->index / 4);
+    }
+    place__trace_point(p, k, names, "point", t);
+}
+
+static const place_algo algo_twemproxy = {
+    .name = "twemproxy",
+    .title = "twemproxy (nutcracker): distribution ketama",
+    .origin = "nutcracker 0.5 nc_ketama.c: MD5 continuum of 160 points per server scaled by "
+              "weight in float, labels \"NAME-i\" where NAME is nutcracker's server name (the "
+              "`name` field, else host, with \":port\" unless it is 11211); the pool's hash, "
+              "some not 32 bits wide",
+    .key_hash = "the pool's hash (default fnv1a_64, in 32 bits)",
+    .space = "4294967296",
+    .params = {PP_HASH},
+    .nparams = 1,
+    .weights = PLACE_W_WHOLE,
+    .replicas = PLACE_REP_WALK,
+    .coord_kind = PLACE_COORD_UNSIGNED,
+    .col = PLACE_COL_COORD,
+    .coord_param = PP_HASH,
+    .top = top32,
+    .check_nodes = twemproxy_check,
+    .build = twemproxy_build_op,
+    .free_extra = ketama_free,
+    .key = twemproxy_key,
+    .prefs = place__walk_prefs,
+    .segments = place__point_segments,
+    .trace = twemproxy_trace,
+};
+
 const place_algo *const place__algos[] = {
     &algo_ring,  &algo_jump,       &algo_rendezvous, &algo_multiprobe, &algo_ketama,
     &algo_nginx, &algo_envoy_ring, &algo_maglev,     &algo_cassandra, &algo_redis,
-    NULL};
+    &algo_haproxy, &algo_twemproxy, NULL};

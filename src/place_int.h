@@ -58,6 +58,9 @@ struct place_algo {
     size_t (*prefs)(const placement *p, const place_key_info *k, uint32_t r, long *out);
     int (*segments)(const placement *p, place_seg **out, size_t *n);
     void (*shares)(const placement *p, double *share);
+    /* Shares counting r replicas, for layouts whose arcs are not
+     * (previous point, point] (HAProxy's nearest point); owns[n] zeroed. */
+    void (*owns)(const placement *p, uint32_t r, double *owns);
     void (*node_json)(const placement *p, size_t node, json_t *obj);
     char *(*state_text)(const placement *p);
     void (*trace)(const placement *p, const char *key, size_t len, const place_key_info *k,

@@ -647,11 +647,15 @@ int scenario_run(scenario *sc, sim *s, scenario_step_fn fn, void *ud, json_t **r
     }
     json_object_set_new(rep, "steps", steps);
     int64_t ops = 0, met = 0;
+    size_t ran = 0;
     json_t *failed = NULL;
     for (size_t i = 0; i < sc->n && !failed; i++) {
         step *st = &sc->steps[i];
+        ran++;
         json_t *j = step_base(st, st->expect ? "expect" : "command");
-        if (!j || json_array_append_new(steps, j)) {
+        bool kept = i < SCENARIO_REPORT_STEPS;
+        if (!j || (kept && json_array_append(steps, j))) {
+            json_decref(j);
             json_decref(rep);
             return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
         }
@@ -687,11 +691,17 @@ int scenario_run(scenario *sc, sim *s, scenario_step_fn fn, void *ud, json_t **r
                                jstr(message));
         if (fn)
             fn(ud, j);
+        if (!kept && failed) /* the failing step is always in the report */
+            json_array_append(steps, j);
+        json_decref(j);
         if (message[0] && !failed) {
             json_decref(rep);
             return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
         }
     }
+    if (ran > json_array_size(steps))
+        json_object_set_new(rep, "steps_omitted",
+                            json_integer((json_int_t)(ran - json_array_size(steps))));
     json_object_set_new(rep, "ok", json_boolean(!failed));
     json_object_set_new(rep, "operations", json_integer(ops));
     json_object_set_new(rep, "expectations", json_integer(met));
@@ -779,9 +789,12 @@ static int put_config(exporter *x, const place_config *cfg, bool all)
     json_object_foreach(json_object_get(now, "params"), k, v)
     {
         json_int_t a = json_integer_value(v);
-        if (rc || (!all && a == json_integer_value(json_object_get(json_object_get(was, "params"), k))))
+        if (rc || (!all && json_equal(v, json_object_get(json_object_get(was, "params"), k))))
             continue;
-        rc = sb_printf(&x->b, " --param %s=%lld", k, (long long)a);
+        if (json_is_string(v)) /* a choice by name (twemproxy's hash) */
+            rc = sb_printf(&x->b, " --param %s=%s", k, json_string_value(v));
+        else
+            rc = sb_printf(&x->b, " --param %s=%lld", k, (long long)a);
     }
     if (!rc && (all || cfg->replicas != x->cfg.replicas))
         rc = sb_printf(&x->b, " --replicas %u", cfg->replicas);
@@ -923,6 +936,9 @@ static int put_op(exporter *x, size_t i, rs_error *err)
             if (!rc)
                 rc = sb_printf(&x->b, "%s%s", k ? "," : " --tokens ", json_string_value(t));
         }
+        json_t *sid = json_object_get(p, "id"); /* HAProxy's server id */
+        if (!rc && json_is_integer(sid))
+            rc = sb_printf(&x->b, " --id %lld", (long long)json_integer_value(sid));
         if (!rc && nm[0] == '-')
             rc = sb_str(&x->b, " --");
         if (!rc)
@@ -931,6 +947,14 @@ static int put_op(exporter *x, size_t i, rs_error *err)
         rc = sb_str(&x->b, nm[0] == '-' ? "node rm --" : "node rm");
         if (!rc)
             rc = put_word(x, nm, nl);
+    } else if (strcmp(o.type, "set_weight") == 0 && nm) {
+        char t[40];
+        num_text(t, json_number_value(json_object_get(p, "weight")));
+        rc = sb_str(&x->b, nm[0] == '-' ? "node weight --" : "node weight");
+        if (!rc)
+            rc = put_word(x, nm, nl);
+        if (!rc)
+            rc = sb_printf(&x->b, " %s", t);
     } else if (strcmp(o.type, "insert_keys") == 0 && gen) {
         json_t *pre = json_object_get(gen, "prefix");
         rc = sb_printf(&x->b, "key gen %lld",

@@ -48,9 +48,13 @@ json_t *scenario_outline(const scenario *sc);
 typedef void (*scenario_step_fn)(void *ud, const json_t *step);
 
 #define SCENARIO_FAILED 1
+/* Steps a report holds in full; past them it counts ("steps_omitted"),
+ * and keeps the failing one, so that a long run answers in bounded memory. */
+#define SCENARIO_REPORT_STEPS 1000
 
 /* Run every step on s.  *report (new reference) is {"ok", "name", "title",
- * "steps": [step…], "operations", "expectations", "failed": null or
+ * "steps": [step…] (the first SCENARIO_REPORT_STEPS and the failing one;
+ * "steps_omitted" counts the others that ran), "operations", "expectations", "failed": null or
  * {"line", "text", "message"}}; a command's step is {"line", "text",
  * "kind": "command", "note"?, "operation", "inserted"?, "skipped"?}, an
  * expectation's {"line", "text", "kind": "expect", "note"?, "stat", "op",

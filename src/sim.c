@@ -116,7 +116,8 @@ int sim__build_placement(sim *s, state *x, const placement *prev, const char *la
         names[i] = x->nodes[i].name;
     for (size_t i = 0; i < x->n; i++)
         pn[i] = (place_node){x->nodes[i].id,     x->nodes[i].name,   x->nodes[i].len,
-                             x->nodes[i].weight, x->nodes[i].tokens, x->nodes[i].ntokens};
+                             x->nodes[i].weight, x->nodes[i].tokens, x->nodes[i].ntokens,
+                             x->nodes[i].srv_id};
     /* A change may not build a layout past the limit, unless it does not
      * grow one already past it (an older file): what is stored is built. */
     uint64_t want = place_layout_points(&x->cfg, pn, x->n);
@@ -267,6 +268,51 @@ static void load_order(sim *s, state *x)
     json_decref(a);
 }
 
+char *sim__attrs_text(const node *x, bool *failed)
+{
+    *failed = false;
+    if (!x->srv_id)
+        return NULL;
+    json_t *o = json_pack("{s:I}", "id", (json_int_t)x->srv_id);
+    char *t = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    json_decref(o);
+    *failed = t == NULL;
+    return t;
+}
+
+int sim__attrs_parse(const char *text, node *x, rs_error *err)
+{
+    json_t *o = json_loads(text, 0, NULL), *id = json_object_get(o, "id");
+    int rc = json_is_object(o) && (!id || json_is_integer(id)) ? 0 : RINGSIM_EDB;
+    if (!rc && id)
+        x->srv_id = json_integer_value(id);
+    json_decref(o);
+    return rc ? rs_fail(err, rc, "stored attributes of node \"%s\" are damaged", x->name) : 0;
+}
+
+#define SIM_HEAVY 1 /* load_state when light: the topology changed */
+
+/* Whether a state just read (x, without placement, and its stored layout
+ * state) places keys exactly as the current one: the same configuration,
+ * the same nodes in the same order with the same ids, names, weights and
+ * tokens, and the same layout state.  Counters may differ. */
+static bool same_topology(const state *cur, const state *x, const char *layout)
+{
+    if (!cur->pl || cur->n != x->n || memcmp(&cur->cfg, &x->cfg, sizeof x->cfg) != 0)
+        return false;
+    for (size_t i = 0; i < x->n; i++) {
+        const node *a = &cur->nodes[i], *b = &x->nodes[i];
+        if (a->id != b->id || a->len != b->len || memcmp(a->name, b->name, a->len) != 0 ||
+            a->weight != b->weight || a->ntokens != b->ntokens || a->srv_id != b->srv_id ||
+            (a->ntokens && memcmp(a->tokens, b->tokens, a->ntokens * sizeof *a->tokens) != 0))
+            return false;
+    }
+    char *now = place_state_text(cur->pl);
+    bool same = strcmp(now ? now : "", layout ? layout : "") == 0;
+    free(now);
+    return same;
+}
+
 /* Load the whole in-memory state from the store. */
 static int load_state(sim *s, rs_error *err)
 {
@@ -300,17 +346,37 @@ static int load_state(sim *s, rs_error *err)
             goto fail;
         }
         x.nodes[i] = (node){sn[i].id, sn[i].name, sn[i].len, sn[i].weight, sn[i].keys,
-                            NULL, 0};
+                            NULL, 0, 0};
         sn[i].name = NULL; /* moved */
         x.n = i + 1;
         if (sn[i].tokens && (rc = tokens_parse(sn[i].tokens, &x.nodes[i], err)))
             goto fail;
+        if (sn[i].attrs && (rc = sim__attrs_parse(sn[i].attrs, &x.nodes[i], err)))
+            goto fail;
     }
     x.n = n;
     load_order(s, &x);
+    if ((rc = store_meta_get(s->st, "layout", &layout, err)))
+        goto fail;
+    if (same_topology(&s->cur, &x, layout)) {
+        /* Only keys changed (an insert, a delete): the placement stands,
+         * the counters are new.  A refresh after each key written by
+         * another connection then costs the rows read, not a layout. */
+        for (size_t i = 0; i < n; i++)
+            s->cur.nodes[i].keys = x.nodes[i].keys;
+        s->cur.unassigned = x.unassigned;
+        store_nodes_free(sn, n);
+        free(cfg);
+        free(layout);
+        state_clear(&x);
+        return 0;
+    }
+    if (s->light) { /* the caller builds it elsewhere (sim_refresh_light) */
+        rc = SIM_HEAVY;
+        goto fail;
+    }
     s->loading = true;
-    if (!(rc = store_meta_get(s->st, "layout", &layout, err)))
-        rc = sim__build_placement(s, &x, NULL, layout, err);
+    rc = sim__build_placement(s, &x, NULL, layout, err);
     s->loading = false;
     if (rc)
         goto fail;
@@ -397,6 +463,19 @@ int sim_refresh(sim *s, bool *changed, rs_error *err)
     if (changed)
         *changed = false;
     return load_version(s, false, changed, err);
+}
+
+int sim_refresh_light(sim *s, bool *heavy, rs_error *err)
+{
+    *heavy = false;
+    s->light = true;
+    int rc = load_version(s, false, NULL, err);
+    s->light = false;
+    if (rc == SIM_HEAVY) { /* load_state left the state as it was */
+        *heavy = true;
+        return 0;
+    }
+    return rc;
 }
 
 void sim_set_progress(sim *s, sim_progress_fn fn, void *ud)

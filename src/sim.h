@@ -75,6 +75,12 @@ void sim_close(sim *s);
 /* Reload when another connection changed the database.  *changed (may be
  * NULL) tells whether it did. */
 int sim_refresh(sim *s, bool *changed, rs_error *err);
+/* The same where it is cheap: when another connection changed only keys
+ * (the nodes, configuration and layout state are as they were), the new
+ * counters are taken; when the topology changed, nothing is (the state
+ * stays as it was) and *heavy says that a sim_refresh would rebuild the
+ * layout.  For a thread that must not stall (the server's event loop). */
+int sim_refresh_light(sim *s, bool *heavy, rs_error *err);
 void sim_set_progress(sim *s, sim_progress_fn fn, void *ud);
 store *sim_store(sim *s);
 /* Why the database cannot be written ("the file is not writable: ..."), or
@@ -92,6 +98,7 @@ typedef struct sim_node_spec {
     double weight;
     const int64_t *tokens;
     size_t ntokens;
+    int64_t srv_id; /* HAProxy's server `id` (1..2147483647), 0: none */
 } sim_node_spec;
 int sim_add_node_spec(sim *s, const sim_node_spec *spec, int64_t *op, rs_error *err);
 int sim_remove_node(sim *s, const char *name, size_t len, int64_t *op,
@@ -109,6 +116,12 @@ int sim_generate_keys(sim *s, const char *prefix, size_t plen, uint64_t start,
 int sim_delete_keys(sim *s, const sim_str *keys, size_t n, int64_t *op,
                     rs_error *err);
 int sim_configure(sim *s, const place_config *cfg, int64_t *op, rs_error *err);
+/* Change a node's weight in place: one set_weight operation, keys move as
+ * the placement says.  RINGSIM_ENOTFOUND for a node that does not exist,
+ * RINGSIM_EPARAM for a weight that the rule or the algorithm refuses; the
+ * same weight again changes nothing and records nothing (*op = 0). */
+int sim_set_weight(sim *s, const char *name, size_t len, double weight, int64_t *op,
+                   rs_error *err);
 int sim_reset(sim *s, int64_t *op, rs_error *err);
 /* The state becomes what it was right after operation `to` (0 = empty). */
 int sim_revert(sim *s, int64_t to, int64_t *op, rs_error *err);

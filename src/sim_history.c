@@ -132,7 +132,8 @@ static int nodeset_take(nodeset *x, const state *st)
         return RINGSIM_ENOMEM;
     for (size_t i = 0; i < st->n; i++) {
         const node *t = &st->nodes[i];
-        node v = {0, strndup(t->name, t->len), t->len, t->weight, 0, NULL, t->ntokens};
+        node v = {0, strndup(t->name, t->len), t->len, t->weight, 0, NULL, t->ntokens,
+                  t->srv_id};
         if (t->ntokens && (v.tokens = malloc(t->ntokens * sizeof *v.tokens)))
             memcpy(v.tokens, t->tokens, t->ntokens * sizeof *v.tokens);
         x->nodes[x->n++] = v;
@@ -148,7 +149,8 @@ static int nodeset_take(nodeset *x, const state *st)
 /* The state before topology change `op`, kept in the meta table (of the
  * live database for the last few hundred operations, and of views) so
  * that stepping back over it needs no replay: {"nodes": [[name, weight,
- * [tokens]]…], "config": stored form, "layout": text or null}. */
+ * [tokens], id?]…], "config": stored form, "layout": text or null}; id is
+ * the node's HAProxy id, absent when it has none. */
 #define BEFORE_PREFIX "hist_before_"
 static void before_name(char *buf, size_t size, int64_t op)
 {
@@ -174,9 +176,11 @@ static char *nodeset_text(const state *st)
         for (size_t k = 0; tok && k < x->ntokens; k++)
             if (json_array_append_new(tok, json_integer((json_int_t)x->tokens[k])))
                 ok = false;
-        ok = ok && tok &&
-             !json_array_append_new(arr, json_pack("[s%, f, o]", x->name, x->len, x->weight,
-                                                   tok));
+        json_t *e = tok ? json_pack("[s%, f, o]", x->name, x->len, x->weight, tok) : NULL;
+        if (e && x->srv_id)
+            json_array_append_new(e, json_integer((json_int_t)x->srv_id));
+        ok = ok && e && !json_array_append_new(arr, e);
+        tok = e ? NULL : tok;
         if (!ok)
             json_decref(tok);
     }
@@ -189,7 +193,7 @@ static char *nodeset_text(const state *st)
 int sim__keep_before(opctx *c, rs_error *err)
 {
     if (strcmp(c->what, "add_node") != 0 && strcmp(c->what, "remove_node") != 0 &&
-        strcmp(c->what, "configure") != 0)
+        strcmp(c->what, "configure") != 0 && strcmp(c->what, "set_weight") != 0)
         return 0; /* reset and revert are not undone */
     char mk[48], *text = nodeset_text(&c->s->cur);
     before_name(mk, sizeof mk, c->op);
@@ -230,7 +234,8 @@ static int nodeset_load(sim *v, int64_t before, nodeset *x, rs_error *err)
         json_t *e3 = json_array_get(arr, i), *nm = json_array_get(e3, 0);
         json_t *tok = json_array_get(e3, 2);
         node v2 = {0, NULL, json_string_length(nm), json_number_value(json_array_get(e3, 1)),
-                   0, NULL, json_array_size(tok)};
+                   0, NULL, json_array_size(tok),
+                   (int64_t)json_integer_value(json_array_get(e3, 3))};
         if (!json_is_string(nm)) {
             rc = RINGSIM_EDB;
             break;
@@ -332,13 +337,17 @@ static int replay_op(void *ud, const store_op *o)
         for (size_t i = 0; tok && i < nt; i++)
             tok[i] = strtoll(json_string_value(json_array_get(jt, i)) ? json_string_value(json_array_get(jt, i)) : "0", NULL, 10);
         sim_node_spec spec = {json_string_value(name), json_string_length(name),
-                              json_number_value(json_object_get(p, "weight")), tok, nt};
+                              json_number_value(json_object_get(p, "weight")), tok, nt,
+                              (int64_t)json_integer_value(json_object_get(p, "id"))};
         rc = nt && !tok ? rs_fail(r->err, RINGSIM_ENOMEM, "out of memory")
                         : sim_add_node_spec(m, &spec, &dummy, r->err);
         free(tok);
     } else if (strcmp(o->type, "remove_node") == 0) {
         rc = sim_remove_node(m, json_string_value(name), json_string_length(name), &dummy,
                              r->err);
+    } else if (strcmp(o->type, "set_weight") == 0) {
+        rc = sim_set_weight(m, json_string_value(name), json_string_length(name),
+                            json_number_value(json_object_get(p, "weight")), &dummy, r->err);
     } else if (strcmp(o->type, "insert_keys") == 0 && gen) {
         json_t *pre = json_object_get(gen, "prefix");
         rc = sim_generate_keys(m, json_string_value(pre), json_string_length(pre),
@@ -578,7 +587,8 @@ static int adopt_nodes(opctx *c, const node *tn, size_t tn_n, const place_config
     for (size_t i = 0; !rc && i < tn_n; i++) {
         const node *t = &tn[i];
         long j = sim__find_node(&c->next, t->name, t->len);
-        node v = {0, strndup(t->name, t->len), t->len, t->weight, 0, NULL, t->ntokens};
+        node v = {0, strndup(t->name, t->len), t->len, t->weight, 0, NULL, t->ntokens,
+                  t->srv_id};
         char *tt = t->ntokens ? sim__tokens_text(t->tokens, t->ntokens) : NULL;
         if (t->ntokens && (v.tokens = malloc(t->ntokens * sizeof *v.tokens)))
             memcpy(v.tokens, t->tokens, t->ntokens * sizeof *v.tokens);
@@ -599,6 +609,11 @@ static int adopt_nodes(opctx *c, const node *tn, size_t tn_n, const place_config
             break;
         }
         free(tt);
+        bool failed;
+        char *at = sim__attrs_text(&v, &failed); /* NULL clears a kept node's */
+        rc = failed ? rs_fail(err, RINGSIM_ENOMEM, "out of memory")
+                    : store_node_set_attrs(s->st, v.id, at, (int64_t)nn + 1, err);
+        free(at);
         nodes[nn++] = v;
     }
     node *old = c->next.nodes;
@@ -746,7 +761,7 @@ static int undo_collect(void *ud, const store_op *o)
     }
     undo_op u = {o->id, UNDO_NONE, NULL, 0, 0, 0, o->skipped};
     if (strcmp(o->type, "add_node") == 0 || strcmp(o->type, "remove_node") == 0 ||
-        strcmp(o->type, "configure") == 0) {
+        strcmp(o->type, "configure") == 0 || strcmp(o->type, "set_weight") == 0) {
         u.kind = UNDO_TOPO;
     } else if (strcmp(o->type, "delete_keys") == 0) {
         u.kind = UNDO_DELETE;

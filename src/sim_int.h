@@ -31,6 +31,7 @@ typedef struct node {
     int64_t keys;
     int64_t *tokens; /* explicit tokens (owned), or NULL */
     size_t ntokens;
+    int64_t srv_id; /* HAProxy's server id as given (attrs "id"), 0: none */
 } node;
 
 typedef struct state {
@@ -54,6 +55,7 @@ struct sim {
     uint64_t builds_own; /* layouts built (see sim_history.builds) */
     uint64_t *builds;    /* where they are counted: &builds_own, or the
                           * counter of the sim a snapshot was made for */
+    bool light;          /* sim_refresh_light: stop where a layout would be built */
     bool record; /* false for replay snapshots: no log, no moves */
     sim_progress_fn progress;
     void *progress_ud;
@@ -145,6 +147,11 @@ int sim__state_copy(state *dst, const state *src);
 int sim__tally(opctx *c, int64_t from_id, const char *from_name, int64_t to_id,
                  const char *to_name, int64_t count);
 char *sim__tokens_text(const int64_t *t, size_t n);
+/* A node's attributes as stored (a JSON object as text, malloc'd), or NULL
+ * when it has none; *failed is set when out of memory. */
+char *sim__attrs_text(const node *x, bool *failed);
+/* Read stored attributes into x (0, or RINGSIM_EDB when damaged). */
+int sim__attrs_parse(const char *text, node *x, rs_error *err);
 
 /* sim_ops.c */
 int sim__cmp_bytes(const char *a, size_t al, const char *b, size_t bl);

@@ -271,7 +271,7 @@ static int check_weight(double weight, rs_error *err)
 int sim_add_node(sim *s, const char *name, size_t len, double weight, int64_t *op,
                  rs_error *err)
 {
-    sim_node_spec spec = {name, len, weight, NULL, 0};
+    sim_node_spec spec = {name, len, weight, NULL, 0, 0};
     return sim_add_node_spec(s, &spec, op, err);
 }
 
@@ -285,7 +285,11 @@ int sim_add_node_spec(sim *s, const sim_node_spec *spec, int64_t *op, rs_error *
         return rc;
     if (spec->ntokens > PLACE_MAX_NODE_POINTS)
         return rs_fail(err, RINGSIM_EPARAM, "at most %u tokens per node", PLACE_MAX_NODE_POINTS);
+    if (spec->srv_id < 0 || spec->srv_id > 2147483647)
+        return rs_fail(err, RINGSIM_EPARAM, "id must be a whole number from 1 to 2147483647");
     json_t *params = json_pack("{s:s%, s:f}", "name", name, len, "weight", weight);
+    if (params && spec->srv_id)
+        json_object_set_new(params, "id", json_integer((json_int_t)spec->srv_id));
     char *subject = strndup(name, len);
     char *tokens = spec->ntokens ? sim__tokens_text(spec->tokens, spec->ntokens) : NULL;
     int64_t *tok = spec->ntokens ? malloc(spec->ntokens * sizeof *tok) : NULL;
@@ -307,10 +311,19 @@ int sim_add_node_spec(sim *s, const sim_node_spec *spec, int64_t *op, rs_error *
     int64_t id;
     if ((rc = store_node_insert(s->st, name, len, weight, tokens, &id, err)))
         goto abort;
+    node added = {id, subject, len, weight, 0, tok, spec->ntokens, spec->srv_id};
+    bool failed;
+    char *attrs = sim__attrs_text(&added, &failed);
+    rc = failed ? rs_fail(err, RINGSIM_ENOMEM, "out of memory")
+         : attrs ? store_node_set_attrs(s->st, id, attrs, -1, err)
+                 : 0;
+    free(attrs);
+    if (rc)
+        goto abort;
     state *x = &c.next; /* nodes has room for one more (sim__state_copy) */
     if (tok)
         memcpy(tok, spec->tokens, spec->ntokens * sizeof *tok);
-    x->nodes[x->n++] = (node){id, subject, len, weight, 0, tok, spec->ntokens};
+    x->nodes[x->n++] = added;
     subject = NULL;
     tok = NULL;
     if ((rc = retopologize(&c, &s->cur, err)))
@@ -355,6 +368,46 @@ int sim_remove_node(sim *s, const char *name, size_t len, int64_t *op, rs_error 
     sim__node_free(&gone);
     if ((rc = retopologize(&c, &s->cur, err)) ||
         (rc = store_node_delete(s->st, gone.id, err)))
+        goto abort;
+    rc = sim__op_commit(&c, op, err);
+    goto out;
+abort:
+    sim__op_abort(&c);
+out:
+    free(subject);
+    json_decref(params);
+    return rc;
+}
+
+int sim_set_weight(sim *s, const char *name, size_t len, double weight, int64_t *op,
+                   rs_error *err)
+{
+    *op = 0;
+    int rc = name_check(name, len, "node name", err);
+    if (rc || (rc = check_weight(weight, err)))
+        return rc;
+    json_t *params = json_pack("{s:s%, s:f}", "name", name, len, "weight", weight);
+    char *subject = strndup(name, len);
+    opctx c;
+    if (!params || !subject) {
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        goto out;
+    }
+    if ((rc = sim__op_begin(s, &c, "set_weight", subject, params, err)))
+        goto out;
+    long i = sim__find_node(&c.next, name, len);
+    if (i < 0) {
+        rc = rs_fail(err, RINGSIM_ENOTFOUND, "node \"%s\" not found", subject);
+        goto abort;
+    }
+    if (c.next.nodes[i].weight == weight) { /* nothing changes: nothing recorded */
+        sim__op_abort(&c);
+        goto out;
+    }
+    /* The same node with another weight: the placement says which keys
+     * move (ketama's or Envoy's arithmetic may move keys between others). */
+    c.next.nodes[i].weight = weight;
+    if ((rc = retopologize(&c, &s->cur, err)))
         goto abort;
     rc = sim__op_commit(&c, op, err);
     goto out;

@@ -30,7 +30,7 @@ enum {
     Q_KEYS_BY_KEY, Q_KEYS_BY_POS,
     Q_OP_INS, Q_OP_FIN, Q_OP_KEY, Q_OP_GET, Q_OPS, Q_OP_LAST, Q_OP_KEYS,
     Q_MOVES, Q_MOVES_COUNT, Q_DATA_VERSION, Q_DENSITY, Q_DENSITY_COORD, Q_OP_BASE, Q_OPS_WORK,
-    Q_PAGE_COUNT, Q_OPS_TOPO, Q_OPS_NODE_BUILDS, Q_META_OLDEST, Q_META_TRIM, Q_COUNT
+    Q_PAGE_COUNT, Q_NODE_ATTRS, Q_OPS_TOPO, Q_OPS_NODE_BUILDS, Q_META_OLDEST, Q_META_TRIM, Q_COUNT
 };
 
 static const char *const sql[Q_COUNT] = {
@@ -43,8 +43,11 @@ static const char *const sql[Q_COUNT] = {
                    "ON CONFLICT(k) DO UPDATE SET v = excluded.v",
     [Q_META_DEL_BELOW] = "DELETE FROM meta WHERE substr(k, 1, length(?1)) = ?1 "
                          "AND CAST(substr(k, length(?1) + 1) AS INTEGER) < ?2",
-    [Q_NODES] = "SELECT id, name, weight, keys, tokens FROM nodes ORDER BY id",
-    [Q_NODE_INS] = "INSERT INTO nodes(name, weight, keys, tokens) VALUES(?1, ?2, 0, ?3)",
+    [Q_NODES] = "SELECT id, name, weight, keys, tokens, attrs FROM nodes "
+                "ORDER BY coalesce(seq, id), id",
+    [Q_NODE_ATTRS] = "UPDATE nodes SET attrs = ?2, seq = coalesce(?3, seq) WHERE id = ?1",
+    [Q_NODE_INS] = "INSERT INTO nodes(name, weight, keys, tokens, seq) VALUES(?1, ?2, 0, ?3, "
+                   "(SELECT coalesce(max(coalesce(seq, id)), 0) + 1 FROM nodes))",
     [Q_NODE_UPD] = "UPDATE nodes SET weight = ?2, keys = ?3 WHERE id = ?1",
     [Q_NODE_DEL] = "DELETE FROM nodes WHERE id = ?1",
     [Q_KEY_INS] = "INSERT OR IGNORE INTO keys(key, pos, node, coord) VALUES(?1, ?2, ?3, ?4)",
@@ -147,7 +150,16 @@ static const char schema_v2[] =
  * NULL where unknown (operations logged before version 3, and the others). */
 static const char schema_v3[] = "ALTER TABLE ops ADD COLUMN skipped INTEGER;";
 
-static const char *const migrations[STORE_SCHEMA_VERSION] = {schema_v1, schema_v2, schema_v3};
+/* Version 4 (real systems): a node's own attributes as a JSON object, NULL
+ * when it has none: HAProxy's server "id" now; room for more (a backup
+ * flag, a state, replicas) without another column each.  And the join
+ * order, seq (NULL before version 4: the id's order), which a revert that
+ * brings a node back in the middle must keep and HAProxy's ids depend on. */
+static const char schema_v4[] = "ALTER TABLE nodes ADD COLUMN attrs TEXT;"
+                                "ALTER TABLE nodes ADD COLUMN seq INTEGER;";
+
+static const char *const migrations[STORE_SCHEMA_VERSION] = {schema_v1, schema_v2, schema_v3,
+                                                             schema_v4};
 
 struct store {
     sqlite3 *db;
@@ -866,7 +878,8 @@ int store_nodes_load(store *st, store_node **out, size_t *n, rs_error *err)
         d->weight = sqlite3_column_double(s, 2);
         d->keys = sqlite3_column_int64(s, 3);
         d->tokens = sqlite3_column_type(s, 4) == SQLITE_NULL ? NULL : dup_text(s, 4);
-        if (!d->name)
+        d->attrs = sqlite3_column_type(s, 5) == SQLITE_NULL ? NULL : dup_text(s, 5);
+        if (!d->name || (sqlite3_column_type(s, 5) != SQLITE_NULL && !d->attrs))
             goto nomem;
         len++;
     }
@@ -889,6 +902,7 @@ void store_nodes_free(store_node *nodes, size_t n)
     for (size_t i = 0; i < n && nodes; i++) {
         free(nodes[i].name);
         free(nodes[i].tokens);
+        free(nodes[i].attrs);
     }
     free(nodes);
 }
@@ -917,6 +931,20 @@ int store_node_update(store *st, int64_t id, double weight, int64_t keys, rs_err
         sqlite3_bind_int64(s, 3, keys);
     }
     return run(st, s, err, "updating a node");
+}
+
+int store_node_set_attrs(store *st, int64_t id, const char *attrs, int64_t seq,
+                         rs_error *err)
+{
+    sqlite3_stmt *s = stmt(st, Q_NODE_ATTRS);
+    if (s) {
+        sqlite3_bind_int64(s, 1, id);
+        if (attrs)
+            sqlite3_bind_text(s, 2, attrs, -1, SQLITE_STATIC);
+        if (seq >= 0)
+            sqlite3_bind_int64(s, 3, seq);
+    }
+    return run(st, s, err, "setting a node's attributes");
 }
 
 int store_node_delete(store *st, int64_t id, rs_error *err)

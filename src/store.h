@@ -23,7 +23,7 @@
 
 #include "error.h"
 
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 #define STORE_NO_NODE (-1) /* owner of an unassigned key */
 #define NAME_BUF 256       /* a name of up to 255 bytes plus NUL */
 
@@ -87,9 +87,11 @@ typedef struct store_node {
     double weight;
     int64_t keys;
     char *tokens; /* explicit tokens as JSON text (malloc'd), or NULL */
+    char *attrs;  /* the node's attributes, a JSON object as text (malloc'd), or NULL */
 } store_node;
 
-/* All nodes by id; *out malloc'd array (free with store_nodes_free). */
+/* All nodes in join order (seq, which a new node takes after every other,
+ * else the id); *out malloc'd array (free with store_nodes_free). */
 int store_nodes_load(store *st, store_node **out, size_t *n, rs_error *err);
 void store_nodes_free(store_node *nodes, size_t n);
 int store_node_insert(store *st, const char *name, size_t len, double weight,
@@ -98,6 +100,10 @@ int store_node_insert(store *st, const char *name, size_t len, double weight,
 int store_node_update(store *st, int64_t id, double weight, int64_t keys,
                       rs_error *err);
 int store_node_delete(store *st, int64_t id, rs_error *err);
+/* Replace node id's attributes (a JSON object as text; NULL: none) and its
+ * place in the join order (seq: nodes load by seq ascending; < 0 keeps it). */
+int store_node_set_attrs(store *st, int64_t id, const char *attrs, int64_t seq,
+                         rs_error *err);
 
 /* ---- keys ---- */
 typedef struct store_key {

@@ -131,7 +131,7 @@ async function main() {
   const lines = text.split('\n');
   const bs = blocks(lines);
   const replace = []; // [start, end, newLines]
-  setGroup('docs/api.md');
+  setGroup(path.basename(DOC));
 
   const server = new Server(freshDb());
   await server.start();
@@ -208,7 +208,9 @@ async function main() {
     await server.stop();
     fs.rmSync(work, { recursive: true, force: true });
   }
-  check(`the document has examples (${requests} requests, ${commands} commands)`, requests >= 30 && commands >= 20);
+  // The reference has every endpoint; the README's walkthrough only commands.
+  const [minReq, minCmd] = path.basename(DOC) === 'README.md' ? [0, 10] : [30, 20];
+  check(`the document has examples (${requests} requests, ${commands} commands)`, requests >= minReq && commands >= minCmd);
   if (UPDATE) {
     let out = lines.slice();
     for (const [s, e, nl] of replace.sort((a, b) => b[0] - a[0])) out.splice(s, e - s, ...nl);

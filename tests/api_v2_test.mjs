@@ -95,7 +95,10 @@ async function catalogue(s) {
     check(`catalogue has ${want}`, names.includes(want), names.join(','));
   for (const a of cfg.algorithms) {
     check(`${a.name}: catalogue fields`, typeof a.title === 'string' && typeof a.space === 'string' && typeof a.key_hash === 'string' && Array.isArray(a.params) && typeof a.weights === 'boolean' && typeof a.replicas === 'boolean', JSON.stringify(a));
-    for (const p of a.params) check(`${a.name}.${p.name}: default within range`, p.min <= p.default && p.default <= p.max);
+    for (const p of a.params) {
+      if (p.values) check(`${a.name}.${p.name}: default among the values`, p.values.includes(p.default), JSON.stringify(p));
+      else check(`${a.name}.${p.name}: default within range`, p.min <= p.default && p.default <= p.max);
+    }
   }
   eq('defaults: ring, 1 point, 1 replica', [cfg.algorithm, cfg.points_per_node, cfg.replicas, cfg.params], ['ring', 1, 1, { points_per_node: 1 }]);
   const cli = JSON.parse(execFileSync(BIN, ['algorithms', '--json', '--db', '/nonexistent/not-opened.db']).toString());

@@ -187,7 +187,8 @@ function op(o, where, bad) {
     if (!o || typeof o !== 'object') return;
     if (typeof o.at === 'string' && !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(o.at))
         bad(`${where}: "at" is not RFC 3339 UTC: ${o.at}`);
-    if (!['add_node', 'remove_node', 'insert_keys', 'delete_keys', 'configure', 'reset', 'revert']
+    if (!['add_node', 'remove_node', 'insert_keys', 'delete_keys', 'configure', 'reset', 'revert',
+        'set_weight']
         .includes(o.type)) bad(`${where}: unknown type ${o.type}`);
     if (Array.isArray(o.moved_from)) {
         let sum = 0;
@@ -1121,7 +1122,67 @@ ok "revert to before the tokens keeps check happy" --db "$DB" revert 2
 ok "check after revert" --db "$DB" check
 
 # ===========================================================================
-echo "== 10. Ctrl-C cancels a long command and rolls it back whole"
+echo "== 10. issue 13: weights in place, help of groups, lookup, parameters, key gen, names"
+# ===========================================================================
+# node weight NAME W: one set_weight operation, keys move as the ring says.
+DB=$(new_db weight)
+rs --db "$DB" config --points 8
+for n in wa wb wc; do rs --db "$DB" node add "$n"; done
+rs --db "$DB" key gen 2000
+"$BIN" --db "$DB" --json key ls >"$TMP/w_before.json" 2>/dev/null
+ok "node weight wb 3" --db "$DB" node weight wb 3
+if grep -q '^operation [0-9]* set_weight: wb; [0-9]* keys moved' "$O"; then pass; else
+    fail "node weight prints the set_weight operation" "$(ctx node weight wb 3)"; fi
+"$BIN" --db "$DB" --json key ls >"$TMP/w_after.json" 2>/dev/null
+"$BIN" --db "$DB" --json log >"$TMP/w_log.json" 2>/dev/null
+jscheck "node weight: every key where the ring with weight 3 says; keys_moved counts the changes" '
+    const pts = L.points([["wa", 1], ["wb", 3], ["wc", 1]], 8);
+    const before = Object.fromEntries(J(A[0]).keys.map((k) => [k.key, k.node]));
+    let moved = 0;
+    for (const k of J(A[1]).keys) {
+        if (k.node !== L.owner(pts, L.pos(k.key))) bad(`${k.key} on ${k.node}`);
+        if (before[k.key] !== k.node) moved++;
+    }
+    const ops = J(A[2]).operations, o = ops[ops.length - 1];
+    L.op(o, "set_weight", bad);
+    if (o.type !== "set_weight" || o.subject !== "wb") bad(`last operation ${o.type} ${o.subject}`);
+    if (o.keys_moved !== moved || moved === 0) bad(`keys_moved ${o.keys_moved}, moved ${moved}`);
+' "$TMP/w_before.json" "$TMP/w_after.json" "$TMP/w_log.json"
+rs --db "$DB" node ls
+if head -n 1 "$O" | grep -q 'Node.*Position.*Weight.*Points.*Keys' &&
+    grep -q '^wb .* 3 .* 24 ' "$O"; then pass; else
+    fail "node ls has a weight column: wb 3 with 24 points" "$(ctx node ls)"; fi
+rs --db "$DB" --json log
+ops_before=$(jsval 'return String(J(A[0]).operations.length)' "$O")
+ok "node weight with the weight it has" --db "$DB" node weight wb 3
+grep -q 'nothing changed' "$O" || fail "the same weight says nothing changed" "$(ctx node weight wb 3)"
+rs --db "$DB" --json node weight wb 3
+expect_eq "the same weight --json: \"operation\": null" "null|3" \
+    "$(jsval 'const j = J(A[0]); return JSON.stringify(j.operation) + "|" + j.node.weight' "$O")"
+rs --db "$DB" --json log
+expect_eq "the same weight records nothing" "$ops_before" "$(jsval 'return String(J(A[0]).operations.length)' "$O")"
+for w in 0x10 inf nan +2 " 2" "2 " 0 -1 1e400 2x ""; do
+    refused "node weight wb '$w'" "$DB" node weight wb "$w"
+done
+for w in 0x10 inf nan +2 " 2" 1e400; do
+    refused "node add --weight '$w'" "$DB" node add wz --weight "$w"
+done
+refused "node weight of a node that does not exist" "$DB" node weight nobody 2
+usage_err "node weight without W" "$DB" node weight wb
+ok "check after node weight" --db "$DB" check
+"$BIN" --db "$DB" export --scenario >"$TMP/w.ringsim" 2>/dev/null
+grep -q '^node weight wb 3$' "$TMP/w.ringsim" || fail "export --scenario writes node weight wb 3" "$(cat "$TMP/w.ringsim")"
+DB2=$(new_db weight2)
+ok "the exported scenario runs" --db "$DB2" run "$TMP/w.ringsim"
+"$BIN" --db "$DB2" --json key ls >"$TMP/w_again.json" 2>/dev/null
+expect_eq "the exported scenario rebuilds the same keys and owners" "$(cat "$TMP/w_after.json")" "$(cat "$TMP/w_again.json")"
+ok "revert to before node weight" --db "$DB" revert 5
+"$BIN" --db "$DB" --json key ls >"$TMP/w_reverted.json" 2>/dev/null
+expect_eq "revert gives the owners of before" "$(cat "$TMP/w_before.json")" "$(cat "$TMP/w_reverted.json")"
+ok "check after revert" --db "$DB" check
+
+# ===========================================================================
+echo "== 11. Ctrl-C cancels a long command and rolls it back whole"
 # ===========================================================================
 # The signal comes while the operation runs (0.4 s after it
 # starts; each takes longer, also on a fast machine); the command must

@@ -12,7 +12,7 @@
 // application/json -- DELETE and body-less POST included.  Ends with
 // "N passed, N failed".
 
-import { spawn } from 'node:child_process';
+import { spawn, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -32,8 +32,10 @@ const check = (name, cond, detail = '') => {
   }
 };
 
+const eq2 = (name, got, want) => check(name, got === want, `expected ${JSON.stringify(want)}, got ${JSON.stringify(got)}`);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ringsim-hb-'));
-const srv = spawn(BIN, ['serve', '--port', '0', '--db', path.join(dir, 'b.db'), '--token', TOKEN, '--web', path.join(repo, 'web')], {
+const DB = path.join(dir, 'b.db');
+let srv = spawn(BIN, ['serve', '--port', '0', '--db', DB, '--token', TOKEN, '--web', path.join(repo, 'web')], {
   stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, RINGSIM_TOKEN: '' },
 });
 let out = '';
@@ -105,6 +107,36 @@ try {
   check('a session without the token gets 401', statuses.length > 0 && statuses.every((s) => s === 401), JSON.stringify(statuses));
   check('... and shows no node', !(await other.textContent('#nodes-body')).includes('alpha'));
   check('... and is not live', (await other.textContent('#connection')) !== 'Live');
+
+  // Issue 14 item 6: the page left open across a restart of the server
+  // while the command line made 2,000 operations (more than the server
+  // replays event by event) comes back live with every one of them.
+  await page.waitForFunction(() => document.getElementById('connection').textContent === 'Live', null, { timeout: 10000 }).catch(() => {});
+  srv.kill('SIGTERM');
+  await new Promise((r) => srv.on('exit', r));
+  const script = path.join(dir, 'many.ringsim');
+  fs.writeFileSync(script, Array.from({ length: 2000 }, (_, i) => `key add while-down-${i}-${"x".repeat(200)}`).join('\n') + '\n');
+  execFileSync(BIN, ['--db', DB, 'run', script], { stdio: 'ignore', timeout: 120000 });
+  const last = JSON.parse(execFileSync(BIN, ['--db', DB, '--json', 'log'], { encoding: 'utf8', maxBuffer: 64 << 20 })).operations.pop().id;
+  srv = spawn(BIN, ['serve', '--port', String(port), '--db', DB, '--token', TOKEN, '--web', path.join(repo, 'web')], {
+    stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, RINGSIM_TOKEN: '' },
+  });
+  const want = `${last.toLocaleString('en-US')} operations`;
+  const back = await page.waitForFunction((w) => document.getElementById('connection').textContent === 'Live' &&
+    document.getElementById('history-count').textContent === w, want, { timeout: 30000 }).then(() => true, () => false);
+  check('after a restart and 2,000 operations made meanwhile: live again, with all of them', back,
+    `${await page.textContent('#connection')} / ${await page.textContent('#history-count')} (want ${want})`);
+  // ... and stays live: a stream the server closes again and again (an old
+  // server pruned a long replay before a byte went out) shows
+  // "Reconnecting…" between its tries, once a second.
+  const states = [];
+  for (let i = 0; i < 30; i++) {
+    states.push(await page.textContent('#connection'));
+    await page.waitForTimeout(100);
+  }
+  check('... and the stream stays live (3 s sampled)', states.every((t) => t === 'Live'), [...new Set(states)].join(' / '));
+  const keys = await page.evaluate(async () => (await (await import('/js/api.js')).api.stats()).keys);
+  eq2('... and the keys the command line added', keys, 2000);
 } catch (e) {
   check('ran to the end', false, e.stack);
 } finally {

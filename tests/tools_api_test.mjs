@@ -46,6 +46,12 @@ function field(v) {
   return JSON.stringify(v);
 }
 
+// Issue 14 item 11, OWASP "CSV Injection": a text cell a spreadsheet would
+// run as a formula (= + - @ TAB CR first) is written with a leading ', and
+// so is one starting with ' (so that dropping one ' gives the text back);
+// a plain decimal number such as a signed token is not touched.
+const defuse = (t) => (/^[=+\-@\t\r']/.test(t) && !/^-[0-9]+$/.test(t) ? `'${t}` : t);
+
 // A CSV answer must hold exactly the rows of the JSON answer.
 function csvMatches(name, r, rows) {
   check(`${name}: 200`, r.status === 200, `${r.status} ${r.text.slice(0, 200)}`);
@@ -65,7 +71,7 @@ function csvMatches(name, r, rows) {
       const v = rows[i][h];
       const ok = typeof v === 'number' ? Number(rec[k]) === v
         : v !== null && typeof v === 'object' ? JSON.stringify(JSON.parse(rec[k])) === JSON.stringify(v)
-          : rec[k] === field(v);
+          : rec[k] === (typeof v === 'string' ? defuse(v) : field(v));
       if (!ok && bad++ < 3) check(`${name}: row ${i} field ${h}`, false, `${JSON.stringify(rec[k])} vs ${JSON.stringify(v)}`);
     });
   });
@@ -111,6 +117,37 @@ async function csvGroup() {
     }
     const r = await s.get('/api/operations/999?format=csv');
     eq('an unknown operation as CSV: 404 JSON error', [r.status, r.json && r.json.error.code], [404, 'not_found']);
+
+    // Formulas are defused, and the rule is what the test expects above.
+    const formula = await s.get(`/api/keys?format=csv&prefix=${enc('=1')}`);
+    check('a key "=1+2" is written \'=1+2', formula.text.includes("\r\n'=1+2,"), JSON.stringify(formula.text));
+    const minus = await s.get(`/api/keys?format=csv&prefix=-4`);
+    check('a key "-4" (a plain number) is written as it is', minus.text.includes('\r\n-4,'), JSON.stringify(minus.text));
+
+    // API.md version 3: without limit=, every key, streamed; the same rows
+    // as the pages of the JSON answer, in the same order.
+    const all = [];
+    for (let off = 0; ; off += 1000) {
+      const pg = await s.ok(`/api/keys?limit=1000&offset=${off}`);
+      all.push(...pg.keys);
+      if (pg.keys.length < 1000) break;
+    }
+    check('more keys than one page of the default limit', all.length > 300, String(all.length));
+    csvMatches('GET /api/keys?format=csv without limit: every key', await s.get('/api/keys?format=csv'), all);
+    const mine = all.filter((k) => k.node === names[0]);
+    csvMatches('GET /api/keys?format=csv&node=N without limit: every key of N', await s.get(`/api/keys?format=csv&node=${enc(names[0])}`), mine);
+    const ej = await s.get('/api/export/keys?format=json');
+    eq('GET /api/export/keys?format=json: 200 JSON', [ej.status, /^application\/json/.test(ej.headers['content-type'])], [200, true]);
+    eq('... holds every key, as the pages do', ej.json && ej.json.keys, all);
+    eq('... and their total', ej.json && ej.json.total, all.length);
+    const ec = await s.get('/api/export/keys?format=csv');
+    eq('GET /api/export/keys?format=csv is the same CSV', ec.text, (await s.get('/api/keys?format=csv')).text);
+    const eh = await s.req('HEAD', '/api/keys?format=csv');
+    eq('HEAD of every key: the length, no body', [eh.status, eh.headers['content-length'], eh.text], [200, String(Buffer.byteLength(ec.text)), '']);
+    const ep = await s.get('/api/keys?format=csv&offset=5');
+    eq('offset= without limit= is refused', [ep.status, ep.json && ep.json.error.code], [400, 'invalid_parameter']);
+    const past3 = await s.ok('/api/keys?at=3&limit=1000');
+    csvMatches('every key at=3', await s.get('/api/keys?format=csv&at=3'), past3.keys);
   });
 }
 

@@ -20,7 +20,8 @@ import { chromium } from 'playwright-core';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const bin = path.resolve(repo, process.env.RINGSIM_BIN || 'build/ringsim');
-const webDir = path.join(repo, 'web');
+// RINGSIM_WEB serves another copy of the page (to see a new test fail on the old page).
+const webDir = path.resolve(process.env.RINGSIM_WEB || path.join(repo, 'web'));
 const artifacts = path.join(repo, 'test-artifacts');
 const filter = process.argv[2] || '';
 const axePath = path.join(repo, 'node_modules', 'axe-core', 'axe.min.js');
@@ -201,7 +202,8 @@ test('a weight typed next to the node name gives the node its points', async ({ 
   await page.getByLabel('Weight', { exact: true }).fill('2.5');
   await page.getByRole('button', { name: 'Add node', exact: true }).click();
   await eventually('heavy in the table', async () => (await nodeNamesInTable(page)).includes('heavy'));
-  assert.equal(await cell(nodeRow(page, 'heavy'), 'weight'), '2.5', 'weight column');
+  // The weight itself (the cell also holds its "Change" button).
+  assert.equal(await nodeRow(page, 'heavy').locator('td[data-col="weight"] .weight-value').textContent(), '2.5', 'weight column');
   assert.equal(await cell(nodeRow(page, 'heavy'), 'points'), '10', 'points = round(4 × 2.5)');
   const { body } = await http(server, 'GET', '/api/nodes/heavy');
   assert.equal(body.weight, 2.5);
@@ -1221,6 +1223,8 @@ test('scenario file: loaded from a file, run step by step, a failing expect show
   await page.getByRole('button', { name: 'Load', exact: true }).click();
   await expectText(page.locator('#scenario-status'), 'Loaded names.ringsim');
   await page.getByRole('button', { name: 'Run all', exact: true }).click();
+  // It starts with a reset and the ring holds two nodes: the page asks first.
+  await page.getByRole('dialog').getByRole('button', { name: /reset/i }).click();
   await expectText(page.locator('#scenario-status'), /Done: \d+ operations, \d+ expectations met/, 'names ran', 20000);
   assert.equal(await page.locator('#scenario-results li.failed').count(), 0);
 });
@@ -1256,8 +1260,8 @@ test('exports: nodes CSV download is the server\'s RFC 4180 CSV; scenario and SV
   ]);
   const svgText = fs.readFileSync(await svgFile.path(), 'utf8');
   assert.match(svgText, /^<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
-  const ringPoints = (await http(server, 'GET', '/api/ring')).body.points.length;
-  assert.equal((svgText.match(/<path /g) || []).length, ringPoints, 'one arc per point of GET /api/ring, as the canvas draws');
+  // The arcs of the canvas: the two nodes' arcs cover the ring.
+  assert.ok(Math.abs(svgCoverage(svgText).turns - 1) < 0.01, 'the arcs cover the ring');
 });
 
 test('accessibility: axe finds no serious or critical violation in the preview, compare, theory and scenario results', async ({ browser, server, errors }) => {
@@ -1283,6 +1287,569 @@ test('accessibility: axe finds no serious or critical violation in the preview, 
   const bad = result.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   assert.deepEqual(bad, []);
   await page.context().close();
+});
+
+// ---- issue 13: found in use -------------------------------------------------------------
+
+/** Puts the page in the light or the dark theme (the toggle, as a user does). */
+async function setTheme(page, theme) {
+  const dark = theme === 'dark';
+  if ((await page.locator('#theme-toggle').getAttribute('aria-pressed')) !== String(dark)) await page.locator('#theme-toggle').click();
+  await eventually(`${theme} theme`, async () => (await page.locator('#theme-toggle').getAttribute('aria-pressed')) === String(dark));
+}
+
+/** axe's serious and critical violations on the page as it stands (colour rules only when asked). */
+async function axeSerious(page, colourOnly = false) {
+  if (!(await page.evaluate(() => typeof window.axe !== 'undefined'))) await page.addScriptTag({ path: axePath });
+  const result = await page.evaluate(async (colours) => {
+    const options = { resultTypes: ['violations'] };
+    if (colours) options.runOnly = { type: 'rule', values: ['color-contrast', 'link-in-text-block'] };
+    // eslint-disable-next-line no-undef
+    const r = await axe.run(document, options);
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
+  }, colourOnly);
+  return result.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+/** Clicks an export button and answers the downloaded file's bytes and name. */
+async function downloadOf(page, button) {
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: button, exact: true }).click()]);
+  return { name: download.suggestedFilename(), bytes: fs.readFileSync(await download.path()) };
+}
+
+/** Boxes of the elements matching `selector` that stick out of the element matching `container`. */
+async function outside(page, selector, container) {
+  return page.evaluate(([sel, cont]) => {
+    const box = document.querySelector(cont).getBoundingClientRect();
+    const out = [];
+    for (const e of document.querySelectorAll(sel)) {
+      const r = e.getBoundingClientRect();
+      if (r.width === 0 && r.height === 0) continue;
+      if (r.left < box.left - 0.5 || r.right > box.right + 0.5) out.push(`${e.tagName}.${e.getAttribute('class') || ''} ${Math.round(r.left)}–${Math.round(r.right)} not in ${Math.round(box.left)}–${Math.round(box.right)}: ${(e.textContent || '').slice(0, 40)}`);
+    }
+    return out;
+  }, [selector, container]);
+}
+
+test('issue 13: the key export holds every key, CSV and JSON, in one request each', async ({ page, server }) => {
+  for (const name of ['alpha', 'bravo']) assert.equal((await http(server, 'POST', '/api/nodes', { name })).status, 201);
+  assert.equal((await http(server, 'POST', '/api/keys', { generate: { count: 2500 } })).status, 201);
+  assert.equal((await http(server, 'POST', '/api/keys', { keys: ['a,"quoted" key', 'ünï ✓'] })).status, 201);
+  await expectText(page.locator('#keys-count'), '2,502 keys');
+  const asked = [];
+  page.on('request', (r) => { if (r.url().includes('/api/keys') || r.url().includes('/api/export/keys')) asked.push(r.url()); });
+  for (const theme of ['light', 'dark']) {
+    await setTheme(page, theme);
+    asked.length = 0;
+    const csv = await downloadOf(page, 'Keys as CSV');
+    assert.equal(csv.name, 'keys.csv');
+    const text = csv.bytes.toString('utf8');
+    const rows = text.split('\r\n').filter((l) => l !== '');
+    assert.equal(rows.length, 2503, `a header and every key: ${rows.length} rows (${theme})`);
+    assert.ok(rows[0].split(',').includes('key'), rows[0]);
+    assert.ok(text.includes('"a,""quoted"" key"') && text.includes('ünï ✓'), 'quoted and Unicode keys as they are');
+    for (const k of ['key-0', 'key-1249', 'key-2499']) assert.ok(text.includes(`\r\n${k},`), `${k} in the CSV`);
+    assert.equal(asked.filter((u) => !u.includes('format=json')).length, 1, `one request: ${asked}`);
+    assert.ok(!asked.some((u) => /limit=/.test(u)), `no limit asked: ${asked}`);
+    const json = await downloadOf(page, 'Keys as JSON');
+    assert.equal(json.name, 'keys.json');
+    const doc = JSON.parse(json.bytes.toString('utf8'));
+    const keys = Array.isArray(doc) ? doc : doc.keys;
+    assert.equal(keys.length, 2502, `every key in the JSON (${theme})`);
+    assert.deepEqual(new Set(keys.map((k) => k.key)).size, 2502);
+    assert.equal(await page.locator('#export-error').textContent(), '');
+    await expectText(page.locator('#export-status'), 'keys.json');
+  }
+});
+
+/** The angular extent, in turns, that the arcs of an exported ring SVG cover. */
+function svgCoverage(svgText) {
+  const doc = svgText;
+  const c = 320;
+  let turns = 0;
+  const arcs = [...doc.matchAll(/<path d="M([-\d.]+),([-\d.]+) A([\d.]+),[\d.]+ 0 ([01]) 1 ([-\d.]+),([-\d.]+)"/g)];
+  for (const m of arcs) {
+    const [x1, y1, , large, x2, y2] = [1, 2, 3, 4, 5, 6].map((i) => Number(m[i]));
+    let a = Math.atan2(y2 - c, x2 - c) - Math.atan2(y1 - c, x1 - c);
+    if (a < 0) a += 2 * Math.PI;
+    if (large && a < Math.PI) a += 2 * Math.PI; // cannot happen for a well-formed arc
+    turns += a / (2 * Math.PI);
+  }
+  const circles = (doc.match(/<g class="arcs"[^>]*>(.*?)<\/g>/s) || ['', ''])[1].match(/<circle /g) || [];
+  return { turns: turns + circles.length, arcs: arcs.length + circles.length };
+}
+
+test('issue 13: "Ring as SVG" draws every algorithm\'s ring and names the nodes; PNG too', async ({ page, server }) => {
+  const names = ['alpha', '<b>&"q\'ü</b>', 'bravo', 'charlie'];
+  for (const name of names) assert.equal((await http(server, 'POST', '/api/nodes', { name })).status, 201);
+  assert.equal((await http(server, 'POST', '/api/keys', { generate: { count: 300 } })).status, 201);
+  await expectText(page.locator('#keys-count'), '300 keys');
+  const parse = (text) => page.evaluate((t) => {
+    const d = new DOMParser().parseFromString(t, 'image/svg+xml');
+    if (d.querySelector('parsererror')) return { error: d.querySelector('parsererror').textContent };
+    return {
+      legend: [...d.querySelectorAll('.legend-name title')].map((e) => e.textContent),
+      labels: [...d.querySelectorAll('.node-label title')].map((e) => e.textContent),
+      background: d.querySelector('rect').getAttribute('fill'),
+      width: Number(d.documentElement.getAttribute('width')),
+      height: Number(d.documentElement.getAttribute('height')),
+    };
+  }, text);
+  const algorithms = [
+    ['ring', { params: { points_per_node: 4 } }], ['cassandra', {}], ['jump', {}], ['rendezvous', {}], ['maglev', {}], ['redis', {}], ['envoy-ring', {}],
+  ];
+  for (const [i, [algorithm, extra]] of algorithms.entries()) {
+    assert.equal((await http(server, 'PUT', '/api/config', { algorithm, ...extra })).status, 200, algorithm);
+    await expectText(page.locator('#ring-mode'), new RegExp(`^${algorithm}\\b`), `${algorithm} on show`);
+    await setTheme(page, i % 2 ? 'dark' : 'light');
+    const file = await downloadOf(page, 'Ring as SVG');
+    assert.equal(file.name, 'ring.svg');
+    const text = file.bytes.toString('utf8');
+    assert.match(text, /^<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+    const { turns, arcs } = svgCoverage(text);
+    assert.ok(arcs >= 1 && Math.abs(turns - 1) < 0.01, `${algorithm}: the arcs cover the whole ring (${turns.toFixed(4)} turns in ${arcs} arcs)`);
+    const doc = await parse(text);
+    assert.equal(doc.error, undefined, `${algorithm}: well-formed XML`);
+    assert.deepEqual([...doc.legend].sort(), [...names].sort(), `${algorithm}: the legend names every node`);
+    assert.equal(doc.background, '#ffffff', 'a white picture in either theme');
+    if (algorithm === 'ring' || algorithm === 'cassandra') assert.deepEqual([...doc.labels].sort(), [...names].sort(), `${algorithm}: each node labelled on the ring`);
+  }
+  // PNG: the same picture, twice the size, the legend drawn.
+  const svgDoc = await parse((await downloadOf(page, 'Ring as SVG')).bytes.toString('utf8'));
+  const png = await downloadOf(page, 'Ring as PNG');
+  assert.equal(png.name, 'ring.png');
+  fs.mkdirSync(artifacts, { recursive: true });
+  fs.writeFileSync(path.join(artifacts, 'export-ring.png'), png.bytes);
+  assert.equal(png.bytes.subarray(1, 4).toString('latin1'), 'PNG');
+  const w = png.bytes.readUInt32BE(16);
+  const h = png.bytes.readUInt32BE(20);
+  assert.deepEqual([w, h], [svgDoc.width * 2, svgDoc.height * 2], 'PNG of the SVG, twice the size');
+  const ink = await page.evaluate(async (b64) => {
+    const img = new Image();
+    img.src = `data:image/png;base64,${b64}`;
+    await img.decode();
+    const c = document.createElement('canvas');
+    c.width = img.width;
+    c.height = img.height;
+    const g = c.getContext('2d');
+    g.drawImage(img, 0, 0);
+    // The legend's column, right of the ring: dark pixels of its text.
+    const d = g.getImageData(640 * 2 + 44, 70 * 2, 300 * 2, 100 * 2).data;
+    let dark = 0;
+    for (let i = 0; i < d.length; i += 4) if (d[i] + d[i + 1] + d[i + 2] < 200) dark++;
+    return dark;
+  }, png.bytes.toString('base64'));
+  assert.ok(ink > 200, `the legend's names are drawn in the PNG (${ink} dark pixels)`);
+});
+test('issue 13: compare shows a refusal and its reason, leaves it out of the charts and "best", offers no Switch', async ({ browser, server, errors }) => {
+  // axe is injected as a script: the page's CSP would refuse it.
+  const page = await openPage(browser, server, errors, { bypassCSP: true });
+  assert.equal((await http(server, 'POST', '/api/nodes', { name: 'alpha' })).status, 201);
+  assert.equal((await http(server, 'POST', '/api/nodes', { name: 'bravo', weight: 2.5 })).status, 201);
+  assert.equal((await http(server, 'POST', '/api/nodes', { name: 'charlie' })).status, 201);
+  assert.equal((await http(server, 'POST', '/api/keys', { generate: { count: 400 } })).status, 201);
+  await expectText(page.locator('#keys-count'), '400 keys');
+  const api = (await http(server, 'GET', '/api/compare')).body;
+  const refused = api.results.filter((r) => r.error);
+  assert.ok(refused.some((r) => r.algorithm === 'ketama'), 'ketama refuses a weight of 2.5');
+  const usable = api.results.filter((r) => !r.error);
+  for (const theme of ['light', 'dark']) {
+    await setTheme(page, theme);
+    await page.getByRole('button', { name: 'Compare', exact: true }).click();
+    await eventually('compare rows', async () => (await page.locator('#compare-body tr').count()) === api.results.length, 20000);
+    for (const r of refused) {
+      const row = page.locator(`#compare-body tr[data-algorithm="${r.algorithm}"]`);
+      const text = await row.textContent();
+      assert.ok(text.includes('Refuses the current nodes'), `${r.algorithm}: ${text}`);
+      // The server's reason, its names as they are ("bravo" and 2.5).
+      assert.ok(text.includes('bravo') && text.includes('2.5'), `${r.algorithm} says why: ${text}`);
+      assert.equal(await row.getByRole('button').count(), 0, `no Switch for ${r.algorithm}`);
+      for (const chart of ['compare-chart-balance', 'compare-chart-keys', 'compare-chart-moves']) {
+        const labels = await page.$$eval(`#${chart} text.chart-label`, (ts) => ts.map((t) => t.textContent));
+        assert.ok(!labels.includes(r.algorithm), `${r.algorithm} not in ${chart}`);
+      }
+      assert.equal(await page.locator(`#compare-best [data-best="${r.algorithm}"]`).count(), 0, `${r.algorithm} never best`);
+    }
+    assert.equal(await page.locator('#compare-chart-moves rect.bar').count(), usable.length, 'a bar per algorithm that placed the keys');
+    // "Best" is the smallest measured max / mean among those that placed the keys.
+    const best = [...usable].sort((a, b) => a.stats.max_over_mean - b.stats.max_over_mean)[0];
+    await expectText(page.locator('#compare-best'), `Most even keys: ${best.algorithm}`);
+    await expectText(page.locator('#compare-best'), 'Left out: ');
+    assert.deepEqual(await axeSerious(page, theme === 'dark'), [], `axe with a refusal shown (${theme})`);
+    fs.mkdirSync(artifacts, { recursive: true });
+    await page.locator('.compare-panel').screenshot({ path: path.join(artifacts, `compare-refusal-${theme}.png`) });
+  }
+  await page.context().close();
+});
+
+test('issue 13: invisible characters shown as escapes in every table, label, history and move; look-alikes warned', async ({ browser, server, errors }) => {
+  // axe is injected as a script: the page's CSP would refuse it.
+  const page = await openPage(browser, server, errors, { bypassCSP: true });
+  const zw = 'zero\u200Bwidth';
+  const nbsp = 'no\u00A0break';
+  assert.equal((await http(server, 'POST', '/api/nodes', { name: zw })).status, 201);
+  assert.equal((await http(server, 'POST', '/api/nodes', { name: nbsp })).status, 201);
+  assert.equal((await http(server, 'POST', '/api/nodes', { name: 'caf\u00E9' })).status, 201); // NFC é
+  const keyRtl = 'k\u202Eyek';
+  const keyZw = 'key\u200B';
+  assert.equal((await http(server, 'POST', '/api/keys', { keys: [keyRtl, keyZw, ...Array.from({ length: 30 }, (_, i) => `plain-${i}`)] })).status, 201);
+  await expectText(page.locator('#keys-count'), '32 keys');
+  const zwShown = 'zero⟨U+200B⟩width';
+  // The server's warning about the look-alike, as API.md version 3 has it; a
+  // server without it yet gets it added here, so that the page's part is tested.
+  await page.route('**/api/nodes', async (route) => {
+    const response = await route.fetch();
+    const body = await response.json();
+    const sent = route.request().postDataJSON();
+    if (route.request().method() === 'POST' && response.status() === 201 && sent.name === 'cafe\u0301' && !body.warning) body.warning = 'looks the same as "café"';
+    await route.fulfill({ response, json: body });
+  });
+  await page.getByLabel('Node name', { exact: true }).fill('cafe\u0301'); // NFD: e + U+0301
+  await page.getByRole('button', { name: 'Add node', exact: true }).click();
+  await eventually('the NFD node in the table', async () => (await nodeNamesInTable(page)).includes('cafe\u0301'));
+  await expectText(page.locator('#node-warning'), 'looks the same as');
+  await expectText(page.locator('#node-warning'), 'cafe⟨U+0301⟩');
+  await expectText(nodeRow(page, 'cafe\u0301').locator('td[data-col="name"]'), 'looks the same as café');
+  await expectText(nodeRow(page, 'caf\u00E9').locator('td[data-col="name"]'), 'looks the same as cafe⟨U+0301⟩');
+  for (const theme of ['light', 'dark']) {
+    await setTheme(page, theme);
+    assert.equal(await nodeRow(page, zw).locator('td[data-col="name"] .name').textContent(), zwShown, 'nodes table');
+    assert.equal(await nodeRow(page, nbsp).locator('td[data-col="name"] .name').textContent(), 'no⟨U+00A0⟩break');
+    // On the ring: the full name (escaped) in its title, the label a cut of it.
+    const label = page.locator('#ring-svg text.node-label', { has: page.locator('title', { hasText: 'zero' }) });
+    assert.equal(await label.locator('title').textContent(), zwShown, 'ring label title');
+    const shown = await label.evaluate((t) => t.firstChild.textContent);
+    assert.ok(zwShown.startsWith(shown.replace(/…$/, '')), `ring label ${shown}`);
+    const bars = await page.locator('#stats-bars').textContent();
+    assert.ok(bars.includes(zwShown), 'statistics bars');
+    const keyCells = await page.$$eval('#keys-body td[data-col="key"]', (tds) => tds.map((td) => td.textContent));
+    assert.ok(keyCells.includes('k⟨U+202E⟩yek') && keyCells.includes('key⟨U+200B⟩'), `keys table: ${keyCells.slice(0, 5)}`);
+    const history = await page.$$eval('#history-list .op-what', (xs) => xs.map((x) => x.textContent));
+    assert.ok(history.includes(`Added node ${zwShown}`), `history: ${history}`);
+    const filter = await page.$$eval('#keys-node option', (os) => os.map((o) => o.textContent));
+    assert.ok(filter.includes(zwShown), 'node filter');
+    assert.deepEqual(await axeSerious(page, theme === 'dark'), [], `axe with the warning and the look-alike marks (${theme})`);
+  }
+  // What moved: a join moves keys; their names are escaped there too.
+  const moving = ['k\u202Eyek', 'key\u200B'];
+  let joiner = null;
+  for (let i = 0; !joiner; i++) {
+    const nodes = (await http(server, 'GET', '/api/nodes')).body.nodes.map((n) => n.name);
+    const name = `join-${i}`;
+    if (moving.some((k) => ownerOf(k, [...nodes, name]) === name)) joiner = name;
+  }
+  await addNode(page, joiner);
+  await eventually('moved keys listed', async () => (await page.locator('#moved-keys li').count()) > 0);
+  const movedText = await page.locator('#moved-keys').textContent();
+  assert.ok(movedText.includes('⟨U+202E⟩') || movedText.includes('key⟨U+200B⟩'), `what moved: ${movedText}`);
+  // The lookup trace.
+  await page.getByLabel('Look up key', { exact: true }).fill(keyRtl);
+  await page.getByLabel('Look up key', { exact: true }).press('Enter');
+  await expectText(page.locator('#lookup-result'), '“k⟨U+202E⟩yek” →');
+  await page.context().close();
+});
+test('issue 13: names of 60+ characters at 1366×800 and 390×844: no sideways scroll, labels inside the ring and "What moved"', async ({ browser, server, errors }) => {
+  const long = (i) => `${['north', 'south', 'east', 'west', 'centre', 'edge'][i]}-datacenter-rack-${i}-cache-server-with-a-long-host-name.example.internal`;
+  const names = [0, 1, 2, 3, 4].map(long);
+  assert.ok(names.every((n) => n.length >= 60));
+  for (const name of names) assert.equal((await http(server, 'POST', '/api/nodes', { name })).status, 201);
+  assert.equal((await http(server, 'POST', '/api/keys', { generate: { count: 1000 } })).status, 201);
+  assert.equal((await http(server, 'POST', '/api/nodes', { name: long(5) })).status, 201);
+  for (const viewport of [{ width: 1366, height: 800 }, { width: 390, height: 844 }]) {
+    const page = await openPage(browser, server, errors, { viewport });
+    await expectText(page.locator('#keys-count'), '1,000 keys');
+    await eventually('the pairs of the last join', async () => (await page.locator('#moved-pairs tbody tr').count()) > 0);
+    await eventually('before and after', async () => (await page.locator('#moved-compare table').count()) === 1);
+    for (const theme of ['light', 'dark']) {
+      await setTheme(page, theme);
+      const where = `${viewport.width}×${viewport.height} ${theme}`;
+      const sizes = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+      assert.ok(sizes[0] <= sizes[1], `${where}: the document is ${sizes[0]} px wide in ${sizes[1]}`);
+      const labels = await page.locator('#ring-svg text.node-label').count();
+      assert.equal(labels, 6, `${where}: every node labelled`);
+      assert.deepEqual(await outside(page, '#ring-svg text.node-label', '.ring-panel'), [], `${where}: ring labels inside the ring panel`);
+      assert.deepEqual(await outside(page, '.moved-panel *', '.moved-panel'), [], `${where}: "What moved" holds its text`);
+      // Cut names keep the whole name in their title.
+      const titles = await page.$$eval('#moved-pairs .name', (xs) => xs.map((x) => x.title));
+      assert.ok(titles.length && titles.every((t) => t.length >= 60), `${where}: full names in the titles`);
+      fs.mkdirSync(artifacts, { recursive: true });
+      await page.screenshot({ path: path.join(artifacts, `long-names-${viewport.width}-${theme}.png`) });
+    }
+    await page.context().close();
+  }
+});
+test('issue 13: nothing stale — empty ring, "not applied yet", the Apply button, "Cancel the running operation"', async ({ page, browser, server, errors }) => {
+  // The empty page: the invitation alone in the ring's centre.
+  for (const theme of ['light', 'dark']) {
+    await setTheme(page, theme);
+    await page.locator('#ring-empty').waitFor({ state: 'visible' });
+    assert.equal(await page.locator('#ring-svg .center-value, #ring-svg .center-title').count(), 0, `no "0 nodes / 0 keys" under the invitation (${theme})`);
+  }
+  await setTheme(page, 'light');
+  await loadSample(server);
+  await expectText(page.locator('#keys-count'), '1,000 keys');
+  await expectText(page.locator('#ring-svg .center-value'), '6 nodes');
+  // A preview's Apply applies the form's choice: nothing is "not applied yet".
+  await page.getByLabel('Algorithm', { exact: true }).selectOption('envoy-ring');
+  assert.equal(await page.locator('#config-dirty').isVisible(), true, 'the choice is pending');
+  await page.getByRole('button', { name: 'Preview', exact: true }).click();
+  await expectText(page.locator('#preview-summary'), 'keys would move');
+  // The Apply button wraps inside its panel, at laptop and phone width.
+  for (const viewport of [{ width: 1366, height: 800 }, { width: 390, height: 844 }]) {
+    await page.setViewportSize(viewport);
+    for (const theme of ['light', 'dark']) {
+      await setTheme(page, theme);
+      assert.deepEqual(await outside(page, '#preview-apply', '#preview-panel'), [], `Apply inside the preview at ${viewport.width} px, ${theme}`);
+    }
+  }
+  await page.setViewportSize({ width: 1366, height: 800 });
+  await page.getByRole('button', { name: /^Apply: configure algorithm envoy-ring/ }).click();
+  await eventually('envoy-ring applied', async () => (await http(server, 'GET', '/api/config')).body.algorithm === 'envoy-ring');
+  await eventually('the preview gone', async () => !(await page.locator('#preview-panel').isVisible()));
+  await expectText(page.locator('#ring-mode'), /^envoy-ring/);
+  assert.equal(await page.locator('#config-dirty').isVisible(), false, 'no "not applied yet" after the preview\'s Apply');
+  // A preview's progress is the preview's: after "Cancel preview" no
+  // "Cancel the running operation" stays. (The server's progress events are
+  // played to a second page here, since a preview is seldom long enough.)
+  const context = await browser.newContext({ viewport: { width: 1366, height: 800 } });
+  await context.addInitScript(() => {
+    const Source = window.EventSource;
+    window.__sources = [];
+    window.EventSource = class extends Source {
+      constructor(...args) {
+        super(...args);
+        window.__sources.push(this);
+      }
+    };
+  });
+  const other = await context.newPage();
+  other.on('pageerror', (err) => errors.push(`page error: ${err.message}`));
+  await other.goto(`${server.base}/`);
+  await other.locator('#connection[data-state="live"]').waitFor({ timeout: 10000 });
+  let release;
+  const held = new Promise((r) => { release = r; });
+  await other.route('**/api/preview', async (route) => { await held; await route.continue().catch(() => {}); });
+  await other.getByLabel('Node name', { exact: true }).fill('golf');
+  await other.getByRole('button', { name: 'Preview add', exact: true }).click();
+  await expectText(other.locator('#preview-summary'), 'Working out');
+  const progress = (done) => ({ type: 'add_node', done, total: 100000 });
+  // Dispatched on the page's own event stream, as the server sends them.
+  await other.evaluate((p) => {
+    for (const es of window.__sources) es.dispatchEvent(new MessageEvent('progress', { data: JSON.stringify(p) }));
+  }, progress(5000));
+  assert.equal(await other.locator('#cancel-op').isVisible(), false, 'no cancel button for a preview\'s progress');
+  await other.getByRole('button', { name: 'Cancel preview', exact: true }).click();
+  assert.equal(await other.locator('#preview-panel').isVisible(), false);
+  assert.equal(await other.locator('#cancel-op').isVisible(), false, 'no "Cancel the running operation" after "Cancel preview"');
+  release();
+  await sleep(300);
+  assert.equal(await other.locator('#preview-panel').isVisible(), false, 'the late answer of a cancelled preview is not shown');
+  await other.context().close();
+});
+test('issue 13: nothing cut — theory names every algorithm, dropdowns, history, share bars, compare table; arcs and the SHA-256 told right', async ({ browser, server, errors }) => {
+  for (const name of ['alpha', 'bravo', 'charlie']) assert.equal((await http(server, 'POST', '/api/nodes', { name })).status, 201);
+  assert.equal((await http(server, 'PUT', '/api/config', { algorithm: 'ring', params: { points_per_node: 4 } })).status, 200);
+  assert.equal((await http(server, 'POST', '/api/keys', { generate: { count: 300 } })).status, 201);
+  assert.equal((await http(server, 'PUT', '/api/config', { algorithm: 'ring', params: { points_per_node: 4 }, replicas: 2 })).status, 200);
+  const page = await openPage(browser, server, errors, { viewport: { width: 1366, height: 800 } });
+  await expectText(page.locator('#keys-count'), '300 keys');
+  // An arc's details: the arc's own keys, and the node's total named as such.
+  const ring = (await http(server, 'GET', '/api/ring')).body.points;
+  const keys = [];
+  for (let offset = 0; offset < 300; offset += 100) keys.push(...(await http(server, 'GET', `/api/keys?limit=100&offset=${offset}`)).body.keys);
+  await page.locator('#ring-overlay').focus();
+  await page.keyboard.press('ArrowRight'); // arc 2 of 12: from point 0 to point 1
+  await page.keyboard.press('Enter');
+  const [p0, p1] = ring;
+  const inArc = keys.filter((k) => k.position > p0.position && k.position <= p1.position).length;
+  const node = (await http(server, 'GET', `/api/nodes/${p1.node}`)).body;
+  const details = await expectText(page.locator('#ring-selection'), 'keys in this arc');
+  assert.ok(details.includes(`keys in this arc${inArc}`), `the arc's own ${inArc} keys: ${details}`);
+  assert.ok(details.includes(`keys of ${p1.node}, all 4 arcs${node.keys.toLocaleString('en-US')}`), `the node's ${node.keys}, named: ${details}`);
+  // The lookup trace under ring: the key's whole SHA-256; not under ketama (MD5).
+  await page.getByLabel('Look up key', { exact: true }).fill('key-7');
+  await page.getByLabel('Look up key', { exact: true }).press('Enter');
+  await expectText(page.locator('#lookup-steps'), sha256('key-7'));
+  assert.equal((await http(server, 'PUT', '/api/config', { algorithm: 'ketama', replicas: 1 })).status, 200);
+  await expectText(page.locator('#ring-mode'), /^ketama/);
+  await page.getByLabel('Look up key', { exact: true }).press('Enter');
+  await expectText(page.locator('#lookup-steps'), /MD5/i);
+  assert.ok(!(await page.locator('#lookup-steps').textContent()).includes(sha256('key-7')), 'no SHA-256 under ketama');
+  // A long history entry, theory and compare.
+  assert.equal((await http(server, 'PUT', '/api/config', { algorithm: 'envoy-ring', params: { min_ring_size: 2048, max_ring_size: 4194304 }, replicas: 2 })).status, 200);
+  await expectText(page.locator('#ring-mode'), /^envoy-ring/);
+  await page.getByRole('button', { name: 'Show theory', exact: true }).click();
+  await eventually('theory chart', async () => (await page.locator('#theory-chart text.alg-label').count()) > 0, 30000);
+  const theory = (await http(server, 'GET', '/api/theory')).body;
+  await page.getByRole('button', { name: 'Compare', exact: true }).click();
+  await eventually('compare rows', async () => (await page.locator('#compare-body tr').count()) >= 10, 30000);
+  for (const viewport of [{ width: 1366, height: 800 }, { width: 390, height: 844 }]) {
+    await page.setViewportSize(viewport);
+    for (const theme of ['light', 'dark']) {
+      await setTheme(page, theme);
+      const where = `${viewport.width} px ${theme}`;
+      // Theory: every algorithm named, no two names overlapping, all inside the chart.
+      const names = await page.$$eval('#theory-chart text.alg-label', (ts) => {
+        const chart = document.querySelector('#theory-chart').getBoundingClientRect();
+        return ts.map((t) => {
+          const r = t.getBoundingClientRect();
+          return { name: t.dataset.algorithm, top: r.top, bottom: r.bottom, inside: r.top >= chart.top - 0.5 && r.bottom <= chart.bottom + 0.5 && r.right <= chart.right + 0.5 };
+        });
+      });
+      assert.deepEqual(names.map((n) => n.name).sort(), theory.algorithms.map((a) => a.algorithm).sort(), `${where}: theory names every algorithm`);
+      assert.ok(names.every((n) => n.inside), `${where}: theory labels inside the chart`);
+      const byTop = [...names].sort((a, b) => a.top - b.top);
+      for (let i = 1; i < byTop.length; i++) assert.ok(byTop[i].top >= byTop[i - 1].bottom - 1, `${where}: ${byTop[i - 1].name} and ${byTop[i].name} overlap`);
+      // Dropdowns show their whole choice.
+      const cutOptions = await page.evaluate(() => {
+        const out = [];
+        const g = document.createElement('canvas').getContext('2d');
+        for (const id of ['algorithm', 'scenario-list']) {
+          const sel = document.getElementById(id);
+          const st = getComputedStyle(sel);
+          g.font = `${st.fontWeight} ${st.fontSize} ${st.fontFamily}`;
+          const room = sel.clientWidth - parseFloat(st.paddingLeft) - parseFloat(st.paddingRight) - 20; // the arrow
+          for (const o of sel.options) if (g.measureText(o.textContent).width > room) out.push(`${id}: ${o.textContent}`);
+        }
+        return out;
+      });
+      assert.deepEqual(cutOptions, [], `${where}: dropdown choices fit`);
+      // History entries are whole.
+      const cutHistory = await page.$$eval('#history-list .op-what', (xs) => xs.filter((x) => x.scrollWidth > x.clientWidth + 1).map((x) => x.textContent));
+      assert.deepEqual(cutHistory, [], `${where}: history entries whole`);
+      // Statistics bars say which percentage is which.
+      const values = await page.$$eval('#stats-bars .bar-value', (xs) => xs.map((x) => x.textContent));
+      assert.ok(values.length === 3 && values.every((v) => /keys \d/.test(v) && /space \d/.test(v)), `${where}: ${values}`);
+      // The compare table shows its last row whole.
+      const wrap = await page.locator('.compare-panel .table-wrap').evaluate((e) => [e.scrollHeight, e.clientHeight]);
+      assert.ok(wrap[0] <= wrap[1] + 1, `${where}: compare table cut (${wrap[0]} in ${wrap[1]} px)`);
+      const last = await page.locator('#compare-body tr').last().boundingBox();
+      const box = await page.locator('.compare-panel .table-wrap').boundingBox();
+      assert.ok(last.y + last.height <= box.y + box.height + 1, `${where}: last compare row inside its box`);
+      fs.mkdirSync(artifacts, { recursive: true });
+      await page.locator('.theory-panel').screenshot({ path: path.join(artifacts, `theory-${viewport.width}-${theme}.png`) });
+    }
+  }
+  await page.context().close();
+});
+test('issue 13: "Run next step" asks before a scenario file resets; one "Line N" in its messages', async ({ page, server }) => {
+  await loadSample(server);
+  await expectText(page.locator('#keys-count'), '1,000 keys');
+  const before = await operationIds(server);
+  await page.getByLabel('Built in', { exact: true }).selectOption('fill');
+  await expectText(page.locator('#scenario-about'), 'Nodes, then many keys');
+  await page.getByRole('button', { name: 'Load', exact: true }).click();
+  await expectText(page.locator('#scenario-status'), 'Loaded fill.ringsim');
+  const dialog = page.getByRole('dialog');
+  for (const button of ['Run next step', 'Run all']) {
+    await page.getByRole('button', { name: button, exact: true }).click();
+    await dialog.waitFor({ state: 'visible' });
+    await expectText(dialog, '6 nodes and 1,000 keys');
+    await dialog.getByRole('button', { name: 'Cancel', exact: true }).click();
+    await expectText(page.locator('#scenario-status'), 'the ring was left as it was');
+    assert.deepEqual(await operationIds(server), before, `${button}, cancelled: nothing ran`);
+  }
+  await page.getByRole('button', { name: 'Run next step', exact: true }).click();
+  await dialog.waitFor({ state: 'visible' });
+  await dialog.getByRole('button', { name: /reset/i }).click();
+  await expectText(page.locator('#scenario-status'), /^Step 1 of \d+ done/);
+  await eventually('reset ran', async () => (await http(server, 'GET', '/api/stats')).body.nodes === 0);
+  // The server's "line 2: …" is not prefixed a second time.
+  await page.locator('#scenario-text').fill('node add x\nfrobnicate now\n');
+  await page.getByRole('button', { name: 'Run next step', exact: true }).click();
+  const message = await expectText(page.locator('#scenario-file-error'), /unknown command/i);
+  assert.match(message, /^Line 2: unknown command/);
+  assert.ok(!/line 2:.*line 2:/i.test(message), message);
+});
+
+test('issue 13: keys pasted as a list; replica copies are not "nothing moved"; large counts grouped', async ({ page, server }) => {
+  for (const name of ['alpha', 'bravo', 'charlie']) assert.equal((await http(server, 'POST', '/api/nodes', { name })).status, 201);
+  assert.equal((await http(server, 'POST', '/api/keys', { generate: { count: 12000 } })).status, 201);
+  await expectText(page.locator('#keys-count'), '12,000 keys');
+  await expectText(page.locator('#history-list li .op-what').first(), 'Inserted 12,000 keys');
+  // Paste: one key a line, spaces kept, empty lines left out, a stored one skipped.
+  await page.getByText('Paste many keys, one a line').click();
+  const pasted = ['first pasted', '  spaced  ', 'key-5', 'ünï'];
+  await page.getByLabel('Keys to insert, one a line').fill(`${pasted[0]}\r\n${pasted[1]}\n\n${pasted[2]}\n${pasted[3]}\n`);
+  await page.getByRole('button', { name: 'Insert 4 keys', exact: true }).click();
+  await expectText(page.locator('#keys-paste-result'), 'Inserted 3 of 4 keys; 1 skipped');
+  for (const k of ['first pasted', '  spaced  ', 'ünï']) assert.equal((await http(server, 'GET', `/api/keys/${encodeURIComponent(k)}`)).status, 200, k);
+  const op = (await http(server, 'GET', '/api/operations')).body.operations.pop();
+  assert.equal(op.type, 'insert_keys', 'one operation for the list');
+  await expectText(page.locator('#keys-count'), '12,003 keys');
+  // More replicas: owners stay, copies are added; history and "What moved" say so.
+  assert.equal((await http(server, 'PUT', '/api/config', { replicas: 2 })).status, 200);
+  const cfg = (await http(server, 'GET', '/api/operations')).body.operations.pop();
+  assert.equal(cfg.keys_moved, 0);
+  assert.ok(cfg.replica_moves > 1000, `${cfg.replica_moves} copies`);
+  const copies = `${cfg.replica_moves.toLocaleString('en-US')} replica copies added`;
+  for (const theme of ['light', 'dark']) {
+    await setTheme(page, theme);
+    const entry = page.locator(`#history-list li[data-id="${cfg.id}"]`);
+    await expectText(entry, copies);
+    assert.ok(!(await entry.textContent()).includes('nothing moved'), await entry.textContent());
+    await expectText(page.locator('#moved-summary'), copies);
+  }
+  // Theory for N = 1: measured for another N, or refused, but never silently.
+  await page.getByLabel('Nodes (empty: the current count)', { exact: true }).fill('1');
+  await page.getByRole('button', { name: 'Show theory', exact: true }).click();
+  await eventually('theory answered', async () => /not the 1 asked for/.test(await page.locator('#theory-status').textContent())
+    || (await page.locator('#theory-error').textContent()) !== '', 30000);
+  // A scenario step's moves, grouped.
+  await page.locator('#scenario-text').fill('node add delta\n');
+  await page.getByRole('button', { name: 'Run all', exact: true }).click();
+  const line = await expectText(page.locator('#scenario-results li'), /keys moved/);
+  const moved = (await http(server, 'GET', '/api/operations')).body.operations.pop().keys_moved;
+  assert.ok(moved >= 1000 && line.includes(`${moved.toLocaleString('en-US')} keys moved`), line);
+});
+test('issue 13: a node\'s weight changed in place in the nodes table (PATCH), refusals beside it', async ({ browser, server, errors }) => {
+  for (const name of ['alpha', 'bravo', 'charlie']) assert.equal((await http(server, 'POST', '/api/nodes', { name })).status, 201);
+  assert.equal((await http(server, 'POST', '/api/keys', { generate: { count: 600 } })).status, 201);
+  let weight = 1;
+  for (const [viewport, theme] of [[{ width: 1366, height: 800 }, 'light'], [{ width: 390, height: 844 }, 'dark']]) {
+    const page = await openPage(browser, server, errors, { viewport, bypassCSP: true });
+    await setTheme(page, theme);
+    await expectText(page.locator('#keys-count'), '600 keys');
+    const where = `${viewport.width} px ${theme}`;
+    const row = nodeRow(page, 'alpha');
+    // Change: 1 → 3 (ring, 1 point per node: 3 points), one set_weight operation.
+    weight += 2;
+    await row.getByRole('button', { name: 'Change the weight of alpha', exact: true }).click();
+    const input = row.getByLabel('Weight of alpha', { exact: true });
+    await eventually('the weight box has the focus', async () => input.evaluate((e) => e === document.activeElement));
+    const sizes = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+    assert.ok(sizes[0] <= sizes[1], `${where}: editing does not widen the page (${sizes})`);
+    await input.fill(String(weight));
+    await input.press('Enter');
+    await eventually(`${where}: weight ${weight} stored`, async () => (await http(server, 'GET', '/api/nodes/alpha')).body.weight === weight);
+    const node = (await http(server, 'GET', '/api/nodes/alpha')).body;
+    assert.equal(node.points, weight);
+    await expectText(row.locator('td[data-col="weight"]'), String(weight));
+    await expectText(row.locator('td[data-col="points"]'), String(weight));
+    const op = (await http(server, 'GET', '/api/operations')).body.operations.pop();
+    assert.equal(op.type, 'set_weight');
+    await expectText(page.locator('#history-list li .op-what').first(), 'Changed the weight of alpha');
+    await expectText(page.locator('#moved-operation'), `After #${op.id} · Changed the weight of alpha`);
+    assert.equal(await row.getByRole('button', { name: 'Change the weight of alpha', exact: true }).evaluate((e) => e === document.activeElement), true, 'the focus back on Change');
+    // A refusal: the server's words beside the box, nothing changed.
+    await row.getByRole('button', { name: 'Change the weight of alpha', exact: true }).click();
+    await input.fill('0');
+    await row.getByRole('button', { name: 'Save', exact: true }).click();
+    const refusal = await expectText(row.locator('.weight-edit .error'), /weight/i);
+    const api = await http(server, 'PATCH', '/api/nodes/alpha', { weight: 0 });
+    assert.equal(api.status, 400);
+    assert.ok(refusal.toLowerCase().includes(api.body.error.message.toLowerCase().slice(0, 12)), `${refusal} / ${api.body.error.message}`);
+    assert.equal(await input.getAttribute('aria-invalid'), 'true');
+    assert.deepEqual(await axeSerious(page, theme === 'dark'), [], `${where}: axe with the editor and its refusal`);
+    assert.equal((await http(server, 'GET', '/api/nodes/alpha')).body.weight, weight, 'unchanged');
+    // Escape leaves it as it was.
+    await input.press('Escape');
+    assert.equal(await row.locator('.weight-edit').count(), 0);
+    await expectText(row.locator('td[data-col="weight"]'), String(weight));
+    fs.mkdirSync(artifacts, { recursive: true });
+    await page.screenshot({ path: path.join(artifacts, `weight-edit-${viewport.width}-${theme}.png`) });
+    await page.context().close();
+  }
 });
 
 async function main() {

@@ -65,7 +65,8 @@ export class PlacementForm {
     this.config = config;
     this.readOnly = readOnly;
     if (readOnly) this.dirty = false;
-    const options = this.catalogue.map((a) => el('option', { value: a.name }, `${a.name} — ${a.title}`));
+    // The name alone fits the box; the title and origin are under it.
+    const options = this.catalogue.map((a) => el('option', { value: a.name, title: a.title }, a.name));
     if (!this.catalogue.length) options.push(el('option', { value: config.algorithm }, config.algorithm));
     const focused = this.form.contains(document.activeElement);
     if (this.select.options.length !== options.length || [...this.select.options].some((o, i) => o.value !== options[i].value)) {
@@ -177,6 +178,12 @@ export class PlacementForm {
       body.replicas = 1;
     }
     return body;
+  }
+
+  /** The choice on the form was applied elsewhere (a preview's Apply): nothing is pending. */
+  applied() {
+    this.dirty = false;
+    this.markDirty();
   }
 
   async apply() {

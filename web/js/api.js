@@ -121,4 +121,6 @@ export const api = {
 Object.assign(api, {
   /** Where K goes, live or as it was right after operation `at`. */
   lookupAt: (key, at) => request('GET', withQuery('/api/lookup', { key, at })),
+  /** A node's weight changed in place (one set_weight operation). */
+  setWeight: (name, weight) => request('PATCH', `/api/nodes/${enc(name)}`, { weight }),
 });

@@ -35,18 +35,70 @@ export function angleOf(position) {
 }
 
 /**
- * A name as a person can see it. Names are 1..255 bytes and may be spaces
- * only or start and end with spaces: those are quoted with the outer
- * spaces shown as ␣, so that no row or title reads as blank.
+ * Characters a reader cannot see or cannot tell from others: format
+ * characters (U+200B zero width space, U+202E and the other bidirectional
+ * controls, U+FEFF, U+00AD soft hyphen, …), every space but the plain one
+ * (U+00A0, U+2000–U+200A, U+3000, …), line and paragraph separators, and
+ * the Hangul fillers that render as nothing.
+ */
+const INVISIBLE = /[\p{Cf}\p{Zl}\p{Zp}\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000\u115F\u1160\u3164\uFFA0]|\u034F/u;
+const INVISIBLE_ALL = new RegExp(INVISIBLE.source, 'gu');
+const MARK_ALL = /\p{M}/gu;
+
+const codePoint = (c) => `⟨U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}⟩`;
+
+/**
+ * A text with what cannot be seen shown as escapes: "a⟨U+200B⟩b". A text
+ * that is not in Unicode NFC form (an "é" written as "e" + U+0301) also
+ * shows its combining marks, which is what tells it from its NFC twin.
+ */
+export function visibleText(text) {
+  let s = String(text);
+  if (s.normalize('NFC') !== s) s = s.replace(MARK_ALL, codePoint);
+  if (!INVISIBLE.test(s)) return s;
+  // A zero width joiner between two pictographs is part of an emoji
+  // (👩‍💻): it stays.
+  return s.replace(INVISIBLE_ALL, (c, at) => (c === '\u200D' && PICTOGRAPH_BEFORE.test(s.slice(0, at)) && PICTOGRAPH_AFTER.test(s.slice(at + 1))
+    ? c : codePoint(c)));
+}
+const PICTOGRAPH_BEFORE = /\p{Extended_Pictographic}(?:\uFE0F|\p{Emoji_Modifier})?$/u;
+const PICTOGRAPH_AFTER = /^\p{Extended_Pictographic}/u;
+
+/** Whether visibleText changes the text (it holds something unseen). */
+export function hasHidden(text) {
+  return visibleText(text) !== String(text);
+}
+
+/**
+ * A name (or a key) as a person can see it. Names are 1..255 bytes and may
+ * be spaces only or start and end with spaces: those are quoted with the
+ * outer spaces shown as ␣, so that no row or title reads as blank; what
+ * cannot be seen is escaped (visibleText).
  */
 export function displayName(name) {
   if (name === null || name === undefined) return '(none)';
-  const s = String(name);
+  const s = visibleText(name);
   if (s.trim() === s && s !== '') return s;
   const lead = /^ */.exec(s)[0].length;
   const trail = s.trim() === '' ? 0 : /[ ]*$/.exec(s)[0].length;
   const core = s.slice(lead, s.length - trail);
   return `“${'␣'.repeat(lead)}${core}${'␣'.repeat(trail)}”`;
+}
+
+/** Names in a list that look the same (equal in NFC) as another: name -> [others]. */
+export function lookAlikes(names) {
+  const byForm = new Map();
+  for (const n of names) {
+    const k = String(n).normalize('NFC');
+    if (!byForm.has(k)) byForm.set(k, []);
+    byForm.get(k).push(n);
+  }
+  const out = new Map();
+  for (const group of byForm.values()) {
+    if (group.length < 2) continue;
+    for (const n of group) out.set(n, group.filter((o) => o !== n));
+  }
+  return out;
 }
 
 /** The old name of displayName, kept for the places that say "(none)". */
@@ -55,8 +107,17 @@ export const nodeLabel = displayName;
 /** A name cut to `max` characters with an ellipsis (the full name goes in a title). */
 export function shortName(name, max = 24) {
   const s = displayName(name);
+  return cutText(s, max);
+}
+
+/** A text cut to `max` characters with an ellipsis, never inside an escape ⟨U+…⟩. */
+export function cutText(s, max) {
   const chars = [...s];
-  return chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : s;
+  if (chars.length <= max) return s;
+  let head = chars.slice(0, max - 1).join('');
+  const open = head.lastIndexOf('⟨');
+  if (open >= 0 && open > head.lastIndexOf('⟩')) head = head.slice(0, open);
+  return `${head}…`;
 }
 
 // ---- colours -----------------------------------------------------------------
@@ -189,6 +250,7 @@ const typeWords = {
   configure: 'Configured',
   reset: 'Reset',
   revert: 'Reverted',
+  set_weight: 'Changed the weight of',
 };
 
 export function describeOperation(op) {
@@ -198,9 +260,18 @@ export function describeOperation(op) {
     const m = /(\d+)/.exec(op.subject || '');
     return m ? (m[1] === '0' ? 'Reverted to the empty start' : `Reverted to the state after #${m[1]}`) : word;
   }
-  if (op.type === 'add_node' || op.type === 'remove_node') return `${word} ${displayName(op.subject)}`;
-  if (op.type === 'insert_keys' || op.type === 'delete_keys') return `${word} ${op.subject}`;
-  return op.subject ? `${word} ${op.subject}` : word;
+  if (op.type === 'add_node' || op.type === 'remove_node' || op.type === 'set_weight') return `${word} ${displayName(op.subject)}`;
+  if (op.type === 'insert_keys' || op.type === 'delete_keys') {
+    // "12000 keys key-0 … key-11999": the count grouped, the key names as they are.
+    const m = /^(\d+)( keys?\b.*)$/s.exec(op.subject || '');
+    return m ? `${word} ${formatInt(Number(m[1]))}${visibleText(m[2])}` : `${word} ${displayName(op.subject)}`;
+  }
+  return op.subject ? `${word} ${groupCounts(visibleText(op.subject))}` : word;
+}
+
+/** Numbers of four digits or more standing as words get separators: "1000 points" → "1,000 points". */
+export function groupCounts(text) {
+  return String(text).replace(/(^|[\s(,])(\d{4,})(?=$|[\s),.;:])/g, (_all, pre, digits) => pre + formatInt(Number(digits)));
 }
 
 /**

@@ -7,7 +7,11 @@
 // el()/textContent only; charts are SVG built with DOM APIs.
 
 import { $, el, setError } from './dom.js';
-import { formatInt, formatNumber, formatPercent } from './format.js';
+import {
+  RING_SIZE, cutText, displayName, formatInt, formatNumber, formatPercent, groupCounts, humanMessage, nodeColour, visibleText,
+} from './format.js';
+
+const nodeColourLight = (name) => nodeColour(name, 1, false);
 
 const SVG = 'http://www.w3.org/2000/svg';
 
@@ -71,18 +75,94 @@ function unwrapText(response, text) {
   return text;
 }
 
-async function download(path, filename, type) {
+/** Bytes as a person reads them: 812 bytes, 3.4 MB. */
+function formatBytes(n) {
+  if (n < 1024) return `${formatInt(n)} bytes`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+/**
+ * The body of one answer, read as it streams in (every key of a million is
+ * tens of megabytes), the bytes so far shown under the export buttons.
+ */
+async function fetchText(path, what) {
   const r = await fetch(path, { headers: tokenHeader() });
-  const text = await r.text();
-  if (!r.ok) throw new Error(`${r.status}: ${text.slice(0, 200)}`);
-  saveBlob(new Blob([unwrapText(r, text)], { type }), filename);
+  if (!r.ok) {
+    const text = await r.text();
+    let message = `${r.status} ${r.statusText}`;
+    try { message = JSON.parse(text).error.message || message; } catch { /* not JSON */ }
+    throw new Error(`${what}: ${message}`);
+  }
+  const status = $('export-status');
+  const chunks = [];
+  let bytes = 0;
+  if (r.body && r.body.getReader) {
+    const reader = r.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      bytes += value.length;
+      status.textContent = `${what}: ${formatBytes(bytes)} received…`;
+    }
+  } else {
+    chunks.push(new Uint8Array(await r.arrayBuffer()));
+  }
+  const text = new TextDecoder().decode(await new Blob(chunks).arrayBuffer());
+  return unwrapText(r, text);
+}
+
+async function download(path, filename, type, what = filename) {
+  const text = await fetchText(path, what);
+  saveBlob(new Blob([text], { type }), filename);
+  $('export-status').textContent = `${filename}: ${formatBytes(new Blob([text]).size)} saved.`;
+}
+
+/**
+ * A list the server answers in pages (the operation log by `after`, an
+ * operation's moves by `offset`), read to its end and saved whole: JSON as
+ * one document, CSV with one header row.
+ */
+async function downloadPaged({ first, next, field, filename, csv, what }) {
+  const PAGE = 1000;
+  if (csv) {
+    let out = '';
+    let url = first(true);
+    for (let read = 0; url; ) {
+      const text = await fetchText(url, what);
+      const lines = text.split('\r\n');
+      if (lines[lines.length - 1] === '') lines.pop();
+      const rows = lines.length - 1;
+      out += read === 0 ? (lines.length ? `${lines.join('\r\n')}\r\n` : '') : (rows > 0 ? `${lines.slice(1).join('\r\n')}\r\n` : '');
+      read += rows;
+      $('export-status').textContent = `${what}: ${formatInt(read)} rows…`;
+      url = rows >= PAGE ? next(true, read, lines[lines.length - 1]) : null;
+    }
+    saveBlob(new Blob([out], { type: 'text/csv' }), filename);
+    $('export-status').textContent = `${filename}: saved.`;
+    return;
+  }
+  let doc = null;
+  const all = [];
+  for (let url = first(false); url; ) {
+    const page = JSON.parse(await fetchText(url, what));
+    if (!doc) doc = page;
+    const list = page[field] || [];
+    all.push(...list);
+    $('export-status').textContent = `${what}: ${formatInt(all.length)} read…`;
+    url = list.length >= PAGE ? next(false, all.length, list[list.length - 1]) : null;
+  }
+  const whole = { ...doc, [field]: all };
+  saveBlob(new Blob([JSON.stringify(whole, null, 2)], { type: 'application/json' }), filename);
+  $('export-status').textContent = `${filename}: ${formatInt(all.length)} ${field} saved.`;
 }
 
 // ---- preview -------------------------------------------------------------------
 
 function countsList(entries) {
   if (!entries || !entries.length) return el('span', { className: 'muted' }, 'none');
-  return el('ul', { className: 'plain' }, entries.map((e) => el('li', null, `${e.node}: ${formatInt(e.keys)}`)));
+  return el('ul', { className: 'plain' }, entries.map((e) => el('li', null, `${displayName(e.node)}: ${formatInt(e.keys)}`)));
 }
 
 function statsTable(before, after) {
@@ -133,11 +213,23 @@ class Preview {
     setError('preview-error', '');
     $('preview-panel').hidden = false;
     $('preview-summary').textContent = 'Working out what would happen…';
+    $('preview-body').replaceChildren();
+    $('preview-apply').disabled = true;
+    if (this.asking) this.asking.abort();
+    const asking = new AbortController();
+    this.asking = asking;
+    $('preview-panel').dataset.asking = body.op;
     try {
-      const answer = await rawJson('POST', '/api/preview', body);
+      const answer = await rawJson('POST', '/api/preview', body, asking.signal);
+      if (this.asking !== asking) return; // cancelled, or a newer preview asked
+      this.asking = null;
+      delete $('preview-panel').dataset.asking;
       this.pending = body;
       this.show(body, answer);
     } catch (err) {
+      if (this.asking !== asking) return;
+      this.asking = null;
+      delete $('preview-panel').dataset.asking;
       this.pending = null;
       $('preview-summary').textContent = '';
       $('preview-body').replaceChildren();
@@ -148,8 +240,8 @@ class Preview {
   }
 
   describe(body) {
-    if (body.op === 'add_node') return `add node ${body.name}${body.weight !== undefined ? ` (weight ${body.weight})` : ''}`;
-    if (body.op === 'remove_node') return `remove node ${body.name}`;
+    if (body.op === 'add_node') return `add node ${displayName(body.name)}${body.weight !== undefined ? ` (weight ${body.weight})` : ''}`;
+    if (body.op === 'remove_node') return `remove node ${displayName(body.name)}`;
     const parts = [`algorithm ${body.algorithm}`];
     if (body.params) for (const [k, v] of Object.entries(body.params)) parts.push(`${k} ${v}`);
     if (body.replicas !== undefined) parts.push(`replicas ${body.replicas}`);
@@ -170,7 +262,7 @@ class Preview {
       statsTable(a.before, a.after),
       el('h3', null, `Sample of moved keys (${formatInt(sample.length)} of ${formatInt(a.keys_moved)})`),
       sample.length
-        ? el('ul', { className: 'plain sample', id: 'preview-sample', tabIndex: 0, 'aria-label': 'Sample of moved keys' }, sample.map((s) => el('li', null, `${s.key}: ${s.from ?? 'none'} → ${s.to ?? 'none'}`)))
+        ? el('ul', { className: 'plain sample', id: 'preview-sample', tabIndex: 0, 'aria-label': 'Sample of moved keys' }, sample.map((s) => el('li', null, `${displayName(s.key)}: ${displayName(s.from)} → ${displayName(s.to)}`)))
         : el('p', { className: 'muted small' }, 'No key would move.'),
     );
     $('preview-apply').disabled = false;
@@ -178,8 +270,8 @@ class Preview {
     // The ghost: a marked banner over the ring and the flows of the sample.
     const ghost = $('ring-ghost');
     ghost.hidden = false;
-    const from = (a.moved_from || []).map((e) => `${e.node} (${formatInt(e.keys)})`).join(', ');
-    const to = (a.moved_to || []).map((e) => `${e.node} (${formatInt(e.keys)})`).join(', ');
+    const from = (a.moved_from || []).map((e) => `${displayName(e.node)} (${formatInt(e.keys)})`).join(', ');
+    const to = (a.moved_to || []).map((e) => `${displayName(e.node)} (${formatInt(e.keys)})`).join(', ');
     ghost.textContent = `Preview, not applied — ${what}: ${formatInt(a.keys_moved)} keys would move${from ? ` from ${from}` : ''}${to ? ` to ${to}` : ''}.`;
     const pairs = new Map();
     for (const s of a.sample || []) {
@@ -207,6 +299,8 @@ class Preview {
         const config = { ...body };
         delete config.op;
         await rawJson('PUT', '/api/config', config);
+        // The form's choice is now the configuration in force.
+        this.placement.applied();
       }
       this.clear();
     } catch (err) {
@@ -216,6 +310,15 @@ class Preview {
   }
 
   clear() {
+    // A preview still being worked out is dropped: its late answer is not
+    // shown, and "Cancel the running operation" (which its progress may
+    // have shown; the server cannot cancel a read) goes with it.
+    if (this.asking) {
+      this.asking.abort();
+      this.asking = null;
+    }
+    delete $('preview-panel').dataset.asking;
+    $('cancel-op').hidden = true;
     this.pending = null;
     $('preview-panel').hidden = true;
     $('preview-body').replaceChildren();
@@ -305,9 +408,21 @@ class Compare {
       ? `Sampled: ${formatInt(s.keys)} of ${formatInt(answer.keys)} keys (every ${formatInt(s.every)}th key) were placed.`
       : `All ${formatInt(answer.keys)} keys were placed (no sample).`;
     const results = answer.results || [];
+    // An algorithm that refuses the current nodes (ketama and a weight of
+    // 2.5) has no numbers: its row says why, in the server's words, and it
+    // stays out of the charts and of "best".
+    const usable = results.filter((r) => !r.error && r.stats);
     const body = $('compare-body');
     body.replaceChildren(...results.map((r) => {
-      const st = r.stats || {};
+      const name = el('th', { scope: 'row' }, [r.algorithm, r.current ? el('strong', { className: 'tag' }, ' (current)') : null]);
+      if (r.error || !r.stats) {
+        const why = r.error && r.error.message ? r.error.message : 'no result';
+        return el('tr', { className: `refused${r.current ? ' current' : ''}`, dataset: { algorithm: r.algorithm } }, [
+          name,
+          el('td', { colSpan: 8, className: 'refusal' }, [el('strong', null, 'Refuses the current nodes: '), visibleText(humanMessage(why))]),
+        ]);
+      }
+      const st = r.stats;
       const switchButton = r.current
         ? el('span', { className: 'muted small' }, 'in use')
         : el('button', { type: 'button', className: 'mutating secondary small', 'aria-label': `Switch to ${r.algorithm}` }, 'Switch');
@@ -324,7 +439,7 @@ class Compare {
         });
       }
       return el('tr', { className: r.current ? 'current' : '', dataset: { algorithm: r.algorithm } }, [
-        el('th', { scope: 'row' }, [r.algorithm, r.current ? el('strong', { className: 'tag' }, ' (current)') : null]),
+        name,
         el('td', { className: 'num' }, num(st.max_over_mean)),
         el('td', { className: 'num' }, num(st.cv)),
         el('td', { className: 'num' }, num(r.structural_max_over_mean)),
@@ -336,22 +451,48 @@ class Compare {
       ]);
     }));
     $('compare-table').hidden = false;
+    const refused = results.filter((r) => !usable.includes(r)).map((r) => r.algorithm);
+    $('compare-best').replaceChildren(...bestLine(usable, refused));
     $('compare-charts').replaceChildren(
-      barChart(results, 'structural_max_over_mean', 'Structural max / mean (1 is perfect)', 'compare-chart-balance'),
-      barChart(results.map((r) => ({ ...r, max_over_mean: r.stats ? r.stats.max_over_mean : 0 })), 'max_over_mean', 'Measured max / mean of the keys', 'compare-chart-keys'),
-      barChart(results, 'moves_if_added', 'Keys moved if a node joined', 'compare-chart-moves'),
+      barChart(usable, 'structural_max_over_mean', 'Structural max / mean (1 is perfect)', 'compare-chart-balance'),
+      barChart(usable.map((r) => ({ ...r, max_over_mean: r.stats.max_over_mean })), 'max_over_mean', 'Measured max / mean of the keys', 'compare-chart-keys'),
+      barChart(usable, 'moves_if_added', 'Keys moved if a node joined', 'compare-chart-moves'),
     );
   }
+}
+
+/** The best of the algorithms that placed the keys, for each measure. */
+function bestLine(usable, refused) {
+  const best = (value) => {
+    let top = null;
+    for (const r of usable) {
+      const v = value(r);
+      if (typeof v === 'number' && Number.isFinite(v) && (!top || v < top.v)) top = { r, v };
+    }
+    return top;
+  };
+  const parts = [];
+  const add = (label, top, digits) => {
+    if (!top) return;
+    if (parts.length) parts.push(' · ');
+    parts.push(`${label}: `, el('strong', { dataset: { best: top.r.algorithm } }, top.r.algorithm), ` (${digits === 0 ? formatInt(top.v) : formatNumber(top.v, digits)})`);
+  };
+  add('Most even keys', best((r) => r.stats.max_over_mean), 3);
+  add('most even space', best((r) => r.structural_max_over_mean), 3);
+  add('fewest moves when a node joins', best((r) => r.moves_if_added), 0);
+  if (refused.length) parts.push(`. Left out: ${refused.join(', ')} (${refused.length === 1 ? 'it refuses' : 'they refuse'} the current nodes).`);
+  return parts;
 }
 
 // ---- theory --------------------------------------------------------------------
 
 function theoryChart(answer) {
-  const w = 520;
-  const h = 280;
-  const m = { l: 46, r: 110, t: 14, b: 34 };
   const pts = answer.points || [];
   const algs = answer.algorithms || [];
+  const w = 560;
+  // Tall enough for every algorithm's name at the right edge.
+  const h = Math.max(280, algs.length * 14 + 60);
+  const m = { l: 46, r: 130, t: 14, b: 34 };
   const ys = [1];
   for (const p of pts) ys.push(p.expected_max_over_mean, p.ring_max_over_mean);
   for (const a of algs) ys.push(a.structural_max_over_mean);
@@ -380,16 +521,32 @@ function theoryChart(answer) {
   };
   line('expected_max_over_mean', 'expected');
   line('ring_max_over_mean', 'measured');
-  // Each algorithm's structural value: a short mark at the right edge.
-  const seen = [];
-  for (const a of algs) {
-    if (!Number.isFinite(a.structural_max_over_mean)) continue;
-    const yy = y(a.structural_max_over_mean);
-    chart.appendChild(svg('line', { x1: w - m.r - 8, x2: w - m.r, y1: yy, y2: yy, class: 'alg-mark' }));
-    let ty = yy + 4;
-    while (seen.some((s) => Math.abs(s - ty) < 10)) ty += 10;
-    seen.push(ty);
-    chart.appendChild(svg('text', { x: w - m.r + 4, y: ty, class: 'chart-label' }, `${a.algorithm} ${formatNumber(a.structural_max_over_mean, 2)}`));
+  // Each algorithm's structural value: a short mark at the right edge and
+  // its name beside it. Names whose values are close are spread apart (at
+  // least LABEL_GAP between them, all inside the chart) with a leader line
+  // to their mark, so that every algorithm is named and none overlap.
+  const LABEL_GAP = 13;
+  const marks = algs.filter((a) => Number.isFinite(a.structural_max_over_mean))
+    .map((a) => ({ a, yy: y(a.structural_max_over_mean) }))
+    .sort((p, q) => p.yy - q.yy || (p.a.algorithm < q.a.algorithm ? -1 : 1));
+  const top = 8;
+  const bottom = h - 6;
+  let prev = -Infinity;
+  for (const mk of marks) {
+    mk.ty = Math.max(mk.yy + 4, prev + LABEL_GAP, top + 4);
+    prev = mk.ty;
+  }
+  let next = Infinity;
+  for (let i = marks.length - 1; i >= 0; i--) {
+    marks[i].ty = Math.min(marks[i].ty, next - LABEL_GAP, bottom);
+    next = marks[i].ty;
+  }
+  const lx = w - m.r + 18;
+  for (const mk of marks) {
+    chart.appendChild(svg('line', { x1: w - m.r - 8, x2: w - m.r, y1: mk.yy, y2: mk.yy, class: 'alg-mark' }));
+    chart.appendChild(svg('line', { x1: w - m.r, x2: lx - 2, y1: mk.yy, y2: mk.ty - 4, class: 'alg-leader' }));
+    chart.appendChild(svg('text', { x: lx, y: mk.ty, class: 'chart-label alg-label', 'data-algorithm': mk.a.algorithm },
+      `${mk.a.algorithm} ${formatNumber(mk.a.structural_max_over_mean, 2)}`));
   }
   return chart;
 }
@@ -401,7 +558,10 @@ async function runTheory() {
   $('theory-run').disabled = true;
   try {
     const answer = await rawJson('GET', nodes ? `/api/theory?nodes=${encodeURIComponent(nodes)}` : '/api/theory');
-    $('theory-status').textContent = `${formatInt(answer.nodes)} nodes, measured over ${formatInt(answer.sample_keys)} keys.`;
+    // Never silently another N than the one asked for.
+    const asked = nodes === '' ? null : Number(nodes);
+    const other = asked !== null && asked !== answer.nodes ? ` — not the ${formatInt(asked)} asked for: the server measured ${formatInt(answer.nodes)}` : '';
+    $('theory-status').textContent = `${formatInt(answer.nodes)} nodes, measured over ${formatInt(answer.sample_keys)} keys${other}.`;
     $('theory-chart-box').replaceChildren(
       theoryChart(answer),
       el('p', { className: 'legend muted small' }, [
@@ -443,8 +603,20 @@ function scenarioLines(text) {
   return out;
 }
 
+/** "line 2: unknown command" → "unknown command" (the page names the line itself). */
+function withoutLine(message) {
+  return String(message).replace(/^line \d+:\s*/i, '');
+}
+
+/** Whether a scenario line empties the simulation (a reset, or a revert to the empty start). */
+function wipes(text) {
+  return /^\s*(reset|revert\s+0)\s*$/.test(text);
+}
+
 class ScenarioFiles {
-  constructor() {
+  constructor({ api, confirmInPage }) {
+    this.api = api;
+    this.confirmInPage = confirmInPage;
     this.steps = null;
     this.next = 0;
     $('scenario-load').addEventListener('click', () => this.loadBuiltin());
@@ -459,7 +631,12 @@ class ScenarioFiles {
     try {
       const answer = await rawJson('GET', '/api/scenarios');
       const select = $('scenario-list');
-      select.replaceChildren(...(answer.scenarios || []).map((s) => el('option', { value: s.name }, `${s.title} (${s.name})`)));
+      // The short name fits the box; the title is said under it.
+      this.titles = new Map((answer.scenarios || []).map((s) => [s.name, s.title]));
+      select.replaceChildren(...(answer.scenarios || []).map((s) => el('option', { value: s.name, title: s.title }, s.name)));
+      const about = () => { $('scenario-about').textContent = this.titles.get(select.value) || ''; };
+      select.addEventListener('change', about);
+      about();
     } catch (err) {
       setError('scenario-file-error', err.message);
     }
@@ -494,8 +671,12 @@ class ScenarioFiles {
   resultItem(step) {
     const ok = step.kind === 'expect' ? step.ok : true;
     let detail = '';
-    if (step.kind === 'expect') detail = ok ? `holds (${step.actual})` : `FAILED: ${step.stat} is ${step.actual}, expected ${step.op} ${step.value}`;
-    else if (step.operation) detail = `operation ${step.operation.id}: ${step.operation.keys_moved} keys moved`;
+    if (step.kind === 'expect') detail = ok ? `holds (${groupCounts(step.actual)})` : `FAILED: ${step.stat} is ${groupCounts(step.actual)}, expected ${step.op} ${groupCounts(step.value)}`;
+    else if (step.operation) {
+      const op = step.operation;
+      const replicas = op.replica_moves ? `, ${formatInt(op.replica_moves)} replica ${op.replica_moves === 1 ? 'copy' : 'copies'} added` : '';
+      detail = `operation ${op.id}: ${formatInt(op.keys_moved)} ${op.keys_moved === 1 ? 'key' : 'keys'} moved${replicas}`;
+    }
     return el('li', { className: ok ? 'ok' : 'failed', dataset: { line: String(step.line) } },
       [el('code', null, `${step.line}: ${step.text.trim()}`), ' — ', detail]);
   }
@@ -504,9 +685,27 @@ class ScenarioFiles {
     return el('li', { className: 'failed', dataset: { line: String(line) } }, [el('code', null, `${line}: ${String(text).trim()}`), ' — FAILED: ', message]);
   }
 
+  /**
+   * A scenario that resets asks first, as the guided scenarios do, when
+   * there is something to lose; false when the user keeps the ring.
+   */
+  async mayReset(lines) {
+    if (!lines.some((l) => wipes(l.text))) return true;
+    const stats = await this.api.stats();
+    if (stats.nodes === 0 && stats.keys === 0) return true;
+    const yes = await this.confirmInPage('Start from an empty ring?',
+      `This scenario resets the simulation: the ${formatInt(stats.nodes)} ${stats.nodes === 1 ? 'node' : 'nodes'} and ${formatInt(stats.keys)} ${stats.keys === 1 ? 'key' : 'keys'} now stored will be removed (the history keeps them; you can revert later).`);
+    if (!yes) {
+      $('scenario-status').textContent = 'Scenario not run: the ring was left as it was.';
+      return false;
+    }
+    return true;
+  }
+
   async runAll() {
     const text = $('scenario-text').value;
     setError('scenario-file-error', '');
+    if (!(await this.mayReset(scenarioLines(text)))) return;
     $('scenario-results').replaceChildren();
     $('scenario-status').textContent = 'Running…';
     try {
@@ -525,17 +724,17 @@ class ScenarioFiles {
     } else if (report.failed) {
       const f = report.failed;
       if (!$('scenario-results').querySelector(`li.failed[data-line="${f.line}"]`)) {
-        $('scenario-results').appendChild(this.failItem(f.line, f.text, f.message));
+        $('scenario-results').appendChild(this.failItem(f.line, f.text, withoutLine(f.message)));
       }
       $('scenario-status').textContent = '';
-      setError('scenario-file-error', `Stopped at line ${f.line} (${String(f.text).trim()}): ${f.message}`);
+      setError('scenario-file-error', `Stopped at line ${f.line} (${String(f.text).trim()}): ${withoutLine(f.message)}`);
     }
   }
 
   error(err) {
     $('scenario-status').textContent = '';
     const line = err.body && err.body.error && err.body.error.line;
-    setError('scenario-file-error', line ? `Line ${line}: ${err.message}` : err.message);
+    setError('scenario-file-error', line ? `Line ${line}: ${withoutLine(err.message)}` : err.message);
   }
 
   async step() {
@@ -549,7 +748,9 @@ class ScenarioFiles {
         this.error(err);
         return;
       }
-      this.steps = scenarioLines(text);
+      const lines = scenarioLines(text);
+      if (!(await this.mayReset(lines))) return;
+      this.steps = lines;
       this.next = 0;
       $('scenario-results').replaceChildren();
     }
@@ -587,95 +788,211 @@ class ScenarioFiles {
 
 // ---- exports -------------------------------------------------------------------
 
-function ringSvgFrom(ring, nodeColour) {
-  const size = 600;
-  const c = size / 2;
-  const R = 240;
-  const doc = svg('svg', { xmlns: SVG, width: size, height: size, viewBox: `0 0 ${size} ${size}` });
-  doc.appendChild(svg('rect', { x: 0, y: 0, width: size, height: size, fill: '#ffffff' }));
-  doc.appendChild(svg('circle', { cx: c, cy: c, r: R, fill: 'none', stroke: '#cccccc', 'stroke-width': 2 }));
-  const space = Number(ring.space) || 2 ** 32;
-  const pt = (pos, r) => {
-    const a = (pos / space) * 2 * Math.PI - Math.PI / 2;
-    return [c + r * Math.cos(a), c + r * Math.sin(a)];
-  };
-  const arc = (from, to, node) => {
-    let span = to - from;
-    if (span <= 0) span += space;
-    const [x1, y1] = pt(from, R);
-    const [x2, y2] = pt(from + span, R);
-    const large = span > space / 2 ? 1 : 0;
-    doc.appendChild(svg('path', { d: `M${x1.toFixed(2)},${y1.toFixed(2)} A${R},${R} 0 ${large} 1 ${x2.toFixed(2)},${y2.toFixed(2)}`, fill: 'none', stroke: nodeColour(node), 'stroke-width': 16 }));
-  };
-  const points = ring.points || [];
-  if (points.length) {
-    for (let i = 0; i < points.length; i++) {
-      const prev = points[(i + points.length - 1) % points.length];
-      if (points.length === 1) {
-        doc.appendChild(svg('circle', { cx: c, cy: c, r: R, fill: 'none', stroke: nodeColour(points[0].node), 'stroke-width': 16 }));
-      } else {
-        arc(Number(prev.position), Number(points[i].position), points[i].node);
-      }
+const EXPORT_LEGEND_ROWS = 40; // nodes named in the legend; the rest are counted
+const EXPORT_LABELS = 60;      // nodes labelled around the ring, as on screen
+
+/** A name cut to `max` characters for a picture (the full name goes in <title>). */
+const cut = cutText;
+
+/**
+ * The ring on show as a standalone SVG document: the same runs as the
+ * canvas (ring arcs, table runs, or each node's share as a sector for
+ * algorithms without a ring), point marks, each node labelled at its
+ * anchor, and a legend naming every node (the largest ones when there are
+ * many) with its colour and shares. Built with DOM calls and serialised by
+ * XMLSerializer, so names with <, & or quotes come out escaped.
+ */
+export function ringSvgDocument(ring, view) {
+  const R = 230;
+  const band = 24;
+  const c = 320;
+  const nodes = [...ring.nodes].sort((a, b) => b.keys - a.keys || (a.name < b.name ? -1 : 1));
+  const legendRows = Math.min(nodes.length, EXPORT_LEGEND_ROWS) + (nodes.length > EXPORT_LEGEND_ROWS ? 1 : 0);
+  const width = 1000;
+  const height = Math.max(660, 96 + legendRows * 20);
+  const colour = (name) => nodeColourLight(name);
+  const doc = svg('svg', { xmlns: SVG, width, height, viewBox: `0 0 ${width} ${height}`, 'font-family': 'DejaVu Sans, Arial, sans-serif' });
+  const algorithm = view && view.config ? view.config.algorithm : '';
+  const when = view && view.at !== null && view.at !== undefined ? `, as after operation ${view.at}` : '';
+  doc.appendChild(svg('title', {}, `ringsim: ${algorithm} ring, ${ring.nodes.length} nodes, ${ring.totalKeys} keys${when}`));
+  doc.appendChild(svg('rect', { x: 0, y: 0, width, height, fill: '#ffffff' }));
+  doc.appendChild(svg('circle', { cx: c, cy: c, r: R, fill: 'none', stroke: '#d9dde4', 'stroke-width': band }));
+  const TAU = Math.PI * 2;
+  const angle = (pos) => (pos / RING_SIZE) * TAU - Math.PI / 2;
+  const at = (pos, r) => [c + r * Math.cos(angle(pos)), c + r * Math.sin(angle(pos))];
+  const f = (x) => x.toFixed(2);
+  const arcs = svg('g', { class: 'arcs', fill: 'none', 'stroke-width': band });
+  for (const run of ring.drawRuns({ R })) {
+    const span = run.a1 - run.a0;
+    if (span >= RING_SIZE - 1) {
+      arcs.appendChild(svg('circle', { cx: c, cy: c, r: R, stroke: colour(run.node), 'data-node': run.node ?? '' }));
+      continue;
     }
-    for (const p of points) {
-      const [x1, y1] = pt(Number(p.position), R - 14);
-      const [x2, y2] = pt(Number(p.position), R + 14);
-      doc.appendChild(svg('line', { x1, y1, x2, y2, stroke: '#222222', 'stroke-width': 1 }));
-    }
-  } else {
-    for (const run of ring.runs || ring.slots || ring.ranges || []) {
-      arc(Number(run.first), Number(run.last) + 1, run.node);
-    }
+    if (span <= 0) continue; // an empty arc owns nothing
+    const shown = span;
+    const [x1, y1] = at(run.a0, R);
+    const [x2, y2] = at(run.a0 + shown, R);
+    const large = shown > RING_SIZE / 2 ? 1 : 0;
+    arcs.appendChild(svg('path', {
+      d: `M${f(x1)},${f(y1)} A${R},${R} 0 ${large} 1 ${f(x2)},${f(y2)}`, stroke: colour(run.node), 'data-node': run.node ?? '',
+    }));
   }
-  doc.appendChild(svg('text', { x: c, y: c, 'text-anchor': 'middle', 'font-family': 'sans-serif', 'font-size': 16 }, `${ring.algorithm || ''}`));
-  return new XMLSerializer().serializeToString(doc);
+  doc.appendChild(arcs);
+  if (ring.points.length && ring.points.length <= 2000) {
+    const marks = svg('g', { class: 'points', stroke: '#1d2330', 'stroke-width': ring.points.length > 400 ? 0.6 : 1.2 });
+    for (const p of ring.points) {
+      const [x1, y1] = at(p.position, R - band / 2);
+      const [x2, y2] = at(p.position, R + band / 2 + 3);
+      marks.appendChild(svg('line', { x1: f(x1), y1: f(y1), x2: f(x2), y2: f(y2) }));
+    }
+    doc.appendChild(marks);
+  }
+  if (ring.keys && ring.keys.length) {
+    const dots = svg('g', { class: 'keys' });
+    for (const k of ring.keys) {
+      if (k.pos === null) continue;
+      const [x, y] = at(k.pos, R - band / 2 - 10 - (Math.floor(k.pos) & 3) * 4);
+      dots.appendChild(svg('circle', { cx: f(x), cy: f(y), r: 2, fill: colour(k.node) }));
+    }
+    doc.appendChild(dots);
+  }
+  // Labels at each node's anchor, as on screen (up to EXPORT_LABELS nodes).
+  const anchors = ring.nodeAnchors();
+  if (anchors.size && anchors.size <= EXPORT_LABELS) {
+    const labels = svg('g', { class: 'labels', 'font-size': 12, fill: '#1d2330' });
+    const sorted = [...anchors].sort((a, b) => a[1] - b[1]);
+    let lastAngle = -Infinity;
+    let level = 0;
+    for (const [name, pos] of sorted) {
+      const a = angle(pos);
+      level = (a - lastAngle) * (R + 40) < 16 ? (level + 1) % 3 : 0;
+      lastAngle = a;
+      const r = R + band / 2 + 14 + level * 16;
+      const [x, y] = at(pos, r);
+      const cos = Math.cos(a);
+      const text = svg('text', {
+        x: f(x), y: f(y), 'dominant-baseline': 'middle', class: 'node-label',
+        'text-anchor': Math.abs(cos) < 0.25 ? 'middle' : (cos > 0 ? 'start' : 'end'),
+      }, cut(displayName(name), 16));
+      text.appendChild(svg('title', {}, displayName(name)));
+      labels.appendChild(text);
+    }
+    doc.appendChild(labels);
+  }
+  doc.appendChild(svg('text', { x: c, y: c - 6, 'text-anchor': 'middle', 'font-size': 18, 'font-weight': 700, fill: '#1d2330' }, algorithm));
+  doc.appendChild(svg('text', { x: c, y: c + 16, 'text-anchor': 'middle', 'font-size': 13, fill: '#5a6372' },
+    `${formatInt(ring.nodes.length)} ${ring.nodes.length === 1 ? 'node' : 'nodes'} · ${formatInt(ring.totalKeys)} ${ring.totalKeys === 1 ? 'key' : 'keys'}${when ? ` · after #${view.at}` : ''}`));
+  // The legend: every node (or the largest), its colour, keys and shares.
+  const legend = svg('g', { class: 'legend', 'font-size': 12, fill: '#1d2330' });
+  const lx = 640;
+  legend.appendChild(svg('text', { x: lx, y: 40, 'font-size': 14, 'font-weight': 700 }, 'Nodes'));
+  legend.appendChild(svg('text', { x: lx, y: 60, fill: '#5a6372' }, 'keys · key share · share of the space'));
+  nodes.slice(0, EXPORT_LEGEND_ROWS).forEach((n, i) => {
+    const y = 86 + i * 20;
+    legend.appendChild(svg('rect', { x: lx, y: y - 9, width: 14, height: 12, rx: 2, fill: colour(n.name) }));
+    const name = svg('text', { x: lx + 22, y, class: 'legend-name', 'data-node': n.name }, cut(displayName(n.name), 24));
+    name.appendChild(svg('title', {}, displayName(n.name)));
+    legend.appendChild(name);
+    legend.appendChild(svg('text', { x: width - 16, y, 'text-anchor': 'end', fill: '#5a6372' },
+      `${formatInt(n.keys)} · ${formatPercent(n.key_share)} · ${formatPercent(n.arc_share)}`));
+  });
+  if (nodes.length > EXPORT_LEGEND_ROWS) {
+    legend.appendChild(svg('text', { x: lx, y: 86 + EXPORT_LEGEND_ROWS * 20, fill: '#5a6372' },
+      `and ${formatInt(nodes.length - EXPORT_LEGEND_ROWS)} more nodes with fewer keys`));
+  }
+  if (!nodes.length) legend.appendChild(svg('text', { x: lx, y: 86, fill: '#5a6372' }, 'no nodes'));
+  doc.appendChild(legend);
+  return { doc, width, height };
 }
 
-function setupExports(nodeColour) {
+/** The export as SVG text. */
+function ringSvgText(ring, view) {
+  return new XMLSerializer().serializeToString(ringSvgDocument(ring, view).doc);
+}
+
+/** The same picture as PNG, twice the size: the SVG drawn on a canvas. */
+async function ringPngBlob(ring, view) {
+  const { doc, width, height } = ringSvgDocument(ring, view);
+  const text = new XMLSerializer().serializeToString(doc);
+  const img = new Image();
+  // A data: address (the page's policy allows images from data:, not blob:).
+  img.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(text)}`;
+  await img.decode();
+  const scale = 2;
+  const out = document.createElement('canvas');
+  out.width = width * scale;
+  out.height = height * scale;
+  const g = out.getContext('2d');
+  g.drawImage(img, 0, 0, out.width, out.height);
+  const blob = await new Promise((resolve) => out.toBlob(resolve, 'image/png'));
+  if (!blob) throw new Error('The ring could not be drawn as PNG.');
+  return blob;
+}
+
+function setupExports(ring, getView) {
   const fail = (err) => setError('export-error', err.message);
-  const bind = (id, fn) => $(id).addEventListener('click', () => { setError('export-error', ''); fn().catch(fail); });
-  for (const [id, path, name] of [
-    ['export-nodes', '/api/nodes', 'nodes'],
-    ['export-keys', '/api/keys?limit=100000', 'keys'],
-    ['export-log', '/api/operations?limit=1000', 'operations'],
-  ]) {
-    bind(`${id}-csv`, () => download(`${path}${path.includes('?') ? '&' : '?'}format=csv`, `${name}.csv`, 'text/csv'));
-    bind(`${id}-json`, () => download(path, `${name}.json`, 'application/json'));
-  }
+  const bind = (id, fn) => $(id).addEventListener('click', () => {
+    setError('export-error', '');
+    $('export-status').textContent = '';
+    Promise.resolve().then(fn).catch((err) => {
+      $('export-status').textContent = '';
+      fail(err);
+    });
+  });
+  bind('export-nodes-csv', () => download('/api/nodes?format=csv', 'nodes.csv', 'text/csv', 'Nodes'));
+  bind('export-nodes-json', () => download('/api/nodes', 'nodes.json', 'application/json', 'Nodes'));
+  // Every key in one streamed answer (API.md version 3), however many.
+  bind('export-keys-csv', () => download('/api/keys?format=csv', 'keys.csv', 'text/csv', 'Keys'));
+  bind('export-keys-json', () => download('/api/export/keys?format=json', 'keys.json', 'application/json', 'Keys'));
+  // The log and an operation's moves come in pages of 1,000: all of them are read.
+  const logExport = (csv) => downloadPaged({
+    csv,
+    what: 'Operation log',
+    field: 'operations',
+    filename: csv ? 'operations.csv' : 'operations.json',
+    first: (c) => `/api/operations?limit=1000${c ? '&format=csv' : ''}`,
+    next: (c, _read, last) => {
+      const id = c ? Number(String(last).split(',')[0]) : last.id;
+      return `/api/operations?limit=1000&after=${id}${c ? '&format=csv' : ''}`;
+    },
+  });
+  bind('export-log-csv', () => logExport(true));
+  bind('export-log-json', () => logExport(false));
   const opPath = () => {
     const id = $('export-op-id').value.trim();
     if (!/^\d+$/.test(id)) throw new Error('Give the number of an operation (see History).');
     return `/api/operations/${id}`;
   };
-  bind('export-moves-csv', async () => { const p = opPath(); await download(`${p}?format=csv`, `moves-${p.split('/').pop()}.csv`, 'text/csv'); });
-  bind('export-moves-json', async () => { const p = opPath(); await download(p, `moves-${p.split('/').pop()}.json`, 'application/json'); });
+  const movesExport = async (csv) => {
+    const p = opPath();
+    await downloadPaged({
+      csv,
+      what: `Moves of #${p.split('/').pop()}`,
+      field: 'moves',
+      filename: `moves-${p.split('/').pop()}.${csv ? 'csv' : 'json'}`,
+      first: (c) => (c ? `${p}?format=csv` : p),
+      next: (c, read) => `${p}?offset=${read}${c ? '&format=csv' : ''}`,
+    });
+  };
+  bind('export-moves-csv', () => movesExport(true));
+  bind('export-moves-json', () => movesExport(false));
   bind('export-scenario', () => download('/api/export/scenario', 'history.ringsim', 'text/plain'));
   bind('export-svg', async () => {
-    const ring = await rawJson('GET', '/api/ring');
-    saveBlob(new Blob([ringSvgFrom(ring, (n) => nodeColour(n))], { type: 'image/svg+xml' }), 'ring.svg');
+    saveBlob(new Blob([ringSvgText(ring, getView())], { type: 'image/svg+xml' }), 'ring.svg');
   });
   bind('export-png', async () => {
-    const base = $('ring-base');
-    const out = document.createElement('canvas');
-    out.width = base.width;
-    out.height = base.height;
-    const g = out.getContext('2d');
-    g.fillStyle = getComputedStyle(document.body).backgroundColor || '#ffffff';
-    g.fillRect(0, 0, out.width, out.height);
-    g.drawImage(base, 0, 0);
-    g.drawImage($('ring-overlay'), 0, 0);
-    const blob = await new Promise((resolve) => out.toBlob(resolve, 'image/png'));
-    if (!blob) throw new Error('The ring could not be drawn as PNG.');
-    saveBlob(blob, 'ring.png');
+    saveBlob(await ringPngBlob(ring, getView()), 'ring.png');
   });
 }
 
 /** Wires the issue-9 panels to the page. */
-export function setupLab({ ring, placement, nodeColour }) {
+export function setupLab({
+  ring, placement, getView, api, confirmInPage,
+}) {
   const preview = new Preview({ ring, placement });
   new Compare();
   $('theory-run').addEventListener('click', runTheory);
-  new ScenarioFiles();
-  setupExports(nodeColour);
+  new ScenarioFiles({ api, confirmInPage });
+  setupExports(ring, getView);
   return { preview };
 }

@@ -11,6 +11,12 @@
 import { api } from './api.js';
 import { $, el, setError } from './dom.js';
 import { displayName, formatBig } from './format.js';
+
+/** A key in quotes, with what cannot be seen escaped (“a⟨U+200B⟩b”). */
+function shown(key) {
+  const d = displayName(key);
+  return d.startsWith('“') ? d : `“${d}”`;
+}
 import { keyDrawPosition } from './space.js';
 
 function step(title, content) {
@@ -44,9 +50,10 @@ export function cancelTrace() {
 
 /**
  * Runs the trace for `key` and shows it. ctx: {ring, at (null = live),
- * space (space.js), onDone(answer)}.
+ * space (space.js), keyHash (the catalogue's words for the algorithm's key
+ * hash)}.
  */
-export async function traceKey(key, { ring, at, space }) {
+export async function traceKey(key, { ring, at, space, keyHash }) {
   const input = $('lookup-key');
   const list = $('lookup-steps');
   const result = $('lookup-result');
@@ -72,12 +79,23 @@ export async function traceKey(key, { ring, at, space }) {
   const when = at === null ? '' : ` (as it was after #${at})`;
   const replicas = Array.isArray(answer.replicas) ? answer.replicas : (answer.node === null ? [] : [answer.node]);
   result.textContent = answer.node === null
-    ? `“${key}” has no owner: there is no node${when}.`
-    : `“${key}” → ${displayName(answer.node)}${replicas.length > 1 ? `, replicas ${replicas.slice(1).map(displayName).join(', ')}` : ''}${answer.stored ? ' · stored' : ' · not stored (this is where it would go)'}${when}`;
+    ? `${shown(key)} has no owner: there is no node${when}.`
+    : `${shown(key)} → ${displayName(answer.node)}${replicas.length > 1 ? `, replicas ${replicas.slice(1).map(displayName).join(', ')}` : ''}${answer.stored ? ' · stored' : ' · not stored (this is where it would go)'}${when}`;
 
   const items = [];
+  // The key's whole SHA-256, where the algorithm hashes with it (the ring,
+  // multiprobe, jump, rendezvous): the bytes it reads are in bold.
+  const digest = typeof answer.sha256 === 'string' && /sha-?256/i.test(keyHash || '') ? answer.sha256 : null;
+  const digestStep = () => {
+    const used = /first 32 bits/i.test(keyHash) && !/next 32/i.test(keyHash) ? 8 : 16;
+    return step('SHA-256 of the key (32 bytes; the ones read in bold)', el('code', { className: 'digest' }, [
+      el('strong', null, digest.slice(0, used)), digest.slice(used),
+    ]));
+  };
   if (Array.isArray(answer.trace) && answer.trace.length) {
+    // The server's steps first, in its words and order; the page's after.
     for (const s of answer.trace) items.push(step(stepTitle(s.step), s.detail));
+    if (digest) items.push(digestStep());
   } else {
     items.push(step('Owner', displayName(answer.node)));
   }

@@ -18,7 +18,7 @@
 import { api, ApiError, eventsUrl } from './api.js';
 import { $, el, setError, debounce } from './dom.js';
 import {
-  describeOperation, displayName, formatInt, formatTime, groupMoves, humanMessage, movedCount, nodeColour, setNodeOrder,
+  describeOperation, displayName, visibleText, formatInt, formatTime, groupMoves, humanMessage, movedCount, setNodeOrder,
 } from './format.js';
 import { RingView } from './ring.js';
 import { describeSpace, keyDrawPosition } from './space.js';
@@ -110,6 +110,12 @@ const nodesTable = new NodesTable({
     $('keys-heading').scrollIntoView({ behavior: 'smooth', block: 'start' });
   },
   onRemove: (name, button) => mutate(button, 'node-error', null, () => api.removeNode(name)),
+  // A weight changed in place: null when done, else the refusal in words.
+  onWeight: async (name, weight, button) => {
+    let refusal = null;
+    await mutate(button, null, null, () => api.setWeight(name, weight), ({ message }) => { refusal = humanMessage(message); });
+    return refusal;
+  },
 });
 
 const keysTable = new KeysTable({
@@ -268,6 +274,8 @@ async function renderView(ringKeys, keysPage, generation) {
     totalKeys: stats.keys,
     dark: state.dark,
     caption: at === null ? '' : `after #${at}`,
+    // The empty live ring shows an invitation in its centre instead of "0 nodes".
+    invitation: !readOnly && nodes.length === 0,
   });
   let mode;
   if (ringKeys.keys) mode = `${formatInt(stats.keys)} ${stats.keys === 1 ? 'key' : 'keys'} drawn as dots`;
@@ -548,7 +556,7 @@ function renderMovedKeys(moves, total) {
   }
   const more = total > moves.length ? ` (the first ${formatInt(moves.length)} of ${formatInt(total)})` : '';
   const items = moves.map((m) => el('li', null, [
-    el('span', { className: 'mono' }, m.key), ` ${displayName(m.from)} → ${displayName(m.to)}`,
+    el('span', { className: 'mono' }, displayName(m.key)), ` ${displayName(m.from)} → ${displayName(m.to)}`,
   ]));
   box.replaceChildren(el('details', null, [
     el('summary', null, `List the moved keys${more}`),
@@ -557,7 +565,9 @@ function renderMovedKeys(moves, total) {
 }
 
 function movedFromText(op) {
-  if (!op.keys_moved) return 'nothing moved';
+  const copies = op.replica_moves ? `${formatInt(op.replica_moves)} replica ${op.replica_moves === 1 ? 'copy' : 'copies'} added` : '';
+  if (!op.keys_moved) return copies ? `${copies}; no owner changed` : 'nothing moved';
+  if (copies) return `${formatInt(op.keys_moved)} moved, ${copies}`;
   const from = (op.moved_from || []).slice(0, 4).map((m) => `${displayName(m.node)} ${formatInt(m.keys)}`).join(', ');
   const more = (op.moved_from || []).length > 4 ? ', …' : '';
   return `${formatInt(op.keys_moved)} moved${from ? ` (from ${from}${more})` : ''}`;
@@ -610,7 +620,7 @@ async function toggleMoves(li, op, button, detail, offset = 0) {
   try {
     const d = await api.operation(op.id, offset || undefined);
     const items = d.moves.map((m) => el('li', null, [
-      el('span', { className: 'mono' }, m.key), ` : ${displayName(m.from)} → ${displayName(m.to)}`,
+      el('span', { className: 'mono' }, displayName(m.key)), ` : ${displayName(m.from)} → ${displayName(m.to)}`,
     ]));
     let ul = detail.querySelector('ul');
     if (offset === 0 || !ul) {
@@ -781,7 +791,19 @@ $('node-form').addEventListener('submit', async (e) => {
     setError('node-error', '', nodeInput);
     nodeInput.select();
   }
+  showNameWarning(ok);
 });
+
+/**
+ * The server's warning about a node it added ("looks the same as …", a
+ * name equal to another in NFC form), beside the node form; a string or
+ * {message}. Cleared by the next add.
+ */
+function showNameWarning(answer) {
+  const w = answer && answer.warning;
+  const text = !w ? '' : (typeof w === 'string' ? w : String(w.message || ''));
+  $('node-warning').textContent = text ? `${displayName(answer.node.name)}: ${visibleText(text)}` : '';
+}
 $('remove-node').addEventListener('click', async () => {
   const name = nodeInput.value;
   setError('weight-error', '', weightInput);
@@ -795,6 +817,27 @@ $('key-form').addEventListener('submit', async (e) => {
   const ok = await mutate($('insert-key'), 'key-error', keyInput, () => api.insertKey(key));
   if (ok) keyInput.select();
 });
+const pasteInput = $('keys-paste');
+$('keys-paste-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  // One key a line, exactly as written (a key may hold spaces); empty
+  // lines are left out.
+  const keys = pasteInput.value.split(/\r?\n/).filter((k) => k !== '');
+  $('keys-paste-result').textContent = '';
+  if (!keys.length) {
+    setError('keys-paste-error', 'Paste one key a line first.', pasteInput);
+    return;
+  }
+  const answer = await mutate($('keys-paste-insert'), 'keys-paste-error', pasteInput, () => api.insertKeys(keys));
+  if (answer) {
+    $('keys-paste-result').textContent = `Inserted ${formatInt(answer.inserted)} of ${formatInt(keys.length)} ${keys.length === 1 ? 'key' : 'keys'}${answer.skipped ? `; ${formatInt(answer.skipped)} skipped as already stored or repeated` : ''}.`;
+  }
+});
+pasteInput.addEventListener('input', () => {
+  const n = pasteInput.value.split(/\r?\n/).filter((k) => k !== '').length;
+  $('keys-paste-insert').textContent = n ? `Insert ${formatInt(n)} ${n === 1 ? 'key' : 'keys'}` : 'Insert these keys';
+});
+
 $('delete-key').addEventListener('click', async () => {
   const key = keyInput.value;
   await mutate($('delete-key'), 'key-error', keyInput, () => api.deleteKey(key));
@@ -887,7 +930,8 @@ function runTrace() {
     return null;
   }
   const space = state.view.space;
-  return traceKey(key, { ring, at: state.view.at, space }).then((answer) => {
+  const algo = catalogueEntry(state.view.config);
+  return traceKey(key, { ring, at: state.view.at, space, keyHash: algo ? algo.key_hash : '' }).then((answer) => {
     if (answer && space.kind === 'table' && answer.coordinate !== null) strip.setFocus(Number(answer.coordinate), key);
     return answer;
   });
@@ -914,7 +958,7 @@ function showSelection(hit) {
   }
   if (hit.kind === 'key') {
     pickKey(hit.key);
-    box.replaceChildren(el('p', null, ['Key ', el('strong', null, hit.key), ' — its trace is under “Lookup trace”.']));
+    box.replaceChildren(el('p', null, ['Key ', el('strong', null, displayName(hit.key)), ' — its trace is under “Lookup trace”.']));
     return;
   }
   if (hit.kind === 'bin') {
@@ -931,7 +975,7 @@ function showSelection(hit) {
   const node = state.view.nodes.find((n) => n.name === hit.node);
   if (node) {
     add('Node', nameSpan(node.name));
-    add('Share', `${(node.key_share * 100).toFixed(1)}% of keys, ${(node.arc_share * 100).toFixed(1)}% of the space${node.owns !== undefined && state.view.config.replicas > 1 ? `, owns ${(node.owns * 100).toFixed(1)}% with replicas` : ''}`);
+    add('Node’s share', `${(node.key_share * 100).toFixed(1)}% of keys, ${(node.arc_share * 100).toFixed(1)}% of the space${node.owns !== undefined && state.view.config.replicas > 1 ? `, owns ${(node.owns * 100).toFixed(1)}% with replicas` : ''}`);
     if (Array.isArray(node.tokens)) {
       const first = node.tokens.slice(0, 6).join(', ');
       add(`Tokens (${formatInt(node.tokens.length)})`, node.tokens.length > 6 ? `${first}, … ${formatInt(node.tokens.length - 6)} more` : first);
@@ -966,6 +1010,13 @@ function showProgress(p) {
   const running = p && p.total > 0 && p.done < p.total;
   const what = p ? PROGRESS_LABELS[p.type] ?? 'Working' : '';
   const words = running ? `${what}: ${formatInt(p.done)} of ${formatInt(p.total)}…` : '';
+  // While this page asks a preview, the server's progress of that kind of
+  // change is the preview's (a read: nothing to cancel); it shows there.
+  const asking = $('preview-panel').dataset.asking;
+  if (p && asking && ['add_node', 'remove_node', 'configure', 'import'].includes(p.type)) {
+    if (running) $('preview-summary').textContent = `Working out what would happen: ${formatInt(p.done)} of ${formatInt(p.total)}…`;
+    return;
+  }
   // Any long operation can be cancelled: the server rolls it back whole.
   $('cancel-op').hidden = !running || p.type === 'replay' || p.type === 'check';
   if (!p || p.type === 'insert_keys' || p.type === 'delete_keys') {
@@ -1013,6 +1064,17 @@ function connect() {
       onOperation(JSON.parse(e.data));
     } catch { /* a malformed event is ignored */ }
   });
+  // The server says this page is too far behind to catch up event by event
+  // (more than 1,000 operations, say after a restart while the command line
+  // worked): read the log and the state again, then go on live.
+  sse.addEventListener('reload', async () => {
+    try {
+      await loadHistory();
+    } catch (err) {
+      setConnectionError(err);
+    }
+    refresh();
+  });
   sse.addEventListener('progress', (e) => {
     try {
       showProgress(JSON.parse(e.data));
@@ -1024,7 +1086,9 @@ function connect() {
 
 setNodeOrder(state.nodeOrder);
 setupScenarios({ api, confirmInPage, getState: () => state, onOperation, refresh });
-setupLab({ ring, placement, nodeColour: (name) => nodeColour(name, 1, false) });
+setupLab({
+  ring, placement, getView: () => state.view, api, confirmInPage,
+});
 
 async function start() {
   connect();

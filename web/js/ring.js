@@ -194,7 +194,8 @@ export class RingView {
    * The data to draw. keys: [{key, node, pos}] (pos on the drawing circle)
    * or null; density: {counts} binned over the drawing circle, or null.
    */
-  setData({ space, points, runs, nodes, keys, density, mean, totalKeys, dark, caption }) {
+  setData({ space, points, runs, nodes, keys, density, mean, totalKeys, dark, caption, invitation }) {
+    this.invitation = !!invitation;
     this.space = space || this.space;
     this.points = points || [];
     this.nodes = nodes || [];
@@ -208,6 +209,7 @@ export class RingView {
     this.caption = caption || '';
     this.loading = null;
     this.anchors = null;
+    this.pieces = null;
     if (this.cursor >= this.segs.end.length) this.cursor = this.segs.end.length - 1;
     this.overlay.setAttribute('aria-valuemax', String(Math.max(0, this.segs.end.length - 1)));
     this.draw();
@@ -224,6 +226,8 @@ export class RingView {
     this.nodes = [];
     this.nodeByName = new Map();
     this.segs = buildSegments(this.space, [], null, []);
+    this.pieces = null;
+    this.anchors = null;
     this.keys = null;
     this.density = null;
     this.totalKeys = 0;
@@ -549,7 +553,7 @@ export class RingView {
     const centre = svgEl('g', { class: 'centre' });
     if (this.loading) {
       centre.appendChild(svgEl('text', { x: g.cx, y: g.cy, 'text-anchor': 'middle', class: 'center-title loading-text' }, this.loading));
-    } else {
+    } else if (!this.invitation) {
       const nodeCount = this.nodes.length;
       centre.appendChild(svgEl('text', {
         x: g.cx, y: g.cy - 10, 'text-anchor': 'middle', class: 'center-value',
@@ -563,6 +567,15 @@ export class RingView {
     // Node labels at each node's anchor, staggered to avoid overlaps; long
     // names cut with an ellipsis, the full name in <title>.
     const labels = svgEl('g', { class: 'node-labels' });
+    const fitted = [];
+    // Labels may use the panel's padding beside the drawing, never beyond it.
+    const panel = this.wrap.closest('.panel');
+    let margin = 0;
+    if (panel) {
+      const p = panel.getBoundingClientRect();
+      const w = this.wrap.getBoundingClientRect();
+      margin = Math.max(0, Math.min(w.left - p.left, p.right - w.right) - 4);
+    }
     if (anchors.size && anchors.size <= LABEL_LIMIT && !this.loading) {
       const sorted = [...anchors].sort((a, b) => a[1] - b[1]);
       const levels = [-Infinity, -Infinity, -Infinity];
@@ -587,22 +600,33 @@ export class RingView {
           x2: (g.cx + c * (r - 4)).toFixed(1), y2: (g.cy + s * (r - 4)).toFixed(1),
           class: 'leader', stroke: colour,
         }));
-        // Room left to the panel edge decides how many characters fit.
+        // Room left to the edge of the drawing decides how much of the
+        // name fits; the label is measured and cut further if it must.
         const x = g.cx + c * r;
-        const room = Math.abs(c) < 0.25 ? g.s : (c > 0 ? g.s - x : x);
-        const fit = Math.max(4, Math.min(LABEL_CHARS, Math.floor((room + 24) / 7.2)));
+        const middle = Math.abs(c) < 0.25;
+        const room = (middle ? 2 * Math.min(x, g.s - x) : (c > 0 ? g.s - x : x)) + margin - 3;
+        const fit = Math.max(4, Math.min(LABEL_CHARS, Math.floor(room / 7.2)));
         const text = svgEl('text', {
           x: x.toFixed(1), y: (g.cy + s * r).toFixed(1),
           class: 'node-label', 'dominant-baseline': 'middle',
-          'text-anchor': Math.abs(c) < 0.25 ? 'middle' : (c > 0 ? 'start' : 'end'),
+          'text-anchor': middle ? 'middle' : (c > 0 ? 'start' : 'end'),
           'data-node': name,
         });
         text.textContent = shortName(name, fit);
         text.appendChild(svgEl('title', {}, displayName(name)));
         labels.appendChild(text);
+        fitted.push({ text, name, fit, room });
       }
     }
     svg.appendChild(labels);
+    for (const f of fitted) {
+      // Measured once in place: a name of wide letters is cut shorter.
+      let { fit } = f;
+      while (fit > 2 && f.text.getComputedTextLength() > f.room) {
+        fit--;
+        f.text.firstChild.textContent = shortName(f.name, fit);
+      }
+    }
   }
 
   // ---- overlay: hover, keyboard cursor, route, moves ---------------------
@@ -888,9 +912,42 @@ export class RingView {
     }
     if (node) {
       const ratio = this.loadRatio(name);
-      lines.push(['keys', `${formatInt(node.keys)}${Number.isFinite(ratio) ? ` (×${ratio.toFixed(2)} the mean)` : ''}`]);
+      const load = `${formatInt(node.keys)}${Number.isFinite(ratio) ? ` (×${ratio.toFixed(2)} the mean)` : ''}`;
+      const pieces = this.segmentsOf(name);
+      if (info.kind === 'share' || pieces <= 1) {
+        lines.push(['keys', load]);
+      } else {
+        // One of the node's arcs (or runs): its own keys when they are drawn
+        // one by one, and the node's total, named as such.
+        const own = this.keysIn(i);
+        if (own !== null) lines.push([info.kind === 'run' ? 'keys in these cells' : 'keys in this arc', formatInt(own)]);
+        lines.push([`keys of ${displayName(name)}, all ${formatInt(pieces)} ${info.kind === 'run' ? 'runs' : 'arcs'}`, load]);
+      }
     }
     return lines;
+  }
+
+  /** How many segments a node has (its arcs or runs). */
+  segmentsOf(name) {
+    if (!this.pieces) {
+      this.pieces = new Map();
+      for (const n of this.segs.node) this.pieces.set(n, (this.pieces.get(n) || 0) + 1);
+    }
+    return this.pieces.get(name) || 0;
+  }
+
+  /** Keys drawn in segment i, or null when keys are not drawn one by one. */
+  keysIn(i) {
+    if (!this.keys) return null;
+    const a = this.segs.start[i];
+    const b = this.segs.end[i];
+    let count = 0;
+    for (const k of this.keys) {
+      if (k.pos === null) continue;
+      const p = k.pos;
+      if ((p > a && p <= b) || (a < 0 && p - RING_SIZE > a)) count++;
+    }
+    return count;
   }
 
   onMove(pointer) {
@@ -914,7 +971,7 @@ export class RingView {
       lines.splice(1, 0, ['at', spaceAt(this.space, h.position)]);
       lines.push(['owner', displayName(h.node)]);
     } else if (h.kind === 'key') {
-      lines = [['', `Key ${h.key}`], ['at', spaceAt(this.space, h.position)], ['owner', displayName(h.node)]];
+      lines = [['', `Key ${displayName(h.key)}`], ['at', spaceAt(this.space, h.position)], ['owner', displayName(h.node)]];
       if (h.replicas && h.replicas.length > 1) lines.push(['replicas', h.replicas.map(displayName).join(', ')]);
     } else {
       lines = [

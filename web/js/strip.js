@@ -7,7 +7,9 @@
 // entry, so that Maglev's interleaving and Redis's ranges can be read. The
 // runs [{first, last, node}] are the server's; nothing is computed here.
 
-import { formatInt, nodeColour, displayName } from './format.js';
+import {
+  formatInt, nodeColour, displayName, visibleText,
+} from './format.js';
 
 const WINDOW = 48;
 
@@ -94,7 +96,7 @@ export class TableStrip {
     const last = first + count - 1;
     const cells = this.space.cells;
     const about = this.focus
-      ? `${this.space.cell} ${formatInt(this.focus.entry)} of key “${this.focus.key}” is ${displayName(this.ownerOf(this.focus.entry))}'s`
+      ? `${this.space.cell} ${formatInt(this.focus.entry)} of key “${visibleText(this.focus.key)}” is ${displayName(this.ownerOf(this.focus.entry))}'s`
       : `look up a key to centre the window on its ${this.space.cell}`;
     this.caption.textContent = `Top: all ${formatInt(n)} ${cells}. Below: ${cells} ${formatInt(first)}–${formatInt(last)}, one cell each; ${about}.`;
     this.canvas.setAttribute('aria-label', `The table as a strip. ${this.caption.textContent}`);

@@ -6,7 +6,7 @@
 
 import { $, el } from './dom.js';
 import {
-  displayName, formatBig, formatInt, formatNumber, formatPercent, nodeColour, shareDigits,
+  displayName, formatBig, formatInt, formatNumber, formatPercent, lookAlikes, nodeColour, shareDigits,
 } from './format.js';
 
 /** A weight as typed: 1, 2.5, 0.125 (not 2.500). */
@@ -63,8 +63,12 @@ function compareValues(x, y) {
 // ---- nodes table ----------------------------------------------------------
 
 export class NodesTable {
-  constructor({ onPick, onRemove }) {
+  constructor({ onPick, onRemove, onWeight }) {
     this.nodes = [];
+    this.onWeight = onWeight;
+    // The weight being edited in place: {name, value, error}; it survives
+    // the re-renders that live updates cause.
+    this.editing = null;
     this.sort = { key: 'position', dir: 1 };
     this.page = 0;
     this.dark = false;
@@ -116,6 +120,7 @@ export class NodesTable {
     this.page = Math.min(Math.max(0, this.page), pages - 1);
     const slice = list.slice(this.page * NODE_PAGE, (this.page + 1) * NODE_PAGE);
     const digits = shareDigits(list.length);
+    const twins = lookAlikes(this.nodes.map((n) => n.name));
     const rows = slice.map((n) => {
       const remove = el('button', {
         type: 'button', className: 'ghost row-remove mutating', 'aria-label': `Remove node ${displayName(n.name)}`, title: `Remove node ${displayName(n.name)}`,
@@ -123,9 +128,12 @@ export class NodesTable {
       remove.disabled = this.readOnly;
       remove.addEventListener('click', (e) => { e.stopPropagation(); this.onRemove(n.name, remove); });
       const cells = [
-        el('td', { dataset: { col: 'name' } }, [dot(n.name, this.dark), nameSpan(n.name)]),
+        el('td', { dataset: { col: 'name' } }, [
+          dot(n.name, this.dark), nameSpan(n.name),
+          twins.has(n.name) ? el('span', { className: 'look-alike' }, `looks the same as ${twins.get(n.name).map(displayName).join(', ')}`) : null,
+        ]),
         this.columns.position ? el('td', { className: 'num', dataset: { col: 'position' } }, formatBig(n.tokens ? n.tokens[0] : n.position)) : null,
-        el('td', { className: 'num', dataset: { col: 'weight' } }, formatWeight(n.weight)),
+        el('td', { className: 'num', dataset: { col: 'weight' } }, this.weightCell(n)),
         el('td', { className: 'num', dataset: { col: 'points' } }, formatInt(n.points)),
         el('td', { className: 'num', dataset: { col: 'keys' } }, formatInt(n.keys)),
         el('td', { className: 'num', dataset: { col: 'key_share' } }, formatPercent(n.key_share, digits)),
@@ -142,12 +150,107 @@ export class NodesTable {
     if (!rows.length) {
       rows.push(el('tr', null, el('td', { colSpan: 9, className: 'muted' }, 'No nodes yet. Add one with “Add node”.')));
     }
-    $('nodes-body').replaceChildren(...rows);
+    // A live update re-renders the rows: the focus stays where it was
+    // (the same node's row, or its Change or Remove button).
+    const active = document.activeElement;
+    const body = $('nodes-body');
+    let keep = null;
+    if (active && body.contains(active) && !active.closest('.weight-edit')) {
+      const tr = active.closest('tr');
+      keep = tr && { node: tr.dataset.node, cls: active === tr ? null : (active.classList.contains('row-edit') ? 'row-edit' : 'row-remove') };
+    }
+    body.replaceChildren(...rows);
+    if (keep && keep.node !== undefined) {
+      const tr = [...body.rows].find((r) => r.dataset.node === keep.node);
+      const target = tr && (keep.cls ? tr.querySelector(`button.${keep.cls}`) : tr);
+      if (target) target.focus();
+    }
     $('nodes-count').textContent = `${formatInt(this.nodes.length)} ${this.nodes.length === 1 ? 'node' : 'nodes'}`;
     $('nodes-pager').hidden = pages <= 1;
     $('nodes-page').textContent = `${formatInt(this.page * NODE_PAGE + 1)}–${formatInt(this.page * NODE_PAGE + slice.length)} of ${formatInt(list.length)}`;
     $('nodes-prev').disabled = this.page === 0;
     $('nodes-next').disabled = this.page >= pages - 1;
+  }
+
+  /**
+   * A node's weight with a button to change it in place (PATCH
+   * /api/nodes/{name}); while it is edited, a number box with Save and
+   * Cancel (Enter and Escape), the server's refusal under it.
+   */
+  weightCell(n) {
+    const label = displayName(n.name);
+    const stop = (e) => e.stopPropagation();
+    if (!this.editing || this.editing.name !== n.name || this.readOnly) {
+      const edit = el('button', {
+        type: 'button', className: 'ghost row-edit mutating', 'aria-label': `Change the weight of ${label}`, title: `Change the weight of ${label}`,
+      }, 'Change');
+      edit.disabled = this.readOnly;
+      edit.addEventListener('click', (e) => {
+        stop(e);
+        this.editing = { name: n.name, value: formatWeight(n.weight), error: '', focus: true };
+        this.render();
+      });
+      return el('span', { className: 'weight-view' }, [el('span', { className: 'weight-value' }, formatWeight(n.weight)), edit]);
+    }
+    const ed = this.editing;
+    const errorId = `weight-edit-error-${this.nodes.indexOf(n)}`;
+    const input = el('input', {
+      type: 'number', min: '0', step: 'any', value: ed.value, className: 'small-number mutating weight-input',
+      'aria-label': `Weight of ${label}`, 'aria-describedby': errorId,
+    });
+    if (ed.error) input.setAttribute('aria-invalid', 'true');
+    const save = el('button', { type: 'submit', className: 'mutating row-edit' }, 'Save');
+    const cancel = el('button', { type: 'button', className: 'ghost row-edit' }, 'Cancel');
+    const form = el('form', { className: 'weight-edit', noValidate: true }, [
+      input, save, cancel, el('p', { id: errorId, className: 'error', role: 'alert' }, ed.error || ''),
+    ]);
+    for (const type of ['click', 'keydown']) form.addEventListener(type, stop);
+    input.addEventListener('input', () => { ed.value = input.value; });
+    input.addEventListener('keydown', (e) => {
+      if (e.key === 'Escape') {
+        this.editing = null;
+        this.render();
+        this.focusEdit(n.name);
+      }
+    });
+    cancel.addEventListener('click', () => {
+      this.editing = null;
+      this.render();
+      this.focusEdit(n.name);
+    });
+    form.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      if (input.validity.badInput || input.value.trim() === '') {
+        ed.error = 'Weight must be a number, such as 1, 2 or 0.5.';
+        ed.focus = true;
+        this.render();
+        return;
+      }
+      ed.value = input.value;
+      const error = await this.onWeight(n.name, input.valueAsNumber, save);
+      if (this.editing !== ed) return;
+      if (error) {
+        ed.error = error;
+        ed.focus = true;
+        this.render();
+        return;
+      }
+      this.editing = null;
+      this.render();
+      this.focusEdit(n.name);
+    });
+    if (ed.focus) {
+      ed.focus = false;
+      requestAnimationFrame(() => { input.focus(); input.select(); });
+    }
+    return form;
+  }
+
+  /** Puts the focus back on a node's "Change" button. */
+  focusEdit(name) {
+    const row = [...$('nodes-body').rows].find((r) => r.dataset.node === name);
+    const button = row && row.querySelector('button.row-edit');
+    if (button) button.focus();
   }
 
   /** Shown while the state to show is on its way (time travel). */
@@ -211,13 +314,13 @@ export class KeysTable {
     $('keys-sort-note').textContent = 'Sorted by owner within this page; pages follow the server’s order (by position, then key). Key and Coordinate sort every key.';
     const rows = keys.map((k) => {
       const remove = el('button', {
-        type: 'button', className: 'ghost row-remove mutating', 'aria-label': `Remove key ${k.key}`, title: `Remove key ${k.key}`,
+        type: 'button', className: 'ghost row-remove mutating', 'aria-label': `Remove key ${displayName(k.key)}`, title: `Remove key ${displayName(k.key)}`,
       }, 'Remove');
       remove.disabled = this.readOnly;
       remove.addEventListener('click', (e) => { e.stopPropagation(); this.onRemove(k.key, remove); });
       const coordinate = k.coordinate === undefined ? formatInt(k.position) : (k.coordinate === null ? '—' : formatBig(k.coordinate));
       const tr = el('tr', { tabIndex: 0, dataset: { key: k.key } }, [
-        el('td', { dataset: { col: 'key' } }, el('span', { className: 'name', title: k.key }, k.key)),
+        el('td', { dataset: { col: 'key' } }, nameSpan(k.key)),
         el('td', { className: 'num', dataset: { col: 'coordinate' } }, coordinate),
         el('td', { dataset: { col: 'node' } }, [dot(k.node, this.dark), nameSpan(k.node)]),
         showReplicas ? el('td', { dataset: { col: 'replicas' } }, el('span', { className: 'name', title: (k.replicas || []).map(displayName).join(', ') }, (k.replicas || []).map(displayName).join(', '))) : null,
@@ -315,7 +418,11 @@ export function renderStats(stats, dark) {
     return el('div', { className: 'bar-row', role: 'listitem', title: `${displayName(p.name)}: ${formatInt(p.keys)} keys, key share ${formatPercent(p.key_share, digits)}, share of the space ${formatPercent(p.arc_share, digits)}` }, [
       el('span', { className: 'bar-name' }, displayName(p.name)),
       el('div', { className: 'bar-track' }, [keys, ring, mark]),
-      el('span', { className: 'bar-value' }, `${formatPercent(p.key_share, digits)} / ${formatPercent(p.arc_share, digits)}`),
+      // Which percentage is which, in words (the two bars, top and bottom).
+      el('span', { className: 'bar-value' }, [
+        el('span', { className: 'v-keys' }, `keys ${formatPercent(p.key_share, digits)}`),
+        el('span', { className: 'v-space' }, `space ${formatPercent(p.arc_share, digits)}`),
+      ]),
     ]);
   });
   if (!rows.length) rows.push(el('p', { className: 'muted', role: 'listitem' }, 'No nodes.'));

@@ -1,0 +1,593 @@
+/*
+ * import_haproxy.c - haproxy.cfg: a `backend` or `listen` section with
+ * `hash-type consistent`, with its `defaults` and `default-server` applied.
+ *
+ * Reference: HAProxy 2.6 (Debian 12's 2.6.12), read for behaviour:
+ *   src/tools.c       parse_line: words split by spaces and tabs; '#'
+ *                     outside quotes comments to the end of the line; "..."
+ *                     quotes (environment variables "${NAME}" expanded),
+ *                     '...' quotes without expansion, a backslash escapes
+ *                     outside single quotes; at most MAX_LINE_ARGS (64)
+ *                     words.
+ *   src/cfgparse.c    sections: global, defaults, frontend, backend, listen
+ *                     and the others (peers, resolvers, userlist, ...); a
+ *                     proxy takes the settings of the last `defaults` before
+ *                     it, or of the named one after `from`.
+ *   src/cfgparse-listen.c  balance, hash-type, hash-balance-factor,
+ *                     default-server, server.
+ *   src/server.c      server keywords: weight (0..256), id (> 0, unique in
+ *                     the proxy), backup, disabled, enabled; default-server
+ *                     gives later servers its values.
+ * Only `hash-type consistent` with the default function (no function named:
+ * sdbm with the avalanche, or `sdbm avalanche` written out) is placed by ringsim's `haproxy` algorithm; the other hash
+ * types and functions are refused with a message saying so.
+ *
+ * Node names are the servers' names; `disabled` is the state down; `id`
+ * is carried as written (0 when absent: the algorithm assigns the rest as
+ * HAProxy does); `backup` is carried.
+ *
+ * Cost: one pass over the text; every proxy's servers are kept until one
+ * proxy is chosen.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include "alg_haproxy.h"
+#include "import_int.h"
+
+#define HAP_MAX_ARGS 64 /* MAX_LINE_ARGS */
+#define HAP_MAX_DEFAULTS 256
+
+typedef struct hsrv {
+    char *name, *addr;
+    int line;
+    int64_t weight, id;
+    bool backup, down;
+    char ignored[100]; /* the first parameters placement does not depend on */
+} hsrv;
+
+/* What a proxy inherits from defaults and default-server. */
+typedef struct hset {
+    char balance[80];
+    int balance_line;
+    bool consistent;
+    int hash_line;
+    char func[16];
+    bool avalanche;
+    int64_t hbf;
+    int64_t dweight; /* default-server */
+    bool dbackup, ddown;
+    char dignored[100]; /* default-server parameters placement does not depend on */
+} hset;
+
+typedef struct hproxy {
+    char *name;
+    int line;
+    bool disabled;
+    hset s;
+    hsrv *srv;
+    size_t n;
+} hproxy;
+
+typedef struct hdefaults {
+    char *name; /* "" for an anonymous section */
+    hset s;
+} hdefaults;
+
+/* Split a line into words (copied into buf, which has len+1 bytes);
+ * returns the count, or -1 when there are too many, -2 for an unclosed
+ * quote.  *env tells whether a "${...}" was met. */
+static int split(const char *s, size_t len, char *buf, char **w, bool *env)
+{
+    int n = 0;
+    size_t i = 0, o = 0;
+    *env = false;
+    for (;;) {
+        while (i < len && (s[i] == ' ' || s[i] == '\t'))
+            i++;
+        if (i >= len || s[i] == '#')
+            break;
+        if (n == HAP_MAX_ARGS)
+            return -1;
+        w[n++] = buf + o;
+        char q = 0;
+        while (i < len) {
+            char ch = s[i];
+            if (q == 0 && (ch == ' ' || ch == '\t' || ch == '#'))
+                break;
+            if (q != '\'' && ch == '\\' && i + 1 < len) {
+                buf[o++] = s[i + 1];
+                i += 2;
+                continue;
+            }
+            if ((ch == '"' || ch == '\'') && (q == 0 || q == ch)) {
+                q = q ? 0 : ch;
+                i++;
+                continue;
+            }
+            if (q != '\'' && ch == '$' && i + 1 < len && s[i + 1] == '{')
+                *env = true;
+            buf[o++] = ch;
+            i++;
+        }
+        if (q != 0)
+            return -2;
+        buf[o++] = '\0';
+    }
+    return n;
+}
+
+static const char *const sections[] = {"global", "defaults", "frontend", "backend", "listen",
+                                       "peers", "resolvers", "userlist", "cache", "program",
+                                       "http-errors", "ring", "mailers", "crt-store",
+                                       "traces", "log-forward"};
+
+/* Server keywords that take no argument (the rest of server.c's keywords
+ * take one, which is skipped). */
+static const char *const flags[] = {
+    "backup", "no-backup", "check", "no-check", "check-ssl", "no-check-ssl", "check-send-proxy",
+    "no-check-send-proxy", "disabled", "enabled", "ssl", "no-ssl", "send-proxy", "no-send-proxy",
+    "send-proxy-v2", "no-send-proxy-v2", "send-proxy-v2-ssl", "send-proxy-v2-ssl-cn",
+    "no-send-proxy-v2-ssl", "no-send-proxy-v2-ssl-cn", "non-stick", "stick", "agent-check",
+    "no-agent-check", "tfo", "no-tfo", "allow-0rtt", "no-tls-tickets", "tls-tickets",
+    "force-sslv3", "force-tlsv10", "force-tlsv11", "force-tlsv12", "force-tlsv13",
+    "no-sslv3", "no-tlsv10", "no-tlsv11", "no-tlsv12", "no-tlsv13", "no-verifyhost",
+    "check-via-socks4", "no-check-via-socks4", "ws", "resolve-net", "ignore-weight"};
+
+static bool is_flag(const char *w)
+{
+    for (size_t i = 0; i < sizeof flags / sizeof *flags; i++)
+        if (strcmp(w, flags[i]) == 0)
+            return true;
+    return false;
+}
+
+static void set_defaults(hset *s)
+{
+    memset(s, 0, sizeof *s);
+    strcpy(s->balance, "roundrobin");
+    strcpy(s->func, "sdbm");
+    s->dweight = 1;
+}
+
+static void add_ignored(char *buf, size_t cap, const char *w)
+{
+    size_t u = strlen(buf);
+    if (u + strlen(w) + 3 < cap)
+        snprintf(buf + u, cap - u, "%s%s", u ? ", " : "", w);
+}
+
+/* Server or default-server parameters from words w[k..n). */
+static int server_params(import_ctx *c, int line, char **w, int k, int n, hsrv *sv, hset *s,
+                         bool is_default)
+{
+    for (; k < n; k++) {
+        const char *kw = w[k];
+        int64_t v;
+        if (strcmp(kw, "weight") == 0 || strcmp(kw, "id") == 0) {
+            if (k + 1 >= n)
+                return import__fail(c, line, "'%s' expects an integer argument", kw);
+            const char *a = w[++k];
+            if (strcmp(kw, "weight") == 0) {
+                if (import__int(a, strlen(a), INT32_MIN, INT32_MAX, &v) != 0 || v < 0 ||
+                    v > 256)
+                    return import__fail(c, line,
+                                        "weight of server %.60s is not within 0..256 (haproxy "
+                                        "refuses \"%.20s\")",
+                                        is_default ? "default-server" : sv->name, a);
+                if (is_default)
+                    s->dweight = v;
+                else
+                    sv->weight = v;
+            } else {
+                if (is_default)
+                    return import__fail(c, line, "'id' is not supported for default-server");
+                if (import__int(a, strlen(a), INT32_MIN, INT32_MAX, &v) != 0 || v <= 0)
+                    return import__fail(c, line, "'id' : custom id has to be > 0");
+                sv->id = v;
+            }
+        } else if (strcmp(kw, "backup") == 0 || strcmp(kw, "no-backup") == 0) {
+            bool b = kw[0] == 'b';
+            if (is_default)
+                s->dbackup = b;
+            else
+                sv->backup = b;
+        } else if (strcmp(kw, "disabled") == 0 || strcmp(kw, "enabled") == 0) {
+            bool d = kw[0] == 'd';
+            if (is_default)
+                s->ddown = d;
+            else
+                sv->down = d;
+        } else {
+            if (!is_default)
+                add_ignored(sv->ignored, sizeof sv->ignored, kw);
+            else
+                add_ignored(s->dignored, sizeof s->dignored, kw);
+            if (!is_flag(kw))
+                k++; /* its argument */
+        }
+    }
+    return 0;
+}
+
+static void proxies_free(hproxy *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        for (size_t j = 0; j < p[i].n; j++) {
+            free(p[i].srv[j].name);
+            free(p[i].srv[j].addr);
+        }
+        free(p[i].srv);
+        free(p[i].name);
+    }
+    free(p);
+}
+
+static const char *const nohash[] = {"roundrobin", "static-rr", "leastconn", "first"};
+
+/* Whether a proxy places by consistent hashing of a key. */
+static bool hashes(const hset *s)
+{
+    for (size_t i = 0; i < sizeof nohash / sizeof *nohash; i++)
+        if (strcmp(s->balance, nohash[i]) == 0)
+            return false;
+    return s->consistent;
+}
+
+static int emit(import_ctx *c, const hproxy *p)
+{
+    int rc;
+    const hset *s = &p->s;
+    if (!s->consistent)
+        return import__fail(c, s->hash_line ? s->hash_line : p->line,
+                            "%s \"%.60s\" uses hash-type map-based (the default): ringsim "
+                            "imports hash-type consistent only",
+                            "backend", p->name);
+    if (strcmp(s->func, "sdbm") != 0 || !s->avalanche)
+        return import__fail(c, s->hash_line,
+                            "hash-type consistent %s%s: ringsim's haproxy algorithm "
+                            "reproduces the default (sdbm with the avalanche) only",
+                            s->func, s->avalanche ? " avalanche" : "");
+    for (size_t i = 0; i < sizeof nohash / sizeof *nohash; i++)
+        if (strcmp(s->balance, nohash[i]) == 0)
+            return import__fail(c, s->balance_line ? s->balance_line : p->line,
+                                "balance %s does not hash a key: ringsim imports a backend "
+                                "that balances by a hash (uri, source, hdr(), url_param, "
+                                "hash ...)",
+                                s->balance);
+    if ((rc = import__set_name(c, p->name, strlen(p->name))) != 0)
+        return rc;
+    strcpy(c->r->algorithm, "haproxy");
+    if ((rc = import__param_int(c, "hash_balance_factor", s->hbf)) != 0)
+        return rc;
+    if ((rc = import__note(c, s->balance_line,
+                           "balance %s: HAProxy hashes that part of each request; ringsim "
+                           "places the keys you give it as that text",
+                           s->balance)) != 0)
+        return rc;
+    if (p->disabled && (rc = import__note(c, p->line, "the proxy itself is disabled")) != 0)
+        return rc;
+    /* A server of weight 0 holds no point, and ringsim holds no node of
+     * weight 0: it is left out.  Its position still numbers the servers
+     * after it, so the ids HAProxy assigns are then written out. */
+    bool zero = false;
+    for (size_t i = 0; i < p->n; i++)
+        zero |= p->srv[i].weight == 0;
+    uint32_t *ids = NULL;
+    if (zero) {
+        int64_t *given = malloc((p->n + 1) * sizeof *given);
+        ids = malloc((p->n + 1) * sizeof *ids);
+        rs_error e = {0};
+        rc = given && ids ? 0 : RINGSIM_ENOMEM;
+        for (size_t i = 0; rc == 0 && i < p->n; i++)
+            given[i] = p->srv[i].id;
+        if (rc == 0)
+            rc = haproxy_assign_ids(given, p->n, ids, &e);
+        free(given);
+        if (rc != 0) {
+            free(ids);
+            return rc == RINGSIM_ENOMEM
+                       ? rs_fail(c->err, RINGSIM_ENOMEM, "out of memory while importing")
+                       : import__fail(c, p->line, "%s", e.msg);
+        }
+    }
+    bool implicit = false;
+    for (size_t i = 0; i < p->n; i++) {
+        const hsrv *sv = &p->srv[i];
+        if (sv->weight == 0) {
+            rc = import__note(c, sv->line,
+                              "server %.60s has weight 0: no point on the ring, not imported; "
+                              "the others keep the ids HAProxy gives them (written out)",
+                              sv->name);
+            if (rc != 0)
+                break;
+            continue;
+        }
+        import_node_rec *n = import__node(c, sv->name, strlen(sv->name), sv->line, &rc);
+        if (n == NULL)
+            break;
+        n->v.weight = (double)sv->weight;
+        n->v.id = ids ? (int64_t)ids[i] : sv->id;
+        n->v.backup = sv->backup;
+        n->v.down = sv->down;
+        implicit |= sv->id == 0;
+        if (sv->addr != NULL && (rc = import__set_address(c, n, sv->addr, strlen(sv->addr))) != 0)
+            break;
+        if (sv->ignored[0] &&
+            (rc = import__note(c, sv->line, "server %.60s: %s: placement does not depend on it",
+                               sv->name, sv->ignored)) != 0)
+            break;
+    }
+    free(ids);
+    if (rc != 0)
+        return rc;
+    if (implicit && !zero)
+        rc = import__note(c, p->line,
+                          "servers without \"id\" are numbered as HAProxy numbers them, by "
+                          "position: a server added in the middle renumbers the ones after "
+                          "it, and its points move");
+    return rc;
+}
+
+int import__haproxy(import_ctx *c)
+{
+    hproxy *px = NULL;
+    size_t npx = 0;
+    hdefaults *defs = NULL;
+    size_t ndefs = 0;
+    hset cur_def;
+    set_defaults(&cur_def);
+    char *buf = malloc(IMPORT_MAX_LINE + 1);
+    char **w = malloc(HAP_MAX_ARGS * sizeof *w);
+    int rc = 0;
+    enum { S_NONE, S_DEFAULTS, S_PROXY, S_OTHER } sec = S_NONE;
+    hset *cur = NULL; /* the settings being written (defaults or proxy) */
+    hproxy *p = NULL;
+    if (buf == NULL || w == NULL) {
+        rc = rs_fail(c->err, RINGSIM_ENOMEM, "out of memory while importing");
+        goto out;
+    }
+    size_t pos = 0;
+    import_line l = {0};
+    while (import__next_line(c->text, c->len, &pos, &l)) {
+        bool env;
+        int n = split(l.s, l.len, buf, w, &env);
+        if (n == -1) {
+            rc = import__fail(c, l.no, "too many words, truncating at word %d", HAP_MAX_ARGS + 1);
+            goto out;
+        }
+        if (n == -2) {
+            rc = import__fail(c, l.no, "unmatched quote");
+            goto out;
+        }
+        if (n == 0)
+            continue;
+        bool is_sec = false;
+        for (size_t i = 0; i < sizeof sections / sizeof *sections; i++)
+            is_sec |= strcmp(w[0], sections[i]) == 0;
+        if (is_sec) {
+            /* close a defaults section: it becomes the current one */
+            if (sec == S_DEFAULTS)
+                cur_def = defs[ndefs - 1].s;
+            p = NULL;
+            cur = NULL;
+            const char *from = NULL;
+            for (int i = 1; i + 1 < n; i++)
+                if (strcmp(w[i], "from") == 0)
+                    from = w[i + 1];
+            hset base = cur_def;
+            if (from != NULL) {
+                size_t i = ndefs;
+                while (i > 0 && strcmp(defs[i - 1].name, from) != 0)
+                    i--;
+                if (i == 0) {
+                    rc = import__fail(c, l.no, "'%s %.60s' : defaults section '%.60s' not found",
+                                      w[0], n > 1 ? w[1] : "", from);
+                    goto out;
+                }
+                base = defs[i - 1].s;
+            }
+            if (strcmp(w[0], "defaults") == 0) {
+                if (ndefs >= HAP_MAX_DEFAULTS) {
+                    rc = import__fail(c, l.no, "more than %d defaults sections", HAP_MAX_DEFAULTS);
+                    goto out;
+                }
+                hdefaults *nd = realloc(defs, (ndefs + 1) * sizeof *defs);
+                if (nd == NULL)
+                    goto nomem;
+                defs = nd;
+                defs[ndefs].name = strdup(n > 1 && strcmp(w[1], "from") != 0 ? w[1] : "");
+                if (defs[ndefs].name == NULL)
+                    goto nomem;
+                /* A defaults section starts from the built-in values, or
+                 * from the one it names. */
+                if (from != NULL)
+                    defs[ndefs].s = base;
+                else
+                    set_defaults(&defs[ndefs].s);
+                cur = &defs[ndefs++].s;
+                sec = S_DEFAULTS;
+            } else if (strcmp(w[0], "backend") == 0 || strcmp(w[0], "listen") == 0) {
+                if (n < 2) {
+                    rc = import__fail(c, l.no, "'%s' expects <name> as an argument", w[0]);
+                    goto out;
+                }
+                for (size_t i = 0; i < npx; i++)
+                    if (strcmp(px[i].name, w[1]) == 0) {
+                        rc = import__fail(c, l.no,
+                                          "Parsing [line %d]: %s '%.60s' has the same name as "
+                                          "another proxy declared at line %d",
+                                          l.no, w[0], w[1], px[i].line);
+                        goto out;
+                    }
+                if (npx >= IMPORT_MAX_SECTIONS) {
+                    rc = import__fail(c, l.no, "more than %u proxies", IMPORT_MAX_SECTIONS);
+                    goto out;
+                }
+                hproxy *np = realloc(px, (npx + 1) * sizeof *px);
+                if (np == NULL)
+                    goto nomem;
+                px = np;
+                p = &px[npx++];
+                memset(p, 0, sizeof *p);
+                p->name = strdup(w[1]);
+                if (p->name == NULL)
+                    goto nomem;
+                p->line = l.no;
+                p->s = base;
+                cur = &p->s;
+                sec = S_PROXY;
+            } else {
+                sec = S_OTHER;
+            }
+            continue;
+        }
+        if (cur == NULL)
+            continue; /* global, frontend and the other sections */
+        int64_t v;
+        if (strcmp(w[0], "balance") == 0) {
+            if (n < 2) {
+                rc = import__fail(c, l.no, "'balance' requires an algorithm");
+                goto out;
+            }
+            snprintf(cur->balance, sizeof cur->balance, "%s%s%s", w[1], n > 2 ? " " : "",
+                     n > 2 ? w[2] : "");
+            cur->balance_line = l.no;
+        } else if (strcmp(w[0], "hash-type") == 0) {
+            if (n < 2 || (strcmp(w[1], "consistent") != 0 && strcmp(w[1], "map-based") != 0)) {
+                rc = import__fail(c, l.no,
+                                  "'hash-type' requires 'map-based' or 'consistent' as an "
+                                  "argument");
+                goto out;
+            }
+            cur->consistent = strcmp(w[1], "consistent") == 0;
+            cur->hash_line = l.no;
+            /* No function named: sdbm with the avalanche (cfgparse-listen.c). */
+            strcpy(cur->func, "sdbm");
+            cur->avalanche = cur->consistent && n == 2;
+            for (int i = 2; i < n; i++) {
+                if (strcmp(w[i], "avalanche") == 0) {
+                    cur->avalanche = true;
+                } else if (strcmp(w[i], "sdbm") == 0 || strcmp(w[i], "djb2") == 0 ||
+                           strcmp(w[i], "wt6") == 0 || strcmp(w[i], "crc32") == 0 ||
+                           strcmp(w[i], "none") == 0) {
+                    snprintf(cur->func, sizeof cur->func, "%s", w[i]);
+                } else {
+                    rc = import__fail(c, l.no, "'hash-type': unknown hash function '%.40s'",
+                                      w[i]);
+                    goto out;
+                }
+            }
+        } else if (strcmp(w[0], "hash-balance-factor") == 0) {
+            if (n < 2 || import__int(w[1], strlen(w[1]), 0, INT32_MAX, &v) != 0 ||
+                (v != 0 && v <= 100)) {
+                rc = import__fail(c, l.no,
+                                  "'hash-balance-factor' must be 0 or an integer greater "
+                                  "than 100");
+                goto out;
+            }
+            cur->hbf = v;
+        } else if (strcmp(w[0], "default-server") == 0) {
+            if ((rc = server_params(c, l.no, w, 1, n, NULL, cur, true)) != 0)
+                goto out;
+        } else if (strcmp(w[0], "disabled") == 0 && sec == S_PROXY) {
+            p->disabled = true;
+        } else if (strcmp(w[0], "server") == 0) {
+            if (sec != S_PROXY) {
+                rc = import__fail(c, l.no, "'server' not allowed in 'defaults' section");
+                goto out;
+            }
+            if (n < 3) {
+                rc = import__fail(c, l.no, "'server' expects <name> and <addr>[:<port>] as "
+                                           "arguments");
+                goto out;
+            }
+            if (p->n >= IMPORT_MAX_NODES) {
+                rc = import__fail(c, l.no, "more than %u servers; ringsim imports at most %u",
+                                  IMPORT_MAX_NODES, IMPORT_MAX_NODES);
+                goto out;
+            }
+            if ((p->n & (p->n - 1)) == 0) { /* grow at powers of two */
+                hsrv *ns = realloc(p->srv, (p->n ? p->n * 2 : 1) * sizeof *p->srv);
+                if (ns == NULL)
+                    goto nomem;
+                p->srv = ns;
+            }
+            hsrv *sv = &p->srv[p->n];
+            memset(sv, 0, sizeof *sv);
+            sv->name = strdup(w[1]);
+            sv->addr = strdup(w[2]);
+            p->n++;
+            if (sv->name == NULL || sv->addr == NULL)
+                goto nomem;
+            sv->line = l.no;
+            sv->weight = p->s.dweight;
+            sv->backup = p->s.dbackup;
+            sv->down = p->s.ddown;
+            memcpy(sv->ignored, p->s.dignored, sizeof sv->ignored);
+            if ((rc = server_params(c, l.no, w, 3, n, sv, &p->s, false)) != 0)
+                goto out;
+            for (size_t i = 0; i + 1 < p->n; i++)
+                if (sv->id != 0 && p->srv[i].id == sv->id) {
+                    rc = import__fail(c, l.no,
+                                      "'id' : custom id %lld already used at line %d "
+                                      "('server %.60s')",
+                                      (long long)sv->id, p->srv[i].line, p->srv[i].name);
+                    goto out;
+                }
+            if (env)
+                add_ignored(sv->ignored, sizeof sv->ignored,
+                            "an environment variable (ringsim cannot know its value)");
+        }
+    }
+    {
+        size_t k = 0, pick = 0;
+        const char **names = malloc((npx + 1) * sizeof *names);
+        int *lines = malloc((npx + 1) * sizeof *lines);
+        size_t *idx = malloc((npx + 1) * sizeof *idx);
+        if (names == NULL || lines == NULL || idx == NULL) {
+            free(names);
+            free(lines);
+            free(idx);
+            goto nomem;
+        }
+        /* The candidates: proxies with servers and hash-type consistent; a
+         * named proxy is taken as it is (and refused if it does not hash). */
+        for (size_t i = 0; i < npx; i++) {
+            bool want = c->want != NULL && strcmp(px[i].name, c->want) == 0;
+            if (want || (c->want == NULL && px[i].n > 0 && hashes(&px[i].s))) {
+                names[k] = px[i].name;
+                lines[k] = px[i].line;
+                idx[k++] = i;
+            }
+        }
+        if (c->want != NULL && k == 0) {
+            for (size_t i = 0; i < npx; i++) {
+                names[k] = px[i].name;
+                lines[k] = px[i].line;
+                idx[k++] = i;
+            }
+        }
+        rc = import__choose(c, "backend", names, lines, k,
+                            npx == 0 ? "no backend or listen section in the text"
+                                     : "no backend with servers uses hash-type consistent",
+                            &pick);
+        if (rc == 0)
+            rc = emit(c, &px[idx[pick]]);
+        free(names);
+        free(lines);
+        free(idx);
+    }
+    goto out;
+nomem:
+    rc = rs_fail(c->err, RINGSIM_ENOMEM, "out of memory while importing");
+out:
+    free(buf);
+    free(w);
+    proxies_free(px, npx);
+    for (size_t i = 0; i < ndefs; i++)
+        free(defs[i].name);
+    free(defs);
+    return rc;
+}

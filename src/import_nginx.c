@@ -1,0 +1,561 @@
+/*
+ * import_nginx.c - nginx.conf (or part of it): `upstream NAME { hash KEY
+ * consistent; server ...; }` inside `http`, `stream`, or standing alone.
+ *
+ * Reference: nginx 1.22.1 (Debian 12), read for behaviour:
+ *   src/core/ngx_conf_file.c     ngx_conf_read_token: words split by space,
+ *        tab, CR, LF; ';' ends a directive and '{' opens a block ('{' right
+ *        after '$' belongs to a variable, "${name}"); '#' at a word's start
+ *        comments to the end of the line; "..." and '...' quote, a
+ *        backslash escapes the next character (\t \r \n \" \' \\ are
+ *        unescaped); after a closing quote must come a space, ';' or '{'.
+ *   src/http/ngx_http_upstream.c ngx_http_upstream_server: the server's
+ *        parameters (weight=, max_conns=, max_fails=, fail_timeout=,
+ *        backup, down) and their refusals: "invalid parameter "%V"" for an
+ *        unknown one or a bad number (weight=0 included), "balancing method
+ *        does not support parameter "%V"" when the balancing directive
+ *        before it did not allow it.
+ *   src/http/modules/ngx_http_upstream_hash_module.c ngx_http_upstream_hash:
+ *        `hash` sets the upstream's flags without BACKUP, so a `backup`
+ *        server after `hash` is refused; one before it was accepted and
+ *        stays out of the consistent-hash points (only primary peers are
+ *        put on the ring).  A second balancing directive warns "load
+ *        balancing method redefined" and the last one wins.
+ * The stream module (ngx_stream_upstream*.c) is the same for these.
+ *
+ * Node names are the `server` address exactly as written (alg_nginx.h): it
+ * is the text nginx hashes.  `down` is the node state.
+ *
+ * Cost: one pass over the text; the directives inside upstream blocks are
+ * kept until one upstream is chosen.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "import_int.h"
+
+#define NGX_MAX_ARGS 256 /* words in one directive (nginx has no fixed cap) */
+#define NGX_MAX_DEPTH 64 /* nested blocks */
+
+typedef struct word {
+    char *s;
+    size_t len;
+} word;
+
+typedef struct directive {
+    word *w;
+    size_t n;
+    int line;
+} directive;
+
+typedef struct upstream {
+    char *name;
+    int line;
+    const char *context; /* "http", "stream" or "" (standing alone) */
+    directive *d;
+    size_t nd, capd;
+    /* the last balancing directive: "hash", "hash consistent", "least_conn"... */
+    const char *method;
+    int method_line;
+} upstream;
+
+typedef struct lexer {
+    import_ctx *c;
+    const char *t;
+    size_t len, pos;
+    int line;
+} lexer;
+
+static void words_free(word *w, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(w[i].s);
+    free(w);
+}
+
+/* Unescape [s, s+len) as nginx does for a quoted or escaped word. */
+static char *unescape(const char *s, size_t len, size_t *out_len)
+{
+    char *o = malloc(len + 1);
+    if (o == NULL)
+        return NULL;
+    size_t j = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == '\\' && i + 1 < len) {
+            char n = s[i + 1];
+            if (n == '"' || n == '\'' || n == '\\') {
+                o[j++] = n;
+                i++;
+                continue;
+            }
+            if (n == 't' || n == 'r' || n == 'n') {
+                o[j++] = n == 't' ? '\t' : n == 'r' ? '\r' : '\n';
+                i++;
+                continue;
+            }
+        }
+        o[j++] = s[i];
+    }
+    o[j] = '\0';
+    *out_len = j;
+    return o;
+}
+
+/* Read one directive: *end is ';', '{', '}' (a block's end, no words) or 0
+ * at the end of the text (no words).  Words are malloc'd into *w. */
+static int read_directive(lexer *x, word **w, size_t *n, int *line, char *end)
+{
+    word *v = NULL;
+    size_t nv = 0;
+    *w = NULL;
+    *n = 0;
+    *end = 0;
+    int rc = 0;
+    for (;;) {
+        /* skip space and comments */
+        while (x->pos < x->len) {
+            char ch = x->t[x->pos];
+            if (ch == '\n') {
+                x->line++;
+                x->pos++;
+            } else if (ch == ' ' || ch == '\t' || ch == '\r') {
+                x->pos++;
+            } else if (ch == '#') {
+                while (x->pos < x->len && x->t[x->pos] != '\n')
+                    x->pos++;
+            } else {
+                break;
+            }
+        }
+        if (x->pos >= x->len) {
+            if (nv > 0) {
+                rc = import__fail(x->c, x->line,
+                                  "unexpected end of file, expecting \";\" or \"}\"");
+                goto fail;
+            }
+            return 0;
+        }
+        char ch = x->t[x->pos];
+        if (ch == ';' || ch == '{') {
+            if (nv == 0) {
+                rc = import__fail(x->c, x->line, "unexpected \"%c\"", ch);
+                goto fail;
+            }
+            x->pos++;
+            *end = ch;
+            *w = v;
+            *n = nv;
+            return 0;
+        }
+        if (ch == '}') {
+            if (nv > 0) {
+                rc = import__fail(x->c, x->line, "unexpected \"}\"");
+                goto fail;
+            }
+            x->pos++;
+            *end = '}';
+            *line = x->line;
+            return 0;
+        }
+        if (nv == NGX_MAX_ARGS) {
+            rc = import__fail(x->c, x->line, "a directive with more than %d parameters",
+                              NGX_MAX_ARGS);
+            goto fail;
+        }
+        if (nv == 0)
+            *line = x->line;
+        size_t start = x->pos, stop;
+        if (ch == '"' || ch == '\'') {
+            x->pos++;
+            start = x->pos;
+            while (x->pos < x->len && x->t[x->pos] != ch) {
+                if (x->t[x->pos] == '\\' && x->pos + 1 < x->len)
+                    x->pos++;
+                if (x->t[x->pos] == '\n')
+                    x->line++;
+                x->pos++;
+            }
+            if (x->pos >= x->len) {
+                rc = import__fail(x->c, x->line,
+                                  "unexpected end of file, expecting \";\" or \"}\"");
+                goto fail;
+            }
+            stop = x->pos++;
+            if (x->pos < x->len) {
+                char a = x->t[x->pos];
+                if (a != ' ' && a != '\t' && a != '\r' && a != '\n' && a != ';' && a != '{') {
+                    rc = import__fail(x->c, x->line, "unexpected \"%c\"", a);
+                    goto fail;
+                }
+            }
+        } else {
+            while (x->pos < x->len) {
+                char a = x->t[x->pos];
+                if (a == '\\' && x->pos + 1 < x->len && x->t[x->pos + 1] != '\n') {
+                    x->pos += 2;
+                    continue;
+                }
+                if (a == ' ' || a == '\t' || a == '\r' || a == '\n' || a == ';')
+                    break;
+                if (a == '{' && !(x->pos > start && x->t[x->pos - 1] == '$'))
+                    break;
+                x->pos++;
+            }
+            stop = x->pos;
+        }
+        word *nw = realloc(v, (nv + 1) * sizeof *v);
+        if (nw == NULL)
+            goto nomem;
+        v = nw;
+        v[nv].s = unescape(x->t + start, stop - start, &v[nv].len);
+        if (v[nv].s == NULL)
+            goto nomem;
+        nv++;
+    }
+nomem:
+    rc = rs_fail(x->c->err, RINGSIM_ENOMEM, "out of memory while importing");
+fail:
+    words_free(v, nv);
+    return rc;
+}
+
+static bool is(const word *w, const char *s)
+{
+    return w->len == strlen(s) && memcmp(w->s, s, w->len) == 0;
+}
+
+static bool prefix(const word *w, const char *p, const char **rest, size_t *rlen)
+{
+    size_t pl = strlen(p);
+    if (w->len < pl || memcmp(w->s, p, pl) != 0)
+        return false;
+    *rest = w->s + pl;
+    *rlen = w->len - pl;
+    return true;
+}
+
+static const char *const balancers[] = {"hash", "ip_hash", "least_conn", "random",
+                                        "least_time", "sticky", "ntlm"};
+
+static void upstreams_free(upstream *u, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        for (size_t j = 0; j < u[i].nd; j++)
+            words_free(u[i].d[j].w, u[i].d[j].n);
+        free(u[i].d);
+        free(u[i].name);
+    }
+    free(u);
+}
+
+/* The servers of the chosen upstream, in order. */
+static int read_upstream(import_ctx *c, const upstream *u)
+{
+    bool hash_seen = false;
+    int rc;
+    for (size_t i = 0; i < u->nd; i++) {
+        const directive *d = &u->d[i];
+        const word *w = d->w;
+        if (is(&w[0], "hash")) {
+            if (hash_seen)
+                import__note(c, d->line, "load balancing method redefined (nginx warns)");
+            hash_seen = true;
+            continue;
+        }
+        if (!is(&w[0], "server")) {
+            bool bal = false;
+            for (size_t b = 0; b < sizeof balancers / sizeof *balancers; b++)
+                bal |= is(&w[0], balancers[b]);
+            if (bal)
+                continue; /* already refused or overridden (pass one) */
+            if (is(&w[0], "include"))
+                rc = import__note(c, d->line,
+                                  "include %.100s: not followed; servers in that file are "
+                                  "not imported",
+                                  d->n > 1 ? w[1].s : "");
+            else
+                rc = import__note(c, d->line, "%.60s: placement does not depend on it",
+                                  w[0].s);
+            if (rc != 0)
+                return rc;
+            continue;
+        }
+        if (d->n < 2)
+            return import__fail(c, d->line, "invalid number of arguments in \"server\" "
+                                            "directive");
+        int64_t weight = 1;
+        bool down = false, backup = false;
+        for (size_t k = 2; k < d->n; k++) {
+            const char *v;
+            size_t vl;
+            int64_t num;
+            if (prefix(&w[k], "weight=", &v, &vl)) {
+                if (import__int(v, vl, 1, INT32_MAX, &num) != 0 || v[0] == '+' ||
+                    v[0] == '-')
+                    return import__fail(c, d->line, "invalid parameter \"%.80s\"", w[k].s);
+                weight = num;
+            } else if (prefix(&w[k], "max_fails=", &v, &vl) ||
+                       prefix(&w[k], "max_conns=", &v, &vl)) {
+                if (import__int(v, vl, 0, INT32_MAX, &num) != 0)
+                    return import__fail(c, d->line, "invalid parameter \"%.80s\"", w[k].s);
+                if ((rc = import__note(c, d->line, "%.80s: placement does not depend on it",
+                                       w[k].s)) != 0)
+                    return rc;
+            } else if (prefix(&w[k], "fail_timeout=", &v, &vl)) {
+                if (vl == 0)
+                    return import__fail(c, d->line, "invalid parameter \"%.80s\"", w[k].s);
+                if ((rc = import__note(c, d->line, "%.80s: placement does not depend on it",
+                                       w[k].s)) != 0)
+                    return rc;
+            } else if (is(&w[k], "down")) {
+                down = true;
+            } else if (is(&w[k], "backup")) {
+                if (hash_seen)
+                    return import__fail(c, d->line,
+                                        "balancing method does not support parameter "
+                                        "\"backup\"");
+                backup = true;
+            } else {
+                return import__fail(c, d->line, "invalid parameter \"%.80s\"", w[k].s);
+            }
+        }
+        if (backup) {
+            /* Accepted before `hash`, and left off the ring. */
+            rc = import__note(c, d->line,
+                              "server %.100s is a backup: nginx puts only primary servers on "
+                              "the hash ring, so it never takes a key; not imported",
+                              w[1].s);
+            if (rc != 0)
+                return rc;
+            continue;
+        }
+        import_node_rec *n = import__node(c, w[1].s, w[1].len, d->line, &rc);
+        if (n == NULL)
+            return rc;
+        n->v.weight = (double)weight;
+        n->v.down = down;
+        /* A name (not an address) is resolved when nginx starts. */
+        const char *s = w[1].s;
+        bool name = strncasecmp(s, "unix:", 5) != 0 && s[0] != '[' &&
+                    strspn(s, "0123456789.:") != w[1].len;
+        if (name && (rc = import__note(c, d->line,
+                                       "%.100s is resolved by DNS when nginx starts; nginx "
+                                       "hashes the name as written (as ringsim does), and a "
+                                       "name with several addresses shares its points "
+                                       "among them",
+                                       s)) != 0)
+            return rc;
+    }
+    return 0;
+}
+
+int import__nginx(import_ctx *c)
+{
+    lexer x = {c, c->text, c->len, 0, 1};
+    upstream *ups = NULL;
+    size_t nups = 0;
+    const char *stack[NGX_MAX_DEPTH];
+    int upi[NGX_MAX_DEPTH]; /* index of the upstream a level opened, or -1 */
+    size_t depth = 0;
+    int rc = 0;
+    for (;;) {
+        word *w;
+        size_t n;
+        int line = x.line;
+        char end;
+        if ((rc = read_directive(&x, &w, &n, &line, &end)) != 0)
+            goto out;
+        if (end == 0) {
+            if (depth > 0)
+                rc = import__fail(c, x.line, "unexpected end of file, expecting \"}\"");
+            break;
+        }
+        if (end == '}') {
+            if (depth == 0) {
+                rc = import__fail(c, line, "unexpected \"}\"");
+                goto out;
+            }
+            depth--;
+            continue;
+        }
+        int in_up = depth > 0 ? upi[depth - 1] : -1;
+        if (end == '{') {
+            if (depth == NGX_MAX_DEPTH) {
+                words_free(w, n);
+                rc = import__fail(c, line, "blocks nested more than %d deep", NGX_MAX_DEPTH);
+                goto out;
+            }
+            int opened = -1;
+            if (is(&w[0], "upstream")) {
+                const char *ctx = depth == 0 ? "" : stack[depth - 1];
+                if (in_up >= 0 || (depth > 0 && strcmp(ctx, "http") != 0 &&
+                                   strcmp(ctx, "stream") != 0)) {
+                    words_free(w, n);
+                    rc = import__fail(c, line, "\"upstream\" directive is not allowed here");
+                    goto out;
+                }
+                if (n != 2) {
+                    words_free(w, n);
+                    rc = import__fail(c, line,
+                                      "invalid number of arguments in \"upstream\" directive");
+                    goto out;
+                }
+                for (size_t i = 0; i < nups; i++) {
+                    if (strcmp(ups[i].name, w[1].s) == 0 && strcmp(ups[i].context, ctx) == 0) {
+                        rc = import__fail(c, line, "duplicate upstream \"%.80s\"", w[1].s);
+                        words_free(w, n);
+                        goto out;
+                    }
+                }
+                if (nups >= IMPORT_MAX_SECTIONS) {
+                    words_free(w, n);
+                    rc = import__fail(c, line, "more than %u upstreams", IMPORT_MAX_SECTIONS);
+                    goto out;
+                }
+                upstream *nu = realloc(ups, (nups + 1) * sizeof *ups);
+                if (nu == NULL) {
+                    words_free(w, n);
+                    rc = rs_fail(c->err, RINGSIM_ENOMEM, "out of memory while importing");
+                    goto out;
+                }
+                ups = nu;
+                memset(&ups[nups], 0, sizeof *ups);
+                ups[nups].name = w[1].s;
+                w[1].s = NULL;
+                ups[nups].line = line;
+                ups[nups].context = ctx;
+                opened = (int)nups++;
+            }
+            stack[depth] = is(&w[0], "http") ? "http" : is(&w[0], "stream") ? "stream" : "";
+            upi[depth] = opened;
+            depth++;
+            words_free(w, n);
+            continue;
+        }
+        /* a simple directive */
+        if (in_up < 0) {
+            if (is(&w[0], "include"))
+                rc = import__note(c, line, "include %.100s: not followed",
+                                  n > 1 ? w[1].s : "");
+            words_free(w, n);
+            if (rc != 0)
+                goto out;
+            continue;
+        }
+        upstream *u = &ups[in_up];
+        bool bal = false;
+        for (size_t b = 0; b < sizeof balancers / sizeof *balancers; b++)
+            bal |= is(&w[0], balancers[b]);
+        if (bal) {
+            if (is(&w[0], "hash")) {
+                if (n < 2 || n > 3) {
+                    words_free(w, n);
+                    rc = import__fail(c, line,
+                                      "invalid number of arguments in \"hash\" directive");
+                    goto out;
+                }
+                if (n == 3 && !is(&w[2], "consistent")) {
+                    rc = import__fail(c, line, "invalid parameter \"%.80s\"", w[2].s);
+                    words_free(w, n);
+                    goto out;
+                }
+                u->method = n == 3 ? "hash consistent" : "hash";
+            } else {
+                u->method = balancers[0]; /* placeholder, replaced below */
+                for (size_t b = 1; b < sizeof balancers / sizeof *balancers; b++)
+                    if (is(&w[0], balancers[b]))
+                        u->method = balancers[b];
+            }
+            u->method_line = line;
+        }
+        directive *nd = realloc(u->d, (u->nd + 1) * sizeof *u->d);
+        if (nd == NULL) {
+            words_free(w, n);
+            rc = rs_fail(c->err, RINGSIM_ENOMEM, "out of memory while importing");
+            goto out;
+        }
+        u->d = nd;
+        u->d[u->nd++] = (directive){w, n, line};
+    }
+    if (rc != 0)
+        goto out;
+
+    /* Choose among the upstreams that hash consistently. */
+    {
+        const char **names = malloc((nups + 1) * sizeof *names);
+        int *lines = malloc((nups + 1) * sizeof *lines);
+        size_t *idx = malloc((nups + 1) * sizeof *idx);
+        char **labels = calloc(nups + 1, sizeof *labels);
+        size_t k = 0, pick = 0;
+        if (names == NULL || lines == NULL || idx == NULL || labels == NULL) {
+            free(labels);
+            free(names);
+            free(lines);
+            free(idx);
+            rc = rs_fail(c->err, RINGSIM_ENOMEM, "out of memory while importing");
+            goto out;
+        }
+        for (size_t i = 0; i < nups; i++) {
+            bool chash = ups[i].method != NULL && strcmp(ups[i].method, "hash consistent") == 0;
+            if (c->want != NULL && strcmp(ups[i].name, c->want) == 0 && !chash) {
+                rc = import__fail(c, ups[i].method_line ? ups[i].method_line : ups[i].line,
+                                  "upstream \"%.60s\" balances by %s, not by \"hash ... "
+                                  "consistent\": ringsim imports consistent hashing only",
+                                  ups[i].name, ups[i].method ? ups[i].method : "round robin");
+                break;
+            }
+            if (chash) {
+                /* The same name in http and stream: "http:NAME", "stream:NAME". */
+                bool twin = false;
+                for (size_t j = 0; j < nups; j++)
+                    twin |= j != i && strcmp(ups[j].name, ups[i].name) == 0;
+                if (twin && labels[i] == NULL &&
+                    asprintf(&labels[i], "%s:%s", ups[i].context[0] ? ups[i].context : "main",
+                             ups[i].name) < 0)
+                    labels[i] = NULL;
+                names[k] = labels[i] ? labels[i] : ups[i].name;
+                lines[k] = ups[i].line;
+                idx[k++] = i;
+            }
+        }
+        if (rc == 0)
+            rc = import__choose(c, "upstream", names, lines, k,
+                                nups == 0 ? "no upstream block in the text"
+                                          : "no upstream in the text balances by \"hash "
+                                            "KEY consistent\"",
+                                &pick);
+        if (rc == 0) {
+            const upstream *u = &ups[idx[pick]];
+            rc = import__set_name(c, u->name, strlen(u->name));
+            if (rc == 0) {
+                strcpy(c->r->algorithm, "nginx");
+                const directive *h = NULL;
+                for (size_t j = 0; j < u->nd; j++)
+                    if (is(&u->d[j].w[0], "hash"))
+                        h = &u->d[j];
+                if (h != NULL)
+                    rc = import__note(c, h->line,
+                                      "nginx hashes the value of %.100s for each request; "
+                                      "ringsim places the keys you give it as that value",
+                                      h->w[1].s);
+                if (rc == 0 && u->context[0] != '\0')
+                    rc = import__note(c, u->line, "upstream \"%.60s\" in %s", u->name,
+                                      u->context);
+            }
+            if (rc == 0)
+                rc = read_upstream(c, u);
+        }
+        free(names);
+        free(lines);
+        free(idx);
+        for (size_t i = 0; i < nups; i++)
+            free(labels[i]);
+        free(labels);
+    }
+out:
+    upstreams_free(ups, nups);
+    return rc;
+}

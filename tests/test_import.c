@@ -1,0 +1,698 @@
+/*
+ * test_import.c - the import parsers (src/import.h) on realistic texts of
+ * each format: what they import, every refusal with its line, the notes,
+ * section choice by name, and the limits (size, line length, NUL, UTF-8,
+ * servers).  The placement of the imported nodes is checked against the
+ * real programs by tests/ref/import_*.
+ */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "import.h"
+
+/* Parse text; on success the result, else NULL with *line and msg set. */
+static import_result *parse(const char *fmt, const char *name, const char *text, int *line,
+                            char *msg)
+{
+    import_format f;
+    rs_error err = {0};
+    assert_int_equal(import_format_parse(fmt, &f, &err), 0);
+    import_result *r = NULL;
+    int l = -1;
+    int rc = import_parse(text, strlen(text), f, name, &r, &l, &err);
+    if (line)
+        *line = l;
+    if (msg)
+        snprintf(msg, 320, "%s", err.msg);
+    if (rc != 0) {
+        assert_null(r);
+        assert_int_equal(rc, RINGSIM_EPARAM);
+        return NULL;
+    }
+    return r;
+}
+
+/* Expect a refusal at line with a message containing want. */
+static void refused(const char *fmt, const char *name, const char *text, int line,
+                    const char *want)
+{
+    int l;
+    char msg[320];
+    import_result *r = parse(fmt, name, text, &l, msg);
+    if (r != NULL) {
+        import_free(r);
+        fail_msg("accepted, expected a refusal \"%s\"", want);
+    }
+    if (strstr(msg, want) == NULL)
+        fail_msg("message \"%s\" lacks \"%s\"", msg, want);
+    if (line >= 0)
+        assert_int_equal(l, line);
+}
+
+static bool has_note(const import_result *r, int line, const char *want)
+{
+    for (size_t i = 0; i < import_note_count(r); i++) {
+        const import_note *n = import_note_at(r, i);
+        if ((line < 0 || n->line == line) && strstr(n->message, want) != NULL)
+            return true;
+    }
+    return false;
+}
+
+static const import_node *node(const import_result *r, size_t i)
+{
+    assert_true(i < import_node_count(r));
+    return import_node_at(r, i);
+}
+
+/* ---- nginx ---- */
+
+static const char *NGINX_CONF =
+    "user www-data;\n"
+    "events { worker_connections 768; }\n"
+    "http {\n"
+    "    include /etc/nginx/mime.types;   # types\n"
+    "    upstream cache {\n"
+    "        server 10.0.0.2:8080 backup;\n"
+    "        hash $request_uri consistent;\n"
+    "        server 10.0.0.1:8080 weight=3 max_fails=2 fail_timeout=5s;\n"
+    "        server 'unix:/run/app.sock';\n"
+    "        server \"app\\\"x.local\" down;\n"
+    "        keepalive 32;\n"
+    "    }\n"
+    "    upstream rr { server 192.0.2.1; }\n"
+    "    server { listen 80; location / { proxy_pass http://cache; set $x \"${y}z\"; } }\n"
+    "}\n"
+    "stream {\n"
+    "    upstream dns { hash $remote_addr consistent; server 10.1.0.1:53; server 10.1.0.2:53 weight=2; }\n"
+    "}\n";
+
+static void nginx_upstream(void **s)
+{
+    (void)s;
+    int line;
+    char msg[320];
+    /* two consistent upstreams (http cache, stream dns): a name is needed */
+    assert_null(parse("nginx", NULL, NGINX_CONF, &line, msg));
+    assert_non_null(strstr(msg, "\"cache\", \"dns\""));
+    import_result *r = parse("auto", "cache", NGINX_CONF, NULL, NULL);
+    assert_non_null(r);
+    assert_int_equal(import_result_format(r), IMPORT_NGINX);
+    assert_string_equal(import_result_algorithm(r), "nginx");
+    assert_string_equal(import_result_name(r), "cache");
+    assert_int_equal(import_node_count(r), 3); /* the backup is off the ring */
+    assert_string_equal(node(r, 0)->name, "10.0.0.1:8080");
+    assert_true(node(r, 0)->weight == 3);
+    assert_int_equal(node(r, 0)->line, 8);
+    assert_string_equal(node(r, 1)->name, "unix:/run/app.sock");
+    assert_string_equal(node(r, 2)->name, "app\"x.local");
+    assert_true(node(r, 2)->down);
+    assert_false(node(r, 0)->down);
+    assert_true(has_note(r, 6, "backup"));
+    assert_true(has_note(r, 8, "max_fails=2"));
+    assert_true(has_note(r, 11, "keepalive"));
+    assert_true(has_note(r, 7, "$request_uri"));
+    assert_true(has_note(r, 10, "DNS"));
+    import_free(r);
+    r = parse("nginx", "dns", NGINX_CONF, NULL, NULL);
+    assert_non_null(r);
+    assert_int_equal(import_node_count(r), 2);
+    assert_true(node(r, 1)->weight == 2);
+    assert_true(has_note(r, 17, "stream"));
+    import_free(r);
+}
+
+static void nginx_refusals(void **s)
+{
+    (void)s;
+    refused("nginx", NULL,
+            "upstream u {\n hash $uri consistent;\n server a:1;\n server b:1 backup;\n}\n", 4,
+            "balancing method does not support parameter \"backup\"");
+    refused("nginx", NULL, "upstream u {\n hash $uri consistent;\n server a:1 weight=0;\n}\n", 3,
+            "invalid parameter \"weight=0\"");
+    refused("nginx", NULL, "upstream u {\n hash $uri consistent;\n server a:1 wieght=2;\n}\n", 3,
+            "invalid parameter \"wieght=2\"");
+    refused("nginx", NULL, "upstream u {\n hash $uri maybe;\n server a:1;\n}\n", 2,
+            "invalid parameter \"maybe\"");
+    refused("nginx", "u", "upstream u {\n hash $uri;\n server a:1;\n}\n", 2,
+            "not by \"hash ... consistent\"");
+    refused("nginx", "u", "upstream u {\n least_conn;\n server a:1;\n}\n", 2, "least_conn");
+    refused("nginx", NULL, "http {\n upstream u {\n hash $k consistent;\n server a:1;\n", 5,
+            "unexpected end of file, expecting \"}\"");
+    refused("nginx", NULL, "upstream u { hash $k consistent; server a:1; } }\n", 1,
+            "unexpected \"}\"");
+    refused("nginx", NULL, "upstream u { hash $k consistent; server a:1 }\n", 1,
+            "unexpected \"}\"");
+    refused("nginx", NULL, "http { upstream u { hash $k consistent; server a:1; }\n"
+                           "upstream u { hash $k consistent; server b:1; } }\n",
+            2, "duplicate upstream \"u\"");
+    refused("nginx", NULL, "server { upstream u { hash $k consistent; server a:1; } }\n", 1,
+            "not allowed here");
+    refused("nginx", NULL,
+            "upstream u { hash $k consistent; server a:1; server b:2; server a:1; }\n", 1,
+            "appears twice");
+    refused("nginx", "nope", "upstream u { hash $k consistent; server a:1; }\n", 0,
+            "no upstream \"nope\"");
+    refused("nginx", NULL, "events {}\n", 0, "no upstream block");
+    /* backup before hash is accepted, the server stays off the ring */
+    import_result *r =
+        parse("nginx", NULL, "upstream u {\n server b:1 backup;\n hash $k consistent;\n server a:1;\n}\n",
+              NULL, NULL);
+    assert_non_null(r);
+    assert_int_equal(import_node_count(r), 1);
+    assert_string_equal(node(r, 0)->name, "a:1");
+    import_free(r);
+}
+
+/* ---- haproxy ---- */
+
+static const char *HAPROXY_CFG =
+    "global\n"
+    "    daemon\n"
+    "defaults\n"
+    "    mode http\n"
+    "    balance uri\n"
+    "    hash-type consistent\n"
+    "    default-server weight 20 check inter 2s\n"
+    "frontend fe\n"
+    "    bind :80\n"
+    "    default_backend web\n"
+    "backend web\n"
+    "    hash-balance-factor 150\n"
+    "    server a 10.0.0.1:80 id 5\n"
+    "    server b 10.0.0.2:80 weight 3   # heavier\n"
+    "    server \"c d\" 10.0.0.3:80 disabled\n"
+    "    server e 10.0.0.4:80 id 2 backup\n"
+    "backend static\n"
+    "    balance roundrobin\n"
+    "    server s 10.0.1.1:80\n"
+    "defaults named\n"
+    "    balance source\n"
+    "    hash-type map-based\n"
+    "listen api from named\n"
+    "    bind :81\n"
+    "    server x 10.0.2.1:80\n";
+
+static void haproxy_backend(void **s)
+{
+    (void)s;
+    import_result *r = parse("auto", NULL, HAPROXY_CFG, NULL, NULL);
+    assert_non_null(r); /* "static" and "api" do not hash consistently */
+    assert_int_equal(import_result_format(r), IMPORT_HAPROXY);
+    assert_string_equal(import_result_name(r), "web");
+    assert_string_equal(import_result_algorithm(r), "haproxy");
+    json_t *hbf = json_object_get(import_result_params(r), "hash_balance_factor");
+    assert_int_equal(json_integer_value(hbf), 150);
+    assert_int_equal(import_node_count(r), 4);
+    assert_string_equal(node(r, 0)->name, "a");
+    assert_int_equal(node(r, 0)->id, 5);
+    assert_true(node(r, 0)->weight == 20); /* default-server from defaults */
+    assert_true(node(r, 1)->weight == 3);
+    assert_int_equal(node(r, 1)->id, 0);
+    assert_string_equal(node(r, 2)->name, "c d");
+    assert_true(node(r, 2)->down);
+    assert_true(node(r, 3)->backup);
+    assert_int_equal(node(r, 3)->id, 2);
+    assert_string_equal(node(r, 3)->address, "10.0.0.4:80");
+    assert_true(has_note(r, 13, "check"));
+    assert_true(has_note(r, 5, "balance uri"));
+    assert_true(has_note(r, -1, "renumbers"));
+    import_free(r);
+    refused("haproxy", "static", HAPROXY_CFG, 18, "balance roundrobin does not hash");
+    refused("haproxy", "api", HAPROXY_CFG, 22, "map-based");
+    refused("haproxy", "nope", HAPROXY_CFG, 0, "\"web\", \"static\", \"api\"");
+}
+
+static void haproxy_refusals(void **s)
+{
+    (void)s;
+    const char *pre = "backend b\n balance uri\n hash-type consistent\n";
+    char t[512];
+    snprintf(t, sizeof t, "%s server a 1.1.1.1:80 weight 300\n", pre);
+    refused("haproxy", NULL, t, 4, "not within 0..256");
+    snprintf(t, sizeof t, "%s server a 1.1.1.1:80 id 0\n", pre);
+    refused("haproxy", NULL, t, 4, "custom id has to be > 0");
+    snprintf(t, sizeof t, "%s server a 1.1.1.1:80 id 3\n server b 1.1.1.2:80 id 3\n", pre);
+    refused("haproxy", NULL, t, 5, "custom id 3 already used");
+    snprintf(t, sizeof t, "%s server a \"1.1.1.1:80\n", pre);
+    refused("haproxy", NULL, t, 4, "unmatched quote");
+    refused("haproxy", NULL, "backend b\n balance uri\n hash-type consistent djb2\n server a x:1\n",
+            3, "sdbm");
+    refused("haproxy", NULL, "backend b\n balance uri\n hash-type consistent sdbm\n server a x:1\n",
+            3, "avalanche");
+    import_result *ok = parse("haproxy", NULL,
+                              "backend b\n balance uri\n hash-type consistent sdbm avalanche\n"
+                              " server a x:1\n", NULL, NULL);
+    assert_non_null(ok);
+    import_free(ok);
+    refused("haproxy", NULL, "backend b\n balance uri\n hash-type fancy\n server a x:1\n", 3,
+            "'hash-type' requires");
+    refused("haproxy", NULL, "backend b from nope\n server a x:1\n", 1,
+            "defaults section 'nope' not found");
+    refused("haproxy", NULL, "backend b\n server a x:1\nbackend b\n server c y:1\n", 3,
+            "same name");
+    /* weight 0 is allowed: noted */
+    snprintf(t, sizeof t, "%s server a 1.1.1.1:80 weight 0\n server b 1.1.1.2:80\n", pre);
+    import_result *r = parse("haproxy", NULL, t, NULL, NULL);
+    assert_non_null(r);
+    assert_int_equal(import_node_count(r), 1); /* no point, not imported */
+    assert_string_equal(node(r, 0)->name, "b");
+    assert_int_equal(node(r, 0)->id, 2); /* the id HAProxy gives it, written out */
+    assert_true(has_note(r, 4, "weight 0"));
+    import_free(r);
+}
+
+/* ---- libmemcached ---- */
+
+static void libmemcached_list(void **s)
+{
+    (void)s;
+    import_result *r =
+        parse("auto", NULL, "10.0.0.1:11211:2, 10.0.0.2:11212,cache-c,[::1]:11213:5,"
+                            "/tmp/m.sock,10.0.0.9:99999\n",
+              NULL, NULL);
+    assert_non_null(r);
+    assert_int_equal(import_result_format(r), IMPORT_LIBMEMCACHED);
+    assert_string_equal(import_result_algorithm(r), "ketama");
+    assert_int_equal(import_node_count(r), 6);
+    assert_string_equal(node(r, 0)->name, "10.0.0.1"); /* port 11211: the host alone */
+    assert_true(node(r, 0)->weight == 2);
+    assert_string_equal(node(r, 1)->name, "10.0.0.2:11212");
+    assert_string_equal(node(r, 2)->name, "cache-c");
+    assert_string_equal(node(r, 3)->name, "[::1]:11213");
+    assert_true(node(r, 3)->weight == 5);
+    assert_string_equal(node(r, 4)->name, "/tmp/m.sock");
+    assert_string_equal(node(r, 5)->name, "10.0.0.9:34463"); /* cut to 16 bits */
+    assert_true(has_note(r, 1, "16 bits"));
+    import_free(r);
+    refused("libmemcached", NULL, "a:1,,b:2", 1, "empty server entry");
+    refused("libmemcached", NULL, "a:1,a:11211:3,a", 1, "appears twice");
+}
+
+static void libmemcached_string(void **s)
+{
+    (void)s;
+    import_result *r = parse("auto", NULL,
+                             "--SERVER=10.0.0.1:11211/?2 --SERVER=cache-b.local:11212 "
+                             "--SOCKET=\"/tmp/m.sock\"/?3 --DISTRIBUTION=consistent "
+                             "--BINARY-PROTOCOL --hash=crc\n",
+                             NULL, NULL);
+    assert_non_null(r);
+    assert_int_equal(import_node_count(r), 3);
+    assert_string_equal(node(r, 0)->name, "10.0.0.1");
+    assert_true(node(r, 0)->weight == 2);
+    assert_string_equal(node(r, 1)->name, "cache-b.local:11212");
+    assert_string_equal(node(r, 2)->name, "/tmp/m.sock");
+    assert_true(node(r, 2)->weight == 3);
+    assert_true(has_note(r, 1, "KETAMA_WEIGHTED"));
+    assert_true(has_note(r, 1, "--BINARY-PROTOCOL"));
+    import_free(r);
+    refused("libmemcached", NULL, "--SERVER=ab:11211", 1, "three or more");
+    refused("libmemcached", NULL, "--SERVER=host1 --FROB", 1, "unknown option \"--FROB\"");
+    refused("libmemcached", NULL, "--SERVER=host1 --DISTRIBUTION=modula", 1,
+            "does not hash consistently");
+    refused("libmemcached", NULL, "--SERVER=host1:123456", 1, "1 to 5 digits");
+}
+
+/* ---- twemproxy ---- */
+
+static const char *NUTCRACKER_YML =
+    "alpha:\n"
+    "  listen: 127.0.0.1:22121\n"
+    "  hash: fnv1a_64\n"
+    "  hash_tag: \"{}\"\n"
+    "  distribution: ketama\n"
+    "  auto_eject_hosts: true\n"
+    "  redis: true\n"
+    "  servers:\n"
+    "   - 127.0.0.1:6379:1\n"
+    "   - 127.0.0.1:6380:2 server2\n"
+    "   - 10.0.0.3:11211:1\n"
+    "# a comment\n"
+    "beta:\n"
+    "  listen: 127.0.0.1:22122\n"
+    "  hash: crc32\n"
+    "  servers:\n"
+    "   - /tmp/r.sock:1\n";
+
+static void twemproxy_pool(void **s)
+{
+    (void)s;
+    refused("auto", NULL, NUTCRACKER_YML, 13, "\"alpha\", \"beta\"");
+    import_result *r = parse("auto", "alpha", NUTCRACKER_YML, NULL, NULL);
+    assert_non_null(r);
+    assert_int_equal(import_result_format(r), IMPORT_TWEMPROXY);
+    assert_string_equal(import_result_algorithm(r), "twemproxy");
+    assert_string_equal(json_string_value(json_object_get(import_result_params(r), "hash")),
+                        "fnv1a_64");
+    assert_int_equal(import_node_count(r), 3);
+    assert_string_equal(node(r, 0)->name, "127.0.0.1:6379");
+    assert_string_equal(node(r, 1)->name, "server2");
+    assert_string_equal(node(r, 1)->address, "127.0.0.1:6380");
+    assert_true(node(r, 1)->weight == 2);
+    assert_string_equal(node(r, 2)->name, "10.0.0.3"); /* port 11211 left out */
+    assert_int_equal(node(r, 1)->line, 10);
+    assert_true(has_note(r, 4, "hash_tag"));
+    assert_true(has_note(r, 6, "rebuilt"));
+    import_free(r);
+    r = parse("twemproxy", "beta", NUTCRACKER_YML, NULL, NULL);
+    assert_non_null(r);
+    assert_string_equal(node(r, 0)->name, "/tmp/r.sock");
+    assert_true(has_note(r, 15, "15-bit"));
+    assert_true(has_note(r, 15, "one server takes them all"));
+    import_free(r);
+}
+
+static void twemproxy_refusals(void **s)
+{
+    (void)s;
+    refused("twemproxy", NULL, "p:\n  listen: a:1\n  servers:\n   - 1.1.1.1:80:0\n", 4,
+            "zero weight");
+    refused("twemproxy", NULL, "p:\n  listen: a:1\n  servers:\n   - 1.1.1.1:80:x\n", 4,
+            "invalid weight");
+    refused("twemproxy", NULL, "p:\n  listen: a:1\n  servers:\n   - 1.1.1.1:99999:1\n", 4,
+            "invalid port");
+    refused("twemproxy", NULL, "p:\n  listen: a:1\n  servers:\n   - 1.1.1.1\n", 4,
+            "format string");
+    refused("twemproxy", NULL, "p:\n  listen: a:1\n  hash: sha1\n  servers: [a:1:1]\n", 3,
+            "not a valid hash");
+    refused("twemproxy", NULL, "p:\n  listen: a:1\n  distribution: modula\n  servers: [a:1:1]\n",
+            3, "does not hash consistently");
+    refused("twemproxy", NULL, "p:\n  servers: [a:1:1]\n", 1, "\"listen:\" is missing");
+    refused("twemproxy", NULL, "p:\n  listen: a:1\n  colour: red\n  servers: [a:1:1]\n", 3,
+            "is unknown");
+    refused("twemproxy", NULL, "p:\n  listen: a:1\n  servers: [a:1:1\n", -1, "YAML error");
+}
+
+/* ---- envoy ---- */
+
+static const char *ENVOY_YAML =
+    "static_resources:\n"
+    "  clusters:\n"
+    "  - name: web\n"
+    "    lb_policy: ROUND_ROBIN\n"
+    "    load_assignment: {cluster_name: web, endpoints: []}\n"
+    "  - name: cache\n"
+    "    type: STATIC\n"
+    "    lb_policy: RING_HASH\n"
+    "    ring_hash_lb_config:\n"
+    "      minimum_ring_size: 2048\n"
+    "      maximum_ring_size: \"65536\"\n"
+    "    common_lb_config:\n"
+    "      healthy_panic_threshold: {value: 30}\n"
+    "    load_assignment:\n"
+    "      cluster_name: cache\n"
+    "      endpoints:\n"
+    "      - lb_endpoints:\n"
+    "        - endpoint:\n"
+    "            address: {socket_address: {address: 10.0.0.1, port_value: 80}}\n"
+    "          load_balancing_weight: 2\n"
+    "        - endpoint:\n"
+    "            address: {socket_address: {address: \"::0:1\", port_value: 8080}}\n"
+    "          health_status: DRAINING\n"
+    "        - endpoint:\n"
+    "            address: {socket_address: {address: 10.0.0.3, port_value: 80}}\n"
+    "          metadata: {filter_metadata: {envoy.lb: {hash_key: shard-3}}}\n"
+    "      - priority: 1\n"
+    "        lb_endpoints:\n"
+    "        - endpoint: {address: {socket_address: {address: 10.9.9.9, port_value: 80}}}\n";
+
+static void envoy_cluster(void **s)
+{
+    (void)s;
+    import_result *r = parse("auto", NULL, ENVOY_YAML, NULL, NULL);
+    assert_non_null(r);
+    assert_int_equal(import_result_format(r), IMPORT_ENVOY);
+    assert_string_equal(import_result_name(r), "cache");
+    assert_string_equal(import_result_algorithm(r), "envoy-ring");
+    const json_t *p = import_result_params(r);
+    assert_int_equal(json_integer_value(json_object_get(p, "min_ring_size")), 2048);
+    assert_int_equal(json_integer_value(json_object_get(p, "max_ring_size")), 65536);
+    assert_int_equal(json_integer_value(json_object_get(p, "panic_threshold")), 30);
+    assert_int_equal(import_node_count(r), 3);
+    assert_string_equal(node(r, 0)->name, "10.0.0.1:80");
+    assert_true(node(r, 0)->weight == 2);
+    assert_string_equal(node(r, 1)->name, "[::1]:8080"); /* canonical IPv6 */
+    assert_true(node(r, 1)->down);
+    assert_string_equal(node(r, 2)->name, "shard-3");
+    assert_string_equal(node(r, 2)->address, "10.0.0.3:80");
+    assert_true(has_note(r, -1, "priority 1"));
+    import_free(r);
+    refused("envoy", "web", ENVOY_YAML, 0, "ROUND_ROBIN");
+    /* JSON, MAGLEV, hostnames */
+    r = parse("auto", NULL,
+              "{\"name\": \"m\", \"lb_policy\": \"MAGLEV\", \"maglev_lb_config\": "
+              "{\"table_size\": \"251\"}, \"common_lb_config\": "
+              "{\"consistent_hashing_lb_config\": {\"use_hostname_for_hashing\": true}},"
+              "\"load_assignment\": {\"endpoints\": [{\"lb_endpoints\": [{\"endpoint\": "
+              "{\"hostname\": \"h1\", \"address\": {\"socket_address\": {\"address\": "
+              "\"10.0.0.1\", \"port_value\": 80}}}}]}]}}",
+              NULL, NULL);
+    assert_non_null(r);
+    assert_string_equal(import_result_algorithm(r), "maglev");
+    assert_int_equal(json_integer_value(json_object_get(import_result_params(r), "table_size")),
+                     251);
+    assert_string_equal(node(r, 0)->name, "h1");
+    import_free(r);
+    refused("envoy", NULL,
+            "name: c\nlb_policy: RING_HASH\nring_hash_lb_config: {hash_function: "
+            "MURMUR_HASH_2}\nload_assignment: {endpoints: []}\n",
+            0, "XX_HASH");
+    refused("envoy", NULL, "name: c\nlb_policy: RING_HASH\ntype: EDS\n", 0, "EDS");
+    refused("envoy", NULL, "{\"name\": \"c\", \"lb_policy\": ", -1, "JSON error");
+}
+
+/* ---- nodetool ring ---- */
+
+static const char *RING =
+    "\n"
+    "Datacenter: dc1\n"
+    "==========\n"
+    "Address         Rack        Status State   Load            Owns                Token\n"
+    "                                                                               3074457345618258602\n"
+    "127.0.0.1       rack1       Up     Normal  98.53 KiB       33.33%              -9223372036854775808\n"
+    "127.0.0.2       rack1       Down   Normal  101.2 KiB       33.33%              -3074457345618258603\n"
+    "127.0.0.1       rack1       Up     Normal  98.53 KiB       33.33%              3074457345618258602\n"
+    "\n"
+    "Datacenter: dc2\n"
+    "==========\n"
+    "Address         Rack        Status State   Load            Owns                Token\n"
+    "                                                                               100\n"
+    "127.0.0.3       rack1       Up     Joining ?               ?                   100\n"
+    "\n"
+    "  Warning: \"nodetool ring\" is used to output all the tokens of a node.\n"
+    "  To view status related info of a node use \"nodetool status\" instead.\n";
+
+static void nodetool_ring(void **s)
+{
+    (void)s;
+    import_result *r = parse("auto", NULL, RING, NULL, NULL);
+    assert_non_null(r);
+    assert_int_equal(import_result_format(r), IMPORT_NODETOOL);
+    assert_string_equal(import_result_algorithm(r), "cassandra");
+    assert_int_equal(import_node_count(r), 3);
+    assert_string_equal(node(r, 0)->name, "127.0.0.1");
+    assert_int_equal(node(r, 0)->ntokens, 2);
+    assert_true(node(r, 0)->tokens[0] == INT64_MIN);
+    assert_true(node(r, 0)->tokens[1] == 3074457345618258602LL);
+    assert_true(node(r, 1)->down);
+    assert_false(node(r, 0)->down);
+    assert_true(node(r, 2)->tokens[0] == 100);
+    assert_true(has_note(r, 14, "Joining"));
+    assert_true(has_note(r, 0, "2 datacenters"));
+    assert_true(has_note(r, 10, "dc2"));
+    import_free(r);
+    refused("nodetool-ring", NULL,
+            "127.0.0.1 r1 Up Normal 1 KiB ? 5\n127.0.0.2 r1 Up Normal 1 KiB ? 5\n", 2,
+            "appears twice");
+    refused("nodetool-ring", NULL,
+            "127.0.0.1 r1 Up Normal 1 KiB ? 85070591730234615865843651857942052864\n", 1,
+            "Murmur3Partitioner");
+    refused("nodetool-ring", NULL, "127.0.0.1 r1 Up Sleeping 1 KiB ? 5\n", 1, "state");
+}
+
+/* ---- CLUSTER NODES ---- */
+
+static const char *NODES =
+    "07c37dfeb235213a872192d90877d0cd55635b91 127.0.0.1:30004@31004 slave "
+    "e7d1eecce10fd6bb5eb35b9f99a514335d9ba9ca 0 1426238317239 4 connected\n"
+    "67ed2db8d677e59ec4a4cefb06858cf2a1a89fa1 127.0.0.1:30002@31002,h2 master,fail - 0 "
+    "1426238316232 2 connected 5461-10922\n"
+    "292f8b365bb7edb5e285caf0b7e6ddc7265d2f4f 127.0.0.1:30003@31003 master - 0 1426238318243 3 "
+    "connected 10923-16383\n"
+    "6ec23923021cf3ffec47632106199cb7f496ce01 127.0.0.1:30005@31005 slave "
+    "67ed2db8d677e59ec4a4cefb06858cf2a1a89fa1 0 1426238316232 5 connected\n"
+    "e7d1eecce10fd6bb5eb35b9f99a514335d9ba9ca 127.0.0.1:30001@31001 myself,master - 0 0 1 "
+    "connected 0-5459 5460 [5461->-67ed2db8d677e59ec4a4cefb06858cf2a1a89fa1]\n";
+
+static void redis_nodes(void **s)
+{
+    (void)s;
+    import_result *r = parse("auto", NULL, NODES, NULL, NULL);
+    assert_non_null(r);
+    assert_int_equal(import_result_format(r), IMPORT_REDIS);
+    assert_string_equal(import_result_algorithm(r), "redis");
+    assert_int_equal(import_node_count(r), 3); /* masters only */
+    assert_string_equal(node(r, 0)->name, "127.0.0.1:30002");
+    assert_true(node(r, 0)->down);
+    assert_int_equal(node(r, 0)->nslots, 1);
+    assert_int_equal(node(r, 0)->slots[0].first, 5461);
+    assert_int_equal(node(r, 0)->slots[0].last, 10922);
+    assert_int_equal(node(r, 0)->nreplicas, 1);
+    assert_string_equal(node(r, 0)->replicas[0], "127.0.0.1:30005");
+    assert_string_equal(node(r, 2)->name, "127.0.0.1:30001");
+    assert_int_equal(node(r, 2)->nslots, 2);
+    assert_int_equal(node(r, 2)->slots[1].first, 5460);
+    assert_string_equal(node(r, 2)->replicas[0], "127.0.0.1:30004");
+    assert_int_equal(node(r, 1)->nreplicas, 0);
+    assert_true(has_note(r, 0, "migrating"));
+    import_free(r);
+    refused("redis-nodes", NULL,
+            "67ed2db8d677e59ec4a4cefb06858cf2a1a89fa1 127.0.0.1:1@2 master - 0 0 1 connected 0-10\n"
+            "292f8b365bb7edb5e285caf0b7e6ddc7265d2f4f 127.0.0.1:2@3 master - 0 0 2 connected 10-20\n",
+            2, "slot 10 is held by two masters");
+    refused("redis-nodes", NULL,
+            "67ed2db8d677e59ec4a4cefb06858cf2a1a89fa1 127.0.0.1:1@2 master - 0 0 1 connected 0-16384\n",
+            1, "0..16383");
+    refused("redis-nodes", NULL, "67ed2db8 127.0.0.1:1@2 master - 0 0 1 connected\n", 1,
+            "not a CLUSTER NODES line");
+    r = parse("redis-nodes", NULL,
+              "67ed2db8d677e59ec4a4cefb06858cf2a1a89fa1 127.0.0.1:1@2 master - 0 0 1 connected 0-99\n",
+              NULL, NULL);
+    assert_non_null(r);
+    assert_true(has_note(r, 0, "16284 of 16384 slots"));
+    import_free(r);
+}
+
+/* ---- limits and recognition ---- */
+
+static void limits(void **s)
+{
+    (void)s;
+    import_result *r = NULL;
+    int line;
+    rs_error err = {0};
+    /* NUL byte on line 2 */
+    const char nul[] = "upstream u {\n hash $k\0 consistent; server a:1; }\n";
+    assert_int_equal(import_parse(nul, sizeof nul - 1, IMPORT_NGINX, NULL, &r, &line, &err),
+                     RINGSIM_EPARAM);
+    assert_int_equal(line, 2);
+    assert_non_null(strstr(err.msg, "NUL"));
+    /* invalid UTF-8 on line 3 */
+    const char *bad = "a:1,\nb:2,\nc\xff:3\n";
+    assert_int_equal(import_parse(bad, strlen(bad), IMPORT_AUTO, NULL, &r, &line, &err),
+                     RINGSIM_EPARAM);
+    assert_int_equal(line, 3);
+    assert_non_null(strstr(err.msg, "UTF-8"));
+    /* a line of more than 1 MiB */
+    size_t n = IMPORT_MAX_LINE + 10;
+    char *big = malloc(n + 1);
+    assert_non_null(big);
+    memset(big, 'a', n);
+    big[n] = '\0';
+    assert_int_equal(import_parse(big, n, IMPORT_LIBMEMCACHED, NULL, &r, &line, &err),
+                     RINGSIM_EPARAM);
+    assert_non_null(strstr(err.msg, "1 MiB"));
+    free(big);
+    /* more than 16 MiB (short lines) */
+    n = IMPORT_MAX_TEXT + 1;
+    big = malloc(n);
+    assert_non_null(big);
+    for (size_t i = 0; i < n; i++)
+        big[i] = (i % 64 == 63) ? '\n' : 'x';
+    assert_int_equal(import_parse(big, n, IMPORT_NGINX, NULL, &r, &line, &err), RINGSIM_EPARAM);
+    assert_non_null(strstr(err.msg, "16 MiB"));
+    free(big);
+    /* 100,000 servers */
+    n = 100000 * 24 + 64;
+    big = malloc(n);
+    assert_non_null(big);
+    size_t u = (size_t)snprintf(big, n, "upstream u {\nhash $k consistent;\n");
+    for (int i = 0; i < 100000; i++)
+        u += (size_t)snprintf(big + u, n - u, "server 10.%d.%d.1:80;\n", i / 256, i % 256);
+    u += (size_t)snprintf(big + u, n - u, "}\n");
+    assert_int_equal(import_parse(big, u, IMPORT_AUTO, NULL, &r, &line, &err), RINGSIM_EPARAM);
+    assert_non_null(strstr(err.msg, "at most 10000"));
+    assert_int_equal(line, 2 + (int)IMPORT_MAX_NODES + 1);
+    free(big);
+    assert_null(r);
+    /* an empty text, and one that is nothing */
+    assert_int_equal(import_parse("", 0, IMPORT_AUTO, NULL, &r, &line, &err), RINGSIM_EPARAM);
+    assert_int_equal(import_parse("{;", 2, IMPORT_AUTO, NULL, &r, &line, &err), RINGSIM_EPARAM);
+    import_format f;
+    assert_int_equal(import_format_parse("nginx.conf", &f, &err), RINGSIM_EPARAM);
+    assert_non_null(strstr(err.msg, "redis-nodes"));
+}
+
+/* Texts that end where the buffer ends (no NUL after them): found by the
+ * fuzzers reading past the end with atoi / strspn. */
+static void unterminated(void **s)
+{
+    (void)s;
+    const char *texts[][2] = {{"libmemcached", "--SERVER=host1:11212/?3"},
+                              {"libmemcached", "--SOCKET=/tmp/s/?7"},
+                              {"redis-nodes", "67ed2db8d677e59ec4a4cefb06858cf2a1a89fa1 "
+                                              "127.0.0.1:1@2 master - 0 0 1 connected 0-9\n  "}};
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+        size_t n = strlen(texts[i][1]);
+        char *b = malloc(n);
+        assert_non_null(b);
+        memcpy(b, texts[i][1], n);
+        import_format f;
+        rs_error err = {0};
+        assert_int_equal(import_format_parse(texts[i][0], &f, &err), 0);
+        import_result *r = NULL;
+        int line;
+        assert_int_equal(import_parse(b, n, f, NULL, &r, &line, &err), 0);
+        assert_int_equal(import_node_count(r), 1);
+        if (i == 0)
+            assert_true(node(r, 0)->weight == 3);
+        if (i == 1)
+            assert_true(node(r, 0)->weight == 7);
+        import_free(r);
+        free(b);
+    }
+}
+
+static void json_shape(void **s)
+{
+    (void)s;
+    import_result *r = parse("auto", NULL, NODES, NULL, NULL);
+    assert_non_null(r);
+    json_t *j = import_result_json(r);
+    assert_non_null(j);
+    assert_string_equal(json_string_value(json_object_get(j, "format")), "redis-nodes");
+    json_t *n0 = json_array_get(json_object_get(j, "nodes"), 0);
+    assert_string_equal(json_string_value(json_object_get(n0, "state")), "down");
+    assert_int_equal(json_array_size(json_object_get(n0, "slots")), 1);
+    assert_true(json_array_size(json_object_get(j, "notes")) >= 1);
+    json_decref(j);
+    import_free(r);
+    r = parse("auto", NULL, RING, NULL, NULL);
+    j = import_result_json(r);
+    json_t *t = json_object_get(json_array_get(json_object_get(j, "nodes"), 0), "tokens");
+    assert_string_equal(json_string_value(json_array_get(t, 0)), "-9223372036854775808");
+    json_decref(j);
+    import_free(r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(nginx_upstream),     cmocka_unit_test(nginx_refusals),
+        cmocka_unit_test(haproxy_backend),    cmocka_unit_test(haproxy_refusals),
+        cmocka_unit_test(libmemcached_list),  cmocka_unit_test(libmemcached_string),
+        cmocka_unit_test(twemproxy_pool),     cmocka_unit_test(twemproxy_refusals),
+        cmocka_unit_test(envoy_cluster),      cmocka_unit_test(nodetool_ring),
+        cmocka_unit_test(redis_nodes),        cmocka_unit_test(limits),
+        cmocka_unit_test(unterminated),       cmocka_unit_test(json_shape),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
