@@ -22,7 +22,10 @@
  * Five rounds: each adds a node (timed) and one key after it, then moves
  * the view onto the add, one step back and one step forward.  Medians.
  * Files go in a fresh folder under $TMPDIR (or /tmp), removed at the end.
- * Usage: bench_history [keys] (default 1000000).
+ *   6. (figures 10, 11) NODES nodes x 160 points, 100k keys, one more
+ *      node: the state before the generate beside the generate; and the
+ *      price of a layout build, bytes per key of work.
+ * Usage: bench_history [keys [nodes]] (default 1000000 and 800).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -46,6 +49,68 @@
             goto fail;                                                                   \
         }                                                                                \
     } while (0)
+
+/* Figures 10 and 11 (issue 13): NODES nodes x 160 points, 100k keys, one
+ * more node.  10: the state before the generate, cold, beside the generate
+ * itself (goal: about the generate, not a replay of every node add).  11:
+ * the price of a layout build: seconds per byte of layout a replay of the
+ * node adds built (the sum over them of place_memory_bytes, growing with
+ * the nodes) against seconds per key of the generate -- bytes per key of
+ * work, LAYOUT_BYTES_PER_KEY in sim_history.c. */
+static int layout_figures(const char *dir, int nodes)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/layouts.db", dir);
+    rs_error err;
+    sim *s = NULL, *v = NULL, *snap = NULL;
+    sim_history h = SIM_HISTORY_INIT;
+    int64_t op, ins, skip, status = 1;
+    const uint64_t nkeys = 100000;
+    OK(sim_open(&s, path, &err));
+    place_config cfg = *sim_config(s);
+    cfg.param[PP_POINTS_PER_NODE] = 160;
+    OK(sim_configure(s, &cfg, &op, &err));
+    double t0 = bench_now();
+    for (int i = 0; i < nodes; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "node-%d", i);
+        OK(sim_add_node(s, name, strlen(name), 1, &op, &err));
+    }
+    double t_adds = bench_now() - t0;
+    int64_t before = sim_last_op(s);
+    t0 = bench_now();
+    OK(sim_generate_keys(s, "key-", 4, 0, nkeys, &ins, &skip, &op, &err));
+    double t_gen = bench_now() - t0;
+    OK(sim_add_node(s, "one-more", 8, 1, &op, &err));
+    t0 = bench_now();
+    OK(sim_history_at(s, &h, before, &v, &err));
+    double t_before = bench_now() - t0;
+    const char *how = h.how;
+    unsigned long long built = (unsigned long long)h.builds;
+    /* A replay of the node adds alone (no keys yet): its layouts. */
+    t0 = bench_now();
+    OK(sim_at(s, before, &snap, &err));
+    double t_replay = bench_now() - t0;
+    size_t per_node = place_memory_bytes(sim_placement(s)) / sim_node_count(s);
+    double bytes = (double)per_node * nodes * (nodes + 1.0) / 2.0;
+    double per_byte = t_replay / bytes, per_key = t_gen / (double)nkeys;
+    printf("\n%d nodes x 160 points: %d adds in %.2f s; generate of %llu keys %.3f s\n", nodes,
+           nodes, t_adds, (unsigned long long)nkeys, t_gen);
+    printf("| 10 | the state before the generate, cold (%s, %llu layouts built) | %.3f s | "
+           "the generate: %.3f s | %.2fx | about 1x |\n",
+           how, built, t_before, t_gen, t_before / t_gen);
+    printf("| 11 | replay of the %d node adds (%.0f MB of layouts built) | %.3f s | | | |\n",
+           nodes, bytes / 1e6, t_replay);
+    printf("layout: %.4f us per byte built; a key of work %.2f us; bytes per key %.0f "
+           "(LAYOUT_BYTES_PER_KEY)\n",
+           per_byte * 1e6, per_key * 1e6, per_key / per_byte);
+    status = 0;
+fail:
+    sim_close(snap);
+    sim_history_clear(&h);
+    sim_close(s);
+    return (int)status;
+}
 
 int main(int argc, char **argv)
 {
@@ -189,6 +254,8 @@ int main(int argc, char **argv)
     printf("\ncopy: %.2f us per page; replay: %.2f us per key of work; pages per key %.1f "
            "(COPY_PAGES_PER_KEY)\n",
            per_page * 1e6, per_key * 1e6, per_key / per_page);
+    if (layout_figures(dir, argc > 2 ? atoi(argv[2]) : 800))
+        goto fail;
     status = 0;
 fail:
     sim_history_clear(&h);

@@ -286,6 +286,8 @@ typedef struct sim_history {
     sim_checkpoint cp[SIM_HISTORY_CHECKPOINTS]; /* by operation, oldest first */
     size_t ncp;
     int64_t checkpoint_work; /* work between checkpoints; 0: the default */
+    uint64_t builds; /* layouts the last move built (replayed or undone
+                      * topology changes): what its price counts */
 } sim_history;
 #define SIM_HISTORY_INIT {.at = -1}
 int sim_history_at(sim *s, sim_history *h, int64_t at, sim **state, rs_error *err);

@@ -7,9 +7,13 @@
  *
  * Design of sim_history_at: one cached view per caller, moved the cheapest
  * of five ways.  Each is priced in keys of work read from the log
- * (store_ops_work: the keys the operations moved, inserted or deleted), a
- * copy by the file's pages; a way that turns out not to go gives way to the
- * next, and a replay always gets there.  Measured by bench/bench_history.c
+ * (store_ops_work: the keys the operations moved, inserted or deleted),
+ * plus the layouts it builds (store_ops_topology: one per topology change
+ * replayed, one per run of them undone, a keyless replay where the states
+ * before them are no longer kept; LAYOUT_BYTES_PER_KEY), a copy by the
+ * file's pages; a way that turns out not to go gives way to the next, and
+ * a replay always gets there.  sim_history.builds counts the layouts a
+ * move built.  Measured by bench/bench_history.c
  * at 1M keys / 100 nodes x 160 points: a step back over a node add 0.68x
  * the node add, a step forward 1.08x, cold jumps 0.02-0.22 s where a replay
  * of the log takes 3.7 s.
@@ -67,8 +71,11 @@
 
 /* Backward steps from a view undo at most this many operations.  The
  * state before each topology change is kept this far back (in the live
- * database and in replayed views). */
-#define HISTORY_MAX_UNDO 256
+ * database and in replayed views), within HISTORY_KEEP_BYTES of them (the
+ * oldest go first): at 800 nodes a state is ~25 KB, so 16 MiB keep the
+ * last ~650 topology changes, at 100 nodes all 4096. */
+#define HISTORY_MAX_UNDO 4096
+#define HISTORY_KEEP_BYTES (16 << 20)
 
 /* The nodes, configuration and layout state after one operation, captured
  * from a keyless replay (see sim_history_at). */
@@ -90,6 +97,7 @@ typedef struct replay {
     size_t nwant;
     int64_t keep_after;   /* record the state before each topology change
                            * after this operation in the view (-1 = none) */
+    uint64_t kept;        /* states recorded */
 } replay;
 
 /* The meta entry of a time-travel view that says how many keys of an
@@ -192,9 +200,9 @@ int sim__keep_before(opctx *c, rs_error *err)
     int rc = text ? store_meta_set(c->s->st, mk, text, err)
                   : rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     free(text);
-    return rc ? rc
-              : store_meta_delete_below(c->s->st, BEFORE_PREFIX, c->op - HISTORY_MAX_UNDO,
-                                        err);
+    if (!rc)
+        rc = store_meta_delete_below(c->s->st, BEFORE_PREFIX, c->op - HISTORY_MAX_UNDO, err);
+    return rc ? rc : store_meta_trim(c->s->st, BEFORE_PREFIX, HISTORY_KEEP_BYTES, err);
 }
 
 /* 0, 1 when absent, or a negative code. */
@@ -311,6 +319,8 @@ static int replay_op(void *ud, const store_op *o)
         rc = text ? store_meta_set(m->st, mk, text, r->err)
                   : rs_fail(r->err, RINGSIM_ENOMEM, "out of memory");
         free(text);
+        if (!rc && ++r->kept % 64 == 0)
+            rc = store_meta_trim(m->st, BEFORE_PREFIX, HISTORY_KEEP_BYTES, r->err);
         if (rc)
             return rc;
     }
@@ -453,6 +463,7 @@ static int replay_to(sim *s, int64_t at, bool keyless, nodeset *want, size_t nwa
         rc = sim_open(&m, "", err); /* private temp file: bounded memory */
     if (!rc) {
         m->record = false;
+        m->builds = s->builds; /* its layouts count as the caller's */
         /* Long replays (a million generated keys) report as "replay". */
         sim_set_progress(m, s->progress, s->progress_ud);
         m->progress_label = "replay";
@@ -463,7 +474,7 @@ static int replay_to(sim *s, int64_t at, bool keyless, nodeset *want, size_t nwa
             rc = sim_configure(m, &start, &dummy, err);
     }
     replay r = {s, m, err, 0, 0, keyless, want, nwant,
-                keyless ? -1 : at > HISTORY_MAX_UNDO ? at - HISTORY_MAX_UNDO : 0};
+                keyless ? -1 : at > HISTORY_MAX_UNDO ? at - HISTORY_MAX_UNDO : 0, 0};
     for (size_t i = 0; i < ch.n; i++)
         r.total += (uint64_t)(ch.seg[i].to - ch.seg[i].from);
     for (size_t i = ch.n; !rc && i-- > 0;)
@@ -497,7 +508,7 @@ int sim_advance(sim *s, sim *snap, int64_t from, int64_t to, rs_error *err)
         return rs_fail(err, RINGSIM_EPARAM, "cannot advance from %lld to %lld",
                        (long long)from, (long long)to);
     replay r = {s, snap, err, 0, (uint64_t)(to - from), false, NULL, 0,
-                to > HISTORY_MAX_UNDO ? to - HISTORY_MAX_UNDO : 0};
+                to > HISTORY_MAX_UNDO ? to - HISTORY_MAX_UNDO : 0, 0};
     sim_set_progress(snap, s->progress, s->progress_ud);
     snap->progress_label = "replay";
     rc = to > from ? store_ops_each(s->st, from, to - from, replay_op, &r, err) : 0;
@@ -926,10 +937,12 @@ out:
 /* A copy of a database (the live one, or a checkpoint) as a private view,
  * and the operation it stands after (another process may have added some
  * since the caller looked). */
-static int copy_of(store *src, sim **out, int64_t *after, rs_error *err)
+static int copy_of(sim *s, store *src, sim **out, int64_t *after, rs_error *err)
 {
     sim *m = NULL;
     int rc = sim_open(&m, "", err);
+    if (!rc)
+        m->builds = s->builds;
     if (!rc && !(rc = store_copy_from(m->st, src, err)) && !(rc = sim__reload(m, err)))
         rc = store_last_op(m->st, after, err);
     if (rc) {
@@ -954,61 +967,137 @@ enum { WAY_FORWARD, WAY_BACK, WAY_LIVE, WAY_CHECKPOINT, WAY_REPLAY, WAY_COUNT };
  * and 1.1 on a loaded machine. */
 #define COPY_PAGES_PER_KEY 2
 
-/* What going from the state after `from` to the state after `at` costs,
- * forward or back, in *cost (-1: it cannot, a reset or revert between). */
-static int step_cost(sim *s, int64_t from, int64_t at, int64_t *cost, rs_error *err)
+/* Bytes of layout built in the time of one key of work: a topology change
+ * replayed or undone builds the layout whole, whatever keys it moves.
+ * bench_history figure 11 (800 nodes x 160 points, 2 shared cores, loaded):
+ * 0.024 us per byte built by a replay of the node adds, 8.5 us per key of
+ * the generate: 346 bytes a key.  At 800 x 160 (5 KB a node, 4 MB in all)
+ * a build is then ~12k keys, and a replay of the 800 adds ~5M: what a
+ * price in keys only did not see (issue 13: 15.6 s a step; figure 10 is
+ * now 1.5x the generate it steps over). */
+#define LAYOUT_BYTES_PER_KEY 300
+
+/* One layout build, in keys of work: the live layout's size (the past's
+ * are not known without building them; the live one stands for them). */
+static int64_t build_price(const sim *s)
 {
-    int64_t base = 0, w = 0;
+    return (int64_t)(place_memory_bytes(s->cur.pl) / LAYOUT_BYTES_PER_KEY) + 1;
+}
+
+/* What replaying the layouts of the chain up to `at` costs (a replay, or
+ * a keyless replay of the log's nodes): the oldest segment starts empty
+ * (the log's start or a reset), its builds grow with the nodes added, at
+ * the live layout's bytes per node; later segments start from a revert's
+ * state, of unknown size: the live one's per build. */
+static int chain_layout_cost(sim *s, int64_t at, int64_t *cost, rs_error *err)
+{
+    sim_chain ch;
+    int64_t count, runs, first, nb, bp = build_price(s);
+    int64_t n = (int64_t)s->cur.n;
+    int64_t per_node = n ? (int64_t)(place_memory_bytes(s->cur.pl) / (size_t)n) : 0;
+    *cost = 0;
+    int rc = sim_chain_get(s, at, &ch, err);
+    for (size_t i = 0; !rc && i < ch.n; i++) {
+        if (i + 1 == ch.n && n &&
+            !(rc = store_ops_node_builds(s->st, ch.seg[i].from, ch.seg[i].to, 0, n, &nb, err)))
+            *cost += nb * per_node / LAYOUT_BYTES_PER_KEY + 1;
+        else if ((i + 1 != ch.n || !n) &&
+                 !(rc = store_ops_topology(s->st, ch.seg[i].from, ch.seg[i].to, &count, &runs,
+                                           &first, err)))
+            *cost += count * bp;
+    }
+    if (!rc)
+        sim_chain_free(&ch);
+    return rc;
+}
+
+/* The layouts going from `from` to `at` builds, priced: forward one per
+ * topology change; back one per run of them, plus a keyless replay of the
+ * log up to `from` when `have` (the database the step starts from) no
+ * longer keeps the state before the first (sim__keep_before). */
+static int layout_cost(sim *s, const sim *have_sim, store *have, int64_t from, int64_t at,
+                       int64_t *cost, rs_error *err)
+{
+    int64_t count, runs, first, oldest = 0, n = 0, bp = build_price(s);
+    int64_t lo = from < at ? from : at, hi = from < at ? at : from;
+    *cost = 0;
+    int rc = store_ops_topology(s->st, lo, hi, &count, &runs, &first, err);
+    if (rc || !count)
+        return rc;
+    if (from < at) { /* from the nodes of the state it starts from */
+        int64_t live = (int64_t)s->cur.n, start = have_sim ? (int64_t)have_sim->cur.n : live;
+        int64_t per_node = live ? (int64_t)(place_memory_bytes(s->cur.pl) / (size_t)live) : 0;
+        if (!live)
+            *cost = count * bp;
+        else if (!(rc = store_ops_node_builds(s->st, lo, hi, start,
+                                              start > live ? start : live, &n, err)))
+            *cost = n * per_node / LAYOUT_BYTES_PER_KEY + 1;
+        return rc;
+    }
+    *cost = runs * bp;
+    if (!(rc = store_meta_oldest(have, BEFORE_PREFIX, &oldest, err)) &&
+        (!oldest || first < oldest) && !(rc = chain_layout_cost(s, hi, &n, err)))
+        *cost += n;
+    return rc;
+}
+
+/* What going from the state after `from` to the state after `at` costs,
+ * forward or back, starting from the database `have`, in *cost (-1: it
+ * cannot, a reset or revert between). */
+static int step_cost(sim *s, const sim *have_sim, store *have, int64_t from, int64_t at,
+                     int64_t *cost, rs_error *err)
+{
+    int64_t base = 0, w = 0, l = 0;
     *cost = -1;
     int rc = store_op_base(s->st, from < at ? at : from, &base, err);
     if (!rc && base <= (from < at ? from : at) &&
-        !(rc = store_ops_work(s->st, from < at ? from : at, from < at ? at : from, &w, err)))
-        *cost = w;
+        !(rc = store_ops_work(s->st, from < at ? from : at, from < at ? at : from, &w, err)) &&
+        !(rc = layout_cost(s, have_sim, have, from, at, &l, err)))
+        *cost = w + l;
     return rc;
 }
 
 static int way_costs(sim *s, const sim_history *h, int64_t at, int64_t last, int64_t *cost,
                      size_t *cp_best, rs_error *err)
 {
-    int64_t w, base = 0;
+    int64_t w, c = 0;
     int rc = 0;
     for (int i = 0; i < WAY_COUNT; i++)
         cost[i] = -1;
-    /* Forward from the view: no reset or revert in between. */
-    if (h->view && h->at < at && !(rc = store_op_base(s->st, at, &base, err)) && base <= h->at &&
-        !(rc = store_ops_work(s->st, h->at, at, &w, err)))
-        cost[WAY_FORWARD] = w;
-    /* Back from the view, or from a copy of the live state: no reset or
-     * revert in between.  Undoing costs what the operations cost. */
-    if (!rc && h->view && h->at > at && h->at - at <= HISTORY_MAX_UNDO &&
-        !(rc = store_op_base(s->st, h->at, &base, err)) && base <= at &&
-        !(rc = store_ops_work(s->st, at, h->at, &w, err)))
-        cost[WAY_BACK] = w;
+    /* Forward from the view, or back (at most HISTORY_MAX_UNDO operations);
+     * no reset or revert in between.  Undoing costs what the operations
+     * cost, their keys and their layouts. */
+    if (h->view && h->at != at && (h->at < at || h->at - at <= HISTORY_MAX_UNDO) &&
+        !(rc = step_cost(s, h->view, h->view->st, h->at, at, &c, err)))
+        cost[h->at < at ? WAY_FORWARD : WAY_BACK] = c;
+    /* Back from a copy of the live state. */
     int64_t pages = 0;
-    if (!rc && !(rc = store_op_base(s->st, last, &base, err)) && base <= at &&
-        !(rc = store_page_count(s->st, &pages, err)) &&
-        !(rc = store_ops_work(s->st, at, last, &w, err)))
-        cost[WAY_LIVE] = pages / COPY_PAGES_PER_KEY + w;
+    if (!rc && !(rc = step_cost(s, s, s->st, last, at, &c, err)) && c >= 0 &&
+        !(rc = store_page_count(s->st, &pages, err)))
+        cost[WAY_LIVE] = pages / COPY_PAGES_PER_KEY + build_price(s) + c;
     /* From the checkpoint that costs least to copy and move. */
     for (size_t i = 0; !rc && i < h->ncp; i++) {
-        int64_t c = 0;
-        if (!(rc = step_cost(s, h->cp[i].at, at, &c, err)) && c >= 0 &&
+        if (!(rc = step_cost(s, h->cp[i].snap, h->cp[i].snap->st, h->cp[i].at, at, &c, err)) &&
+            c >= 0 &&
             !(rc = store_page_count(h->cp[i].snap->st, &pages, err))) {
-            c += pages / COPY_PAGES_PER_KEY;
+            c += pages / COPY_PAGES_PER_KEY + build_price(s);
             if (cost[WAY_CHECKPOINT] < 0 || c < cost[WAY_CHECKPOINT]) {
                 cost[WAY_CHECKPOINT] = c;
                 *cp_best = i;
             }
         }
     }
-    /* A replay: every operation the state stands on. */
+    /* A replay: every operation the state stands on, and its layouts. */
     sim_chain ch;
+    int64_t n = 0;
     if (!rc && !(rc = sim_chain_get(s, at, &ch, err))) {
         cost[WAY_REPLAY] = 0;
         for (size_t i = 0; !rc && i < ch.n; i++)
             if (!(rc = store_ops_work(s->st, ch.seg[i].from, ch.seg[i].to, &w, err)))
                 cost[WAY_REPLAY] += w;
         sim_chain_free(&ch);
+        if (!rc && !(rc = chain_layout_cost(s, at, &n, err)))
+            cost[WAY_REPLAY] += n;
     }
     return rc;
 }
@@ -1026,7 +1115,7 @@ static int go(sim *s, sim_history *h, int way, size_t cp, int64_t at, rs_error *
     } else if (way == WAY_LIVE || way == WAY_CHECKPOINT) {
         sim *m = NULL;
         int64_t after = 0;
-        if (!(rc = copy_of(way == WAY_LIVE ? s->st : h->cp[cp].snap->st, &m, &after, err))) {
+        if (!(rc = copy_of(s, way == WAY_LIVE ? s->st : h->cp[cp].snap->st, &m, &after, err))) {
             sim_set_progress(m, s->progress, s->progress_ud);
             m->progress_label = "replay";
             rc = after == at  ? 0
@@ -1059,6 +1148,7 @@ static int go(sim *s, sim_history *h, int way, size_t cp, int64_t at, rs_error *
 int sim_history_at(sim *s, sim_history *h, int64_t at, sim **state, rs_error *err)
 {
     *state = NULL;
+    h->builds = 0;
     int64_t last;
     int rc = check_at(s, at, &last, err);
     if (rc)
@@ -1076,6 +1166,9 @@ int sim_history_at(sim *s, sim_history *h, int64_t at, sim **state, rs_error *er
         return 0;
     }
     /* The cheapest way first; a replay always gets there. */
+    uint64_t built = *s->builds;
+    if (h->view)
+        h->view->builds = s->builds;
     int64_t cost[WAY_COUNT];
     size_t cp = 0;
     if ((rc = way_costs(s, h, at, last, cost, &cp, err)))
@@ -1091,6 +1184,7 @@ int sim_history_at(sim *s, sim_history *h, int64_t at, sim **state, rs_error *er
         rs_error e2;
         rc = go(s, h, way, cp, at, way == WAY_REPLAY ? err : &e2);
         if (rc == 0) {
+            h->builds = *s->builds - built;
             *state = h->view;
             return 0;
         }
@@ -1110,7 +1204,7 @@ int sim_history_checkpoint(sim *s, sim_history *h, rs_error *err)
         return rc;
     sim *m = NULL;
     int64_t after = 0;
-    if ((rc = copy_of(s->st, &m, &after, err)))
+    if ((rc = copy_of(s, s->st, &m, &after, err)))
         return rc;
     store_shrink(m->st); /* read only by copies of it from now on */
     if (h->ncp == SIM_HISTORY_CHECKPOINTS) {

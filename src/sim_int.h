@@ -52,6 +52,9 @@ struct sim {
     int64_t at_op; /* the last logged operation the state in memory holds */
     uint64_t max_points; /* SIM_MAX_LAYOUT_POINTS, or the test hook's */
     bool loading;        /* building the stored layout, not a change */
+    uint64_t builds_own; /* layouts built (see sim_history.builds) */
+    uint64_t *builds;    /* where they are counted: &builds_own, or the
+                          * counter of the sim a snapshot was made for */
     bool light;          /* sim_refresh_light: stop where a layout would be built */
     bool record; /* false for replay snapshots: no log, no moves */
     sim_progress_fn progress;

@@ -30,7 +30,7 @@ enum {
     Q_KEYS_BY_KEY, Q_KEYS_BY_POS,
     Q_OP_INS, Q_OP_FIN, Q_OP_KEY, Q_OP_GET, Q_OPS, Q_OP_LAST, Q_OP_KEYS,
     Q_MOVES, Q_MOVES_COUNT, Q_DATA_VERSION, Q_DENSITY, Q_DENSITY_COORD, Q_OP_BASE, Q_OPS_WORK,
-    Q_PAGE_COUNT, Q_NODE_ATTRS, Q_COUNT
+    Q_PAGE_COUNT, Q_NODE_ATTRS, Q_OPS_TOPO, Q_OPS_NODE_BUILDS, Q_META_OLDEST, Q_META_TRIM, Q_COUNT
 };
 
 static const char *const sql[Q_COUNT] = {
@@ -87,6 +87,25 @@ static const char *const sql[Q_COUNT] = {
     [Q_OP_BASE] = "SELECT coalesce(max(id), 0) FROM ops "
                   "WHERE id <= ?1 AND type IN ('reset', 'revert')",
     /* Keys moved, inserted or deleted, and one per operation. */
+    /* Operations that change the layout (all but key operations): how
+     * many, how many runs of them, the first. */
+    [Q_OPS_TOPO] = "SELECT count(*), coalesce(sum(id = ?1 + 1 OR NOT EXISTS (SELECT 1 FROM ops p "
+                   "WHERE p.id = o.id - 1 AND p.type NOT IN ('insert_keys', 'delete_keys'))), 0), "
+                   "coalesce(min(id), 0) FROM ops o WHERE id > ?1 AND id <= ?2 "
+                   "AND type NOT IN ('insert_keys', 'delete_keys')",
+    /* Over the layout changes in (?1, ?2] from a state of ?4 nodes: the
+     * nodes each one builds, estimated by the node adds so far, at most ?3. */
+    [Q_OPS_NODE_BUILDS] = "SELECT coalesce(sum(min(?3, ?4 + cum)), 0) FROM (SELECT type, "
+                          "sum(type = 'add_node') OVER (ORDER BY id) AS cum FROM ops "
+                          "WHERE id > ?1 AND id <= ?2) "
+                          "WHERE type NOT IN ('insert_keys', 'delete_keys')",
+    [Q_META_OLDEST] = "SELECT coalesce(min(CAST(substr(k, length(?1) + 1) AS INTEGER)), 0) "
+                      "FROM meta WHERE substr(k, 1, length(?1)) = ?1",
+    /* The entries named prefix + number beyond ?2 bytes, counted from the
+     * newest. */
+    [Q_META_TRIM] = "DELETE FROM meta WHERE k IN (SELECT k FROM (SELECT k, sum(length(v)) OVER "
+                    "(ORDER BY CAST(substr(k, length(?1) + 1) AS INTEGER) DESC) AS run "
+                    "FROM meta WHERE substr(k, 1, length(?1)) = ?1) WHERE run > ?2)",
     [Q_OPS_WORK] = "SELECT coalesce(sum(1 + keys_moved + "
                    "coalesce(json_extract(params, '$.keys'), 0) + "
                    "coalesce(json_extract(params, '$.generate.count'), 0)), 0) "
@@ -1422,6 +1441,57 @@ int store_ops_work(store *st, int64_t from, int64_t to, int64_t *out, rs_error *
         sqlite3_bind_int64(s, 2, to);
     }
     return one_int(st, s, out, err, "reading the log");
+}
+
+int store_ops_topology(store *st, int64_t from, int64_t to, int64_t *count, int64_t *runs,
+                       int64_t *first, rs_error *err)
+{
+    *count = *runs = *first = 0;
+    sqlite3_stmt *s = stmt(st, Q_OPS_TOPO);
+    if (!s)
+        return dberr(st, err, "reading the log");
+    sqlite3_bind_int64(s, 1, from);
+    sqlite3_bind_int64(s, 2, to);
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        *count = sqlite3_column_int64(s, 0);
+        *runs = sqlite3_column_int64(s, 1);
+        *first = sqlite3_column_int64(s, 2);
+    }
+    rc = rc == SQLITE_ROW ? 0 : dberr(st, err, "reading the log");
+    sqlite3_reset(s);
+    return rc;
+}
+
+int store_ops_node_builds(store *st, int64_t from, int64_t to, int64_t start, int64_t cap,
+                          int64_t *out, rs_error *err)
+{
+    sqlite3_stmt *s = stmt(st, Q_OPS_NODE_BUILDS);
+    if (s) {
+        sqlite3_bind_int64(s, 1, from);
+        sqlite3_bind_int64(s, 2, to);
+        sqlite3_bind_int64(s, 3, cap);
+        sqlite3_bind_int64(s, 4, start);
+    }
+    return one_int(st, s, out, err, "reading the log");
+}
+
+int store_meta_oldest(store *st, const char *prefix, int64_t *out, rs_error *err)
+{
+    sqlite3_stmt *s = stmt(st, Q_META_OLDEST);
+    if (s)
+        sqlite3_bind_text(s, 1, prefix, -1, SQLITE_STATIC);
+    return one_int(st, s, out, err, "reading meta");
+}
+
+int store_meta_trim(store *st, const char *prefix, int64_t keep_bytes, rs_error *err)
+{
+    sqlite3_stmt *s = stmt(st, Q_META_TRIM);
+    if (s) {
+        sqlite3_bind_text(s, 1, prefix, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(s, 2, keep_bytes);
+    }
+    return run(st, s, err, "writing meta");
 }
 
 int store_page_count(store *st, int64_t *out, rs_error *err)

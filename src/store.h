@@ -205,6 +205,22 @@ int store_last_op(store *st, int64_t *out, rs_error *err);
 /* What replaying or undoing the operations (from, to] costs, in keys: the
  * keys they moved, inserted or deleted, plus one for each. */
 int store_ops_work(store *st, int64_t from, int64_t to, int64_t *out, rs_error *err);
+/* The operations in (from, to] that change the layout (every type but
+ * insert_keys and delete_keys): *count of them, *runs of consecutive
+ * ones, the *first (0 when none). */
+int store_ops_topology(store *st, int64_t from, int64_t to, int64_t *count, int64_t *runs,
+                       int64_t *first, rs_error *err);
+/* For the layout changes in (from, to] replayed from a state of `start`
+ * nodes: the sum over them of the nodes each builds, estimated by the node
+ * adds up to it, at most cap (what a replay's layouts cost grows with). */
+int store_ops_node_builds(store *st, int64_t from, int64_t to, int64_t start, int64_t cap,
+                          int64_t *out, rs_error *err);
+/* The smallest number among the meta entries named prefix + a number (0
+ * when none). */
+int store_meta_oldest(store *st, const char *prefix, int64_t *out, rs_error *err);
+/* Delete the oldest entries named prefix + a number until the rest hold at
+ * most keep_bytes of values. */
+int store_meta_trim(store *st, const char *prefix, int64_t keep_bytes, rs_error *err);
 /* The size of the file in pages (what a copy costs). */
 int store_page_count(store *st, int64_t *out, rs_error *err);
 /* Make dst a copy of src, whole (SQLite's online backup, one read

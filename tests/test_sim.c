@@ -887,6 +887,44 @@ static void test_layout_limit(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* A revert gives a node that comes back a new id, so its join order is
+ * no longer the id order; placements that depend on the order (jump)
+ * must load it as it was: another process, or this one reopened, places
+ * keys as the revert did, and check passes (failed before: 300 problems). */
+static void test_join_order_survives_reload(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/ringsim-order-XXXXXX", path[300];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/o.db", dir);
+    rs_error err;
+    sim *s = NULL, *other = NULL;
+    int64_t op, ins, skip, problems;
+    assert_int_equal(sim_open(&s, path, &err), 0);
+    place_config cfg = *sim_config(s);
+    snprintf(cfg.algorithm, sizeof cfg.algorithm, "jump");
+    assert_int_equal(sim_configure(s, &cfg, &op, &err), 0);
+    assert_int_equal(sim_add_node(s, "a", 1, 1, &op, &err), 0);
+    assert_int_equal(sim_add_node(s, "b", 1, 1, &op, &err), 0);
+    assert_int_equal(sim_add_node(s, "c", 1, 1, &op, &err), 0);
+    assert_int_equal(sim_generate_keys(s, "k", 1, 0, 300, &ins, &skip, &op, &err), 0);
+    int64_t gen = op;
+    assert_int_equal(sim_remove_node(s, "a", 1, &op, &err), 0);
+    assert_int_equal(sim_revert(s, gen, &op, &err), 0); /* a comes back, a new id */
+    assert_int_equal(sim_open(&other, path, &err), 0);
+    assert_int_equal(sim_check(other, &problems, NULL, 0, &err), 0);
+    assert_int_equal(problems, 0);
+    assert_int_equal(sim_add_node(other, "d", 1, 1, &op, &err), 0); /* by the other */
+    assert_int_equal(sim_refresh(s, NULL, &err), 0);
+    assert_int_equal(sim_check(s, &problems, NULL, 0, &err), 0);
+    assert_int_equal(problems, 0);
+    sim_close(other);
+    sim_close(s);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 static void test_rings_on_two_threads(void **state)
 {
     (void)state;
@@ -928,6 +966,7 @@ int main(void)
         cmocka_unit_test(test_cancel_rolls_back_whole),
         cmocka_unit_test(test_disk_full),
         cmocka_unit_test(test_layout_limit),
+        cmocka_unit_test(test_join_order_survives_reload),
         cmocka_unit_test(test_rings_on_two_threads),
     };
     /* RINGSIM_TEST_FILTER (a cmocka pattern, * and ? allowed) runs some
