@@ -208,65 +208,10 @@ char *sim__tokens_text(const int64_t *t, size_t n)
 }
 
 /* The nodes' join order, which placements depend on (jump's buckets,
- * Maglev's ties...), is their id order -- except after a revert or an undo,
- * which gives nodes that come back new ids (adopt_nodes): the order then
- * lives in meta "node_order" (a JSON array of ids; "" when it is the id
- * order), written with each change of topology, so that another process,
- * or this one after a restart, loads the order the keys were placed by. */
-#define NODE_ORDER "node_order"
-
-static int save_order(sim *s, const state *x, rs_error *err)
-{
-    bool by_id = true;
-    for (size_t i = 1; i < x->n; i++)
-        by_id = by_id && x->nodes[i].id > x->nodes[i - 1].id;
-    json_t *a = by_id ? NULL : json_array();
-    for (size_t i = 0; a && i < x->n; i++)
-        json_array_append_new(a, json_integer((json_int_t)x->nodes[i].id));
-    char *t = a ? json_dumps(a, JSON_COMPACT) : NULL;
-    json_decref(a);
-    int rc = by_id || t ? store_meta_set(s->st, NODE_ORDER, by_id ? "" : t, err)
-                        : rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-    free(t);
-    return rc;
-}
-
-/* Put x's nodes (loaded by id) in the stored join order, when there is
- * one that names each of them once; otherwise they stay in id order. */
-static void load_order(sim *s, state *x)
-{
-    char *t = NULL;
-    if (store_meta_get(s->st, NODE_ORDER, &t, NULL) || !t || !*t) {
-        free(t);
-        return;
-    }
-    json_t *a = json_loads(t, 0, NULL);
-    free(t);
-    size_t n = x->n;
-    long *from = json_array_size(a) == n ? calloc(n + 1, sizeof *from) : NULL;
-    bool *seen = from ? calloc(n + 1, sizeof *seen) : NULL;
-    node *v = seen ? malloc((n + 1) * sizeof *v) : NULL;
-    bool ok = v != NULL;
-    for (size_t i = 0; ok && i < n; i++) {
-        long j = sim__find_node_id(x, (int64_t)json_integer_value(json_array_get(a, i)));
-        ok = j >= 0 && !seen[j];
-        if (ok) {
-            seen[j] = true;
-            from[i] = j;
-        }
-    }
-    for (size_t i = 0; ok && i < n; i++)
-        v[i] = x->nodes[from[i]];
-    if (ok) {
-        free(x->nodes);
-        x->nodes = v;
-        v = NULL;
-    }
-    free(v);
-    free(seen);
-    free(from);
-    json_decref(a);
-}
+ * Maglev's ties, HAProxy's ids), is kept by the store (nodes.seq, schema
+ * 4): a node that a revert or an undo brings back takes its old place, so
+ * another process, or this one after a restart, loads the order the keys
+ * were placed by. */
 
 char *sim__attrs_text(const node *x, bool *failed)
 {
@@ -355,7 +300,6 @@ static int load_state(sim *s, rs_error *err)
             goto fail;
     }
     x.n = n;
-    load_order(s, &x);
     if ((rc = store_meta_get(s->st, "layout", &layout, err)))
         goto fail;
     if (same_topology(&s->cur, &x, layout)) {
@@ -709,8 +653,6 @@ int sim__op_commit(opctx *c, int64_t *op_out, rs_error *err)
         free(mf);
         free(cfg);
     }
-    if (!rc && !c->keys_only)
-        rc = save_order(s, x, err);
     if (!rc && c->op && !c->keys_only)
         rc = sim__keep_before(c, err);
     if (!rc && !x->pl && !c->keys_only)
