@@ -233,8 +233,7 @@ static int nomem(import_ctx *c)
     return rs_fail(c->err, RINGSIM_ENOMEM, "out of memory while importing");
 }
 
-/* Grow *arr (elements of size sz) to hold need; 0 or -1. */
-static int grow(void **arr, size_t *cap, size_t need, size_t sz)
+int import__grow(void **arr, size_t *cap, size_t need, size_t sz)
 {
     if (need <= *cap)
         return 0;
@@ -261,7 +260,7 @@ int import__note(import_ctx *c, int line, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    if (grow((void **)&r->notes, &r->capnotes, r->nnotes + 1, sizeof *r->notes) < 0)
+    if (import__grow((void **)&r->notes, &r->capnotes, r->nnotes + 1, sizeof *r->notes) < 0)
         return nomem(c);
     char *m = strdup(buf);
     if (m == NULL)
@@ -308,7 +307,7 @@ import_node_rec *import__node(import_ctx *c, const char *name, size_t len, int l
                            IMPORT_MAX_NODES, IMPORT_MAX_NODES);
         return NULL;
     }
-    if (grow((void **)&r->nodes, &r->cap, r->n + 1, sizeof *r->nodes) < 0) {
+    if (import__grow((void **)&r->nodes, &r->cap, r->n + 1, sizeof *r->nodes) < 0) {
         *rc = nomem(c);
         return NULL;
     }
@@ -350,7 +349,7 @@ int import__token(import_ctx *c, import_node_rec *n, int64_t token, int line)
     if (c->r->total_tokens >= IMPORT_MAX_TOKENS)
         return import__fail(c, line, "more than %u tokens; ringsim imports at most %u",
                             IMPORT_MAX_TOKENS, IMPORT_MAX_TOKENS);
-    if (grow((void **)&n->tokens, &n->captokens, n->v.ntokens + 1, sizeof *n->tokens) < 0)
+    if (import__grow((void **)&n->tokens, &n->captokens, n->v.ntokens + 1, sizeof *n->tokens) < 0)
         return nomem(c);
     n->tokens[n->v.ntokens++] = token;
     c->r->total_tokens++;
@@ -359,7 +358,7 @@ int import__token(import_ctx *c, import_node_rec *n, int64_t token, int line)
 
 int import__slots(import_ctx *c, import_node_rec *n, uint16_t first, uint16_t last)
 {
-    if (grow((void **)&n->slots, &n->capslots, n->v.nslots + 1, sizeof *n->slots) < 0)
+    if (import__grow((void **)&n->slots, &n->capslots, n->v.nslots + 1, sizeof *n->slots) < 0)
         return nomem(c);
     n->slots[n->v.nslots++] = (import_slots){first, last};
     return 0;
@@ -367,7 +366,7 @@ int import__slots(import_ctx *c, import_node_rec *n, uint16_t first, uint16_t la
 
 int import__replica(import_ctx *c, import_node_rec *n, const char *name, size_t len)
 {
-    if (grow((void **)&n->replicas, &n->capreplicas, n->v.nreplicas + 1,
+    if (import__grow((void **)&n->replicas, &n->capreplicas, n->v.nreplicas + 1,
              sizeof *n->replicas) < 0)
         return nomem(c);
     char *s = strndup(name, len);

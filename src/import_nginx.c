@@ -471,13 +471,12 @@ int import__nginx(import_ctx *c)
             }
             u->method_line = line;
         }
-        directive *nd = realloc(u->d, (u->nd + 1) * sizeof *u->d);
-        if (nd == NULL) {
+        /* Doubling: a block of 10,000 servers is linear, not quadratic. */
+        if (import__grow((void **)&u->d, &u->capd, u->nd + 1, sizeof *u->d)) {
             words_free(w, n);
             rc = rs_fail(c->err, RINGSIM_ENOMEM, "out of memory while importing");
             goto out;
         }
-        u->d = nd;
         u->d[u->nd++] = (directive){w, n, line};
     }
     if (rc != 0)

@@ -95,6 +95,7 @@ int import__redis(import_ctx *c)
     int *owner_line = malloc(REDIS_SLOTS * sizeof *owner_line);
     /* masters' ids, by node index */
     char (*ids)[41] = NULL;
+    size_t idcap = 0;
     int rc = 0;
     size_t migrating = 0;
     if (owner == NULL || owner_line == NULL) {
@@ -133,12 +134,10 @@ int import__redis(import_ctx *c)
                     rc = import__fail(c, l.no, "more than 32767 masters");
                     goto out;
                 }
-                void *ni = realloc(ids, c->r->n * sizeof *ids);
-                if (ni == NULL) {
+                if (import__grow((void **)&ids, &idcap, c->r->n, sizeof *ids)) {
                     rc = rs_fail(c->err, RINGSIM_ENOMEM, "out of memory while importing");
                     goto out;
                 }
-                ids = ni;
                 memcpy(ids[c->r->n - 1], r.f[0], 40);
                 ids[c->r->n - 1][40] = '\0';
                 if (has_flag(&r, "fail"))
