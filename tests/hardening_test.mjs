@@ -667,13 +667,20 @@ async function bigLayout() {
     // The same fetches with nothing written: what this machine gives now
     // (a loaded machine is slower throughout, not only during inserts).
     const quiet = await slowest(600);
+    // What one layout load costs on this machine now (the CLI loads it to
+    // answer stats): the stall a loop that rebuilds would show.
+    const t0 = Date.now();
+    await cli(['stats']);
+    const load = Date.now() - t0;
+    measured(`a layout load (ringsim stats) at this size: ${load} ms`);
+    const bound = Math.max(200, 3 * quiet, load / 2);
     let worst = 0;
     for (let i = 0; i < 4; i++) {
       await cli(['key', 'add', `big-key-${i}`]);
       worst = Math.max(worst, await slowest(600)); // three polls of the loop
     }
-    check('a file within 200 ms (or 3x a quiet fetch) after each key the CLI inserts',
-      worst < Math.max(200, 3 * quiet), `${worst} ms, quiet ${quiet} ms`);
+    check('a file within 200 ms (or 3x a quiet fetch, or half a layout load) after each key the CLI inserts',
+      worst < bound, `${worst} ms, quiet ${quiet} ms, a load ${load} ms`);
     measured(`slowest file after each CLI insert at ${SANITIZED ? '300k' : '1M'} points: ${worst} ms (quiet: ${quiet} ms)`);
     const st = (await get('/api/stats')).json;
     eq('the loop has the four keys', st.keys, 4);
@@ -694,7 +701,7 @@ async function bigLayout() {
       // Sanitizer builds make the CLI and the refresher build the layout
       // many times slower on the same two cores: the loop waits for a CPU
       // there, not for the build, so the time is checked on a plain build.
-      if (!SANITIZED) check(`a file within 200 ms (or 3x a quiet fetch) while ${what}`, worst < Math.max(200, 3 * quiet), `${worst} ms, quiet ${quiet} ms`);
+      if (!SANITIZED) check(`a file within 200 ms (or 3x a quiet fetch, or half a layout load) while ${what}`, worst < bound, `${worst} ms, quiet ${quiet} ms, a load ${load} ms`);
       measured(`slowest file while ${what}: ${worst} ms`);
       return r;
     };
@@ -707,8 +714,10 @@ async function bigLayout() {
     // (the poll, then the build beside the loop): waited for, up to 30 s.
     await during('the CLI removes a node', async () => {
       await cli(['node', 'rm', 'big-0']);
+      // (stats, not nodes: a node object lists its 5,000 tokens, a million
+      // strings in all, which is a long answer of its own)
       for (const until = Date.now() + 30000; Date.now() < until; await sleep(100))
-        if ((await get('/api/nodes')).json.nodes.length === 200) break;
+        if ((await get('/api/stats')).json.nodes === 200) break;
     });
     nodes = (await get('/api/nodes')).json.nodes;
     check('a topology change by another process is taken (200 nodes)', nodes.length === 200 && !nodes.some((n) => n.name === 'big-0'), String(nodes.length));
