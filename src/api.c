@@ -441,6 +441,8 @@ static int post_preview(sim *s, const api_request *r, json_t **out, rs_error *er
                                      0};
     } else {
         rc = place_config_from_json(&p.cfg, body, err);
+        if (!rc)
+            rc = view_params_check(p.cfg.algorithm, json_object_get(body, "params"), err);
     }
     if (!rc)
         *out = view_preview(s, &p, err);
@@ -523,13 +525,15 @@ static int put_config(sim *s, const api_request *r, json_t **out, rs_error *err)
     if (rc)
         return rc;
     place_config cfg = *sim_config(s);
-    if ((rc = place_config_from_json(&cfg, r->body, err)))
+    if ((rc = place_config_from_json(&cfg, r->body, err)) ||
+        (rc = place_config_check(&cfg, err)) ||
+        (rc = view_params_check(cfg.algorithm, json_object_get(r->body, "params"), err)))
         return rc;
-    int64_t op;
-    if ((rc = sim_configure(s, &cfg, &op, err)))
+    int64_t op = 0; /* 0: nothing changed, nothing recorded */
+    if (!sim_config_same(s, &cfg) && (rc = sim_configure(s, &cfg, &op, err)))
         return rc;
     *out = json_pack("{s:o*, s:o*}", "config", view_config(s, err), "operation",
-                     op_json(s, op, err));
+                     op ? op_json(s, op, err) : json_null());
     return 200;
 }
 

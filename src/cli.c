@@ -439,6 +439,8 @@ static void print_step(void *ud, const json_t *st)
     json_t *op = json_object_get(st, "operation"), *err = json_object_get(st, "error");
     if (err) {
         printf("      refused: %s\n", json_string_value(json_object_get(err, "message")));
+    } else if (json_is_null(op)) { /* a configure that changed nothing */
+        printf("      nothing changed: no operation recorded\n");
     } else if (op) {
         json_int_t moved = json_integer_value(json_object_get(op, "keys_moved"));
         printf("      operation %lld %s: %s; %lld key%s moved",

@@ -174,7 +174,8 @@ int cmd_config_apply(const cmd_line *l, place_config *cfg, rs_error *err)
             return rs_fail(err, RINGSIM_EPARAM, "--param takes NAME=VALUE, not \"%.64s\"", p);
         memcpy(name, p, (size_t)(eq - p));
         name[eq - p] = '\0';
-        if (place_config_set_param(cfg, name, eq + 1, err))
+        if (view_param_check(cfg->algorithm, name, strlen(name), err) ||
+            place_config_set_param(cfg, name, eq + 1, err))
             return err->code;
     }
     const char *r = l->opt[CMD_O_REPLICAS];
@@ -243,7 +244,7 @@ static int answer_change(cmd_ctx *c)
             return rs_fail(&c->err, RINGSIM_ENOMEM, "out of memory");
         if (c->extra)
             json_object_update(j, c->extra);
-        json_t *o = view_operation_get(c->s, c->op, &c->err);
+        json_t *o = c->op ? view_operation_get(c->s, c->op, &c->err) : NULL;
         json_object_set_new(j, "operation", o ? o : json_null());
         print_json(c->out, j);
         json_decref(j);
@@ -256,6 +257,8 @@ static int answer_change(cmd_ctx *c)
                 n == 1 ? "" : "s",
                 (long long)json_integer_value(json_object_get(c->extra, "skipped")),
                 (long long)c->op);
+    } else if (c->op == 0) {
+        fprintf(c->out, "nothing changed: no operation recorded\n");
     } else {
         print_op(c->out, c->s, c->op);
     }
@@ -454,7 +457,11 @@ static int run_config(cmd_ctx *c)
     if (has_config_opts(c->l)) {
         place_config cfg = *sim_config(c->s);
         int rc = cmd_config_apply(c->l, &cfg, &c->err);
-        if (rc || (rc = sim_configure(c->s, &cfg, &c->op, &c->err)))
+        if (!rc && (rc = place_config_check(&cfg, &c->err)))
+            return rc;
+        c->op = 0; /* 0: nothing changed, nothing recorded */
+        if (rc || (!sim_config_same(c->s, &cfg) &&
+                   (rc = sim_configure(c->s, &cfg, &c->op, &c->err))))
             return rc;
         j = view_config(c->s, &c->err);
         c->extra = json_pack("{s:o*}", "config", j);

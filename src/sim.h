@@ -110,6 +110,11 @@ int sim_generate_keys(sim *s, const char *prefix, size_t plen, uint64_t start,
 int sim_delete_keys(sim *s, const sim_str *keys, size_t n, int64_t *op,
                     rs_error *err);
 int sim_configure(sim *s, const place_config *cfg, int64_t *op, rs_error *err);
+/* Whether cfg is the current configuration, every algorithm's parameters
+ * included: a configure from a face that changes nothing records nothing
+ * (API.md v3), so the faces ask this first.  Cannot fail (false when out
+ * of memory). */
+bool sim_config_same(sim *s, const place_config *cfg);
 /* Change a node's weight in place: one set_weight operation, keys move as
  * the placement says.  RINGSIM_ENOTFOUND for a node that does not exist,
  * RINGSIM_EPARAM for a weight that the rule or the algorithm refuses; the

@@ -419,6 +419,16 @@ out:
     return rc;
 }
 
+bool sim_config_same(sim *s, const place_config *cfg)
+{
+    /* The stored form (every algorithm's values) is what must be equal. */
+    json_t *want = place_config_json(cfg, true), *have = place_config_json(&s->cur.cfg, true);
+    bool same = want && have && json_equal(want, have);
+    json_decref(want);
+    json_decref(have);
+    return same;
+}
+
 int sim_configure(sim *s, const place_config *cfg, int64_t *op, rs_error *err)
 {
     int rc = place_config_check(cfg, err);

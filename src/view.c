@@ -72,6 +72,53 @@ json_t *view_ring(sim *s, rs_error *err)
     return o;
 }
 
+int view_param_check(const char *algorithm, const char *name, size_t len, rs_error *err)
+{
+    json_t *cat = place_algorithms_json(), *a, *ps = NULL, *p;
+    size_t i;
+    if (!cat)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    json_array_foreach(cat, i, a)
+    {
+        if (!strcmp(json_string_value(json_object_get(a, "name")), algorithm))
+            ps = json_object_get(a, "params");
+    }
+    char list[256] = "";
+    size_t n = 0;
+    int rc = 0;
+    if (ps) {
+        json_array_foreach(ps, i, p)
+        {
+            const char *pn = json_string_value(json_object_get(p, "name"));
+            if (strlen(pn) == len && !memcmp(pn, name, len))
+                goto out;
+            if (n < sizeof list)
+                n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "", pn);
+        }
+        rc = rs_fail(err, RINGSIM_EPARAM, "algorithm %s has no parameter \"%.*s\" (%s%s)",
+                     algorithm, (int)(len > 64 ? 64 : len), name,
+                     n ? "its parameters: " : "it takes none", list);
+    }
+out:
+    json_decref(cat);
+    return rc;
+}
+
+int view_params_check(const char *algorithm, const json_t *params, rs_error *err)
+{
+    const char *k;
+    json_t *v;
+    int rc = 0;
+    if (!json_is_object(params))
+        return 0;
+    json_object_foreach((json_t *)params, k, v)
+    {
+        if ((rc = view_param_check(algorithm, k, strlen(k), err)))
+            break;
+    }
+    return rc;
+}
+
 json_t *view_config(sim *s, rs_error *err)
 {
     json_t *o = place_config_json(sim_config(s), false);

@@ -139,11 +139,33 @@ async function weightsWithAlgorithms(s) {
   check('time travel before it works', chk.status === 200 && chk.json.nodes.every((n) => n.weight === 1), chk.text.slice(0, 200));
 }
 
+async function foreignParams(s) {
+  eq('add a node', (await s.post('/api/nodes', { name: 'alpha' })).status, 201);
+  const last = await s.lastOpId();
+  const bad = await s.put('/api/config', { algorithm: 'ring', params: { probes: 3 } });
+  check('ring with probes=3: 400 invalid_parameter naming probes and ring',
+    bad.status === 400 && bad.json.error.code === 'invalid_parameter' && /probes/.test(bad.json.error.message) && /ring/.test(bad.json.error.message), bad.text);
+  eq('nothing recorded', await s.lastOpId(), last);
+  const pv = await s.post('/api/preview', { op: 'configure', algorithm: 'jump', params: { table_size: 7 } });
+  check('preview refuses it too', pv.status === 400 && pv.json.error.code === 'invalid_parameter', pv.text);
+  const ok = await s.put('/api/config', { algorithm: 'multiprobe', params: { probes: 3 } });
+  check('multiprobe with probes=3: one configure', ok.status === 200 && ok.json.operation && ok.json.operation.type === 'configure', ok.text);
+  const last2 = await s.lastOpId();
+  eq('it was recorded', last2, last + 1);
+  const same = await s.put('/api/config', { algorithm: 'multiprobe', params: { probes: 3 } });
+  check('the same configuration again: 200 "operation": null', same.status === 200 && same.json.operation === null && same.json.config.algorithm === 'multiprobe', same.text);
+  eq('no operation recorded', await s.lastOpId(), last2);
+  const empty = await s.put('/api/config', {});
+  check('an empty configure: "operation": null', empty.status === 200 && empty.json.operation === null, empty.text);
+  eq('still no operation recorded', await s.lastOpId(), last2);
+}
+
 async function main() {
   let got;
   await withServer('v3 set_weight', async (s) => (got = await setWeight(s)));
   await withServer('v3 set_weight export', (s) => exportRuns(s, got));
   await withServer('v3 set_weight ketama', weightsWithAlgorithms);
+  await withServer('v3 foreign params', foreignParams);
   setGroup('all');
   finish();
 }

@@ -1181,6 +1181,24 @@ ok "revert to before node weight" --db "$DB" revert 5
 expect_eq "revert gives the owners of before" "$(cat "$TMP/w_before.json")" "$(cat "$TMP/w_reverted.json")"
 ok "check after revert" --db "$DB" check
 
+
+# ===========================================================================
+echo "== 10b. config: a parameter the algorithm does not have; nothing changed"
+DB=$(new_db params)
+ok "node add for params" --db "$DB" node add alpha
+refused "config --algorithm ring --param probes=3 (probes is multiprobe's)" "$DB" config --algorithm ring --param probes=3
+if grep -q 'probes' "$E" && grep -q 'ring' "$E"; then pass; else fail "the refusal names the parameter and the algorithm" "$(cat "$E")"; fi
+refused "config --algorithm jump --param num_tokens=4 (jump takes none)" "$DB" config --algorithm jump --param num_tokens=4
+ok "config --algorithm multiprobe --param probes=3" --db "$DB" config --algorithm multiprobe --param probes=3
+rs --db "$DB" --json log
+expect_eq "one configure recorded" 2 "$(jsval 'return String(J(A[0]).operations.length)' "$O")"
+before=$(fingerprint "$DB")
+ok "config that changes nothing succeeds" --db "$DB" config --algorithm multiprobe --param probes=3
+if grep -qi 'nothing changed' "$O"; then pass; else fail "a configure that changes nothing says so" "$(ctx config)"; fi
+expect_eq "a configure that changes nothing records nothing" "$before" "$(fingerprint "$DB")"
+rs --db "$DB" --json config --algorithm multiprobe
+expect_eq "--json: \"operation\": null" null "$(jsval 'return String(J(A[0]).operation)' "$O")"
+expect_eq "still one configure in the log" "$before" "$(fingerprint "$DB")"
 # ===========================================================================
 echo "== 11. Ctrl-C cancels a long command and rolls it back whole"
 # ===========================================================================
