@@ -1038,7 +1038,8 @@ const cmd_def cmd_table[] = {
      "Lists the scenarios built into ringsim; with NAME, prints that scenario's file.", NULL},
     {"help", "[COMMAND]", 0, -1, 0, CMD_F_NO_DB, "this list, or one command's usage",
      "Without COMMAND, lists the commands; with COMMAND (\"node add\", \"run\"...), its "
-     "usage and options.",
+     "usage and options; with a command group (\"node\", \"key\", \"preview\"), the "
+     "group's commands.",
      NULL},
     {"complete", "WORD...", 0, -1, 0, CMD_F_NO_DB | CMD_F_HIDDEN,
      "completion candidates for the shell", "Used by the bash completion script.", NULL},
