@@ -480,6 +480,12 @@ static int post_keys(sim *s, const api_request *r, json_t **out, rs_error *err)
             return rs_fail(err, RINGSIM_ENAME, "prefix must be a JSON string");
         const char *p = pre ? json_string_value(pre) : "key-";
         size_t plen = pre ? json_string_length(pre) : 4;
+        uint64_t next;
+        if (!json_object_get(gen, "start")) {
+            if ((rc = sim_generate_next(s, p, plen, &next, err)))
+                return rc;
+            start = (int64_t)next;
+        }
         if ((rc = sim_generate_keys(s, p, plen, (uint64_t)start, (uint64_t)count, &ins, &skip,
                                     &op, err)))
             return rc;

@@ -28,7 +28,7 @@ const cmd_option cmd_options[CMD_O_COUNT] = {
     [CMD_O_ID] = {"id", "N", "the server's id, 1 to 2147483647 (HAProxy's `id`; default: assigned)"},
     [CMD_O_NODE] = {"node", "N", "only the keys of node N"},
     [CMD_O_PREFIX] = {"prefix", "P", "the keys' prefix (default key-)"},
-    [CMD_O_START] = {"start", "S", "the first number (default 0)"},
+    [CMD_O_START] = {"start", "S", "the first number (default: after the last generated)"},
     [CMD_O_POINTS] = {"points", "N", "points per node of the ring algorithm"},
     [CMD_O_ALGORITHM] = {"algorithm", "A", "the placement algorithm (see ringsim algorithms)"},
     [CMD_O_PARAM] = {"param", "NAME=VALUE", "an algorithm's parameter (may repeat)"},
@@ -421,8 +421,11 @@ static int run_key_gen(cmd_ctx *c)
 {
     const char *p = c->l->opt[CMD_O_PREFIX] ? c->l->opt[CMD_O_PREFIX] : "key-";
     int64_t ins, skip;
-    int rc = sim_generate_keys(c->s, p, strlen(p), c->l->start, c->l->count, &ins, &skip,
-                               &c->op, &c->err);
+    uint64_t start = c->l->start; /* --start S, else after the last generated */
+    int rc = c->l->opt[CMD_O_START] ? 0 : sim_generate_next(c->s, p, strlen(p), &start, &c->err);
+    if (!rc)
+        rc = sim_generate_keys(c->s, p, strlen(p), start, c->l->count, &ins, &skip, &c->op,
+                               &c->err);
     if (rc)
         return rc;
     c->extra = json_pack("{s:I, s:I}", "inserted", (json_int_t)ins, "skipped", (json_int_t)skip);

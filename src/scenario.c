@@ -971,8 +971,9 @@ static int put_op(exporter *x, size_t i, rs_error *err)
             if (!rc)
                 rc = put_word(x, json_string_value(pre), json_string_length(pre));
         }
+        /* Always: the default start depends on what was generated before. */
         json_int_t start = json_integer_value(json_object_get(gen, "start"));
-        if (!rc && start)
+        if (!rc)
             rc = sb_printf(&x->b, " --start %lld", (long long)start);
     } else if (strcmp(o.type, "insert_keys") == 0 || strcmp(o.type, "delete_keys") == 0) {
         bool ins = o.type[0] == 'i';

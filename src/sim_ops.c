@@ -599,6 +599,50 @@ static int digits(uint64_t v)
     return d;
 }
 
+/* The default start of `key gen` comes from the log, the one record of
+ * what was generated: a scan of the operations since the last reset (each
+ * a row read; only generates are parsed). */
+typedef struct gen_scan {
+    const char *prefix;
+    size_t plen;
+    uint64_t next;
+} gen_scan;
+
+static int gen_scan_op(void *ud, const store_op *o)
+{
+    gen_scan *g = ud;
+    if (strcmp(o->type, "reset") == 0) { /* an empty state starts again at 0 */
+        g->next = 0;
+        return 0;
+    }
+    if (strcmp(o->type, "insert_keys") != 0 || !o->params || !strstr(o->params, "generate"))
+        return 0;
+    json_t *p = json_loads(o->params, 0, NULL), *gen = json_object_get(p, "generate");
+    json_t *pre = json_object_get(gen, "prefix");
+    if (json_is_string(pre) && json_string_length(pre) == g->plen &&
+        !memcmp(json_string_value(pre), g->prefix, g->plen)) {
+        uint64_t end = (uint64_t)json_integer_value(json_object_get(gen, "start")) +
+                       (uint64_t)json_integer_value(json_object_get(gen, "count"));
+        if (end > g->next)
+            g->next = end;
+    }
+    json_decref(p);
+    return 0;
+}
+
+int sim_generate_next(sim *s, const char *prefix, size_t plen, uint64_t *start,
+                      rs_error *err)
+{
+    *start = 0;
+    int rc = plen ? name_check(prefix, plen, "key prefix", err) : 0;
+    if (rc)
+        return rc;
+    gen_scan g = {prefix, plen, 0};
+    rc = store_ops_each(s->st, 0, -1, gen_scan_op, &g, err);
+    *start = g.next;
+    return rc;
+}
+
 int sim_generate_keys(sim *s, const char *prefix, size_t plen, uint64_t start,
                       uint64_t count, int64_t *inserted, int64_t *skipped,
                       int64_t *op, rs_error *err)

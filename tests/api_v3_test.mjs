@@ -160,12 +160,34 @@ async function foreignParams(s) {
   eq('still no operation recorded', await s.lastOpId(), last2);
 }
 
+async function generateSkipsNothing(s) {
+  eq('generate 10', (await s.post('/api/keys', { generate: { count: 10 } })).json.inserted, 10);
+  eq('delete key-3', (await s.req('DELETE', '/api/keys/key-3')).status, 200);
+  const r = await s.post('/api/keys', { generate: { count: 10 } });
+  eq('generate 10 again: 10 inserted, 0 skipped', [r.status, r.json.inserted, r.json.skipped], [201, 10, 0]);
+  const keys = (await s.allKeys()).keys.map((k) => k.key).sort();
+  const want = [];
+  for (let i = 0; i < 20; i++) if (i !== 3) want.push(`key-${i}`);
+  eq('the keys are key-0 … key-19 without key-3', keys, want.sort());
+  const st = await s.post('/api/keys', { generate: { count: 4, start: 3 } });
+  eq('an explicit start is used as given (key-3 back, 3 skipped)', [st.json.inserted, st.json.skipped], [1, 3]);
+  await s.post('/api/reset');
+  const again = await s.post('/api/keys', { generate: { count: 2 } });
+  eq('after a reset (an empty state) it starts at 0 again', again.json.operation.subject, '2 keys key-0 … key-1');
+  await s.req('DELETE', '/api/keys/key-1');
+  const rev = await s.post('/api/revert', { to: (await s.lastOpId()) - 1 });
+  eq('revert', rev.status, 200);
+  const after = await s.post('/api/keys', { generate: { count: 1 } });
+  eq('a revert does not lower it: key-2 next', [after.json.operation.subject, after.json.inserted], ['key-2', 1]);
+}
+
 async function main() {
   let got;
   await withServer('v3 set_weight', async (s) => (got = await setWeight(s)));
   await withServer('v3 set_weight export', (s) => exportRuns(s, got));
   await withServer('v3 set_weight ketama', weightsWithAlgorithms);
   await withServer('v3 foreign params', foreignParams);
+  await withServer('v3 generate', generateSkipsNothing);
   setGroup('all');
   finish();
 }

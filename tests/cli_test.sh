@@ -1200,6 +1200,27 @@ rs --db "$DB" --json config --algorithm multiprobe
 expect_eq "--json: \"operation\": null" null "$(jsval 'return String(J(A[0]).operation)' "$O")"
 expect_eq "still one configure in the log" "$before" "$(fingerprint "$DB")"
 # ===========================================================================
+echo "== 10c. key gen COUNT adds COUNT keys: it starts after the last generated"
+DB=$(new_db gen)
+ok "key gen 10" --db "$DB" key gen 10
+ok "key rm key-3" --db "$DB" key rm key-3
+rs --db "$DB" --json key gen 10
+expect_eq "generate 10 after a delete: 10 inserted, 0 skipped" "10 0" \
+    "$(jsval 'const j = J(A[0]); return j.inserted + " " + j.skipped' "$O")"
+rs --db "$DB" --json key ls
+expect_eq "the keys are key-0..key-19 but key-3" \
+    "$(for i in $(seq 0 19); do [ "$i" = 3 ] || echo "key-$i"; done | sort | paste -sd ' ')" \
+    "$(jsval 'return J(A[0]).keys.map((k) => k.key).sort().join(" ")' "$O")"
+rs --db "$DB" --json key gen 5 --start 2
+expect_eq "--start 2 as given: key-3 inserted, key-2,4,5,6 skipped" "1 4" \
+    "$(jsval 'const j = J(A[0]); return j.inserted + " " + j.skipped' "$O")"
+ok "key gen 3 --prefix p-" --db "$DB" key gen 3 --prefix p-
+rs --db "$DB" --json key gen 2 --prefix p-
+expect_eq "each prefix counts on its own: p-3, p-4" "p-3 p-4" \
+    "$(jsval 'return J(A[0]).operation.subject.replace(/^2 keys /, "").replace(" … ", " ")' "$O")"
+ok "check after key gen" --db "$DB" check
+
+# ===========================================================================
 echo "== 11. Ctrl-C cancels a long command and rolls it back whole"
 # ===========================================================================
 # The signal comes while the operation runs (0.4 s after it
