@@ -351,6 +351,10 @@ static int post_nodes(sim *s, const api_request *r, json_t **out, rs_error *err)
         return rc;
     json_t *node = view_node_get(s, spec.name, spec.len, err), *o = op_json(s, op, err);
     *out = json_pack("{s:o*, s:o*}", "node", node, "operation", o);
+    char *w = view_lookalike(s, spec.name, spec.len);
+    if (w && *out)
+        json_object_set_new(*out, "warning", json_string(w));
+    free(w);
     return 201;
 }
 

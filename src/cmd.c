@@ -17,6 +17,7 @@
 #include <wchar.h>
 
 #include "csv.h"
+#include "names.h"
 #include "view.h"
 
 const cmd_option cmd_options[CMD_O_COUNT] = {
@@ -267,7 +268,7 @@ static int answer_change(cmd_ctx *c)
 
 /* Columns on a terminal: the display width of UTF-8 text (a CJK character
  * is two columns, a combining mark none), falling back to bytes. */
-static size_t text_width(const char *s)
+static size_t raw_width(const char *s)
 {
     mbstate_t st;
     memset(&st, 0, sizeof st);
@@ -287,11 +288,23 @@ static size_t text_width(const char *s)
     return w;
 }
 
-/* s left-aligned in a column of `width` display columns. */
+/* Names and keys as a table shows them: invisible characters as visible
+ * escapes (names_escape, API.md v3).  The width is that of the escaped text. */
+static size_t text_width(const char *s)
+{
+    char *e = s ? names_escape(s, strlen(s)) : NULL;
+    size_t w = raw_width(e ? e : s ? s : "");
+    free(e);
+    return w;
+}
+
+/* s left-aligned in a column of `width` display columns, escaped. */
 static void print_padded(FILE *out, const char *s, size_t width)
 {
     size_t w = text_width(s);
-    fputs(s, out);
+    char *e = s ? names_escape(s, strlen(s)) : NULL;
+    fputs(e ? e : s ? s : "", out);
+    free(e);
     for (; w < width; w++)
         fputc(' ', out);
 }
@@ -354,6 +367,12 @@ static int run_node_add(cmd_ctx *c)
         return rc;
     json_t *node = view_node_get(c->s, name, strlen(name), &c->err);
     c->extra = json_pack("{s:o*}", "node", node);
+    char *w = view_lookalike(c->s, name, strlen(name));
+    if (w && c->extra)
+        json_object_set_new(c->extra, "warning", json_string(w));
+    if (w && c->out == stdout && !c->l->opt[CMD_O_JSON])
+        fprintf(stderr, "ringsim: warning: node \"%s\" %s\n", name, w);
+    free(w);
     return answer_change(c);
 }
 

@@ -280,7 +280,7 @@ int sim_add_node_spec(sim *s, const sim_node_spec *spec, int64_t *op, rs_error *
     const char *name = spec->name;
     size_t len = spec->len;
     double weight = spec->weight;
-    int rc = name_check(name, len, "node name", err);
+    int rc = node_name_check(name, len, err);
     if (rc)
         return rc;
     if (spec->ntokens > PLACE_MAX_NODE_POINTS)

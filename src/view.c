@@ -2,12 +2,15 @@
  * view.c - JSON answers of API.md (see view.h).  Pure formatting: every
  * number comes from the engine.
  */
+#define _GNU_SOURCE /* asprintf */
 #include "view.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "compare.h"
+#include "names.h"
 #include "store.h"
 
 static json_t *nomem(rs_error *err, json_t *partial)
@@ -70,6 +73,29 @@ json_t *view_ring(sim *s, rs_error *err)
     json_object_set_new(o, "points_per_node", json_integer(cfg->param[PP_POINTS_PER_NODE]));
     json_object_set_new(o, "replicas", json_integer(cfg->replicas));
     return o;
+}
+
+char *view_lookalike(sim *s, const char *name, size_t len)
+{
+    rs_error e;
+    json_t *j = view_nodes(s, &e), *n;
+    size_t i;
+    char *w = NULL;
+    json_array_foreach(json_object_get(j, "nodes"), i, n)
+    {
+        json_t *nm = json_object_get(n, "name");
+        const char *o = json_string_value(nm);
+        size_t ol = json_string_length(nm);
+        if (w || !o || (ol == len && !memcmp(o, name, len)) ||
+            !names_look_alike(o, ol, name, len))
+            continue;
+        char *esc = names_escape(o, ol);
+        if (esc && asprintf(&w, "looks the same as \"%s\"", esc) < 0)
+            w = NULL;
+        free(esc);
+    }
+    json_decref(j);
+    return w;
 }
 
 int view_param_check(const char *algorithm, const char *name, size_t len, rs_error *err)

@@ -20,6 +20,10 @@ json_t *view_nodes(sim *s, rs_error *err);                        /* {"nodes"} *
 json_t *view_node_get(sim *s, const char *name, size_t len, rs_error *err);
 json_t *view_ring(sim *s, rs_error *err);
 json_t *view_config(sim *s, rs_error *err);
+/* "looks the same as \"NAME\"" when another node's name has the same NFC
+ * form as name (API.md v3: the "warning" beside an added node), else NULL.
+ * malloc'd, the caller frees. */
+char *view_lookalike(sim *s, const char *name, size_t len);
 /* 0 when `algorithm` takes the parameter `name` (len bytes), else
  * RINGSIM_EPARAM naming both and the parameters it has.  An algorithm the
  * catalogue does not know passes: place_config_check() refuses it. */

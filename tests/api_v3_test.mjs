@@ -181,6 +181,22 @@ async function generateSkipsNothing(s) {
   eq('a revert does not lower it: key-2 next', [after.json.operation.subject, after.json.inserted], ['key-2', 1]);
 }
 
+async function readableNames(s) {
+  for (const [what, name] of [['U+202E', 'li\u202Eve'], ['U+2066', '\u2066a'], ['U+200B alone', '\u200B'], ['three spaces', '   '], ['U+200B and U+00A0', '\u200B\u00A0']]) {
+    const r = await s.post('/api/nodes', { name });
+    check(`a node named with ${what}: 400 invalid_name`, r.status === 400 && r.json.error.code === 'invalid_name', r.text);
+  }
+  eq('nothing recorded', await s.lastOpId(), 0);
+  const k = await s.post('/api/keys', { key: '\u200B' });
+  eq('a key may be U+200B (keys stay any text without control characters)', k.status, 201);
+  const a = await s.post('/api/nodes', { name: 'caf\u00e9' });
+  check('NFC café: no warning', a.status === 201 && !('warning' in a.json), a.text);
+  const b = await s.post('/api/nodes', { name: 'cafe\u0301' });
+  check('NFD café is added, with "warning": "looks the same as …"', b.status === 201 && b.json.node.name === 'cafe\u0301' && /^looks the same as .*caf\u00e9/.test(b.json.warning || ''), b.text);
+  const c = await s.post('/api/nodes', { name: 'a\u200Bb' });
+  check('a name with a visible character and U+200B is accepted', c.status === 201 && !('warning' in c.json), c.text);
+}
+
 async function main() {
   let got;
   await withServer('v3 set_weight', async (s) => (got = await setWeight(s)));
@@ -188,6 +204,7 @@ async function main() {
   await withServer('v3 set_weight ketama', weightsWithAlgorithms);
   await withServer('v3 foreign params', foreignParams);
   await withServer('v3 generate', generateSkipsNothing);
+  await withServer('v3 readable names', readableNames);
   setGroup('all');
   finish();
 }

@@ -1221,6 +1221,26 @@ expect_eq "each prefix counts on its own: p-3, p-4" "p-3 p-4" \
 ok "check after key gen" --db "$DB" check
 
 # ===========================================================================
+echo "== 10d. node names people can read"
+DB=$(new_db readable)
+ok "node add alpha (readable)" --db "$DB" node add alpha
+refused "a node named with U+202E" "$DB" node add "$(printf 'li\u202eve')"
+refused "a node named U+200B" "$DB" node add "$(printf '\u200b')"
+refused "a node named with three spaces" "$DB" node add "   "
+ok "NFC café" --db "$DB" node add "$(printf 'caf\u00e9')"
+rs --db "$DB" node add "$(printf 'cafe\u0301')"
+if [ "$RC" -eq 0 ] && one_line_err && grep -q 'looks the same as' "$E"; then pass; else
+    fail "NFD café is added with one warning line on stderr" "$(ctx node add)"; fi
+ok "a node a<U+200B>b" --db "$DB" node add "$(printf 'a\u200bb')"
+ok "a key U+200B" --db "$DB" key add "$(printf '\u200b')"
+rs --db "$DB" node ls
+if grep -q '^a⟨U+200B⟩b ' "$O"; then pass; else fail "node ls shows U+200B as ⟨U+200B⟩" "$(cat "$O")"; fi
+rs --db "$DB" key ls
+if grep -q '^⟨U+200B⟩ ' "$O"; then pass; else fail "key ls shows the key U+200B as ⟨U+200B⟩" "$(cat "$O")"; fi
+rs --db "$DB" --json key ls
+expect_eq "--json keeps the key's bytes" "$(printf '\u200b')" "$(jsval 'return J(A[0]).keys[0].key' "$O")"
+
+# ===========================================================================
 echo "== 11. Ctrl-C cancels a long command and rolls it back whole"
 # ===========================================================================
 # The signal comes while the operation runs (0.4 s after it
