@@ -557,9 +557,12 @@ json_t *view_theory(sim *s, int64_t nodes, rs_error *err)
 {
     static const int64_t vs[] = {1, 2, 5, 10, 20, 50, 100, 160, 200, 500, 1000};
     enum { NV = sizeof vs / sizeof vs[0], SAMPLE = 20000 };
+    /* N = 1 is answered for 1 (every algorithm balanced, a join moves 1/2),
+     * not turned into 2; with no node and no ?nodes= it is 1 as well, and
+     * the answer's "nodes" says which N it is for. */
     size_t n = nodes > 0 ? (size_t)nodes : sim_node_count(s);
-    if (n < 2)
-        n = 2;
+    if (n < 1)
+        n = 1;
     theory_point pts[NV];
     for (size_t i = 0; i < NV; i++)
         pts[i] = (theory_point){vs[i], 0, 0, 0};

@@ -197,6 +197,30 @@ async function readableNames(s) {
   check('a name with a visible character and U+200B is accepted', c.status === 201 && !('warning' in c.json), c.text);
 }
 
+async function theoryOfOne(s) {
+  const r = await s.get('/api/theory?nodes=1');
+  check('theory ?nodes=1 answers for N = 1, not 2', r.status === 200 && r.json.nodes === 1 && r.json.ideal_join_moved === 0.5, r.text.slice(0, 300));
+  check('with one node every point count is balanced (1.0)', r.status === 200 && r.json.points.every((p) => p.expected_max_over_mean === 1 && p.ring_max_over_mean === 1), r.text.slice(0, 300));
+  await s.post('/api/nodes', { name: 'solo' });
+  const d = await s.get('/api/theory');
+  eq('theory of the current single node is for N = 1', d.json.nodes, 1);
+}
+
+async function scenarioLineOnce(s) {
+  const texts = ['node add a\nfrob x\n', 'node add a\nnode add "open\n', 'node add a\nexpect nodes == 5\n',
+    'node add a\nnode add a\n', 'config --algorithm ring --param probes=3\n', 'node add \u202Ex\n', 'key gen 0\n'];
+  for (const text of texts) {
+    const r = await s.post('/api/scenarios/run', { text });
+    const j = r.json || {};
+    const msgs = [];
+    if (j.error) msgs.push(j.error.message);
+    if (j.failed) msgs.push(j.failed.message);
+    for (const st of j.steps || []) if (st.error) msgs.push(st.error.message);
+    check(`scenario ${JSON.stringify(text)}: refused with a message`, msgs.length > 0, r.text.slice(0, 300));
+    for (const m of msgs) check(`"line N:" at most once in ${JSON.stringify(m)}`, (m.match(/line \d+:/gi) || []).length <= 1, m);
+  }
+}
+
 async function main() {
   let got;
   await withServer('v3 set_weight', async (s) => (got = await setWeight(s)));
@@ -205,6 +229,8 @@ async function main() {
   await withServer('v3 foreign params', foreignParams);
   await withServer('v3 generate', generateSkipsNothing);
   await withServer('v3 readable names', readableNames);
+  await withServer('v3 theory N = 1', theoryOfOne);
+  await withServer('v3 scenario errors', scenarioLineOnce);
   setGroup('all');
   finish();
 }
