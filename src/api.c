@@ -351,6 +351,10 @@ static int post_nodes(sim *s, const api_request *r, json_t **out, rs_error *err)
         return rc;
     json_t *node = view_node_get(s, spec.name, spec.len, err), *o = op_json(s, op, err);
     *out = json_pack("{s:o*, s:o*}", "node", node, "operation", o);
+    char *w = view_lookalike(s, spec.name, spec.len);
+    if (w && *out)
+        json_object_set_new(*out, "warning", json_string(w));
+    free(w);
     return 201;
 }
 
@@ -441,6 +445,8 @@ static int post_preview(sim *s, const api_request *r, json_t **out, rs_error *er
                                      0};
     } else {
         rc = place_config_from_json(&p.cfg, body, err);
+        if (!rc)
+            rc = view_params_check(p.cfg.algorithm, json_object_get(body, "params"), err);
     }
     if (!rc)
         *out = view_preview(s, &p, err);
@@ -478,6 +484,12 @@ static int post_keys(sim *s, const api_request *r, json_t **out, rs_error *err)
             return rs_fail(err, RINGSIM_ENAME, "prefix must be a JSON string");
         const char *p = pre ? json_string_value(pre) : "key-";
         size_t plen = pre ? json_string_length(pre) : 4;
+        uint64_t next;
+        if (!json_object_get(gen, "start")) {
+            if ((rc = sim_generate_next(s, p, plen, &next, err)))
+                return rc;
+            start = (int64_t)next;
+        }
         if ((rc = sim_generate_keys(s, p, plen, (uint64_t)start, (uint64_t)count, &ins, &skip,
                                     &op, err)))
             return rc;
@@ -523,13 +535,15 @@ static int put_config(sim *s, const api_request *r, json_t **out, rs_error *err)
     if (rc)
         return rc;
     place_config cfg = *sim_config(s);
-    if ((rc = place_config_from_json(&cfg, r->body, err)))
+    if ((rc = place_config_from_json(&cfg, r->body, err)) ||
+        (rc = place_config_check(&cfg, err)) ||
+        (rc = view_params_check(cfg.algorithm, json_object_get(r->body, "params"), err)))
         return rc;
-    int64_t op;
-    if ((rc = sim_configure(s, &cfg, &op, err)))
+    int64_t op = 0; /* 0: nothing changed, nothing recorded */
+    if (!sim_config_same(s, &cfg) && (rc = sim_configure(s, &cfg, &op, err)))
         return rc;
     *out = json_pack("{s:o*, s:o*}", "config", view_config(s, err), "operation",
-                     op_json(s, op, err));
+                     op ? op_json(s, op, err) : json_null());
     return 200;
 }
 

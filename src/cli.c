@@ -207,6 +207,36 @@ static void print_command_help(FILE *out, const cmd_def *d)
     }
 }
 
+/* `help node`: the commands whose names start with the words given (a
+ * command group: "node", "key", "preview", "preview node"), as the full
+ * list shows them.  False when no command does. */
+static bool print_group_help(FILE *out, char **words, int n)
+{
+    char prefix[128];
+    size_t len = 0;
+    for (int i = 0; i < n && len < sizeof prefix; i++)
+        len += (size_t)snprintf(prefix + len, sizeof prefix - len, "%s%s", words[i], " ");
+    if (len >= sizeof prefix)
+        return false;
+    bool any = false;
+    for (const cmd_def *d = cmd_table; d->name; d++) {
+        if ((d->flags & CMD_F_HIDDEN) || strncmp(d->name, prefix, len) != 0)
+            continue;
+        if (!any)
+            fprintf(out, "usage: ringsim %.*sCOMMAND [ARGS]\n\n", (int)len, prefix);
+        any = true;
+        char syn[256];
+        cmd_synopsis(d, syn, sizeof syn);
+        if (strlen(syn) <= 34)
+            fprintf(out, "  %-34s %s\n", syn, d->summary);
+        else
+            fprintf(out, "  %s\n  %-34s %s\n", syn, "", d->summary);
+    }
+    if (any)
+        fprintf(out, "\n'ringsim help %.*sCOMMAND' tells more.\n", (int)len, prefix);
+    return any;
+}
+
 static int face_help(const cmd_line *l, const char *db)
 {
     (void)db;
@@ -217,6 +247,8 @@ static int face_help(const cmd_line *l, const char *db)
     int used;
     bool group;
     const cmd_def *d = cmd_find(l->args, l->nargs, &used, &group);
+    if (!d && group && print_group_help(stdout, l->args, l->nargs))
+        return 0;
     if (!d) {
         fprintf(stderr, "ringsim: no command \"%s%s%s\"\nrun 'ringsim help' for usage\n",
                 l->args[0], l->nargs > 1 ? " " : "", l->nargs > 1 ? l->args[1] : "");
@@ -439,6 +471,8 @@ static void print_step(void *ud, const json_t *st)
     json_t *op = json_object_get(st, "operation"), *err = json_object_get(st, "error");
     if (err) {
         printf("      refused: %s\n", json_string_value(json_object_get(err, "message")));
+    } else if (json_is_null(op)) { /* a configure that changed nothing */
+        printf("      nothing changed: no operation recorded\n");
     } else if (op) {
         json_int_t moved = json_integer_value(json_object_get(op, "keys_moved"));
         printf("      operation %lld %s: %s; %lld key%s moved",

@@ -17,6 +17,7 @@
 #include <wchar.h>
 
 #include "csv.h"
+#include "names.h"
 #include "view.h"
 
 const cmd_option cmd_options[CMD_O_COUNT] = {
@@ -28,7 +29,7 @@ const cmd_option cmd_options[CMD_O_COUNT] = {
     [CMD_O_ID] = {"id", "N", "the server's id, 1 to 2147483647 (HAProxy's `id`; default: assigned)"},
     [CMD_O_NODE] = {"node", "N", "only the keys of node N"},
     [CMD_O_PREFIX] = {"prefix", "P", "the keys' prefix (default key-)"},
-    [CMD_O_START] = {"start", "S", "the first number (default 0)"},
+    [CMD_O_START] = {"start", "S", "the first number (default: after the last generated)"},
     [CMD_O_POINTS] = {"points", "N", "points per node of the ring algorithm"},
     [CMD_O_ALGORITHM] = {"algorithm", "A", "the placement algorithm (see ringsim algorithms)"},
     [CMD_O_PARAM] = {"param", "NAME=VALUE", "an algorithm's parameter (may repeat)"},
@@ -174,7 +175,8 @@ int cmd_config_apply(const cmd_line *l, place_config *cfg, rs_error *err)
             return rs_fail(err, RINGSIM_EPARAM, "--param takes NAME=VALUE, not \"%.64s\"", p);
         memcpy(name, p, (size_t)(eq - p));
         name[eq - p] = '\0';
-        if (place_config_set_param(cfg, name, eq + 1, err))
+        if (view_param_check(cfg->algorithm, name, strlen(name), err) ||
+            place_config_set_param(cfg, name, eq + 1, err))
             return err->code;
     }
     const char *r = l->opt[CMD_O_REPLICAS];
@@ -243,7 +245,7 @@ static int answer_change(cmd_ctx *c)
             return rs_fail(&c->err, RINGSIM_ENOMEM, "out of memory");
         if (c->extra)
             json_object_update(j, c->extra);
-        json_t *o = view_operation_get(c->s, c->op, &c->err);
+        json_t *o = c->op ? view_operation_get(c->s, c->op, &c->err) : NULL;
         json_object_set_new(j, "operation", o ? o : json_null());
         print_json(c->out, j);
         json_decref(j);
@@ -256,6 +258,8 @@ static int answer_change(cmd_ctx *c)
                 n == 1 ? "" : "s",
                 (long long)json_integer_value(json_object_get(c->extra, "skipped")),
                 (long long)c->op);
+    } else if (c->op == 0) {
+        fprintf(c->out, "nothing changed: no operation recorded\n");
     } else {
         print_op(c->out, c->s, c->op);
     }
@@ -264,7 +268,7 @@ static int answer_change(cmd_ctx *c)
 
 /* Columns on a terminal: the display width of UTF-8 text (a CJK character
  * is two columns, a combining mark none), falling back to bytes. */
-static size_t text_width(const char *s)
+static size_t raw_width(const char *s)
 {
     mbstate_t st;
     memset(&st, 0, sizeof st);
@@ -284,11 +288,23 @@ static size_t text_width(const char *s)
     return w;
 }
 
-/* s left-aligned in a column of `width` display columns. */
+/* Names and keys as a table shows them: invisible characters as visible
+ * escapes (names_escape, API.md v3).  The width is that of the escaped text. */
+static size_t text_width(const char *s)
+{
+    char *e = s ? names_escape(s, strlen(s)) : NULL;
+    size_t w = raw_width(e ? e : s ? s : "");
+    free(e);
+    return w;
+}
+
+/* s left-aligned in a column of `width` display columns, escaped. */
 static void print_padded(FILE *out, const char *s, size_t width)
 {
     size_t w = text_width(s);
-    fputs(s, out);
+    char *e = s ? names_escape(s, strlen(s)) : NULL;
+    fputs(e ? e : s ? s : "", out);
+    free(e);
     for (; w < width; w++)
         fputc(' ', out);
 }
@@ -351,6 +367,12 @@ static int run_node_add(cmd_ctx *c)
         return rc;
     json_t *node = view_node_get(c->s, name, strlen(name), &c->err);
     c->extra = json_pack("{s:o*}", "node", node);
+    char *w = view_lookalike(c->s, name, strlen(name));
+    if (w && c->extra)
+        json_object_set_new(c->extra, "warning", json_string(w));
+    if (w && c->out == stdout && !c->l->opt[CMD_O_JSON])
+        fprintf(stderr, "ringsim: warning: node \"%s\" %s\n", name, w);
+    free(w);
     return answer_change(c);
 }
 
@@ -418,8 +440,11 @@ static int run_key_gen(cmd_ctx *c)
 {
     const char *p = c->l->opt[CMD_O_PREFIX] ? c->l->opt[CMD_O_PREFIX] : "key-";
     int64_t ins, skip;
-    int rc = sim_generate_keys(c->s, p, strlen(p), c->l->start, c->l->count, &ins, &skip,
-                               &c->op, &c->err);
+    uint64_t start = c->l->start; /* --start S, else after the last generated */
+    int rc = c->l->opt[CMD_O_START] ? 0 : sim_generate_next(c->s, p, strlen(p), &start, &c->err);
+    if (!rc)
+        rc = sim_generate_keys(c->s, p, strlen(p), start, c->l->count, &ins, &skip, &c->op,
+                               &c->err);
     if (rc)
         return rc;
     c->extra = json_pack("{s:I, s:I}", "inserted", (json_int_t)ins, "skipped", (json_int_t)skip);
@@ -454,7 +479,11 @@ static int run_config(cmd_ctx *c)
     if (has_config_opts(c->l)) {
         place_config cfg = *sim_config(c->s);
         int rc = cmd_config_apply(c->l, &cfg, &c->err);
-        if (rc || (rc = sim_configure(c->s, &cfg, &c->op, &c->err)))
+        if (!rc && (rc = place_config_check(&cfg, &c->err)))
+            return rc;
+        c->op = 0; /* 0: nothing changed, nothing recorded */
+        if (rc || (!sim_config_same(c->s, &cfg) &&
+                   (rc = sim_configure(c->s, &cfg, &c->op, &c->err))))
             return rc;
         j = view_config(c->s, &c->err);
         c->extra = json_pack("{s:o*}", "config", j);
@@ -1031,7 +1060,8 @@ const cmd_def cmd_table[] = {
      "Lists the scenarios built into ringsim; with NAME, prints that scenario's file.", NULL},
     {"help", "[COMMAND]", 0, -1, 0, CMD_F_NO_DB, "this list, or one command's usage",
      "Without COMMAND, lists the commands; with COMMAND (\"node add\", \"run\"...), its "
-     "usage and options.",
+     "usage and options; with a command group (\"node\", \"key\", \"preview\"), the "
+     "group's commands.",
      NULL},
     {"complete", "WORD...", 0, -1, 0, CMD_F_NO_DB | CMD_F_HIDDEN,
      "completion candidates for the shell", "Used by the bash completion script.", NULL},

@@ -4,6 +4,13 @@
 #include "names.h"
 
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <unictype.h>
+#include <uninorm.h>
+#include <unistr.h>
 
 bool utf8_valid(const char *str, size_t len)
 {
@@ -61,4 +68,104 @@ int name_check(const char *s, size_t len, const char *what, rs_error *err)
     if (!utf8_valid(s, len))
         return rs_fail(err, RINGSIM_ENAME, "%s is not valid UTF-8", what);
     return 0;
+}
+
+/* ---- names people can read (API.md v3) ----
+ *
+ * The one place that says which characters are invisible: the format
+ * characters (Cf, U+200B and the bidirectional controls among them), the
+ * default-ignorable code points (U+3164 HANGUL FILLER, variation
+ * selectors), and the separators (Zs, Zl, Zp), of which the plain space is
+ * shown as it is unless the text has nothing visible.  libunistring's
+ * tables (Debian's libunistring-dev) say what each code point is. */
+
+static bool is_bidi_control(ucs4_t c)
+{
+    return (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069);
+}
+
+bool names_invisible(uint32_t c)
+{
+    return uc_is_general_category((ucs4_t)c, UC_CATEGORY_Cf) ||
+           uc_is_property_default_ignorable_code_point((ucs4_t)c) ||
+           uc_is_general_category((ucs4_t)c, UC_CATEGORY_Z);
+}
+
+int node_name_check(const char *s, size_t len, rs_error *err)
+{
+    int rc = name_check(s, len, "node name", err);
+    if (rc)
+        return rc;
+    const uint8_t *p = (const uint8_t *)s, *end = p + len;
+    bool visible = false;
+    while (p < end) {
+        ucs4_t c;
+        int n = u8_mbtouc(&c, p, (size_t)(end - p));
+        if (is_bidi_control(c))
+            return rs_fail(err, RINGSIM_ENAME,
+                           "node name contains the bidirectional control U+%04X, which "
+                           "reorders how it reads",
+                           (unsigned)c);
+        visible |= !names_invisible(c);
+        p += n;
+    }
+    if (!visible)
+        return rs_fail(err, RINGSIM_ENAME,
+                       "node name has no visible character (only spaces or format "
+                       "characters)");
+    return 0;
+}
+
+char *names_nfc(const char *s, size_t len, size_t *out_len)
+{
+    size_t n = 0;
+    uint8_t *r = u8_normalize(UNINORM_NFC, (const uint8_t *)s, len, NULL, &n);
+    if (!r)
+        return NULL;
+    char *z = realloc(r, n + 1);
+    if (!z) {
+        free(r);
+        return NULL;
+    }
+    z[n] = '\0';
+    *out_len = n;
+    return z;
+}
+
+bool names_look_alike(const char *a, size_t al, const char *b, size_t bl)
+{
+    size_t na, nb;
+    char *x = names_nfc(a, al, &na), *y = names_nfc(b, bl, &nb);
+    bool same = x && y && na == nb && !memcmp(x, y, na);
+    free(x);
+    free(y);
+    return same;
+}
+
+char *names_escape(const char *s, size_t len)
+{
+    const uint8_t *p = (const uint8_t *)s, *end = p + len;
+    bool visible = false;
+    for (const uint8_t *q = p; q < end;) {
+        ucs4_t c;
+        q += u8_mbtouc(&c, q, (size_t)(end - q));
+        visible |= !names_invisible(c);
+    }
+    /* at most "⟨U+10FFFF⟩" (14 bytes) for each byte of input */
+    char *out = malloc(len * 14 + 1), *o = out;
+    if (!out)
+        return NULL;
+    while (p < end) {
+        ucs4_t c;
+        int n = u8_mbtouc(&c, p, (size_t)(end - p));
+        if (names_invisible(c) && (c != ' ' || !visible))
+            o += sprintf(o, "\u27e8U+%04X\u27e9", (unsigned)c);
+        else {
+            memcpy(o, p, (size_t)n);
+            o += n;
+        }
+        p += n;
+    }
+    *o = '\0';
+    return out;
 }

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "error.h"
 
@@ -19,5 +20,25 @@ int name_check(const char *s, size_t len, const char *what, rs_error *err);
 
 /* Whether the bytes are well-formed UTF-8 (no overlongs, no surrogates). */
 bool utf8_valid(const char *s, size_t len);
+
+/* name_check() plus what API.md v3 asks of a node name: no bidirectional
+ * control (U+202A-U+202E, U+2066-U+2069) and at least one visible
+ * character.  Keys do not need this. */
+int node_name_check(const char *s, size_t len, rs_error *err);
+
+/* Whether the code point is one that shows nothing (format characters,
+ * default-ignorables, separators): the one definition. */
+bool names_invisible(uint32_t c);
+
+/* s with every invisible character written as "⟨U+200B⟩" (a plain space
+ * only when nothing in s is visible), NUL-terminated; malloc'd, the caller
+ * frees; NULL when out of memory.  s must be valid UTF-8. */
+char *names_escape(const char *s, size_t len);
+
+/* The NFC form of s (valid UTF-8), malloc'd and NUL-terminated, its length
+ * in *out_len; NULL when out of memory. */
+char *names_nfc(const char *s, size_t len, size_t *out_len);
+/* Whether a and b have the same NFC form (they look the same). */
+bool names_look_alike(const char *a, size_t al, const char *b, size_t bl);
 
 #endif

@@ -776,8 +776,8 @@ static int put_word(exporter *x, const char *w, size_t n)
     return rc ? rc : scenario_quote(&x->b.p, &x->b.n, &x->b.cap, w, n);
 }
 
-/* "config --algorithm A --param ... --replicas R": every parameter when
- * all, else those that differ from x->cfg. */
+/* "config --algorithm A --param ... --replicas R": every parameter of A
+ * when all, else those that differ from x->cfg. */
 static int put_config(exporter *x, const place_config *cfg, bool all)
 {
     json_t *now = place_config_json(cfg, true), *was = place_config_json(&x->cfg, true);
@@ -791,6 +791,13 @@ static int put_config(exporter *x, const place_config *cfg, bool all)
         json_int_t a = json_integer_value(v);
         if (rc || (!all && json_equal(v, json_object_get(json_object_get(was, "params"), k))))
             continue;
+        /* Only the algorithm's own parameters: `config` refuses the others
+         * (API.md v3).  The others stay as the earlier lines set them. */
+        rs_error e;
+        if ((rc = view_param_check(cfg->algorithm, k, strlen(k), &e)) == RINGSIM_EPARAM) {
+            rc = 0;
+            continue;
+        }
         if (json_is_string(v)) /* a choice by name (twemproxy's hash) */
             rc = sb_printf(&x->b, " --param %s=%s", k, json_string_value(v));
         else
@@ -964,8 +971,9 @@ static int put_op(exporter *x, size_t i, rs_error *err)
             if (!rc)
                 rc = put_word(x, json_string_value(pre), json_string_length(pre));
         }
+        /* Always: the default start depends on what was generated before. */
         json_int_t start = json_integer_value(json_object_get(gen, "start"));
-        if (!rc && start)
+        if (!rc)
             rc = sb_printf(&x->b, " --start %lld", (long long)start);
     } else if (strcmp(o.type, "insert_keys") == 0 || strcmp(o.type, "delete_keys") == 0) {
         bool ins = o.type[0] == 'i';

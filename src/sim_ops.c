@@ -280,7 +280,7 @@ int sim_add_node_spec(sim *s, const sim_node_spec *spec, int64_t *op, rs_error *
     const char *name = spec->name;
     size_t len = spec->len;
     double weight = spec->weight;
-    int rc = name_check(name, len, "node name", err);
+    int rc = node_name_check(name, len, err);
     if (rc)
         return rc;
     if (spec->ntokens > PLACE_MAX_NODE_POINTS)
@@ -417,6 +417,16 @@ out:
     free(subject);
     json_decref(params);
     return rc;
+}
+
+bool sim_config_same(sim *s, const place_config *cfg)
+{
+    /* The stored form (every algorithm's values) is what must be equal. */
+    json_t *want = place_config_json(cfg, true), *have = place_config_json(&s->cur.cfg, true);
+    bool same = want && have && json_equal(want, have);
+    json_decref(want);
+    json_decref(have);
+    return same;
 }
 
 int sim_configure(sim *s, const place_config *cfg, int64_t *op, rs_error *err)
@@ -587,6 +597,50 @@ static int digits(uint64_t v)
         d++;
     }
     return d;
+}
+
+/* The default start of `key gen` comes from the log, the one record of
+ * what was generated: a scan of the operations since the last reset (each
+ * a row read; only generates are parsed). */
+typedef struct gen_scan {
+    const char *prefix;
+    size_t plen;
+    uint64_t next;
+} gen_scan;
+
+static int gen_scan_op(void *ud, const store_op *o)
+{
+    gen_scan *g = ud;
+    if (strcmp(o->type, "reset") == 0) { /* an empty state starts again at 0 */
+        g->next = 0;
+        return 0;
+    }
+    if (strcmp(o->type, "insert_keys") != 0 || !o->params || !strstr(o->params, "generate"))
+        return 0;
+    json_t *p = json_loads(o->params, 0, NULL), *gen = json_object_get(p, "generate");
+    json_t *pre = json_object_get(gen, "prefix");
+    if (json_is_string(pre) && json_string_length(pre) == g->plen &&
+        !memcmp(json_string_value(pre), g->prefix, g->plen)) {
+        uint64_t end = (uint64_t)json_integer_value(json_object_get(gen, "start")) +
+                       (uint64_t)json_integer_value(json_object_get(gen, "count"));
+        if (end > g->next)
+            g->next = end;
+    }
+    json_decref(p);
+    return 0;
+}
+
+int sim_generate_next(sim *s, const char *prefix, size_t plen, uint64_t *start,
+                      rs_error *err)
+{
+    *start = 0;
+    int rc = plen ? name_check(prefix, plen, "key prefix", err) : 0;
+    if (rc)
+        return rc;
+    gen_scan g = {prefix, plen, 0};
+    rc = store_ops_each(s->st, 0, -1, gen_scan_op, &g, err);
+    *start = g.next;
+    return rc;
 }
 
 int sim_generate_keys(sim *s, const char *prefix, size_t plen, uint64_t start,

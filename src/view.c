@@ -2,12 +2,15 @@
  * view.c - JSON answers of API.md (see view.h).  Pure formatting: every
  * number comes from the engine.
  */
+#define _GNU_SOURCE /* asprintf */
 #include "view.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "compare.h"
+#include "names.h"
 #include "store.h"
 
 static json_t *nomem(rs_error *err, json_t *partial)
@@ -70,6 +73,76 @@ json_t *view_ring(sim *s, rs_error *err)
     json_object_set_new(o, "points_per_node", json_integer(cfg->param[PP_POINTS_PER_NODE]));
     json_object_set_new(o, "replicas", json_integer(cfg->replicas));
     return o;
+}
+
+char *view_lookalike(sim *s, const char *name, size_t len)
+{
+    rs_error e;
+    json_t *j = view_nodes(s, &e), *n;
+    size_t i;
+    char *w = NULL;
+    json_array_foreach(json_object_get(j, "nodes"), i, n)
+    {
+        json_t *nm = json_object_get(n, "name");
+        const char *o = json_string_value(nm);
+        size_t ol = json_string_length(nm);
+        if (w || !o || (ol == len && !memcmp(o, name, len)) ||
+            !names_look_alike(o, ol, name, len))
+            continue;
+        char *esc = names_escape(o, ol);
+        if (esc && asprintf(&w, "looks the same as \"%s\"", esc) < 0)
+            w = NULL;
+        free(esc);
+    }
+    json_decref(j);
+    return w;
+}
+
+int view_param_check(const char *algorithm, const char *name, size_t len, rs_error *err)
+{
+    json_t *cat = place_algorithms_json(), *a, *ps = NULL, *p;
+    size_t i;
+    if (!cat)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    json_array_foreach(cat, i, a)
+    {
+        if (!strcmp(json_string_value(json_object_get(a, "name")), algorithm))
+            ps = json_object_get(a, "params");
+    }
+    char list[256] = "";
+    size_t n = 0;
+    int rc = 0;
+    if (ps) {
+        json_array_foreach(ps, i, p)
+        {
+            const char *pn = json_string_value(json_object_get(p, "name"));
+            if (strlen(pn) == len && !memcmp(pn, name, len))
+                goto out;
+            if (n < sizeof list)
+                n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "", pn);
+        }
+        rc = rs_fail(err, RINGSIM_EPARAM, "algorithm %s has no parameter \"%.*s\" (%s%s)",
+                     algorithm, (int)(len > 64 ? 64 : len), name,
+                     n ? "its parameters: " : "it takes none", list);
+    }
+out:
+    json_decref(cat);
+    return rc;
+}
+
+int view_params_check(const char *algorithm, const json_t *params, rs_error *err)
+{
+    const char *k;
+    json_t *v;
+    int rc = 0;
+    if (!json_is_object(params))
+        return 0;
+    json_object_foreach((json_t *)params, k, v)
+    {
+        if ((rc = view_param_check(algorithm, k, strlen(k), err)))
+            break;
+    }
+    return rc;
 }
 
 json_t *view_config(sim *s, rs_error *err)
@@ -484,9 +557,12 @@ json_t *view_theory(sim *s, int64_t nodes, rs_error *err)
 {
     static const int64_t vs[] = {1, 2, 5, 10, 20, 50, 100, 160, 200, 500, 1000};
     enum { NV = sizeof vs / sizeof vs[0], SAMPLE = 20000 };
+    /* N = 1 is answered for 1 (every algorithm balanced, a join moves 1/2),
+     * not turned into 2; with no node and no ?nodes= it is 1 as well, and
+     * the answer's "nodes" says which N it is for. */
     size_t n = nodes > 0 ? (size_t)nodes : sim_node_count(s);
-    if (n < 2)
-        n = 2;
+    if (n < 1)
+        n = 1;
     theory_point pts[NV];
     for (size_t i = 0; i < NV; i++)
         pts[i] = (theory_point){vs[i], 0, 0, 0};

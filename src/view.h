@@ -20,6 +20,16 @@ json_t *view_nodes(sim *s, rs_error *err);                        /* {"nodes"} *
 json_t *view_node_get(sim *s, const char *name, size_t len, rs_error *err);
 json_t *view_ring(sim *s, rs_error *err);
 json_t *view_config(sim *s, rs_error *err);
+/* "looks the same as \"NAME\"" when another node's name has the same NFC
+ * form as name (API.md v3: the "warning" beside an added node), else NULL.
+ * malloc'd, the caller frees. */
+char *view_lookalike(sim *s, const char *name, size_t len);
+/* 0 when `algorithm` takes the parameter `name` (len bytes), else
+ * RINGSIM_EPARAM naming both and the parameters it has.  An algorithm the
+ * catalogue does not know passes: place_config_check() refuses it. */
+int view_param_check(const char *algorithm, const char *name, size_t len, rs_error *err);
+/* view_param_check() for every member of a JSON "params" object (NULL: 0). */
+int view_params_check(const char *algorithm, const json_t *params, rs_error *err);
 json_t *view_stats(sim *s, rs_error *err);
 json_t *view_lookup(sim *s, const char *key, size_t len, rs_error *err);
 json_t *view_key_get(sim *s, const char *key, size_t len, rs_error *err);

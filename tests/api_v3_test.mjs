@@ -139,11 +139,98 @@ async function weightsWithAlgorithms(s) {
   check('time travel before it works', chk.status === 200 && chk.json.nodes.every((n) => n.weight === 1), chk.text.slice(0, 200));
 }
 
+async function foreignParams(s) {
+  eq('add a node', (await s.post('/api/nodes', { name: 'alpha' })).status, 201);
+  const last = await s.lastOpId();
+  const bad = await s.put('/api/config', { algorithm: 'ring', params: { probes: 3 } });
+  check('ring with probes=3: 400 invalid_parameter naming probes and ring',
+    bad.status === 400 && bad.json.error.code === 'invalid_parameter' && /probes/.test(bad.json.error.message) && /ring/.test(bad.json.error.message), bad.text);
+  eq('nothing recorded', await s.lastOpId(), last);
+  const pv = await s.post('/api/preview', { op: 'configure', algorithm: 'jump', params: { table_size: 7 } });
+  check('preview refuses it too', pv.status === 400 && pv.json.error.code === 'invalid_parameter', pv.text);
+  const ok = await s.put('/api/config', { algorithm: 'multiprobe', params: { probes: 3 } });
+  check('multiprobe with probes=3: one configure', ok.status === 200 && ok.json.operation && ok.json.operation.type === 'configure', ok.text);
+  const last2 = await s.lastOpId();
+  eq('it was recorded', last2, last + 1);
+  const same = await s.put('/api/config', { algorithm: 'multiprobe', params: { probes: 3 } });
+  check('the same configuration again: 200 "operation": null', same.status === 200 && same.json.operation === null && same.json.config.algorithm === 'multiprobe', same.text);
+  eq('no operation recorded', await s.lastOpId(), last2);
+  const empty = await s.put('/api/config', {});
+  check('an empty configure: "operation": null', empty.status === 200 && empty.json.operation === null, empty.text);
+  eq('still no operation recorded', await s.lastOpId(), last2);
+}
+
+async function generateSkipsNothing(s) {
+  eq('generate 10', (await s.post('/api/keys', { generate: { count: 10 } })).json.inserted, 10);
+  eq('delete key-3', (await s.req('DELETE', '/api/keys/key-3')).status, 200);
+  const r = await s.post('/api/keys', { generate: { count: 10 } });
+  eq('generate 10 again: 10 inserted, 0 skipped', [r.status, r.json.inserted, r.json.skipped], [201, 10, 0]);
+  const keys = (await s.allKeys()).keys.map((k) => k.key).sort();
+  const want = [];
+  for (let i = 0; i < 20; i++) if (i !== 3) want.push(`key-${i}`);
+  eq('the keys are key-0 … key-19 without key-3', keys, want.sort());
+  const st = await s.post('/api/keys', { generate: { count: 4, start: 3 } });
+  eq('an explicit start is used as given (key-3 back, 3 skipped)', [st.json.inserted, st.json.skipped], [1, 3]);
+  await s.post('/api/reset');
+  const again = await s.post('/api/keys', { generate: { count: 2 } });
+  eq('after a reset (an empty state) it starts at 0 again', again.json.operation.subject, '2 keys key-0 … key-1');
+  await s.req('DELETE', '/api/keys/key-1');
+  const rev = await s.post('/api/revert', { to: (await s.lastOpId()) - 1 });
+  eq('revert', rev.status, 200);
+  const after = await s.post('/api/keys', { generate: { count: 1 } });
+  eq('a revert does not lower it: key-2 next', [after.json.operation.subject, after.json.inserted], ['key-2', 1]);
+}
+
+async function readableNames(s) {
+  for (const [what, name] of [['U+202E', 'li\u202Eve'], ['U+2066', '\u2066a'], ['U+200B alone', '\u200B'], ['three spaces', '   '], ['U+200B and U+00A0', '\u200B\u00A0']]) {
+    const r = await s.post('/api/nodes', { name });
+    check(`a node named with ${what}: 400 invalid_name`, r.status === 400 && r.json.error.code === 'invalid_name', r.text);
+  }
+  eq('nothing recorded', await s.lastOpId(), 0);
+  const k = await s.post('/api/keys', { key: '\u200B' });
+  eq('a key may be U+200B (keys stay any text without control characters)', k.status, 201);
+  const a = await s.post('/api/nodes', { name: 'caf\u00e9' });
+  check('NFC café: no warning', a.status === 201 && !('warning' in a.json), a.text);
+  const b = await s.post('/api/nodes', { name: 'cafe\u0301' });
+  check('NFD café is added, with "warning": "looks the same as …"', b.status === 201 && b.json.node.name === 'cafe\u0301' && /^looks the same as .*caf\u00e9/.test(b.json.warning || ''), b.text);
+  const c = await s.post('/api/nodes', { name: 'a\u200Bb' });
+  check('a name with a visible character and U+200B is accepted', c.status === 201 && !('warning' in c.json), c.text);
+}
+
+async function theoryOfOne(s) {
+  const r = await s.get('/api/theory?nodes=1');
+  check('theory ?nodes=1 answers for N = 1, not 2', r.status === 200 && r.json.nodes === 1 && r.json.ideal_join_moved === 0.5, r.text.slice(0, 300));
+  check('with one node every point count is balanced (1.0)', r.status === 200 && r.json.points.every((p) => p.expected_max_over_mean === 1 && p.ring_max_over_mean === 1), r.text.slice(0, 300));
+  await s.post('/api/nodes', { name: 'solo' });
+  const d = await s.get('/api/theory');
+  eq('theory of the current single node is for N = 1', d.json.nodes, 1);
+}
+
+async function scenarioLineOnce(s) {
+  const texts = ['node add a\nfrob x\n', 'node add a\nnode add "open\n', 'node add a\nexpect nodes == 5\n',
+    'node add a\nnode add a\n', 'config --algorithm ring --param probes=3\n', 'node add \u202Ex\n', 'key gen 0\n'];
+  for (const text of texts) {
+    const r = await s.post('/api/scenarios/run', { text });
+    const j = r.json || {};
+    const msgs = [];
+    if (j.error) msgs.push(j.error.message);
+    if (j.failed) msgs.push(j.failed.message);
+    for (const st of j.steps || []) if (st.error) msgs.push(st.error.message);
+    check(`scenario ${JSON.stringify(text)}: refused with a message`, msgs.length > 0, r.text.slice(0, 300));
+    for (const m of msgs) check(`"line N:" at most once in ${JSON.stringify(m)}`, (m.match(/line \d+:/gi) || []).length <= 1, m);
+  }
+}
+
 async function main() {
   let got;
   await withServer('v3 set_weight', async (s) => (got = await setWeight(s)));
   await withServer('v3 set_weight export', (s) => exportRuns(s, got));
   await withServer('v3 set_weight ketama', weightsWithAlgorithms);
+  await withServer('v3 foreign params', foreignParams);
+  await withServer('v3 generate', generateSkipsNothing);
+  await withServer('v3 readable names', readableNames);
+  await withServer('v3 theory N = 1', theoryOfOne);
+  await withServer('v3 scenario errors', scenarioLineOnce);
   setGroup('all');
   finish();
 }

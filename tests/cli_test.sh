@@ -1181,6 +1181,65 @@ ok "revert to before node weight" --db "$DB" revert 5
 expect_eq "revert gives the owners of before" "$(cat "$TMP/w_before.json")" "$(cat "$TMP/w_reverted.json")"
 ok "check after revert" --db "$DB" check
 
+
+# ===========================================================================
+echo "== 10b. config: a parameter the algorithm does not have; nothing changed"
+DB=$(new_db params)
+ok "node add for params" --db "$DB" node add alpha
+refused "config --algorithm ring --param probes=3 (probes is multiprobe's)" "$DB" config --algorithm ring --param probes=3
+if grep -q 'probes' "$E" && grep -q 'ring' "$E"; then pass; else fail "the refusal names the parameter and the algorithm" "$(cat "$E")"; fi
+refused "config --algorithm jump --param num_tokens=4 (jump takes none)" "$DB" config --algorithm jump --param num_tokens=4
+ok "config --algorithm multiprobe --param probes=3" --db "$DB" config --algorithm multiprobe --param probes=3
+rs --db "$DB" --json log
+expect_eq "one configure recorded" 2 "$(jsval 'return String(J(A[0]).operations.length)' "$O")"
+before=$(fingerprint "$DB")
+ok "config that changes nothing succeeds" --db "$DB" config --algorithm multiprobe --param probes=3
+if grep -qi 'nothing changed' "$O"; then pass; else fail "a configure that changes nothing says so" "$(ctx config)"; fi
+expect_eq "a configure that changes nothing records nothing" "$before" "$(fingerprint "$DB")"
+rs --db "$DB" --json config --algorithm multiprobe
+expect_eq "--json: \"operation\": null" null "$(jsval 'return String(J(A[0]).operation)' "$O")"
+expect_eq "still one configure in the log" "$before" "$(fingerprint "$DB")"
+# ===========================================================================
+echo "== 10c. key gen COUNT adds COUNT keys: it starts after the last generated"
+DB=$(new_db gen)
+ok "key gen 10" --db "$DB" key gen 10
+ok "key rm key-3" --db "$DB" key rm key-3
+rs --db "$DB" --json key gen 10
+expect_eq "generate 10 after a delete: 10 inserted, 0 skipped" "10 0" \
+    "$(jsval 'const j = J(A[0]); return j.inserted + " " + j.skipped' "$O")"
+rs --db "$DB" --json key ls
+expect_eq "the keys are key-0..key-19 but key-3" \
+    "$(for i in $(seq 0 19); do [ "$i" = 3 ] || echo "key-$i"; done | sort | paste -sd ' ')" \
+    "$(jsval 'return J(A[0]).keys.map((k) => k.key).sort().join(" ")' "$O")"
+rs --db "$DB" --json key gen 5 --start 2
+expect_eq "--start 2 as given: key-3 inserted, key-2,4,5,6 skipped" "1 4" \
+    "$(jsval 'const j = J(A[0]); return j.inserted + " " + j.skipped' "$O")"
+ok "key gen 3 --prefix p-" --db "$DB" key gen 3 --prefix p-
+rs --db "$DB" --json key gen 2 --prefix p-
+expect_eq "each prefix counts on its own: p-3, p-4" "p-3 p-4" \
+    "$(jsval 'return J(A[0]).operation.subject.replace(/^2 keys /, "").replace(" … ", " ")' "$O")"
+ok "check after key gen" --db "$DB" check
+
+# ===========================================================================
+echo "== 10d. node names people can read"
+DB=$(new_db readable)
+ok "node add alpha (readable)" --db "$DB" node add alpha
+refused "a node named with U+202E" "$DB" node add "$(printf 'li\u202eve')"
+refused "a node named U+200B" "$DB" node add "$(printf '\u200b')"
+refused "a node named with three spaces" "$DB" node add "   "
+ok "NFC café" --db "$DB" node add "$(printf 'caf\u00e9')"
+rs --db "$DB" node add "$(printf 'cafe\u0301')"
+if [ "$RC" -eq 0 ] && one_line_err && grep -q 'looks the same as' "$E"; then pass; else
+    fail "NFD café is added with one warning line on stderr" "$(ctx node add)"; fi
+ok "a node a<U+200B>b" --db "$DB" node add "$(printf 'a\u200bb')"
+ok "a key U+200B" --db "$DB" key add "$(printf '\u200b')"
+rs --db "$DB" node ls
+if grep -q '^a⟨U+200B⟩b ' "$O"; then pass; else fail "node ls shows U+200B as ⟨U+200B⟩" "$(cat "$O")"; fi
+rs --db "$DB" key ls
+if grep -q '^⟨U+200B⟩ ' "$O"; then pass; else fail "key ls shows the key U+200B as ⟨U+200B⟩" "$(cat "$O")"; fi
+rs --db "$DB" --json key ls
+expect_eq "--json keeps the key's bytes" "$(printf '\u200b')" "$(jsval 'return J(A[0]).keys[0].key' "$O")"
+
 # ===========================================================================
 echo "== 11. Ctrl-C cancels a long command and rolls it back whole"
 # ===========================================================================

@@ -444,7 +444,22 @@ expect_eq "help of an unknown command is wrong usage" 2 "$RC"
 okrs "node add --help" node add --help
 grep -q '^usage: ringsim node add NAME \[--weight W\]' "$O" && pass || fail "COMMAND --help shows its usage" "$(cat "$O")"
 okrs "complete" complete -- node ""
-expect_eq "completion after node" "add|rm|ls" "$(paste -sd '|' "$O")"
+# the words after "node" in the command list of `help` (add, rm, weight, ls…)
+"$BIN" help | sed -n 's/^  node \([a-z]*\) .*/\1/p; s/^  node \([a-z]*\)$/\1/p' >"$TMP/node_words"
+[ "$(grep -c . "$TMP/node_words")" -ge 4 ] && pass || fail "help lists at least 4 node commands" "$(cat "$TMP/node_words")"
+expect_eq "completion after node: the node commands of help" "$(paste -sd '|' "$TMP/node_words")" "$(paste -sd '|' "$O")"
+# A command group's help lists its commands, exit 0 (every group help shows).
+"$BIN" help | grep -o '^  [a-z]* [a-z]' | awk '{ print $1 }' | sort -u >"$TMP/groups"
+[ "$(grep -c . "$TMP/groups")" -ge 3 ] && pass || fail "help shows at least 3 command groups" "$(cat "$TMP/groups")"
+while read -r g; do
+    rs help "$g"
+    want=$("$BIN" help | grep -c "^  $g [a-z]")
+    got=$(grep -c "^  $g [a-z]" "$O")
+    if [ "$RC" -eq 0 ] && [ "$want" -ge 2 ] && [ "$want" = "$got" ] && grep -q "^usage: ringsim $g COMMAND" "$O"; then pass; else
+        fail "help $g lists the $want $g commands, exit 0" "exit $RC, listed $got" "$(cat "$O" "$E")"; fi
+done <"$TMP/groups"
+rs help node frob
+expect_eq "help of an unknown command in a group is wrong usage" 2 "$RC"
 okrs "complete --algorithm" complete -- config --algorithm ""
 expect_eq "completion after --algorithm: ringsim algorithms' names" \
     "$("$BIN" algorithms --json | py 'import json,sys; print("|".join(a["name"] for a in json.load(sys.stdin)["algorithms"]))')" \
@@ -453,5 +468,16 @@ okrs "complete options" complete -- key gen --p
 expect_eq "completion of key gen's options" "--prefix" "$(cat "$O")"
 okrs "complete run --builtin" complete -- run --builtin ""
 expect_eq "completion of built-in scenario names" "$(for f in "$SRC"/scenarios/*.ringsim; do basename "$f" .ringsim; done | paste -sd '|')" "$(paste -sd '|' "$O")"
+
+# A failing line is named once: "FILE:N: message", never "line N:" again inside.
+i=0
+for text in 'node add a\nfrob x' 'node add a\nnode add "open' 'node add a\nexpect nodes == 5' \
+    'node add a\nnode add a' 'config --algorithm ring --param probes=3' 'key gen 0'; do
+    i=$((i + 1))
+    printf "$text\n" >"$TMP/once$i.ringsim"
+    rs --db "$TMP/once$i.db" run "$TMP/once$i.ringsim"
+    n=$(grep -oiE 'line [0-9]+:|\.ringsim:[0-9]+:' "$E" | wc -l)
+    if [ "$RC" -ne 0 ] && [ "$n" -eq 1 ]; then pass; else fail "run names the failing line once ($text)" "$(ctx run)"; fi
+done
 
 finish

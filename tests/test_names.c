@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -56,12 +57,73 @@ static void test_message(void **state)
     assert_int_equal(ringsim_status(RINGSIM_ENAME), 400);
 }
 
+/* API.md v3: node names that cannot be read are refused; keys are not. */
+static void test_readable(void **state)
+{
+    (void)state;
+    rs_error err;
+    const char *bad[] = {
+        "li\xe2\x80\xaeve",     /* U+202E RIGHT-TO-LEFT OVERRIDE */
+        "\xe2\x80\xaa" "a",     /* U+202A */
+        "a\xe2\x81\xa6",        /* U+2066 */
+        "a\xe2\x81\xa9",        /* U+2069 */
+        "\xe2\x80\x8b",         /* U+200B alone */
+        "   ",                  /* spaces only */
+        " \xe2\x80\x8b\xc2\xa0", /* space, U+200B, U+00A0 */
+        "\xe3\x85\xa4",         /* U+3164 HANGUL FILLER */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(node_name_check(bad[i], strlen(bad[i]), &err), RINGSIM_ENAME);
+        assert_int_equal(name_check(bad[i], strlen(bad[i]), "key", NULL), 0);
+    }
+    const char *good[] = {"alpha", "a b", "a\xe2\x80\x8b" "b", "caf\xc3\xa9", "\xe3\x83\x8e",
+                          "x"};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+        assert_int_equal(node_name_check(good[i], strlen(good[i]), &err), 0);
+    assert_int_equal(node_name_check("", 0, &err), RINGSIM_ENAME);
+}
+
+static void test_escape(void **state)
+{
+    (void)state;
+    char *e = names_escape("a\xe2\x80\x8b" "b", 5);
+    assert_string_equal(e, "a\xe2\x9f\xa8U+200B\xe2\x9f\xa9" "b");
+    free(e);
+    e = names_escape("a b", 3); /* a space between visible characters stays */
+    assert_string_equal(e, "a b");
+    free(e);
+    e = names_escape("  ", 2); /* nothing visible: every space shown */
+    assert_string_equal(e, "\xe2\x9f\xa8U+0020\xe2\x9f\xa9\xe2\x9f\xa8U+0020\xe2\x9f\xa9");
+    free(e);
+    e = names_escape("caf\xc3\xa9", 5);
+    assert_string_equal(e, "caf\xc3\xa9");
+    free(e);
+    assert_true(names_invisible(0x200B) && names_invisible(0x202E) && names_invisible(0xFEFF));
+    assert_false(names_invisible('a') || names_invisible(0x00E9) || names_invisible(0x0301));
+}
+
+static void test_look_alike(void **state)
+{
+    (void)state;
+    assert_true(names_look_alike("caf\xc3\xa9", 5, "cafe\xcc\x81", 6)); /* NFC, NFD */
+    assert_false(names_look_alike("cafe", 4, "caf\xc3\xa9", 5));
+    assert_true(names_look_alike("x", 1, "x", 1));
+    size_t n;
+    char *c = names_nfc("cafe\xcc\x81", 6, &n);
+    assert_int_equal(n, 5);
+    assert_memory_equal(c, "caf\xc3\xa9", 5);
+    free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_valid),
         cmocka_unit_test(test_invalid),
         cmocka_unit_test(test_message),
+        cmocka_unit_test(test_readable),
+        cmocka_unit_test(test_escape),
+        cmocka_unit_test(test_look_alike),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
