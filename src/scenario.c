@@ -674,9 +674,9 @@ int scenario_run(scenario *sc, sim *s, scenario_step_fn fn, void *ud, json_t **r
                 snprintf(message, sizeof message, "%s", c.err.msg);
                 json_object_set_new(j, "error", error_json(rc, c.err.msg));
             } else {
-                ops++;
+                ops += c.op != 0; /* a configure that changes nothing records none */
                 rs_error e;
-                json_t *o = view_operation_get(s, c.op, &e);
+                json_t *o = c.op ? view_operation_get(s, c.op, &e) : NULL;
                 json_object_set_new(j, "operation", o ? o : json_null());
                 json_t *ins = c.extra ? json_object_get(c.extra, "inserted") : NULL;
                 if (ins) {

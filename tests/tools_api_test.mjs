@@ -174,8 +174,13 @@ async function scenarioGroup() {
     const r = await s.post('/api/scenarios/run', { text, name: 'remove.ringsim' });
     eq('POST /api/scenarios/run: 200, ok', [r.status, r.json.ok, r.json.failed], [200, true, null]);
     const ops = await s.allOps();
-    const stepsOps = r.json.steps.filter((x) => x.kind === 'command').map((x) => x.operation);
-    eq('every command step is one operation of the history, in order', stepsOps, ops);
+    const commands = r.json.steps.filter((x) => x.kind === 'command');
+    // API.md v3: a configure that changes nothing records no operation (its
+    // step says null); every other command step is one, in order.
+    const noop = commands.filter((x) => x.operation === null);
+    check('only a configure that changes nothing has no operation', noop.every((x) => /^config\b/.test(x.text)),
+      JSON.stringify(noop.map((x) => x.text)));
+    eq('every other command step is one operation of the history, in order', commands.map((x) => x.operation).filter((o) => o !== null), ops);
     eq('the report counts them', r.json.operations, ops.length);
     eq('the name is the one given', r.json.name, 'remove.ringsim');
     check('expect steps carry stat, op, value, actual, ok', r.json.steps.filter((x) => x.kind === 'expect')
