@@ -598,6 +598,56 @@ static int run_key_ls(cmd_ctx *c)
     return 0;
 }
 
+/* `lookup` for people: what `help lookup` promises, for every algorithm —
+ * the algorithm's key hash and coordinate, owner, replicas and the trace.
+ * The SHA-256 position only where the algorithm's key hash is SHA-256's
+ * first 32 bits (its catalogue entry says so: ring, multiprobe). */
+static void print_lookup(FILE *out, sim *s, const char *key, json_t *j)
+{
+    const char *alg = sim_config(s)->algorithm, *kh = "";
+    json_t *cat = place_algorithms_json(), *a;
+    size_t i;
+    json_array_foreach(cat, i, a)
+    {
+        if (!strcmp(json_string_value(json_object_get(a, "name")), alg))
+            kh = json_string_value(json_object_get(a, "key_hash"));
+    }
+    char *ek = names_escape(key, strlen(key));
+    fprintf(out, "key         %s\nalgorithm   %s\n", ek ? ek : key, alg);
+    free(ek);
+    const char *h = json_string_value(json_object_get(j, "hash")),
+               *co = json_string_value(json_object_get(j, "coordinate"));
+    fprintf(out, "key hash    %s (%s)\ncoordinate  %s\n", h ? h : "-", kh ? kh : "",
+            co ? co : "(none)");
+    if (kh && !strncmp(kh, "SHA-256", 7))
+        fprintf(out, "sha256      %s\nposition    %lld\n",
+                json_string_value(json_object_get(j, "sha256")),
+                (long long)json_integer_value(json_object_get(j, "position")));
+    const char *n = json_string_value(json_object_get(j, "node"));
+    char *en = n ? names_escape(n, strlen(n)) : NULL;
+    fprintf(out, "node        %s%s\n", en ? en : n ? n : "(no node)",
+            json_is_true(json_object_get(j, "wrapped")) ? " (wrapped)" : "");
+    free(en);
+    json_t *reps = json_object_get(j, "replicas"), *r;
+    fprintf(out, "replicas   ");
+    json_array_foreach(reps, i, r)
+    {
+        const char *rn = json_string_value(r);
+        char *er = rn ? names_escape(rn, strlen(rn)) : NULL;
+        fprintf(out, " %s", er ? er : rn ? rn : "(none)");
+        free(er);
+    }
+    fprintf(out, "%s\nstored      %s\n", json_array_size(reps) ? "" : " (none)",
+            json_is_true(json_object_get(j, "stored")) ? "yes" : "no");
+    json_t *tr = json_object_get(j, "trace"), *st;
+    if (json_array_size(tr))
+        fprintf(out, "steps:\n");
+    json_array_foreach(tr, i, st)
+    fprintf(out, "  %-10s %s\n", json_string_value(json_object_get(st, "step")),
+            json_string_value(json_object_get(st, "detail")));
+    json_decref(cat);
+}
+
 static int run_lookup(cmd_ctx *c)
 {
     const char *key = c->l->args[0];
@@ -607,13 +657,7 @@ static int run_lookup(cmd_ctx *c)
     if (c->l->opt[CMD_O_JSON]) {
         print_json(c->out, j);
     } else {
-        const char *n = json_string_value(json_object_get(j, "node"));
-        fprintf(c->out, "key      %s\nsha256   %s\nposition %lld\nnode     %s%s\nstored   %s\n",
-                key, json_string_value(json_object_get(j, "sha256")),
-                (long long)json_integer_value(json_object_get(j, "position")),
-                n ? n : "(no node)",
-                json_is_true(json_object_get(j, "wrapped")) ? " (wrapped)" : "",
-                json_is_true(json_object_get(j, "stored")) ? "yes" : "no");
+        print_lookup(c->out, c->s, key, j);
     }
     json_decref(j);
     return 0;

@@ -1241,6 +1241,28 @@ rs --db "$DB" --json key ls
 expect_eq "--json keeps the key's bytes" "$(printf '\u200b')" "$(jsval 'return J(A[0]).keys[0].key' "$O")"
 
 # ===========================================================================
+echo "== 10e. lookup for people: hash, coordinate, owner, replicas, steps"
+DB=$(new_db lookup)
+for n in 10.0.0.1:11211 10.0.0.2:11211 10.0.0.3:11211; do "$BIN" --db "$DB" node add "$n" >/dev/null 2>&1; done
+for a in $("$BIN" algorithms --json | node -e 'let s="";process.stdin.on("data",(d)=>s+=d).on("end",()=>console.log(JSON.parse(s).algorithms.map((a)=>a.name).join(" ")))'); do
+    "$BIN" --db "$DB" config --algorithm "$a" >/dev/null 2>&1 || { fail "config --algorithm $a for lookup" "$a"; continue; }
+    "$BIN" --db "$DB" --json lookup user:42 >"$TMP/lk.json" 2>/dev/null
+    rs --db "$DB" lookup user:42
+    want=$(jsval 'const j = J(A[0]); return ["key hash    " + j.hash, "coordinate  " + (j.coordinate === null ? "(none)" : j.coordinate), "node        " + j.node, "replicas    " + j.replicas.join(" "), "steps:", ...j.trace.map((t) => t.step)].join("\n")' "$TMP/lk.json")
+    got=$(grep -E '^(key hash|coordinate|node|replicas|steps:)' "$O" | sed 's/^\(key hash    [^ ]*\) (.*)$/\1/; s/ (wrapped)$//'; sed -n 's/^  \([^ ]*\) .*/\1/p' "$O")
+    expect_eq "lookup under $a shows the --json hash, coordinate, owner, replicas and steps" "$want" "$got"
+    sha=$(grep -c '^sha256 ' "$O")
+    # API.md: only ring and multiprobe place by position(key) (SHA-256)
+    case $a in
+        ring | multiprobe) expect_eq "lookup under $a shows the SHA-256 position (it plays a part)" 1 "$sha" ;;
+        *) expect_eq "lookup under $a shows no SHA-256 position" 0 "$sha" ;;
+    esac
+done
+rs --db "$DB" config --algorithm ring
+rs --db "$DB" lookup user:42
+expect_eq "under ring the position is SHA-256's" "position    $(pos_of user:42)" "$(grep '^position ' "$O")"
+
+# ===========================================================================
 echo "== 11. Ctrl-C cancels a long command and rolls it back whole"
 # ===========================================================================
 # The signal comes while the operation runs (0.4 s after it
