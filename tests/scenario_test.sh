@@ -474,7 +474,7 @@ i=0
 for text in 'node add a\nfrob x' 'node add a\nnode add "open' 'node add a\nexpect nodes == 5' \
     'node add a\nnode add a' 'config --algorithm ring --param probes=3' 'key gen 0'; do
     i=$((i + 1))
-    printf "$text\n" >"$TMP/once$i.ringsim"
+    printf '%b\n' "$text" >"$TMP/once$i.ringsim"
     rs --db "$TMP/once$i.db" run "$TMP/once$i.ringsim"
     n=$(grep -oiE 'line [0-9]+:|\.ringsim:[0-9]+:' "$E" | wc -l)
     if [ "$RC" -ne 0 ] && [ "$n" -eq 1 ]; then pass; else fail "run names the failing line once ($text)" "$(ctx run)"; fi
