@@ -25,7 +25,7 @@
  * .firstToken); in ringsim's terms the point with the first coord >= the
  * key's coord, where coord = alg_from_signed(token).
  *
- * ringsim's layout (API.md `cassandra` row): a node holds
+ * ringsim's layout (docs/api.md `cassandra` row): a node holds
  * P = max(1, round(num_tokens * weight)) tokens, the tokens of the labels
  * "name", "name#1", ..., "name#(P-1)" (Cassandra's own random allocation
  * replaced by a deterministic one), or the tokens given explicitly when it

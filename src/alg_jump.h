@@ -19,7 +19,7 @@
  *     the paper jumps to 63, Guava to 64);
  *   - Guava's (int)(state >>> 33) + 1 overflows to -2^31 when the LCG's top
  *     31 bits are all ones, and Guava stops where the paper jumps to b + 1.
- * ringsim follows the paper (API.md: "their published function ... double
+ * ringsim follows the paper (docs/api.md: "their published function ... double
  * arithmetic").  Random keys practically never hit either case (none in 2e7
  * random (key, buckets) pairs).
  *
@@ -37,7 +37,7 @@
  * paper's function returns its initial b = -1 without entering the loop). */
 int32_t jump_hash(uint64_t key, int32_t buckets);
 
-/* API.md: jump has no weights (a node is one bucket).  0 when the node's
+/* docs/api.md: jump has no weights (a node is one bucket).  0 when the node's
  * weight is 1, else RINGSIM_EPARAM with a message naming the node. */
 int jump_check_weight(const alg_node *node, rs_error *err);
 

@@ -28,7 +28,7 @@
  * The reference's rehash is hashFunction.hash(key, b): its own string hash
  * of the key seeded with b, then Math.abs of the signed result.  ringsim's
  * core sees only the 64-bit key hash, so the rehash here is
- * mix(keyhash ^ b) (hash_mix, API.md's SplitMix64 finalizer, b zero-extended)
+ * mix(keyhash ^ b) (hash_mix, docs/api.md's SplitMix64 finalizer, b zero-extended)
  * taken mod r as an unsigned 64-bit value.  Everything else is the
  * reference's arithmetic.
  *

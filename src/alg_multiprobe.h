@@ -2,7 +2,7 @@
  * alg_multiprobe.h - multi-probe consistent hashing (Ben Appleton, Michael
  * O'Reilly, "Multi-probe consistent hashing", 2015, arXiv:1505.00062).
  *
- * Definition (API.md, "Version 2: placement algorithms", row `multiprobe`):
+ * Definition (docs/api.md, "Version 2: placement algorithms", row `multiprobe`):
  *   - one point per node at position(name), in ring order (position, name
  *     bytes, point index) like every ringsim ring;
  *   - a key has k probes p_i = (h1 + i * h2) mod 2^32, i = 0..k-1, with
@@ -15,7 +15,7 @@
  *     among equal distances; the owner is the winner's successor point's
  *     node, and the key's coordinate is the winning probe p_i.
  * The paper hashes the key with k independent functions; double hashing
- * (h1 + i*h2) is a standard way to get k of them from one digest, and API.md
+ * (h1 + i*h2) is a standard way to get k of them from one digest, and docs/api.md
  * fixes it as above.  (dgryski/go-mpchash, a common implementation, uses k
  * seeded hashes and a strict successor instead; it is not a reference here.)
  *
@@ -30,7 +30,7 @@
  *
  * Costs: building the points O(n log n) (n SHA-256); a lookup
  * O(k log n).  Pure functions, thread-safe.  Replicas: walk the ring from
- * the winning point (API.md: "walk from the winner").
+ * the winning point (docs/api.md: "walk from the winner").
  */
 #ifndef RINGSIM_ALG_MULTIPROBE_H
 #define RINGSIM_ALG_MULTIPROBE_H
@@ -50,7 +50,7 @@
  * 1..1000. */
 int multiprobe_check_probes(long long probes, rs_error *err);
 
-/* API.md: multiprobe has no weights (one point per node).  0 when the
+/* docs/api.md: multiprobe has no weights (one point per node).  0 when the
  * node's weight is 1, else RINGSIM_EPARAM with a message naming the node. */
 int multiprobe_check_weight(const alg_node *node, rs_error *err);
 

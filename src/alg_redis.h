@@ -23,7 +23,7 @@
  *                  default threshold of 2 %.
  *   redis_leave    `redis-cli --cluster rebalance --cluster-use-empty-masters
  *                  --cluster-weight <leaving node id>=0` (the others keep
- *                  the default weight 1), then `--cluster del-node`: API.md's
+ *                  the default weight 1), then `--cluster del-node`: docs/api.md's
  *                  "the others receive its slots, fewest-slots first" made
  *                  exact, see redis_leave.
  *   redis_rebalance  the rebalance itself with any weights and an explicit

@@ -2,7 +2,7 @@
  * alg_rendezvous.h - rendezvous (highest random weight) hashing, weighted by
  * the logarithmic method.
  *
- * Definition (API.md, "Version 2: placement algorithms", row `rendezvous`):
+ * Definition (docs/api.md, "Version 2: placement algorithms", row `rendezvous`):
  *   score(key, node) = -weight / ln(u),
  *   u = ((mix(sha64(key) ^ sha64(name)) >> 11) + 0.5) / 2^53,
  * the node with the highest score owns the key, equal scores go to the

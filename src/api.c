@@ -1,7 +1,7 @@
 /*
  * api.c - routes and handlers of the HTTP API (see api.h).
  *
- * Validation follows API.md: names that are missing, not strings or break
+ * Validation follows docs/api.md: names that are missing, not strings or break
  * the name rules are `invalid_name`; other bad values `invalid_parameter`;
  * bodies that are not a JSON object `invalid_json`.
  */
@@ -87,7 +87,7 @@ static const api_param *param(const api_request *r, const char *name)
 
 static const api_param *param(const api_request *r, const char *name);
 
-/* GET /api/keys?format=csv without limit= asks for every key (API.md
+/* GET /api/keys?format=csv without limit= asks for every key (docs/api.md
  * version 3), streamed, as `ringsim key ls --csv` prints them. */
 static bool every_key(const api_request *r)
 {

@@ -1,5 +1,5 @@
 /*
- * api.h - the HTTP API of API.md as plain functions: a decoded request in,
+ * api.h - the HTTP API of docs/api.md as plain functions: a decoded request in,
  * a status and a JSON body out.
  *
  * Nothing here touches sockets, so the routes run the same on the event loop
@@ -83,14 +83,14 @@ typedef struct api_answer {
 } api_answer;
 
 /* Answer a request: a->status and either a->body or a->text always set;
- * errors become API.md's error object.  Free with api_answer_clear. */
+ * errors become docs/api.md's error object.  Free with api_answer_clear. */
 void api_respond(sim *s, api_cache *cache, const api_request *r, api_answer *a);
 /* Accepts an answer already cleared. */
 void api_answer_clear(api_answer *a);
 
 /* The same for callers that send JSON only: a text answer comes as
  * {"content_type", "text"}.  *status and *body (new reference) always set;
- * errors become API.md's error object. */
+ * errors become docs/api.md's error object. */
 void api_handle(sim *s, api_cache *cache, const api_request *r, int *status,
                 json_t **body);
 

@@ -1,5 +1,5 @@
 /*
- * cli.h - the `ringsim` command line (API.md, "Command line").
+ * cli.h - the `ringsim` command line (docs/api.md, "Command line").
  *
  * Parses the arguments, runs one command on the engine and prints the
  * result for people, or with --json exactly the JSON of the matching API

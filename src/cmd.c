@@ -289,7 +289,7 @@ static size_t raw_width(const char *s)
 }
 
 /* Names and keys as a table shows them: invisible characters as visible
- * escapes (names_escape, API.md v3).  The width is that of the escaped text. */
+ * escapes (names_escape, docs/api.md v3).  The width is that of the escaped text. */
 static size_t text_width(const char *s)
 {
     char *e = s ? names_escape(s, strlen(s)) : NULL;

@@ -26,7 +26,7 @@
 
 #include "sim.h"
 
-/* Exit statuses of API.md's command line. */
+/* Exit statuses of docs/api.md's command line. */
 #define CMD_EXIT_OK 0
 #define CMD_EXIT_REFUSED 1 /* a refused request, or a value that is not valid */
 #define CMD_EXIT_USAGE 2   /* wrong usage */

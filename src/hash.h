@@ -3,7 +3,7 @@
  *
  * position(s) is the first four bytes of SHA-256(s), big-endian: exactly
  * JavaScript's parseInt(sha256hex(s).slice(0, 8), 16) in the original
- * simulator.  sha64(s) is the first eight bytes, big-endian (API.md,
+ * simulator.  sha64(s) is the first eight bytes, big-endian (docs/api.md,
  * "Version 2": the key hash of jump and rendezvous).  The digest is fetched from OpenSSL once per hasher and one
  * EVP_MD_CTX is reused for every call (OpenSSL's one-shot SHA256() re-fetches
  * and is ~3x slower).  A hasher is not thread-safe; make one per thread.
@@ -31,7 +31,7 @@ void hash_sha256(hasher *h, const void *s, size_t len, unsigned char out[32]);
 /* sha64(s): the first 8 bytes of SHA-256(s) read big-endian.  Cannot fail. */
 uint64_t hash_sha64(hasher *h, const void *s, size_t len);
 
-/* mix(x): the SplitMix64 finalizer exactly as API.md writes it (mod 2^64).
+/* mix(x): the SplitMix64 finalizer exactly as docs/api.md writes it (mod 2^64).
  * A bijection on 64-bit values; pure, no hasher needed. */
 static inline uint64_t hash_mix(uint64_t x)
 {

@@ -137,7 +137,7 @@ int http_parse_target(const char *target, size_t len, api_request *r, rs_error *
  * browser labels cross-site), the target (400, 404), the access token for
  * /api/ (401), the route (404, 405), and the body the head announces (a
  * route that takes none: 413; one that is not labelled JSON: 400
- * invalid_json).  A request without a body needs no Content-Type (API.md
+ * invalid_json).  A request without a body needs no Content-Type (docs/api.md
  * version 3).  So a refusal never waits for an upload, and a client
  * without the token is answered before it sends one.  On success *out is
  * filled (clear it with http_request_clear); on failure the negative code

@@ -2,7 +2,7 @@
  * import.h - reading a real system's configuration or status text.
  *
  * One parser per format, each in its own import_<format>.c, behind this
- * interface (API.md, "Version 3: import a real cluster").  A parse reads the
+ * interface (docs/api.md, "Version 3: import a real cluster").  A parse reads the
  * text the way the real program reads it -- its comments, quoting, sections
  * and defaults -- for what decides placement, and gives an opaque result:
  * the format, the upstream / backend / pool / cluster chosen, the ringsim
@@ -56,7 +56,7 @@ typedef struct import_slots {
 /* A node as the text declares it.  Read-only view, valid as long as its
  * result.  Strings are NUL-terminated and also carry their length. */
 typedef struct import_node {
-    const char *name; /* as API.md's table says for the format */
+    const char *name; /* as docs/api.md's table says for the format */
     size_t len;
     const char *address; /* the address as written when it is not the name, or NULL */
     double weight;       /* 1 where the format has no weight */

@@ -70,7 +70,7 @@ int name_check(const char *s, size_t len, const char *what, rs_error *err)
     return 0;
 }
 
-/* ---- names people can read (API.md v3) ----
+/* ---- names people can read (docs/api.md v3) ----
  *
  * The one place that says which characters are invisible: the format
  * characters (Cf, U+200B and the bidirectional controls among them), the

@@ -1,5 +1,5 @@
 /*
- * names.h - the name rules of API.md: node names and keys are UTF-8 strings
+ * names.h - the name rules of docs/api.md: node names and keys are UTF-8 strings
  * of 1 to 255 bytes with no control characters (U+0000-U+001F, U+007F).
  * Validation is one pass over the bytes, no allocation.
  */
@@ -21,7 +21,7 @@ int name_check(const char *s, size_t len, const char *what, rs_error *err);
 /* Whether the bytes are well-formed UTF-8 (no overlongs, no surrogates). */
 bool utf8_valid(const char *s, size_t len);
 
-/* name_check() plus what API.md v3 asks of a node name: no bidirectional
+/* name_check() plus what docs/api.md v3 asks of a node name: no bidirectional
  * control (U+202A-U+202E, U+2066-U+2069) and at least one visible
  * character.  Keys do not need this. */
 int node_name_check(const char *s, size_t len, rs_error *err);

@@ -3,7 +3,7 @@
  *
  * A node with P points owns the positions of the labels "name", "name#1", ...
  * "name#(P-1)".  Points are kept sorted by (position, node name as bytes,
- * point index) -- API.md's order for equal positions -- in parallel arrays so
+ * point index) -- docs/api.md's order for equal positions -- in parallel arrays so
  * that the successor search touches only a dense uint32_t array:
  *   build   O(P log P) for P points in all (one SHA-256 per point)
  *   lookup  O(log P), no allocation, no hashing

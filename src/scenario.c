@@ -792,7 +792,7 @@ static int put_config(exporter *x, const place_config *cfg, bool all)
         if (rc || (!all && json_equal(v, json_object_get(json_object_get(was, "params"), k))))
             continue;
         /* Only the algorithm's own parameters: `config` refuses the others
-         * (API.md v3).  The others stay as the earlier lines set them. */
+         * (docs/api.md v3).  The others stay as the earlier lines set them. */
         rs_error e;
         if ((rc = view_param_check(cfg->algorithm, k, strlen(k), &e)) == RINGSIM_EPARAM) {
             rc = 0;

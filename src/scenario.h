@@ -1,6 +1,6 @@
 /*
  * scenario.h - scenario files: experiments that can be shared, replayed,
- * read as a lesson and run as a test (API.md, "Version 2: scenario files").
+ * read as a lesson and run as a test (docs/api.md, "Version 2: scenario files").
  *
  * A scenario is UTF-8 text, one command a line in the words of the command
  * line without `ringsim` (cmd.h parses them, so the two never differ), words

@@ -108,7 +108,7 @@ int sim_remove_node(sim *s, const char *name, size_t len, int64_t *op,
  * RINGSIM_ECONFLICT and nothing done. */
 int sim_insert_keys(sim *s, const sim_str *keys, size_t n, bool strict,
                     int64_t *inserted, int64_t *skipped, int64_t *op, rs_error *err);
-/* The default start of `key gen` (API.md v3): one past the highest number
+/* The default start of `key gen` (docs/api.md v3): one past the highest number
  * generated with this prefix since the last reset (deletes and reverts do
  * not lower it, so nothing generated before is made again), 0 when none.
  * Reads the log: O(operations since the last reset). */
@@ -125,7 +125,7 @@ int sim_delete_keys(sim *s, const sim_str *keys, size_t n, int64_t *op,
 int sim_configure(sim *s, const place_config *cfg, int64_t *op, rs_error *err);
 /* Whether cfg is the current configuration, every algorithm's parameters
  * included: a configure from a face that changes nothing records nothing
- * (API.md v3), so the faces ask this first.  Cannot fail (false when out
+ * (docs/api.md v3), so the faces ask this first.  Cannot fail (false when out
  * of memory). */
 bool sim_config_same(sim *s, const place_config *cfg);
 /* Change a node's weight in place: one set_weight operation, keys move as

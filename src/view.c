@@ -1,5 +1,5 @@
 /*
- * view.c - JSON answers of API.md (see view.h).  Pure formatting: every
+ * view.c - JSON answers of docs/api.md (see view.h).  Pure formatting: every
  * number comes from the engine.
  */
 #define _GNU_SOURCE /* asprintf */

@@ -1,5 +1,5 @@
 /*
- * view.h - the JSON shapes of API.md, built from the engine.
+ * view.h - the JSON shapes of docs/api.md, built from the engine.
  *
  * The HTTP API and the command line's --json both print these, so the two
  * faces cannot drift apart.  Every function returns a new reference (the
@@ -21,7 +21,7 @@ json_t *view_node_get(sim *s, const char *name, size_t len, rs_error *err);
 json_t *view_ring(sim *s, rs_error *err);
 json_t *view_config(sim *s, rs_error *err);
 /* "looks the same as \"NAME\"" when another node's name has the same NFC
- * form as name (API.md v3: the "warning" beside an added node), else NULL.
+ * form as name (docs/api.md v3: the "warning" beside an added node), else NULL.
  * malloc'd, the caller frees. */
 char *view_lookalike(sim *s, const char *name, size_t len);
 /* 0 when `algorithm` takes the parameter `name` (len bytes), else
