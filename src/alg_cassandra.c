@@ -65,12 +65,18 @@ int64_t cassandra_murmur3(const void *key, size_t len)
     const unsigned char *t = d + 16 * nblocks;
     uint64_t k1 = 0, k2 = 0;
     switch (len & 15) {
-    case 15: k2 ^= tail(t, 14) << 48; /* fall through */
-    case 14: k2 ^= tail(t, 13) << 40; /* fall through */
-    case 13: k2 ^= tail(t, 12) << 32; /* fall through */
-    case 12: k2 ^= tail(t, 11) << 24; /* fall through */
-    case 11: k2 ^= tail(t, 10) << 16; /* fall through */
-    case 10: k2 ^= tail(t, 9) << 8;   /* fall through */
+    case 15:
+        k2 ^= tail(t, 14) << 48; /* fall through */
+    case 14:
+        k2 ^= tail(t, 13) << 40; /* fall through */
+    case 13:
+        k2 ^= tail(t, 12) << 32; /* fall through */
+    case 12:
+        k2 ^= tail(t, 11) << 24; /* fall through */
+    case 11:
+        k2 ^= tail(t, 10) << 16; /* fall through */
+    case 10:
+        k2 ^= tail(t, 9) << 8; /* fall through */
     case 9:
         k2 ^= tail(t, 8);
         k2 *= c2;
@@ -78,13 +84,20 @@ int64_t cassandra_murmur3(const void *key, size_t len)
         k2 *= c1;
         h2 ^= k2;
         /* fall through */
-    case 8: k1 ^= tail(t, 7) << 56; /* fall through */
-    case 7: k1 ^= tail(t, 6) << 48; /* fall through */
-    case 6: k1 ^= tail(t, 5) << 40; /* fall through */
-    case 5: k1 ^= tail(t, 4) << 32; /* fall through */
-    case 4: k1 ^= tail(t, 3) << 24; /* fall through */
-    case 3: k1 ^= tail(t, 2) << 16; /* fall through */
-    case 2: k1 ^= tail(t, 1) << 8;  /* fall through */
+    case 8:
+        k1 ^= tail(t, 7) << 56; /* fall through */
+    case 7:
+        k1 ^= tail(t, 6) << 48; /* fall through */
+    case 6:
+        k1 ^= tail(t, 5) << 40; /* fall through */
+    case 5:
+        k1 ^= tail(t, 4) << 32; /* fall through */
+    case 4:
+        k1 ^= tail(t, 3) << 24; /* fall through */
+    case 3:
+        k1 ^= tail(t, 2) << 16; /* fall through */
+    case 2:
+        k1 ^= tail(t, 1) << 8; /* fall through */
     case 1:
         k1 ^= tail(t, 0);
         k1 *= c1;
@@ -181,8 +194,7 @@ static long tokens_of(const alg_node *node, const cassandra_tokens *ex, uint32_t
 {
     if (ex && ex->count > 0) {
         if (ex->count > CASSANDRA_MAX_NUM_TOKENS) {
-            rs_fail(err, RINGSIM_EPARAM,
-                    "cassandra nodes hold at most %d tokens: \"%.*s\" lists %zu",
+            rs_fail(err, RINGSIM_EPARAM, "cassandra nodes hold at most %d tokens: \"%.*s\" lists %zu",
                     CASSANDRA_MAX_NUM_TOKENS, (int)node->len, node->name, ex->count);
             return -1;
         }
@@ -193,8 +205,7 @@ static long tokens_of(const alg_node *node, const cassandra_tokens *ex, uint32_t
         rs_fail(err, RINGSIM_EPARAM,
                 "cassandra nodes hold at most %d tokens: \"%.*s\" would hold %.0f "
                 "(num_tokens %u x weight %g)",
-                CASSANDRA_MAX_NUM_TOKENS, (int)node->len, node->name, p, num_tokens,
-                node->weight);
+                CASSANDRA_MAX_NUM_TOKENS, (int)node->len, node->name, p, num_tokens, node->weight);
         return -1;
     }
     return p < 1 ? 1 : (long)p;
@@ -208,8 +219,7 @@ int cassandra_ring(const alg_node *nodes, size_t n, const cassandra_tokens *expl
     size_t total = 0, longest = 0;
     for (size_t i = 0; i < n; i++) {
         longest = nodes[i].len > longest ? nodes[i].len : longest;
-        long t = tokens_of(&nodes[i], explicit_tokens ? &explicit_tokens[i] : NULL,
-                           num_tokens, err);
+        long t = tokens_of(&nodes[i], explicit_tokens ? &explicit_tokens[i] : NULL, num_tokens, err);
         if (t < 0)
             return RINGSIM_EPARAM;
         total += (size_t)t;
@@ -237,8 +247,8 @@ int cassandra_ring(const alg_node *nodes, size_t n, const cassandra_tokens *expl
                     ll += (size_t)snprintf(label + ll, label_cap - ll, "#%ld", j);
                 tok = cassandra_token(label, ll);
             }
-            sp[k++] = (sort_point){alg_from_signed(tok), nd->name, nd->len, (uint32_t)i,
-                                   (uint32_t)j, ex && ex->count > 0};
+            sp[k++] = (sort_point){alg_from_signed(tok), nd->name,    nd->len,
+                                   (uint32_t)i,          (uint32_t)j, ex && ex->count > 0};
         }
     }
     qsort(sp, total, sizeof *sp, cmp_point);
@@ -253,8 +263,8 @@ int cassandra_ring(const alg_node *nodes, size_t n, const cassandra_tokens *expl
                 rc = rs_fail(err, RINGSIM_EPARAM,
                              "cassandra token %lld is held by both \"%.*s\" and \"%.*s\"; "
                              "Cassandra refuses a token another node already owns",
-                             (long long)alg_to_signed(p->coord), (int)q->len, q->name,
-                             (int)p->len, p->name);
+                             (long long)alg_to_signed(p->coord), (int)q->len, q->name, (int)p->len,
+                             p->name);
                 goto fail;
             }
         }

@@ -25,8 +25,8 @@ static int quote_len(const char *s, size_t len)
     return (int)n;
 }
 
-int envoy_normalize_weights(const alg_node *nodes, size_t n, double *weight,
-                            envoy_host_weights *hw, rs_error *err)
+int envoy_normalize_weights(const alg_node *nodes, size_t n, double *weight, envoy_host_weights *hw,
+                            rs_error *err)
 {
     uint64_t sum = 0;
     for (size_t i = 0; i < n; i++) {

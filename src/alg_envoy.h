@@ -57,7 +57,7 @@ uint64_t envoy_key_hash(const char *key, size_t len);
  * too; anything else is RINGSIM_EPARAM with err filled, e.g.
  *   envoy weights are whole numbers from 1 to 4294967295: "a" has 1.5
  * n may be 0 (then *hw is empty, min 1.0, max 0.0). */
-int envoy_normalize_weights(const alg_node *nodes, size_t n, double *weight,
-                            envoy_host_weights *hw, rs_error *err);
+int envoy_normalize_weights(const alg_node *nodes, size_t n, double *weight, envoy_host_weights *hw,
+                            rs_error *err);
 
 #endif

@@ -126,8 +126,8 @@ static int sort_points(alg_point **p, size_t n)
 }
 
 int envoy_ring_build_weighted(const envoy_host_weights *hw, uint64_t min_ring_size,
-                              uint64_t max_ring_size, alg_point **points,
-                              size_t *npoints, envoy_ring_stats *stats, rs_error *err)
+                              uint64_t max_ring_size, alg_point **points, size_t *npoints,
+                              envoy_ring_stats *stats, rs_error *err)
 {
     *points = NULL;
     *npoints = 0;
@@ -174,8 +174,7 @@ int envoy_ring_build_weighted(const envoy_host_weights *hw, uint64_t min_ring_si
         /* Weights in (0, 1] summing to about 1 keep total near ring_size;
          * a caller's weights that sum to much more would not. */
         if (total > ring_size + n + 1)
-            return rs_fail(err, RINGSIM_EPARAM,
-                           "envoy-ring: normalised weights must sum to 1");
+            return rs_fail(err, RINGSIM_EPARAM, "envoy-ring: normalised weights must sum to 1");
     }
     if (total == 0)
         return 0; /* cannot happen with weights summing to 1 and min size >= 1 */
@@ -211,8 +210,7 @@ int envoy_ring_build_weighted(const envoy_host_weights *hw, uint64_t min_ring_si
     rc = sort_points(&p, total);
     if (rc) {
         free(p);
-        return rs_fail(err, rc, "out of memory sorting %llu ring points",
-                       (unsigned long long)total);
+        return rs_fail(err, rc, "out of memory sorting %llu ring points", (unsigned long long)total);
     }
     *points = p;
     *npoints = total;
@@ -225,8 +223,7 @@ int envoy_ring_build_weighted(const envoy_host_weights *hw, uint64_t min_ring_si
 }
 
 int envoy_ring_build(const alg_node *nodes, size_t n, uint64_t min_ring_size,
-                     uint64_t max_ring_size, alg_point **points, size_t *npoints,
-                     rs_error *err)
+                     uint64_t max_ring_size, alg_point **points, size_t *npoints, rs_error *err)
 {
     *points = NULL;
     *npoints = 0;
@@ -241,8 +238,7 @@ int envoy_ring_build(const alg_node *nodes, size_t n, uint64_t min_ring_size,
     envoy_host_weights hw;
     rc = envoy_normalize_weights(nodes, n, w, &hw, err);
     if (rc == 0)
-        rc = envoy_ring_build_weighted(&hw, min_ring_size, max_ring_size, points, npoints,
-                                       NULL, err);
+        rc = envoy_ring_build_weighted(&hw, min_ring_size, max_ring_size, points, npoints, NULL, err);
     free(w);
     return rc;
 }

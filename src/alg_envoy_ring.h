@@ -82,15 +82,14 @@ int envoy_ring_check_params(uint64_t min_ring_size, uint64_t max_ring_size, rs_e
  * ring: no host).  Returns 0, RINGSIM_EPARAM (bad sizes or weights, err
  * filled) or RINGSIM_ENOMEM; on failure *points is NULL and *npoints 0. */
 int envoy_ring_build(const alg_node *nodes, size_t n, uint64_t min_ring_size,
-                     uint64_t max_ring_size, alg_point **points, size_t *npoints,
-                     rs_error *err);
+                     uint64_t max_ring_size, alg_point **points, size_t *npoints, rs_error *err);
 
 /* The same from already normalised weights (Envoy's Ring constructor, whose
  * input may also come from locality weighting): hw->weight[i] > 0 and
  * hw->min_weight as Envoy computes them.  stats may be NULL. */
 int envoy_ring_build_weighted(const envoy_host_weights *hw, uint64_t min_ring_size,
-                              uint64_t max_ring_size, alg_point **points,
-                              size_t *npoints, envoy_ring_stats *stats, rs_error *err);
+                              uint64_t max_ring_size, alg_point **points, size_t *npoints,
+                              envoy_ring_stats *stats, rs_error *err);
 
 /* Index of the point that Envoy's chooseHost(hash, attempt) picks in
  * points[0..n), n > 0: ketama's search for the first hash >= `hash`

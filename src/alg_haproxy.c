@@ -81,8 +81,7 @@ int haproxy_assign_ids(const int64_t *given, size_t n, uint32_t *out, rs_error *
                 next++;
             if (next > HAPROXY_MAX_ID) {
                 free(g);
-                return rs_fail(err, RINGSIM_EPARAM, "no server id is left above %d",
-                               HAPROXY_MAX_ID);
+                return rs_fail(err, RINGSIM_EPARAM, "no server id is left above %d", HAPROXY_MAX_ID);
             }
             out[i] = (uint32_t)next;
         }
@@ -128,8 +127,7 @@ int haproxy_build(const alg_node *nodes, const uint32_t *ids, size_t n, alg_poin
     for (size_t i = 0; i < n; i++) {
         uint32_t pts = (uint32_t)nodes[i].weight * HAPROXY_POINTS_PER_WEIGHT;
         for (uint32_t j = 0; j < pts; j++)
-            p[k++] = (alg_point){haproxy_full_hash(ids[i] * HAPROXY_ID_RANGE + j),
-                                 (uint32_t)i, j};
+            p[k++] = (alg_point){haproxy_full_hash(ids[i] * HAPROXY_ID_RANGE + j), (uint32_t)i, j};
     }
     qsort(p, total, sizeof *p, cmp_point);
     *points = p;
@@ -137,11 +135,10 @@ int haproxy_build(const alg_node *nodes, const uint32_t *ids, size_t n, alg_poin
     return 0;
 }
 
-size_t haproxy_nearest(const alg_point *p, size_t n, uint32_t hash, size_t *next,
-                       size_t *prev)
+size_t haproxy_nearest(const alg_point *p, size_t n, uint32_t hash, size_t *next, size_t *prev)
 {
     size_t nx = alg_successor(p, n, hash); /* eb32_lookup_ge, else eb32_first */
-    size_t pv = nx ? nx - 1 : n - 1;      /* eb32_prev, else eb32_last */
+    size_t pv = nx ? nx - 1 : n - 1;       /* eb32_prev, else eb32_last */
     uint32_t dp = hash - (uint32_t)p[pv].coord, dn = (uint32_t)p[nx].coord - hash;
     if (next)
         *next = nx;

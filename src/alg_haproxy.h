@@ -62,10 +62,10 @@
 #include "alg.h"
 #include "error.h"
 
-#define HAPROXY_MAX_WEIGHT 256    /* SRV_UWGHT_MAX */
+#define HAPROXY_MAX_WEIGHT 256        /* SRV_UWGHT_MAX */
 #define HAPROXY_POINTS_PER_WEIGHT 16u /* BE_WEIGHT_SCALE */
-#define HAPROXY_ID_RANGE 4096u    /* SRV_EWGHT_RANGE */
-#define HAPROXY_MAX_ID 2147483647 /* INT_MAX */
+#define HAPROXY_ID_RANGE 4096u        /* SRV_EWGHT_RANGE */
+#define HAPROXY_MAX_ID 2147483647     /* INT_MAX */
 
 /* Bob Jenkins' full avalanche integer hash times 3221225473.  Cannot fail. */
 uint32_t haproxy_full_hash(uint32_t a);
@@ -89,8 +89,7 @@ int haproxy_build(const alg_node *nodes, const uint32_t *ids, size_t n, alg_poin
 
 /* The point chash_get_server_hash picks for hash, and the two it compared
  * (*next, *prev; may be NULL).  n must be > 0.  O(log n), cannot fail. */
-size_t haproxy_nearest(const alg_point *p, size_t n, uint32_t hash, size_t *next,
-                       size_t *prev);
+size_t haproxy_nearest(const alg_point *p, size_t n, uint32_t hash, size_t *next, size_t *prev);
 
 /* Who owns which coordinates: arcs (previous hi, hi] belong to the point
  * arc[k].point, in order, the first starting at 0 and the last ending at

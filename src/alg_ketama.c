@@ -154,8 +154,7 @@ int ketama_parse_name(const char *name, size_t len, ketama_server *out, rs_error
         const char *after = close + 1, *end = name + len;
         if (after < end && *after != ':')
             return rs_fail(err, RINGSIM_ENAME,
-                           "ketama server \"%.*s\": only \":PORT\" may follow \"]\"", (int)len,
-                           name);
+                           "ketama server \"%.*s\": only \":PORT\" may follow \"]\"", (int)len, name);
         colon = after < end ? after : NULL;
         out->host = name;
         out->host_len = (size_t)(after - name);
@@ -171,8 +170,7 @@ int ketama_parse_name(const char *name, size_t len, ketama_server *out, rs_error
         out->host_len = colon ? (size_t)(colon - name) : len;
         if (out->host_len == 0)
             return rs_fail(err, RINGSIM_ENAME,
-                           "ketama server \"%.*s\" has no host (HOST or HOST:PORT)", (int)len,
-                           name);
+                           "ketama server \"%.*s\" has no host (HOST or HOST:PORT)", (int)len, name);
     }
     out->port = KETAMA_DEFAULT_PORT;
     if (colon) {
@@ -186,8 +184,8 @@ int ketama_parse_name(const char *name, size_t len, ketama_server *out, rs_error
         long port = parse_port(p, n);
         if (port < 0)
             return rs_fail(err, RINGSIM_ENAME,
-                           "ketama server \"%.*s\": the port is a number from 1 to 65535",
-                           (int)len, name);
+                           "ketama server \"%.*s\": the port is a number from 1 to 65535", (int)len,
+                           name);
         out->port = (uint32_t)port;
     }
     return 0;

@@ -165,8 +165,7 @@ fail:
     return rc;
 }
 
-int maglev_build(const alg_node *nodes, size_t n, uint64_t table_size, uint32_t **table,
-                 rs_error *err)
+int maglev_build(const alg_node *nodes, size_t n, uint64_t table_size, uint32_t **table, rs_error *err)
 {
     *table = NULL;
     int rc = maglev_check_table_size(table_size, err);
@@ -221,8 +220,8 @@ int maglev_runs(const uint32_t *table, uint64_t table_size, maglev_run **runs, s
     return 0;
 }
 
-int maglev_points(const uint32_t *table, uint64_t table_size, uint32_t nnodes,
-                  alg_point **points, size_t *npoints)
+int maglev_points(const uint32_t *table, uint64_t table_size, uint32_t nnodes, alg_point **points,
+                  size_t *npoints)
 {
     *points = NULL;
     *npoints = 0;

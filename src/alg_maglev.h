@@ -118,7 +118,7 @@ int maglev_runs(const uint32_t *table, uint64_t table_size, maglev_run **runs, s
  * runs.  A key then goes to alg_successor(points, n, hash % table_size), the
  * same node as maglev_lookup().  *points is malloc'd (caller frees); 0 or
  * RINGSIM_ENOMEM.  O(M). */
-int maglev_points(const uint32_t *table, uint64_t table_size, uint32_t nnodes,
-                  alg_point **points, size_t *npoints);
+int maglev_points(const uint32_t *table, uint64_t table_size, uint32_t nnodes, alg_point **points,
+                  size_t *npoints);
 
 #endif

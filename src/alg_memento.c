@@ -184,8 +184,7 @@ int memento_parse(const char *s, size_t len, memento **out, rs_error *err)
     *out = NULL;
     size_t i = 0, plen = sizeof PREFIX - 1, rlen = sizeof REMOVED - 1;
     if (len < plen || memcmp(s, PREFIX, plen) != 0)
-        return rs_fail(err, RINGSIM_EPARAM,
-                       "memento state must start with \"%s\"", PREFIX);
+        return rs_fail(err, RINGSIM_EPARAM, "memento state must start with \"%s\"", PREFIX);
     i = plen;
     int64_t n = parse_uint(s, len, &i, MEMENTO_MAX_BUCKETS);
     if (n < 0)
@@ -193,8 +192,8 @@ int memento_parse(const char *s, size_t len, memento **out, rs_error *err)
                        "memento state: buckets must be a whole number from 0 to %d",
                        MEMENTO_MAX_BUCKETS);
     if (len - i < rlen || memcmp(s + i, REMOVED, rlen) != 0)
-        return rs_fail(err, RINGSIM_EPARAM,
-                       "memento state: expected \"%s\" after the bucket count", REMOVED);
+        return rs_fail(err, RINGSIM_EPARAM, "memento state: expected \"%s\" after the bucket count",
+                       REMOVED);
     i += rlen;
     memento *m = memento_new();
     int rc = RINGSIM_ENOMEM;
@@ -204,8 +203,7 @@ int memento_parse(const char *s, size_t len, memento **out, rs_error *err)
     while (i < len) {
         if (m->k > 0) {
             if (s[i] != ',') {
-                rc = rs_fail(err, RINGSIM_EPARAM,
-                             "memento state: expected a comma at byte %zu", i);
+                rc = rs_fail(err, RINGSIM_EPARAM, "memento state: expected a comma at byte %zu", i);
                 goto fail;
             }
             i++;
@@ -214,18 +212,20 @@ int memento_parse(const char *s, size_t len, memento **out, rs_error *err)
         if (b < 0) {
             rc = rs_fail(err, RINGSIM_EPARAM,
                          "memento state: removed bucket at byte %zu is not a whole "
-                         "number below %lld", i, (long long)n);
+                         "number below %lld",
+                         i, (long long)n);
             goto fail;
         }
         if (m->repl[b] >= 0) {
-            rc = rs_fail(err, RINGSIM_EPARAM,
-                         "memento state: bucket %lld is removed twice", (long long)b);
+            rc = rs_fail(err, RINGSIM_EPARAM, "memento state: bucket %lld is removed twice",
+                         (long long)b);
             goto fail;
         }
         if (m->k == 0 && b == n - 1) {
             rc = rs_fail(err, RINGSIM_EPARAM,
                          "memento state: the first removal cannot be the last bucket "
-                         "%lld (that removal shrinks the b-array)", (long long)b);
+                         "%lld (that removal shrinks the b-array)",
+                         (long long)b);
             goto fail;
         }
         /* k < n: each of the (distinct, < n) buckets is counted once. */

@@ -81,8 +81,8 @@ void multiprobe_key(hasher *h, const void *key, size_t len, uint32_t *h1, uint32
     *h2 = ((uint32_t)d[4] << 24 | (uint32_t)d[5] << 16 | (uint32_t)d[6] << 8 | d[7]) | 1u;
 }
 
-size_t multiprobe_lookup(const alg_point *pts, size_t n, uint32_t h1, uint32_t h2,
-                         uint32_t probes, uint32_t *coord, uint32_t *probe)
+size_t multiprobe_lookup(const alg_point *pts, size_t n, uint32_t h1, uint32_t h2, uint32_t probes,
+                         uint32_t *coord, uint32_t *probe)
 {
     size_t best = 0;
     uint32_t best_dist = 0, best_p = h1, best_i = 0;

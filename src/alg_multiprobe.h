@@ -66,7 +66,7 @@ void multiprobe_key(hasher *h, const void *key, size_t len, uint32_t *h1, uint32
 /* Index into pts[0..n) (n > 0, ring order) of the winning probe's successor
  * point; pts[i].node is the owner.  *coord (may be NULL) receives the
  * winning probe, *probe (may be NULL) its i.  probes >= 1.  Cannot fail. */
-size_t multiprobe_lookup(const alg_point *pts, size_t n, uint32_t h1, uint32_t h2,
-                         uint32_t probes, uint32_t *coord, uint32_t *probe);
+size_t multiprobe_lookup(const alg_point *pts, size_t n, uint32_t h1, uint32_t h2, uint32_t probes,
+                         uint32_t *coord, uint32_t *probe);
 
 #endif

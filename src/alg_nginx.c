@@ -16,10 +16,7 @@
 #include <strings.h>
 #include <zlib.h>
 
-uint32_t nginx_key_hash(const void *key, size_t len)
-{
-    return (uint32_t)crc32_z(0, key, len);
-}
+uint32_t nginx_key_hash(const void *key, size_t len) { return (uint32_t)crc32_z(0, key, len); }
 
 void nginx_split(const char *name, size_t len, nginx_hostport *out)
 {
@@ -68,8 +65,7 @@ static int cmp_point(const void *a, const void *b)
     return (x->index > y->index) - (x->index < y->index);
 }
 
-int nginx_build(const alg_node *nodes, size_t n, alg_point **points, size_t *npoints,
-                rs_error *err)
+int nginx_build(const alg_node *nodes, size_t n, alg_point **points, size_t *npoints, rs_error *err)
 {
     size_t total = 0, most = 0;
     uint32_t *chain = NULL;

@@ -90,7 +90,6 @@ void nginx_server_points(const nginx_hostport *hp, uint32_t *out, size_t count);
  * nginx_key_hash(key)) is the point whose server nginx picks.  n == 0 gives
  * no points.  RINGSIM_ENOMEM when out of memory; *points is NULL on
  * failure. */
-int nginx_build(const alg_node *nodes, size_t n, alg_point **points, size_t *npoints,
-                rs_error *err);
+int nginx_build(const alg_node *nodes, size_t n, alg_point **points, size_t *npoints, rs_error *err);
 
 #endif

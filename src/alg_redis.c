@@ -30,7 +30,7 @@
 
 /* The CRC16/XMODEM table (poly 0x1021), built at compile time from the
  * polynomial rather than copied: entry b is the CRC of the byte b. */
-#define C1(x) ((uint16_t)(((x) & 0x8000u) ? (((x) << 1) ^ 0x1021u) : ((x) << 1)))
+#define C1(x) ((uint16_t)(((x)&0x8000u) ? (((x) << 1) ^ 0x1021u) : ((x) << 1)))
 #define C8(x) C1(C1(C1(C1(C1(C1(C1(C1((uint16_t)((x) << 8)))))))))
 #define R4(b) C8(b), C8((b) + 1), C8((b) + 2), C8((b) + 3)
 #define R16(b) R4(b), R4((b) + 4), R4((b) + 8), R4((b) + 12)
@@ -75,15 +75,13 @@ uint16_t redis_slot(const char *key, size_t len)
 int redis_check_nodes(const alg_node *nodes, size_t n, rs_error *err)
 {
     if (n > REDIS_MAX_NODES)
-        return rs_fail(err, RINGSIM_EPARAM,
-                       "redis holds at most %u nodes (one per hash slot)",
+        return rs_fail(err, RINGSIM_EPARAM, "redis holds at most %u nodes (one per hash slot)",
                        REDIS_MAX_NODES);
     for (size_t i = 0; i < n; i++)
         if (nodes[i].weight != 1.0)
-            return rs_fail(err, RINGSIM_EPARAM,
-                           "redis does not use weights: \"%.*s\" has %g",
-                           (int)(nodes[i].len > 255 ? 255 : nodes[i].len),
-                           nodes[i].name, nodes[i].weight);
+            return rs_fail(err, RINGSIM_EPARAM, "redis does not use weights: \"%.*s\" has %g",
+                           (int)(nodes[i].len > 255 ? 255 : nodes[i].len), nodes[i].name,
+                           nodes[i].weight);
     return 0;
 }
 
@@ -115,14 +113,14 @@ static int create_split(size_t n, uint32_t *owner)
 int redis_check_create(size_t n, rs_error *err)
 {
     if (n < 1 || n > REDIS_MAX_NODES)
-        return rs_fail(err, RINGSIM_EPARAM,
-                       "redis needs 1 to %u nodes to split the slots, not %zu",
+        return rs_fail(err, RINGSIM_EPARAM, "redis needs 1 to %u nodes to split the slots, not %zu",
                        REDIS_MAX_NODES, n);
     if (create_split(n, NULL))
         return rs_fail(err, RINGSIM_EPARAM,
                        "redis-cli --cluster create cannot split the slots over "
                        "%zu nodes: its float arithmetic runs past slot 16383 "
-                       "before the last node", n);
+                       "before the last node",
+                       n);
     return 0;
 }
 
@@ -144,14 +142,14 @@ void redis_counts(const uint32_t owner[REDIS_SLOTS], size_t n, uint32_t *count)
 
 /* One node of redis-cli's list during a rebalance. */
 typedef struct rb_node {
-    uint32_t ord;   /* ordinal */
-    uint32_t pos;   /* place in redis-cli's list: the sort's tie order */
-    int slots;      /* slots_count */
-    int balance;    /* slots to lose (> 0) or gain (< 0) */
-    int start;      /* balance before the moves */
-    int given;      /* slots given so far */
+    uint32_t ord; /* ordinal */
+    uint32_t pos; /* place in redis-cli's list: the sort's tie order */
+    int slots;    /* slots_count */
+    int balance;  /* slots to lose (> 0) or gain (< 0) */
+    int start;    /* balance before the moves */
+    int given;    /* slots given so far */
     float weight;
-    uint32_t next;  /* the giver's cursor: no slot of its below this */
+    uint32_t next; /* the giver's cursor: no slot of its below this */
 } rb_node;
 
 /* qsort with clusterManagerCompareNodeBalance made stable, as glibc's merge
@@ -165,8 +163,7 @@ static int by_balance(const void *a, const void *b)
 }
 
 /* count[0..n) = slots of each node; -1 if an owner is >= n. */
-static int count_owned(const uint32_t owner[REDIS_SLOTS], size_t n,
-                       uint32_t *count)
+static int count_owned(const uint32_t owner[REDIS_SLOTS], size_t n, uint32_t *count)
 {
     memset(count, 0, n * sizeof *count);
     for (size_t s = 0; s < REDIS_SLOTS; s++) {
@@ -204,8 +201,7 @@ static int walk(rb_node *v, size_t n, uint32_t owner[REDIS_SLOTS], int move)
         if (numslots > src->slots - src->given)
             return -1;
         src->given += numslots;
-        for (int k = 0; move && k < numslots && src->next < REDIS_SLOTS;
-             src->next++)
+        for (int k = 0; move && k < numslots && src->next < REDIS_SLOTS; src->next++)
             if (owner[src->next] == src->ord) {
                 owner[src->next] = dst->ord;
                 k++;
@@ -221,8 +217,7 @@ static int walk(rb_node *v, size_t n, uint32_t owner[REDIS_SLOTS], int move)
     return moved;
 }
 
-int redis_rebalance(uint32_t owner[REDIS_SLOTS], size_t n, const float *weight,
-                    const uint32_t *order)
+int redis_rebalance(uint32_t owner[REDIS_SLOTS], size_t n, const float *weight, const uint32_t *order)
 {
     if (n < 1 || n > REDIS_MAX_NODES)
         return RINGSIM_EPARAM;
@@ -244,8 +239,7 @@ int redis_rebalance(uint32_t owner[REDIS_SLOTS], size_t n, const float *weight,
         float w = weight ? weight[o] : 1.0f;
         if (!(w >= 0) || isinf(w))
             goto fail_alloc;
-        v[i] = (rb_node){.ord = o, .pos = (uint32_t)i, .slots = (int)count[o],
-                         .weight = w};
+        v[i] = (rb_node){.ord = o, .pos = (uint32_t)i, .slots = (int)count[o], .weight = w};
         count[o] = UINT32_MAX; /* seen: order must be a permutation */
         total_weight += w;
     }
@@ -348,8 +342,7 @@ int redis_leave(uint32_t owner[REDIS_SLOTS], size_t n, uint32_t leaving)
 
 /* ---- ranges, text -------------------------------------------------------- */
 
-size_t redis_node_runs(const uint32_t owner[REDIS_SLOTS], uint32_t node,
-                       redis_run *out, size_t cap)
+size_t redis_node_runs(const uint32_t owner[REDIS_SLOTS], uint32_t node, redis_run *out, size_t cap)
 {
     size_t total = 0;
     for (size_t s = 0; s < REDIS_SLOTS;) {
@@ -431,8 +424,7 @@ size_t redis_format(const uint32_t owner[REDIS_SLOTS], char *buf, size_t cap)
 
 /* A decimal number at text[*i..len): digits only, no leading zero unless it
  * is "0", value <= max.  Returns 0 and advances *i, or -1. */
-static int get_uint(const char *text, size_t len, size_t *i, uint32_t max,
-                    uint32_t *out)
+static int get_uint(const char *text, size_t len, size_t *i, uint32_t max, uint32_t *out)
 {
     size_t j = *i;
     uint64_t v = 0;
@@ -449,12 +441,10 @@ static int get_uint(const char *text, size_t len, size_t *i, uint32_t max,
     return 0;
 }
 
-int redis_parse(const char *text, size_t len, size_t n,
-                uint32_t owner[REDIS_SLOTS], rs_error *err)
+int redis_parse(const char *text, size_t len, size_t n, uint32_t owner[REDIS_SLOTS], rs_error *err)
 {
     if (n < 1 || n > REDIS_MAX_NODES)
-        return rs_fail(err, RINGSIM_EPARAM,
-                       "redis slot map: %zu nodes, expected 1 to %u", n,
+        return rs_fail(err, RINGSIM_EPARAM, "redis slot map: %zu nodes, expected 1 to %u", n,
                        REDIS_MAX_NODES);
     if (len == 0)
         return rs_fail(err, RINGSIM_EPARAM, "redis slot map: empty text");
@@ -466,18 +456,21 @@ int redis_parse(const char *text, size_t len, size_t n,
         if (get_uint(text, len, &i, REDIS_SLOTS - 1, &first))
             return rs_fail(err, RINGSIM_EPARAM,
                            "redis slot map: byte %zu: expected a slot number "
-                           "0..16383", at);
+                           "0..16383",
+                           at);
         if (first != next)
             return rs_fail(err, RINGSIM_EPARAM,
                            "redis slot map: byte %zu: run starts at slot %u, "
-                           "expected %u", at, first, next);
+                           "expected %u",
+                           at, first, next);
         last = first;
         if (i < len && text[i] == '-') {
             at = ++i;
             if (get_uint(text, len, &i, REDIS_SLOTS - 1, &last))
                 return rs_fail(err, RINGSIM_EPARAM,
                                "redis slot map: byte %zu: expected a slot "
-                               "number 0..16383", at);
+                               "number 0..16383",
+                               at);
             if (last <= first)
                 return rs_fail(err, RINGSIM_EPARAM,
                                "redis slot map: byte %zu: range %u-%u does "
@@ -485,17 +478,18 @@ int redis_parse(const char *text, size_t len, size_t n,
                                at, first, last);
         }
         if (i >= len || text[i] != ':')
-            return rs_fail(err, RINGSIM_EPARAM,
-                           "redis slot map: byte %zu: expected ':'", i);
+            return rs_fail(err, RINGSIM_EPARAM, "redis slot map: byte %zu: expected ':'", i);
         at = ++i;
         if (get_uint(text, len, &i, (uint32_t)n - 1, &node))
             return rs_fail(err, RINGSIM_EPARAM,
                            "redis slot map: byte %zu: expected a node "
-                           "ordinal 0..%zu", at, n - 1);
+                           "ordinal 0..%zu",
+                           at, n - 1);
         if (node == prev_node)
             return rs_fail(err, RINGSIM_EPARAM,
                            "redis slot map: byte %zu: node %u again: adjacent "
-                           "runs of one node are written as one", at, node);
+                           "runs of one node are written as one",
+                           at, node);
         for (uint32_t s = first; s <= last; s++)
             owner[s] = node;
         prev_node = node;
@@ -505,11 +499,11 @@ int redis_parse(const char *text, size_t len, size_t n,
         if (i >= len || text[i] != ',')
             return rs_fail(err, RINGSIM_EPARAM,
                            "redis slot map: byte %zu: expected ',' (the map "
-                           "stops at slot %u)", i, next);
+                           "stops at slot %u)",
+                           i, next);
         i++;
     }
     if (i != len)
-        return rs_fail(err, RINGSIM_EPARAM,
-                       "redis slot map: byte %zu: text after slot 16383", i);
+        return rs_fail(err, RINGSIM_EPARAM, "redis slot map: byte %zu: text after slot 16383", i);
     return 0;
 }

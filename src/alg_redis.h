@@ -199,8 +199,7 @@ typedef struct redis_run {
 size_t redis_runs(const uint32_t owner[REDIS_SLOTS], redis_run *out, size_t cap);
 /* The same for one node only: its ranges [[first, last]...] in slot order,
  * as CLUSTER NODES prints them.  Returns the total. */
-size_t redis_node_runs(const uint32_t owner[REDIS_SLOTS], uint32_t node,
-                       redis_run *out, size_t cap);
+size_t redis_node_runs(const uint32_t owner[REDIS_SLOTS], uint32_t node, redis_run *out, size_t cap);
 
 /* The map as compact text, its maximal runs in slot order separated by
  * commas, each "first-last:node" or "slot:node" for a single slot, e.g.
@@ -215,7 +214,6 @@ size_t redis_format(const uint32_t owner[REDIS_SLOTS], char *buf, size_t cap);
  * owners < n, nothing else (no spaces).  On success fills owner[] and
  * returns 0; else returns RINGSIM_EPARAM with a message naming the byte
  * offset in err (may be NULL), and owner[] may be partly written. */
-int redis_parse(const char *text, size_t len, size_t n,
-                uint32_t owner[REDIS_SLOTS], rs_error *err);
+int redis_parse(const char *text, size_t len, size_t n, uint32_t owner[REDIS_SLOTS], rs_error *err);
 
 #endif

@@ -45,8 +45,7 @@ static int ranks_before(const alg_node *nodes, uint32_t i, double s, uint32_t j,
     return name_less(&nodes[i], &nodes[j]);
 }
 
-int32_t rendezvous_owner(uint64_t keyhash, const alg_node *nodes, const uint64_t *nodehash,
-                         size_t n)
+int32_t rendezvous_owner(uint64_t keyhash, const alg_node *nodes, const uint64_t *nodehash, size_t n)
 {
     if (n == 0)
         return -1;
@@ -64,8 +63,8 @@ int32_t rendezvous_owner(uint64_t keyhash, const alg_node *nodes, const uint64_t
     return (int32_t)best;
 }
 
-size_t rendezvous_top(uint64_t keyhash, const alg_node *nodes, const uint64_t *nodehash,
-                      size_t n, rendezvous_pick *out, size_t r)
+size_t rendezvous_top(uint64_t keyhash, const alg_node *nodes, const uint64_t *nodehash, size_t n,
+                      rendezvous_pick *out, size_t r)
 {
     size_t have = 0;
     if (r == 0)

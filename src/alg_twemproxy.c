@@ -18,8 +18,8 @@
 #include <zlib.h>
 
 const char *const twemproxy_hash_names[TW_NHASH + 1] = {
-    "one_at_a_time", "md5",      "crc16",    "crc32", "crc32a", "fnv1_64", "fnv1a_64",
-    "fnv1_32",       "fnv1a_32", "hsieh",    "murmur", "jenkins", NULL};
+    "one_at_a_time", "md5",      "crc16", "crc32",  "crc32a",  "fnv1_64", "fnv1a_64",
+    "fnv1_32",       "fnv1a_32", "hsieh", "murmur", "jenkins", NULL};
 
 /* A byte as nutcracker widens a `char` (signed on x86-64). */
 static uint32_t sx32(unsigned char c) { return (uint32_t)(int32_t)(signed char)c; }
@@ -204,14 +204,25 @@ static uint32_t jenkins(const unsigned char *k, size_t length)
     while (length > 12) {
         a += (uint32_t)k[0] | (uint32_t)k[1] << 8 | (uint32_t)k[2] << 16 | (uint32_t)k[3] << 24;
         b += (uint32_t)k[4] | (uint32_t)k[5] << 8 | (uint32_t)k[6] << 16 | (uint32_t)k[7] << 24;
-        c += (uint32_t)k[8] | (uint32_t)k[9] << 8 | (uint32_t)k[10] << 16 |
-             (uint32_t)k[11] << 24;
-        a -= c; a ^= ROT(c, 4);  c += b;
-        b -= a; b ^= ROT(a, 6);  a += c;
-        c -= b; c ^= ROT(b, 8);  b += a;
-        a -= c; a ^= ROT(c, 16); c += b;
-        b -= a; b ^= ROT(a, 19); a += c;
-        c -= b; c ^= ROT(b, 4);  b += a;
+        c += (uint32_t)k[8] | (uint32_t)k[9] << 8 | (uint32_t)k[10] << 16 | (uint32_t)k[11] << 24;
+        a -= c;
+        a ^= ROT(c, 4);
+        c += b;
+        b -= a;
+        b ^= ROT(a, 6);
+        a += c;
+        c -= b;
+        c ^= ROT(b, 8);
+        b += a;
+        a -= c;
+        a ^= ROT(c, 16);
+        c += b;
+        b -= a;
+        b ^= ROT(a, 19);
+        a += c;
+        c -= b;
+        c ^= ROT(b, 4);
+        b += a;
         length -= 12;
         k += 12;
     }
@@ -227,13 +238,20 @@ static uint32_t jenkins(const unsigned char *k, size_t length)
         else
             a += v;
     }
-    c ^= b; c -= ROT(b, 14);
-    a ^= c; a -= ROT(c, 11);
-    b ^= a; b -= ROT(a, 25);
-    c ^= b; c -= ROT(b, 16);
-    a ^= c; a -= ROT(c, 4);
-    b ^= a; b -= ROT(a, 14);
-    c ^= b; c -= ROT(b, 24);
+    c ^= b;
+    c -= ROT(b, 14);
+    a ^= c;
+    a -= ROT(c, 11);
+    b ^= a;
+    b -= ROT(a, 25);
+    c ^= b;
+    c -= ROT(b, 16);
+    a ^= c;
+    a -= ROT(c, 4);
+    b ^= a;
+    b -= ROT(a, 14);
+    c ^= b;
+    c -= ROT(b, 24);
     return c;
 }
 
@@ -243,19 +261,32 @@ uint32_t twemproxy_hash(twemproxy_hash_fn fn, ketama_md5 *m, const void *key, si
     if (len == 0) /* server_pool_hash: an empty key hashes to 0 */
         return 0;
     switch (fn) {
-    case TW_ONE_AT_A_TIME: return one_at_a_time(k, len);
-    case TW_MD5: return md5_word(m, k, len);
-    case TW_CRC16: return crc16(k, len);
-    case TW_CRC32: return (crc32a(k, len) >> 16) & 0x7fffu; /* ((~crc) >> 16) & 0x7fff */
-    case TW_CRC32A: return crc32a(k, len);
-    case TW_FNV1_64: return fnv1_64(k, len);
-    case TW_FNV1A_64: return fnv1a_64(k, len);
-    case TW_FNV1_32: return fnv1_32(k, len);
-    case TW_FNV1A_32: return fnv1a_32(k, len);
-    case TW_HSIEH: return hsieh(k, len);
-    case TW_MURMUR: return murmur(k, len);
-    case TW_JENKINS: return jenkins(k, len);
-    default: return 0;
+    case TW_ONE_AT_A_TIME:
+        return one_at_a_time(k, len);
+    case TW_MD5:
+        return md5_word(m, k, len);
+    case TW_CRC16:
+        return crc16(k, len);
+    case TW_CRC32:
+        return (crc32a(k, len) >> 16) & 0x7fffu; /* ((~crc) >> 16) & 0x7fff */
+    case TW_CRC32A:
+        return crc32a(k, len);
+    case TW_FNV1_64:
+        return fnv1_64(k, len);
+    case TW_FNV1A_64:
+        return fnv1a_64(k, len);
+    case TW_FNV1_32:
+        return fnv1_32(k, len);
+    case TW_FNV1A_32:
+        return fnv1a_32(k, len);
+    case TW_HSIEH:
+        return hsieh(k, len);
+    case TW_MURMUR:
+        return murmur(k, len);
+    case TW_JENKINS:
+        return jenkins(k, len);
+    default:
+        return 0;
     }
 }
 
@@ -306,8 +337,7 @@ int twemproxy_build(ketama_md5 *m, const alg_node *nodes, size_t n, alg_point **
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     size_t np = 0;
     for (size_t i = 0; i < n; i++) {
-        per[i] = twemproxy_server_points((uint32_t)nodes[i].weight, (uint32_t)total,
-                                         (uint32_t)n);
+        per[i] = twemproxy_server_points((uint32_t)nodes[i].weight, (uint32_t)total, (uint32_t)n);
         np += per[i];
     }
     alg_point *p = malloc((np + 1) * sizeof *p);
@@ -325,8 +355,7 @@ int twemproxy_build(ketama_md5 *m, const alg_node *nodes, size_t n, alg_point **
             ketama_md5_digest(m, label, (size_t)ll, d);
             for (uint32_t x = 0; x < 4; x++)
                 p[k++] = (alg_point){(uint32_t)d[4 * x] | (uint32_t)d[4 * x + 1] << 8 |
-                                         (uint32_t)d[4 * x + 2] << 16 |
-                                         (uint32_t)d[4 * x + 3] << 24,
+                                         (uint32_t)d[4 * x + 2] << 16 | (uint32_t)d[4 * x + 3] << 24,
                                      (uint32_t)i, 4 * g + x};
         }
     free(per);

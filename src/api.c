@@ -63,10 +63,7 @@ void api_request_clear(api_request *r)
     memset(r, 0, sizeof *r);
 }
 
-void api_cache_clear(api_cache *c)
-{
-    sim_history_clear(&c->h);
-}
+void api_cache_clear(api_cache *c) { sim_history_clear(&c->h); }
 
 static bool seg_is(const api_request *r, int i, const char *s)
 {
@@ -104,21 +101,34 @@ typedef struct route {
 } route;
 
 static const route routes[] = {
-    {"nodes", API_GET, API_LOOP, false},          {"nodes", API_POST, API_WORKER, true},
-    {"nodes/x", API_GET, API_LOOP, false},        {"nodes/x", API_DELETE, API_WORKER, false},
+    {"nodes", API_GET, API_LOOP, false},
+    {"nodes", API_POST, API_WORKER, true},
+    {"nodes/x", API_GET, API_LOOP, false},
+    {"nodes/x", API_DELETE, API_WORKER, false},
     {"nodes/x", API_PATCH, API_WORKER, true},
-    {"ring", API_GET, API_LOOP, false},           {"config", API_GET, API_LOOP, false},
-    {"config", API_PUT, API_WORKER, true},        {"keys", API_GET, API_LOOP, false},
-    {"keys", API_POST, API_WORKER, true},         {"keys/x", API_GET, API_LOOP, false},
-    {"keys/x", API_DELETE, API_WORKER, false},    {"lookup", API_GET, API_LOOP, false},
+    {"ring", API_GET, API_LOOP, false},
+    {"config", API_GET, API_LOOP, false},
+    {"config", API_PUT, API_WORKER, true},
+    {"keys", API_GET, API_LOOP, false},
+    {"keys", API_POST, API_WORKER, true},
+    {"keys/x", API_GET, API_LOOP, false},
+    {"keys/x", API_DELETE, API_WORKER, false},
+    {"lookup", API_GET, API_LOOP, false},
     /* density reads every key (0.37 s at a million): a long read */
-    {"stats", API_GET, API_LOOP, false},          {"density", API_GET, API_READER, false},
-    {"operations", API_GET, API_LOOP, false},     {"operations/x", API_GET, API_LOOP, false},
-    {"events", API_GET, API_EVENTS, false},       {"reset", API_POST, API_WORKER, false},
-    {"revert", API_POST, API_WORKER, true},       {"cancel", API_POST, API_CANCEL, false},
-    {"preview", API_POST, API_WORKER, true},      {"compare", API_GET, API_READER, false},
-    {"scenarios", API_GET, API_LOOP, false},      {"scenarios/x", API_GET, API_LOOP, false},
-    {"scenarios/x", API_POST, API_WORKER, true},  {"export/x", API_GET, API_READER, false},
+    {"stats", API_GET, API_LOOP, false},
+    {"density", API_GET, API_READER, false},
+    {"operations", API_GET, API_LOOP, false},
+    {"operations/x", API_GET, API_LOOP, false},
+    {"events", API_GET, API_EVENTS, false},
+    {"reset", API_POST, API_WORKER, false},
+    {"revert", API_POST, API_WORKER, true},
+    {"cancel", API_POST, API_CANCEL, false},
+    {"preview", API_POST, API_WORKER, true},
+    {"compare", API_GET, API_READER, false},
+    {"scenarios", API_GET, API_LOOP, false},
+    {"scenarios/x", API_GET, API_LOOP, false},
+    {"scenarios/x", API_POST, API_WORKER, true},
+    {"export/x", API_GET, API_READER, false},
     {"theory", API_GET, API_READER, false},
 };
 
@@ -185,8 +195,8 @@ int api_parse_u64(const char *s, size_t len, uint64_t max, uint64_t *out)
 }
 
 /* An integer query parameter in [lo, hi] (lo >= 0), or def when absent. */
-static int int_param(const api_request *r, const char *name, int64_t lo, int64_t hi,
-                     int64_t def, int64_t *out, rs_error *err)
+static int int_param(const api_request *r, const char *name, int64_t lo, int64_t hi, int64_t def,
+                     int64_t *out, rs_error *err)
 {
     const api_param *p = param(r, name);
     *out = def;
@@ -194,8 +204,8 @@ static int int_param(const api_request *r, const char *name, int64_t lo, int64_t
         return 0;
     uint64_t v;
     if (api_parse_u64(p->value, p->len, (uint64_t)hi, &v) || v < (uint64_t)lo)
-        return rs_fail(err, RINGSIM_EPARAM, "%s must be a whole number from %lld to %lld",
-                       name, (long long)lo, (long long)hi);
+        return rs_fail(err, RINGSIM_EPARAM, "%s must be a whole number from %lld to %lld", name,
+                       (long long)lo, (long long)hi);
     *out = (int64_t)v;
     return 0;
 }
@@ -207,13 +217,12 @@ static int json_int_in(json_t *v, const char *name, int64_t lo, int64_t hi, int6
     double d = json_is_integer(v) ? (double)json_integer_value(v) : json_real_value(v);
     /* A real is converted only inside int64's range: 2^63 itself (the
      * double nearest INT64_MAX) would be undefined behaviour. */
-    bool fits = json_is_integer(v)
-                    ? json_integer_value(v) >= lo && json_integer_value(v) <= hi
-                    : isfinite(d) && d >= -0x1p63 && d < 0x1p63 && d >= (double)lo &&
-                          (int64_t)d <= hi;
+    bool fits = json_is_integer(v) ? json_integer_value(v) >= lo && json_integer_value(v) <= hi
+                                   : isfinite(d) && d >= -0x1p63 && d < 0x1p63 && d >= (double)lo &&
+                                         (int64_t)d <= hi;
     if (!json_is_number(v) || d != floor(d) || !fits)
-        return rs_fail(err, RINGSIM_EPARAM, "%s must be a whole number from %lld to %lld",
-                       name, (long long)lo, (long long)hi);
+        return rs_fail(err, RINGSIM_EPARAM, "%s must be a whole number from %lld to %lld", name,
+                       (long long)lo, (long long)hi);
     *out = json_is_integer(v) ? json_integer_value(v) : (int64_t)d;
     return 0;
 }
@@ -236,10 +245,7 @@ static int need_name(json_t *v, const char *what, rs_error *err)
     return name_check(json_string_value(v), json_string_length(v), what, err);
 }
 
-static json_t *op_json(sim *s, int64_t op, rs_error *err)
-{
-    return view_operation_get(s, op, err);
-}
+static json_t *op_json(sim *s, int64_t op, rs_error *err) { return view_operation_get(s, op, err); }
 
 /* ---- handlers: return the status, or a negative code with err ---- */
 
@@ -280,8 +286,7 @@ static int get_keys(sim *s, const api_request *r, json_t **out, rs_error *err)
 
 /* The body of POST /api/nodes: name, weight, explicit tokens (decimal
  * strings: JSON numbers lose precision past 2^53).  *tokens is malloc'd. */
-static int parse_node_spec(const json_t *body, sim_node_spec *spec, int64_t **tokens,
-                           rs_error *err)
+static int parse_node_spec(const json_t *body, sim_node_spec *spec, int64_t **tokens, rs_error *err)
 {
     json_t *name = json_object_get(body, "name"), *w = json_object_get(body, "weight");
     int rc = need_name(name, "name", err);
@@ -310,8 +315,7 @@ static int parse_node_spec(const json_t *body, sim_node_spec *spec, int64_t **to
         size_t tl = json_string_length(ji);
         bool neg = t && tl && t[0] == '-';
         uint64_t u = 0;
-        if (!t || api_parse_u64(t + neg, tl - neg, neg ? (uint64_t)INT64_MAX + 1 : INT64_MAX,
-                                &u)) {
+        if (!t || api_parse_u64(t + neg, tl - neg, neg ? (uint64_t)INT64_MAX + 1 : INT64_MAX, &u)) {
             free(*tokens);
             *tokens = NULL;
             return rs_fail(err, RINGSIM_EPARAM,
@@ -331,8 +335,8 @@ static int parse_node_spec(const json_t *body, sim_node_spec *spec, int64_t **to
         }
         srv_id = json_integer_value(ji);
     }
-    *spec = (sim_node_spec){json_string_value(name), json_string_length(name), weight, *tokens,
-                            nt, srv_id};
+    *spec = (sim_node_spec){
+        json_string_value(name), json_string_length(name), weight, *tokens, nt, srv_id};
     return 0;
 }
 
@@ -404,8 +408,7 @@ static int get_compare(sim *s, const api_request *r, json_t **out, rs_error *err
             int len = snprintf(buf[np], sizeof buf[np], "%s=%.*s", r->params[i].name + 7,
                                (int)r->params[i].len, r->params[i].value);
             if (len < 0 || (size_t)len >= sizeof buf[np])
-                return rs_fail(err, RINGSIM_EPARAM, "parameter %s is too long",
-                               r->params[i].name);
+                return rs_fail(err, RINGSIM_EPARAM, "parameter %s is too long", r->params[i].name);
             ps[np] = buf[np];
             np++;
         }
@@ -427,8 +430,8 @@ static int post_preview(sim *s, const api_request *r, json_t **out, rs_error *er
     const char *type = json_string_value(json_object_get(r->body, "op"));
     view_preview_req p = {type, {0}, *sim_config(s)};
     int64_t *tokens = NULL;
-    if (!type || (strcmp(type, "add_node") && strcmp(type, "remove_node") &&
-                  strcmp(type, "configure")))
+    if (!type ||
+        (strcmp(type, "add_node") && strcmp(type, "remove_node") && strcmp(type, "configure")))
         return rs_fail(err, RINGSIM_EPARAM,
                        "op must be \"add_node\", \"remove_node\" or \"configure\"");
     json_t *body = json_deep_copy(r->body);
@@ -441,8 +444,8 @@ static int post_preview(sim *s, const api_request *r, json_t **out, rs_error *er
         json_t *name = json_object_get(body, "name");
         rc = need_name(name, "name", err);
         if (!rc)
-            p.node = (sim_node_spec){json_string_value(name), json_string_length(name), 1, NULL, 0,
-                                     0};
+            p.node = (sim_node_spec){
+                json_string_value(name), json_string_length(name), 1, NULL, 0, 0};
     } else {
         rc = place_config_from_json(&p.cfg, body, err);
         if (!rc)
@@ -473,12 +476,11 @@ static int post_keys(sim *s, const api_request *r, json_t **out, rs_error *err)
             return rs_fail(err, RINGSIM_EPARAM, "generate must be an object");
         int64_t count = 0, start = 0;
         json_t *pre = json_object_get(gen, "prefix");
-        if ((rc = json_int_in(json_object_get(gen, "count"), "count", 1, SIM_MAX_GENERATE,
-                              &count, err)))
+        if ((rc = json_int_in(json_object_get(gen, "count"), "count", 1, SIM_MAX_GENERATE, &count,
+                              err)))
             return rc;
-        if (json_object_get(gen, "start") &&
-            (rc = json_int_in(json_object_get(gen, "start"), "start", 0, (int64_t)1 << 53,
-                              &start, err)))
+        if (json_object_get(gen, "start") && (rc = json_int_in(json_object_get(gen, "start"), "start",
+                                                               0, (int64_t)1 << 53, &start, err)))
             return rc;
         if (pre && !json_is_string(pre))
             return rs_fail(err, RINGSIM_ENAME, "prefix must be a JSON string");
@@ -490,8 +492,8 @@ static int post_keys(sim *s, const api_request *r, json_t **out, rs_error *err)
                 return rc;
             start = (int64_t)next;
         }
-        if ((rc = sim_generate_keys(s, p, plen, (uint64_t)start, (uint64_t)count, &ins, &skip,
-                                    &op, err)))
+        if ((rc = sim_generate_keys(s, p, plen, (uint64_t)start, (uint64_t)count, &ins, &skip, &op,
+                                    err)))
             return rc;
     } else if (keys) {
         if (!json_is_array(keys))
@@ -524,8 +526,8 @@ static int post_keys(sim *s, const api_request *r, json_t **out, rs_error *err)
         *out = json_pack("{s:o*, s:o*}", "key", k, "operation", o);
         return 201;
     }
-    *out = json_pack("{s:I, s:I, s:o*}", "inserted", (json_int_t)ins, "skipped",
-                     (json_int_t)skip, "operation", op_json(s, op, err));
+    *out = json_pack("{s:I, s:I, s:o*}", "inserted", (json_int_t)ins, "skipped", (json_int_t)skip,
+                     "operation", op_json(s, op, err));
     return 201;
 }
 
@@ -535,8 +537,7 @@ static int put_config(sim *s, const api_request *r, json_t **out, rs_error *err)
     if (rc)
         return rc;
     place_config cfg = *sim_config(s);
-    if ((rc = place_config_from_json(&cfg, r->body, err)) ||
-        (rc = place_config_check(&cfg, err)) ||
+    if ((rc = place_config_from_json(&cfg, r->body, err)) || (rc = place_config_check(&cfg, err)) ||
         (rc = view_params_check(cfg.algorithm, json_object_get(r->body, "params"), err)))
         return rc;
     int64_t op = 0; /* 0: nothing changed, nothing recorded */
@@ -594,8 +595,8 @@ static int post_scenario_run(sim *s, const api_request *r, json_t **out, rs_erro
     json_t *check = json_object_get(r->body, "check");
     if (!json_is_string(text))
         return rs_fail(err, RINGSIM_EPARAM, "text must be the scenario as a JSON string");
-    if (name && (!json_is_string(name) || json_string_length(name) < 1 ||
-                 json_string_length(name) > 255))
+    if (name &&
+        (!json_is_string(name) || json_string_length(name) < 1 || json_string_length(name) > 255))
         return rs_fail(err, RINGSIM_EPARAM, "name must be a string of 1 to 255 bytes");
     if (check && !json_is_boolean(check))
         return rs_fail(err, RINGSIM_EPARAM, "check must be true or false");
@@ -915,8 +916,8 @@ void api_handle(sim *s, api_cache *cache, const api_request *r, int *status, jso
     *status = a.status;
     if (a.file) { /* read back (the fuzzers: small databases) */
         a.text = malloc(a.file_len + 1);
-        if (a.text && (fseek(a.file, 0, SEEK_SET) ||
-                       fread(a.text, 1, a.file_len, a.file) != a.file_len)) {
+        if (a.text &&
+            (fseek(a.file, 0, SEEK_SET) || fread(a.text, 1, a.file_len, a.file) != a.file_len)) {
             free(a.text);
             a.text = NULL;
         }
@@ -925,8 +926,7 @@ void api_handle(sim *s, api_cache *cache, const api_request *r, int *status, jso
             a.text = strdup("");
     }
     if (a.text) { /* for callers that speak JSON only */
-        *body = json_pack("{s:s, s:s%}", "content_type", a.content_type, "text", a.text,
-                          a.text_len);
+        *body = json_pack("{s:s, s:s%}", "content_type", a.content_type, "text", a.text, a.text_len);
         if (!*body) {
             *status = 500;
             *body = api_error_body(RINGSIM_ENOMEM, "out of memory building the answer");
@@ -954,8 +954,8 @@ void api_respond(sim *s, api_cache *cache, const api_request *r, api_answer *a)
     sim *target = s;
     /* The state endpoints travel in time; the log is history already, and
      * the export reads the log for itself. */
-    const api_param *at =
-        seg_is(r, 0, "operations") || seg_is(r, 0, "export") ? NULL : param(r, "at");
+    const api_param *at = seg_is(r, 0, "operations") || seg_is(r, 0, "export") ? NULL
+                                                                               : param(r, "at");
     if (!rc && at && r->method != API_GET && r->method != API_HEAD)
         rc = rs_fail(&err, RINGSIM_EPARAM, "at= is for reading the past; it cannot change it");
     if (!rc && at) {

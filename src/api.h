@@ -35,7 +35,7 @@ typedef struct api_request {
     int nseg;
     api_param *params;
     int nparams;
-    json_t *body; /* parsed body (owned), NULL when there was none */
+    json_t *body;   /* parsed body (owned), NULL when there was none */
     int body_error; /* RINGSIM_EJSON etc. found while reading the body */
     char body_msg[160];
 } api_request;
@@ -65,14 +65,17 @@ typedef struct api_cache {
      * elsewhere); the state may then be one topology change behind. */
     bool light;
 } api_cache;
-#define API_CACHE_INIT {.h = SIM_HISTORY_INIT}
+#define API_CACHE_INIT                                                                             \
+    {                                                                                              \
+        .h = SIM_HISTORY_INIT                                                                      \
+    }
 void api_cache_clear(api_cache *c);
 
 /* An answer: JSON, or text for the exports (CSV, a scenario file). */
 typedef struct api_answer {
     int status;
-    json_t *body;             /* the JSON answer (owned), NULL when text is set */
-    char *text;               /* a text answer (malloc'd, owned), or NULL */
+    json_t *body; /* the JSON answer (owned), NULL when text is set */
+    char *text;   /* a text answer (malloc'd, owned), or NULL */
     size_t text_len;
     const char *content_type; /* of text or file: "text/csv; charset=utf-8", ... (static) */
     /* A long text answer (every key of a large database) written to an
@@ -91,8 +94,7 @@ void api_answer_clear(api_answer *a);
 /* The same for callers that send JSON only: a text answer comes as
  * {"content_type", "text"}.  *status and *body (new reference) always set;
  * errors become docs/api.md's error object. */
-void api_handle(sim *s, api_cache *cache, const api_request *r, int *status,
-                json_t **body);
+void api_handle(sim *s, api_cache *cache, const api_request *r, int *status, json_t **body);
 
 /* The API error object for a code and message. */
 json_t *api_error_body(int code, const char *msg);
@@ -109,9 +111,9 @@ int api_parse_u64(const char *s, size_t len, uint64_t max, uint64_t *out);
 /* `ringsim serve` (http.c).  Zero limits take the defaults shown. */
 typedef struct serve_options {
     const char *db;
-    const char *host;  /* address to listen on; NULL = 127.0.0.1 */
-    int port;          /* 0 = a free port (printed) */
-    const char *web;   /* serve this folder instead of the embedded page; NULL */
+    const char *host; /* address to listen on; NULL = 127.0.0.1 */
+    int port;         /* 0 = a free port (printed) */
+    const char *web;  /* serve this folder instead of the embedded page; NULL */
     /* Access token: NULL = none on a loopback address, and one generated
      * (and printed in the URL) on any other address. */
     const char *token;

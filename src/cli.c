@@ -201,8 +201,8 @@ static void print_command_help(FILE *out, const cmd_def *d)
         if (o != CMD_O_DB && o != CMD_O_JSON && !(d->options & CMD_BIT(o)))
             continue;
         char name[64];
-        snprintf(name, sizeof name, "--%s%s%s", cmd_options[o].name,
-                 cmd_options[o].arg ? " " : "", cmd_options[o].arg ? cmd_options[o].arg : "");
+        snprintf(name, sizeof name, "--%s%s%s", cmd_options[o].name, cmd_options[o].arg ? " " : "",
+                 cmd_options[o].arg ? cmd_options[o].arg : "");
         fprintf(out, "  %-20s %s\n", name, cmd_options[o].help);
     }
 }
@@ -510,8 +510,8 @@ static int face_run(const cmd_line *l, const char *db)
     size_t len;
     char name[300];
     if (l->opt[CMD_O_BUILTIN]) {
-        const scenario_file *f =
-            l->nargs == 1 ? scenario_file_find(l->args[0], strlen(l->args[0])) : NULL;
+        const scenario_file *f = l->nargs == 1 ? scenario_file_find(l->args[0], strlen(l->args[0]))
+                                               : NULL;
         if (!f) {
             fprintf(stderr, "ringsim: %s%s%s; the built-in scenarios are:",
                     l->nargs ? "no built-in scenario \"" : "run --builtin needs a NAME",
@@ -582,8 +582,8 @@ static int face_run(const cmd_line *l, const char *db)
         json_int_t met = json_integer_value(json_object_get(report, "expectations"));
         printf("\nok: %s: %zu step%s, %lld operation%s, %lld expectation%s met\n", label,
                json_array_size(json_object_get(report, "steps")),
-               json_array_size(json_object_get(report, "steps")) == 1 ? "" : "s",
-               (long long)ops, ops == 1 ? "" : "s", (long long)met, met == 1 ? "" : "s");
+               json_array_size(json_object_get(report, "steps")) == 1 ? "" : "s", (long long)ops,
+               ops == 1 ? "" : "s", (long long)met, met == 1 ? "" : "s");
     }
     json_decref(report);
     return rc == SCENARIO_FAILED ? CMD_EXIT_REFUSED : 0;
@@ -647,8 +647,7 @@ static int face_scenarios(const cmd_line *l, const char *db)
         json_array_foreach(json_object_get(j, "scenarios"), i, e)
         {
             const char *title = json_string_value(json_object_get(e, "title"));
-            printf("%-18s %s\n", json_string_value(json_object_get(e, "name")),
-                   title ? title : "");
+            printf("%-18s %s\n", json_string_value(json_object_get(e, "name")), title ? title : "");
         }
     }
     json_decref(j);
@@ -668,11 +667,12 @@ static int face_serve(const cmd_line *l, const char *db)
     }
     if (given)
         memset((char *)l->opt[CMD_O_TOKEN], 'x', strlen(given)); /* argv is the process's */
-    const char *token = given                     ? given
-                        : env_token && *env_token ? env_token
-                                                  : NULL;
-    serve_options so = {.db = db, .host = l->opt[CMD_O_HOST], .port = (int)l->port,
-                        .web = l->opt[CMD_O_WEB], .token = token};
+    const char *token = given ? given : env_token && *env_token ? env_token : NULL;
+    serve_options so = {.db = db,
+                        .host = l->opt[CMD_O_HOST],
+                        .port = (int)l->port,
+                        .web = l->opt[CMD_O_WEB],
+                        .token = token};
     int rc = api_serve(&so);
     free(given);
     return rc;
@@ -687,8 +687,8 @@ static const struct {
     const char *name;
     face_fn fn;
 } faces[] = {
-    {"help", face_help},         {"serve", face_serve},         {"run", face_run},
-    {"export", face_export},     {"scenarios", face_scenarios},
+    {"help", face_help},     {"serve", face_serve},         {"run", face_run},
+    {"export", face_export}, {"scenarios", face_scenarios},
 };
 
 int cli_main(int argc, char **argv)
@@ -715,9 +715,9 @@ int cli_main(int argc, char **argv)
         print_command_help(stdout, l.def);
     } else {
         const char *env_db = getenv("RINGSIM_DB");
-        const char *db = l.opt[CMD_O_DB]           ? l.opt[CMD_O_DB]
-                         : env_db && *env_db       ? env_db
-                                                   : "ringsim.db";
+        const char *db = l.opt[CMD_O_DB]     ? l.opt[CMD_O_DB]
+                         : env_db && *env_db ? env_db
+                                             : "ringsim.db";
         face_fn face = NULL;
         for (size_t i = 0; i < sizeof faces / sizeof faces[0]; i++)
             if (!strcmp(l.def->name, faces[i].name))

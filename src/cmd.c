@@ -25,7 +25,8 @@ const cmd_option cmd_options[CMD_O_COUNT] = {
     [CMD_O_JSON] = {"json", NULL, "print the API's JSON answer"},
     [CMD_O_CSV] = {"csv", NULL, "print the list as CSV (RFC 4180, a header row of the JSON fields)"},
     [CMD_O_WEIGHT] = {"weight", "W", "the node's weight, a number above 0 (default 1)"},
-    [CMD_O_TOKENS] = {"tokens", "T,T,...", "explicit signed 64-bit tokens (Cassandra's initial_token)"},
+    [CMD_O_TOKENS] = {"tokens", "T,T,...",
+                      "explicit signed 64-bit tokens (Cassandra's initial_token)"},
     [CMD_O_ID] = {"id", "N", "the server's id, 1 to 2147483647 (HAProxy's `id`; default: assigned)"},
     [CMD_O_NODE] = {"node", "N", "only the keys of node N"},
     [CMD_O_PREFIX] = {"prefix", "P", "the keys' prefix (default key-)"},
@@ -38,13 +39,15 @@ const cmd_option cmd_options[CMD_O_COUNT] = {
     [CMD_O_HOST] = {"host", "ADDR", "the address to listen on (default 127.0.0.1)"},
     [CMD_O_PORT] = {"port", "PORT", "the port (default 3000; 0 picks a free one)"},
     [CMD_O_WEB] = {"web", "DIR", "serve the page from DIR instead of the one built in"},
-    [CMD_O_TOKEN] = {"token", "T", "the access token (default $RINGSIM_TOKEN, which other users cannot see; made up beyond loopback)"},
+    [CMD_O_TOKEN] =
+        {"token",
+         "T", "the access token (default $RINGSIM_TOKEN, which other users cannot see; made up beyond loopback)"},
     [CMD_O_SCENARIO] = {"scenario", NULL, "write the history as a scenario file"},
     [CMD_O_BUILTIN] = {"builtin", NULL, "NAME is one of the scenarios built into ringsim"},
 };
 
-#define CONFIG_OPTS                                                                    \
-    (CMD_BIT(CMD_O_POINTS) | CMD_BIT(CMD_O_ALGORITHM) | CMD_BIT(CMD_O_PARAM) |         \
+#define CONFIG_OPTS                                                                                \
+    (CMD_BIT(CMD_O_POINTS) | CMD_BIT(CMD_O_ALGORITHM) | CMD_BIT(CMD_O_PARAM) |                     \
      CMD_BIT(CMD_O_REPLICAS))
 
 /* ---- small helpers ---- */
@@ -193,8 +196,7 @@ int cmd_config_apply(const cmd_line *l, place_config *cfg, rs_error *err)
 
 static bool has_config_opts(const cmd_line *l)
 {
-    return l->opt[CMD_O_POINTS] || l->opt[CMD_O_ALGORITHM] || l->nparams ||
-           l->opt[CMD_O_REPLICAS];
+    return l->opt[CMD_O_POINTS] || l->opt[CMD_O_ALGORITHM] || l->nparams || l->opt[CMD_O_REPLICAS];
 }
 
 /* ---- output ---- */
@@ -360,8 +362,8 @@ static int print_csv(FILE *out, json_t *j, const char *member, rs_error *err)
 static int run_node_add(cmd_ctx *c)
 {
     const char *name = c->l->args[0];
-    sim_node_spec spec = {name, strlen(name), c->l->weight, c->l->tokens, c->l->ntokens,
-                          c->l->srv_id};
+    sim_node_spec spec = {name,         strlen(name),  c->l->weight,
+                          c->l->tokens, c->l->ntokens, c->l->srv_id};
     int rc = sim_add_node_spec(c->s, &spec, &c->op, &c->err);
     if (rc)
         return rc;
@@ -399,8 +401,7 @@ static int run_node_weight(cmd_ctx *c)
         json_object_set_new(c->extra, "operation", json_null());
         print_json(c->out, c->extra);
     } else {
-        fprintf(c->out, "nothing changed: node %s already has weight %g\n", name,
-                c->l->weight);
+        fprintf(c->out, "nothing changed: node %s already has weight %g\n", name, c->l->weight);
     }
     return 0;
 }
@@ -430,8 +431,7 @@ static int run_key_add(cmd_ctx *c)
         json_t *k = view_key_get(c->s, c->l->args[0], strlen(c->l->args[0]), &c->err);
         c->extra = json_pack("{s:o*}", "key", k);
     } else {
-        c->extra = json_pack("{s:I, s:I}", "inserted", (json_int_t)ins, "skipped",
-                             (json_int_t)skip);
+        c->extra = json_pack("{s:I, s:I}", "inserted", (json_int_t)ins, "skipped", (json_int_t)skip);
     }
     return answer_change(c);
 }
@@ -443,8 +443,7 @@ static int run_key_gen(cmd_ctx *c)
     uint64_t start = c->l->start; /* --start S, else after the last generated */
     int rc = c->l->opt[CMD_O_START] ? 0 : sim_generate_next(c->s, p, strlen(p), &start, &c->err);
     if (!rc)
-        rc = sim_generate_keys(c->s, p, strlen(p), start, c->l->count, &ins, &skip, &c->op,
-                               &c->err);
+        rc = sim_generate_keys(c->s, p, strlen(p), start, c->l->count, &ins, &skip, &c->op, &c->err);
     if (rc)
         return rc;
     c->extra = json_pack("{s:I, s:I}", "inserted", (json_int_t)ins, "skipped", (json_int_t)skip);
@@ -482,8 +481,7 @@ static int run_config(cmd_ctx *c)
         if (!rc && (rc = place_config_check(&cfg, &c->err)))
             return rc;
         c->op = 0; /* 0: nothing changed, nothing recorded */
-        if (rc || (!sim_config_same(c->s, &cfg) &&
-                   (rc = sim_configure(c->s, &cfg, &c->op, &c->err))))
+        if (rc || (!sim_config_same(c->s, &cfg) && (rc = sim_configure(c->s, &cfg, &c->op, &c->err))))
             return rc;
         j = view_config(c->s, &c->err);
         c->extra = json_pack("{s:o*}", "config", j);
@@ -625,7 +623,10 @@ static void print_lookup(FILE *out, sim *s, const char *key, json_t *j)
                 (long long)json_integer_value(json_object_get(j, "position")));
     const char *n = json_string_value(json_object_get(j, "node"));
     char *en = n ? names_escape(n, strlen(n)) : NULL;
-    fprintf(out, "node        %s%s\n", en ? en : n ? n : "(no node)",
+    fprintf(out, "node        %s%s\n",
+            en  ? en
+            : n ? n
+                : "(no node)",
             json_is_true(json_object_get(j, "wrapped")) ? " (wrapped)" : "");
     free(en);
     json_t *reps = json_object_get(j, "replicas"), *r;
@@ -643,8 +644,8 @@ static void print_lookup(FILE *out, sim *s, const char *key, json_t *j)
     if (json_array_size(tr))
         fprintf(out, "steps:\n");
     json_array_foreach(tr, i, st)
-    fprintf(out, "  %-10s %s\n", json_string_value(json_object_get(st, "step")),
-            json_string_value(json_object_get(st, "detail")));
+        fprintf(out, "  %-10s %s\n", json_string_value(json_object_get(st, "step")),
+                json_string_value(json_object_get(st, "detail")));
     json_decref(cat);
 }
 
@@ -698,10 +699,10 @@ static int run_ring(cmd_ctx *c)
         size_t i;
         fprintf(c->out, "%10s  %s\n", "Position", "Node (point)");
         json_array_foreach(json_object_get(j, "points"), i, p)
-        fprintf(c->out, "%10lld  %s#%lld\n",
-                (long long)json_integer_value(json_object_get(p, "position")),
-                json_string_value(json_object_get(p, "node")),
-                (long long)json_integer_value(json_object_get(p, "index")));
+            fprintf(c->out, "%10lld  %s#%lld\n",
+                    (long long)json_integer_value(json_object_get(p, "position")),
+                    json_string_value(json_object_get(p, "node")),
+                    (long long)json_integer_value(json_object_get(p, "index")));
     }
     json_decref(j);
     return 0;
@@ -771,8 +772,7 @@ static int run_log_one(cmd_ctx *c)
     }
     json_decref(o);
     if (!rc)
-        rc = store_moves_page(sim_store(c->s), l->id, 0, INT64_MAX, &total, print_move, &mp,
-                              &c->err);
+        rc = store_moves_page(sim_store(c->s), l->id, 0, INT64_MAX, &total, print_move, &mp, &c->err);
     csv_close(&mp.csv);
     if (rc == RINGSIM_ENOMEM)
         rs_fail(&c->err, rc, "out of memory");
@@ -797,12 +797,12 @@ static int run_log(cmd_ctx *c)
         json_t *p;
         size_t i;
         json_array_foreach(json_object_get(j, "operations"), i, p)
-        fprintf(c->out, "%5lld  %s  %-11s  %6lld moved  %s\n",
-                (long long)json_integer_value(json_object_get(p, "id")),
-                json_string_value(json_object_get(p, "at")),
-                json_string_value(json_object_get(p, "type")),
-                (long long)json_integer_value(json_object_get(p, "keys_moved")),
-                json_string_value(json_object_get(p, "subject")));
+            fprintf(c->out, "%5lld  %s  %-11s  %6lld moved  %s\n",
+                    (long long)json_integer_value(json_object_get(p, "id")),
+                    json_string_value(json_object_get(p, "at")),
+                    json_string_value(json_object_get(p, "type")),
+                    (long long)json_integer_value(json_object_get(p, "keys_moved")),
+                    json_string_value(json_object_get(p, "subject")));
         if (!json_array_size(json_object_get(j, "operations")))
             fprintf(c->out, "(no operations)\n");
     }
@@ -820,8 +820,8 @@ static int run_algorithms(cmd_ctx *c)
     } else {
         json_t *a = json_object_get(j, "algorithms"), *e;
         size_t i;
-        fprintf(c->out, "%-11s %-8s %-8s %-22s %s\n", "ALGORITHM", "WEIGHTS", "REPLICAS",
-                "PARAMS", "TITLE");
+        fprintf(c->out, "%-11s %-8s %-8s %-22s %s\n", "ALGORITHM", "WEIGHTS", "REPLICAS", "PARAMS",
+                "TITLE");
         json_array_foreach(a, i, e)
         {
             char ps[128] = "";
@@ -833,8 +833,7 @@ static int run_algorithms(cmd_ctx *c)
                 json_t *d = json_object_get(p, "default");
                 if (json_is_string(d)) /* a choice by name (twemproxy's hash) */
                     snprintf(one, sizeof one, "%s%s=%s", k ? " " : "",
-                             json_string_value(json_object_get(p, "name")),
-                             json_string_value(d));
+                             json_string_value(json_object_get(p, "name")), json_string_value(d));
                 else
                     snprintf(one, sizeof one, "%s%s=%lld", k ? " " : "",
                              json_string_value(json_object_get(p, "name")),
@@ -874,9 +873,8 @@ static int run_check(cmd_ctx *c)
         for (char *save, *l = strtok_r(report, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
             json_array_append_new(lines, json_string(l));
         json_t *j = json_pack("{s:b, s:I, s:I, s:I, s:I, s:o}", "ok", problems == 0, "problems",
-                              (json_int_t)problems, "nodes", (json_int_t)sim_node_count(c->s),
-                              "keys", (json_int_t)keys, "operations", (json_int_t)ops,
-                              "report", lines);
+                              (json_int_t)problems, "nodes", (json_int_t)sim_node_count(c->s), "keys",
+                              (json_int_t)keys, "operations", (json_int_t)ops, "report", lines);
         print_json(c->out, j);
         json_decref(j);
     } else if (problems == 0) {
@@ -889,8 +887,8 @@ static int run_check(cmd_ctx *c)
     }
     free(report);
     if (problems)
-        return rs_fail(&c->err, RINGSIM_EPARAM, "check found %lld problem%s",
-                       (long long)problems, problems == 1 ? "" : "s");
+        return rs_fail(&c->err, RINGSIM_EPARAM, "check found %lld problem%s", (long long)problems,
+                       problems == 1 ? "" : "s");
     return 0;
 }
 
@@ -956,8 +954,8 @@ static int run_preview_config(cmd_ctx *c)
 static int run_compare(cmd_ctx *c)
 {
     const cmd_line *l = c->l;
-    json_t *j = view_compare(c->s, l->opt[CMD_O_ALGORITHMS], l->params, (size_t)l->nparams,
-                             100000, &c->err);
+    json_t *j = view_compare(c->s, l->opt[CMD_O_ALGORITHMS], l->params, (size_t)l->nparams, 100000,
+                             &c->err);
     if (!j)
         return c->err.code;
     FILE *out = c->out;
@@ -970,8 +968,7 @@ static int run_compare(cmd_ctx *c)
     fprintf(out, "%lld keys on %lld nodes%s\n",
             (long long)json_integer_value(json_object_get(j, "keys")),
             (long long)json_integer_value(json_object_get(j, "nodes")),
-            json_is_true(json_object_get(smp, "sampled")) ? " (an even sample of keys placed)"
-                                                          : "");
+            json_is_true(json_object_get(smp, "sampled")) ? " (an even sample of keys placed)" : "");
     fprintf(out, "  %-11s %9s %8s %10s %10s %9s %9s %9s\n", "ALGORITHM", "MAX/MEAN", "CV",
             "STRUCTURAL", "LOOKUP ns", "MEMORY", "+1 MOVES", "-1 MOVES");
     json_t *e;
@@ -1007,8 +1004,7 @@ static int run_compare(cmd_ctx *c)
 #define O(x) CMD_BIT(CMD_O_##x)
 
 const cmd_def cmd_table[] = {
-    {"serve", "", 0, 0, O(HOST) | O(PORT) | O(WEB) | O(TOKEN), CMD_F_NO_DB,
-     "start the web simulator",
+    {"serve", "", 0, 0, O(HOST) | O(PORT) | O(WEB) | O(TOKEN), CMD_F_NO_DB, "start the web simulator",
      "Serves the page and the HTTP API (docs/api.md) on the database until interrupted "
      "(Ctrl-C or SIGTERM). A change made by another ringsim process on the same database "
      "reaches every open page within a second. On an address other than loopback every "
@@ -1020,16 +1016,14 @@ const cmd_def cmd_table[] = {
      "weight holds a proportional number of points (or slots, or table entries).",
      run_node_add},
     {"node rm", "NAME", 1, 1, 0, CMD_F_CHANGE, "remove a node",
-     "Removes the node NAME; its keys move to the nodes that now own their positions.",
-     run_node_rm},
+     "Removes the node NAME; its keys move to the nodes that now own their positions.", run_node_rm},
     {"node weight", "NAME W", 2, 2, 0, CMD_F_CHANGE, "change a node's weight in place",
      "Gives the node NAME the weight W (a number above 0, in decimal digits); the keys move "
      "as the placement says. One set_weight operation; the weight it already has changes "
      "nothing and records nothing.",
      run_node_weight},
     {"node ls", "", 0, 0, O(CSV), 0, "list nodes (like nodetool status)",
-     "Lists the nodes by position: weight, points, keys, key share and ring share.",
-     run_node_ls},
+     "Lists the nodes by position: weight, points, keys, key share and ring share.", run_node_ls},
     {"key add", "KEY...", 1, -1, 0, CMD_F_CHANGE, "insert keys",
      "Inserts the keys. One key must be new; in a list, keys that exist are skipped and "
      "counted.",
@@ -1037,8 +1031,7 @@ const cmd_def cmd_table[] = {
     {"key rm", "KEY...", 1, -1, 0, CMD_F_CHANGE, "delete keys",
      "Deletes the keys; every one of them must exist.", run_key_rm},
     {"key ls", "", 0, 0, O(NODE) | O(CSV), 0, "list keys by position",
-     "Lists every stored key with its position and node, ordered by (position, key).",
-     run_key_ls},
+     "Lists every stored key with its position and node, ordered by (position, key).", run_key_ls},
     {"key gen", "COUNT", 1, 1, O(PREFIX) | O(START), CMD_F_CHANGE, "insert generated keys",
      "Inserts the keys P+S ... P+(S+COUNT-1): COUNT from 1 to 10,000,000, prefix P "
      "(default key-), start S (default 0). Keys that exist are skipped.",
@@ -1048,11 +1041,9 @@ const cmd_def cmd_table[] = {
      "from key to owner.",
      run_lookup},
     {"stats", "", 0, 0, 0, 0, "balance statistics",
-     "Keys per node: mean, population standard deviation, cv, min, max, max/mean.",
-     run_stats},
+     "Keys per node: mean, population standard deviation, cv, min, max, max/mean.", run_stats},
     {"log", "[ID]", 0, 1, O(CSV), 0, "the operation log, or one operation's moves",
-     "Lists every operation; with ID, that operation and every key it moved (from, to).",
-     run_log},
+     "Lists every operation; with ID, that operation and every key it moved (from, to).", run_log},
     {"ring", "", 0, 0, 0, 0, "the ring's points in order",
      "Lists the points (or slot ranges, or table runs) of the current placement.", run_ring},
     {"config", "", 0, 0, CONFIG_OPTS, CMD_F_CHANGE_OPTS, "show or change the configuration",
@@ -1064,8 +1055,7 @@ const cmd_def cmd_table[] = {
      "Lists the placement algorithms: what each reproduces, its parameters and defaults, "
      "whether it honours weights and replicas.",
      run_algorithms},
-    {"compare", "", 0, 0, O(ALGORITHMS) | O(PARAM), 0,
-     "the nodes and keys placed by each algorithm",
+    {"compare", "", 0, 0, O(ALGORITHMS) | O(PARAM), 0, "the nodes and keys placed by each algorithm",
      "Places the current nodes and keys with each algorithm side by side: max/mean, cv, "
      "structural balance, lookup time, memory, keys moved if a node joined or left. "
      "Nothing is recorded.",
@@ -1306,8 +1296,7 @@ int cmd_parse(cmd_line *l, int argc, char **argv, rs_error *err)
         return fail_usage(err, "%.64s needs a subcommand", pos[0]);
     if (!d) {
         char words[160];
-        snprintf(words, sizeof words, "%.64s%s%.64s", pos[0], group ? " " : "",
-                 group ? pos[1] : "");
+        snprintf(words, sizeof words, "%.64s%s%.64s", pos[0], group ? " " : "", group ? pos[1] : "");
         return fail_usage(err, "unknown command: %s", words);
     }
     l->def = d;
@@ -1318,8 +1307,7 @@ int cmd_parse(cmd_line *l, int argc, char **argv, rs_error *err)
     for (int o = 0; o < CMD_O_COUNT; o++) {
         if (!given[o] || o == CMD_O_DB || o == CMD_O_JSON || (d->options & CMD_BIT(o)))
             continue;
-        return fail_usage(err, "option --%s does not apply to this command",
-                          cmd_options[o].name);
+        return fail_usage(err, "option --%s does not apply to this command", cmd_options[o].name);
     }
     for (int i = 0; i < l->nparams; i++) {
         const char *eq = strchr(l->params[i], '=');

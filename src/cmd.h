@@ -66,22 +66,22 @@ extern const cmd_option cmd_options[CMD_O_COUNT];
 #define CMD_BIT(o) (1u << (o))
 
 enum {
-    CMD_F_CHANGE = 1,       /* one operation: allowed in scenario files */
-    CMD_F_CHANGE_OPTS = 2,  /* a change when given options (config) */
-    CMD_F_NO_DB = 4,        /* runs without opening the database */
-    CMD_F_HIDDEN = 8,       /* not listed by help (completion's helper) */
+    CMD_F_CHANGE = 1,      /* one operation: allowed in scenario files */
+    CMD_F_CHANGE_OPTS = 2, /* a change when given options (config) */
+    CMD_F_NO_DB = 4,       /* runs without opening the database */
+    CMD_F_HIDDEN = 8,      /* not listed by help (completion's helper) */
 };
 
 typedef struct cmd_ctx cmd_ctx;
 
 typedef struct cmd_def {
-    const char *name;     /* its words: "node add" */
-    const char *args;     /* the positionals in the synopsis: "NAME", "KEY..." */
+    const char *name;       /* its words: "node add" */
+    const char *args;       /* the positionals in the synopsis: "NAME", "KEY..." */
     int min_args, max_args; /* max_args < 0: any number */
-    unsigned options;     /* CMD_BIT()s it accepts beside --db and --json */
-    unsigned flags;       /* CMD_F_* */
-    const char *summary;  /* one line for the list of commands */
-    const char *help;     /* what `ringsim help COMMAND` says beside the synopsis */
+    unsigned options;       /* CMD_BIT()s it accepts beside --db and --json */
+    unsigned flags;         /* CMD_F_* */
+    const char *summary;    /* one line for the list of commands */
+    const char *help;       /* what `ringsim help COMMAND` says beside the synopsis */
     /* The handler: 0, or a negative RINGSIM_E code with c->err filled.
      * NULL when the command line runs the command itself. */
     int (*run)(cmd_ctx *c);
@@ -105,7 +105,7 @@ typedef struct cmd_line {
     double weight;   /* --weight (1 when absent) */
     int64_t *tokens; /* --tokens (malloc'd), ntokens of them */
     size_t ntokens;
-    int64_t srv_id; /* --id: HAProxy's server id, 0 when absent */
+    int64_t srv_id;        /* --id: HAProxy's server id, 0 when absent */
     uint64_t count, start; /* key gen COUNT --start S */
     int64_t id;            /* revert ID, log ID (0 when absent) */
     uint64_t port;         /* serve --port (3000) */
@@ -132,9 +132,9 @@ bool cmd_changes(const cmd_line *l);
 struct cmd_ctx {
     sim *s;
     const cmd_line *l;
-    FILE *out;      /* where the command prints; NULL: print nothing */
-    int64_t op;     /* the operation a change made, 0 when none */
-    json_t *extra;  /* what its answer carries beside "operation" ({"inserted",
+    FILE *out;     /* where the command prints; NULL: print nothing */
+    int64_t op;    /* the operation a change made, 0 when none */
+    json_t *extra; /* what its answer carries beside "operation" ({"inserted",
                        "skipped"}, {"node"}, ...): owned, may be NULL */
     rs_error err;
 };

@@ -119,8 +119,8 @@ static void stats_of(const int64_t *count, size_t n, sim_stats *st)
     st->max_over_mean = st->mean > 0 ? (double)st->max / st->mean : 0;
 }
 
-static void one(sim *s, const sample *sm, double scale, compare_result *r, long *own,
-                long *scratch, int64_t *count)
+static void one(sim *s, const sample *sm, double scale, compare_result *r, long *own, long *scratch,
+                int64_t *count)
 {
     hasher *h = sim_hasher(s);
     size_t n = sim_node_count(s);
@@ -194,14 +194,13 @@ out:
     place_free(p);
 }
 
-int compare_run(sim *s, compare_result *res, size_t nres, uint64_t max_keys,
-                compare_sample *info, rs_error *err)
+int compare_run(sim *s, compare_result *res, size_t nres, uint64_t max_keys, compare_sample *info,
+                rs_error *err)
 {
     sample sm = {0};
     int64_t total = sim_key_count(s);
-    sm.step = max_keys && (uint64_t)total > max_keys
-                  ? ((uint64_t)total + max_keys - 1) / max_keys
-                  : 1;
+    sm.step = max_keys && (uint64_t)total > max_keys ? ((uint64_t)total + max_keys - 1) / max_keys
+                                                     : 1;
     int rc = store_keys_each(sim_store(s), 0, take, &sm, err);
     size_t n = sim_node_count(s);
     long *own = malloc((sm.n + 1) * sizeof *own), *scratch = malloc((sm.n + 1) * sizeof *scratch);
@@ -239,8 +238,8 @@ static int synth_make(synth *sy, size_t n)
     if (!sy->names || !sy->v)
         return RINGSIM_ENOMEM;
     for (size_t i = 0; i <= n; i++) { /* one more: the joining node */
-        int len = snprintf(sy->names[i], sizeof sy->names[i], "10.%zu.%zu.%zu:11211",
-                           i / 65536, (i / 256) % 256, i % 256 + 1);
+        int len = snprintf(sy->names[i], sizeof sy->names[i], "10.%zu.%zu.%zu:11211", i / 65536,
+                           (i / 256) % 256, i % 256 + 1);
         sy->v[i] = (place_node){(int64_t)i + 1, sy->names[i], (size_t)len, 1, NULL, 0, 0};
     }
     return 0;

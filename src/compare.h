@@ -42,8 +42,8 @@ typedef struct compare_sample {
 /* Fill res[0..nres) (cfg set by the caller).  max_keys bounds the sample
  * (0: all keys).  A configuration that cannot place the current nodes gets
  * rc and err; the call itself fails only when the keys cannot be read. */
-int compare_run(sim *s, compare_result *res, size_t nres, uint64_t max_keys,
-                compare_sample *info, rs_error *err);
+int compare_run(sim *s, compare_result *res, size_t nres, uint64_t max_keys, compare_sample *info,
+                rs_error *err);
 
 /* ---- theory beside measurement ----
  * For n nodes of weight 1 (named as every algorithm accepts), the
@@ -52,9 +52,9 @@ int compare_run(sim *s, compare_result *res, size_t nres, uint64_t max_keys,
  * defaults, its structural max/mean and the fraction of keys a join moves
  * (measured on `sample` generated keys) beside the ideal 1 / (n + 1). */
 typedef struct theory_point {
-    int64_t v;               /* points per node */
-    double expected, ring;   /* max/mean: formula, measured */
-    double ring_join_moved;  /* fraction of keys a join moves with V points */
+    int64_t v;              /* points per node */
+    double expected, ring;  /* max/mean: formula, measured */
+    double ring_join_moved; /* fraction of keys a join moves with V points */
 } theory_point;
 
 typedef struct theory_alg {

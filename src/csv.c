@@ -148,10 +148,7 @@ int csv_file_sink(void *ud, const char *data, size_t len)
     return fwrite(data, 1, len, ud) == len ? 0 : RINGSIM_EINTERNAL;
 }
 
-static int buf_sink(void *ud, const char *data, size_t len)
-{
-    return sb_add(ud, data, len);
-}
+static int buf_sink(void *ud, const char *data, size_t len) { return sb_add(ud, data, len); }
 
 char *csv_from_rows(const json_t *rows, size_t *len)
 {

@@ -54,7 +54,6 @@ int ringsim_status(int code);
 
 /* Fill err (which may be NULL) with code and a printf-style message; returns
  * code so callers can write `return rs_fail(err, RINGSIM_ENAME, "...")`. */
-int rs_fail(rs_error *err, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+int rs_fail(rs_error *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

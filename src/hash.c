@@ -40,8 +40,7 @@ void hasher_free(hasher *h)
     free(h);
 }
 
-static void digest(hasher *h, const EVP_MD *md, const void *s, size_t len,
-                   unsigned char *out)
+static void digest(hasher *h, const EVP_MD *md, const void *s, size_t len, unsigned char *out)
 {
     unsigned int n = 0;
     /* With a fetched digest and a live context these calls cannot fail. */
@@ -54,8 +53,7 @@ uint32_t hash_position(hasher *h, const void *s, size_t len)
 {
     unsigned char d[32];
     digest(h, h->sha256, s, len, d);
-    return (uint32_t)d[0] << 24 | (uint32_t)d[1] << 16 | (uint32_t)d[2] << 8 |
-           (uint32_t)d[3];
+    return (uint32_t)d[0] << 24 | (uint32_t)d[1] << 16 | (uint32_t)d[2] << 8 | (uint32_t)d[3];
 }
 
 void hash_sha256_hex(hasher *h, const void *s, size_t len, char out[65])

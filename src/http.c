@@ -131,10 +131,10 @@ typedef struct conn {
     struct bufferevent *bev; /* NULL once closed (the struct waits for its job) */
     struct event *timer;
     conn_state state;
-    bool refused; /* over the cap: counted in nrefusing, not nconns */
-    bool started; /* a byte of the current head has come */
-    bool keep;    /* keep the connection after this answer */
-    bool lagging; /* SSE output over SSE_MAX_OUTPUT: to be closed */
+    bool refused;     /* over the cap: counted in nrefusing, not nconns */
+    bool started;     /* a byte of the current head has come */
+    bool keep;        /* keep the connection after this answer */
+    bool lagging;     /* SSE output over SSE_MAX_OUTPUT: to be closed */
     bool chunked_out; /* the SSE stream is chunked (HTTP/1.1) */
     bool catching_up; /* SSE: resuming from Last-Event-ID, a page per write */
     bool eof;         /* the client shut its side: answer what came, then close */
@@ -234,21 +234,36 @@ static void maybe_stopped(server *sv);
 static const char *reason(int status)
 {
     switch (status) {
-    case 200: return "OK";
-    case 201: return "Created";
-    case 400: return "Bad Request";
-    case 401: return "Unauthorized";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 408: return "Request Timeout";
-    case 409: return "Conflict";
-    case 413: return "Content Too Large";
-    case 414: return "URI Too Long";
-    case 431: return "Request Header Fields Too Large";
-    case 503: return "Service Unavailable";
-    case 507: return "Insufficient Storage";
-    default: return status < 500 ? "Bad Request" : "Internal Server Error";
+    case 200:
+        return "OK";
+    case 201:
+        return "Created";
+    case 400:
+        return "Bad Request";
+    case 401:
+        return "Unauthorized";
+    case 403:
+        return "Forbidden";
+    case 404:
+        return "Not Found";
+    case 405:
+        return "Method Not Allowed";
+    case 408:
+        return "Request Timeout";
+    case 409:
+        return "Conflict";
+    case 413:
+        return "Content Too Large";
+    case 414:
+        return "URI Too Long";
+    case 431:
+        return "Request Header Fields Too Large";
+    case 503:
+        return "Service Unavailable";
+    case 507:
+        return "Insufficient Storage";
+    default:
+        return status < 500 ? "Bad Request" : "Internal Server Error";
     }
 }
 
@@ -264,10 +279,7 @@ static const char *http_date(server *sv)
     return sv->date;
 }
 
-static bool is_head(const conn *c)
-{
-    return c->have_head && c->h.method == API_HEAD;
-}
+static bool is_head(const conn *c) { return c->have_head && c->h.method == API_HEAD; }
 
 /* Status line and headers; the body's length is len (sent unless HEAD). */
 static void start_answer(conn *c, int status, const char *type, const char *extra, size_t len,
@@ -277,9 +289,9 @@ static void start_answer(conn *c, int status, const char *type, const char *extr
     char length[48] = "";
     if (with_length)
         snprintf(length, sizeof length, "Content-Length: %zu\r\n", len);
-    const char *conn_hdr = !c->keep ? "Connection: close\r\n"
+    const char *conn_hdr = !c->keep                          ? "Connection: close\r\n"
                            : c->have_head && c->h.minor == 0 ? "Connection: keep-alive\r\n"
-                                                              : "";
+                                                             : "";
     evbuffer_add_printf(out, "HTTP/1.1 %d %s\r\nDate: %s\r\nContent-Type: %s\r\n%s%s%s%s\r\n",
                         status, reason(status), http_date(c->sv), type, length, security_headers,
                         extra ? extra : "", conn_hdr);
@@ -307,8 +319,8 @@ static void finish(conn *c)
     evtimer_add(c->timer, &idle);
 }
 
-static void send_bytes(conn *c, int status, const char *type, const char *extra,
-                       const void *data, size_t len)
+static void send_bytes(conn *c, int status, const char *type, const char *extra, const void *data,
+                       size_t len)
 {
     start_answer(c, status, type, extra, len, true);
     if (!is_head(c) && len)
@@ -324,10 +336,10 @@ static void answer_json(conn *c, int status, json_t *body)
         status = 500;
     const char *text = t ? t : fallback;
     size_t n = strlen(text);
-    const char *extra = status == 401 ? "Cache-Control: no-store\r\n"
-                                        "WWW-Authenticate: Bearer realm=\"ringsim\"\r\n"
-                      : status == 503 ? "Cache-Control: no-store\r\nRetry-After: 1\r\n"
-                                      : "Cache-Control: no-store\r\n";
+    const char *extra = status == 401   ? "Cache-Control: no-store\r\n"
+                                          "WWW-Authenticate: Bearer realm=\"ringsim\"\r\n"
+                        : status == 503 ? "Cache-Control: no-store\r\nRetry-After: 1\r\n"
+                                        : "Cache-Control: no-store\r\n";
     start_answer(c, status, "application/json; charset=utf-8", extra, n + 1, true);
     c->sv->trim_due |= n > TRIM_OVER;
     if (!is_head(c)) {
@@ -342,8 +354,7 @@ static void answer_json(conn *c, int status, json_t *body)
 static void answer(conn *c, api_answer *a)
 {
     if (a->file) { /* sent from the file by the kernel, never read in */
-        start_answer(c, a->status, a->content_type, "Cache-Control: no-store\r\n", a->file_len,
-                     true);
+        start_answer(c, a->status, a->content_type, "Cache-Control: no-store\r\n", a->file_len, true);
         if (is_head(c) || !a->file_len)
             return;
         int fd = dup(fileno(a->file)); /* the evbuffer closes its own copy */
@@ -710,10 +721,9 @@ static void sse_resume(conn *c)
     server *sv = c->sv;
     rs_error err = {0, ""};
     sse_send s = {c, sv, c->last};
-    int rc = c->last < sv->broadcast
-                 ? store_ops_each(sim_store(sv->loop_sim), c->last, sv->broadcast - c->last,
-                                  send_op, &s, &err)
-                 : 0;
+    int rc = c->last < sv->broadcast ? store_ops_each(sim_store(sv->loop_sim), c->last,
+                                                      sv->broadcast - c->last, send_op, &s, &err)
+                                     : 0;
     if (rc && rc != SSE_PAUSE)
         c->lagging = true; /* end the stream; the browser resumes from what it got */
     else if (c->last >= sv->broadcast)
@@ -793,8 +803,8 @@ static void broadcast_new(server *sv)
     int64_t last = rc ? sv->broadcast : sim_last_op(sv->loop_sim);
     if (!rc && last > sv->broadcast) {
         sse_send s = {NULL, sv, sv->broadcast};
-        rc = store_ops_each(sim_store(sv->loop_sim), sv->broadcast, last - sv->broadcast,
-                            send_op, &s, &err);
+        rc = store_ops_each(sim_store(sv->loop_sim), sv->broadcast, last - sv->broadcast, send_op,
+                            &s, &err);
         sv->broadcast = s.sent;
         /* The reading worker keeps checkpoints of the past when it is idle. */
         pthread_mutex_lock(&sv->mu);
@@ -822,15 +832,14 @@ static void events_start(conn *c)
     }
     const char *framing = c->h.minor == 1 ? "Transfer-Encoding: chunked\r\n" : "";
     char extra[160];
-    snprintf(extra, sizeof extra, "Cache-Control: no-store\r\nX-Accel-Buffering: no\r\n%s",
-             framing);
+    snprintf(extra, sizeof extra, "Cache-Control: no-store\r\nX-Accel-Buffering: no\r\n%s", framing);
     if (is_head(c)) { /* the headers of the stream, no stream */
         start_answer(c, 200, "text/event-stream; charset=utf-8", extra, 0, false);
         finish(c);
         return;
     }
     broadcast_new(sv); /* so that "from now on" starts after everything sent */
-    c->keep = false; /* a stream ends with its connection */
+    c->keep = false;   /* a stream ends with its connection */
     start_answer(c, 200, "text/event-stream; charset=utf-8", extra, 0, false);
     c->state = C_EVENTS;
     c->chunked_out = c->h.minor == 1;
@@ -846,7 +855,8 @@ static void events_start(conn *c)
         /* Too far behind to catch up event by event: the client reloads
          * its state instead, and the stream goes on from now. */
         char msg[160];
-        int n = snprintf(msg, sizeof msg, "id: %lld\nevent: reload\ndata: {\"last\":%lld,\"missed\":%lld}\n\n",
+        int n = snprintf(msg, sizeof msg,
+                         "id: %lld\nevent: reload\ndata: {\"last\":%lld,\"missed\":%lld}\n\n",
                          (long long)sv->broadcast, (long long)sv->broadcast,
                          (long long)(sv->broadcast - c->last));
         send_chunk(c, msg, (size_t)n);
@@ -885,8 +895,7 @@ static void on_progress(evutil_socket_t fd, short what, void *arg)
         worker *w = &sv->w[i];
         pthread_mutex_lock(&sv->mu);
         json_t *j = w->p_dirty ? json_pack("{s:s, s:I, s:I}", "type", w->p_what, "done",
-                                           (json_int_t)w->p_done, "total",
-                                           (json_int_t)w->p_total)
+                                           (json_int_t)w->p_done, "total", (json_int_t)w->p_total)
                                : NULL;
         w->p_dirty = false;
         pthread_mutex_unlock(&sv->mu);
@@ -1103,8 +1112,8 @@ static void enqueue(conn *c, worker *w, api_request *r)
     pthread_mutex_unlock(&sv->mu);
     if (queued >= QUEUE_MAX) {
         char msg[96];
-        snprintf(msg, sizeof msg, "%d requests are waiting for the %s already; try again",
-                 queued, w == &sv->w[W_OPS] ? "operations worker" : "reading worker");
+        snprintf(msg, sizeof msg, "%d requests are waiting for the %s already; try again", queued,
+                 w == &sv->w[W_OPS] ? "operations worker" : "reading worker");
         body_free(c);
         answer_error(c, RINGSIM_EUNAVAILABLE, msg);
         finish(c);
@@ -1160,12 +1169,16 @@ static void cancel_running(conn *c)
 static const char *mime(const char *path)
 {
     const char *dot = strrchr(path, '.');
-    static const char *const t[][2] = {
-        {".html", "text/html; charset=utf-8"}, {".js", "text/javascript; charset=utf-8"},
-        {".mjs", "text/javascript; charset=utf-8"}, {".css", "text/css; charset=utf-8"},
-        {".svg", "image/svg+xml"}, {".png", "image/png"}, {".ico", "image/x-icon"},
-        {".json", "application/json; charset=utf-8"}, {".txt", "text/plain; charset=utf-8"},
-        {".webmanifest", "application/manifest+json"}};
+    static const char *const t[][2] = {{".html", "text/html; charset=utf-8"},
+                                       {".js", "text/javascript; charset=utf-8"},
+                                       {".mjs", "text/javascript; charset=utf-8"},
+                                       {".css", "text/css; charset=utf-8"},
+                                       {".svg", "image/svg+xml"},
+                                       {".png", "image/png"},
+                                       {".ico", "image/x-icon"},
+                                       {".json", "application/json; charset=utf-8"},
+                                       {".txt", "text/plain; charset=utf-8"},
+                                       {".webmanifest", "application/manifest+json"}};
     for (size_t i = 0; dot && i < sizeof t / sizeof t[0]; i++)
         if (!strcmp(dot, t[i][0]))
             return t[i][1];
@@ -1233,7 +1246,7 @@ static void complete(conn *c)
     } else { /* a fast read: no route on the loop takes a body */
         api_answer a;
         api_cache none = API_CACHE_INIT; /* the loop never travels in time */
-        none.light = true;                /* nor builds a layout */
+        none.light = true;               /* nor builds a layout */
         api_respond(sv->loop_sim, &none, &req->api, &a);
         api_cache_clear(&none);
         answer(c, &a);
@@ -1569,8 +1582,7 @@ static struct evconnlistener *listen_on(server *sv, const char *host, int port)
     int e = 0;
     for (struct addrinfo *a = res; a && !l; a = a->ai_next) {
         l = evconnlistener_new_bind(sv->base, on_accept, sv,
-                                    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE |
-                                        LEV_OPT_CLOSE_ON_EXEC,
+                                    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE | LEV_OPT_CLOSE_ON_EXEC,
                                     511, a->ai_addr, (int)a->ai_addrlen);
         if (!l)
             e = errno;
@@ -1662,10 +1674,9 @@ int api_serve(const serve_options *o)
     sv.sigint_ev = evsignal_new(sv.base, SIGINT, on_signal, &sv);
     sv.sigterm_ev = evsignal_new(sv.base, SIGTERM, on_signal, &sv);
     if (!sv.poll_ev || !sv.keepalive_ev || !sv.done_ev || !sv.progress_ev || !sv.refresh_ev ||
-        !sv.backoff_ev ||
-        !sv.grace_ev || !sv.sigint_ev || !sv.sigterm_ev || event_add(sv.poll_ev, &poll) ||
-        event_add(sv.keepalive_ev, &ka) || event_add(sv.sigint_ev, NULL) ||
-        event_add(sv.sigterm_ev, NULL)) {
+        !sv.backoff_ev || !sv.grace_ev || !sv.sigint_ev || !sv.sigterm_ev ||
+        event_add(sv.poll_ev, &poll) || event_add(sv.keepalive_ev, &ka) ||
+        event_add(sv.sigint_ev, NULL) || event_add(sv.sigterm_ev, NULL)) {
         fprintf(stderr, "ringsim: cannot set up events\n");
         goto out;
     }
@@ -1708,15 +1719,15 @@ out:
          * within the grace period is left to SQLite, which rolls back
          * whatever was not committed. */
         if (sv.w[i].started && pthread_timedjoin_np(sv.w[i].thread, NULL, &until)) {
-            fprintf(stderr, "ringsim: the running %s did not stop in time; exiting "
-                            "without it (it is not committed)\n",
+            fprintf(stderr,
+                    "ringsim: the running %s did not stop in time; exiting "
+                    "without it (it is not committed)\n",
                     i == W_OPS ? "operation" : "read");
             fflush(NULL);
             _exit(1);
         }
     /* Jobs the workers finished or never started: nobody is left to answer. */
-    for (job *lists[4] = {sv.done, sv.held, sv.w[W_OPS].queue, sv.w[W_READ].queue},
-             **l = lists;
+    for (job *lists[4] = {sv.done, sv.held, sv.w[W_OPS].queue, sv.w[W_READ].queue}, **l = lists;
          l < lists + 4; l++)
         while (*l) {
             job *j = *l;
@@ -1731,9 +1742,9 @@ out:
         conn_close(sv.conns);
     if (sv.lev)
         evconnlistener_free(sv.lev);
-    struct event *evs[] = {sv.poll_ev,    sv.keepalive_ev, sv.done_ev,    sv.progress_ev,
-                           sv.refresh_ev, sv.backoff_ev,   sv.grace_ev,   sv.sigint_ev,
-                           sv.sigterm_ev};
+    struct event *evs[] = {sv.poll_ev,     sv.keepalive_ev, sv.done_ev,
+                           sv.progress_ev, sv.refresh_ev,   sv.backoff_ev,
+                           sv.grace_ev,    sv.sigint_ev,    sv.sigterm_ev};
     for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++)
         if (evs[i])
             event_free(evs[i]);

@@ -39,10 +39,7 @@ static int hexval(unsigned char ch)
 }
 
 /* A control byte that may not stand in a field value (HTAB may). */
-static bool is_ctl(unsigned char ch)
-{
-    return (ch < 0x20 && ch != '\t') || ch == 0x7f;
-}
+static bool is_ctl(unsigned char ch) { return (ch < 0x20 && ch != '\t') || ch == 0x7f; }
 
 static bool name_is(const http_field *f, const char *name)
 {
@@ -96,9 +93,8 @@ static api_method method_of(const char *m)
     static const struct {
         const char *name;
         api_method m;
-    } t[] = {{"GET", API_GET},   {"HEAD", API_HEAD},       {"POST", API_POST},
-             {"PUT", API_PUT},   {"DELETE", API_DELETE},
-             {"PATCH", API_PATCH}};
+    } t[] = {{"GET", API_GET}, {"HEAD", API_HEAD},     {"POST", API_POST},
+             {"PUT", API_PUT}, {"DELETE", API_DELETE}, {"PATCH", API_PATCH}};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (strcmp(m, t[i].name) == 0) /* methods are case-sensitive */
             return t[i].m;
@@ -276,8 +272,7 @@ int http_parse_head(char *buf, size_t len, http_head *h, rs_error *err)
     memset(h, 0, sizeof *h);
     h->content_length = -1;
     if (len > HTTP_MAX_HEAD)
-        return rs_fail(err, RINGSIM_EHEADERS, "the request head is over %d bytes",
-                       HTTP_MAX_HEAD);
+        return rs_fail(err, RINGSIM_EHEADERS, "the request head is over %d bytes", HTTP_MAX_HEAD);
     size_t i = 0;
     while (i < len && (buf[i] == '\r' || buf[i] == '\n'))
         i++;
@@ -430,8 +425,7 @@ ssize_t http_chunked_feed(http_chunked *c, const char *in, size_t len, const cha
 
 /* ---- targets ---- */
 
-int http_pct_decode(const char *s, size_t n, bool plus, char **out, size_t *out_len,
-                    rs_error *err)
+int http_pct_decode(const char *s, size_t n, bool plus, char **out, size_t *out_len, rs_error *err)
 {
     char *d = malloc(n + 1);
     if (!d)
@@ -480,8 +474,8 @@ int http_parse_target(const char *target, size_t len, api_request *r, rs_error *
         const char *e = slash ? slash : pend;
         if (r->nseg == API_MAX_SEGS)
             return rs_fail(err, RINGSIM_ENOTFOUND, "no such API endpoint");
-        if ((rc = http_pct_decode(p, (size_t)(e - p), false, &r->seg[r->nseg],
-                                  &r->seglen[r->nseg], err)))
+        if ((rc = http_pct_decode(p, (size_t)(e - p), false, &r->seg[r->nseg], &r->seglen[r->nseg],
+                                  err)))
             return rc;
         r->nseg++;
         p = slash ? slash + 1 : pend;
@@ -620,8 +614,7 @@ static bool token_ok(const http_conf *c, const http_head *h, const api_request *
     }
     for (int i = 0; i < r->nparams; i++)
         if (strcmp(r->params[i].name, "token") == 0)
-            ok |= http_secret_equal(r->params[i].value, r->params[i].len, c->token,
-                                    c->token_len);
+            ok |= http_secret_equal(r->params[i].value, r->params[i].len, c->token, c->token_len);
     return ok;
 }
 
@@ -697,8 +690,7 @@ int http_check(const http_conf *c, const http_head *h, http_request *out, rs_err
     /* A body must be labelled JSON: no cross-site "simple request" (a form,
      * a text/plain fetch) can send that without the browser asking first. */
     if (!rc && h->has_body && !http_is_json(h->content_type))
-        rc = rs_fail(err, RINGSIM_EJSON,
-                     "send the body as JSON with Content-Type: application/json");
+        rc = rs_fail(err, RINGSIM_EJSON, "send the body as JSON with Content-Type: application/json");
     if (rc)
         http_request_clear(out);
     return rc;
@@ -707,8 +699,7 @@ int http_check(const http_conf *c, const http_head *h, http_request *out, rs_err
 int http_attach_body(api_request *r, const char *body, size_t blen, rs_error *err)
 {
     if (blen > API_MAX_BODY)
-        return rs_fail(err, RINGSIM_ETOOBIG, "request body is %zu bytes; the limit is 16 MiB",
-                       blen);
+        return rs_fail(err, RINGSIM_ETOOBIG, "request body is %zu bytes; the limit is 16 MiB", blen);
     json_error_t je;
     r->body = json_loadb(body, blen, JSON_ALLOW_NUL, &je);
     if (!r->body)

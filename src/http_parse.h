@@ -73,12 +73,12 @@ int http_parse_head(char *buf, size_t len, http_head *h, rs_error *err);
  * start.  Chunk extensions and trailer fields are read and ignored. */
 typedef struct http_chunked {
     int state;
-    uint64_t left;    /* data bytes left in the current chunk */
-    size_t line;      /* bytes of the current size or trailer line */
-    size_t trailer;   /* bytes of trailer fields so far */
-    uint64_t total;   /* data bytes so far */
-    bool digits;      /* the size line has a digit */
-    bool done;        /* the last chunk and the trailer have been read */
+    uint64_t left;  /* data bytes left in the current chunk */
+    size_t line;    /* bytes of the current size or trailer line */
+    size_t trailer; /* bytes of trailer fields so far */
+    uint64_t total; /* data bytes so far */
+    bool digits;    /* the size line has a digit */
+    bool done;      /* the last chunk and the trailer have been read */
 } http_chunked;
 
 /* Decode from in[0..len): returns how many bytes were used (at least one
@@ -93,8 +93,7 @@ ssize_t http_chunked_feed(http_chunked *c, const char *in, size_t len, const cha
  * new NUL-terminated string (*out, malloc'd; it may hold NULs: *out_len
  * counts them).  RINGSIM_EBADREQUEST on a '%' not followed by two hex
  * digits, RINGSIM_ENOMEM. */
-int http_pct_decode(const char *s, size_t n, bool plus, char **out, size_t *out_len,
-                    rs_error *err);
+int http_pct_decode(const char *s, size_t n, bool plus, char **out, size_t *out_len, rs_error *err);
 
 /* What the server checks requests against. */
 typedef struct http_conf {

@@ -155,12 +155,12 @@ static int check_text(import_ctx *c)
     import_line l = {0};
     while (import__next_line(c->text, c->len, &pos, &l)) {
         if (l.len > IMPORT_MAX_LINE)
-            return import__fail(c, l.no, "line %d is %zu bytes long; ringsim reads lines of "
-                                         "at most %u bytes (1 MiB)",
+            return import__fail(c, l.no,
+                                "line %d is %zu bytes long; ringsim reads lines of "
+                                "at most %u bytes (1 MiB)",
                                 l.no, l.len, IMPORT_MAX_LINE);
         if (memchr(l.s, '\0', l.len) != NULL)
-            return import__fail(c, l.no, "line %d holds a NUL byte; a configuration is text",
-                                l.no);
+            return import__fail(c, l.no, "line %d holds a NUL byte; a configuration is text", l.no);
         if (!utf8_valid(l.s, l.len))
             return import__fail(c, l.no, "line %d is not valid UTF-8", l.no);
     }
@@ -367,7 +367,7 @@ int import__slots(import_ctx *c, import_node_rec *n, uint16_t first, uint16_t la
 int import__replica(import_ctx *c, import_node_rec *n, const char *name, size_t len)
 {
     if (import__grow((void **)&n->replicas, &n->capreplicas, n->v.nreplicas + 1,
-             sizeof *n->replicas) < 0)
+                     sizeof *n->replicas) < 0)
         return nomem(c);
     char *s = strndup(name, len);
     if (s == NULL)
@@ -392,8 +392,8 @@ static void name_list(char *buf, size_t cap, const char *const *names, size_t n)
     }
 }
 
-int import__choose(import_ctx *c, const char *what, const char *const *names,
-                   const int *lines, size_t n, const char *none, size_t *pick)
+int import__choose(import_ctx *c, const char *what, const char *const *names, const int *lines,
+                   size_t n, const char *none, size_t *pick)
 {
     char list[200];
     if (n == 0)
@@ -406,12 +406,11 @@ int import__choose(import_ctx *c, const char *what, const char *const *names,
                 return 0;
             }
         }
-        return import__fail(c, 0, "no %s \"%.60s\" in the text; it has %s", what, c->want,
-                            list);
+        return import__fail(c, 0, "no %s \"%.60s\" in the text; it has %s", what, c->want, list);
     }
     if (n > 1)
-        return import__fail(c, lines[1], "the text has %zu %ss (%s): choose one with name",
-                            n, what, list);
+        return import__fail(c, lines[1], "the text has %zu %ss (%s): choose one with name", n, what,
+                            list);
     *pick = 0;
     return 0;
 }
@@ -476,8 +475,7 @@ static int check_duplicates(import_ctx *c)
     qsort(v, r->n, sizeof *v, cmp_name);
     int rc = 0;
     for (size_t i = 1; i < r->n && rc == 0; i++)
-        if (v[i - 1]->v.len == v[i]->v.len &&
-            memcmp(v[i - 1]->name, v[i]->name, v[i]->v.len) == 0)
+        if (v[i - 1]->v.len == v[i]->v.len && memcmp(v[i - 1]->name, v[i]->name, v[i]->v.len) == 0)
             rc = import__fail(c, v[i]->v.line,
                               "server \"%.80s\" appears twice (lines %d and %d); ringsim "
                               "holds a node once",
@@ -554,8 +552,8 @@ const import_note *import_note_at(const import_result *r, size_t i) { return &r-
 
 static json_t *node_json(const import_node *n)
 {
-    json_t *o = json_pack("{s:s%, s:f, s:s, s:i}", "name", n->name, n->len, "weight",
-                          n->weight, "state", n->down ? "down" : "up", "line", n->line);
+    json_t *o = json_pack("{s:s%, s:f, s:s, s:i}", "name", n->name, n->len, "weight", n->weight,
+                          "state", n->down ? "down" : "up", "line", n->line);
     if (o == NULL)
         return NULL;
     int bad = 0;
@@ -577,8 +575,7 @@ static json_t *node_json(const import_node *n)
     if (n->nslots > 0) {
         json_t *s = json_array();
         for (size_t i = 0; s != NULL && i < n->nslots; i++)
-            bad |= json_array_append_new(s, json_pack("[i,i]", n->slots[i].first,
-                                                      n->slots[i].last));
+            bad |= json_array_append_new(s, json_pack("[i,i]", n->slots[i].first, n->slots[i].last));
         bad |= json_object_set_new(o, "slots", s);
     }
     if (n->nreplicas > 0 || n->nslots > 0) {
@@ -609,6 +606,6 @@ json_t *import_result_json(const import_result *r)
         return NULL;
     }
     return json_pack("{s:s, s:s, s:s, s:O, s:o, s:o}", "format", import_format_name(r->format),
-                     "name", r->name, "algorithm", r->algorithm, "params", r->params,
-                     "nodes", nodes, "notes", notes);
+                     "name", r->name, "algorithm", r->algorithm, "params", r->params, "nodes",
+                     nodes, "notes", notes);
 }

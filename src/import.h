@@ -58,11 +58,11 @@ typedef struct import_slots {
 typedef struct import_node {
     const char *name; /* as docs/api.md's table says for the format */
     size_t len;
-    const char *address; /* the address as written when it is not the name, or NULL */
-    double weight;       /* 1 where the format has no weight */
-    int64_t id;          /* HAProxy's explicit `id`, 0 when none */
-    bool backup;         /* HAProxy `backup` */
-    bool down;           /* state: down (nginx `down`, haproxy `disabled`, ...) */
+    const char *address;   /* the address as written when it is not the name, or NULL */
+    double weight;         /* 1 where the format has no weight */
+    int64_t id;            /* HAProxy's explicit `id`, 0 when none */
+    bool backup;           /* HAProxy `backup` */
+    bool down;             /* state: down (nginx `down`, haproxy `disabled`, ...) */
     const int64_t *tokens; /* Cassandra tokens in the text's order */
     size_t ntokens;
     const import_slots *slots; /* Redis slot ranges in the text's order */

@@ -54,8 +54,8 @@ static json_t *load(import_ctx *c, int *rc)
         json_error_t je;
         json_t *j = json_loadb(c->text, c->len, JSON_DECODE_ANY, &je);
         if (j == NULL)
-            *rc = import__fail(c, je.line > 0 ? je.line : 0, "JSON error at line %d: %s",
-                               je.line, je.text);
+            *rc = import__fail(c, je.line > 0 ? je.line : 0, "JSON error at line %d: %s", je.line,
+                               je.text);
         return j;
     }
     yaml_document_t doc;
@@ -116,13 +116,12 @@ static int host(import_ctx *c, const char *path, json_t *lbe, bool use_hostname,
     json_t *addr = json_object_get(json_object_get(ep, "address"), "socket_address");
     json_t *pipe = json_object_get(json_object_get(ep, "address"), "pipe");
     const char *hostname = json_string_value(json_object_get(ep, "hostname"));
-    const char *key = json_string_value(
-        json_object_get(json_object_get(json_object_get(lbe, "metadata"), "filter_metadata")
-                            ? json_object_get(json_object_get(json_object_get(lbe, "metadata"),
-                                                              "filter_metadata"),
-                                              "envoy.lb")
-                            : NULL,
-                        "hash_key"));
+    const char *key = json_string_value(json_object_get(
+        json_object_get(json_object_get(lbe, "metadata"), "filter_metadata")
+            ? json_object_get(json_object_get(json_object_get(lbe, "metadata"), "filter_metadata"),
+                              "envoy.lb")
+            : NULL,
+        "hash_key"));
     char printed[300];
     if (addr != NULL) {
         const char *a = json_string_value(json_object_get(addr, "address"));
@@ -148,15 +147,15 @@ static int host(import_ctx *c, const char *path, json_t *lbe, bool use_hostname,
                                path, a)) != 0)
             return rc;
     } else if (pipe != NULL && json_string_value(json_object_get(pipe, "path")) != NULL) {
-        snprintf(printed, sizeof printed, "%.255s",
-                 json_string_value(json_object_get(pipe, "path")));
+        snprintf(printed, sizeof printed, "%.255s", json_string_value(json_object_get(pipe, "path")));
     } else {
         return import__fail(c, 0, "%s: the endpoint has no socket_address", path);
     }
     const char *name = key ? key : use_hostname ? hostname : printed;
     if (use_hostname && (hostname == NULL || hostname[0] == '\0') && key == NULL)
-        return import__fail(c, 0, "%s: use_hostname_for_hashing and no hostname: Envoy would "
-                                  "hash the empty string for this host",
+        return import__fail(c, 0,
+                            "%s: use_hostname_for_hashing and no hostname: Envoy would "
+                            "hash the empty string for this host",
                             path);
     import_node_rec *n = import__node(c, name, strlen(name), 0, &rc);
     if (n == NULL)
@@ -171,12 +170,13 @@ static int host(import_ctx *c, const char *path, json_t *lbe, bool use_hostname,
         n->v.weight = (double)v;
     }
     const char *hs = json_string_value(json_object_get(lbe, "health_status"));
-    if (hs != NULL && (strcmp(hs, "UNHEALTHY") == 0 || strcmp(hs, "DRAINING") == 0 ||
-                       strcmp(hs, "TIMEOUT") == 0))
+    if (hs != NULL &&
+        (strcmp(hs, "UNHEALTHY") == 0 || strcmp(hs, "DRAINING") == 0 || strcmp(hs, "TIMEOUT") == 0))
         n->v.down = true;
     else if (hs != NULL && strcmp(hs, "DEGRADED") == 0 &&
-             (rc = import__note(c, 0, "%s: DEGRADED: Envoy uses degraded hosts only when too "
-                                      "few are healthy; imported as up",
+             (rc = import__note(c, 0,
+                                "%s: DEGRADED: Envoy uses degraded hosts only when too "
+                                "few are healthy; imported as up",
                                 path)) != 0)
         return rc;
     if (!n->v.down)
@@ -208,13 +208,15 @@ static int cluster(import_ctx *c, json_t *cl)
         if ((f = json_object_get(rh, "maximum_ring_size")) != NULL && u64(f, &mx) != 0)
             return import__fail(c, 0, "ring_hash_lb_config.maximum_ring_size is not a number");
         if (mn > mx)
-            return import__fail(c, 0, "ring_hash_lb_config: minimum_ring_size (%lld) is above "
-                                      "maximum_ring_size (%lld); Envoy refuses it",
+            return import__fail(c, 0,
+                                "ring_hash_lb_config: minimum_ring_size (%lld) is above "
+                                "maximum_ring_size (%lld); Envoy refuses it",
                                 (long long)mn, (long long)mx);
         const char *hf = json_string_value(json_object_get(rh, "hash_function"));
         if (hf != NULL && strcmp(hf, "XX_HASH") != 0)
-            return import__fail(c, 0, "ring_hash_lb_config.hash_function %.40s: ringsim's "
-                                      "envoy-ring reproduces XX_HASH only",
+            return import__fail(c, 0,
+                                "ring_hash_lb_config.hash_function %.40s: ringsim's "
+                                "envoy-ring reproduces XX_HASH only",
                                 hf);
         if ((rc = import__param_int(c, "min_ring_size", mn)) != 0 ||
             (rc = import__param_int(c, "max_ring_size", mx)) != 0)
@@ -248,18 +250,19 @@ static int cluster(import_ctx *c, json_t *cl)
     const char *type = json_string_value(json_object_get(cl, "type"));
     json_t *la = json_object_get(cl, "load_assignment");
     if (la == NULL)
-        return import__fail(c, 0, "cluster \"%.60s\" has no load_assignment%s: ringsim needs "
-                                  "the hosts in the text",
-                            name ? name : "", type && strcmp(type, "EDS") == 0
-                                                  ? " (its hosts come from EDS)"
-                                                  : "");
+        return import__fail(c, 0,
+                            "cluster \"%.60s\" has no load_assignment%s: ringsim needs "
+                            "the hosts in the text",
+                            name ? name : "",
+                            type && strcmp(type, "EDS") == 0 ? " (its hosts come from EDS)" : "");
     if (type != NULL && (strcmp(type, "STRICT_DNS") == 0 || strcmp(type, "LOGICAL_DNS") == 0) &&
         (rc = import__note(c, 0, "type %s: Envoy resolves the addresses by DNS", type)) != 0)
         return rc;
     json_t *eps = json_object_get(la, "endpoints");
     size_t i, j, healthy = 0;
     json_t *loc, *lbe;
-    json_array_foreach(eps, i, loc) {
+    json_array_foreach(eps, i, loc)
+    {
         int64_t prio = 0;
         json_t *pr = json_object_get(loc, "priority");
         if (pr != NULL && u64(pr, &prio) != 0)
@@ -273,7 +276,8 @@ static int cluster(import_ctx *c, json_t *cl)
                 return rc;
             continue;
         }
-        json_array_foreach(list, j, lbe) {
+        json_array_foreach(list, j, lbe)
+        {
             char path[80];
             snprintf(path, sizeof path, "endpoints[%zu].lb_endpoints[%zu]", i, j);
             if ((rc = host(c, path, lbe, use_hostname, &healthy)) != 0)
@@ -281,8 +285,9 @@ static int cluster(import_ctx *c, json_t *cl)
         }
     }
     if (json_object_get(cl, "health_checks") != NULL &&
-        (rc = import__note(c, 0, "health_checks: their results are not in the text; "
-                                 "health_status says which hosts are down")) != 0)
+        (rc = import__note(c, 0,
+                           "health_checks: their results are not in the text; "
+                           "health_status says which hosts are down")) != 0)
         return rc;
     return 0;
 }

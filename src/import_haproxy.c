@@ -118,22 +118,58 @@ static int split(const char *s, size_t len, char *buf, char **w, bool *env)
     return n;
 }
 
-static const char *const sections[] = {"global", "defaults", "frontend", "backend", "listen",
-                                       "peers", "resolvers", "userlist", "cache", "program",
-                                       "http-errors", "ring", "mailers", "crt-store",
-                                       "traces", "log-forward"};
+static const char *const sections[] = {"global",  "defaults",  "frontend",    "backend",
+                                       "listen",  "peers",     "resolvers",   "userlist",
+                                       "cache",   "program",   "http-errors", "ring",
+                                       "mailers", "crt-store", "traces",      "log-forward"};
 
 /* Server keywords that take no argument (the rest of server.c's keywords
  * take one, which is skipped). */
-static const char *const flags[] = {
-    "backup", "no-backup", "check", "no-check", "check-ssl", "no-check-ssl", "check-send-proxy",
-    "no-check-send-proxy", "disabled", "enabled", "ssl", "no-ssl", "send-proxy", "no-send-proxy",
-    "send-proxy-v2", "no-send-proxy-v2", "send-proxy-v2-ssl", "send-proxy-v2-ssl-cn",
-    "no-send-proxy-v2-ssl", "no-send-proxy-v2-ssl-cn", "non-stick", "stick", "agent-check",
-    "no-agent-check", "tfo", "no-tfo", "allow-0rtt", "no-tls-tickets", "tls-tickets",
-    "force-sslv3", "force-tlsv10", "force-tlsv11", "force-tlsv12", "force-tlsv13",
-    "no-sslv3", "no-tlsv10", "no-tlsv11", "no-tlsv12", "no-tlsv13", "no-verifyhost",
-    "check-via-socks4", "no-check-via-socks4", "ws", "resolve-net", "ignore-weight"};
+static const char *const flags[] = {"backup",
+                                    "no-backup",
+                                    "check",
+                                    "no-check",
+                                    "check-ssl",
+                                    "no-check-ssl",
+                                    "check-send-proxy",
+                                    "no-check-send-proxy",
+                                    "disabled",
+                                    "enabled",
+                                    "ssl",
+                                    "no-ssl",
+                                    "send-proxy",
+                                    "no-send-proxy",
+                                    "send-proxy-v2",
+                                    "no-send-proxy-v2",
+                                    "send-proxy-v2-ssl",
+                                    "send-proxy-v2-ssl-cn",
+                                    "no-send-proxy-v2-ssl",
+                                    "no-send-proxy-v2-ssl-cn",
+                                    "non-stick",
+                                    "stick",
+                                    "agent-check",
+                                    "no-agent-check",
+                                    "tfo",
+                                    "no-tfo",
+                                    "allow-0rtt",
+                                    "no-tls-tickets",
+                                    "tls-tickets",
+                                    "force-sslv3",
+                                    "force-tlsv10",
+                                    "force-tlsv11",
+                                    "force-tlsv12",
+                                    "force-tlsv13",
+                                    "no-sslv3",
+                                    "no-tlsv10",
+                                    "no-tlsv11",
+                                    "no-tlsv12",
+                                    "no-tlsv13",
+                                    "no-verifyhost",
+                                    "check-via-socks4",
+                                    "no-check-via-socks4",
+                                    "ws",
+                                    "resolve-net",
+                                    "ignore-weight"};
 
 static bool is_flag(const char *w)
 {
@@ -170,8 +206,7 @@ static int server_params(import_ctx *c, int line, char **w, int k, int n, hsrv *
                 return import__fail(c, line, "'%s' expects an integer argument", kw);
             const char *a = w[++k];
             if (strcmp(kw, "weight") == 0) {
-                if (import__int(a, strlen(a), INT32_MIN, INT32_MAX, &v) != 0 || v < 0 ||
-                    v > 256)
+                if (import__int(a, strlen(a), INT32_MIN, INT32_MAX, &v) != 0 || v < 0 || v > 256)
                     return import__fail(c, line,
                                         "weight of server %.60s is not within 0..256 (haproxy "
                                         "refuses \"%.20s\")",
@@ -474,8 +509,7 @@ int import__haproxy(import_ctx *c)
                            strcmp(w[i], "none") == 0) {
                     snprintf(cur->func, sizeof cur->func, "%s", w[i]);
                 } else {
-                    rc = import__fail(c, l.no, "'hash-type': unknown hash function '%.40s'",
-                                      w[i]);
+                    rc = import__fail(c, l.no, "'hash-type': unknown hash function '%.40s'", w[i]);
                     goto out;
                 }
             }
@@ -499,8 +533,9 @@ int import__haproxy(import_ctx *c)
                 goto out;
             }
             if (n < 3) {
-                rc = import__fail(c, l.no, "'server' expects <name> and <addr>[:<port>] as "
-                                           "arguments");
+                rc = import__fail(c, l.no,
+                                  "'server' expects <name> and <addr>[:<port>] as "
+                                  "arguments");
                 goto out;
             }
             if (p->n >= IMPORT_MAX_NODES) {

@@ -13,7 +13,7 @@
 #include "import.h"
 
 typedef struct import_node_rec {
-    import_node v;  /* the public view; its pointers point into the fields below */
+    import_node v; /* the public view; its pointers point into the fields below */
     char *name;
     char *address;
     int64_t *tokens;
@@ -59,11 +59,9 @@ bool import__next_line(const char *text, size_t len, size_t *pos, import_line *o
 /* Grow *arr (elements of size sz, *cap of them) to hold need, doubling:
  * 0, or -1 when out of memory (*arr untouched). */
 int import__grow(void **arr, size_t *cap, size_t need, size_t sz);
-int import__fail(import_ctx *c, int line, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+int import__fail(import_ctx *c, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* A note; 0 or RINGSIM_ENOMEM.  Past IMPORT_MAX_NOTES notes are counted only. */
-int import__note(import_ctx *c, int line, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+int import__note(import_ctx *c, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Set the chosen section's name (copied). */
 int import__set_name(import_ctx *c, const char *name, size_t len);
 /* Set a parameter: an integer or a string. */
@@ -85,8 +83,8 @@ int import__replica(import_ctx *c, import_node_rec *n, const char *name, size_t 
  * *pick receives its index.  Refused when want names none of them (with the
  * list), when several exist and want is NULL (with the list), or when there
  * is none (message `none`).  what: "upstream", "backend", "pool"... */
-int import__choose(import_ctx *c, const char *what, const char *const *names,
-                   const int *lines, size_t n, const char *none, size_t *pick);
+int import__choose(import_ctx *c, const char *what, const char *const *names, const int *lines,
+                   size_t n, const char *none, size_t *pick);
 
 /* Whole decimal numbers: 0 with *out set, -1 when s is not one (or out of
  * [min, max]). */

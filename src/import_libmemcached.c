@@ -49,8 +49,7 @@ static int add_server(import_ctx *c, const char *host, size_t hlen, unsigned por
     char name[300];
     int rc;
     if (hlen > 255)
-        return import__fail(c, line, "host name of %zu bytes; ringsim names are at most 255",
-                            hlen);
+        return import__fail(c, line, "host name of %zu bytes; ringsim names are at most 255", hlen);
     bool sock = hlen > 0 && host[0] == '/';
     if (sock || port == MC_DEFAULT_PORT)
         snprintf(name, sizeof name, "%.*s", (int)hlen, host);
@@ -81,8 +80,9 @@ static int server_list(import_ctx *c)
         size_t e = comma ? (size_t)(comma - t) : len;
         size_t el = e - b;
         if (el > MC_ENTRY_MAX)
-            return import__fail(c, line, "a server entry of %zu bytes: libmemcached copies it "
-                                         "into %u bytes",
+            return import__fail(c, line,
+                                "a server entry of %zu bytes: libmemcached copies it "
+                                "into %u bytes",
                                 el, MC_ENTRY_MAX + 1);
         memcpy(buf, t + b, el);
         buf[el] = '\0';
@@ -127,8 +127,9 @@ static int server_list(import_ctx *c)
         }
         size_t hl = strlen(buf);
         if (hl == 0)
-            return import__fail(c, entry_line, "an empty server entry (libmemcached would "
-                                               "add \"\" as a host)");
+            return import__fail(c, entry_line,
+                                "an empty server entry (libmemcached would "
+                                "add \"\" as a host)");
         if (buf[0] != '/' && port == 0)
             port = MC_DEFAULT_PORT;
         if ((rc = add_server(c, buf, hl, port, weight, entry_line)) != 0)
@@ -169,8 +170,7 @@ static size_t scan_host(const char *s, size_t len)
     if (len == 0 || !isalnum((unsigned char)s[0]))
         return 0;
     size_t i = 1;
-    while (i < len && (isalnum((unsigned char)s[i]) || s[i] == '.' || s[i] == '_' ||
-                       s[i] == '-'))
+    while (i < len && (isalnum((unsigned char)s[i]) || s[i] == '.' || s[i] == '_' || s[i] == '-'))
         i++;
     while (i > 1 && !isalnum((unsigned char)s[i - 1]))
         i--; /* the last character must be alphanumeric */
@@ -232,8 +232,9 @@ static int config_string(import_ctx *c)
                 if (k < vl && v[k] == ':') {
                     size_t d = digits(v + k + 1, vl - k - 1, 5);
                     if (d == 0 || d > 5)
-                        return import__fail(c, l.no, "a port of 1 to 5 digits must follow "
-                                                     "':' in \"%.*s\"",
+                        return import__fail(c, l.no,
+                                            "a port of 1 to 5 digits must follow "
+                                            "':' in \"%.*s\"",
                                             (int)(sl < 80 ? sl : 80), s);
                     port = (unsigned)(digits_value(v + k + 1, d) & 0xffff);
                     if (port == 0)
@@ -243,15 +244,17 @@ static int config_string(import_ctx *c)
                 if (k + 1 < vl && v[k] == '/' && v[k + 1] == '?') {
                     size_t d = digits(v + k + 2, vl - k - 2, 5);
                     if (d == 0 || d > 5)
-                        return import__fail(c, l.no, "a weight of 1 to 5 digits must follow "
-                                                     "\"/?\" in \"%.*s\"",
+                        return import__fail(c, l.no,
+                                            "a weight of 1 to 5 digits must follow "
+                                            "\"/?\" in \"%.*s\"",
                                             (int)(sl < 80 ? sl : 80), s);
                     weight = digits_value(v + k + 2, d);
                     k += 2 + d;
                 }
                 if (k != vl)
-                    return import__fail(c, l.no, "libmemcached's configuration parser stops at "
-                                                 "\"%.*s\"",
+                    return import__fail(c, l.no,
+                                        "libmemcached's configuration parser stops at "
+                                        "\"%.*s\"",
                                         (int)((vl - k) < 60 ? vl - k : 60), v + k);
                 if ((rc = add_server(c, v, h, port, weight, l.no)) != 0)
                     return rc;
@@ -268,8 +271,9 @@ static int config_string(import_ctx *c)
                     /* the scanner's WEIGHT_START: "/?" and 1 to 5 digits */
                     size_t rest = vl - pl - 2, d = digits(wq + 2, rest, 5);
                     if (d == 0 || d > 5 || d != rest)
-                        return import__fail(c, l.no, "a weight of 1 to 5 digits must follow "
-                                                     "\"/?\" in \"%.*s\"",
+                        return import__fail(c, l.no,
+                                            "a weight of 1 to 5 digits must follow "
+                                            "\"/?\" in \"%.*s\"",
                                             (int)(sl < 80 ? sl : 80), s);
                     weight = digits_value(wq + 2, d);
                 }
@@ -282,8 +286,7 @@ static int config_string(import_ctx *c)
                 if ((rc = add_server(c, p, pl, 0, weight, l.no)) != 0)
                     return rc;
             } else if (word_is(s, kl, "--DISTRIBUTION=")) {
-                if (vl >= 6 && (strncasecmp(v, "modula", 6) == 0 ||
-                                strncasecmp(v, "random", 6) == 0))
+                if (vl >= 6 && (strncasecmp(v, "modula", 6) == 0 || strncasecmp(v, "random", 6) == 0))
                     return import__fail(c, l.no,
                                         "--DISTRIBUTION=%.*s does not hash consistently: "
                                         "ringsim imports ketama (consistent) clusters",
@@ -301,8 +304,9 @@ static int config_string(import_ctx *c)
                                        (int)(sl < 60 ? sl : 60), s)) != 0)
                     return rc;
             } else if (word_is(s, kl, "--CONFIGURE-FILE=") || word_is(s, sl, "INCLUDE")) {
-                if ((rc = import__note(c, l.no, "%.*s: not followed; servers in that file are "
-                                                "not imported",
+                if ((rc = import__note(c, l.no,
+                                       "%.*s: not followed; servers in that file are "
+                                       "not imported",
                                        (int)(sl < 100 ? sl : 100), s)) != 0)
                     return rc;
                 if (word_is(s, sl, "INCLUDE")) { /* INCLUDE ' ' string */
@@ -314,16 +318,35 @@ static int config_string(import_ctx *c)
             } else if (word_is(s, sl, "END")) {
                 return 0;
             } else if (sl > 2 && s[0] == '-' && s[1] == '-') {
-                static const char *const known[] = {
-                    "--BINARY-PROTOCOL", "--BUFFER-REQUESTS", "--CONNECT-TIMEOUT=",
-                    "--HASH-WITH-NAMESPACE", "--IO-BYTES-WATERMARK=", "--IO-KEY-PREFETCH=",
-                    "--IO-MSG-WATERMARK=", "--NOREPLY", "--NUMBER-OF-REPLICAS=",
-                    "--POLL-TIMEOUT=", "--RANDOMIZE-REPLICA-READ", "--RCV-TIMEOUT=",
-                    "--REMOVE-FAILED-SERVERS=", "--RETRY-TIMEOUT=", "--SND-TIMEOUT=",
-                    "--SOCKET-RECV-SIZE=", "--SOCKET-SEND-SIZE=", "--SORT-HOSTS",
-                    "--SUPPORT-CAS", "--TCP-KEEPALIVE", "--TCP-KEEPIDLE", "--TCP-NODELAY",
-                    "--USE-UDP", "--USER-DATA", "--VERIFY-KEY", "--POOL-MIN=", "--POOL-MAX=",
-                    "--NAMESPACE=", "--FETCH-VERSION"};
+                static const char *const known[] = {"--BINARY-PROTOCOL",
+                                                    "--BUFFER-REQUESTS",
+                                                    "--CONNECT-TIMEOUT=",
+                                                    "--HASH-WITH-NAMESPACE",
+                                                    "--IO-BYTES-WATERMARK=",
+                                                    "--IO-KEY-PREFETCH=",
+                                                    "--IO-MSG-WATERMARK=",
+                                                    "--NOREPLY",
+                                                    "--NUMBER-OF-REPLICAS=",
+                                                    "--POLL-TIMEOUT=",
+                                                    "--RANDOMIZE-REPLICA-READ",
+                                                    "--RCV-TIMEOUT=",
+                                                    "--REMOVE-FAILED-SERVERS=",
+                                                    "--RETRY-TIMEOUT=",
+                                                    "--SND-TIMEOUT=",
+                                                    "--SOCKET-RECV-SIZE=",
+                                                    "--SOCKET-SEND-SIZE=",
+                                                    "--SORT-HOSTS",
+                                                    "--SUPPORT-CAS",
+                                                    "--TCP-KEEPALIVE",
+                                                    "--TCP-KEEPIDLE",
+                                                    "--TCP-NODELAY",
+                                                    "--USE-UDP",
+                                                    "--USER-DATA",
+                                                    "--VERIFY-KEY",
+                                                    "--POOL-MIN=",
+                                                    "--POOL-MAX=",
+                                                    "--NAMESPACE=",
+                                                    "--FETCH-VERSION"};
                 bool ok = false;
                 for (size_t k = 0; k < sizeof known / sizeof *known && !ok; k++)
                     ok = word_is(s, kl, known[k]);
@@ -331,12 +354,14 @@ static int config_string(import_ctx *c)
                     return import__fail(c, l.no, "libmemcached: unknown option \"%.*s\"",
                                         (int)(kl < 60 ? kl : 60), s);
                 if (word_is(s, kl, "--SORT-HOSTS"))
-                    rc = import__note(c, l.no, "--SORT-HOSTS: libmemcached sorts the servers "
-                                               "by name before building the continuum; the "
-                                               "nodes are imported in the text's order");
+                    rc = import__note(c, l.no,
+                                      "--SORT-HOSTS: libmemcached sorts the servers "
+                                      "by name before building the continuum; the "
+                                      "nodes are imported in the text's order");
                 else if (word_is(s, kl, "--NUMBER-OF-REPLICAS="))
-                    rc = import__note(c, l.no, "%.*s: libmemcached writes copies to the next "
-                                               "servers; set replicas in ringsim to see them",
+                    rc = import__note(c, l.no,
+                                      "%.*s: libmemcached writes copies to the next "
+                                      "servers; set replicas in ringsim to see them",
                                       (int)(sl < 60 ? sl : 60), s);
                 else
                     rc = import__note(c, l.no, "%.*s: placement does not depend on it",
@@ -344,8 +369,9 @@ static int config_string(import_ctx *c)
                 if (rc != 0)
                     return rc;
             } else {
-                return import__fail(c, l.no, "libmemcached's configuration parser stops at "
-                                             "\"%.*s\"",
+                return import__fail(c, l.no,
+                                    "libmemcached's configuration parser stops at "
+                                    "\"%.*s\"",
                                     (int)(sl < 60 ? sl : 60), s);
             }
         }
@@ -365,7 +391,8 @@ int import__libmemcached(import_ctx *c)
         cfg = true;
     int rc = cfg ? config_string(c) : server_list(c);
     if (rc == 0)
-        rc = import__note(c, 0, "libmemcached places keys this way with "
-                                "MEMCACHED_BEHAVIOR_KETAMA_WEIGHTED set by the client");
+        rc = import__note(c, 0,
+                          "libmemcached places keys this way with "
+                          "MEMCACHED_BEHAVIOR_KETAMA_WEIGHTED set by the client");
     return rc;
 }

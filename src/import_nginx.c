@@ -132,8 +132,7 @@ static int read_directive(lexer *x, word **w, size_t *n, int *line, char *end)
         }
         if (x->pos >= x->len) {
             if (nv > 0) {
-                rc = import__fail(x->c, x->line,
-                                  "unexpected end of file, expecting \";\" or \"}\"");
+                rc = import__fail(x->c, x->line, "unexpected end of file, expecting \";\" or \"}\"");
                 goto fail;
             }
             return 0;
@@ -179,8 +178,7 @@ static int read_directive(lexer *x, word **w, size_t *n, int *line, char *end)
                 x->pos++;
             }
             if (x->pos >= x->len) {
-                rc = import__fail(x->c, x->line,
-                                  "unexpected end of file, expecting \";\" or \"}\"");
+                rc = import__fail(x->c, x->line, "unexpected end of file, expecting \";\" or \"}\"");
                 goto fail;
             }
             stop = x->pos++;
@@ -237,8 +235,8 @@ static bool prefix(const word *w, const char *p, const char **rest, size_t *rlen
     return true;
 }
 
-static const char *const balancers[] = {"hash", "ip_hash", "least_conn", "random",
-                                        "least_time", "sticky", "ntlm"};
+static const char *const balancers[] = {"hash",       "ip_hash", "least_conn", "random",
+                                        "least_time", "sticky",  "ntlm"};
 
 static void upstreams_free(upstream *u, size_t n)
 {
@@ -277,15 +275,15 @@ static int read_upstream(import_ctx *c, const upstream *u)
                                   "not imported",
                                   d->n > 1 ? w[1].s : "");
             else
-                rc = import__note(c, d->line, "%.60s: placement does not depend on it",
-                                  w[0].s);
+                rc = import__note(c, d->line, "%.60s: placement does not depend on it", w[0].s);
             if (rc != 0)
                 return rc;
             continue;
         }
         if (d->n < 2)
-            return import__fail(c, d->line, "invalid number of arguments in \"server\" "
-                                            "directive");
+            return import__fail(c, d->line,
+                                "invalid number of arguments in \"server\" "
+                                "directive");
         int64_t weight = 1;
         bool down = false, backup = false;
         for (size_t k = 2; k < d->n; k++) {
@@ -293,12 +291,10 @@ static int read_upstream(import_ctx *c, const upstream *u)
             size_t vl;
             int64_t num;
             if (prefix(&w[k], "weight=", &v, &vl)) {
-                if (import__int(v, vl, 1, INT32_MAX, &num) != 0 || v[0] == '+' ||
-                    v[0] == '-')
+                if (import__int(v, vl, 1, INT32_MAX, &num) != 0 || v[0] == '+' || v[0] == '-')
                     return import__fail(c, d->line, "invalid parameter \"%.80s\"", w[k].s);
                 weight = num;
-            } else if (prefix(&w[k], "max_fails=", &v, &vl) ||
-                       prefix(&w[k], "max_conns=", &v, &vl)) {
+            } else if (prefix(&w[k], "max_fails=", &v, &vl) || prefix(&w[k], "max_conns=", &v, &vl)) {
                 if (import__int(v, vl, 0, INT32_MAX, &num) != 0)
                     return import__fail(c, d->line, "invalid parameter \"%.80s\"", w[k].s);
                 if ((rc = import__note(c, d->line, "%.80s: placement does not depend on it",
@@ -391,8 +387,8 @@ int import__nginx(import_ctx *c)
             int opened = -1;
             if (is(&w[0], "upstream")) {
                 const char *ctx = depth == 0 ? "" : stack[depth - 1];
-                if (in_up >= 0 || (depth > 0 && strcmp(ctx, "http") != 0 &&
-                                   strcmp(ctx, "stream") != 0)) {
+                if (in_up >= 0 ||
+                    (depth > 0 && strcmp(ctx, "http") != 0 && strcmp(ctx, "stream") != 0)) {
                     words_free(w, n);
                     rc = import__fail(c, line, "\"upstream\" directive is not allowed here");
                     goto out;
@@ -438,8 +434,7 @@ int import__nginx(import_ctx *c)
         /* a simple directive */
         if (in_up < 0) {
             if (is(&w[0], "include"))
-                rc = import__note(c, line, "include %.100s: not followed",
-                                  n > 1 ? w[1].s : "");
+                rc = import__note(c, line, "include %.100s: not followed", n > 1 ? w[1].s : "");
             words_free(w, n);
             if (rc != 0)
                 goto out;
@@ -453,8 +448,7 @@ int import__nginx(import_ctx *c)
             if (is(&w[0], "hash")) {
                 if (n < 2 || n > 3) {
                     words_free(w, n);
-                    rc = import__fail(c, line,
-                                      "invalid number of arguments in \"hash\" directive");
+                    rc = import__fail(c, line, "invalid number of arguments in \"hash\" directive");
                     goto out;
                 }
                 if (n == 3 && !is(&w[2], "consistent")) {
@@ -541,8 +535,7 @@ int import__nginx(import_ctx *c)
                                       "ringsim places the keys you give it as that value",
                                       h->w[1].s);
                 if (rc == 0 && u->context[0] != '\0')
-                    rc = import__note(c, u->line, "upstream \"%.60s\" in %s", u->name,
-                                      u->context);
+                    rc = import__note(c, u->line, "upstream \"%.60s\" in %s", u->name, u->context);
             }
             if (rc == 0)
                 rc = read_upstream(c, u);

@@ -89,8 +89,8 @@ int import__nodetool(import_ctx *c)
             continue;
         if ((fl[0] >= 8 && memcmp(f[0], "Warning:", 8) == 0) ||
             (fl[0] >= 5 && memcmp(f[0], "Note:", 5) == 0)) {
-            if (!warned && (rc = import__note(c, l.no, "%.*s", (int)(l.len > 300 ? 300 : l.len),
-                                              l.s)) != 0)
+            if (!warned &&
+                (rc = import__note(c, l.no, "%.*s", (int)(l.len > 300 ? 300 : l.len), l.s)) != 0)
                 goto out;
             warned = true;
             continue;
@@ -98,19 +98,20 @@ int import__nodetool(import_ctx *c)
         int64_t t;
         if (n == 1 && import__int(f[0], fl[0], INT64_MIN, INT64_MAX, &t) == 0)
             continue; /* the largest token, repeated above the list */
-        bool status_ok = n >= 3 && (field_is(f[2], fl[2], "Up") ||
-                                    field_is(f[2], fl[2], "Down") || field_is(f[2], fl[2], "?"));
+        bool status_ok = n >= 3 && (field_is(f[2], fl[2], "Up") || field_is(f[2], fl[2], "Down") ||
+                                    field_is(f[2], fl[2], "?"));
         if (!status_ok && import__int(f[n - 1], fl[n - 1], INT64_MIN, INT64_MAX, &t) != 0) {
             /* the tool's words around the table (a warning's second line) */
-            if (!warned && (rc = import__note(c, l.no, "%.*s", (int)(l.len > 300 ? 300 : l.len),
-                                              l.s)) != 0)
+            if (!warned &&
+                (rc = import__note(c, l.no, "%.*s", (int)(l.len > 300 ? 300 : l.len), l.s)) != 0)
                 goto out;
             warned = true;
             continue;
         }
         if (n < 7 || n == NT_MAX_FIELDS) {
-            rc = import__fail(c, l.no, "this line is not a `nodetool ring` token line (address, "
-                                       "rack, status, state, load, owns, token)");
+            rc = import__fail(c, l.no,
+                              "this line is not a `nodetool ring` token line (address, "
+                              "rack, status, state, load, owns, token)");
             goto out;
         }
         const char *st = f[2];
@@ -125,8 +126,10 @@ int import__nodetool(import_ctx *c)
         if (!field_is(state, sl, "Normal") && !field_is(state, sl, "Leaving") &&
             !field_is(state, sl, "Joining") && !field_is(state, sl, "Moving") &&
             !field_is(state, sl, "?")) {
-            rc = import__fail(c, l.no, "state \"%.*s\" is not Normal, Leaving, "
-                                       "Joining or Moving", (int)(sl > 20 ? 20 : sl), state);
+            rc = import__fail(c, l.no,
+                              "state \"%.*s\" is not Normal, Leaving, "
+                              "Joining or Moving",
+                              (int)(sl > 20 ? 20 : sl), state);
             goto out;
         }
         if (import__int(f[n - 1], fl[n - 1], INT64_MIN, INT64_MAX, &t) != 0) {
@@ -143,8 +146,9 @@ int import__nodetool(import_ctx *c)
             if (node == NULL)
                 goto out;
             if (!field_is(state, sl, "Normal") &&
-                (rc = import__note(c, l.no, "%.*s is %.*s: ringsim places its tokens as they "
-                                            "are now",
+                (rc = import__note(c, l.no,
+                                   "%.*s is %.*s: ringsim places its tokens as they "
+                                   "are now",
                                    (int)(fl[0] > 80 ? 80 : fl[0]), f[0], (int)sl, state)) != 0)
                 goto out;
         }
@@ -170,8 +174,9 @@ int import__nodetool(import_ctx *c)
             if (all[i].t == all[i - 1].t) {
                 int a = all[i].line < all[i - 1].line ? all[i].line : all[i - 1].line;
                 int b = all[i].line < all[i - 1].line ? all[i - 1].line : all[i].line;
-                rc = import__fail(c, b, "token %lld appears twice (lines %d and %d); Cassandra "
-                                        "gives a token to one node",
+                rc = import__fail(c, b,
+                                  "token %lld appears twice (lines %d and %d); Cassandra "
+                                  "gives a token to one node",
                                   (long long)all[i].t, a, b);
                 goto out;
             }

@@ -94,7 +94,7 @@ int import__redis(import_ctx *c)
     int16_t *owner = malloc(REDIS_SLOTS * sizeof *owner);
     int *owner_line = malloc(REDIS_SLOTS * sizeof *owner_line);
     /* masters' ids, by node index */
-    char (*ids)[41] = NULL;
+    char(*ids)[41] = NULL;
     size_t idcap = 0;
     int rc = 0;
     size_t migrating = 0;
@@ -115,9 +115,10 @@ int import__redis(import_ctx *c)
                 continue;
             rline r;
             if (!split(&l, &r) || !is_id(r.f[0], r.fl[0])) {
-                rc = import__fail(c, l.no, "this line is not a CLUSTER NODES line (<id> "
-                                           "<ip:port@cport> <flags> <master> <ping-sent> "
-                                           "<pong-recv> <config-epoch> <link-state> <slot>...)");
+                rc = import__fail(c, l.no,
+                                  "this line is not a CLUSTER NODES line (<id> "
+                                  "<ip:port@cport> <flags> <master> <ping-sent> "
+                                  "<pong-recv> <config-epoch> <link-state> <slot>...)");
                 goto out;
             }
             size_t al = addr_len(&r);
@@ -143,8 +144,9 @@ int import__redis(import_ctx *c)
                 if (has_flag(&r, "fail"))
                     n->v.down = true;
                 if (has_flag(&r, "fail?") &&
-                    (rc = import__note(c, l.no, "%.*s is suspected failing (fail?): imported "
-                                                "as up",
+                    (rc = import__note(c, l.no,
+                                       "%.*s is suspected failing (fail?): imported "
+                                       "as up",
                                        (int)al, r.f[1])) != 0)
                     goto out;
                 /* slots */
@@ -163,20 +165,24 @@ int import__redis(import_ctx *c)
                     } else {
                         const char *dash = memchr(s, '-', tl);
                         int64_t a, b;
-                        if (import__int(s, dash ? (size_t)(dash - s) : tl, 0, REDIS_SLOTS - 1,
-                                        &a) != 0 ||
+                        if (import__int(s, dash ? (size_t)(dash - s) : tl, 0, REDIS_SLOTS - 1, &a) !=
+                                0 ||
                             (dash && import__int(dash + 1, (size_t)(t - dash - 1), 0,
                                                  REDIS_SLOTS - 1, &b) != 0) ||
                             s[0] == '+' || s[0] == '-') {
-                            rc = import__fail(c, l.no, "\"%.*s\" is not a slot or a "
-                                                       "range of slots (0..16383)", (int)(tl > 40 ? 40 : tl), s);
+                            rc = import__fail(c, l.no,
+                                              "\"%.*s\" is not a slot or a "
+                                              "range of slots (0..16383)",
+                                              (int)(tl > 40 ? 40 : tl), s);
                             goto out;
                         }
                         if (!dash)
                             b = a;
                         if (b < a) {
-                            rc = import__fail(c, l.no, "slot range %lld-%lld is "
-                                                       "reversed", (long long)a, (long long)b);
+                            rc = import__fail(c, l.no,
+                                              "slot range %lld-%lld is "
+                                              "reversed",
+                                              (long long)a, (long long)b);
                             goto out;
                         }
                         for (int64_t k = a; k <= b; k++) {
@@ -201,21 +207,21 @@ int import__redis(import_ctx *c)
                 while (m < c->r->n && !(r.fl[3] == 40 && memcmp(ids[m], r.f[3], 40) == 0))
                     m++;
                 if (m == c->r->n) {
-                    rc = import__note(c, l.no, "replica %.*s follows %.*s, which is not a "
-                                               "master in the text",
-                                      (int)al, r.f[1], (int)(r.fl[3] > 40 ? 40 : r.fl[3]),
-                                      r.f[3]);
+                    rc = import__note(c, l.no,
+                                      "replica %.*s follows %.*s, which is not a "
+                                      "master in the text",
+                                      (int)al, r.f[1], (int)(r.fl[3] > 40 ? 40 : r.fl[3]), r.f[3]);
                 } else {
                     rc = import__replica(c, &c->r->nodes[m], r.f[1], al);
                     if (rc == 0 && has_flag(&r, "fail"))
-                        rc = import__note(c, l.no, "replica %.*s is failed (fail)", (int)al,
-                                          r.f[1]);
+                        rc = import__note(c, l.no, "replica %.*s is failed (fail)", (int)al, r.f[1]);
                 }
                 if (rc != 0)
                     goto out;
             } else if (pass == 0 && !master && !slave) {
-                if ((rc = import__note(c, l.no, "%.*s is neither master nor replica (%.*s): "
-                                                "not imported",
+                if ((rc = import__note(c, l.no,
+                                       "%.*s is neither master nor replica (%.*s): "
+                                       "not imported",
                                        (int)al, r.f[1], (int)(r.fl[2] > 60 ? 60 : r.fl[2]),
                                        r.f[2])) != 0)
                     goto out;
@@ -227,13 +233,15 @@ int import__redis(import_ctx *c)
         for (size_t i = 0; i < REDIS_SLOTS; i++)
             free_slots += owner[i] < 0;
         if (free_slots > 0 &&
-            (rc = import__note(c, 0, "%zu of 16384 slots have no master: keys there get "
-                                     "CLUSTERDOWN (cluster-require-full-coverage)",
+            (rc = import__note(c, 0,
+                               "%zu of 16384 slots have no master: keys there get "
+                               "CLUSTERDOWN (cluster-require-full-coverage)",
                                free_slots)) != 0)
             goto out;
         if (migrating > 0)
-            rc = import__note(c, 0, "%zu slots are migrating or importing: ringsim places "
-                                    "them on the master that holds them now",
+            rc = import__note(c, 0,
+                              "%zu slots are migrating or importing: ringsim places "
+                              "them on the master that holds them now",
                               migrating);
     }
 out:

@@ -34,20 +34,33 @@ static const char *const hashes[] = {"one_at_a_time", "md5",     "crc16",    "cr
                                      "crc32a",        "fnv1_64", "fnv1a_64", "fnv1_32",
                                      "fnv1a_32",      "hsieh",   "murmur",   "jenkins"};
 
-static const char *const known_keys[] = {
-    "listen",       "hash",          "hash_tag",          "distribution",
-    "timeout",      "backlog",       "preconnect",        "redis",
-    "redis_auth",   "redis_db",      "server_connections", "auto_eject_hosts",
-    "server_retry_timeout", "server_failure_limit", "servers", "client_connections",
-    "tcpkeepalive", "reuseport"};
+static const char *const known_keys[] = {"listen",
+                                         "hash",
+                                         "hash_tag",
+                                         "distribution",
+                                         "timeout",
+                                         "backlog",
+                                         "preconnect",
+                                         "redis",
+                                         "redis_auth",
+                                         "redis_db",
+                                         "server_connections",
+                                         "auto_eject_hosts",
+                                         "server_retry_timeout",
+                                         "server_failure_limit",
+                                         "servers",
+                                         "client_connections",
+                                         "tcpkeepalive",
+                                         "reuseport"};
 
 static int server(import_ctx *c, const yaml_node_t *sn)
 {
     const char *v = import__yaml_str(sn);
     int line = import__yaml_line(sn);
     if (v == NULL)
-        return import__fail(c, line, "conf: directive \"servers\" is not a sequence of "
-                                     "strings");
+        return import__fail(c, line,
+                            "conf: directive \"servers\" is not a sequence of "
+                            "strings");
     size_t len = strlen(v);
     const char *bad = "has an invalid \"hostname:port:weight [name]\"or "
                       "\"/path/unix_socket:weight [name]\" format string";
@@ -89,19 +102,20 @@ static int server(import_ctx *c, const yaml_node_t *sn)
         return import__fail(c, line, "conf: directive \"servers\" %s", bad);
     size_t addrlen = end;
     int64_t w, p = 0;
-    if (import__int(weight, weightlen, 0, INT32_MAX, &w) != 0 || weight[0] == '-' ||
-        weight[0] == '+')
-        return import__fail(c, line, "conf: directive \"servers\" has an invalid weight in "
-                                     "\"%.80s\"",
+    if (import__int(weight, weightlen, 0, INT32_MAX, &w) != 0 || weight[0] == '-' || weight[0] == '+')
+        return import__fail(c, line,
+                            "conf: directive \"servers\" has an invalid weight in "
+                            "\"%.80s\"",
                             v);
     if (w == 0)
-        return import__fail(c, line, "conf: directive \"servers\" has a zero weight in "
-                                     "\"%.80s\"",
+        return import__fail(c, line,
+                            "conf: directive \"servers\" has a zero weight in "
+                            "\"%.80s\"",
                             v);
-    if (!sock && (import__int(port, portlen, 1, 65535, &p) != 0 || port[0] == '-' ||
-                  port[0] == '+'))
-        return import__fail(c, line, "conf: directive \"servers\" has an invalid port in "
-                                     "\"%.80s\"",
+    if (!sock && (import__int(port, portlen, 1, 65535, &p) != 0 || port[0] == '-' || port[0] == '+'))
+        return import__fail(c, line,
+                            "conf: directive \"servers\" has an invalid port in "
+                            "\"%.80s\"",
                             v);
     if (addrlen == 0)
         return import__fail(c, line, "conf: directive \"servers\" %s", bad);
@@ -147,8 +161,8 @@ static int pool(import_ctx *c, yaml_document_t *doc, yaml_node_t *pname, yaml_no
     yaml_node_t *d = import__yaml_get(doc, p, "distribution");
     if (d != NULL) {
         const char *ds = import__yaml_str(d);
-        if (ds == NULL || (strcmp(ds, "ketama") != 0 && strcmp(ds, "modula") != 0 &&
-                           strcmp(ds, "random") != 0))
+        if (ds == NULL ||
+            (strcmp(ds, "ketama") != 0 && strcmp(ds, "modula") != 0 && strcmp(ds, "random") != 0))
             return import__fail(c, import__yaml_line(d),
                                 "conf: directive \"distribution:\" is not a valid "
                                 "distribution");
@@ -173,8 +187,7 @@ static int pool(import_ctx *c, yaml_document_t *doc, yaml_node_t *pname, yaml_no
     yaml_node_t *ae = import__yaml_get(doc, p, "auto_eject_hosts");
     const char *aes = import__yaml_str(ae);
     bool eject = aes != NULL && strcmp(aes, "true") == 0;
-    for (yaml_node_pair_t *pr = p->data.mapping.pairs.start; pr < p->data.mapping.pairs.top;
-         pr++) {
+    for (yaml_node_pair_t *pr = p->data.mapping.pairs.start; pr < p->data.mapping.pairs.top; pr++) {
         yaml_node_t *k = yaml_document_get_node(doc, pr->key);
         const char *ks = import__yaml_str(k);
         if (ks == NULL)
@@ -183,22 +196,19 @@ static int pool(import_ctx *c, yaml_document_t *doc, yaml_node_t *pname, yaml_no
         for (size_t i = 0; i < sizeof known_keys / sizeof *known_keys; i++)
             known |= strcmp(ks, known_keys[i]) == 0;
         if (!known)
-            return import__fail(c, import__yaml_line(k), "conf: directive \"%.40s\" is unknown",
-                                ks);
+            return import__fail(c, import__yaml_line(k), "conf: directive \"%.40s\" is unknown", ks);
         if (strcmp(ks, "hash_tag") == 0) {
             rc = import__note(c, import__yaml_line(k),
                               "hash_tag: nutcracker hashes only the part of a key between the "
                               "tags; give ringsim that part as the key");
         } else if (strcmp(ks, "auto_eject_hosts") == 0) {
-            rc = import__note(c, import__yaml_line(k),
-                              "auto_eject_hosts: %s: %s", aes ? aes : "",
+            rc = import__note(c, import__yaml_line(k), "auto_eject_hosts: %s: %s", aes ? aes : "",
                               eject ? "a failed server leaves the continuum, which is rebuilt "
                                       "from the others"
                                     : "a failed server keeps its keys (they fail)");
         } else if (strcmp(ks, "servers") != 0 && strcmp(ks, "hash") != 0 &&
                    strcmp(ks, "distribution") != 0) {
-            rc = import__note(c, import__yaml_line(k), "%.40s: placement does not depend on it",
-                              ks);
+            rc = import__note(c, import__yaml_line(k), "%.40s: placement does not depend on it", ks);
         }
         if (rc != 0)
             return rc;
@@ -206,8 +216,7 @@ static int pool(import_ctx *c, yaml_document_t *doc, yaml_node_t *pname, yaml_no
     yaml_node_t *sv = import__yaml_get(doc, p, "servers");
     if (sv == NULL || sv->type != YAML_SEQUENCE_NODE)
         return import__fail(c, pline, "conf: pool \"%.60s\" has no servers", name);
-    for (yaml_node_item_t *it = sv->data.sequence.items.start; it < sv->data.sequence.items.top;
-         it++)
+    for (yaml_node_item_t *it = sv->data.sequence.items.start; it < sv->data.sequence.items.top; it++)
         if ((rc = server(c, yaml_document_get_node(doc, *it))) != 0)
             return rc;
     return 0;
@@ -248,8 +257,7 @@ int import__twemproxy(import_ctx *c)
             pairs[k++] = pr;
         }
         if (rc == 0)
-            rc = import__choose(c, "pool", names, lines, k, "no pool in the configuration",
-                                &pick);
+            rc = import__choose(c, "pool", names, lines, k, "no pool in the configuration", &pick);
         if (rc == 0)
             rc = pool(c, &doc, yaml_document_get_node(&doc, pairs[pick]->key),
                       yaml_document_get_node(&doc, pairs[pick]->value));

@@ -19,8 +19,7 @@ int import__yaml_load(import_ctx *c, yaml_document_t *doc)
         if (p.error == YAML_MEMORY_ERROR)
             rc = rs_fail(c->err, RINGSIM_ENOMEM, "out of memory while importing");
         else
-            rc = import__fail(c, line, "YAML error: %s%s%s",
-                              p.problem ? p.problem : "invalid YAML",
+            rc = import__fail(c, line, "YAML error: %s%s%s", p.problem ? p.problem : "invalid YAML",
                               p.context ? " " : "", p.context ? p.context : "");
     } else if (yaml_document_get_root_node(doc) == NULL) {
         yaml_document_delete(doc);
@@ -38,8 +37,7 @@ yaml_node_t *import__yaml_get(yaml_document_t *doc, yaml_node_t *map, const char
     for (yaml_node_pair_t *pr = map->data.mapping.pairs.start; pr < map->data.mapping.pairs.top;
          pr++) {
         yaml_node_t *k = yaml_document_get_node(doc, pr->key);
-        if (k != NULL && k->type == YAML_SCALAR_NODE &&
-            k->data.scalar.length == strlen(key) &&
+        if (k != NULL && k->type == YAML_SCALAR_NODE && k->data.scalar.length == strlen(key) &&
             memcmp(k->data.scalar.value, key, k->data.scalar.length) == 0)
             found = yaml_document_get_node(doc, pr->value); /* the last one wins */
     }
@@ -87,8 +85,7 @@ json_t *import__yaml_json(yaml_document_t *doc, yaml_node_t *n, int depth, bool 
         json_t *a = json_array();
         for (yaml_node_item_t *it = n->data.sequence.items.start;
              a != NULL && it < n->data.sequence.items.top; it++) {
-            json_t *v = import__yaml_json(doc, yaml_document_get_node(doc, *it), depth + 1,
-                                          too_deep);
+            json_t *v = import__yaml_json(doc, yaml_document_get_node(doc, *it), depth + 1, too_deep);
             if (v == NULL || json_array_append_new(a, v) != 0) {
                 json_decref(a);
                 return NULL;
@@ -103,8 +100,8 @@ json_t *import__yaml_json(yaml_document_t *doc, yaml_node_t *n, int depth, bool 
             yaml_node_t *k = yaml_document_get_node(doc, pr->key);
             if (k == NULL || k->type != YAML_SCALAR_NODE)
                 continue; /* complex keys are nothing Envoy reads */
-            json_t *v = import__yaml_json(doc, yaml_document_get_node(doc, pr->value),
-                                          depth + 1, too_deep);
+            json_t *v = import__yaml_json(doc, yaml_document_get_node(doc, pr->value), depth + 1,
+                                          too_deep);
             if (v == NULL || json_object_setn_new(o, (const char *)k->data.scalar.value,
                                                   k->data.scalar.length, v) != 0) {
                 json_decref(o);

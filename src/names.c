@@ -56,14 +56,13 @@ int name_check(const char *s, size_t len, const char *what, rs_error *err)
     if (len == 0)
         return rs_fail(err, RINGSIM_ENAME, "%s must not be empty", what);
     if (len > NAME_MAX_BYTES)
-        return rs_fail(err, RINGSIM_ENAME, "%s is %zu bytes long; the limit is %d",
-                       what, len, NAME_MAX_BYTES);
+        return rs_fail(err, RINGSIM_ENAME, "%s is %zu bytes long; the limit is %d", what, len,
+                       NAME_MAX_BYTES);
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)s[i];
         if (c < 0x20 || c == 0x7F)
             return rs_fail(err, RINGSIM_ENAME,
-                           "%s contains a control character (byte 0x%02X at %zu)",
-                           what, c, i);
+                           "%s contains a control character (byte 0x%02X at %zu)", what, c, i);
     }
     if (!utf8_valid(s, len))
         return rs_fail(err, RINGSIM_ENAME, "%s is not valid UTF-8", what);

@@ -102,15 +102,13 @@ int place_config_check(const place_config *cfg, rs_error *err)
                        "hash-balance-factor %lld)",
                        (long long)cfg->param[PP_HASH_BALANCE_FACTOR]);
     if (cfg->param[PP_MIN_RING_SIZE] > cfg->param[PP_MAX_RING_SIZE])
-        return rs_fail(err, RINGSIM_EPARAM,
-                       "min_ring_size (%lld) must not be above max_ring_size (%lld)",
-                       (long long)cfg->param[PP_MIN_RING_SIZE],
-                       (long long)cfg->param[PP_MAX_RING_SIZE]);
+        return rs_fail(
+            err, RINGSIM_EPARAM, "min_ring_size (%lld) must not be above max_ring_size (%lld)",
+            (long long)cfg->param[PP_MIN_RING_SIZE], (long long)cfg->param[PP_MAX_RING_SIZE]);
     return 0;
 }
 
-int place_nodes_check(const place_config *cfg, const place_node *nodes, size_t n,
-                      rs_error *err)
+int place_nodes_check(const place_config *cfg, const place_node *nodes, size_t n, rs_error *err)
 {
     const place_algo *a = place__find(cfg->algorithm);
     if (!a)
@@ -132,8 +130,7 @@ int place_nodes_check(const place_config *cfg, const place_node *nodes, size_t n
                            PLACE_MAX_NODE_POINTS);
         if (x->ntokens && strcmp(a->name, "cassandra") != 0)
             return rs_fail(err, RINGSIM_EPARAM,
-                           "explicit tokens belong to the cassandra algorithm, not %s",
-                           a->name);
+                           "explicit tokens belong to the cassandra algorithm, not %s", a->name);
     }
     return a->check_nodes ? a->check_nodes(cfg, nodes, n, err) : 0;
 }
@@ -147,14 +144,13 @@ json_t *place_config_json(const place_config *cfg, bool all)
         for (size_t k = 0; a && k < a->nparams; k++)
             mine |= a->params[k] == i;
         if ((all || mine) && pdefs[i].names)
-            json_object_set_new(params, pdefs[i].name,
-                                json_string(pdefs[i].names[cfg->param[i]]));
+            json_object_set_new(params, pdefs[i].name, json_string(pdefs[i].names[cfg->param[i]]));
         else if (all || mine)
             json_object_set_new(params, pdefs[i].name, json_integer(cfg->param[i]));
     }
-    return json_pack("{s:s, s:I, s:o, s:I}", "algorithm", cfg->algorithm,
-                     "points_per_node", (json_int_t)cfg->param[PP_POINTS_PER_NODE],
-                     "params", params, "replicas", (json_int_t)cfg->replicas);
+    return json_pack("{s:s, s:I, s:o, s:I}", "algorithm", cfg->algorithm, "points_per_node",
+                     (json_int_t)cfg->param[PP_POINTS_PER_NODE], "params", params, "replicas",
+                     (json_int_t)cfg->replicas);
 }
 
 static int param_index(const char *name)
@@ -211,9 +207,9 @@ int place_config_from_json(place_config *cfg, const json_t *j, rs_error *err)
                 snprintf(probe.algorithm, sizeof probe.algorithm, "%s", name);
                 if (!json_is_string(v))
                     return rs_fail(err, RINGSIM_EPARAM, "algorithm must be a string");
-                return place_config_check(&probe, err) ? err->code
-                                                       : rs_fail(err, RINGSIM_EPARAM,
-                                                                 "unknown algorithm");
+                return place_config_check(&probe, err)
+                           ? err->code
+                           : rs_fail(err, RINGSIM_EPARAM, "unknown algorithm");
             }
             strcpy(cfg->algorithm, json_string_value(v));
         } else if (!strcmp(k, "points_per_node")) {
@@ -248,8 +244,7 @@ int place_config_from_json(place_config *cfg, const json_t *j, rs_error *err)
     return 0;
 }
 
-int place_config_set_param(place_config *cfg, const char *name, const char *value,
-                           rs_error *err)
+int place_config_set_param(place_config *cfg, const char *name, const char *value, rs_error *err)
 {
     int i = param_index(name);
     if (i < 0)
@@ -259,8 +254,7 @@ int place_config_set_param(place_config *cfg, const char *name, const char *valu
     char *end;
     double d = strtod(value, &end);
     if (!*value || *end)
-        return rs_fail(err, RINGSIM_EPARAM, "%s must be a whole number, not \"%.64s\"", name,
-                       value);
+        return rs_fail(err, RINGSIM_EPARAM, "%s must be a whole number, not \"%.64s\"", name, value);
     json_t *v = json_real(d);
     int rc = v ? set_param_int(cfg, i, v, err) : rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     json_decref(v);
@@ -314,11 +308,10 @@ json_t *place_algorithms_json(void)
         static const char *const rk[] = {"walk", "highest", "no"};
         json_array_append_new(
             arr, json_pack("{s:s, s:s, s:s, s:s, s:o, s:b, s:s, s:b, s:s, s:s, s:b}", "name",
-                           a->name, "title", a->title, "space", a->space, "key_hash",
-                           a->key_hash, "params", ps, "weights", a->weights != PLACE_W_NONE,
-                           "weight_rule", wk[a->weights], "replicas",
-                           a->replicas != PLACE_REP_NONE, "replica_rule", rk[a->replicas],
-                           "origin", a->origin, "minimal", a->minimal));
+                           a->name, "title", a->title, "space", a->space, "key_hash", a->key_hash,
+                           "params", ps, "weights", a->weights != PLACE_W_NONE, "weight_rule",
+                           wk[a->weights], "replicas", a->replicas != PLACE_REP_NONE, "replica_rule",
+                           rk[a->replicas], "origin", a->origin, "minimal", a->minimal));
     }
     return arr;
 }
@@ -337,8 +330,9 @@ uint64_t place_layout_points(const place_config *cfg, const place_node *nodes, s
         else if (!strcmp(a, "nginx")) /* 160 points per unit of weight */
             total += (uint64_t)fmin(ceil(w), 1e9) * 160u;
         else if (!strcmp(a, "cassandra"))
-            total += nodes[i].ntokens ? nodes[i].ntokens
-                                      : (uint64_t)fmax(1, fmin(round((double)cfg->param[PP_NUM_TOKENS] * w), 1e9));
+            total += nodes[i].ntokens
+                         ? nodes[i].ntokens
+                         : (uint64_t)fmax(1, fmin(round((double)cfg->param[PP_NUM_TOKENS] * w), 1e9));
         else if (!strcmp(a, "multiprobe"))
             total++;
         else if (!strcmp(a, "haproxy")) /* 16 points per unit of weight */
@@ -372,9 +366,8 @@ uint32_t place__points(int64_t per_node, double weight)
 
 /* ---- building ---- */
 
-int place_build(placement **out, hasher *h, const place_config *cfg,
-                const place_node *nodes, size_t n, const placement *prev,
-                const char *state, rs_error *err)
+int place_build(placement **out, hasher *h, const place_config *cfg, const place_node *nodes,
+                size_t n, const placement *prev, const char *state, rs_error *err)
 {
     *out = NULL;
     int rc = place_config_check(cfg, err);
@@ -438,15 +431,11 @@ uint64_t place_node_size(const placement *p, size_t i) { return i < p->n ? p->si
 
 const ring *place_ring_of(const placement *p) { return p->ring; }
 
-char *place_state_text(const placement *p)
-{
-    return p->a->state_text ? p->a->state_text(p) : NULL;
-}
+char *place_state_text(const placement *p) { return p->a->state_text ? p->a->state_text(p) : NULL; }
 
 /* ---- keys ---- */
 
-void place_key(const placement *p, hasher *h, const char *key, size_t len,
-               place_key_info *out)
+void place_key(const placement *p, hasher *h, const char *key, size_t len, place_key_info *out)
 {
     memset(out, 0, sizeof *out);
     out->owner = -1;
@@ -533,8 +522,7 @@ int place_diff_column(const placement *a, const placement *b)
         return -1;
     /* Key coordinates that depend on a parameter (maglev's table size)
      * change with it: then every key is re-placed. */
-    if (a->a->coord_param >= 0 &&
-        a->cfg.param[a->a->coord_param] != b->cfg.param[b->a->coord_param])
+    if (a->a->coord_param >= 0 && a->cfg.param[a->a->coord_param] != b->cfg.param[b->a->coord_param])
         return -1;
     return a->a->col;
 }
@@ -758,10 +746,10 @@ json_t *place_layout_json(const placement *p, const char *const *names)
             uint64_t first = 0;
             for (size_t i = 0; runs && i < m; i++) {
                 json_array_append_new(
-                    runs, json_pack("{s:I, s:I, s:o}", "first", (json_int_t)first, "last",
-                                    (json_int_t)seg[i].hi, "node",
-                                    seg[i].owner < 0 ? json_null()
-                                                     : json_string(names[seg[i].owner])));
+                    runs,
+                    json_pack("{s:I, s:I, s:o}", "first", (json_int_t)first, "last",
+                              (json_int_t)seg[i].hi, "node",
+                              seg[i].owner < 0 ? json_null() : json_string(names[seg[i].owner])));
                 first = seg[i].hi + 1;
             }
         }
@@ -789,8 +777,8 @@ json_t *place_layout_json(const placement *p, const char *const *names)
     return o;
 }
 
-json_t *place_trace_json(const placement *p, const char *key, size_t len,
-                         const place_key_info *k, const char *const *names)
+json_t *place_trace_json(const placement *p, const char *key, size_t len, const place_key_info *k,
+                         const char *const *names)
 {
     json_t *t = json_array();
     if (!t)
@@ -810,8 +798,8 @@ void place__step(json_t *t, const char *step, const char *fmt, ...)
 }
 
 /* The common last steps of a ring trace: which point, which node, wrap. */
-void place__trace_point(const placement *p, const place_key_info *k,
-                        const char *const *names, const char *what, json_t *t)
+void place__trace_point(const placement *p, const place_key_info *k, const char *const *names,
+                        const char *what, json_t *t)
 {
     if (k->point < 0) {
         place__step(t, "owner", "there is no node: the key waits unassigned");
@@ -823,11 +811,10 @@ void place__trace_point(const placement *p, const place_key_info *k,
     place_coord_str(p, k->coord, kc);
     bool wrapped = k->coord > p->pts[p->npts - 1].coord;
     if (wrapped)
-        place__step(t, "successor",
-                    "%s is past the last %s, so the search wraps to the first: %s %s", kc, what,
-                    what, c);
+        place__step(t, "successor", "%s is past the last %s, so the search wraps to the first: %s %s",
+                    kc, what, what, c);
     else
-        place__step(t, "successor", "the first %s at or after %s is %s (%s #%u of %s)", what,
-                    kc, c, what, pt->index, names[pt->node]);
+        place__step(t, "successor", "the first %s at or after %s is %s (%s #%u of %s)", what, kc, c,
+                    what, pt->index, names[pt->node]);
     place__step(t, "owner", "%s owns the key", names[pt->node]);
 }

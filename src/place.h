@@ -43,14 +43,14 @@
  * what the user set.  The catalogue (place_algorithms_json) says which
  * algorithm takes which. */
 enum {
-    PP_POINTS_PER_NODE, /* ring */
-    PP_PROBES,          /* multiprobe */
-    PP_MIN_RING_SIZE,   /* envoy-ring */
-    PP_MAX_RING_SIZE,   /* envoy-ring */
-    PP_TABLE_SIZE,      /* maglev */
-    PP_NUM_TOKENS,      /* cassandra */
+    PP_POINTS_PER_NODE,     /* ring */
+    PP_PROBES,              /* multiprobe */
+    PP_MIN_RING_SIZE,       /* envoy-ring */
+    PP_MAX_RING_SIZE,       /* envoy-ring */
+    PP_TABLE_SIZE,          /* maglev */
+    PP_NUM_TOKENS,          /* cassandra */
     PP_HASH_BALANCE_FACTOR, /* haproxy: hash-balance-factor (0: off) */
-    PP_HASH,            /* twemproxy: the pool's hash, an index into its names */
+    PP_HASH,                /* twemproxy: the pool's hash, an index into its names */
     PP_COUNT
 };
 
@@ -81,9 +81,9 @@ typedef struct place_key_info {
     uint64_t sha64;    /* sha64(key): the first 8 bytes of the same digest */
     uint64_t hash;     /* the algorithm's key hash (its own width) */
     bool has_coord;
-    uint64_t coord;    /* order-preserving coordinate (alg.h) */
-    long owner;        /* node index, -1 with no node */
-    long point;        /* the point / slot / entry that decided, -1 if none */
+    uint64_t coord; /* order-preserving coordinate (alg.h) */
+    long owner;     /* node index, -1 with no node */
+    long point;     /* the point / slot / entry that decided, -1 if none */
 } place_key_info;
 
 /* Which stored column the segments of an algorithm range over. */
@@ -106,8 +106,7 @@ void place_config_default(place_config *cfg);
 int place_config_check(const place_config *cfg, rs_error *err);
 /* Whether the node list suits the algorithm (weights it honours, names it
  * parses, explicit tokens only where they mean something). */
-int place_nodes_check(const place_config *cfg, const place_node *nodes, size_t n,
-                      rs_error *err);
+int place_nodes_check(const place_config *cfg, const place_node *nodes, size_t n, rs_error *err);
 /* JSON of the configuration as stored and answered: {"algorithm",
  * "points_per_node", "params": {…current algorithm's}, "replicas"}.  With
  * all = true, "params" holds every algorithm's values (the stored form). */
@@ -117,8 +116,7 @@ json_t *place_config_json(const place_config *cfg, bool all);
  * parameters or values of the wrong type. */
 int place_config_from_json(place_config *cfg, const json_t *j, rs_error *err);
 /* Set one parameter by name ("table_size=65537" style from the CLI). */
-int place_config_set_param(place_config *cfg, const char *name, const char *value,
-                           rs_error *err);
+int place_config_set_param(place_config *cfg, const char *name, const char *value, rs_error *err);
 /* A short description, "ketama, 3 replicas". malloc'd. */
 char *place_config_describe(const place_config *cfg);
 /* The catalogue: [{"name", "title", "space", "key_hash", "params":[…],
@@ -144,9 +142,8 @@ uint32_t place_node_points(const place_config *cfg, double weight);
  * from it (nodes matched by id).  Otherwise state (may be NULL) is the
  * stored text form; without either, the state starts as the system starts
  * it.  0, or RINGSIM_ENOMEM / RINGSIM_EPARAM with err filled. */
-int place_build(placement **out, hasher *h, const place_config *cfg,
-                const place_node *nodes, size_t n, const placement *prev,
-                const char *state, rs_error *err);
+int place_build(placement **out, hasher *h, const place_config *cfg, const place_node *nodes,
+                size_t n, const placement *prev, const char *state, rs_error *err);
 /* Accepts NULL. */
 void place_free(placement *p);
 const place_config *place_cfg(const placement *p);
@@ -161,8 +158,7 @@ char *place_state_text(const placement *p);
 /* ---- keys ---- */
 
 /* Where a key goes.  Cannot fail. */
-void place_key(const placement *p, hasher *h, const char *key, size_t len,
-               place_key_info *out);
+void place_key(const placement *p, hasher *h, const char *key, size_t len, place_key_info *out);
 /* The preference list: up to r distinct node indexes, owner first, into
  * out[r]; the count.  0 with no node. */
 size_t place_prefs(const placement *p, const place_key_info *k, uint32_t r, long *out);
@@ -201,8 +197,8 @@ void place_node_json(const placement *p, size_t node, json_t *obj);
  * names come from names[]. */
 json_t *place_layout_json(const placement *p, const char *const *names);
 /* The lookup trace: [{"step", "detail"}…] in the system's own words. */
-json_t *place_trace_json(const placement *p, const char *key, size_t len,
-                         const place_key_info *k, const char *const *names);
+json_t *place_trace_json(const placement *p, const char *key, size_t len, const place_key_info *k,
+                         const char *const *names);
 /* Bytes the placement's layout takes (points, tables, per-node arrays). */
 size_t place_memory_bytes(const placement *p);
 /* The largest share over the mean share (structural balance). */

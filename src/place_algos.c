@@ -30,7 +30,6 @@ static uint64_t top32(const place_config *cfg)
     return UINT32_MAX;
 }
 
-
 static uint64_t top64(const place_config *cfg)
 {
     (void)cfg;
@@ -81,8 +80,7 @@ static int ring_build_op(placement *p, hasher *h, const placement *prev, const c
     return 0;
 }
 
-static void ring_key(const placement *p, hasher *h, const char *key, size_t len,
-                     place_key_info *k)
+static void ring_key(const placement *p, hasher *h, const char *key, size_t len, place_key_info *k)
 {
     (void)h;
     (void)key;
@@ -96,16 +94,15 @@ static void ring_key(const placement *p, hasher *h, const char *key, size_t len,
     }
 }
 
-static void ring_trace(const placement *p, const char *key, size_t len,
-                       const place_key_info *k, const char *const *names, json_t *t)
+static void ring_trace(const placement *p, const char *key, size_t len, const place_key_info *k,
+                       const char *const *names, json_t *t)
 {
     (void)len;
     (void)key;
-    place__step(t, "hash",
-                "SHA-256 of the key; its first 4 bytes, big-endian, are the position %u",
+    place__step(t, "hash", "SHA-256 of the key; its first 4 bytes, big-endian, are the position %u",
                 k->position);
-    place__step(t, "ring", "%zu point%s on the ring (%lld per node, times the weight)",
-                p->npts, p->npts == 1 ? "" : "s", (long long)p->cfg.param[PP_POINTS_PER_NODE]);
+    place__step(t, "ring", "%zu point%s on the ring (%lld per node, times the weight)", p->npts,
+                p->npts == 1 ? "" : "s", (long long)p->cfg.param[PP_POINTS_PER_NODE]);
     place__trace_point(p, k, names, "point", t);
 }
 
@@ -152,8 +149,7 @@ static int ketama_build_op(placement *p, hasher *h, const placement *prev, const
     return rc;
 }
 
-static int ketama_check(const place_config *cfg, const place_node *nodes, size_t n,
-                        rs_error *err)
+static int ketama_check(const place_config *cfg, const place_node *nodes, size_t n, rs_error *err)
 {
     (void)cfg;
     for (size_t i = 0; i < n; i++) {
@@ -167,16 +163,15 @@ static int ketama_check(const place_config *cfg, const place_node *nodes, size_t
 
 static void ketama_free(placement *p) { ketama_md5_free(p->extra); }
 
-static void ketama_key(const placement *p, hasher *h, const char *key, size_t len,
-                       place_key_info *k)
+static void ketama_key(const placement *p, hasher *h, const char *key, size_t len, place_key_info *k)
 {
     (void)h;
     /* The MD5 context is scratch space of this placement's thread. */
     point_key(p, ketama_key_hash(p->extra, key, len), k);
 }
 
-static void ketama_trace(const placement *p, const char *key, size_t len,
-                         const place_key_info *k, const char *const *names, json_t *t)
+static void ketama_trace(const placement *p, const char *key, size_t len, const place_key_info *k,
+                         const char *const *names, json_t *t)
 {
     (void)key;
     (void)len;
@@ -193,8 +188,7 @@ static void ketama_trace(const placement *p, const char *key, size_t len,
         char label[KETAMA_LABEL_MAX];
         if (!ketama_parse_name(p->nodes[pt->node].name, p->nodes[pt->node].len, &sv, NULL)) {
             ketama_label(&sv, pt->index / 4, label);
-            place__step(t, "point", "the point is word %u of MD5(\"%s\")", pt->index % 4,
-                        label);
+            place__step(t, "point", "the point is word %u of MD5(\"%s\")", pt->index % 4, label);
         }
     }
     place__trace_point(p, k, names, "point", t);
@@ -239,15 +233,14 @@ static int nginx_build_op(placement *p, hasher *h, const placement *prev, const 
     return rc;
 }
 
-static void nginx_key(const placement *p, hasher *h, const char *key, size_t len,
-                      place_key_info *k)
+static void nginx_key(const placement *p, hasher *h, const char *key, size_t len, place_key_info *k)
 {
     (void)h;
     point_key(p, nginx_key_hash(key, len), k);
 }
 
-static void nginx_trace(const placement *p, const char *key, size_t len,
-                        const place_key_info *k, const char *const *names, json_t *t)
+static void nginx_trace(const placement *p, const char *key, size_t len, const place_key_info *k,
+                        const char *const *names, json_t *t)
 {
     (void)key;
     (void)len;
@@ -282,8 +275,8 @@ static const place_algo algo_nginx = {
 
 /* ---- envoy-ring: Envoy's RING_HASH ---- */
 
-static int envoy_ring_build_op(placement *p, hasher *h, const placement *prev,
-                               const char *state, rs_error *err)
+static int envoy_ring_build_op(placement *p, hasher *h, const placement *prev, const char *state,
+                               rs_error *err)
 {
     (void)h;
     (void)prev;
@@ -299,8 +292,7 @@ static int envoy_ring_build_op(placement *p, hasher *h, const placement *prev,
     return rc;
 }
 
-static void envoy_key(const placement *p, hasher *h, const char *key, size_t len,
-                      place_key_info *k)
+static void envoy_key(const placement *p, hasher *h, const char *key, size_t len, place_key_info *k)
 {
     (void)h;
     point_key(p, envoy_key_hash(key, len), k);
@@ -365,8 +357,7 @@ static int maglev_build_op(placement *p, hasher *h, const placement *prev, const
     return rc;
 }
 
-static void maglev_key(const placement *p, hasher *h, const char *key, size_t len,
-                       place_key_info *k)
+static void maglev_key(const placement *p, hasher *h, const char *key, size_t len, place_key_info *k)
 {
     (void)h;
     k->hash = envoy_key_hash(key, len);
@@ -378,15 +369,14 @@ static void maglev_key(const placement *p, hasher *h, const char *key, size_t le
     }
 }
 
-static void maglev_trace(const placement *p, const char *key, size_t len,
-                         const place_key_info *k, const char *const *names, json_t *t)
+static void maglev_trace(const placement *p, const char *key, size_t len, const place_key_info *k,
+                         const char *const *names, json_t *t)
 {
     (void)key;
     (void)len;
     place__step(t, "hash", "xxHash64 (seed 0) of the key is %llu", (unsigned long long)k->hash);
-    place__step(t, "entry", "%llu mod the table size %llu is entry %llu",
-                (unsigned long long)k->hash, (unsigned long long)p->top + 1,
-                (unsigned long long)k->coord);
+    place__step(t, "entry", "%llu mod the table size %llu is entry %llu", (unsigned long long)k->hash,
+                (unsigned long long)p->top + 1, (unsigned long long)k->coord);
     if (k->owner < 0)
         place__step(t, "owner", "there is no node: the key waits unassigned");
     else
@@ -521,7 +511,8 @@ static int jump_build_op(placement *p, hasher *h, const placement *prev, const c
                 rc = memento_add(j->m, &j->bucket[i]);
         }
         if (rc)
-            return rs_fail(err, rc, "jump: %s", rc == RINGSIM_EPARAM ? "too many buckets" : "out of memory");
+            return rs_fail(err, rc, "jump: %s",
+                           rc == RINGSIM_EPARAM ? "too many buckets" : "out of memory");
     }
     if (rc)
         return rc;
@@ -546,8 +537,7 @@ static void jump_owner_of_hash(const placement *p, place_key_info *k)
     k->owner = b >= 0 ? j->node_of[b] : -1;
 }
 
-static void jump_key(const placement *p, hasher *h, const char *key, size_t len,
-                     place_key_info *k)
+static void jump_key(const placement *p, hasher *h, const char *key, size_t len, place_key_info *k)
 {
     (void)h;
     (void)key;
@@ -563,8 +553,8 @@ static void jump_shares(const placement *p, double *share)
         share[i] = 1.0 / (double)p->n;
 }
 
-static void jump_trace(const placement *p, const char *key, size_t len,
-                       const place_key_info *k, const char *const *names, json_t *t)
+static void jump_trace(const placement *p, const char *key, size_t len, const place_key_info *k,
+                       const char *const *names, json_t *t)
 {
     (void)key;
     (void)len;
@@ -612,8 +602,8 @@ static const place_algo algo_jump = {
 
 /* ---- rendezvous: highest random weight ---- */
 
-static int rendezvous_build_op(placement *p, hasher *h, const placement *prev,
-                               const char *state, rs_error *err)
+static int rendezvous_build_op(placement *p, hasher *h, const placement *prev, const char *state,
+                               rs_error *err)
 {
     (void)prev;
     (void)state;
@@ -649,8 +639,7 @@ static void rendezvous_key(const placement *p, hasher *h, const char *key, size_
     rendezvous_owner_of_hash(p, k);
 }
 
-static size_t rendezvous_prefs(const placement *p, const place_key_info *k, uint32_t r,
-                               long *out)
+static size_t rendezvous_prefs(const placement *p, const place_key_info *k, uint32_t r, long *out)
 {
     rendezvous_pick pick[PLACE_MAX_PREFS];
     size_t got = rendezvous_top(k->hash, p->extra, p->node_hash, p->n, pick, r);
@@ -718,8 +707,8 @@ static const place_algo algo_rendezvous = {
 
 /* ---- multiprobe: Appleton & O'Reilly ---- */
 
-static int multiprobe_build_op(placement *p, hasher *h, const placement *prev,
-                               const char *state, rs_error *err)
+static int multiprobe_build_op(placement *p, hasher *h, const placement *prev, const char *state,
+                               rs_error *err)
 {
     (void)prev;
     (void)state;
@@ -741,15 +730,14 @@ static void multiprobe_owner_of_hash(const placement *p, place_key_info *k)
     if (!p->npts)
         return;
     uint32_t h1 = (uint32_t)(k->hash >> 32), h2 = (uint32_t)k->hash | 1u, coord, probe;
-    size_t i = multiprobe_lookup(p->pts, p->npts, h1, h2, (uint32_t)p->cfg.param[PP_PROBES],
-                                 &coord, &probe);
+    size_t i = multiprobe_lookup(p->pts, p->npts, h1, h2, (uint32_t)p->cfg.param[PP_PROBES], &coord,
+                                 &probe);
     k->point = (long)i;
     k->owner = p->pts[i].node;
     k->coord = coord;
 }
 
-static void mp_key(const placement *p, hasher *h, const char *key, size_t len,
-                           place_key_info *k)
+static void mp_key(const placement *p, hasher *h, const char *key, size_t len, place_key_info *k)
 {
     (void)h;
     (void)key;
@@ -765,10 +753,9 @@ static void multiprobe_trace(const placement *p, const char *key, size_t len,
     (void)key;
     (void)len;
     uint32_t h1 = (uint32_t)(k->hash >> 32), h2 = (uint32_t)k->hash | 1u;
-    place__step(t, "hash", "SHA-256 of the key: h1 = bytes 0-3 = %u, h2 = bytes 4-7 OR 1 = %u",
-                h1, h2);
-    place__step(t, "probes",
-                "%lld probes h1 + i*h2 (mod 2^32); each looks for its successor point",
+    place__step(t, "hash", "SHA-256 of the key: h1 = bytes 0-3 = %u, h2 = bytes 4-7 OR 1 = %u", h1,
+                h2);
+    place__step(t, "probes", "%lld probes h1 + i*h2 (mod 2^32); each looks for its successor point",
                 (long long)p->cfg.param[PP_PROBES]);
     if (k->point >= 0) {
         uint32_t c = (uint32_t)k->coord, pos = (uint32_t)p->pts[k->point].coord;
@@ -806,8 +793,8 @@ static const place_algo algo_multiprobe = {
 
 /* ---- cassandra: Murmur3Partitioner tokens ---- */
 
-static int cassandra_build_op(placement *p, hasher *h, const placement *prev,
-                              const char *state, rs_error *err)
+static int cassandra_build_op(placement *p, hasher *h, const placement *prev, const char *state,
+                              rs_error *err)
 {
     (void)h;
     (void)prev;
@@ -823,8 +810,8 @@ static int cassandra_build_op(placement *p, hasher *h, const placement *prev,
     }
     for (size_t i = 0; i < p->n; i++)
         t[i] = (cassandra_tokens){p->nodes[i].tokens, p->nodes[i].ntokens};
-    int rc = cassandra_ring(v, p->n, t, (uint32_t)p->cfg.param[PP_NUM_TOKENS], &p->pts,
-                            &p->npts, err);
+    int rc = cassandra_ring(v, p->n, t, (uint32_t)p->cfg.param[PP_NUM_TOKENS], &p->pts, &p->npts,
+                            err);
     free(v);
     free(t);
     return rc;
@@ -889,13 +876,11 @@ static uint64_t redis_top(const place_config *cfg)
     return REDIS_SLOTS - 1;
 }
 
-static int redis_check(const place_config *cfg, const place_node *nodes, size_t n,
-                       rs_error *err)
+static int redis_check(const place_config *cfg, const place_node *nodes, size_t n, rs_error *err)
 {
     (void)cfg;
     if (n > REDIS_MAX_NODES)
-        return rs_fail(err, RINGSIM_EPARAM, "Redis Cluster has at most %u masters",
-                       REDIS_MAX_NODES);
+        return rs_fail(err, RINGSIM_EPARAM, "Redis Cluster has at most %u masters", REDIS_MAX_NODES);
     (void)nodes;
     return 0;
 }
@@ -920,8 +905,7 @@ static int redis_build_op(placement *p, hasher *h, const placement *prev, const 
         int rc = redis_check_create(p->n, err);
         if (rc)
             return rc;
-        return redis_create(p->n, p->table) < 0 ? rs_fail(err, RINGSIM_ENOMEM, "out of memory")
-                                                : 0;
+        return redis_create(p->n, p->table) < 0 ? rs_fail(err, RINGSIM_ENOMEM, "out of memory") : 0;
     }
     memcpy(p->table, prev->table, REDIS_SLOTS * sizeof *p->table);
     /* Leavers, highest ordinal first so that the shifts keep the rest valid. */
@@ -938,7 +922,8 @@ static int redis_build_op(placement *p, hasher *h, const placement *prev, const 
         }
         int rc = redis_leave(p->table, n, (uint32_t)i); /* slots moved, or < 0 */
         if (rc < 0)
-            return rs_fail(err, rc, "redis: %s", err && err->msg[0] ? err->msg : "cannot hand over slots");
+            return rs_fail(err, rc, "redis: %s",
+                           err && err->msg[0] ? err->msg : "cannot hand over slots");
         n--;
     }
     /* Joiners come last in join order: each receives slots in turn. */
@@ -961,8 +946,7 @@ static char *redis_state_text(const placement *p)
     return t;
 }
 
-static void redis_key(const placement *p, hasher *h, const char *key, size_t len,
-                      place_key_info *k)
+static void redis_key(const placement *p, hasher *h, const char *key, size_t len, place_key_info *k)
 {
     (void)h;
     size_t off, hl = redis_hashed_part(key, len, &off);
@@ -990,15 +974,15 @@ static void redis_node_json(const placement *p, size_t node, json_t *obj)
     if (total > 64 && (all = malloc(total * sizeof *all)))
         redis_node_runs(p->table, (uint32_t)node, all, total);
     for (size_t i = 0; all && i < total; i++)
-        json_array_append_new(a, json_pack("[I, I]", (json_int_t)all[i].first,
-                                           (json_int_t)all[i].last));
+        json_array_append_new(
+            a, json_pack("[I, I]", (json_int_t)all[i].first, (json_int_t)all[i].last));
     if (all != runs)
         free(all);
     json_object_set_new(obj, "slots", a);
 }
 
-static void redis_trace(const placement *p, const char *key, size_t len,
-                        const place_key_info *k, const char *const *names, json_t *t)
+static void redis_trace(const placement *p, const char *key, size_t len, const place_key_info *k,
+                        const char *const *names, json_t *t)
 {
     size_t off, hl = redis_hashed_part(key, len, &off);
     if (hl != len)
@@ -1063,8 +1047,7 @@ static int haproxy_ids(const place_node *nodes, size_t n, uint32_t *out, rs_erro
     return rc;
 }
 
-static int haproxy_check(const place_config *cfg, const place_node *nodes, size_t n,
-                         rs_error *err)
+static int haproxy_check(const place_config *cfg, const place_node *nodes, size_t n, rs_error *err)
 {
     (void)cfg;
     for (size_t i = 0; i < n; i++)
@@ -1116,8 +1099,7 @@ static int haproxy_build_op(placement *p, hasher *h, const placement *prev, cons
     return rc;
 }
 
-static void haproxy_key(const placement *p, hasher *h, const char *key, size_t len,
-                        place_key_info *k)
+static void haproxy_key(const placement *p, hasher *h, const char *key, size_t len, place_key_info *k)
 {
     (void)h;
     k->hash = k->coord = haproxy_key_hash(key, len);
@@ -1178,8 +1160,8 @@ static void haproxy_node_json(const placement *p, size_t node, json_t *obj)
     json_object_set_new(obj, "tokens", t);
 }
 
-static void haproxy_trace(const placement *p, const char *key, size_t len,
-                          const place_key_info *k, const char *const *names, json_t *t)
+static void haproxy_trace(const placement *p, const char *key, size_t len, const place_key_info *k,
+                          const char *const *names, json_t *t)
 {
     const haproxy_state *st = p->extra;
     place__step(t, "hash",
@@ -1213,12 +1195,12 @@ static void haproxy_trace(const placement *p, const char *key, size_t len,
                 (unsigned long long)p->pts[nx].coord, names[p->pts[nx].node], dn,
                 (unsigned long long)p->pts[pv].coord, names[p->pts[pv].node], dp);
     place__step(t, "nearest", "%s",
-                dp == dn   ? "equally far: a tie goes to the point before"
+                dp == dn  ? "equally far: a tie goes to the point before"
                 : dp < dn ? "the point before is nearer (HAProxy takes the nearest point on "
                             "either side, not the next one)"
                           : "the point after is nearer");
-    place__step(t, "owner", "%s owns the key (point #%u of the server with id %u)",
-                names[k->owner], p->pts[k->point].index, st->ids[k->owner]);
+    place__step(t, "owner", "%s owns the key (point #%u of the server with id %u)", names[k->owner],
+                p->pts[k->point].index, st->ids[k->owner]);
 }
 
 static const place_algo algo_haproxy = {
@@ -1251,8 +1233,7 @@ static const place_algo algo_haproxy = {
 
 /* ---- twemproxy: nutcracker's distribution: ketama ---- */
 
-static int twemproxy_check(const place_config *cfg, const place_node *nodes, size_t n,
-                           rs_error *err)
+static int twemproxy_check(const place_config *cfg, const place_node *nodes, size_t n, rs_error *err)
 {
     (void)cfg;
     double total = 0;
@@ -1265,8 +1246,8 @@ static int twemproxy_check(const place_config *cfg, const place_node *nodes, siz
     return 0;
 }
 
-static int twemproxy_build_op(placement *p, hasher *h, const placement *prev,
-                              const char *state, rs_error *err)
+static int twemproxy_build_op(placement *p, hasher *h, const placement *prev, const char *state,
+                              rs_error *err)
 {
     (void)h;
     (void)prev;
@@ -1289,8 +1270,7 @@ static void twemproxy_key(const placement *p, hasher *h, const char *key, size_t
     (void)h;
     /* nutcracker skips the hash in a pool of one server (same owner); the
      * coordinate stays the hash, so that it depends on the key alone. */
-    point_key(p,
-              twemproxy_hash((twemproxy_hash_fn)p->cfg.param[PP_HASH], p->extra, key, len), k);
+    point_key(p, twemproxy_hash((twemproxy_hash_fn)p->cfg.param[PP_HASH], p->extra, key, len), k);
 }
 
 static void twemproxy_trace(const placement *p, const char *key, size_t len,
@@ -1352,7 +1332,16 @@ static const place_algo algo_twemproxy = {
     .trace = twemproxy_trace,
 };
 
-const place_algo *const place__algos[] = {
-    &algo_ring,  &algo_jump,       &algo_rendezvous, &algo_multiprobe, &algo_ketama,
-    &algo_nginx, &algo_envoy_ring, &algo_maglev,     &algo_cassandra, &algo_redis,
-    &algo_haproxy, &algo_twemproxy, NULL};
+const place_algo *const place__algos[] = {&algo_ring,
+                                          &algo_jump,
+                                          &algo_rendezvous,
+                                          &algo_multiprobe,
+                                          &algo_ketama,
+                                          &algo_nginx,
+                                          &algo_envoy_ring,
+                                          &algo_maglev,
+                                          &algo_cassandra,
+                                          &algo_redis,
+                                          &algo_haproxy,
+                                          &algo_twemproxy,
+                                          NULL};

@@ -27,7 +27,7 @@ struct placement {
     ring *ring;              /* the seed's ring (fast successor search) */
     alg_point *pts;          /* points in ring order (every point algorithm) */
     size_t npts;
-    uint32_t *table; /* owner per coordinate: maglev entries, redis slots */
+    uint32_t *table;     /* owner per coordinate: maglev entries, redis slots */
     uint64_t *node_hash; /* per node: sha64(name) (rendezvous) */
     void *extra;         /* the algorithm's own (memento) */
     uint64_t *sizes;     /* points / slots / entries per node */
@@ -40,19 +40,16 @@ struct place_algo {
     place_weights weights;
     place_replicas replicas;
     place_coord_kind coord_kind;
-    int col;         /* place_col of the segments, -1: re-place keys */
-    int coord_param; /* the parameter key coordinates depend on, or -1 */
+    int col;          /* place_col of the segments, -1: re-place keys */
+    int coord_param;  /* the parameter key coordinates depend on, or -1 */
     bool leave_local; /* a leave moves only the leaver's keys */
     bool minimal;     /* a join or leave moves only what must move */
     uint64_t (*top)(const place_config *cfg);
-    int (*check_nodes)(const place_config *cfg, const place_node *nodes, size_t n,
-                       rs_error *err);
-    int (*build)(placement *p, hasher *h, const placement *prev, const char *state,
-                 rs_error *err);
+    int (*check_nodes)(const place_config *cfg, const place_node *nodes, size_t n, rs_error *err);
+    int (*build)(placement *p, hasher *h, const placement *prev, const char *state, rs_error *err);
     void (*free_extra)(placement *p);
     /* Fill hash, coord/has_coord, owner and point (position is set). */
-    void (*key)(const placement *p, hasher *h, const char *key, size_t len,
-                place_key_info *k);
+    void (*key)(const placement *p, hasher *h, const char *key, size_t len, place_key_info *k);
     /* Owner from k->hash alone (for sampled shares); only where col < 0. */
     void (*owner_of_hash)(const placement *p, place_key_info *k);
     size_t (*prefs)(const placement *p, const place_key_info *k, uint32_t r, long *out);
@@ -80,7 +77,7 @@ int place__point_segments(const placement *p, place_seg **out, size_t *n);
 int place__table_segments(const placement *p, place_seg **out, size_t *n);
 void place__step(json_t *t, const char *step, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-void place__trace_point(const placement *p, const place_key_info *k,
-                        const char *const *names, const char *what, json_t *t);
+void place__trace_point(const placement *p, const place_key_info *k, const char *const *names,
+                        const char *what, json_t *t);
 
 #endif

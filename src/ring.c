@@ -20,8 +20,8 @@ struct ring {
     unsigned bits;    /* bucket table has 2^bits + 1 entries */
     uint32_t *bucket; /* see above */
     uint32_t *pos;    /* sorted */
-    uint32_t *node; /* owner node index of each point */
-    uint32_t *idx;  /* point index within its node */
+    uint32_t *node;   /* owner node index of each point */
+    uint32_t *idx;    /* point index within its node */
 };
 
 typedef struct build_point {

@@ -28,10 +28,7 @@ int sb_add(sbuf *b, const char *s, size_t n)
     return 0;
 }
 
-int sb_str(sbuf *b, const char *s)
-{
-    return sb_add(b, s, strlen(s));
-}
+int sb_str(sbuf *b, const char *s) { return sb_add(b, s, strlen(s)); }
 
 int sb_printf(sbuf *b, const char *fmt, ...)
 {

@@ -32,7 +32,6 @@
 
 /* ---- growable text ---- */
 
-
 /* ---- quoting and splitting words ---- */
 
 /* Bytes a word may hold and still need no quotes (in a shell as well):
@@ -111,8 +110,7 @@ static int split(const char *line, size_t n, words *w, rs_error *err)
                 quoted = true;
                 i++;
                 while (i < n && line[i] != c) {
-                    if (c == '"' && line[i] == '\\' && i + 1 < n &&
-                        strchr("\"\\$`", line[i + 1]))
+                    if (c == '"' && line[i] == '\\' && i + 1 < n && strchr("\"\\$`", line[i + 1]))
                         i++;
                     out[o++] = line[i++];
                 }
@@ -159,8 +157,8 @@ typedef enum {
     ST_OWNER,
 } stat_id;
 
-static const char *const stat_names[] = {"nodes",         "keys",         "max_over_mean", "cv",
-                                         "keys_moved",    "replica_moves", "owner"};
+static const char *const stat_names[] = {"nodes",      "keys",          "max_over_mean", "cv",
+                                         "keys_moved", "replica_moves", "owner"};
 static const bool stat_integral[] = {true, true, false, false, true, true, false};
 
 typedef enum { OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE } op_id;
@@ -171,7 +169,7 @@ typedef struct step {
     char *text; /* the line as written, trimmed (malloc'd) */
     char *note; /* the comment lines just above (malloc'd), or NULL */
     bool expect;
-    words w;    /* a command's words (cl points into them) */
+    words w; /* a command's words (cl points into them) */
     cmd_line cl;
     stat_id stat;
     op_id op;
@@ -518,8 +516,8 @@ json_t *scenario_outline(const scenario *sc)
 {
     json_t *o = header_json(sc), *steps = json_array();
     for (size_t i = 0; o && steps && i < sc->n; i++)
-        if (json_array_append_new(steps, step_base(&sc->steps[i],
-                                                   sc->steps[i].expect ? "expect" : "command"))) {
+        if (json_array_append_new(
+                steps, step_base(&sc->steps[i], sc->steps[i].expect ? "expect" : "command"))) {
             json_decref(steps);
             steps = NULL;
         }
@@ -549,12 +547,18 @@ static void num_text(char buf[40], double v)
 static bool compare(double a, op_id op, double b)
 {
     switch (op) {
-    case OP_EQ: return a == b;
-    case OP_NE: return a != b;
-    case OP_LT: return a < b;
-    case OP_LE: return a <= b;
-    case OP_GT: return a > b;
-    default: return a >= b;
+    case OP_EQ:
+        return a == b;
+    case OP_NE:
+        return a != b;
+    case OP_LT:
+        return a < b;
+    case OP_LE:
+        return a <= b;
+    case OP_GT:
+        return a > b;
+    default:
+        return a >= b;
     }
 }
 
@@ -566,8 +570,7 @@ static json_t *number(stat_id s, double v)
 
 /* Evaluate an expectation: *j its step report, *message why it failed
  * (empty when it held). */
-static int run_expect(const step *st, sim *s, json_t *j, char *message, size_t msize,
-                      rs_error *err)
+static int run_expect(const step *st, sim *s, json_t *j, char *message, size_t msize, rs_error *err)
 {
     message[0] = '\0';
     char stat[NAME_BUF + 8];
@@ -586,8 +589,7 @@ static int run_expect(const step *st, sim *s, json_t *j, char *message, size_t m
         char have[NAME_BUF] = "";
         if (r.node)
             snprintf(have, sizeof have, "%.*s", (int)r.node_len, r.node);
-        bool same = (!r.node && !st->owner) ||
-                    (r.node && st->owner && strcmp(have, st->owner) == 0);
+        bool same = (!r.node && !st->owner) || (r.node && st->owner && strcmp(have, st->owner) == 0);
         ok = st->op == OP_EQ ? same : !same;
         json_object_set_new(j, "value", st->owner ? json_string(st->owner) : json_null());
         json_object_set_new(j, "actual", r.node ? json_string(have) : json_null());
@@ -599,10 +601,18 @@ static int run_expect(const step *st, sim *s, json_t *j, char *message, size_t m
         sim_stats ss;
         sim_stats_get(s, &ss);
         switch (st->stat) {
-        case ST_NODES: actual = (double)ss.nodes; break;
-        case ST_KEYS: actual = (double)ss.keys; break;
-        case ST_MAX_OVER_MEAN: actual = ss.max_over_mean; break;
-        case ST_CV: actual = ss.cv; break;
+        case ST_NODES:
+            actual = (double)ss.nodes;
+            break;
+        case ST_KEYS:
+            actual = (double)ss.keys;
+            break;
+        case ST_MAX_OVER_MEAN:
+            actual = ss.max_over_mean;
+            break;
+        case ST_CV:
+            actual = ss.cv;
+            break;
         default: {
             int64_t last = sim_last_op(s);
             if (last < 0)
@@ -627,16 +637,15 @@ static int run_expect(const step *st, sim *s, json_t *j, char *message, size_t m
             char a[40], v[40];
             num_text(a, actual);
             num_text(v, st->value);
-            snprintf(message, msize, "expected %s %s %s, but %s is %s", stat, op_names[st->op],
-                     v, stat, a);
+            snprintf(message, msize, "expected %s %s %s, but %s is %s", stat, op_names[st->op], v,
+                     stat, a);
         }
     }
     json_object_set_new(j, "ok", json_boolean(ok));
     return 0;
 }
 
-int scenario_run(scenario *sc, sim *s, scenario_step_fn fn, void *ud, json_t **report,
-                 rs_error *err)
+int scenario_run(scenario *sc, sim *s, scenario_step_fn fn, void *ud, json_t **report, rs_error *err)
 {
     *report = NULL;
     json_t *rep = header_json(sc), *steps = json_array();
@@ -926,8 +935,7 @@ static int put_op(exporter *x, size_t i, rs_error *err)
     const char *nm = json_string_value(name);
     size_t nl = json_string_length(name);
     if (!p) {
-        rc = rs_fail(err, RINGSIM_EDB, "operation %lld has unreadable parameters",
-                     (long long)o.id);
+        rc = rs_fail(err, RINGSIM_EDB, "operation %lld has unreadable parameters", (long long)o.id);
     } else if (strcmp(o.type, "add_node") == 0 && nm) {
         rc = sb_str(&x->b, "node add");
         double w = json_number_value(json_object_get(p, "weight"));
@@ -1008,8 +1016,8 @@ static int put_op(exporter *x, size_t i, rs_error *err)
             rc = put_config(x, &cfg, false);
         goto out; /* put_config ends its line */
     } else {
-        rc = rs_fail(err, RINGSIM_EDB, "operation %lld (%s) cannot be exported",
-                     (long long)o.id, o.type);
+        rc = rs_fail(err, RINGSIM_EDB, "operation %lld (%s) cannot be exported", (long long)o.id,
+                     o.type);
     }
 done:
     if (!rc)
@@ -1120,8 +1128,7 @@ static json_t *file_json(const scenario_file *f, bool with_text)
     char *title, *summary;
     if (read_header(f->text, f->len, &title, &summary))
         return NULL;
-    json_t *o = json_pack("{s:s, s:s?, s:s?}", "name", f->name, "title", title, "summary",
-                          summary);
+    json_t *o = json_pack("{s:s, s:s?, s:s?}", "name", f->name, "title", title, "summary", summary);
     free(title);
     free(summary);
     if (o && with_text && json_object_set_new(o, "text", json_stringn(f->text, f->len))) {
@@ -1131,10 +1138,7 @@ static json_t *file_json(const scenario_file *f, bool with_text)
     return o;
 }
 
-json_t *scenario_file_json(const scenario_file *f)
-{
-    return file_json(f, true);
-}
+json_t *scenario_file_json(const scenario_file *f) { return file_json(f, true); }
 
 json_t *scenario_files_json(void)
 {

@@ -61,8 +61,7 @@ typedef void (*scenario_step_fn)(void *ud, const json_t *step);
  * "value", "actual", "ok"}.  Returns 0 when every step passed,
  * SCENARIO_FAILED when one failed (the report says which and why), or a
  * negative code (out of memory) with err filled and no report. */
-int scenario_run(scenario *sc, sim *s, scenario_step_fn fn, void *ud, json_t **report,
-                 rs_error *err);
+int scenario_run(scenario *sc, sim *s, scenario_step_fn fn, void *ud, json_t **report, rs_error *err);
 
 /* The scenario that rebuilds the state right after operation `at` (< 0:
  * the current state): *text malloc'd (caller frees), *len its length.

@@ -102,8 +102,7 @@ void sim__count_owner(state *x, int64_t id, int64_t delta)
  * placement the change starts from, layout the stored state text (may be
  * NULL): stateful algorithms evolve from one or the other.  The place_node
  * array lives as long as the placement (x->pn). */
-int sim__build_placement(sim *s, state *x, const placement *prev, const char *layout,
-                           rs_error *err)
+int sim__build_placement(sim *s, state *x, const placement *prev, const char *layout, rs_error *err)
 {
     place_node *pn = malloc((x->n + 1) * sizeof *pn);
     const char **names = malloc((x->n + 1) * sizeof *names);
@@ -129,8 +128,7 @@ int sim__build_placement(sim *s, state *x, const placement *prev, const char *la
                        "too many points: the %s layout would hold %llu points, and the "
                        "limit is %llu in all (nodes x points per node x weight); use fewer "
                        "points per node or fewer nodes",
-                       x->cfg.algorithm, (unsigned long long)want,
-                       (unsigned long long)s->max_points);
+                       x->cfg.algorithm, (unsigned long long)want, (unsigned long long)s->max_points);
     }
     placement *pl = NULL;
     int rc = place_build(&pl, s->h, &x->cfg, pn, x->n, prev, layout, err);
@@ -284,14 +282,12 @@ static int load_state(sim *s, rs_error *err)
     for (size_t i = 0; i < n; i++) {
         /* A damaged file must not reach the ring with a name the buffers
          * of a label are not sized for. */
-        if (name_check(sn[i].name, sn[i].len, "node name", NULL) ||
-            strlen(sn[i].name) != sn[i].len) {
+        if (name_check(sn[i].name, sn[i].len, "node name", NULL) || strlen(sn[i].name) != sn[i].len) {
             rc = rs_fail(err, RINGSIM_ENOTDB, "database is damaged: node %lld has an invalid name",
                          (long long)sn[i].id);
             goto fail;
         }
-        x.nodes[i] = (node){sn[i].id, sn[i].name, sn[i].len, sn[i].weight, sn[i].keys,
-                            NULL, 0, 0};
+        x.nodes[i] = (node){sn[i].id, sn[i].name, sn[i].len, sn[i].weight, sn[i].keys, NULL, 0, 0};
         sn[i].name = NULL; /* moved */
         x.n = i + 1;
         if (sn[i].tokens && (rc = tokens_parse(sn[i].tokens, &x.nodes[i], err)))
@@ -433,10 +429,8 @@ const char *sim_read_only(const sim *s) { return store_read_only(s->st); }
 
 /* ---- operations: the common frame ---- */
 
-
-
-int sim__op_begin(sim *s, opctx *c, const char *type, const char *subject,
-                    json_t *params, rs_error *err)
+int sim__op_begin(sim *s, opctx *c, const char *type, const char *subject, json_t *params,
+                  rs_error *err)
 {
     memset(c, 0, sizeof *c);
     c->s = s;
@@ -519,12 +513,11 @@ static int tally_add(tally_list *t, int64_t id, const char *name, int64_t count)
 }
 
 /* count keys moved from one node to another. */
-int sim__tally(opctx *c, int64_t from_id, const char *from_name, int64_t to_id,
-                 const char *to_name, int64_t count)
+int sim__tally(opctx *c, int64_t from_id, const char *from_name, int64_t to_id, const char *to_name,
+               int64_t count)
 {
     c->moved += count;
-    return tally_add(&c->from, from_id, from_name, count) ||
-                   tally_add(&c->to, to_id, to_name, count)
+    return tally_add(&c->from, from_id, from_name, count) || tally_add(&c->to, to_id, to_name, count)
                ? RINGSIM_ENOMEM
                : 0;
 }
@@ -555,8 +548,7 @@ static json_t *tally_json(const tally_list *t)
         if (!t->count[k])
             continue;
         json_array_append_new(arr, json_pack("{s:o, s:I}", "node",
-                                             t->names[k] ? json_string(t->names[k])
-                                                         : json_null(),
+                                             t->names[k] ? json_string(t->names[k]) : json_null(),
                                              "keys", (json_int_t)t->count[k]));
     }
     free(ord);
@@ -594,8 +586,8 @@ static int preview_finish(opctx *c, rs_error *err)
     int64_t total = 0;
     int rc = p->moved_from && p->moved_to && p->sample_moves ? 0 : RINGSIM_ENOMEM;
     if (!rc && c->op)
-        rc = store_moves_page(s->st, c->op, 0, p->sample > 0 ? p->sample : 20, &total,
-                              add_sample, p->sample_moves, err);
+        rc = store_moves_page(s->st, c->op, 0, p->sample > 0 ? p->sample : 20, &total, add_sample,
+                              p->sample_moves, err);
     if (!rc && p->after && c->next.pl) {
         state keep = s->cur;
         s->cur = c->next;
@@ -632,8 +624,7 @@ int sim__op_commit(opctx *c, int64_t *op_out, rs_error *err)
         long j = sim__find_node_id(&s->cur, x->nodes[i].id);
         if (j < 0 || s->cur.nodes[j].keys != x->nodes[i].keys ||
             s->cur.nodes[j].weight != x->nodes[i].weight)
-            rc = store_node_update(s->st, x->nodes[i].id, x->nodes[i].weight,
-                                   x->nodes[i].keys, err);
+            rc = store_node_update(s->st, x->nodes[i].id, x->nodes[i].weight, x->nodes[i].keys, err);
     }
     if (!rc && x->unassigned != s->cur.unassigned)
         rc = store_meta_set_int(s->st, "unassigned", x->unassigned, err);
@@ -647,9 +638,9 @@ int sim__op_commit(opctx *c, int64_t *op_out, rs_error *err)
         char *mf = moved_from_json(c);
         char *cfg = config_to_json(&x->cfg);
         /* The log keeps the configuration after the operation. */
-        rc = mf && cfg ? store_op_finish(s->st, c->op, c->moved, mf, cfg, c->replica_moves,
-                                         c->skipped, err)
-                       : rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        rc = mf && cfg
+                 ? store_op_finish(s->st, c->op, c->moved, mf, cfg, c->replica_moves, c->skipped, err)
+                 : rs_fail(err, RINGSIM_ENOMEM, "out of memory");
         free(mf);
         free(cfg);
     }
@@ -722,10 +713,7 @@ int sim__poll(sim *s, rs_error *err)
     return sim__progress(s, s->p_what, s->p_done, s->p_total, err);
 }
 
-
 /* ---- key lists: many keys in one buffer (no malloc per key) ---- */
-
-
 
 int sim__kl_add(keylist *l, const char *k, size_t len, uint32_t pos, int64_t node)
 {

@@ -65,8 +65,7 @@ typedef struct sim_str {
  * on.  A nonzero return cancels the operation: it fails with
  * RINGSIM_ECANCELED and is rolled back whole.  Runs on the thread of the
  * operation. */
-typedef int (*sim_progress_fn)(void *ud, const char *what, uint64_t done,
-                               uint64_t total);
+typedef int (*sim_progress_fn)(void *ud, const char *what, uint64_t done, uint64_t total);
 
 /* Open the simulation in the database at path (created when missing). */
 int sim_open(sim **out, const char *path, rs_error *err);
@@ -89,8 +88,7 @@ store *sim_store(sim *s);
 const char *sim_read_only(const sim *s);
 
 /* ---- operations: each is one transaction; *op receives its id ---- */
-int sim_add_node(sim *s, const char *name, size_t len, double weight, int64_t *op,
-                 rs_error *err);
+int sim_add_node(sim *s, const char *name, size_t len, double weight, int64_t *op, rs_error *err);
 /* A node to add: explicit tokens (Cassandra's initial_token) may be NULL. */
 typedef struct sim_node_spec {
     const char *name;
@@ -101,27 +99,23 @@ typedef struct sim_node_spec {
     int64_t srv_id; /* HAProxy's server `id` (1..2147483647), 0: none */
 } sim_node_spec;
 int sim_add_node_spec(sim *s, const sim_node_spec *spec, int64_t *op, rs_error *err);
-int sim_remove_node(sim *s, const char *name, size_t len, int64_t *op,
-                    rs_error *err);
+int sim_remove_node(sim *s, const char *name, size_t len, int64_t *op, rs_error *err);
 /* Inserts the keys that are new; the rest (existing, or repeated in the
  * list) are skipped and counted -- or, when strict, refused with
  * RINGSIM_ECONFLICT and nothing done. */
-int sim_insert_keys(sim *s, const sim_str *keys, size_t n, bool strict,
-                    int64_t *inserted, int64_t *skipped, int64_t *op, rs_error *err);
+int sim_insert_keys(sim *s, const sim_str *keys, size_t n, bool strict, int64_t *inserted,
+                    int64_t *skipped, int64_t *op, rs_error *err);
 /* The default start of `key gen` (docs/api.md v3): one past the highest number
  * generated with this prefix since the last reset (deletes and reverts do
  * not lower it, so nothing generated before is made again), 0 when none.
  * Reads the log: O(operations since the last reset). */
-int sim_generate_next(sim *s, const char *prefix, size_t plen, uint64_t *start,
-                      rs_error *err);
+int sim_generate_next(sim *s, const char *prefix, size_t plen, uint64_t *start, rs_error *err);
 /* Inserts prefix+start ... prefix+(start+count-1); numbers whose key
  * already exists are skipped and counted in *skipped. */
-int sim_generate_keys(sim *s, const char *prefix, size_t plen, uint64_t start,
-                      uint64_t count, int64_t *inserted, int64_t *skipped,
-                      int64_t *op, rs_error *err);
+int sim_generate_keys(sim *s, const char *prefix, size_t plen, uint64_t start, uint64_t count,
+                      int64_t *inserted, int64_t *skipped, int64_t *op, rs_error *err);
 /* Deletes the keys; all must exist (else RINGSIM_ENOTFOUND, nothing done). */
-int sim_delete_keys(sim *s, const sim_str *keys, size_t n, int64_t *op,
-                    rs_error *err);
+int sim_delete_keys(sim *s, const sim_str *keys, size_t n, int64_t *op, rs_error *err);
 int sim_configure(sim *s, const place_config *cfg, int64_t *op, rs_error *err);
 /* Whether cfg is the current configuration, every algorithm's parameters
  * included: a configure from a face that changes nothing records nothing
@@ -132,8 +126,7 @@ bool sim_config_same(sim *s, const place_config *cfg);
  * the placement says.  RINGSIM_ENOTFOUND for a node that does not exist,
  * RINGSIM_EPARAM for a weight that the rule or the algorithm refuses; the
  * same weight again changes nothing and records nothing (*op = 0). */
-int sim_set_weight(sim *s, const char *name, size_t len, double weight, int64_t *op,
-                   rs_error *err);
+int sim_set_weight(sim *s, const char *name, size_t len, double weight, int64_t *op, rs_error *err);
 int sim_reset(sim *s, int64_t *op, rs_error *err);
 /* The state becomes what it was right after operation `to` (0 = empty). */
 int sim_revert(sim *s, int64_t to, int64_t *op, rs_error *err);
@@ -200,8 +193,7 @@ int64_t sim_last_op(sim *s);
 /* All nodes ordered by (position, name); *out malloc'd (caller frees). */
 int sim_nodes(sim *s, sim_node_view **out, size_t *n, rs_error *err);
 /* One node, RINGSIM_ENOTFOUND when missing. */
-int sim_node_get(sim *s, const char *name, size_t len, sim_node_view *out,
-                 rs_error *err);
+int sim_node_get(sim *s, const char *name, size_t len, sim_node_view *out, rs_error *err);
 
 typedef struct sim_stats {
     int64_t nodes, keys, min, max;
@@ -216,30 +208,28 @@ typedef struct sim_lookup_result {
     size_t node_len;
     bool stored, wrapped, has_point;
     uint32_t point_position, point_index;
-    place_key_info info; /* the placement's answer */
+    place_key_info info;         /* the placement's answer */
     long prefs[PLACE_MAX_PREFS]; /* preference list (node indexes) */
     size_t nprefs;
 } sim_lookup_result;
-int sim_lookup(sim *s, const char *key, size_t len, sim_lookup_result *out,
-               rs_error *err);
+int sim_lookup(sim *s, const char *key, size_t len, sim_lookup_result *out, rs_error *err);
 
 /* A page of keys; node (may be NULL) filters by owner name. */
-typedef int (*sim_key_fn)(void *ud, const char *key, size_t len, uint32_t pos,
-                          const char *node, size_t node_len);
-int sim_keys_page(sim *s, const char *node, size_t node_len, const char *prefix,
-                  size_t prefix_len, int64_t offset, int64_t limit, int64_t *total,
-                  sim_key_fn fn, void *ud, rs_error *err);
+typedef int (*sim_key_fn)(void *ud, const char *key, size_t len, uint32_t pos, const char *node,
+                          size_t node_len);
+int sim_keys_page(sim *s, const char *node, size_t node_len, const char *prefix, size_t prefix_len,
+                  int64_t offset, int64_t limit, int64_t *total, sim_key_fn fn, void *ud,
+                  rs_error *err);
 /* The same in another order: by SHA-256 position then key (as above), by
  * key (bytewise), or by the algorithm's coordinate, then position, then
  * key. */
 typedef enum { SIM_ORDER_POSITION, SIM_ORDER_KEY, SIM_ORDER_COORDINATE } sim_key_order;
 int sim_keys_page_ordered(sim *s, const char *node, size_t node_len, const char *prefix,
                           size_t prefix_len, sim_key_order order, bool desc, int64_t offset,
-                          int64_t limit, int64_t *total, sim_key_fn fn, void *ud,
-                          rs_error *err);
+                          int64_t limit, int64_t *total, sim_key_fn fn, void *ud, rs_error *err);
 /* One stored key. */
-int sim_key_get(sim *s, const char *key, size_t len, uint32_t *pos,
-                const char **node, size_t *node_len, rs_error *err);
+int sim_key_get(sim *s, const char *key, size_t len, uint32_t *pos, const char **node,
+                size_t *node_len, rs_error *err);
 /* Stored keys per equal slice of the space the algorithm draws, counts[bins]
  * (zeroed first): of its coordinates where its layout ranges over them
  * (*by = "coordinate": the ring's positions, ketama's points, redis's
@@ -298,10 +288,13 @@ typedef struct sim_history {
     sim_checkpoint cp[SIM_HISTORY_CHECKPOINTS]; /* by operation, oldest first */
     size_t ncp;
     int64_t checkpoint_work; /* work between checkpoints; 0: the default */
-    uint64_t builds; /* layouts the last move built (replayed or undone
+    uint64_t builds;         /* layouts the last move built (replayed or undone
                       * topology changes): what its price counts */
 } sim_history;
-#define SIM_HISTORY_INIT {.at = -1}
+#define SIM_HISTORY_INIT                                                                           \
+    {                                                                                              \
+        .at = -1                                                                                   \
+    }
 int sim_history_at(sim *s, sim_history *h, int64_t at, sim **state, rs_error *err);
 /* Keep a copy of the live state as a checkpoint when the operations since
  * the newest one did enough work (a replay of them would take about a
@@ -315,7 +308,6 @@ void sim_history_clear(sim_history *h);
 /* Verify the database: placement of every key, counters, and that replaying
  * the log reproduces the stored state.  Problems are described in report
  * (at most report_size bytes, may be NULL); *problems counts them. */
-int sim_check(sim *s, int64_t *problems, char *report, size_t report_size,
-              rs_error *err);
+int sim_check(sim *s, int64_t *problems, char *report, size_t report_size, rs_error *err);
 
 #endif

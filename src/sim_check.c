@@ -51,19 +51,18 @@ static int check_placement(void *ud, const store_key *key)
     long want = ki.owner;
     long have = key->node == STORE_NO_NODE ? -1 : sim__find_node_id(x, key->node);
     if (ki.position != key->pos)
-        problem(k, "key \"%.*s\": stored position %u, SHA-256 says %u", (int)key->len,
-                key->key, key->pos, ki.position);
+        problem(k, "key \"%.*s\": stored position %u, SHA-256 says %u", (int)key->len, key->key,
+                key->pos, ki.position);
     bool col = ki.has_coord && place_column(x->pl) == PLACE_COL_COORD;
     if (col != key->has_coord || (col && sim__coord_stored(ki.coord) != key->coord))
-        problem(k, "key \"%.*s\": stored coordinate differs from the placement's",
-                (int)key->len, key->key);
+        problem(k, "key \"%.*s\": stored coordinate differs from the placement's", (int)key->len,
+                key->key);
     if (key->node != STORE_NO_NODE && have < 0)
         problem(k, "key \"%.*s\": owner id %lld is not a node", (int)key->len, key->key,
                 (long long)key->node);
     else if (want != have)
         problem(k, "key \"%.*s\": stored on %s, the ring says %s", (int)key->len, key->key,
-                have < 0 ? "(none)" : x->nodes[have].name,
-                want < 0 ? "(none)" : x->nodes[want].name);
+                have < 0 ? "(none)" : x->nodes[have].name, want < 0 ? "(none)" : x->nodes[want].name);
     if (have >= 0)
         k->counted[have]++;
     else if (key->node == STORE_NO_NODE)
@@ -91,8 +90,8 @@ static int check_both(void *ud, const store_key *live, const store_key *want)
     const char *an = a < 0 ? "" : k->s->cur.nodes[a].name;
     const char *bn = b < 0 ? "" : k->snap->cur.nodes[b].name;
     if ((a < 0) != (b < 0) || strcmp(an, bn) != 0)
-        problem(k, "key \"%.*s\": stored on %s, replaying the log puts it on %s",
-                (int)live->len, live->key, a < 0 ? "(none)" : an, b < 0 ? "(none)" : bn);
+        problem(k, "key \"%.*s\": stored on %s, replaying the log puts it on %s", (int)live->len,
+                live->key, a < 0 ? "(none)" : an, b < 0 ? "(none)" : bn);
     return 0;
 }
 
@@ -125,8 +124,7 @@ int sim_check(sim *s, int64_t *problems, char *report, size_t report_size, rs_er
     for (size_t i = 0; i < s->cur.n; i++)
         if (k.counted[i] != s->cur.nodes[i].keys)
             problem(&k, "node \"%s\": counter says %lld keys, %lld are stored",
-                    s->cur.nodes[i].name, (long long)s->cur.nodes[i].keys,
-                    (long long)k.counted[i]);
+                    s->cur.nodes[i].name, (long long)s->cur.nodes[i].keys, (long long)k.counted[i]);
     if (k.unassigned != s->cur.unassigned)
         problem(&k, "unassigned keys: counter says %lld, %lld are stored",
                 (long long)s->cur.unassigned, (long long)k.unassigned);
@@ -144,15 +142,13 @@ int sim_check(sim *s, int64_t *problems, char *report, size_t report_size, rs_er
     }
     char *la = place_state_text(x->pl), *lb = place_state_text(y->pl);
     if ((la || lb) && (!la || !lb || strcmp(la, lb) != 0))
-        problem(&k, "the %s layout state differs from the one the log gives",
-                x->cfg.algorithm);
+        problem(&k, "the %s layout state differs from the one the log gives", x->cfg.algorithm);
     free(la);
     free(lb);
     for (size_t i = 0; i < x->n; i++) {
         long j = sim__find_node(y, x->nodes[i].name, x->nodes[i].len);
         if (j < 0)
-            problem(&k, "node \"%s\" is stored but the log does not create it",
-                    x->nodes[i].name);
+            problem(&k, "node \"%s\" is stored but the log does not create it", x->nodes[i].name);
         else if (x->nodes[i].weight != y->nodes[j].weight)
             problem(&k, "node \"%s\": weight %g stored, %g in the log", x->nodes[i].name,
                     x->nodes[i].weight, y->nodes[j].weight);

@@ -95,9 +95,9 @@ typedef struct replay {
     bool keyless;         /* only the operations on nodes and configuration */
     nodeset *want;        /* states to capture (sorted by .after), or NULL */
     size_t nwant;
-    int64_t keep_after;   /* record the state before each topology change
+    int64_t keep_after; /* record the state before each topology change
                            * after this operation in the view (-1 = none) */
-    uint64_t kept;        /* states recorded */
+    uint64_t kept;      /* states recorded */
 } replay;
 
 /* The meta entry of a time-travel view that says how many keys of an
@@ -132,8 +132,7 @@ static int nodeset_take(nodeset *x, const state *st)
         return RINGSIM_ENOMEM;
     for (size_t i = 0; i < st->n; i++) {
         const node *t = &st->nodes[i];
-        node v = {0, strndup(t->name, t->len), t->len, t->weight, 0, NULL, t->ntokens,
-                  t->srv_id};
+        node v = {0, strndup(t->name, t->len), t->len, t->weight, 0, NULL, t->ntokens, t->srv_id};
         if (t->ntokens && (v.tokens = malloc(t->ntokens * sizeof *v.tokens)))
             memcpy(v.tokens, t->tokens, t->ntokens * sizeof *v.tokens);
         x->nodes[x->n++] = v;
@@ -162,9 +161,9 @@ static char *nodeset_text(const state *st)
     json_t *arr = json_array();
     json_t *cfg = place_config_json(&st->cfg, true);
     char *layout = place_state_text(st->pl);
-    json_t *o = arr && cfg ? json_pack("{s:o, s:o, s:s?}", "nodes", arr, "config", cfg,
-                                       "layout", layout)
-                           : NULL;
+    json_t *o = arr && cfg
+                    ? json_pack("{s:o, s:o, s:s?}", "nodes", arr, "config", cfg, "layout", layout)
+                    : NULL;
     if (!o) {
         json_decref(arr);
         json_decref(cfg);
@@ -233,9 +232,9 @@ static int nodeset_load(sim *v, int64_t before, nodeset *x, rs_error *err)
     for (size_t i = 0; !rc && i < n; i++) {
         json_t *e3 = json_array_get(arr, i), *nm = json_array_get(e3, 0);
         json_t *tok = json_array_get(e3, 2);
-        node v2 = {0, NULL, json_string_length(nm), json_number_value(json_array_get(e3, 1)),
-                   0, NULL, json_array_size(tok),
-                   (int64_t)json_integer_value(json_array_get(e3, 3))};
+        node v2 = {
+            0, NULL, json_string_length(nm), json_number_value(json_array_get(e3, 1)),
+            0, NULL, json_array_size(tok),   (int64_t)json_integer_value(json_array_get(e3, 3))};
         if (!json_is_string(nm)) {
             rc = RINGSIM_EDB;
             break;
@@ -254,9 +253,10 @@ static int nodeset_load(sim *v, int64_t before, nodeset *x, rs_error *err)
     }
     json_decref(o);
     if (rc)
-        return rs_fail(err, rc, rc == RINGSIM_ENOMEM ? "out of memory"
-                                                     : "time travel: unreadable state before "
-                                                       "operation %lld",
+        return rs_fail(err, rc,
+                       rc == RINGSIM_ENOMEM ? "out of memory"
+                                            : "time travel: unreadable state before "
+                                              "operation %lld",
                        (long long)before);
     x->got = true;
     return 0;
@@ -266,8 +266,7 @@ static int nodeset_load(sim *v, int64_t before, nodeset *x, rs_error *err)
 static int replay_capture(replay *r, int64_t id)
 {
     for (size_t i = 0; i < r->nwant; i++)
-        if (r->want[i].after == id - 1 && !r->want[i].got &&
-            nodeset_take(&r->want[i], &r->m->cur))
+        if (r->want[i].after == id - 1 && !r->want[i].got && nodeset_take(&r->want[i], &r->m->cur))
             return rs_fail(r->err, RINGSIM_ENOMEM, "out of memory");
     return 0;
 }
@@ -335,16 +334,21 @@ static int replay_op(void *ud, const store_op *o)
         size_t nt = json_array_size(jt);
         int64_t *tok = nt ? calloc(nt, sizeof *tok) : NULL;
         for (size_t i = 0; tok && i < nt; i++)
-            tok[i] = strtoll(json_string_value(json_array_get(jt, i)) ? json_string_value(json_array_get(jt, i)) : "0", NULL, 10);
-        sim_node_spec spec = {json_string_value(name), json_string_length(name),
-                              json_number_value(json_object_get(p, "weight")), tok, nt,
+            tok[i] = strtoll(json_string_value(json_array_get(jt, i))
+                                 ? json_string_value(json_array_get(jt, i))
+                                 : "0",
+                             NULL, 10);
+        sim_node_spec spec = {json_string_value(name),
+                              json_string_length(name),
+                              json_number_value(json_object_get(p, "weight")),
+                              tok,
+                              nt,
                               (int64_t)json_integer_value(json_object_get(p, "id"))};
         rc = nt && !tok ? rs_fail(r->err, RINGSIM_ENOMEM, "out of memory")
                         : sim_add_node_spec(m, &spec, &dummy, r->err);
         free(tok);
     } else if (strcmp(o->type, "remove_node") == 0) {
-        rc = sim_remove_node(m, json_string_value(name), json_string_length(name), &dummy,
-                             r->err);
+        rc = sim_remove_node(m, json_string_value(name), json_string_length(name), &dummy, r->err);
     } else if (strcmp(o->type, "set_weight") == 0) {
         rc = sim_set_weight(m, json_string_value(name), json_string_length(name),
                             json_number_value(json_object_get(p, "weight")), &dummy, r->err);
@@ -352,8 +356,8 @@ static int replay_op(void *ud, const store_op *o)
         json_t *pre = json_object_get(gen, "prefix");
         rc = sim_generate_keys(m, json_string_value(pre), json_string_length(pre),
                                (uint64_t)json_integer_value(json_object_get(gen, "start")),
-                               (uint64_t)json_integer_value(json_object_get(gen, "count")),
-                               &ins, &skip, &dummy, r->err);
+                               (uint64_t)json_integer_value(json_object_get(gen, "count")), &ins,
+                               &skip, &dummy, r->err);
         if (!rc && skip > 0) {
             char mk[48];
             skipped_name(mk, sizeof mk, o->id);
@@ -421,16 +425,15 @@ int sim_chain_get(sim *s, int64_t at, sim_chain *out, rs_error *err)
             break;
         if (strcmp(o.type, "reset") == 0) {
             if (sim__config_from_json(o.config, &out->start))
-                rc = rs_fail(err, RINGSIM_EDB,
-                             "operation %lld has no readable configuration", (long long)base);
+                rc = rs_fail(err, RINGSIM_EDB, "operation %lld has no readable configuration",
+                             (long long)base);
             cur = 0;
         } else {
             json_t *p = json_loads(o.params, 0, NULL);
             int64_t to = p ? json_integer_value(json_object_get(p, "to")) : -1;
             json_decref(p);
             if (to < 0 || to >= base)
-                rc = rs_fail(err, RINGSIM_EDB, "operation %lld: bad revert target",
-                             (long long)base);
+                rc = rs_fail(err, RINGSIM_EDB, "operation %lld: bad revert target", (long long)base);
             cur = to;
         }
         store_op_clear(&o);
@@ -447,8 +450,8 @@ void sim_chain_free(sim_chain *c)
     c->n = 0;
 }
 
-static int replay_to(sim *s, int64_t at, bool keyless, nodeset *want, size_t nwant,
-                     sim **snapshot, rs_error *err)
+static int replay_to(sim *s, int64_t at, bool keyless, nodeset *want, size_t nwant, sim **snapshot,
+                     rs_error *err)
 {
     *snapshot = NULL;
     int64_t last;
@@ -473,14 +476,16 @@ static int replay_to(sim *s, int64_t at, bool keyless, nodeset *want, size_t nwa
         if (!rc && memcmp(&start, &m->cur.cfg, sizeof start) != 0)
             rc = sim_configure(m, &start, &dummy, err);
     }
-    replay r = {s, m, err, 0, 0, keyless, want, nwant,
-                keyless ? -1 : at > HISTORY_MAX_UNDO ? at - HISTORY_MAX_UNDO : 0, 0};
+    replay r = {s,    m,     err,
+                0,    0,     keyless,
+                want, nwant, keyless ? -1 : at > HISTORY_MAX_UNDO ? at - HISTORY_MAX_UNDO : 0,
+                0};
     for (size_t i = 0; i < ch.n; i++)
         r.total += (uint64_t)(ch.seg[i].to - ch.seg[i].from);
     for (size_t i = ch.n; !rc && i-- > 0;)
         if (ch.seg[i].to > ch.seg[i].from)
-            rc = store_ops_each(s->st, ch.seg[i].from, ch.seg[i].to - ch.seg[i].from,
-                                replay_op, &r, err);
+            rc = store_ops_each(s->st, ch.seg[i].from, ch.seg[i].to - ch.seg[i].from, replay_op, &r,
+                                err);
     sim_chain_free(&ch);
     if (rc) {
         sim_close(m);
@@ -505,10 +510,18 @@ int sim_advance(sim *s, sim *snap, int64_t from, int64_t to, rs_error *err)
     if (rc)
         return rc;
     if (to < from || to > last || base > from)
-        return rs_fail(err, RINGSIM_EPARAM, "cannot advance from %lld to %lld",
-                       (long long)from, (long long)to);
-    replay r = {s, snap, err, 0, (uint64_t)(to - from), false, NULL, 0,
-                to > HISTORY_MAX_UNDO ? to - HISTORY_MAX_UNDO : 0, 0};
+        return rs_fail(err, RINGSIM_EPARAM, "cannot advance from %lld to %lld", (long long)from,
+                       (long long)to);
+    replay r = {s,
+                snap,
+                err,
+                0,
+                (uint64_t)(to - from),
+                false,
+                NULL,
+                0,
+                to > HISTORY_MAX_UNDO ? to - HISTORY_MAX_UNDO : 0,
+                0};
     sim_set_progress(snap, s->progress, s->progress_ud);
     snap->progress_label = "replay";
     rc = to > from ? store_ops_each(s->st, from, to - from, replay_op, &r, err) : 0;
@@ -530,7 +543,6 @@ static int kp_fresh(void *ud, const store_key *k)
 {
     return sim__kl_collect(&((keypair *)ud)->fresh, k);
 }
-
 
 int sim__diff_run(sim *s, store *have, store *want, const diff *d, rs_error *err)
 {
@@ -587,8 +599,7 @@ static int adopt_nodes(opctx *c, const node *tn, size_t tn_n, const place_config
     for (size_t i = 0; !rc && i < tn_n; i++) {
         const node *t = &tn[i];
         long j = sim__find_node(&c->next, t->name, t->len);
-        node v = {0, strndup(t->name, t->len), t->len, t->weight, 0, NULL, t->ntokens,
-                  t->srv_id};
+        node v = {0, strndup(t->name, t->len), t->len, t->weight, 0, NULL, t->ntokens, t->srv_id};
         char *tt = t->ntokens ? sim__tokens_text(t->tokens, t->ntokens) : NULL;
         if (t->ntokens && (v.tokens = malloc(t->ntokens * sizeof *v.tokens)))
             memcpy(v.tokens, t->tokens, t->ntokens * sizeof *v.tokens);
@@ -602,8 +613,7 @@ static int adopt_nodes(opctx *c, const node *tn, size_t tn_n, const place_config
         if (j >= 0) {
             v.id = c->next.nodes[j].id;
             v.keys = c->next.nodes[j].keys;
-        } else if ((rc = store_node_insert(s->st, t->name, t->len, t->weight, tt, &v.id,
-                                            err))) {
+        } else if ((rc = store_node_insert(s->st, t->name, t->len, t->weight, tt, &v.id, err))) {
             sim__node_free(&v);
             free(tt);
             break;
@@ -805,8 +815,8 @@ static int undo_keys(sim *s, sim *v, const undo_op *u, rs_error *err)
         char buf[NAME_BUF + 24];
         memcpy(buf, u->prefix, u->plen);
         for (uint64_t i = 0; !rc && i < u->count; i++) {
-            size_t len = u->plen + (size_t)sprintf(buf + u->plen, "%llu",
-                                                   (unsigned long long)(u->start + i));
+            size_t len = u->plen +
+                         (size_t)sprintf(buf + u->plen, "%llu", (unsigned long long)(u->start + i));
             rc = sim__kl_collect_str(&l, buf, len);
         }
         if (rc)
@@ -819,9 +829,8 @@ static int undo_keys(sim *s, sim *v, const undo_op *u, rs_error *err)
         rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     int64_t dummy, ins, skip;
     if (!rc && l.n)
-        rc = u->kind == UNDO_DELETE
-                 ? sim_insert_keys(v, keys, l.n, false, &ins, &skip, &dummy, err)
-                 : sim_delete_keys(v, keys, l.n, &dummy, err);
+        rc = u->kind == UNDO_DELETE ? sim_insert_keys(v, keys, l.n, false, &ins, &skip, &dummy, err)
+                                    : sim_delete_keys(v, keys, l.n, &dummy, err);
     free(keys);
     sim__kl_free(&l);
     return rc;
@@ -901,8 +910,7 @@ static int step_back(sim *s, sim *v, int64_t from, int64_t to, rs_error *err)
     }
     for (size_t i = 0; i < nwant; i++)
         if (!want[i].got) {
-            rc = rs_fail(err, RINGSIM_EDB, "no state after operation %lld",
-                         (long long)want[i].after);
+            rc = rs_fail(err, RINGSIM_EDB, "no state after operation %lld", (long long)want[i].after);
             goto out;
         }
     size_t w = nwant;
@@ -1029,8 +1037,8 @@ static int layout_cost(sim *s, const sim *have_sim, store *have, int64_t from, i
         int64_t per_node = live ? (int64_t)(place_memory_bytes(s->cur.pl) / (size_t)live) : 0;
         if (!live)
             *cost = count * bp;
-        else if (!(rc = store_ops_node_builds(s->st, lo, hi, start,
-                                              start > live ? start : live, &n, err)))
+        else if (!(rc = store_ops_node_builds(s->st, lo, hi, start, start > live ? start : live, &n,
+                                              err)))
             *cost = n * per_node / LAYOUT_BYTES_PER_KEY + 1;
         return rc;
     }
@@ -1078,8 +1086,7 @@ static int way_costs(sim *s, const sim_history *h, int64_t at, int64_t last, int
     /* From the checkpoint that costs least to copy and move. */
     for (size_t i = 0; !rc && i < h->ncp; i++) {
         if (!(rc = step_cost(s, h->cp[i].snap, h->cp[i].snap->st, h->cp[i].at, at, &c, err)) &&
-            c >= 0 &&
-            !(rc = store_page_count(h->cp[i].snap->st, &pages, err))) {
+            c >= 0 && !(rc = store_page_count(h->cp[i].snap->st, &pages, err))) {
             c += pages / COPY_PAGES_PER_KEY + build_price(s);
             if (cost[WAY_CHECKPOINT] < 0 || c < cost[WAY_CHECKPOINT]) {
                 cost[WAY_CHECKPOINT] = c;
@@ -1105,8 +1112,7 @@ static int way_costs(sim *s, const sim_history *h, int64_t at, int64_t last, int
 /* Go one way; RINGSIM_EPARAM (nothing changed) when it turns out not to. */
 static int go(sim *s, sim_history *h, int way, size_t cp, int64_t at, rs_error *err)
 {
-    static const char *const how[WAY_COUNT] = {"forward", "back", "live", "checkpoint",
-                                               "replay"};
+    static const char *const how[WAY_COUNT] = {"forward", "back", "live", "checkpoint", "replay"};
     int rc = 0;
     if (way == WAY_FORWARD) {
         rc = sim_advance(s, h->view, h->at, at, err);

@@ -40,7 +40,7 @@ typedef struct state {
     size_t n;
     int64_t unassigned;
     placement *pl;
-    place_node *pn; /* the nodes as pl sees them (pl borrows them) */
+    place_node *pn;     /* the nodes as pl sees them (pl borrows them) */
     const char **names; /* node names by index, for the views */
 } state;
 
@@ -49,14 +49,14 @@ struct sim {
     hasher *h;
     state cur;
     int64_t data_version;
-    int64_t at_op; /* the last logged operation the state in memory holds */
+    int64_t at_op;       /* the last logged operation the state in memory holds */
     uint64_t max_points; /* SIM_MAX_LAYOUT_POINTS, or the test hook's */
     bool loading;        /* building the stored layout, not a change */
     uint64_t builds_own; /* layouts built (see sim_history.builds) */
     uint64_t *builds;    /* where they are counted: &builds_own, or the
                           * counter of the sim a snapshot was made for */
     bool light;          /* sim_refresh_light: stop where a layout would be built */
-    bool record; /* false for replay snapshots: no log, no moves */
+    bool record;         /* false for replay snapshots: no log, no moves */
     sim_progress_fn progress;
     void *progress_ud;
     const char *progress_label; /* replaces `what` when set (replays) */
@@ -85,7 +85,7 @@ typedef struct opctx {
     int64_t replica_moves; /* copies added to preference lists beyond owners */
     int64_t skipped;       /* keys an insert found already there; -1 others */
     tally_list from, to;
-    bool keys_only; /* nodes and configuration unchanged */
+    bool keys_only;   /* nodes and configuration unchanged */
     const char *what; /* the type, for progress */
     bool steps;       /* the operation reports its own steps (revert) */
 } opctx;
@@ -107,10 +107,7 @@ typedef struct keylist {
 
 /* The stored form of a coordinate: the order-preserving uint64 with its top
  * bit flipped, so that SQLite's signed order is the coordinate's order. */
-static inline int64_t sim__coord_stored(uint64_t c)
-{
-    return (int64_t)(c ^ 0x8000000000000000ull);
-}
+static inline int64_t sim__coord_stored(uint64_t c) { return (int64_t)(c ^ 0x8000000000000000ull); }
 
 /* Walk the keys of two stores in step, by key bytes: keys only in `have`
  * go to gone(), keys only in `want` to fresh(), keys in both to both().
@@ -122,12 +119,10 @@ typedef struct diff {
     void *ud;
 } diff;
 
-
 /* sim.c */
 /* Load the whole state again from the store (after its file was replaced). */
 int sim__reload(sim *s, rs_error *err);
-int sim__build_placement(sim *s, state *x, const placement *prev, const char *layout,
-                           rs_error *err);
+int sim__build_placement(sim *s, state *x, const placement *prev, const char *layout, rs_error *err);
 int sim__config_from_json(const char *text, place_config *cfg);
 void sim__count_owner(state *x, int64_t id, int64_t delta);
 long sim__find_node(const state *x, const char *name, size_t len);
@@ -138,14 +133,14 @@ int sim__kl_collect_str(void *ud, const char *s, size_t len);
 void sim__kl_free(keylist *l);
 void sim__node_free(node *x);
 void sim__op_abort(opctx *c);
-int sim__op_begin(sim *s, opctx *c, const char *type, const char *subject,
-                    json_t *params, rs_error *err);
+int sim__op_begin(sim *s, opctx *c, const char *type, const char *subject, json_t *params,
+                  rs_error *err);
 int sim__op_commit(opctx *c, int64_t *op_out, rs_error *err);
 int sim__poll(sim *s, rs_error *err);
 int sim__progress(sim *s, const char *what, uint64_t done, uint64_t total, rs_error *err);
 int sim__state_copy(state *dst, const state *src);
-int sim__tally(opctx *c, int64_t from_id, const char *from_name, int64_t to_id,
-                 const char *to_name, int64_t count);
+int sim__tally(opctx *c, int64_t from_id, const char *from_name, int64_t to_id, const char *to_name,
+               int64_t count);
 char *sim__tokens_text(const int64_t *t, size_t n);
 /* A node's attributes as stored (a JSON object as text, malloc'd), or NULL
  * when it has none; *failed is set when out of memory. */
@@ -155,8 +150,7 @@ int sim__attrs_parse(const char *text, node *x, rs_error *err);
 
 /* sim_ops.c */
 int sim__cmp_bytes(const char *a, size_t al, const char *b, size_t bl);
-int sim__insert_one(opctx *c, const char *k, size_t len, int64_t *inserted,
-                      rs_error *err);
+int sim__insert_one(opctx *c, const char *k, size_t len, int64_t *inserted, rs_error *err);
 sim_str *sim__kl_strs(const keylist *l);
 int sim__retopologize_to(opctx *c, const state *old, const char *layout, rs_error *err);
 

@@ -28,8 +28,8 @@ static const char *owner_name(const state *x, long idx)
 /* Move the keys of [lo, hi] (coordinates of column col) from old owner
  * index a (in `old`) to new owner index b (in c->next), fixing counters and
  * the tally. */
-static int move_range(opctx *c, const state *old, int col, uint64_t lo, uint64_t hi,
-                      long a, long b, rs_error *err)
+static int move_range(opctx *c, const state *old, int col, uint64_t lo, uint64_t hi, long a, long b,
+                      rs_error *err)
 {
     int64_t from = owner_id(old, a), to = owner_id(&c->next, b);
     if (from == to)
@@ -38,8 +38,7 @@ static int move_range(opctx *c, const state *old, int col, uint64_t lo, uint64_t
     bool by_coord = col == PLACE_COL_COORD;
     int rc = store_keys_move(c->s->st, by_coord, by_coord ? sim__coord_stored(lo) : (int64_t)lo,
                              by_coord ? sim__coord_stored(hi) : (int64_t)hi, from, to, c->op,
-                             owner_name(old, a), owner_name(&c->next, b), &c->seq, &count,
-                             err);
+                             owner_name(old, a), owner_name(&c->next, b), &c->seq, &count, err);
     if (rc || !count)
         return rc;
     sim__count_owner(&c->next, from, -count);
@@ -72,8 +71,8 @@ static int diff_segments(opctx *c, const state *old, int col, rs_error *err)
     uint64_t steps = 0;
     while (!rc && i < na && j < nb) {
         /* Thousands of segments: let the callback cancel now and then. */
-        if (++steps % 1024 == 0 && (rc = c->steps ? sim__poll(c->s, err)
-                                                 : sim__progress(c->s, c->what, steps, na + nb, err)))
+        if (++steps % 1024 == 0 &&
+            (rc = c->steps ? sim__poll(c->s, err) : sim__progress(c->s, c->what, steps, na + nb, err)))
             break;
         uint64_t hi = sa[i].hi < sb[j].hi ? sa[i].hi : sb[j].hi;
         long oa = sa[i].owner, ob = sb[j].owner;
@@ -126,7 +125,8 @@ static int replace_one(void *ud, const store_key *k)
     if (r->only_leavers && (k->node == STORE_NO_NODE || sim__find_node_id(&c->next, k->node) >= 0))
         return 0;
     if (++r->seen % PROGRESS_EVERY == 0) {
-        int rc = c->steps ? sim__poll(c->s, r->err) : sim__progress(c->s, c->what, r->seen, r->total, r->err);
+        int rc = c->steps ? sim__poll(c->s, r->err)
+                          : sim__progress(c->s, c->what, r->seen, r->total, r->err);
         if (rc)
             return rc;
     }
@@ -169,13 +169,16 @@ static const char *name_of_id(const state *x, int64_t id)
 
 static int diff_keys(opctx *c, const state *old, bool only_leavers, rs_error *err)
 {
-    replace_ctx r = {.c = c, .old = old, .only_leavers = only_leavers, .err = err,
+    replace_ctx r = {.c = c,
+                     .old = old,
+                     .only_leavers = only_leavers,
+                     .err = err,
                      .total = (uint64_t)sim_key_count(c->s)};
     int rc = store_keys_each(c->s->st, 1, replace_one, &r, err);
     for (size_t i = 0; !rc && i < r.changed.n; i++) {
         const klent *e = &r.changed.v[i];
-        store_key k = {r.changed.buf + e->off, e->len, e->pos, e->node, r.has_coord[i],
-                       r.coords[i]};
+        store_key k = {r.changed.buf + e->off, e->len,     e->pos, e->node,
+                       r.has_coord[i],         r.coords[i]};
         rc = store_key_set(c->s->st, &k, err);
         if (rc || e->node == r.from[i])
             continue; /* only the coordinate changed */
@@ -263,13 +266,12 @@ static int retopologize(opctx *c, const state *old, rs_error *err)
 static int check_weight(double weight, rs_error *err)
 {
     if (!isfinite(weight) || weight <= 0 || weight > SIM_MAX_WEIGHT)
-        return rs_fail(err, RINGSIM_EPARAM,
-                       "weight must be a number above 0 and at most %g", SIM_MAX_WEIGHT);
+        return rs_fail(err, RINGSIM_EPARAM, "weight must be a number above 0 and at most %g",
+                       SIM_MAX_WEIGHT);
     return 0;
 }
 
-int sim_add_node(sim *s, const char *name, size_t len, double weight, int64_t *op,
-                 rs_error *err)
+int sim_add_node(sim *s, const char *name, size_t len, double weight, int64_t *op, rs_error *err)
 {
     sim_node_spec spec = {name, len, weight, NULL, 0, 0};
     return sim_add_node_spec(s, &spec, op, err);
@@ -314,7 +316,7 @@ int sim_add_node_spec(sim *s, const sim_node_spec *spec, int64_t *op, rs_error *
     node added = {id, subject, len, weight, 0, tok, spec->ntokens, spec->srv_id};
     bool failed;
     char *attrs = sim__attrs_text(&added, &failed);
-    rc = failed ? rs_fail(err, RINGSIM_ENOMEM, "out of memory")
+    rc = failed  ? rs_fail(err, RINGSIM_ENOMEM, "out of memory")
          : attrs ? store_node_set_attrs(s->st, id, attrs, -1, err)
                  : 0;
     free(attrs);
@@ -362,12 +364,10 @@ int sim_remove_node(sim *s, const char *name, size_t len, int64_t *op, rs_error 
     /* Take the node out of the new state; retopologize moves its keys to
      * their new owners (the old owner's counter goes with it). */
     node gone = c.next.nodes[i];
-    memmove(&c.next.nodes[i], &c.next.nodes[i + 1],
-            (c.next.n - (size_t)i - 1) * sizeof gone);
+    memmove(&c.next.nodes[i], &c.next.nodes[i + 1], (c.next.n - (size_t)i - 1) * sizeof gone);
     c.next.n--;
     sim__node_free(&gone);
-    if ((rc = retopologize(&c, &s->cur, err)) ||
-        (rc = store_node_delete(s->st, gone.id, err)))
+    if ((rc = retopologize(&c, &s->cur, err)) || (rc = store_node_delete(s->st, gone.id, err)))
         goto abort;
     rc = sim__op_commit(&c, op, err);
     goto out;
@@ -379,8 +379,7 @@ out:
     return rc;
 }
 
-int sim_set_weight(sim *s, const char *name, size_t len, double weight, int64_t *op,
-                   rs_error *err)
+int sim_set_weight(sim *s, const char *name, size_t len, double weight, int64_t *op, rs_error *err)
 {
     *op = 0;
     int rc = name_check(name, len, "node name", err);
@@ -482,8 +481,7 @@ int sim_reset(sim *s, int64_t *op, rs_error *err)
 
 /* Insert one key under the new placement (the current one when the
  * operation does not change the topology); counts it. */
-int sim__insert_one(opctx *c, const char *k, size_t len, int64_t *inserted,
-                      rs_error *err)
+int sim__insert_one(opctx *c, const char *k, size_t len, int64_t *inserted, rs_error *err)
 {
     sim *s = c->s;
     const placement *pl = c->next.pl ? c->next.pl : s->cur.pl;
@@ -491,8 +489,8 @@ int sim__insert_one(opctx *c, const char *k, size_t len, int64_t *inserted,
     place_key(pl, s->h, k, len, &ki);
     long o = ki.owner;
     bool col = ki.has_coord && place_column(pl) == PLACE_COL_COORD;
-    store_key sk = {k, len, ki.position, owner_id(&c->next, o), col,
-                    col ? sim__coord_stored(ki.coord) : 0};
+    store_key sk = {
+        k, len, ki.position, owner_id(&c->next, o), col, col ? sim__coord_stored(ki.coord) : 0};
     int ins;
     int rc = store_key_insert(s->st, &sk, &ins, err);
     if (rc || !ins)
@@ -514,7 +512,6 @@ static char *count_subject(size_t n, const sim_str *one)
         return NULL;
     return t;
 }
-
 
 /* A list of keys must not be empty and every key must follow the name
  * rules; the message says which one does not. */
@@ -553,8 +550,8 @@ static int insert_finish(opctx *c, int rc, uint64_t n, int64_t *inserted, int64_
     return rc;
 }
 
-int sim_insert_keys(sim *s, const sim_str *keys, size_t n, bool strict,
-                    int64_t *inserted, int64_t *skipped, int64_t *op, rs_error *err)
+int sim_insert_keys(sim *s, const sim_str *keys, size_t n, bool strict, int64_t *inserted,
+                    int64_t *skipped, int64_t *op, rs_error *err)
 {
     *inserted = *skipped = 0;
     int rc = check_key_list(keys, n, err);
@@ -577,8 +574,8 @@ int sim_insert_keys(sim *s, const sim_str *keys, size_t n, bool strict,
         if (!rc)
             rc = sim__insert_one(&c, keys[i].s, keys[i].len, inserted, err);
         if (!rc && strict && *inserted == before)
-            rc = rs_fail(err, RINGSIM_ECONFLICT, "key \"%.*s\" already exists",
-                         (int)keys[i].len, keys[i].s);
+            rc = rs_fail(err, RINGSIM_ECONFLICT, "key \"%.*s\" already exists", (int)keys[i].len,
+                         keys[i].s);
         if (!rc && i % PROGRESS_EVERY == PROGRESS_EVERY - 1)
             rc = sim__progress(s, "insert_keys", i + 1, n, err);
     }
@@ -630,8 +627,7 @@ static int gen_scan_op(void *ud, const store_op *o)
     return 0;
 }
 
-int sim_generate_next(sim *s, const char *prefix, size_t plen, uint64_t *start,
-                      rs_error *err)
+int sim_generate_next(sim *s, const char *prefix, size_t plen, uint64_t *start, rs_error *err)
 {
     *start = 0;
     int rc = plen ? name_check(prefix, plen, "key prefix", err) : 0;
@@ -643,9 +639,8 @@ int sim_generate_next(sim *s, const char *prefix, size_t plen, uint64_t *start,
     return rc;
 }
 
-int sim_generate_keys(sim *s, const char *prefix, size_t plen, uint64_t start,
-                      uint64_t count, int64_t *inserted, int64_t *skipped,
-                      int64_t *op, rs_error *err)
+int sim_generate_keys(sim *s, const char *prefix, size_t plen, uint64_t start, uint64_t count,
+                      int64_t *inserted, int64_t *skipped, int64_t *op, rs_error *err)
 {
     *inserted = *skipped = 0;
     if (count < 1 || count > SIM_MAX_GENERATE)
@@ -660,17 +655,14 @@ int sim_generate_keys(sim *s, const char *prefix, size_t plen, uint64_t start,
     int rc = plen ? name_check(prefix, plen, "key prefix", err) : 0;
     if (rc)
         return rc;
-    json_t *params = json_pack("{s:{s:I, s:s%, s:I}}", "generate", "count",
-                               (json_int_t)count, "prefix", prefix, plen, "start",
-                               (json_int_t)start);
+    json_t *params = json_pack("{s:{s:I, s:s%, s:I}}", "generate", "count", (json_int_t)count,
+                               "prefix", prefix, plen, "start", (json_int_t)start);
     char *subject = NULL;
     if (count == 1)
-        rc = asprintf(&subject, "%.*s%llu", (int)plen, prefix,
-                      (unsigned long long)start) < 0;
+        rc = asprintf(&subject, "%.*s%llu", (int)plen, prefix, (unsigned long long)start) < 0;
     else
-        rc = asprintf(&subject, "%llu keys %.*s%llu \u2026 %.*s%llu",
-                      (unsigned long long)count, (int)plen, prefix,
-                      (unsigned long long)start, (int)plen, prefix,
+        rc = asprintf(&subject, "%llu keys %.*s%llu \u2026 %.*s%llu", (unsigned long long)count,
+                      (int)plen, prefix, (unsigned long long)start, (int)plen, prefix,
                       (unsigned long long)last) < 0;
     opctx c;
     if (rc || !params) {
@@ -684,8 +676,7 @@ int sim_generate_keys(sim *s, const char *prefix, size_t plen, uint64_t start,
     char buf[NAME_BUF + 24];
     memcpy(buf, prefix, plen);
     for (uint64_t i = 0; i < count && !rc; i++) {
-        size_t len = plen + (size_t)sprintf(buf + plen, "%llu",
-                                            (unsigned long long)(start + i));
+        size_t len = plen + (size_t)sprintf(buf + plen, "%llu", (unsigned long long)(start + i));
         rc = sim__insert_one(&c, buf, len, inserted, err);
         if (!rc && i % PROGRESS_EVERY == PROGRESS_EVERY - 1)
             rc = sim__progress(s, "insert_keys", i + 1, count, err);

@@ -98,8 +98,7 @@ int sim_nodes(sim *s, sim_node_view **out, size_t *n, rs_error *err)
     return 0;
 }
 
-int sim_node_get(sim *s, const char *name, size_t len, sim_node_view *out,
-                 rs_error *err)
+int sim_node_get(sim *s, const char *name, size_t len, sim_node_view *out, rs_error *err)
 {
     int rc = name_check(name, len, "node name", err);
     if (rc)
@@ -148,8 +147,7 @@ void sim_stats_get(sim *s, sim_stats *o)
     o->max_over_mean = o->mean > 0 ? (double)o->max / o->mean : 0;
 }
 
-int sim_lookup(sim *s, const char *key, size_t len, sim_lookup_result *out,
-               rs_error *err)
+int sim_lookup(sim *s, const char *key, size_t len, sim_lookup_result *out, rs_error *err)
 {
     memset(out, 0, sizeof *out);
     int rc = name_check(key, len, "key", err);
@@ -195,20 +193,19 @@ static int page_step(void *ud, const store_key *k)
                  o < 0 ? 0 : p->s->cur.nodes[o].len);
 }
 
-int sim_keys_page(sim *s, const char *node, size_t node_len, const char *prefix,
-                  size_t prefix_len, int64_t offset, int64_t limit, int64_t *total,
-                  sim_key_fn fn, void *ud, rs_error *err)
+int sim_keys_page(sim *s, const char *node, size_t node_len, const char *prefix, size_t prefix_len,
+                  int64_t offset, int64_t limit, int64_t *total, sim_key_fn fn, void *ud,
+                  rs_error *err)
 {
-    return sim_keys_page_ordered(s, node, node_len, prefix, prefix_len, SIM_ORDER_POSITION,
-                                 false, offset, limit, total, fn, ud, err);
+    return sim_keys_page_ordered(s, node, node_len, prefix, prefix_len, SIM_ORDER_POSITION, false,
+                                 offset, limit, total, fn, ud, err);
 }
 
 int sim_keys_page_ordered(sim *s, const char *node, size_t node_len, const char *prefix,
                           size_t prefix_len, sim_key_order order, bool desc, int64_t offset,
-                          int64_t limit, int64_t *total, sim_key_fn fn, void *ud,
-                          rs_error *err)
+                          int64_t limit, int64_t *total, sim_key_fn fn, void *ud, rs_error *err)
 {
-    store_key_query q = {0, false, prefix, prefix_len, offset, limit, -1, STORE_ORDER_POSITION,
+    store_key_query q = {0,   false, prefix, prefix_len, offset, limit, -1, STORE_ORDER_POSITION,
                          desc};
     /* Coordinates are stored where they are not the position (the seed's
      * ring keeps none, and rendezvous has none): there the position is the
@@ -230,8 +227,7 @@ int sim_keys_page_ordered(sim *s, const char *node, size_t node_len, const char 
             return rc;
         long i = sim__find_node(&s->cur, node, node_len);
         if (i < 0)
-            return rs_fail(err, RINGSIM_ENOTFOUND, "node \"%.*s\" not found",
-                           (int)node_len, node);
+            return rs_fail(err, RINGSIM_ENOTFOUND, "node \"%.*s\" not found", (int)node_len, node);
         q.by_node = true;
         q.node = s->cur.nodes[i].id;
         if (!pre) /* the counter is the count */
@@ -261,6 +257,5 @@ int sim_density(sim *s, uint32_t bins, int64_t *counts, const char **by, rs_erro
 {
     int col = place_column(s->cur.pl);
     *by = col >= 0 ? "coordinate" : "position";
-    return store_keys_density(s->st, col == PLACE_COL_COORD, place_top(s->cur.pl), bins,
-                              counts, err);
+    return store_keys_density(s->st, col == PLACE_COL_COORD, place_top(s->cur.pl), bins, counts, err);
 }

@@ -20,17 +20,53 @@
 #include <sys/time.h>
 
 #define APPLICATION_ID 0x52494E47 /* "RING" */
-#define PATH_MAX_MSG 320            /* a message naming the file (rs_error's size) */
+#define PATH_MAX_MSG 320          /* a message naming the file (rs_error's size) */
 
 enum {
-    Q_BEGIN, Q_BEGIN_READ, Q_COMMIT, Q_ROLLBACK, Q_META_GET, Q_META_SET, Q_META_DEL_BELOW,
-    Q_NODES, Q_NODE_INS, Q_NODE_UPD, Q_NODE_DEL,
-    Q_KEY_INS, Q_KEY_GET, Q_KEY_DEL, Q_KEYS_CLEAR, Q_MOVE_REC, Q_MOVE_UPD,
-    Q_MOVE_REC_C, Q_MOVE_UPD_C, Q_KEY_SET, Q_MOVE_ADD,
-    Q_KEYS_BY_KEY, Q_KEYS_BY_POS,
-    Q_OP_INS, Q_OP_FIN, Q_OP_KEY, Q_OP_GET, Q_OPS, Q_OP_LAST, Q_OP_KEYS,
-    Q_MOVES, Q_MOVES_COUNT, Q_DATA_VERSION, Q_DENSITY, Q_DENSITY_COORD, Q_OP_BASE, Q_OPS_WORK,
-    Q_PAGE_COUNT, Q_NODE_ATTRS, Q_OPS_TOPO, Q_OPS_NODE_BUILDS, Q_META_OLDEST, Q_META_TRIM, Q_COUNT
+    Q_BEGIN,
+    Q_BEGIN_READ,
+    Q_COMMIT,
+    Q_ROLLBACK,
+    Q_META_GET,
+    Q_META_SET,
+    Q_META_DEL_BELOW,
+    Q_NODES,
+    Q_NODE_INS,
+    Q_NODE_UPD,
+    Q_NODE_DEL,
+    Q_KEY_INS,
+    Q_KEY_GET,
+    Q_KEY_DEL,
+    Q_KEYS_CLEAR,
+    Q_MOVE_REC,
+    Q_MOVE_UPD,
+    Q_MOVE_REC_C,
+    Q_MOVE_UPD_C,
+    Q_KEY_SET,
+    Q_MOVE_ADD,
+    Q_KEYS_BY_KEY,
+    Q_KEYS_BY_POS,
+    Q_OP_INS,
+    Q_OP_FIN,
+    Q_OP_KEY,
+    Q_OP_GET,
+    Q_OPS,
+    Q_OP_LAST,
+    Q_OP_KEYS,
+    Q_MOVES,
+    Q_MOVES_COUNT,
+    Q_DATA_VERSION,
+    Q_DENSITY,
+    Q_DENSITY_COORD,
+    Q_OP_BASE,
+    Q_OPS_WORK,
+    Q_PAGE_COUNT,
+    Q_NODE_ATTRS,
+    Q_OPS_TOPO,
+    Q_OPS_NODE_BUILDS,
+    Q_META_OLDEST,
+    Q_META_TRIM,
+    Q_COUNT
 };
 
 static const char *const sql[Q_COUNT] = {
@@ -170,7 +206,7 @@ struct store {
     bool wal;            /* in WAL mode: a -wal file beside it while open */
     dev_t dev;           /* the file opened, to notice it deleted or replaced */
     ino_t ino;
-    struct stat logs[2]; /* its -wal and -shm files as opened (st_ino 0: unknown) */
+    struct stat logs[2];      /* its -wal and -shm files as opened (st_ino 0: unknown) */
     char moved[PATH_MAX_MSG]; /* why the path no longer names it, "" if it does */
     bool replaced;            /* the path names another file */
     bool settled;             /* what settle_moved does is done */
@@ -184,14 +220,13 @@ static int dberr(store *st, rs_error *err, const char *what)
     const char *path = st && st->path ? st->path : "";
     int code = RINGSIM_EDB;
     if (e == SQLITE_BUSY || e == SQLITE_LOCKED)
-        return rs_fail(err, RINGSIM_EBUSY,
-                       "database is locked by another process (%s); try again", what);
+        return rs_fail(err, RINGSIM_EBUSY, "database is locked by another process (%s); try again",
+                       what);
     if (e == SQLITE_READONLY)
         return rs_fail(err, RINGSIM_EREADONLY, "database %s is read-only: %s (%s)", path,
                        st->read_only[0] ? st->read_only : m, what);
     /* A full disk, a file over RLIMIT_FSIZE or a quota, or the page cap. */
-    if (e == SQLITE_FULL ||
-        (e == SQLITE_IOERR && (sys == ENOSPC || sys == EFBIG || sys == EDQUOT)))
+    if (e == SQLITE_FULL || (e == SQLITE_IOERR && (sys == ENOSPC || sys == EFBIG || sys == EDQUOT)))
         return rs_fail(err, RINGSIM_EFULL,
                        "disk full: database %s cannot grow (%s); nothing was changed, "
                        "reads still work, free some space and try again",
@@ -209,8 +244,8 @@ static int dberr(store *st, rs_error *err, const char *what)
 
 static sqlite3_stmt *stmt(store *st, int i)
 {
-    if (!st->q[i] && sqlite3_prepare_v3(st->db, sql[i], -1, SQLITE_PREPARE_PERSISTENT,
-                                        &st->q[i], NULL) != SQLITE_OK)
+    if (!st->q[i] && sqlite3_prepare_v3(st->db, sql[i], -1, SQLITE_PREPARE_PERSISTENT, &st->q[i],
+                                        NULL) != SQLITE_OK)
         return NULL;
     sqlite3_reset(st->q[i]);
     sqlite3_clear_bindings(st->q[i]);
@@ -240,8 +275,7 @@ static int exec(store *st, const char *text, rs_error *err, const char *what)
 }
 
 /* One integer from a cached one-row query; 0 or a negative code. */
-static int one_int(store *st, sqlite3_stmt *s, int64_t *out, rs_error *err,
-                   const char *what)
+static int one_int(store *st, sqlite3_stmt *s, int64_t *out, rs_error *err, const char *what)
 {
     *out = 0;
     if (!s)
@@ -293,8 +327,7 @@ static int setup_schema(store *st, rs_error *err)
     if (read_version(st, &app, &version, &tables))
         return dberr(st, err, "reading the schema");
     if (app != APPLICATION_ID && tables > 0)
-        return rs_fail(err, RINGSIM_ENOTDB,
-                       "file is an SQLite database but not a ringsim database");
+        return rs_fail(err, RINGSIM_ENOTDB, "file is an SQLite database but not a ringsim database");
     if (app != APPLICATION_ID)
         version = 0; /* an empty file */
     if (version > STORE_SCHEMA_VERSION)
@@ -305,8 +338,7 @@ static int setup_schema(store *st, rs_error *err)
         return 0;
     if (st->read_only[0])
         return rs_fail(err, RINGSIM_EREADONLY, "database %s is read-only and needs %s: %s",
-                       st->path, version ? "a schema upgrade" : "its tables created",
-                       st->read_only);
+                       st->path, version ? "a schema upgrade" : "its tables created", st->read_only);
     int rc = exec(st, "BEGIN IMMEDIATE", err, "upgrading the schema");
     if (rc)
         return rc;
@@ -379,7 +411,8 @@ static int check_header(const char *path, off_t size, bool has_wal, rs_error *er
     if (n < sizeof h || memcmp(h, "SQLite format 3", 16) != 0)
         return rs_fail(err, RINGSIM_ENOTDB, "%s is not a ringsim database (%s)", path,
                        n < sizeof h ? "too short to be one" : "not an SQLite file");
-#define BE32(o) ((uint32_t)h[o] << 24 | (uint32_t)h[(o) + 1] << 16 | (uint32_t)h[(o) + 2] << 8 | h[(o) + 3])
+#define BE32(o)                                                                                    \
+    ((uint32_t)h[o] << 24 | (uint32_t)h[(o) + 1] << 16 | (uint32_t)h[(o) + 2] << 8 | h[(o) + 3])
     uint32_t app = BE32(68), pages = BE32(28), counter = BE32(24), valid_for = BE32(92);
     uint32_t page_size = (uint32_t)h[16] << 8 | h[17];
     bool wal_mode = h[18] == 2 && h[19] == 2;
@@ -388,16 +421,14 @@ static int check_header(const char *path, off_t size, bool has_wal, rs_error *er
         page_size = 65536;
     if (app != APPLICATION_ID && app != 0)
         return rs_fail(err, RINGSIM_ENOTDB,
-                       "%s is an SQLite database of another program, not a ringsim database",
-                       path);
+                       "%s is an SQLite database of another program, not a ringsim database", path);
     if (has_wal)
         return 0;
     /* A ringsim file closed cleanly holds its application id; one in WAL
      * mode without it is another program's. */
     if (app == 0 && wal_mode)
         return rs_fail(err, RINGSIM_ENOTDB,
-                       "%s is an SQLite database of another program, not a ringsim database",
-                       path);
+                       "%s is an SQLite database of another program, not a ringsim database", path);
     if (counter == valid_for && pages > 0 && (uint64_t)pages * page_size > (uint64_t)size)
         return rs_fail(err, RINGSIM_ENOTDB,
                        "database %s is damaged: truncated to %lld of its %llu bytes", path,
@@ -425,8 +456,7 @@ static void remove_if_empty(const char *path, const char *suffix)
     struct stat sb;
     if (asprintf(&p, "%s%s", path, suffix) < 0)
         return;
-    if (stat(p, &sb) == 0 && S_ISREG(sb.st_mode) &&
-        (sb.st_size == 0 || strcmp(suffix, "-shm") == 0))
+    if (stat(p, &sb) == 0 && S_ISREG(sb.st_mode) && (sb.st_size == 0 || strcmp(suffix, "-shm") == 0))
         unlink(p);
     free(p);
 }
@@ -438,20 +468,17 @@ static void remove_if_empty(const char *path, const char *suffix)
 static int probe_file(store *st, const char *path, rs_error *err)
 {
     const char *slash = strrchr(path, '/');
-    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path))
-                      : strdup(".");
+    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
     if (!dir)
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     int rc = 0;
     struct stat sb;
     if (stat(path, &sb) != 0) {
         if (errno != ENOENT)
-            rc = rs_fail(err, RINGSIM_EDB, "cannot open database %s: %s", path,
-                         strerror(errno));
+            rc = rs_fail(err, RINGSIM_EDB, "cannot open database %s: %s", path, strerror(errno));
         else if (access(dir, W_OK | X_OK) != 0)
             rc = rs_fail(err, errno == ENOENT ? RINGSIM_EDB : RINGSIM_EREADONLY,
-                         "cannot create database %s: folder %s: %s", path, dir,
-                         strerror(errno));
+                         "cannot create database %s: folder %s: %s", path, dir, strerror(errno));
     } else if (S_ISDIR(sb.st_mode)) {
         rc = rs_fail(err, RINGSIM_ENOTDB, "%s is a folder, not a database file", path);
     } else if (access(path, R_OK) != 0) {
@@ -464,8 +491,8 @@ static int probe_file(store *st, const char *path, rs_error *err)
             snprintf(st->read_only, sizeof st->read_only, "the file is not writable (%s)",
                      strerror(errno));
         else if (!rc && access(dir, W_OK | X_OK) != 0)
-            snprintf(st->read_only, sizeof st->read_only,
-                     "its folder %s is not writable (%s)", dir, strerror(errno));
+            snprintf(st->read_only, sizeof st->read_only, "its folder %s is not writable (%s)", dir,
+                     strerror(errno));
     }
     free(dir);
     return rc;
@@ -647,8 +674,7 @@ static void settle_moved(store *st)
         char *p = NULL;
         struct stat sb;
         if (st->logs[i].st_ino && asprintf(&p, "%s%s", st->path, log_suffix[i]) >= 0 &&
-            stat(p, &sb) == 0 && sb.st_dev == st->logs[i].st_dev &&
-            sb.st_ino == st->logs[i].st_ino)
+            stat(p, &sb) == 0 && sb.st_dev == st->logs[i].st_dev && sb.st_ino == st->logs[i].st_ino)
             unlink(p);
         free(p);
     }
@@ -676,8 +702,8 @@ static bool unmoved(store *st)
         has_moved = 0;
     if (stat(st->path, &sb) != 0) {
         snprintf(st->moved, sizeof st->moved,
-                 "the database file %s was deleted (%s) while this process had it open",
-                 st->path, strerror(errno));
+                 "the database file %s was deleted (%s) while this process had it open", st->path,
+                 strerror(errno));
     } else if (has_moved || sb.st_dev != st->dev || sb.st_ino != st->ino) {
         snprintf(st->moved, sizeof st->moved,
                  "the database file %s was replaced by another file while this process had "
@@ -692,9 +718,9 @@ static bool unmoved(store *st)
         struct stat wb;
         bool there = asprintf(&p, "%s-wal", st->path) >= 0 && stat(p, &wb) == 0;
         free(p);
-        if (st->logs[0].st_ino ? !there || wb.st_dev != st->logs[0].st_dev ||
-                                     wb.st_ino != st->logs[0].st_ino
-                               : !there && in_txn)
+        if (st->logs[0].st_ino
+                ? !there || wb.st_dev != st->logs[0].st_dev || wb.st_ino != st->logs[0].st_ino
+                : !there && in_txn)
             snprintf(st->moved, sizeof st->moved,
                      "the write-ahead log %s-wal was deleted while this process had the "
                      "database open",
@@ -709,10 +735,7 @@ static bool unmoved(store *st)
     return st->moved[0] == '\0';
 }
 
-int store_check_file(store *st, rs_error *err)
-{
-    return unmoved(st) ? 0 : moved_fail(st, err);
-}
+int store_check_file(store *st, rs_error *err) { return unmoved(st) ? 0 : moved_fail(st, err); }
 
 const char *store_read_only(store *st)
 {
@@ -907,8 +930,8 @@ void store_nodes_free(store_node *nodes, size_t n)
     free(nodes);
 }
 
-int store_node_insert(store *st, const char *name, size_t len, double weight,
-                      const char *tokens, int64_t *id, rs_error *err)
+int store_node_insert(store *st, const char *name, size_t len, double weight, const char *tokens,
+                      int64_t *id, rs_error *err)
 {
     sqlite3_stmt *s = stmt(st, Q_NODE_INS);
     if (s) {
@@ -933,8 +956,7 @@ int store_node_update(store *st, int64_t id, double weight, int64_t keys, rs_err
     return run(st, s, err, "updating a node");
 }
 
-int store_node_set_attrs(store *st, int64_t id, const char *attrs, int64_t seq,
-                         rs_error *err)
+int store_node_set_attrs(store *st, int64_t id, const char *attrs, int64_t seq, rs_error *err)
 {
     sqlite3_stmt *s = stmt(st, Q_NODE_ATTRS);
     if (s) {
@@ -967,8 +989,7 @@ static void bind_node(sqlite3_stmt *s, int i, int64_t node)
 
 static int64_t column_node(sqlite3_stmt *s, int i)
 {
-    return sqlite3_column_type(s, i) == SQLITE_NULL ? STORE_NO_NODE
-                                                    : sqlite3_column_int64(s, i);
+    return sqlite3_column_type(s, i) == SQLITE_NULL ? STORE_NO_NODE : sqlite3_column_int64(s, i);
 }
 
 static void bind_coord(sqlite3_stmt *s, int i, bool has, int64_t coord)
@@ -999,8 +1020,7 @@ int store_key_insert(store *st, const store_key *k, int *inserted, rs_error *err
     return rc;
 }
 
-int store_key_find(store *st, const char *key, size_t len, store_key *out,
-                   rs_error *err)
+int store_key_find(store *st, const char *key, size_t len, store_key *out, rs_error *err)
 {
     sqlite3_stmt *s = stmt(st, Q_KEY_GET);
     if (!s)
@@ -1023,8 +1043,7 @@ int store_key_find(store *st, const char *key, size_t len, store_key *out,
     return rc;
 }
 
-int store_key_delete(store *st, const char *key, size_t len, int *deleted,
-                     rs_error *err)
+int store_key_delete(store *st, const char *key, size_t len, int *deleted, rs_error *err)
 {
     sqlite3_stmt *s = stmt(st, Q_KEY_DEL);
     if (s)
@@ -1034,8 +1053,8 @@ int store_key_delete(store *st, const char *key, size_t len, int *deleted,
     return rc;
 }
 
-int store_keys_density(store *st, bool by_coord, uint64_t top, uint32_t bins,
-                       int64_t *counts, rs_error *err)
+int store_keys_density(store *st, bool by_coord, uint64_t top, uint32_t bins, int64_t *counts,
+                       rs_error *err)
 {
     /* One pass, binned here: SQLite's GROUP BY would sort through a
      * temporary b-tree (3.7 s at a million keys against ~0.1 s). */
@@ -1091,9 +1110,9 @@ int store_move_add(store *st, int64_t op, int64_t seq, const char *key, size_t l
     return run(st, s, err, "recording a move");
 }
 
-int store_keys_move(store *st, bool by_coord, int64_t lo, int64_t hi, int64_t from,
-                    int64_t to, int64_t op, const char *from_name, const char *to_name,
-                    int64_t *seq, int64_t *count, rs_error *err)
+int store_keys_move(store *st, bool by_coord, int64_t lo, int64_t hi, int64_t from, int64_t to,
+                    int64_t op, const char *from_name, const char *to_name, int64_t *seq,
+                    int64_t *count, rs_error *err)
 {
     int rc;
     *count = 0;
@@ -1126,14 +1145,17 @@ int store_keys_move(store *st, bool by_coord, int64_t lo, int64_t hi, int64_t fr
 }
 
 /* Step through rows of (key, pos, node), calling fn for each. */
-static int each_key(store *st, sqlite3_stmt *s, store_key_fn fn, void *ud,
-                    rs_error *err, const char *what)
+static int each_key(store *st, sqlite3_stmt *s, store_key_fn fn, void *ud, rs_error *err,
+                    const char *what)
 {
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         store_key k = {(const char *)sqlite3_column_text(s, 0),
                        (size_t)sqlite3_column_bytes(s, 0),
-                       (uint32_t)sqlite3_column_int64(s, 1), column_node(s, 2), false, 0};
+                       (uint32_t)sqlite3_column_int64(s, 1),
+                       column_node(s, 2),
+                       false,
+                       0};
         column_coord(s, 3, &k);
         int r = fn(ud, &k);
         if (r) {
@@ -1146,8 +1168,7 @@ static int each_key(store *st, sqlite3_stmt *s, store_key_fn fn, void *ud,
     return r;
 }
 
-int store_keys_each(store *st, int by_position, store_key_fn fn, void *ud,
-                    rs_error *err)
+int store_keys_each(store *st, int by_position, store_key_fn fn, void *ud, rs_error *err)
 {
     sqlite3_stmt *s = stmt(st, by_position ? Q_KEYS_BY_POS : Q_KEYS_BY_KEY);
     if (!s)
@@ -1184,7 +1205,10 @@ int store_cursor_next(store_cursor *c, store_key *k, rs_error *err)
         return dberr(c->st, err, "reading keys");
     *k = (store_key){(const char *)sqlite3_column_text(c->s, 0),
                      (size_t)sqlite3_column_bytes(c->s, 0),
-                     (uint32_t)sqlite3_column_int64(c->s, 1), column_node(c->s, 2), false, 0};
+                     (uint32_t)sqlite3_column_int64(c->s, 1),
+                     column_node(c->s, 2),
+                     false,
+                     0};
     column_coord(c->s, 3, k);
     return 1;
 }
@@ -1197,8 +1221,8 @@ void store_cursor_close(store_cursor *c)
     free(c);
 }
 
-int store_keys_page(store *st, const store_key_query *q, int64_t *total,
-                    store_key_fn fn, void *ud, rs_error *err)
+int store_keys_page(store *st, const store_key_query *q, int64_t *total, store_key_fn fn, void *ud,
+                    rs_error *err)
 {
     /* Built per call: six shapes of query, each cheap to prepare compared
      * with the page it reads.  The text is made of constants only; the
@@ -1214,7 +1238,9 @@ int store_keys_page(store *st, const store_key_query *q, int64_t *total,
      * when the query says it wants keys that have one (all of them, where
      * that order is asked); otherwise SQLite sorts the whole table. */
     snprintf(where, sizeof where, "1%s%s%s",
-             !q->by_node ? "" : q->node == STORE_NO_NODE ? " AND node IS NULL" : " AND node = ?1",
+             !q->by_node                ? ""
+             : q->node == STORE_NO_NODE ? " AND node IS NULL"
+                                        : " AND node = ?1",
              pre ? " AND key >= ?2 AND (?3 IS NULL OR key < ?3)" : "",
              q->order == STORE_ORDER_COORD ? " AND coord IS NOT NULL" : "");
     sqlite3_stmt *s = NULL;
@@ -1245,8 +1271,7 @@ int store_keys_page(store *st, const store_key_query *q, int64_t *total,
         if (q->order == STORE_ORDER_KEY)
             snprintf(order[i], sizeof order[i], "%skey%s", t, d);
         else if (q->order == STORE_ORDER_COORD) /* the index's own order */
-            snprintf(order[i], sizeof order[i], "%scoord%s, %spos%s, %skey%s", t, d, t, d, t,
-                     d);
+            snprintf(order[i], sizeof order[i], "%scoord%s, %spos%s, %skey%s", t, d, t, d, t, d);
         else
             snprintf(order[i], sizeof order[i], "%spos%s, %skey%s", t, d, t, d);
     }
@@ -1259,8 +1284,7 @@ int store_keys_page(store *st, const store_key_query *q, int64_t *total,
                      "SELECT k.key, k.pos, k.node FROM (SELECT pos, key%s FROM keys "
                      "WHERE %s ORDER BY %s LIMIT ?4 OFFSET ?5) AS p JOIN keys AS k "
                      "ON k.pos = p.pos AND k.key = p.key ORDER BY %s",
-                     q->order == STORE_ORDER_COORD ? ", coord" : "", where, order[0],
-                     order[1]);
+                     q->order == STORE_ORDER_COORD ? ", coord" : "", where, order[0], order[1]);
         if (sqlite3_prepare_v2(st->db, text, -1, &s, NULL) != SQLITE_OK) {
             rc = dberr(st, err, "listing keys");
             break;
@@ -1300,9 +1324,8 @@ static void now_rfc3339(char out[32])
     snprintf(out + n, 32 - n, ".%03dZ", (int)(tv.tv_usec / 1000));
 }
 
-int store_op_append(store *st, const char *type, const char *subject,
-                    const char *params, const char *config, int64_t *id,
-                    rs_error *err)
+int store_op_append(store *st, const char *type, const char *subject, const char *params,
+                    const char *config, int64_t *id, rs_error *err)
 {
     char at[32];
     now_rfc3339(at);
@@ -1320,8 +1343,7 @@ int store_op_append(store *st, const char *type, const char *subject,
 }
 
 int store_op_finish(store *st, int64_t id, int64_t keys_moved, const char *moved_from,
-                    const char *config, int64_t replica_moves, int64_t skipped,
-                    rs_error *err)
+                    const char *config, int64_t replica_moves, int64_t skipped, rs_error *err)
 {
     sqlite3_stmt *s = stmt(st, Q_OP_FIN);
     if (s) {
@@ -1338,8 +1360,7 @@ int store_op_finish(store *st, int64_t id, int64_t keys_moved, const char *moved
     return run(st, s, err, "recording the operation");
 }
 
-int store_op_add_key(store *st, int64_t op, int64_t seq, const char *key, size_t len,
-                     rs_error *err)
+int store_op_add_key(store *st, int64_t op, int64_t seq, const char *key, size_t len, rs_error *err)
 {
     sqlite3_stmt *s = stmt(st, Q_OP_KEY);
     if (s) {
@@ -1398,8 +1419,7 @@ int store_op_get(store *st, int64_t id, store_op *out, rs_error *err)
     return rc;
 }
 
-int store_ops_each(store *st, int64_t after, int64_t limit, store_op_fn fn, void *ud,
-                   rs_error *err)
+int store_ops_each(store *st, int64_t after, int64_t limit, store_op_fn fn, void *ud, rs_error *err)
 {
     sqlite3_stmt *s = stmt(st, Q_OPS);
     if (!s)
@@ -1511,9 +1531,9 @@ int store_copy_from(store *dst, store *src, rs_error *err)
     if (rc != SQLITE_DONE || fin != SQLITE_OK)
         return rc == SQLITE_BUSY || rc == SQLITE_LOCKED
                    ? rs_fail(err, RINGSIM_EBUSY, "database is busy; try again")
-                   : rc == SQLITE_NOMEM || fin == SQLITE_NOMEM
-                         ? rs_fail(err, RINGSIM_ENOMEM, "out of memory")
-                         : dberr(dst, err, "copying the database");
+               : rc == SQLITE_NOMEM || fin == SQLITE_NOMEM
+                   ? rs_fail(err, RINGSIM_ENOMEM, "out of memory")
+                   : dberr(dst, err, "copying the database");
     return 0;
 }
 
@@ -1537,8 +1557,7 @@ int store_op_keys_each(store *st, int64_t op, store_str_fn fn, void *ud, rs_erro
     sqlite3_bind_int64(s, 1, op);
     int rc, r = 0;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        r = fn(ud, (const char *)sqlite3_column_text(s, 0),
-               (size_t)sqlite3_column_bytes(s, 0));
+        r = fn(ud, (const char *)sqlite3_column_text(s, 0), (size_t)sqlite3_column_bytes(s, 0));
         if (r)
             break;
     }
@@ -1548,8 +1567,8 @@ int store_op_keys_each(store *st, int64_t op, store_str_fn fn, void *ud, rs_erro
     return r;
 }
 
-int store_moves_page(store *st, int64_t op, int64_t offset, int64_t limit,
-                     int64_t *total, store_move_fn fn, void *ud, rs_error *err)
+int store_moves_page(store *st, int64_t op, int64_t offset, int64_t limit, int64_t *total,
+                     store_move_fn fn, void *ud, rs_error *err)
 {
     sqlite3_stmt *s = stmt(st, Q_MOVES_COUNT);
     if (!s)
@@ -1565,8 +1584,7 @@ int store_moves_page(store *st, int64_t op, int64_t offset, int64_t limit,
     sqlite3_bind_int64(s, 3, offset);
     int r = 0;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        r = fn(ud, (const char *)sqlite3_column_text(s, 0),
-               (const char *)sqlite3_column_text(s, 1),
+        r = fn(ud, (const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1),
                (const char *)sqlite3_column_text(s, 2));
         if (r)
             break;

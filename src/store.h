@@ -94,23 +94,20 @@ typedef struct store_node {
  * else the id); *out malloc'd array (free with store_nodes_free). */
 int store_nodes_load(store *st, store_node **out, size_t *n, rs_error *err);
 void store_nodes_free(store_node *nodes, size_t n);
-int store_node_insert(store *st, const char *name, size_t len, double weight,
-                      const char *tokens,
+int store_node_insert(store *st, const char *name, size_t len, double weight, const char *tokens,
                       int64_t *id, rs_error *err);
-int store_node_update(store *st, int64_t id, double weight, int64_t keys,
-                      rs_error *err);
+int store_node_update(store *st, int64_t id, double weight, int64_t keys, rs_error *err);
 int store_node_delete(store *st, int64_t id, rs_error *err);
 /* Replace node id's attributes (a JSON object as text; NULL: none) and its
  * place in the join order (seq: nodes load by seq ascending; < 0 keeps it). */
-int store_node_set_attrs(store *st, int64_t id, const char *attrs, int64_t seq,
-                         rs_error *err);
+int store_node_set_attrs(store *st, int64_t id, const char *attrs, int64_t seq, rs_error *err);
 
 /* ---- keys ---- */
 typedef struct store_key {
     const char *key;
     size_t len;
     uint32_t pos;
-    int64_t node; /* STORE_NO_NODE when unassigned */
+    int64_t node;   /* STORE_NO_NODE when unassigned */
     bool has_coord; /* the coordinate column is not NULL */
     int64_t coord;  /* stored coordinate: the order-preserving uint64 ^ 2^63 */
 } store_key;
@@ -124,26 +121,23 @@ int store_key_set(store *st, const store_key *k, rs_error *err);
 int store_move_add(store *st, int64_t op, int64_t seq, const char *key, size_t len,
                    const char *from_name, const char *to_name, rs_error *err);
 /* RINGSIM_ENOTFOUND when missing. */
-int store_key_find(store *st, const char *key, size_t len, store_key *out,
-                   rs_error *err);
+int store_key_find(store *st, const char *key, size_t len, store_key *out, rs_error *err);
 /* *deleted = 1, or 0 when the key was not there. */
-int store_key_delete(store *st, const char *key, size_t len, int *deleted,
-                     rs_error *err);
+int store_key_delete(store *st, const char *key, size_t len, int *deleted, rs_error *err);
 int store_keys_clear(store *st, rs_error *err);
 /* Keys per equal slice of positions [0, 2^32), or with by_coord of stored
  * coordinates [0, top] (keys without one are not counted): counts[bins],
  * zeroed first. */
-int store_keys_density(store *st, bool by_coord, uint64_t top, uint32_t bins,
-                       int64_t *counts, rs_error *err);
+int store_keys_density(store *st, bool by_coord, uint64_t top, uint32_t bins, int64_t *counts,
+                       rs_error *err);
 /* Give every key with lo <= pos <= hi owned by `from` to `to`; when op > 0,
  * record each as a move (seq numbers from *seq on, advanced).  *count is the
  * number moved. */
-int store_keys_move(store *st, bool by_coord, int64_t lo, int64_t hi, int64_t from,
-                    int64_t to, int64_t op, const char *from_name, const char *to_name,
-                    int64_t *seq, int64_t *count, rs_error *err);
+int store_keys_move(store *st, bool by_coord, int64_t lo, int64_t hi, int64_t from, int64_t to,
+                    int64_t op, const char *from_name, const char *to_name, int64_t *seq,
+                    int64_t *count, rs_error *err);
 /* Every key, ordered by key bytes (order = 0) or by (position, key). */
-int store_keys_each(store *st, int by_position, store_key_fn fn, void *ud,
-                    rs_error *err);
+int store_keys_each(store *st, int by_position, store_key_fn fn, void *ud, rs_error *err);
 
 /* A pull cursor over every key by key bytes, on a statement of its own (so
  * that two stores can be walked in step).  next gives 1 with a row (valid
@@ -155,9 +149,9 @@ int store_cursor_next(store_cursor *c, store_key *k, rs_error *err);
 void store_cursor_close(store_cursor *c);
 
 typedef struct store_key_query {
-    int64_t node;        /* filter by owner; STORE_NO_NODE = unassigned */
-    bool by_node;        /* whether node filters */
-    const char *prefix;  /* NULL or "" = no filter */
+    int64_t node;       /* filter by owner; STORE_NO_NODE = unassigned */
+    bool by_node;       /* whether node filters */
+    const char *prefix; /* NULL or "" = no filter */
     size_t prefix_len;
     int64_t offset, limit;
     int64_t known_total; /* the caller knows the total (counters): >= 0 */
@@ -167,8 +161,8 @@ typedef struct store_key_query {
 enum { STORE_ORDER_POSITION, STORE_ORDER_KEY, STORE_ORDER_COORD };
 /* A page of keys in q->order -- (position, key), key, or (coordinate,
  * position, key) over the keys that have one -- and the total that match. */
-int store_keys_page(store *st, const store_key_query *q, int64_t *total,
-                    store_key_fn fn, void *ud, rs_error *err);
+int store_keys_page(store *st, const store_key_query *q, int64_t *total, store_key_fn fn, void *ud,
+                    rs_error *err);
 
 /* ---- the operation log ---- */
 typedef struct store_op {
@@ -182,24 +176,20 @@ typedef struct store_op {
 typedef int (*store_op_fn)(void *ud, const store_op *op);
 
 /* Append an operation (at = now); *id is its id. */
-int store_op_append(store *st, const char *type, const char *subject,
-                    const char *params, const char *config, int64_t *id,
-                    rs_error *err);
+int store_op_append(store *st, const char *type, const char *subject, const char *params,
+                    const char *config, int64_t *id, rs_error *err);
 /* Fill in what is known at the end: moves and the configuration after. */
 /* replica_moves: (key, node) copies the operation adds to preference lists
  * beyond the owner moves; skipped: keys an insert found already there (-1
  * for other operations). */
-int store_op_finish(store *st, int64_t id, int64_t keys_moved,
-                    const char *moved_from, const char *config, int64_t replica_moves,
-                    int64_t skipped, rs_error *err);
-int store_op_add_key(store *st, int64_t op, int64_t seq, const char *key,
-                     size_t len, rs_error *err);
+int store_op_finish(store *st, int64_t id, int64_t keys_moved, const char *moved_from,
+                    const char *config, int64_t replica_moves, int64_t skipped, rs_error *err);
+int store_op_add_key(store *st, int64_t op, int64_t seq, const char *key, size_t len, rs_error *err);
 /* RINGSIM_ENOTFOUND when missing; free with store_op_clear. */
 int store_op_get(store *st, int64_t id, store_op *out, rs_error *err);
 void store_op_clear(store_op *op);
 /* Operations with id > after, at most limit (< 0: all), increasing id. */
-int store_ops_each(store *st, int64_t after, int64_t limit, store_op_fn fn,
-                   void *ud, rs_error *err);
+int store_ops_each(store *st, int64_t after, int64_t limit, store_op_fn fn, void *ud, rs_error *err);
 /* The id of the last operation (0 when none) into *out. */
 int store_last_op(store *st, int64_t *out, rs_error *err);
 /* What replaying or undoing the operations (from, to] costs, in keys: the
@@ -233,11 +223,9 @@ void store_shrink(store *st);
 int store_op_base(store *st, int64_t upto, int64_t *out, rs_error *err);
 /* The key list of an explicit insert or delete, in request order. */
 typedef int (*store_str_fn)(void *ud, const char *s, size_t len);
-int store_op_keys_each(store *st, int64_t op, store_str_fn fn, void *ud,
-                       rs_error *err);
-typedef int (*store_move_fn)(void *ud, const char *key, const char *from,
-                             const char *to);
-int store_moves_page(store *st, int64_t op, int64_t offset, int64_t limit,
-                     int64_t *total, store_move_fn fn, void *ud, rs_error *err);
+int store_op_keys_each(store *st, int64_t op, store_str_fn fn, void *ud, rs_error *err);
+typedef int (*store_move_fn)(void *ud, const char *key, const char *from, const char *to);
+int store_moves_page(store *st, int64_t op, int64_t offset, int64_t limit, int64_t *total,
+                     store_move_fn fn, void *ud, rs_error *err);
 
 #endif

@@ -30,8 +30,8 @@ json_t *view_node(sim *s, const sim_node_view *v)
     json_t *o = json_pack("{s:o, s:I, s:f, s:I, s:I, s:f, s:f, s:f}", "name",
                           json_stringn(v->name, v->len), "position", (json_int_t)v->position,
                           "weight", v->weight, "points", (json_int_t)v->points, "keys",
-                          (json_int_t)v->keys, "key_share", v->key_share, "arc_share",
-                          v->arc_share, "owns", v->owns);
+                          (json_int_t)v->keys, "key_share", v->key_share, "arc_share", v->arc_share,
+                          "owns", v->owns);
     if (o)
         place_node_json(sim_placement(s), v->index, o);
     return o;
@@ -86,8 +86,7 @@ char *view_lookalike(sim *s, const char *name, size_t len)
         json_t *nm = json_object_get(n, "name");
         const char *o = json_string_value(nm);
         size_t ol = json_string_length(nm);
-        if (w || !o || (ol == len && !memcmp(o, name, len)) ||
-            !names_look_alike(o, ol, name, len))
+        if (w || !o || (ol == len && !memcmp(o, name, len)) || !names_look_alike(o, ol, name, len))
             continue;
         char *esc = names_escape(o, ol);
         if (esc && asprintf(&w, "looks the same as \"%s\"", esc) < 0)
@@ -176,19 +175,19 @@ json_t *view_stats(sim *s, rs_error *err)
         return NULL;
     json_t *per = json_array();
     for (size_t i = 0; per && i < n; i++)
-        if (json_array_append_new(
-                per, json_pack("{s:o, s:I, s:f, s:f}", "name", json_stringn(v[i].name, v[i].len),
-                               "keys", (json_int_t)v[i].keys, "key_share", v[i].key_share,
-                               "arc_share", v[i].arc_share))) {
+        if (json_array_append_new(per, json_pack("{s:o, s:I, s:f, s:f}", "name",
+                                                 json_stringn(v[i].name, v[i].len), "keys",
+                                                 (json_int_t)v[i].keys, "key_share", v[i].key_share,
+                                                 "arc_share", v[i].arc_share))) {
             json_decref(per);
             per = NULL;
         }
     free(v);
     json_t *o = per ? json_pack("{s:I, s:I, s:f, s:f, s:f, s:I, s:I, s:f, s:o}", "nodes",
-                                (json_int_t)st.nodes, "keys", (json_int_t)st.keys, "mean",
-                                st.mean, "stddev", st.stddev, "cv", st.cv, "min",
-                                (json_int_t)st.min, "max", (json_int_t)st.max,
-                                "max_over_mean", st.max_over_mean, "per_node", per)
+                                (json_int_t)st.nodes, "keys", (json_int_t)st.keys, "mean", st.mean,
+                                "stddev", st.stddev, "cv", st.cv, "min", (json_int_t)st.min, "max",
+                                (json_int_t)st.max, "max_over_mean", st.max_over_mean, "per_node",
+                                per)
                     : NULL;
     return o ? o : nomem(err, NULL);
 }
@@ -200,9 +199,8 @@ json_t *view_lookup(sim *s, const char *key, size_t len, rs_error *err)
         return NULL;
     json_t *point = json_null();
     if (r.has_point)
-        point = json_pack("{s:I, s:o, s:I}", "position", (json_int_t)r.point_position,
-                          "node", str_or_null(r.node, r.node_len), "index",
-                          (json_int_t)r.point_index);
+        point = json_pack("{s:I, s:o, s:I}", "position", (json_int_t)r.point_position, "node",
+                          str_or_null(r.node, r.node_len), "index", (json_int_t)r.point_index);
     const placement *pl = sim_placement(s);
     const char *const *names = sim_node_names(s);
     char hash[24], coord[24];
@@ -211,20 +209,18 @@ json_t *view_lookup(sim *s, const char *key, size_t len, rs_error *err)
     json_t *reps = json_array();
     for (size_t i = 0; reps && i < r.nprefs; i++)
         json_array_append_new(reps, json_string(names[r.prefs[i]]));
-    json_t *o = json_pack("{s:o, s:I, s:o, s:b, s:s, s:o, s:b, s:s, s:o, s:o, s:o}", "key",
-                          json_stringn(key, len), "position", (json_int_t)r.position, "node",
-                          str_or_null(r.node, r.node_len), "stored", r.stored, "sha256",
-                          r.sha256, "point", point, "wrapped", r.wrapped, "hash", hash,
-                          "coordinate", has_coord ? json_string(coord) : json_null(),
-                          "replicas", reps ? reps : json_array(), "trace",
-                          place_trace_json(pl, key, len, &r.info, names));
+    json_t *o = json_pack(
+        "{s:o, s:I, s:o, s:b, s:s, s:o, s:b, s:s, s:o, s:o, s:o}", "key", json_stringn(key, len),
+        "position", (json_int_t)r.position, "node", str_or_null(r.node, r.node_len), "stored",
+        r.stored, "sha256", r.sha256, "point", point, "wrapped", r.wrapped, "hash", hash,
+        "coordinate", has_coord ? json_string(coord) : json_null(), "replicas",
+        reps ? reps : json_array(), "trace", place_trace_json(pl, key, len, &r.info, names));
     return o ? o : nomem(err, NULL);
 }
 
 /* A stored key: its stored owner, and where the placement puts it now
  * (the coordinate, and the preference list with replicas). */
-json_t *view_key(sim *s, const char *key, size_t len, uint32_t pos, const char *node,
-                 size_t node_len)
+json_t *view_key(sim *s, const char *key, size_t len, uint32_t pos, const char *node, size_t node_len)
 {
     json_t *o = json_pack("{s:o, s:I, s:o}", "key", json_stringn(key, len), "position",
                           (json_int_t)pos, "node", str_or_null(node, node_len));
@@ -271,16 +267,14 @@ static int add_key(void *ud, const char *key, size_t len, uint32_t pos, const ch
                : 0;
 }
 
-json_t *view_keys(sim *s, const char *node, size_t node_len, const char *prefix,
-                  size_t prefix_len, sim_key_order order, bool desc, int64_t offset,
-                  int64_t limit, rs_error *err)
+json_t *view_keys(sim *s, const char *node, size_t node_len, const char *prefix, size_t prefix_len,
+                  sim_key_order order, bool desc, int64_t offset, int64_t limit, rs_error *err)
 {
     json_t *arr = json_array();
     int64_t total = 0;
     if (!arr)
         return nomem(err, NULL);
-    int rc = sim_keys_page_ordered(s, node, node_len, prefix, prefix_len,
-                                   order, desc, offset,
+    int rc = sim_keys_page_ordered(s, node, node_len, prefix, prefix_len, order, desc, offset,
                                    limit < 0 ? INT64_MAX : limit, &total, add_key,
                                    &(key_list){s, arr}, err);
     if (rc == RINGSIM_ENOMEM)
@@ -319,8 +313,8 @@ json_t *view_density(sim *s, uint32_t bins, rs_error *err)
 json_t *view_operation(const store_op *op)
 {
     json_t *mf = json_loads(op->moved_from, 0, NULL);
-    return json_pack("{s:I, s:s, s:s, s:s, s:I, s:o, s:I}", "id", (json_int_t)op->id, "at",
-                     op->at, "type", op->type, "subject", op->subject, "keys_moved",
+    return json_pack("{s:I, s:s, s:s, s:s, s:I, s:o, s:I}", "id", (json_int_t)op->id, "at", op->at,
+                     "type", op->type, "subject", op->subject, "keys_moved",
                      (json_int_t)op->keys_moved, "moved_from", mf ? mf : json_array(),
                      "replica_moves", (json_int_t)op->replica_moves);
 }
@@ -358,9 +352,8 @@ json_t *view_operation_get(sim *s, int64_t id, rs_error *err)
 
 json_t *view_move(const char *key, const char *from, const char *to)
 {
-    return json_pack("{s:s, s:o, s:o}", "key", key, "from",
-                     from ? json_string(from) : json_null(), "to",
-                     to ? json_string(to) : json_null());
+    return json_pack("{s:s, s:o, s:o}", "key", key, "from", from ? json_string(from) : json_null(),
+                     "to", to ? json_string(to) : json_null());
 }
 
 static int add_move(void *ud, const char *key, const char *from, const char *to)
@@ -368,16 +361,14 @@ static int add_move(void *ud, const char *key, const char *from, const char *to)
     return json_array_append_new(ud, view_move(key, from, to)) ? RINGSIM_ENOMEM : 0;
 }
 
-json_t *view_operation_moves(sim *s, int64_t id, int64_t offset, int64_t limit,
-                             rs_error *err)
+json_t *view_operation_moves(sim *s, int64_t id, int64_t offset, int64_t limit, rs_error *err)
 {
     json_t *o = view_operation_get(s, id, err);
     if (!o)
         return NULL;
     json_t *moves = json_array();
     int64_t total = 0;
-    int rc = moves ? store_moves_page(sim_store(s), id, offset, limit, &total, add_move,
-                                      moves, err)
+    int rc = moves ? store_moves_page(sim_store(s), id, offset, limit, &total, add_move, moves, err)
                    : RINGSIM_ENOMEM;
     if (rc) {
         json_decref(moves);
@@ -424,9 +415,8 @@ json_t *view_preview(sim *s, view_preview_req *req, rs_error *err)
     }
     json_t *o = json_pack("{s:s, s:I, s:o, s:o, s:I, s:o, s:o*, s:o}", "op", req->type,
                           "keys_moved", (json_int_t)pv.keys_moved, "moved_from", pv.moved_from,
-                          "moved_to", pv.moved_to, "replica_moves",
-                          (json_int_t)pv.replica_moves, "before", before, "after", after,
-                          "sample", pv.sample_moves);
+                          "moved_to", pv.moved_to, "replica_moves", (json_int_t)pv.replica_moves,
+                          "before", before, "after", after, "sample", pv.sample_moves);
     return o ? o : nomem(err, NULL);
 }
 
@@ -521,9 +511,9 @@ json_t *view_compare(sim *s, const char *algorithms, const char *const *params, 
         if (!o)
             continue;
         if (r->rc) {
-            json_object_set_new(o, "error", json_pack("{s:s, s:s}", "code",
-                                                      ringsim_errcode(r->rc), "message",
-                                                      r->err.msg));
+            json_object_set_new(
+                o, "error",
+                json_pack("{s:s, s:s}", "code", ringsim_errcode(r->rc), "message", r->err.msg));
         } else {
             json_object_set_new(o, "stats", stats_json(&r->stats));
             json_object_set_new(o, "structural_max_over_mean", json_real(r->structural));
@@ -534,9 +524,9 @@ json_t *view_compare(sim *s, const char *algorithms, const char *const *params, 
                                              : json_null());
             json_object_set_new(o, "moves_if_removed",
                                 json_integer((json_int_t)(r->moves_if_removed + 0.5)));
-            json_object_set_new(o, "removed_sampled", json_pack("{s:I, s:I}", "nodes",
-                                                                (json_int_t)r->removed_sampled,
-                                                                "of", (json_int_t)r->removed_of));
+            json_object_set_new(o, "removed_sampled",
+                                json_pack("{s:I, s:I}", "nodes", (json_int_t)r->removed_sampled,
+                                          "of", (json_int_t)r->removed_of));
         }
         json_array_append_new(arr, o);
     }
@@ -544,8 +534,7 @@ json_t *view_compare(sim *s, const char *algorithms, const char *const *params, 
     json_t *o = arr ? json_pack("{s:I, s:I, s:o, s:o}", "keys", (json_int_t)info.keys, "nodes",
                                 (json_int_t)sim_node_count(s), "sample",
                                 json_pack("{s:I, s:I, s:b}", "keys", (json_int_t)info.sampled,
-                                          "every", (json_int_t)info.step, "sampled",
-                                          info.step > 1),
+                                          "every", (json_int_t)info.step, "sampled", info.step > 1),
                                 "results", arr)
                     : NULL;
     return o ? o : nomem(err, NULL);
@@ -591,9 +580,9 @@ json_t *view_theory(sim *s, int64_t nodes, rs_error *err)
     for (size_t i = 0; aa && i < na; i++) {
         json_t *o = json_pack("{s:s}", "algorithm", algs[i].name);
         if (algs[i].rc)
-            json_object_set_new(o, "error", json_pack("{s:s, s:s}", "code",
-                                                      ringsim_errcode(algs[i].rc), "message",
-                                                      algs[i].err.msg));
+            json_object_set_new(o, "error",
+                                json_pack("{s:s, s:s}", "code", ringsim_errcode(algs[i].rc),
+                                          "message", algs[i].err.msg));
         else {
             json_object_set_new(o, "structural_max_over_mean", json_real(algs[i].structural));
             json_object_set_new(o, "join_moved", json_real(algs[i].join_moved));

@@ -16,7 +16,7 @@
 json_t *view_node(sim *s, const sim_node_view *v);
 /* {"algorithms": [...]}: the catalogue. */
 json_t *view_algorithms(rs_error *err);
-json_t *view_nodes(sim *s, rs_error *err);                        /* {"nodes"} */
+json_t *view_nodes(sim *s, rs_error *err); /* {"nodes"} */
 json_t *view_node_get(sim *s, const char *name, size_t len, rs_error *err);
 json_t *view_ring(sim *s, rs_error *err);
 json_t *view_config(sim *s, rs_error *err);
@@ -35,9 +35,8 @@ json_t *view_lookup(sim *s, const char *key, size_t len, rs_error *err);
 json_t *view_key_get(sim *s, const char *key, size_t len, rs_error *err);
 /* {"total", "keys"} in the order given (sim_keys_page_ordered); limit < 0
  * means every key. */
-json_t *view_keys(sim *s, const char *node, size_t node_len, const char *prefix,
-                  size_t prefix_len, sim_key_order order, bool desc, int64_t offset,
-                  int64_t limit, rs_error *err);
+json_t *view_keys(sim *s, const char *node, size_t node_len, const char *prefix, size_t prefix_len,
+                  sim_key_order order, bool desc, int64_t offset, int64_t limit, rs_error *err);
 json_t *view_density(sim *s, uint32_t bins, rs_error *err);
 
 json_t *view_operation(const store_op *op);
@@ -49,8 +48,7 @@ json_t *view_operation_get(sim *s, int64_t id, rs_error *err);
  * memory. */
 json_t *view_move(const char *key, const char *from, const char *to);
 /* The operation plus "moves_total" and "moves" (offset, limit). */
-json_t *view_operation_moves(sim *s, int64_t id, int64_t offset, int64_t limit,
-                             rs_error *err);
+json_t *view_operation_moves(sim *s, int64_t id, int64_t offset, int64_t limit, rs_error *err);
 
 /* What an add_node, remove_node or configure would do, recorded nowhere:
  * {"op", "keys_moved", "moved_from", "moved_to", "replica_moves", "before",
