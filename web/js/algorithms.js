@@ -94,15 +94,21 @@ export class PlacementForm {
     const rows = (a ? a.params : []).map((p) => {
       const id = `param-${p.name}`;
       const value = current[p.name] ?? (config && name === config.algorithm && p.name === 'points_per_node' ? config.points_per_node : p.default);
-      const input = el('input', {
-        type: 'number', id, name: p.name, min: String(p.min), max: String(p.max), step: '1',
-        value: String(value), className: 'mutating small-number', 'aria-describedby': `${id}-help ${id}-error`,
-      });
+      // A parameter chosen by name (twemproxy's hash) is a list of its values.
+      const input = Array.isArray(p.values)
+        ? el('select', { id, name: p.name, className: 'mutating', 'aria-describedby': `${id}-help ${id}-error` },
+          p.values.map((v) => el('option', { value: v, selected: v === value }, v)))
+        : el('input', {
+          type: 'number', id, name: p.name, min: String(p.min), max: String(p.max), step: '1',
+          value: String(value), className: 'mutating small-number', 'aria-describedby': `${id}-help ${id}-error`,
+        });
       input.disabled = this.readOnly;
+      const help = Array.isArray(p.values) ? `one of ${p.values.length} (default ${p.default})`
+        : `${formatInt(p.min)}–${formatInt(p.max)} (default ${formatInt(p.default)})`;
       return el('div', { className: 'param-row' }, [
         el('label', { htmlFor: id, className: 'inline' }, paramLabel(p.name)),
         input,
-        el('span', { id: `${id}-help`, className: 'muted' }, `${formatInt(p.min)}–${formatInt(p.max)} (default ${formatInt(p.default)})`),
+        el('span', { id: `${id}-help`, className: 'muted' }, help),
         el('p', { id: `${id}-error`, className: 'error', role: 'alert' }),
       ]);
     });
@@ -134,13 +140,13 @@ export class PlacementForm {
   clearErrors() {
     setError('config-error', '');
     setError('replicas-error', '', $('replicas'));
-    for (const input of $('algorithm-params').querySelectorAll('input')) setError(`${input.id}-error`, '', input);
+    for (const input of $('algorithm-params').querySelectorAll('input, select')) setError(`${input.id}-error`, '', input);
   }
 
   /** Puts a refusal next to the field it names, else under the form. */
   showError(message) {
     const text = humanMessage(message);
-    for (const input of $('algorithm-params').querySelectorAll('input')) {
+    for (const input of $('algorithm-params').querySelectorAll('input, select')) {
       if (new RegExp(`\\b${input.name}\\b`).test(message)) {
         setError(`${input.id}-error`, text, input);
         return;
@@ -159,6 +165,7 @@ export class PlacementForm {
     const name = this.select.value;
     const body = { algorithm: name };
     const params = {};
+    for (const input of $('algorithm-params').querySelectorAll('select')) params[input.name] = input.value;
     for (const input of $('algorithm-params').querySelectorAll('input')) {
       if (input.validity.badInput || input.value.trim() === '') {
         setError(`${input.id}-error`, `${paramLabel(input.name)} must be a whole number.`, input);
