@@ -14,6 +14,7 @@
 
 import { spawn, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -137,8 +138,65 @@ try {
   check('... and the stream stays live (3 s sampled)', states.every((t) => t === 'Live'), [...new Set(states)].join(' / '));
   const keys = await page.evaluate(async () => (await (await import('/js/api.js')).api.stats()).keys);
   eq2('... and the keys the command line added', keys, 2000);
+  // API.md version 3, "requests from other programs": a page of another
+  // site cannot change a loopback server that needs no token.  The page is
+  // served from http://localhost:E (another site than 127.0.0.1) and sends
+  // what a web page can send without asking: a <form> POST and no-cors
+  // fetches, with and without bodies.  The browser sends them (seen on the
+  // network) and the server answers 403; nothing changes.
+  const open = spawn(BIN, ['serve', '--port', '0', '--db', path.join(dir, 'open.db')], {
+    stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, RINGSIM_TOKEN: '' },
+  });
+  let oout = '';
+  const oport = await new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error('no start')), 15000);
+    open.stdout.on('data', (d) => { oout += d; const m = /127\.0\.0\.1:(\d+)\//.exec(oout); if (m) { clearTimeout(t); resolve(+m[1]); } });
+  });
+  const target = `http://127.0.0.1:${oport}`;
+  const plain = (method, p, body) => fetch(target + p, { method, headers: body ? { 'Content-Type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined }).then((r) => r.json());
+  await plain('POST', '/api/nodes', { name: 'stays' });
+  await plain('POST', '/api/keys', { key: 'stays-key' });
+  const ops0 = (await plain('GET', '/api/operations?limit=1000')).operations.length;
+  const evilHtml = `<!doctype html><title>elsewhere</title>
+<iframe name="sink"></iframe>
+<form id="f" method="POST" action="${target}/api/reset" target="sink"></form>
+<form id="g" method="POST" action="${target}/api/nodes" enctype="text/plain" target="sink"><input name='{"name":"evil-form","x":"' value='"}'></form>
+<script>
+fetch('${target}/api/nodes/stays', { method: 'DELETE', mode: 'no-cors' });
+fetch('${target}/api/keys', { method: 'POST', mode: 'no-cors', headers: { 'Content-Type': 'text/plain' }, body: '{"key":"evil-fetch"}' });
+fetch('${target}/api/reset', { method: 'POST', mode: 'no-cors' });
+document.getElementById('f').submit();
+setTimeout(() => document.getElementById('g').submit(), 300);
+</script>`;
+  const evil = http.createServer((req, res) => { res.writeHead(200, { 'Content-Type': 'text/html' }); res.end(evilHtml); });
+  await new Promise((r) => evil.listen(0, '127.0.0.1', r));
+  try {
+    const epage = await (await browser.newContext()).newPage();
+    const seen = [];
+    epage.on('response', (r) => { if (r.url().startsWith(target)) seen.push(`${r.request().method()} ${new URL(r.url()).pathname} ${r.status()}`); });
+    epage.on('requestfailed', (r) => { if (r.url().startsWith(target)) seen.push(`${r.method()} ${new URL(r.url()).pathname} failed`); });
+    await epage.goto(`http://localhost:${evil.address().port}/`);
+    await epage.waitForTimeout(2000);
+    // (Chromium does not send a no-cors DELETE at all; a form's answer
+    // shown in a frame is then blocked by X-Frame-Options, seen as failed.)
+    check('the other site\'s page sent its POSTs', seen.filter((x) => / 403$/.test(x)).length >= 3, JSON.stringify(seen));
+    check('... none of them succeeded: 403, or blocked by the browser', seen.every((x) => / (403|failed)$/.test(x)), JSON.stringify(seen));
+    const nodes = (await plain('GET', '/api/nodes')).nodes.map((n) => n.name);
+    eq2('... and nothing changed: the node stays', JSON.stringify(nodes), JSON.stringify(['stays']));
+    eq2('... no key came in', (await plain('GET', '/api/keys')).total, 1);
+    eq2('... no operation was made', (await plain('GET', '/api/operations?limit=1000')).operations.length, ops0);
+    // The control: the same requests from a program (no Origin) go through.
+    const r = await fetch(`${target}/api/nodes/stays`, { method: 'DELETE' });
+    eq2('control: curl -X DELETE (no Content-Type, no Origin) removes the node', r.status, 200);
+  } finally {
+    evil.close();
+    open.kill('SIGTERM');
+    await new Promise((r) => open.on('exit', r));
+  }
+
 } catch (e) {
   check('ran to the end', false, e.stack);
+
 } finally {
   await browser.close();
   srv.kill('SIGTERM');
