@@ -674,40 +674,6 @@ static FILE *answer_file(rs_error *err)
     return f;
 }
 
-typedef struct key_stream {
-    sim *s;
-    FILE *f;
-    csv_writer csv; /* CSV, or JSON when json */
-    bool json;
-    int64_t n;
-} key_stream;
-
-static int stream_key(void *ud, const char *key, size_t len, uint32_t pos, const char *node,
-                      size_t node_len)
-{
-    key_stream *ks = ud;
-    json_t *j = view_key(ks->s, key, len, pos, node, node_len);
-    if (!j)
-        return RINGSIM_ENOMEM;
-    int rc = 0;
-    if (ks->json) {
-        char *t = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
-        if (!t || fprintf(ks->f, "%s%s", ks->n ? "," : "", t) < 0)
-            rc = t ? RINGSIM_EFULL : RINGSIM_ENOMEM;
-        free(t);
-    } else {
-        rc = csv_row(&ks->csv, j);
-    }
-    json_decref(j);
-    ks->n++;
-    return rc;
-}
-
-static int file_sink(void *ud, const char *data, size_t len)
-{
-    return fwrite(data, 1, len, ud) == len ? 0 : RINGSIM_EFULL;
-}
-
 /* Every key (filtered by ?node= and ?prefix= as a page is) into a file, as
  * CSV or as GET /api/keys's JSON with every key: memory stays flat at any
  * count, and the transport sends the file without reading it in. */
@@ -724,19 +690,9 @@ static int stream_keys(sim *s, const api_request *r, bool json, api_answer *a, r
     FILE *f = answer_file(err);
     if (!f)
         return err->code;
-    key_stream ks = {s, f, {0}, json, 0};
-    csv_init(&ks.csv, file_sink, f);
     bool by_node = node && node->len;
-    int64_t total = 0;
-    if (json && fputs("{\"keys\":[", f) < 0)
-        rc = RINGSIM_EFULL;
-    if (!rc)
-        rc = sim_keys_page(s, by_node ? node->value : NULL, by_node ? node->len : 0,
-                           prefix ? prefix->value : NULL, prefix ? prefix->len : 0, 0, INT64_MAX,
-                           &total, stream_key, &ks, err);
-    csv_close(&ks.csv);
-    if (!rc && json && fprintf(f, "],\"total\":%lld}\n", (long long)total) < 0)
-        rc = RINGSIM_EFULL;
+    rc = view_keys_write(s, f, !json, by_node ? node->value : NULL, by_node ? node->len : 0,
+                         prefix ? prefix->value : NULL, prefix ? prefix->len : 0, NULL, err);
     if (!rc && fflush(f))
         rc = RINGSIM_EFULL;
     long len = rc ? -1 : ftell(f);

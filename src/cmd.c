@@ -528,70 +528,40 @@ static int run_node_ls(cmd_ctx *c)
     return rc;
 }
 
-typedef struct key_printer {
-    cmd_ctx *c;
-    csv_writer csv;
-    int64_t count;
-} key_printer;
-
+/* A key of the table for people (`key ls` without --csv or --json). */
 static int print_key(void *ud, const char *key, size_t len, uint32_t pos, const char *node,
                      size_t node_len)
 {
-    key_printer *kp = ud;
-    cmd_ctx *c = kp->c;
-    const cmd_line *l = c->l;
-    if (!l->opt[CMD_O_JSON] && !l->opt[CMD_O_CSV]) {
-        char k[NAME_BUF];
-        snprintf(k, sizeof k, "%.*s", (int)len, key);
-        print_padded(c->out, k, 24);
-        fprintf(c->out, " %10u  %.*s\n", pos, node ? (int)node_len : 6, node ? node : "(none)");
-        kp->count++;
-        return 0;
-    }
-    json_t *j = view_key(c->s, key, len, pos, node, node_len);
-    if (!j)
-        return RINGSIM_ENOMEM;
-    int rc = 0;
-    if (l->opt[CMD_O_CSV]) {
-        rc = csv_row(&kp->csv, j);
-    } else {
-        char *t = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
-        if (t)
-            fprintf(c->out, "%s\n    %s", kp->count ? "," : "", t);
-        else
-            rc = RINGSIM_ENOMEM;
-        free(t);
-    }
-    json_decref(j);
-    kp->count++;
-    return rc;
+    cmd_ctx *c = ud;
+    char k[NAME_BUF];
+    snprintf(k, sizeof k, "%.*s", (int)len, key);
+    print_padded(c->out, k, 24);
+    fprintf(c->out, " %10u  %.*s\n", pos, node ? (int)node_len : 6, node ? node : "(none)");
+    return 0;
 }
 
 /* Streamed: a million keys must not become a million JSON objects in
- * memory.  The JSON is GET /api/keys with every key. */
+ * memory.  --csv and --json write through view_keys_write, as the server's
+ * export does; the JSON is GET /api/keys with every key. */
 static int run_key_ls(cmd_ctx *c)
 {
     const cmd_line *l = c->l;
     const char *node = l->opt[CMD_O_NODE];
-    key_printer kp = {c, {0}, 0};
-    csv_init(&kp.csv, csv_file_sink, c->out);
+    size_t nlen = node ? strlen(node) : 0;
     int64_t total;
-    bool json = l->opt[CMD_O_JSON] && !l->opt[CMD_O_CSV];
-    if (json)
-        fputs("{\n  \"keys\": [", c->out);
-    int rc = sim_keys_page(c->s, node, node ? strlen(node) : 0, NULL, 0, 0, INT64_MAX, &total,
-                           print_key, &kp, &c->err);
-    csv_close(&kp.csv);
+    int rc = l->opt[CMD_O_JSON] || l->opt[CMD_O_CSV]
+                 ? view_keys_write(c->s, c->out, l->opt[CMD_O_CSV] != NULL, node, nlen, NULL, 0,
+                                   &total, &c->err)
+                 : sim_keys_page(c->s, node, nlen, NULL, 0, 0, INT64_MAX, &total, print_key, c,
+                                 &c->err);
     if (rc) {
-        if (json)
-            fputs("\n", c->out);
         if (rc == RINGSIM_ENOMEM)
             rs_fail(&c->err, rc, "out of memory");
+        else if (rc == RINGSIM_EFULL)
+            rs_fail(&c->err, rc, "cannot write the keys: %s", strerror(errno));
         return rc;
     }
-    if (json)
-        fprintf(c->out, "%s],\n  \"total\": %lld\n}\n", kp.count ? "\n  " : "", (long long)total);
-    else if (!l->opt[CMD_O_CSV])
+    if (!l->opt[CMD_O_JSON] && !l->opt[CMD_O_CSV])
         fprintf(c->out, "%lld key%s\n", (long long)total, total == 1 ? "" : "s");
     return 0;
 }

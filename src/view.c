@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "csv.h"
 #include "names.h"
 #include "store.h"
 
@@ -605,4 +606,59 @@ json_t *view_theory(sim *s, int64_t nodes, rs_error *err)
                                      "sentence", sentence)
                          : NULL;
     return o ? o : nomem(err, NULL);
+}
+
+/* ---- every key, streamed ---- */
+
+typedef struct key_writer {
+    sim *s;
+    FILE *f;
+    csv_writer csv;
+    bool as_csv;
+    int64_t n;
+} key_writer;
+
+static int write_key(void *ud, const char *key, size_t len, uint32_t pos, const char *node,
+                     size_t node_len)
+{
+    key_writer *w = ud;
+    json_t *j = view_key(w->s, key, len, pos, node, node_len);
+    if (!j)
+        return RINGSIM_ENOMEM;
+    int rc = 0;
+    if (w->as_csv) {
+        rc = csv_row(&w->csv, j);
+    } else {
+        char *t = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        rc = !t                                                    ? RINGSIM_ENOMEM
+             : fprintf(w->f, "%s\n    %s", w->n ? "," : "", t) < 0 ? RINGSIM_EFULL
+                                                                   : 0;
+        free(t);
+    }
+    json_decref(j);
+    w->n++;
+    return rc;
+}
+
+static int file_sink(void *ud, const char *data, size_t len)
+{
+    return fwrite(data, 1, len, ud) == len ? 0 : RINGSIM_EFULL;
+}
+
+int view_keys_write(sim *s, FILE *f, bool csv, const char *node, size_t node_len,
+                    const char *prefix, size_t prefix_len, int64_t *total, rs_error *err)
+{
+    key_writer w = {s, f, {0}, csv, 0};
+    csv_init(&w.csv, file_sink, f);
+    int64_t n = 0;
+    int rc = !csv && fputs("{\n  \"keys\": [", f) < 0 ? RINGSIM_EFULL : 0;
+    if (!rc)
+        rc = sim_keys_page(s, node, node_len, prefix, prefix_len, 0, INT64_MAX, &n, write_key, &w,
+                           err);
+    csv_close(&w.csv);
+    if (!rc && !csv && fprintf(f, "%s],\n  \"total\": %lld\n}\n", w.n ? "\n  " : "", (long long)n) < 0)
+        rc = RINGSIM_EFULL;
+    if (total)
+        *total = n;
+    return rc;
 }

@@ -9,7 +9,9 @@
 #define RINGSIM_VIEW_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "sim.h"
 
@@ -76,5 +78,15 @@ json_t *view_theory(sim *s, int64_t nodes, rs_error *err);
  * (the preference list) when the configuration keeps more than one copy. */
 json_t *view_key(sim *s, const char *key, size_t len, uint32_t pos, const char *node,
                  size_t node_len);
+
+/* Every stored key (of node, with prefix; NULL, 0 for all), in position
+ * order, to f: CSV (csv.h, one object a row), or GET /api/keys's JSON with
+ * every key ({"keys": [...], "total"}).  One key at a time, so memory stays
+ * flat at any count; the command line (`key ls --csv`, `--json`) and the
+ * server's streamed export both write through here.  *total (may be NULL)
+ * gets the count.  0, RINGSIM_EFULL when a write fails (errno says why),
+ * RINGSIM_ENOMEM, or the engine's code with err. */
+int view_keys_write(sim *s, FILE *f, bool csv, const char *node, size_t node_len,
+                    const char *prefix, size_t prefix_len, int64_t *total, rs_error *err);
 
 #endif
