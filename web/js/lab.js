@@ -561,7 +561,7 @@ async function runTheory() {
     // Never silently another N than the one asked for.
     const asked = nodes === '' ? null : Number(nodes);
     const other = asked !== null && asked !== answer.nodes ? ` — not the ${formatInt(asked)} asked for: the server measured ${formatInt(answer.nodes)}` : '';
-    $('theory-status').textContent = `${formatInt(answer.nodes)} nodes, measured over ${formatInt(answer.sample_keys)} keys${other}.`;
+    $('theory-status').textContent = `${formatInt(answer.nodes)} ${answer.nodes === 1 ? 'node' : 'nodes'}, measured over ${formatInt(answer.sample_keys)} keys${other}.`;
     $('theory-chart-box').replaceChildren(
       theoryChart(answer),
       el('p', { className: 'legend muted small' }, [
