@@ -10,7 +10,7 @@ JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 TSAN     ?= build-tsan
 PREFIX   ?= /usr/local
 
-.PHONY: all build run test lint-c install package test-asan test-tsan test-crash-long bench bench-load fuzz fuzz-api fuzz-http fuzz-open fuzz-import deps deps-test npm clean
+.PHONY: all build run test lint-c install package test-asan test-tsan test-crash-long bench bench-layout bench-load fuzz fuzz-api fuzz-http fuzz-open fuzz-import deps deps-test npm clean
 
 all: build
 
@@ -93,6 +93,12 @@ bench: build
 	$(BUILD)/bench_ketama
 	$(BUILD)/bench_envoy
 	$(BUILD)/bench_textbook
+
+# The keys table's candidate layouts, SQLite alone, at 1M and 10M keys
+# (bench/probe_layout.c; about ten minutes).
+bench-layout: build
+	$(BUILD)/probe_layout 1000000 3
+	$(BUILD)/probe_layout 10000000 1
 
 # HTTP load with wrk on loopback at 1M keys, beside nginx serving a file in
 # the same run (bench/load.sh; about three minutes).
