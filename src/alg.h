@@ -43,11 +43,11 @@ typedef struct alg_point {
 static inline uint64_t alg_from_signed(int64_t t) { return (uint64_t)t ^ ALG_SIGNED_BIAS; }
 static inline int64_t alg_to_signed(uint64_t c) { return (int64_t)(c ^ ALG_SIGNED_BIAS); }
 
-/* Index of the first point with coord >= c, wrapping to 0 past the last.
- * n must be > 0.  O(log n), cannot fail. */
-static inline size_t alg_successor(const alg_point *p, size_t n, uint64_t c)
+/* Index of the first point of p[lo..hi) with coord >= c, hi if none.
+ * O(log(hi - lo)), cannot fail.  The one lower bound of every ring search
+ * (ring.c narrows it to a bucket first). */
+static inline size_t alg_lower_bound(const alg_point *p, size_t lo, size_t hi, uint64_t c)
 {
-    size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (p[mid].coord < c)
@@ -55,7 +55,15 @@ static inline size_t alg_successor(const alg_point *p, size_t n, uint64_t c)
         else
             hi = mid;
     }
-    return lo == n ? 0 : lo;
+    return lo;
+}
+
+/* Index of the first point with coord >= c, wrapping to 0 past the last.
+ * n must be > 0.  O(log n), cannot fail. */
+static inline size_t alg_successor(const alg_point *p, size_t n, uint64_t c)
+{
+    size_t i = alg_lower_bound(p, 0, n, c);
+    return i == n ? 0 : i;
 }
 
 #endif

@@ -66,18 +66,28 @@ static int ring_build_op(placement *p, hasher *h, const placement *prev, const c
     for (size_t i = 0; i < p->n; i++)
         rn[i] = (ring_node){p->nodes[i].name, p->nodes[i].len,
                             place_node_points(&p->cfg, p->nodes[i].weight)};
-    int rc = ring_build(&p->ring, h, rn, p->n);
+    int rc = ring_points(&p->pts, &p->npts, h, rn, p->n);
     free(rn);
-    if (rc)
-        return rs_fail(err, rc, "out of memory building the ring");
-    p->npts = ring_size(p->ring);
-    p->pts = malloc((p->npts + 1) * sizeof *p->pts);
-    if (!p->pts)
-        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-    for (size_t i = 0; i < p->npts; i++)
-        p->pts[i] = (alg_point){ring_point_pos(p->ring, i), ring_point_node(p->ring, i),
-                                ring_point_index(p->ring, i)};
+    return rc ? rs_fail(err, rc, "out of memory building the ring") : 0;
+}
+
+/* points_per_node x weight points per node, each within the limit. */
+static int ring_check(const place_config *cfg, const place_node *nodes, size_t n, rs_error *err)
+{
+    for (size_t i = 0; i < n; i++)
+        if (round((double)cfg->param[PP_POINTS_PER_NODE] * nodes[i].weight) > PLACE_MAX_NODE_POINTS)
+            return rs_fail(err, RINGSIM_EPARAM,
+                           "points_per_node x weight must be at most %u points per node",
+                           PLACE_MAX_NODE_POINTS);
     return 0;
+}
+
+static uint64_t ring_layout_points(const place_config *cfg, const place_node *nodes, size_t n)
+{
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += place__points(cfg->param[PP_POINTS_PER_NODE], place__weight(&nodes[i]));
+    return total;
 }
 
 static void ring_key(const placement *p, hasher *h, const char *key, size_t len, place_key_info *k)
@@ -85,13 +95,7 @@ static void ring_key(const placement *p, hasher *h, const char *key, size_t len,
     (void)h;
     (void)key;
     (void)len;
-    k->hash = k->coord = k->position;
-    k->has_coord = true;
-    long i = ring_successor(p->ring, k->position);
-    if (i >= 0) {
-        k->point = i;
-        k->owner = p->pts[i].node;
-    }
+    point_key(p, k->position, k);
 }
 
 static void ring_trace(const placement *p, const char *key, size_t len, const place_key_info *k,
@@ -122,11 +126,14 @@ static const place_algo algo_ring = {
     .coord_param = -1,
     .minimal = true,
     .top = top32,
+    .check_nodes = ring_check,
+    .layout_points = ring_layout_points,
     .build = ring_build_op,
     .key = ring_key,
     .prefs = place__walk_prefs,
     .segments = place__point_segments,
     .trace = ring_trace,
+    .points = true,
 };
 
 /* ---- ketama: libmemcached ---- */
@@ -194,6 +201,15 @@ static void ketama_trace(const placement *p, const char *key, size_t len, const 
     place__trace_point(p, k, names, "point", t);
 }
 
+/* 160 points per server shared out by weight, rounded to fours: at most
+ * 160 x n plus 4 per server. */
+static uint64_t ketama_layout_points(const place_config *cfg, const place_node *nodes, size_t n)
+{
+    (void)cfg;
+    (void)nodes;
+    return 160u * (uint64_t)n + 4u * (uint64_t)n;
+}
+
 static const place_algo algo_ketama = {
     .name = "ketama",
     .title = "memcached clients: libmemcached's weighted ketama",
@@ -215,6 +231,8 @@ static const place_algo algo_ketama = {
     .prefs = place__walk_prefs,
     .segments = place__point_segments,
     .trace = ketama_trace,
+    .points = true,
+    .layout_points = ketama_layout_points,
 };
 
 /* ---- nginx: hash $key consistent ---- */
@@ -252,6 +270,16 @@ static void nginx_trace(const placement *p, const char *key, size_t len, const p
     place__trace_point(p, k, names, "point", t);
 }
 
+/* 160 points per unit of weight. */
+static uint64_t nginx_layout_points(const place_config *cfg, const place_node *nodes, size_t n)
+{
+    (void)cfg;
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += (uint64_t)fmin(ceil(place__weight(&nodes[i])), 1e9) * 160u;
+    return total;
+}
+
 static const place_algo algo_nginx = {
     .name = "nginx",
     .title = "nginx: hash $key consistent",
@@ -271,6 +299,8 @@ static const place_algo algo_nginx = {
     .prefs = place__walk_prefs,
     .segments = place__point_segments,
     .trace = nginx_trace,
+    .points = true,
+    .layout_points = nginx_layout_points,
 };
 
 /* ---- envoy-ring: Envoy's RING_HASH ---- */
@@ -312,6 +342,24 @@ static void envoy_ring_trace(const placement *p, const char *key, size_t len,
     place__trace_point(p, k, names, "ring entry", t);
 }
 
+/* Ring::Ring(): the ring holds about min(ceil(min_w * min_ring_size) /
+ * min_w, max_ring_size) points, weights normalised, plus one per host. */
+static uint64_t envoy_ring_layout_points(const place_config *cfg, const place_node *nodes, size_t n)
+{
+    if (!n)
+        return 0;
+    double wsum = 0, wmin = INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        double w = place__weight(&nodes[i]);
+        wsum += w;
+        wmin = w < wmin ? w : wmin;
+    }
+    double mw = wmin / wsum;
+    double scale = fmin(ceil(mw * (double)cfg->param[PP_MIN_RING_SIZE]) / mw,
+                        (double)cfg->param[PP_MAX_RING_SIZE]);
+    return (uint64_t)ceil(scale) + n + 1;
+}
+
 static const place_algo algo_envoy_ring = {
     .name = "envoy-ring",
     .title = "Envoy: RING_HASH load balancer",
@@ -332,6 +380,8 @@ static const place_algo algo_envoy_ring = {
     .prefs = place__walk_prefs,
     .segments = place__point_segments,
     .trace = envoy_ring_trace,
+    .points = true,
+    .layout_points = envoy_ring_layout_points,
 };
 
 /* ---- maglev: Envoy's MAGLEV ---- */
@@ -767,6 +817,14 @@ static void multiprobe_trace(const placement *p, const char *key, size_t len,
     place__trace_point(p, k, names, "point", t);
 }
 
+/* One point per node. */
+static uint64_t multiprobe_layout_points(const place_config *cfg, const place_node *nodes, size_t n)
+{
+    (void)cfg;
+    (void)nodes;
+    return n;
+}
+
 static const place_algo algo_multiprobe = {
     .name = "multiprobe",
     .title = "Multi-probe consistent hashing (Appleton & O'Reilly 2015)",
@@ -789,6 +847,8 @@ static const place_algo algo_multiprobe = {
     .owner_of_hash = multiprobe_owner_of_hash,
     .prefs = place__walk_prefs,
     .trace = multiprobe_trace,
+    .points = true,
+    .layout_points = multiprobe_layout_points,
 };
 
 /* ---- cassandra: Murmur3Partitioner tokens ---- */
@@ -844,6 +904,18 @@ static void cassandra_trace(const placement *p, const char *key, size_t len,
                     p->cfg.replicas - 1);
 }
 
+/* Each node's explicit tokens, else num_tokens x its weight. */
+static uint64_t cassandra_layout_points(const place_config *cfg, const place_node *nodes, size_t n)
+{
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += nodes[i].ntokens ? nodes[i].ntokens
+                                  : (uint64_t)fmax(1, fmin(round((double)cfg->param[PP_NUM_TOKENS] *
+                                                                 place__weight(&nodes[i])),
+                                                           1e9));
+    return total;
+}
+
 static const place_algo algo_cassandra = {
     .name = "cassandra",
     .title = "Apache Cassandra: Murmur3Partitioner token ring",
@@ -866,6 +938,9 @@ static const place_algo algo_cassandra = {
     .prefs = place__walk_prefs,
     .segments = place__point_segments,
     .trace = cassandra_trace,
+    .points = true,
+    .layout_points = cassandra_layout_points,
+    .tokens = true,
 };
 
 /* ---- redis: Redis Cluster hash slots ---- */
@@ -1203,6 +1278,16 @@ static void haproxy_trace(const placement *p, const char *key, size_t len, const
                 p->pts[k->point].index, st->ids[k->owner]);
 }
 
+/* 16 points per unit of weight. */
+static uint64_t haproxy_layout_points(const place_config *cfg, const place_node *nodes, size_t n)
+{
+    (void)cfg;
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += (uint64_t)fmin(ceil(nodes[i].weight), 1e9) * 16u;
+    return total;
+}
+
 static const place_algo algo_haproxy = {
     .name = "haproxy",
     .title = "HAProxy: hash-type consistent",
@@ -1229,6 +1314,8 @@ static const place_algo algo_haproxy = {
     .owns = haproxy_owns,
     .node_json = haproxy_node_json,
     .trace = haproxy_trace,
+    .points = true,
+    .layout_points = haproxy_layout_points,
 };
 
 /* ---- twemproxy: nutcracker's distribution: ketama ---- */
@@ -1330,6 +1417,8 @@ static const place_algo algo_twemproxy = {
     .prefs = place__walk_prefs,
     .segments = place__point_segments,
     .trace = twemproxy_trace,
+    .points = true,
+    .layout_points = ketama_layout_points,
 };
 
 const place_algo *const place__algos[] = {&algo_ring,

@@ -24,8 +24,8 @@ struct placement {
     const place_node *nodes; /* borrowed for the placement's lifetime */
     int64_t *ids;            /* copied: a later build matches nodes by id */
     uint64_t top;            /* the largest coordinate of the space */
-    ring *ring;              /* the seed's ring (fast successor search) */
     alg_point *pts;          /* points in ring order (every point algorithm) */
+    ring *ring;              /* the successor index over pts (NULL without points) */
     size_t npts;
     uint32_t *table;     /* owner per coordinate: maglev entries, redis slots */
     uint64_t *node_hash; /* per node: sha64(name) (rendezvous) */
@@ -44,6 +44,13 @@ struct place_algo {
     int coord_param;  /* the parameter key coordinates depend on, or -1 */
     bool leave_local; /* a leave moves only the leaver's keys */
     bool minimal;     /* a join or leave moves only what must move */
+    bool tokens;      /* nodes may bring explicit tokens (Cassandra's initial_token) */
+    /* k->point indexes pts (a layout of points), so a lookup names the point */
+    bool points;
+    /* The points a layout of these nodes would hold, an upper bound computed
+     * without building it (NULL: 0, the layout is bounded by a parameter or
+     * there is none). */
+    uint64_t (*layout_points)(const place_config *cfg, const place_node *nodes, size_t n);
     uint64_t (*top)(const place_config *cfg);
     int (*check_nodes)(const place_config *cfg, const place_node *nodes, size_t n, rs_error *err);
     int (*build)(placement *p, hasher *h, const placement *prev, const char *state, rs_error *err);
@@ -69,6 +76,8 @@ extern const place_algo *const place__algos[];
 
 const place_algo *place__find(const char *name);
 uint32_t place__points(int64_t per_node, double weight);
+/* A node's weight for estimates: its weight, 1 where it is not positive. */
+double place__weight(const place_node *x);
 uint64_t place__mix(uint64_t x);
 void place__point_owner(const placement *p, place_key_info *k);
 size_t place__walk(const placement *p, size_t start, uint32_t r, long *out);

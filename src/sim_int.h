@@ -20,7 +20,6 @@
 
 #include "hash.h"
 #include "names.h"
-#include "ring.h"
 #include "sim.h"
 
 typedef struct node {
