@@ -363,11 +363,19 @@ int place_build(placement **out, hasher *h, const place_config *cfg, const place
         place_free(p);
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory building the placement");
     }
-    for (size_t i = 0; i < n; i++)
+    p->anodes = malloc((n + 1) * sizeof *p->anodes);
+    if (!p->anodes) {
+        place_free(p);
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory building the placement");
+    }
+    for (size_t i = 0; i < n; i++) {
         p->ids[i] = nodes[i].id;
+        p->anodes[i] = (alg_node){nodes[i].name, nodes[i].len, nodes[i].weight};
+    }
     if (prev && prev->a != p->a)
         prev = NULL; /* a switch starts the state afresh */
-    rc = p->a->build(p, h, prev, state, err);
+    place_from from = {h, prev, state};
+    rc = p->a->build(p, &from, err);
     if (!rc && !(p->sizes = calloc(n + 1, sizeof *p->sizes)))
         rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     for (uint64_t k = 0; !rc && p->table && n && k <= p->top; k++)
@@ -398,6 +406,7 @@ void place_free(placement *p)
     free(p->pts);
     free(p->table);
     free(p->ids);
+    free(p->anodes);
     free(p->node_hash);
     free(p->sizes);
     free(p);

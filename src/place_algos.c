@@ -2,6 +2,12 @@
  * place_algos.c - the algorithm table: each entry wraps an algorithm core
  * (alg_*.c, or ring.c for the seed's ring) into the ops of place_int.h.
  * Behaviour lives in the cores; here is only how the engine sees them.
+ *
+ * One build path for all (place_build): it makes the cores' alg_node view
+ * (p->anodes) and the ids, calls the entry's build with what the layout
+ * starts from (place_from), then builds the successor index over the points
+ * and counts each node's points, slots or entries; a failure anywhere frees
+ * everything.  An entry's build only hands p->anodes to its core.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -44,29 +50,17 @@ static void point_key(const placement *p, uint64_t hash, place_key_info *k)
     place__point_owner(p, k);
 }
 
-/* The alg_node view of the placement's nodes (malloc'd). */
-static alg_node *alg_nodes(const placement *p)
-{
-    alg_node *v = malloc((p->n + 1) * sizeof *v);
-    for (size_t i = 0; v && i < p->n; i++)
-        v[i] = (alg_node){p->nodes[i].name, p->nodes[i].len, p->nodes[i].weight};
-    return v;
-}
-
 /* ---- ring: the original simulator ---- */
 
-static int ring_build_op(placement *p, hasher *h, const placement *prev, const char *state,
-                         rs_error *err)
+static int ring_build_op(placement *p, const place_from *from, rs_error *err)
 {
-    (void)prev;
-    (void)state;
     ring_node *rn = malloc((p->n + 1) * sizeof *rn);
     if (!rn)
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     for (size_t i = 0; i < p->n; i++)
         rn[i] = (ring_node){p->nodes[i].name, p->nodes[i].len,
                             place_node_points(&p->cfg, p->nodes[i].weight)};
-    int rc = ring_points(&p->pts, &p->npts, h, rn, p->n);
+    int rc = ring_points(&p->pts, &p->npts, from->h, rn, p->n);
     free(rn);
     return rc ? rs_fail(err, rc, "out of memory building the ring") : 0;
 }
@@ -138,22 +132,14 @@ static const place_algo algo_ring = {
 
 /* ---- ketama: libmemcached ---- */
 
-static int ketama_build_op(placement *p, hasher *h, const placement *prev, const char *state,
-                           rs_error *err)
+static int ketama_build_op(placement *p, const place_from *from, rs_error *err)
 {
-    (void)h;
-    (void)prev;
-    (void)state;
+    (void)from;
     if (!(p->extra = ketama_md5_new()))
         return rs_fail(err, RINGSIM_ENOMEM, "OpenSSL has no MD5");
     if (!p->n)
         return 0;
-    alg_node *v = alg_nodes(p);
-    if (!v)
-        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-    int rc = ketama_build(p->extra, v, p->n, &p->pts, &p->npts, err);
-    free(v);
-    return rc;
+    return ketama_build(p->extra, p->anodes, p->n, &p->pts, &p->npts, err);
 }
 
 static int ketama_check(const place_config *cfg, const place_node *nodes, size_t n, rs_error *err)
@@ -237,18 +223,10 @@ static const place_algo algo_ketama = {
 
 /* ---- nginx: hash $key consistent ---- */
 
-static int nginx_build_op(placement *p, hasher *h, const placement *prev, const char *state,
-                          rs_error *err)
+static int nginx_build_op(placement *p, const place_from *from, rs_error *err)
 {
-    (void)h;
-    (void)prev;
-    (void)state;
-    alg_node *v = alg_nodes(p);
-    if (!v)
-        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-    int rc = nginx_build(v, p->n, &p->pts, &p->npts, err);
-    free(v);
-    return rc;
+    (void)from;
+    return nginx_build(p->anodes, p->n, &p->pts, &p->npts, err);
 }
 
 static void nginx_key(const placement *p, hasher *h, const char *key, size_t len, place_key_info *k)
@@ -305,21 +283,13 @@ static const place_algo algo_nginx = {
 
 /* ---- envoy-ring: Envoy's RING_HASH ---- */
 
-static int envoy_ring_build_op(placement *p, hasher *h, const placement *prev, const char *state,
-                               rs_error *err)
+static int envoy_ring_build_op(placement *p, const place_from *from, rs_error *err)
 {
-    (void)h;
-    (void)prev;
-    (void)state;
+    (void)from;
     if (!p->n)
         return 0;
-    alg_node *v = alg_nodes(p);
-    if (!v)
-        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-    int rc = envoy_ring_build(v, p->n, (uint64_t)p->cfg.param[PP_MIN_RING_SIZE],
-                              (uint64_t)p->cfg.param[PP_MAX_RING_SIZE], &p->pts, &p->npts, err);
-    free(v);
-    return rc;
+    return envoy_ring_build(p->anodes, p->n, (uint64_t)p->cfg.param[PP_MIN_RING_SIZE],
+                            (uint64_t)p->cfg.param[PP_MAX_RING_SIZE], &p->pts, &p->npts, err);
 }
 
 static void envoy_key(const placement *p, hasher *h, const char *key, size_t len, place_key_info *k)
@@ -391,20 +361,12 @@ static uint64_t maglev_top(const place_config *cfg)
     return (uint64_t)cfg->param[PP_TABLE_SIZE] - 1;
 }
 
-static int maglev_build_op(placement *p, hasher *h, const placement *prev, const char *state,
-                           rs_error *err)
+static int maglev_build_op(placement *p, const place_from *from, rs_error *err)
 {
-    (void)h;
-    (void)prev;
-    (void)state;
+    (void)from;
     if (!p->n)
         return 0;
-    alg_node *v = alg_nodes(p);
-    if (!v)
-        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-    int rc = maglev_build(v, p->n, (uint64_t)p->cfg.param[PP_TABLE_SIZE], &p->table, err);
-    free(v);
-    return rc;
+    return maglev_build(p->anodes, p->n, (uint64_t)p->cfg.param[PP_TABLE_SIZE], &p->table, err);
 }
 
 static void maglev_key(const placement *p, hasher *h, const char *key, size_t len, place_key_info *k)
@@ -522,10 +484,10 @@ static int jump_parse_state(placement *p, jump_state *j, const char *state, rs_e
     return 0;
 }
 
-static int jump_build_op(placement *p, hasher *h, const placement *prev, const char *state,
-                         rs_error *err)
+static int jump_build_op(placement *p, const place_from *from, rs_error *err)
 {
-    (void)h;
+    const placement *prev = from->prev;
+    const char *state = from->state;
     jump_state *j = calloc(1, sizeof *j);
     if (!j)
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
@@ -652,29 +614,19 @@ static const place_algo algo_jump = {
 
 /* ---- rendezvous: highest random weight ---- */
 
-static int rendezvous_build_op(placement *p, hasher *h, const placement *prev, const char *state,
-                               rs_error *err)
+static int rendezvous_build_op(placement *p, const place_from *from, rs_error *err)
 {
-    (void)prev;
-    (void)state;
-    alg_node *v = alg_nodes(p);
-    p->node_hash = malloc((p->n + 1) * sizeof *p->node_hash);
-    if (!v || !p->node_hash) {
-        free(v);
+    if (!(p->node_hash = malloc((p->n + 1) * sizeof *p->node_hash)))
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-    }
-    rendezvous_node_hashes(h, v, p->n, p->node_hash);
-    p->extra = v; /* the alg_node view, for lookups */
+    rendezvous_node_hashes(from->h, p->anodes, p->n, p->node_hash);
     return 0;
 }
-
-static void rendezvous_free(placement *p) { free(p->extra); }
 
 static void rendezvous_owner_of_hash(const placement *p, place_key_info *k)
 {
     if (!p->n)
         return;
-    int32_t o = rendezvous_owner(k->hash, p->extra, p->node_hash, p->n);
+    int32_t o = rendezvous_lookup(k->hash, p->anodes, p->node_hash, p->n);
     k->owner = o;
 }
 
@@ -692,7 +644,7 @@ static void rendezvous_key(const placement *p, hasher *h, const char *key, size_
 static size_t rendezvous_prefs(const placement *p, const place_key_info *k, uint32_t r, long *out)
 {
     rendezvous_pick pick[PLACE_MAX_PREFS];
-    size_t got = rendezvous_top(k->hash, p->extra, p->node_hash, p->n, pick, r);
+    size_t got = rendezvous_top(k->hash, p->anodes, p->node_hash, p->n, pick, r);
     for (size_t i = 0; i < got; i++)
         out[i] = pick[i].node;
     return got;
@@ -724,7 +676,7 @@ static void rendezvous_trace(const placement *p, const char *key, size_t len,
                 "%zu node%s scored",
                 p->n, p->n == 1 ? "" : "s");
     rendezvous_pick pick[3];
-    size_t got = rendezvous_top(k->hash, p->extra, p->node_hash, p->n, pick, 3);
+    size_t got = rendezvous_top(k->hash, p->anodes, p->node_hash, p->n, pick, 3);
     for (size_t i = 0; i < got; i++)
         place__step(t, i ? "runner-up" : "highest", "%s scores %.6g", names[pick[i].node],
                     pick[i].score);
@@ -747,7 +699,6 @@ static const place_algo algo_rendezvous = {
     .minimal = true,
     .top = top64,
     .build = rendezvous_build_op,
-    .free_extra = rendezvous_free,
     .key = rendezvous_key,
     .owner_of_hash = rendezvous_owner_of_hash,
     .prefs = rendezvous_prefs,
@@ -757,18 +708,11 @@ static const place_algo algo_rendezvous = {
 
 /* ---- multiprobe: Appleton & O'Reilly ---- */
 
-static int multiprobe_build_op(placement *p, hasher *h, const placement *prev, const char *state,
-                               rs_error *err)
+static int multiprobe_build_op(placement *p, const place_from *from, rs_error *err)
 {
-    (void)prev;
-    (void)state;
     if (!p->n)
         return 0;
-    alg_node *v = alg_nodes(p);
-    if (!v)
-        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-    int rc = multiprobe_points(h, v, p->n, &p->pts);
-    free(v);
+    int rc = multiprobe_points(from->h, p->anodes, p->n, &p->pts);
     if (rc)
         return rs_fail(err, rc, "out of memory");
     p->npts = p->n;
@@ -853,26 +797,18 @@ static const place_algo algo_multiprobe = {
 
 /* ---- cassandra: Murmur3Partitioner tokens ---- */
 
-static int cassandra_build_op(placement *p, hasher *h, const placement *prev, const char *state,
-                              rs_error *err)
+static int cassandra_build_op(placement *p, const place_from *from, rs_error *err)
 {
-    (void)h;
-    (void)prev;
-    (void)state;
+    (void)from;
     if (!p->n)
         return 0;
-    alg_node *v = alg_nodes(p);
     cassandra_tokens *t = calloc(p->n, sizeof *t);
-    if (!v || !t) {
-        free(v);
-        free(t);
+    if (!t)
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-    }
     for (size_t i = 0; i < p->n; i++)
         t[i] = (cassandra_tokens){p->nodes[i].tokens, p->nodes[i].ntokens};
-    int rc = cassandra_ring(v, p->n, t, (uint32_t)p->cfg.param[PP_NUM_TOKENS], &p->pts, &p->npts,
-                            err);
-    free(v);
+    int rc = cassandra_ring(p->anodes, p->n, t, (uint32_t)p->cfg.param[PP_NUM_TOKENS], &p->pts,
+                            &p->npts, err);
     free(t);
     return rc;
 }
@@ -963,10 +899,10 @@ static int redis_check(const place_config *cfg, const place_node *nodes, size_t 
 /* The slot map: a switch splits the slots as `redis-cli --cluster create`;
  * afterwards leavers hand theirs over and joiners receive theirs as
  * redis-cli's rebalance moves them; a stored map is parsed. */
-static int redis_build_op(placement *p, hasher *h, const placement *prev, const char *state,
-                          rs_error *err)
+static int redis_build_op(placement *p, const place_from *from, rs_error *err)
 {
-    (void)h;
+    const placement *prev = from->prev;
+    const char *state = from->state;
     if (!p->n)
         return 0;
     p->table = malloc(REDIS_SLOTS * sizeof *p->table);
@@ -1149,12 +1085,9 @@ static void haproxy_free(placement *p)
     free(h);
 }
 
-static int haproxy_build_op(placement *p, hasher *h, const placement *prev, const char *state,
-                            rs_error *err)
+static int haproxy_build_op(placement *p, const place_from *from, rs_error *err)
 {
-    (void)h;
-    (void)prev;
-    (void)state;
+    (void)from;
     haproxy_state *st = calloc(1, sizeof *st);
     if (!st || !(st->ids = malloc((p->n + 1) * sizeof *st->ids))) {
         free(st);
@@ -1164,11 +1097,7 @@ static int haproxy_build_op(placement *p, hasher *h, const placement *prev, cons
     int rc = haproxy_ids(p->nodes, p->n, st->ids, err);
     if (rc || !p->n)
         return rc;
-    alg_node *v = alg_nodes(p);
-    if (!v)
-        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-    rc = haproxy_build(v, st->ids, p->n, &p->pts, &p->npts, err);
-    free(v);
+    rc = haproxy_build(p->anodes, st->ids, p->n, &p->pts, &p->npts, err);
     if (!rc && p->npts && haproxy_arcs(p->pts, p->npts, &st->arcs, &st->narcs))
         rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     return rc;
@@ -1181,7 +1110,7 @@ static void haproxy_key(const placement *p, hasher *h, const char *key, size_t l
     k->has_coord = true;
     if (!p->npts)
         return;
-    size_t i = haproxy_nearest(p->pts, p->npts, (uint32_t)k->hash, NULL, NULL);
+    size_t i = haproxy_lookup(p->pts, p->npts, (uint32_t)k->hash, NULL, NULL);
     k->point = (long)i;
     k->owner = p->pts[i].node;
 }
@@ -1261,7 +1190,7 @@ static void haproxy_trace(const placement *p, const char *key, size_t len, const
         return;
     }
     size_t nx, pv;
-    haproxy_nearest(p->pts, p->npts, (uint32_t)k->hash, &nx, &pv);
+    haproxy_lookup(p->pts, p->npts, (uint32_t)k->hash, &nx, &pv);
     uint32_t hsh = (uint32_t)k->hash, dp = hsh - (uint32_t)p->pts[pv].coord,
              dn = (uint32_t)p->pts[nx].coord - hsh;
     place__step(t, "neighbours",
@@ -1333,22 +1262,14 @@ static int twemproxy_check(const place_config *cfg, const place_node *nodes, siz
     return 0;
 }
 
-static int twemproxy_build_op(placement *p, hasher *h, const placement *prev, const char *state,
-                              rs_error *err)
+static int twemproxy_build_op(placement *p, const place_from *from, rs_error *err)
 {
-    (void)h;
-    (void)prev;
-    (void)state;
+    (void)from;
     if (!(p->extra = ketama_md5_new()))
         return rs_fail(err, RINGSIM_ENOMEM, "OpenSSL has no MD5");
     if (!p->n)
         return 0;
-    alg_node *v = alg_nodes(p);
-    if (!v)
-        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-    int rc = twemproxy_build(p->extra, v, p->n, &p->pts, &p->npts, err);
-    free(v);
-    return rc;
+    return twemproxy_build(p->extra, p->anodes, p->n, &p->pts, &p->npts, err);
 }
 
 static void twemproxy_key(const placement *p, hasher *h, const char *key, size_t len,

@@ -17,11 +17,21 @@ typedef enum { PLACE_COORD_UNSIGNED, PLACE_COORD_SIGNED, PLACE_COORD_NONE } plac
 
 typedef struct place_algo place_algo;
 
+/* What a build starts from: the hasher, the placement before this change
+ * (NULL, or one of the same algorithm: a stateful layout evolves from it)
+ * and otherwise the stored state text (NULL or empty: the system's start). */
+typedef struct place_from {
+    hasher *h;
+    const placement *prev;
+    const char *state;
+} place_from;
+
 struct placement {
     const place_algo *a;
     place_config cfg;
     size_t n;
     const place_node *nodes; /* borrowed for the placement's lifetime */
+    alg_node *anodes;        /* the cores' view of nodes (names borrowed) */
     int64_t *ids;            /* copied: a later build matches nodes by id */
     uint64_t top;            /* the largest coordinate of the space */
     alg_point *pts;          /* points in ring order (every point algorithm) */
@@ -53,7 +63,11 @@ struct place_algo {
     uint64_t (*layout_points)(const place_config *cfg, const place_node *nodes, size_t n);
     uint64_t (*top)(const place_config *cfg);
     int (*check_nodes)(const place_config *cfg, const place_node *nodes, size_t n, rs_error *err);
-    int (*build)(placement *p, hasher *h, const placement *prev, const char *state, rs_error *err);
+    /* Fill the layout (pts/npts, table, node_hash, extra) from p->anodes:
+     * 0, or a negative RINGSIM_E code with err filled.  place_build has made
+     * the alg_node view and the ids; it builds the successor index and the
+     * sizes afterwards, and frees everything on failure. */
+    int (*build)(placement *p, const place_from *from, rs_error *err);
     void (*free_extra)(placement *p);
     /* Fill hash, coord/has_coord, owner and point (position is set). */
     void (*key)(const placement *p, hasher *h, const char *key, size_t len, place_key_info *k);
