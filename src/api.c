@@ -179,21 +179,6 @@ int api_route(const api_request *r, api_place *where, bool *body, rs_error *err)
 
 /* ---- parameters ---- */
 
-int api_parse_u64(const char *s, size_t len, uint64_t max, uint64_t *out)
-{
-    uint64_t v = 0;
-    if (!s || len == 0)
-        return RINGSIM_EPARAM;
-    for (size_t i = 0; i < len; i++) {
-        unsigned d = (unsigned char)s[i] - '0';
-        if (d > 9 || v > (max - d) / 10)
-            return RINGSIM_EPARAM;
-        v = v * 10 + d;
-    }
-    *out = v;
-    return 0;
-}
-
 /* An integer query parameter in [lo, hi] (lo >= 0), or def when absent. */
 static int int_param(const api_request *r, const char *name, int64_t lo, int64_t hi, int64_t def,
                      int64_t *out, rs_error *err)
