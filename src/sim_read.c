@@ -36,14 +36,6 @@ const char *sim_node_name(const sim *s, size_t i, size_t *len)
     return s->cur.nodes[i].name;
 }
 
-int64_t sim_key_count(const sim *s)
-{
-    int64_t t = s->cur.unassigned;
-    for (size_t i = 0; i < s->cur.n; i++)
-        t += s->cur.nodes[i].keys;
-    return t;
-}
-
 void sim_key_where(sim *s, const char *key, size_t len, sim_where *out)
 {
     place_key(s->cur.pl, s->h, key, len, &out->info);
