@@ -109,9 +109,9 @@ bench-load: build
 # sequences must always pass `check`.  FUZZ_SECONDS bounds the run.
 FUZZ_SECONDS ?= 120
 # The engine with every placement core and the API, without the faces.
-FUZZ_CORE = $(filter-out src/main.c src/cli.c src/http.c,$(wildcard src/*.c)) \
+FUZZ_CORE = $(filter-out src/main.c src/cli.c src/http.c src/http_conn.c src/http_sse.c src/http_workers.c,$(wildcard src/*.c)) \
             $(BUILD)/scenario_files.c
-FUZZ_CORE_LIBS = $(shell pkg-config --cflags --libs sqlite3 libcrypto jansson libxxhash zlib yaml-0.1) -lm
+FUZZ_CORE_LIBS = $(shell pkg-config --cflags --libs sqlite3 libcrypto jansson libxxhash zlib yaml-0.1) -lunistring -lm
 
 # The built-in scenarios as C (the build makes the same file).
 $(BUILD)/scenario_files.c: $(wildcard scenarios/*.ringsim) cmake/embed_scenarios.cmake

@@ -526,17 +526,18 @@ static void bench_successor(void)
         nodes[i].points = POINTS;
     }
     ring *r;
+    alg_point *ap;
+    size_t np;
     double tb = bench_now();
-    if (!h || ring_build(&r, h, nodes, NODES))
-        die("ring_build failed");
+    if (!h || ring_points(&ap, &np, h, nodes, NODES) || ring_index(&r, ap, np, UINT32_MAX))
+        die("ring_points failed");
     tb = bench_now() - tb;
-    size_t np = ring_size(r);
     uint32_t *pts = malloc(np * sizeof *pts);
     uint32_t *q = malloc(NKEYS * sizeof *q);
     if (!pts || !q)
         die("out of memory");
     for (size_t i = 0; i < np; i++)
-        pts[i] = ring_point_pos(r, i);
+        pts[i] = (uint32_t)ap[i].coord;
     uint64_t x = 0x9E3779B97F4A7C15ull; /* xorshift64 */
     for (size_t i = 0; i < NKEYS; i++) {
         x ^= x << 13;
@@ -582,7 +583,7 @@ static void bench_successor(void)
     char a[64], b[64];
     double m = median(rs, RUNS);
     printf("\n2. successor search: %zu points (1000 nodes x 160), 1M random positions, "
-           "ns/lookup (median of %d; ring_build took %.0f ms)\n",
+           "ns/lookup (median of %d; ring_points + ring_index took %.0f ms)\n",
            np, RUNS, tb * 1e3);
     line("ring_successor()", fmt(a, "%.1f ns", m),
          fmt(b, "lower_bound %.1f ns", median(lb, RUNS)), median(ratio, RUNS),
@@ -594,6 +595,7 @@ static void bench_successor(void)
     free(pts);
     free(q);
     ring_free(r);
+    free(ap);
     hasher_free(h);
 }
 

@@ -3,7 +3,7 @@
  * reference measured in the same run (medians of interleaved runs, as in
  * bench.c: the machine is shared and noisy).
  *
- *   1. rendezvous   rendezvous_owner() at 1000 nodes (mixed weights) against
+ *   1. rendezvous   rendezvous_lookup() at 1000 nodes (mixed weights) against
  *                   1000 bare score computations per key (the formula inline,
  *                   summed, no comparison).  Goal <= 1.5x.
  *   2. jump         memento_lookup() with 1000 buckets and nothing removed
@@ -13,7 +13,7 @@
  *                   buckets removed.
  *   Info only: rendezvous_top() with R = 3 against the same reference,
  *   multiprobe_lookup() at 1000 nodes with 21 probes,
- *   cassandra_owner() on 1000 nodes x 16 tokens, and cassandra_token() of
+ *   cassandra_lookup() on 1000 nodes x 16 tokens, and cassandra_token() of
  *   "key-N".
  * Key hashes are sha64("key-N") for N < 20000, computed before timing.
  */
@@ -73,7 +73,7 @@ static double run_rendezvous(const fixture *f)
     double t = now_ns();
     long acc = 0;
     for (int k = 0; k < KEYS; k++)
-        acc += rendezvous_owner(f->keyhash[k], f->nodes, f->nodehash, NODES);
+        acc += rendezvous_lookup(f->keyhash[k], f->nodes, f->nodehash, NODES);
     sink_l = acc;
     return (now_ns() - t) / KEYS;
 }
@@ -141,7 +141,7 @@ static double run_cassandra_owner(const fixture *f)
     long acc = 0;
     for (int r = 0; r < 10; r++)
         for (int k = 0; k < KEYS; k++)
-            acc += (long)cassandra_owner(f->cass, f->ncass, f->tokens[k]);
+            acc += (long)cassandra_lookup(f->cass, f->ncass, f->tokens[k]);
     sink_l = acc;
     return (now_ns() - t) / (10.0 * KEYS);
 }

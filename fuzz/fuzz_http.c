@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "api.h"
-#include "http_parse.h"
+#include "http_gate.h"
 
 static sim *s;
 static api_cache cache = API_CACHE_INIT;

@@ -282,7 +282,7 @@ fail:
     return rc == RINGSIM_ENOMEM ? rs_fail(err, rc, "out of memory") : rc;
 }
 
-size_t cassandra_owner(const alg_point *pts, size_t n, int64_t token)
+size_t cassandra_lookup(const alg_point *pts, size_t n, int64_t token)
 {
     return alg_successor(pts, n, alg_from_signed(token));
 }

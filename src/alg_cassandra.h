@@ -88,7 +88,7 @@ int cassandra_ring(const alg_node *nodes, size_t n, const cassandra_tokens *expl
 
 /* Index of the point that owns a key token: the first with token >= it,
  * wrapping.  n > 0.  Cannot fail. */
-size_t cassandra_owner(const alg_point *pts, size_t n, int64_t token);
+size_t cassandra_lookup(const alg_point *pts, size_t n, int64_t token);
 
 /* SimpleStrategy: from point `first` (the owner's), the first min(r, nodes
  * on the ring) distinct nodes clockwise, owner first, into out[0..r).

@@ -59,16 +59,6 @@ static size_t put_u64(char *out, uint64_t v)
     return n;
 }
 
-static int cmp_point(const void *a, const void *b)
-{
-    const alg_point *x = a, *y = b;
-    if (x->coord != y->coord)
-        return x->coord < y->coord ? -1 : 1;
-    if (x->node != y->node)
-        return x->node < y->node ? -1 : 1;
-    return x->index < y->index ? -1 : x->index > y->index;
-}
-
 /* Stable LSD radix sort of p[0..n) by coord, 11-bit digits (6 passes; at
  * most 2048 write streams, few enough for the caches and the TLB, where 16-bit
  * digits were two to four times slower at 8M points).  tmp holds n points,
@@ -108,7 +98,7 @@ static alg_point *radix_sort(alg_point *p, alg_point *tmp, size_t n, uint32_t *c
 static int sort_points(alg_point **p, size_t n)
 {
     if (n < 4096) {
-        qsort(*p, n, sizeof **p, cmp_point);
+        alg_sort_points(*p, n);
         return 0;
     }
     alg_point *tmp = malloc(n * sizeof *tmp);

@@ -91,17 +91,6 @@ int haproxy_assign_ids(const int64_t *given, size_t n, uint32_t *out, rs_error *
     return 0;
 }
 
-/* Ring order: by point, then insertion order (server, then j). */
-static int cmp_point(const void *a, const void *b)
-{
-    const alg_point *x = a, *y = b;
-    if (x->coord != y->coord)
-        return x->coord < y->coord ? -1 : 1;
-    if (x->node != y->node)
-        return x->node < y->node ? -1 : 1;
-    return x->index < y->index ? -1 : x->index > y->index;
-}
-
 int haproxy_build(const alg_node *nodes, const uint32_t *ids, size_t n, alg_point **points,
                   size_t *npoints, rs_error *err)
 {
@@ -129,13 +118,13 @@ int haproxy_build(const alg_node *nodes, const uint32_t *ids, size_t n, alg_poin
         for (uint32_t j = 0; j < pts; j++)
             p[k++] = (alg_point){haproxy_full_hash(ids[i] * HAPROXY_ID_RANGE + j), (uint32_t)i, j};
     }
-    qsort(p, total, sizeof *p, cmp_point);
+    alg_sort_points(p, total);
     *points = p;
     *npoints = total;
     return 0;
 }
 
-size_t haproxy_nearest(const alg_point *p, size_t n, uint32_t hash, size_t *next, size_t *prev)
+size_t haproxy_lookup(const alg_point *p, size_t n, uint32_t hash, size_t *next, size_t *prev)
 {
     size_t nx = alg_successor(p, n, hash); /* eb32_lookup_ge, else eb32_first */
     size_t pv = nx ? nx - 1 : n - 1;       /* eb32_prev, else eb32_last */

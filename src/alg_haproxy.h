@@ -89,7 +89,7 @@ int haproxy_build(const alg_node *nodes, const uint32_t *ids, size_t n, alg_poin
 
 /* The point chash_get_server_hash picks for hash, and the two it compared
  * (*next, *prev; may be NULL).  n must be > 0.  O(log n), cannot fail. */
-size_t haproxy_nearest(const alg_point *p, size_t n, uint32_t hash, size_t *next, size_t *prev);
+size_t haproxy_lookup(const alg_point *p, size_t n, uint32_t hash, size_t *next, size_t *prev);
 
 /* Who owns which coordinates: arcs (previous hi, hi] belong to the point
  * arc[k].point, in order, the first starting at 0 and the last ending at

@@ -231,16 +231,6 @@ size_t ketama_label(const ketama_server *s, uint32_t k, char out[KETAMA_LABEL_MA
     return n;
 }
 
-static int cmp_point(const void *a, const void *b)
-{
-    const alg_point *x = a, *y = b;
-    if (x->coord != y->coord)
-        return x->coord < y->coord ? -1 : 1;
-    if (x->node != y->node)
-        return x->node < y->node ? -1 : 1;
-    return (x->index > y->index) - (x->index < y->index);
-}
-
 int ketama_build(ketama_md5 *m, const alg_node *nodes, size_t n, alg_point **points,
                  size_t *npoints, rs_error *err)
 {
@@ -297,7 +287,7 @@ int ketama_build(ketama_md5 *m, const alg_node *nodes, size_t n, alg_point **poi
                 pt[at++] = (alg_point){word_le(d, x), (uint32_t)i, 4 * k + x};
         }
     }
-    qsort(pt, np, sizeof *pt, cmp_point);
+    alg_sort_points(pt, np);
     free(per);
     free(srv);
     *points = pt;

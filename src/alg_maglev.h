@@ -93,7 +93,7 @@ int maglev_build_weighted(const envoy_host_weights *hw, uint64_t table_size, uin
 
 /* Owner of a request hash (envoy_key_hash of the key): Envoy's
  * chooseHost(hash, 0).  Cannot fail; table must be non-NULL. */
-static inline uint32_t maglev_lookup(const uint32_t *table, uint64_t table_size, uint64_t hash)
+static inline size_t maglev_lookup(const uint32_t *table, uint64_t table_size, uint64_t hash)
 {
     return table[hash % table_size];
 }

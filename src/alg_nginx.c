@@ -55,16 +55,6 @@ void nginx_server_points(const nginx_hostport *hp, uint32_t *out, size_t count)
     }
 }
 
-static int cmp_point(const void *a, const void *b)
-{
-    const alg_point *x = a, *y = b;
-    if (x->coord != y->coord)
-        return x->coord < y->coord ? -1 : 1;
-    if (x->node != y->node)
-        return x->node < y->node ? -1 : 1;
-    return (x->index > y->index) - (x->index < y->index);
-}
-
 int nginx_build(const alg_node *nodes, size_t n, alg_point **points, size_t *npoints, rs_error *err)
 {
     size_t total = 0, most = 0;
@@ -100,7 +90,7 @@ int nginx_build(const alg_node *nodes, size_t n, alg_point **points, size_t *npo
         for (size_t j = 0; j < p; j++)
             pt[at++] = (alg_point){chain[j], (uint32_t)i, (uint32_t)j};
     }
-    qsort(pt, total, sizeof *pt, cmp_point);
+    alg_sort_points(pt, total);
     /* Keep the first point of each hash, as nginx's de-duplication does. */
     size_t kept = 1;
     for (size_t j = 1; j < total; j++)

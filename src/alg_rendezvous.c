@@ -45,7 +45,7 @@ static int ranks_before(const alg_node *nodes, uint32_t i, double s, uint32_t j,
     return name_less(&nodes[i], &nodes[j]);
 }
 
-int32_t rendezvous_owner(uint64_t keyhash, const alg_node *nodes, const uint64_t *nodehash, size_t n)
+int32_t rendezvous_lookup(uint64_t keyhash, const alg_node *nodes, const uint64_t *nodehash, size_t n)
 {
     if (n == 0)
         return -1;

@@ -43,7 +43,8 @@ double rendezvous_score(uint64_t keyhash, uint64_t nodehash, double weight);
 
 /* Index of the owner among nodes[0..n) (nodehash[i] = sha64 of nodes[i]'s
  * name), or -1 when n is 0. */
-int32_t rendezvous_owner(uint64_t keyhash, const alg_node *nodes, const uint64_t *nodehash, size_t n);
+int32_t rendezvous_lookup(uint64_t keyhash, const alg_node *nodes, const uint64_t *nodehash,
+                          size_t n);
 
 typedef struct rendezvous_pick {
     uint32_t node; /* index into the node array */

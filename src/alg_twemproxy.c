@@ -302,17 +302,6 @@ uint32_t twemproxy_server_points(uint32_t w, uint32_t total, uint32_t n)
     return (uint32_t)(y * 4.0f);
 }
 
-/* (value, server, index): qsort's merge sort keeps equal values in order. */
-static int cmp_point(const void *a, const void *b)
-{
-    const alg_point *x = a, *y = b;
-    if (x->coord != y->coord)
-        return x->coord < y->coord ? -1 : 1;
-    if (x->node != y->node)
-        return x->node < y->node ? -1 : 1;
-    return x->index < y->index ? -1 : x->index > y->index;
-}
-
 int twemproxy_build(ketama_md5 *m, const alg_node *nodes, size_t n, alg_point **points,
                     size_t *npoints, rs_error *err)
 {
@@ -359,7 +348,7 @@ int twemproxy_build(ketama_md5 *m, const alg_node *nodes, size_t n, alg_point **
                                      (uint32_t)i, 4 * g + x};
         }
     free(per);
-    qsort(p, np, sizeof *p, cmp_point);
+    alg_sort_points(p, np); /* glibc qsort (merge sort) keeps equal values in order */
     *points = p;
     *npoints = np;
     return 0;

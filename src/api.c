@@ -93,106 +93,7 @@ static bool every_key(const api_request *r)
            memcmp(f->value, "csv", 3) == 0;
 }
 
-typedef struct route {
-    const char *path; /* "nodes", or "nodes/x" for one more segment */
-    api_method method;
-    api_place where;
-    bool body; /* takes a body (anything else is refused before it is read) */
-} route;
-
-static const route routes[] = {
-    {"nodes", API_GET, API_LOOP, false},
-    {"nodes", API_POST, API_WORKER, true},
-    {"nodes/x", API_GET, API_LOOP, false},
-    {"nodes/x", API_DELETE, API_WORKER, false},
-    {"nodes/x", API_PATCH, API_WORKER, true},
-    {"ring", API_GET, API_LOOP, false},
-    {"config", API_GET, API_LOOP, false},
-    {"config", API_PUT, API_WORKER, true},
-    {"keys", API_GET, API_LOOP, false},
-    {"keys", API_POST, API_WORKER, true},
-    {"keys/x", API_GET, API_LOOP, false},
-    {"keys/x", API_DELETE, API_WORKER, false},
-    {"lookup", API_GET, API_LOOP, false},
-    /* density reads every key (0.37 s at a million): a long read */
-    {"stats", API_GET, API_LOOP, false},
-    {"density", API_GET, API_READER, false},
-    {"operations", API_GET, API_LOOP, false},
-    {"operations/x", API_GET, API_LOOP, false},
-    {"events", API_GET, API_EVENTS, false},
-    {"reset", API_POST, API_WORKER, false},
-    {"revert", API_POST, API_WORKER, true},
-    {"cancel", API_POST, API_CANCEL, false},
-    {"preview", API_POST, API_WORKER, true},
-    {"compare", API_GET, API_READER, false},
-    {"scenarios", API_GET, API_LOOP, false},
-    {"scenarios/x", API_GET, API_LOOP, false},
-    {"scenarios/x", API_POST, API_WORKER, true},
-    {"export/x", API_GET, API_READER, false},
-    {"theory", API_GET, API_READER, false},
-};
-
-static bool path_matches(const api_request *r, const char *path)
-{
-    char first[32];
-    const char *slash = strchr(path, '/');
-    size_t n = slash ? (size_t)(slash - path) : strlen(path);
-    memcpy(first, path, n);
-    first[n] = '\0';
-    return seg_is(r, 0, first) && r->nseg == (slash ? 2 : 1);
-}
-
-int api_classify(const api_request *r, api_place *where, rs_error *err)
-{
-    bool body;
-    return api_route(r, where, &body, err);
-}
-
-int api_route(const api_request *r, api_place *where, bool *body, rs_error *err)
-{
-    bool known = false;
-    api_method m = r->method == API_HEAD ? API_GET : r->method;
-    for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
-        if (!path_matches(r, routes[i].path))
-            continue;
-        known = true;
-        if (routes[i].method == m) {
-            *where = routes[i].where;
-            *body = routes[i].body;
-            /* Time travel may replay the log, and a listing of keys in
-             * another order than the table's may read through an index
-             * filtering by node (0.7 s at a million keys): not on the event
-             * loop. */
-            const api_param *order = seg_is(r, 0, "keys") ? param(r, "order") : NULL;
-            if (*where == API_LOOP &&
-                ((param(r, "at") && !seg_is(r, 0, "operations")) ||
-                 (order && !(order->len == 8 && memcmp(order->value, "position", 8) == 0)) ||
-                 every_key(r)))
-                *where = API_READER; /* every key: seconds at ten million */
-            return 0;
-        }
-    }
-    if (known)
-        return rs_fail(err, RINGSIM_EMETHOD, "method not allowed on this path");
-    return rs_fail(err, RINGSIM_ENOTFOUND, "no such API endpoint");
-}
-
 /* ---- parameters ---- */
-
-int api_parse_u64(const char *s, size_t len, uint64_t max, uint64_t *out)
-{
-    uint64_t v = 0;
-    if (!s || len == 0)
-        return RINGSIM_EPARAM;
-    for (size_t i = 0; i < len; i++) {
-        unsigned d = (unsigned char)s[i] - '0';
-        if (d > 9 || v > (max - d) / 10)
-            return RINGSIM_EPARAM;
-        v = v * 10 + d;
-    }
-    *out = v;
-    return 0;
-}
 
 /* An integer query parameter in [lo, hi] (lo >= 0), or def when absent. */
 static int int_param(const api_request *r, const char *name, int64_t lo, int64_t hi, int64_t def,
@@ -710,6 +611,14 @@ static int stream_keys(sim *s, const api_request *r, bool json, api_answer *a, r
     return 200;
 }
 
+/* format=csv where a route has no list to write. */
+static int csv_offered(rs_error *err)
+{
+    return rs_fail(err, RINGSIM_EPARAM,
+                   "format=csv is offered on GET /api/nodes, /api/keys, /api/operations "
+                   "and /api/operations/{id}");
+}
+
 /* GET /api/export/scenario[?at=ID]: the operations that rebuild the state
  * (now, or right after operation ID) as a scenario file (text/plain). */
 static int get_export(sim *s, const api_request *r, api_answer *a, rs_error *err)
@@ -724,6 +633,9 @@ static int get_export(sim *s, const api_request *r, api_answer *a, rs_error *err
     if (!seg_is(r, 1, "scenario"))
         return rs_fail(err, RINGSIM_ENOTFOUND,
                        "no such export: /api/export/scenario and /api/export/keys are");
+    const api_param *f = param(r, "format");
+    if (f && f->len == 3 && !memcmp(f->value, "csv", 3))
+        return csv_offered(err); /* a scenario file is no list */
     int64_t at;
     int rc = int_param(r, "at", 0, INT64_MAX, -1, &at, err);
     if (!rc)
@@ -734,111 +646,320 @@ static int get_export(sim *s, const api_request *r, api_answer *a, rs_error *err
     return 200;
 }
 
-/* Dispatch on a routed request against sim s (live or a snapshot); text
- * answers go into a. */
-static int dispatch(sim *s, const api_request *r, json_t **out, api_answer *a, rs_error *err)
+/* ---- the route table ---- */
+
+/* The handlers of routes that fit in a line, and the adapters of the
+ * handlers that answer JSON only (name##_route). */
+#define API_JSON(name)                                                                                \
+    static int name##_route(sim *s, const api_request *r, json_t **out, api_answer *a, rs_error *err) \
+    {                                                                                                 \
+        (void)a;                                                                                      \
+        return name(s, r, out, err);                                                                  \
+    }
+API_JSON(post_nodes)
+API_JSON(patch_node)
+API_JSON(get_compare)
+API_JSON(post_preview)
+API_JSON(post_keys)
+API_JSON(put_config)
+API_JSON(post_revert)
+API_JSON(get_operation)
+API_JSON(post_scenario_run)
+
+/* A view answer: 200 with *out, or the view's error. */
+static int viewed(json_t *v, json_t **out, rs_error *err)
 {
-    api_method m = r->method == API_HEAD ? API_GET : r->method;
-    int64_t op = 0, after, limit;
-    int rc;
-    if (seg_is(r, 0, "nodes") && r->nseg == 1)
-        return m == API_GET ? ((*out = view_nodes(s, err)) ? 200 : err->code)
-                            : post_nodes(s, r, out, err);
-    if (seg_is(r, 0, "nodes")) {
-        if (m == API_GET)
-            return (*out = view_node_get(s, r->seg[1], r->seglen[1], err)) ? 200 : err->code;
-        if (m == API_PATCH)
-            return patch_node(s, r, out, err);
-        rc = sim_remove_node(s, r->seg[1], r->seglen[1], &op, err);
-        return simple_op(s, rc, op, out, err);
-    }
-    if (seg_is(r, 0, "keys") && r->nseg == 1 && m == API_GET && every_key(r))
+    *out = v;
+    return v ? 200 : err->code;
+}
+
+static int get_nodes_route(sim *s, const api_request *r, json_t **out, api_answer *a, rs_error *err)
+{
+    (void)r;
+    (void)a;
+    return viewed(view_nodes(s, err), out, err);
+}
+
+static int get_node_route(sim *s, const api_request *r, json_t **out, api_answer *a, rs_error *err)
+{
+    (void)a;
+    return viewed(view_node_get(s, r->seg[1], r->seglen[1], err), out, err);
+}
+
+static int delete_node_route(sim *s, const api_request *r, json_t **out, api_answer *a, rs_error *err)
+{
+    (void)a;
+    int64_t op = 0;
+    int rc = sim_remove_node(s, r->seg[1], r->seglen[1], &op, err);
+    return simple_op(s, rc, op, out, err);
+}
+
+static int get_keys_route(sim *s, const api_request *r, json_t **out, api_answer *a, rs_error *err)
+{
+    if (every_key(r))
         return stream_keys(s, r, false, a, err);
-    if (seg_is(r, 0, "keys") && r->nseg == 1)
-        return m == API_GET ? get_keys(s, r, out, err) : post_keys(s, r, out, err);
-    if (seg_is(r, 0, "keys")) {
-        if (m == API_GET)
-            return (*out = view_key_get(s, r->seg[1], r->seglen[1], err)) ? 200 : err->code;
-        sim_str one = {r->seg[1], r->seglen[1]};
-        rc = sim_delete_keys(s, &one, 1, &op, err);
-        return simple_op(s, rc, op, out, err);
-    }
-    if (seg_is(r, 0, "ring"))
-        return (*out = view_ring(s, err)) ? 200 : err->code;
-    if (seg_is(r, 0, "config"))
-        return m == API_GET ? ((*out = view_config(s, err)) ? 200 : err->code)
-                            : put_config(s, r, out, err);
-    if (seg_is(r, 0, "stats"))
-        return (*out = view_stats(s, err)) ? 200 : err->code;
-    if (seg_is(r, 0, "lookup")) {
-        const api_param *k = param(r, "key");
-        if (!k)
-            return rs_fail(err, RINGSIM_ENAME, "key is missing: /api/lookup?key=K");
-        return (*out = view_lookup(s, k->value, k->len, err)) ? 200 : err->code;
-    }
-    if (seg_is(r, 0, "density")) {
-        int64_t bins;
-        if ((rc = int_param(r, "bins", 1, 4096, 360, &bins, err)))
-            return rc;
-        return (*out = view_density(s, (uint32_t)bins, err)) ? 200 : err->code;
-    }
-    if (seg_is(r, 0, "operations") && r->nseg == 1) {
-        if ((rc = int_param(r, "after", 0, INT64_MAX, 0, &after, err)) ||
-            (rc = int_param(r, "limit", 1, 1000, 100, &limit, err)))
-            return rc;
-        return (*out = view_operations(s, after, limit, err)) ? 200 : err->code;
-    }
-    if (seg_is(r, 0, "operations"))
-        return get_operation(s, r, out, err);
-    if (seg_is(r, 0, "reset")) {
-        rc = sim_reset(s, &op, err);
-        return simple_op(s, rc, op, out, err);
-    }
-    if (seg_is(r, 0, "revert"))
-        return post_revert(s, r, out, err);
-    if (seg_is(r, 0, "preview"))
-        return post_preview(s, r, out, err);
-    if (seg_is(r, 0, "compare"))
-        return get_compare(s, r, out, err);
-    if (seg_is(r, 0, "scenarios") && r->nseg == 1)
-        return (*out = scenario_files_json()) ? 200 : RINGSIM_ENOMEM;
-    if (seg_is(r, 0, "scenarios") && m == API_GET)
-        return get_scenario(r, out, err);
-    if (seg_is(r, 0, "scenarios")) {
-        if (!seg_is(r, 1, "run"))
-            return rs_fail(err, RINGSIM_EMETHOD, "POST is for /api/scenarios/run");
-        return post_scenario_run(s, r, out, err);
-    }
-    if (seg_is(r, 0, "export"))
-        return get_export(s, r, a, err);
-    if (seg_is(r, 0, "theory")) {
-        int64_t nodes;
-        if ((rc = int_param(r, "nodes", 0, 1000, 0, &nodes, err)))
-            return rc;
-        return (*out = view_theory(s, nodes, err)) ? 200 : err->code;
-    }
-    if (seg_is(r, 0, "cancel")) /* the transport cancels; here nothing runs */
-        return (*out = json_pack("{s:b}", "cancelled", 0)) ? 200 : RINGSIM_ENOMEM;
+    return get_keys(s, r, out, err);
+}
+
+static int get_key_route(sim *s, const api_request *r, json_t **out, api_answer *a, rs_error *err)
+{
+    (void)a;
+    return viewed(view_key_get(s, r->seg[1], r->seglen[1], err), out, err);
+}
+
+static int delete_key_route(sim *s, const api_request *r, json_t **out, api_answer *a, rs_error *err)
+{
+    (void)a;
+    int64_t op = 0;
+    sim_str one = {r->seg[1], r->seglen[1]};
+    int rc = sim_delete_keys(s, &one, 1, &op, err);
+    return simple_op(s, rc, op, out, err);
+}
+
+static int get_ring_route(sim *s, const api_request *r, json_t **out, api_answer *a, rs_error *err)
+{
+    (void)r;
+    (void)a;
+    return viewed(view_ring(s, err), out, err);
+}
+
+static int get_config_route(sim *s, const api_request *r, json_t **out, api_answer *a, rs_error *err)
+{
+    (void)r;
+    (void)a;
+    return viewed(view_config(s, err), out, err);
+}
+
+static int get_stats_route(sim *s, const api_request *r, json_t **out, api_answer *a, rs_error *err)
+{
+    (void)r;
+    (void)a;
+    return viewed(view_stats(s, err), out, err);
+}
+
+static int get_lookup_route(sim *s, const api_request *r, json_t **out, api_answer *a, rs_error *err)
+{
+    (void)a;
+    const api_param *k = param(r, "key");
+    if (!k)
+        return rs_fail(err, RINGSIM_ENAME, "key is missing: /api/lookup?key=K");
+    return viewed(view_lookup(s, k->value, k->len, err), out, err);
+}
+
+static int get_density_route(sim *s, const api_request *r, json_t **out, api_answer *a, rs_error *err)
+{
+    (void)a;
+    int64_t bins;
+    int rc = int_param(r, "bins", 1, 4096, 360, &bins, err);
+    return rc ? rc : viewed(view_density(s, (uint32_t)bins, err), out, err);
+}
+
+static int get_operations_route(sim *s, const api_request *r, json_t **out, api_answer *a,
+                                rs_error *err)
+{
+    (void)a;
+    int64_t after, limit;
+    int rc;
+    if ((rc = int_param(r, "after", 0, INT64_MAX, 0, &after, err)) ||
+        (rc = int_param(r, "limit", 1, 1000, 100, &limit, err)))
+        return rc;
+    return viewed(view_operations(s, after, limit, err), out, err);
+}
+
+static int post_reset_route(sim *s, const api_request *r, json_t **out, api_answer *a, rs_error *err)
+{
+    (void)r;
+    (void)a;
+    int64_t op = 0;
+    int rc = sim_reset(s, &op, err);
+    return simple_op(s, rc, op, out, err);
+}
+
+/* The transport cancels (API_CANCEL); here nothing runs. */
+static int post_cancel_route(sim *s, const api_request *r, json_t **out, api_answer *a, rs_error *err)
+{
+    (void)s;
+    (void)r;
+    (void)a;
+    (void)err;
+    return (*out = json_pack("{s:b}", "cancelled", 0)) ? 200 : RINGSIM_ENOMEM;
+}
+
+/* The SSE stream is the transport's (API_EVENTS); a caller without one
+ * (the fuzzers, tests) is told so. */
+static int get_events_route(sim *s, const api_request *r, json_t **out, api_answer *a, rs_error *err)
+{
+    (void)s;
+    (void)r;
+    (void)out;
+    (void)a;
     return rs_fail(err, RINGSIM_ENOTFOUND, "no such API endpoint");
 }
 
-/* ?format=csv: which list of an answer the CSV holds, by route; NULL where
- * there is none. */
-static const char *csv_rows(const api_request *r)
+static int get_scenarios_route(sim *s, const api_request *r, json_t **out, api_answer *a,
+                               rs_error *err)
 {
-    if (r->method != API_GET && r->method != API_HEAD)
-        return NULL;
-    if (seg_is(r, 0, "nodes") && r->nseg == 1)
-        return "nodes";
-    if (seg_is(r, 0, "keys") && r->nseg == 1)
-        return "keys";
-    if (seg_is(r, 0, "operations"))
-        return r->nseg == 1 ? "operations" : "moves";
-    return NULL;
+    (void)s;
+    (void)r;
+    (void)a;
+    (void)err;
+    return (*out = scenario_files_json()) ? 200 : RINGSIM_ENOMEM;
 }
 
-/* The format= parameter: *csv when it asks for CSV. */
-static int answer_format(const api_request *r, bool *csv, rs_error *err)
+static int get_scenario_route(sim *s, const api_request *r, json_t **out, api_answer *a, rs_error *err)
+{
+    (void)s;
+    (void)a;
+    return get_scenario(r, out, err);
+}
+
+static int post_scenarios_route(sim *s, const api_request *r, json_t **out, api_answer *a,
+                                rs_error *err)
+{
+    if (!seg_is(r, 1, "run"))
+        return rs_fail(err, RINGSIM_EMETHOD, "POST is for /api/scenarios/run");
+    return post_scenario_run_route(s, r, out, a, err);
+}
+
+static int get_export_route(sim *s, const api_request *r, json_t **out, api_answer *a, rs_error *err)
+{
+    (void)out;
+    return get_export(s, r, a, err);
+}
+
+static int get_theory_route(sim *s, const api_request *r, json_t **out, api_answer *a, rs_error *err)
+{
+    (void)a;
+    int64_t nodes;
+    int rc = int_param(r, "nodes", 0, 1000, 0, &nodes, err);
+    return rc ? rc : viewed(view_theory(s, nodes, err), out, err);
+}
+
+/* A handler answers a routed request against sim s (live, or the past for
+ * ?at=): the status with *out (JSON) or a (text, file), or a negative code
+ * with err. */
+typedef int (*api_fn)(sim *s, const api_request *r, json_t **out, api_answer *a, rs_error *err);
+
+/* csv: the handler reads format= and writes its own CSV */
+static const char csv_own[] = "(its own)";
+#define API_CSV_OWN csv_own
+
+/*
+ * The routes: one entry each, the only place a route is described.
+ *   path     "nodes", or "nodes/x" for one more (any) segment
+ *   method   HEAD is answered as GET
+ *   fn       the handler
+ *   where    who answers: API_LOOP (fast read, the event loop), API_WORKER
+ *            (an operation, in order), API_READER (a long read), API_EVENTS /
+ *            API_CANCEL (the transport's own)
+ *   body     it takes a body (any other is refused before it is read)
+ *   travels  ?at=ID answers it for the past (then on the reading worker)
+ *   csv      ?format=csv: the list of the answer the CSV holds (NULL: none;
+ *            API_CSV_OWN: the handler writes its own)
+ * A new route is one entry here and its handler above: an existing handler
+ * of the (sim, request, out, err) shape plugs in with API_JSON(name) and
+ * name_route; the transport, the router and the at= and format= rules need
+ * no change.
+ */
+typedef struct route {
+    const char *path;
+    api_method method;
+    api_fn fn;
+    api_place where;
+    bool body, travels;
+    const char *csv;
+} route;
+
+static const route routes[] = {
+    {"nodes", API_GET, get_nodes_route, API_LOOP, false, true, "nodes"},
+    {"nodes", API_POST, post_nodes_route, API_WORKER, true, false, NULL},
+    {"nodes/x", API_GET, get_node_route, API_LOOP, false, true, NULL},
+    {"nodes/x", API_DELETE, delete_node_route, API_WORKER, false, false, NULL},
+    {"nodes/x", API_PATCH, patch_node_route, API_WORKER, true, false, NULL},
+    {"ring", API_GET, get_ring_route, API_LOOP, false, true, NULL},
+    {"config", API_GET, get_config_route, API_LOOP, false, true, NULL},
+    {"config", API_PUT, put_config_route, API_WORKER, true, false, NULL},
+    {"keys", API_GET, get_keys_route, API_LOOP, false, true, "keys"},
+    {"keys", API_POST, post_keys_route, API_WORKER, true, false, NULL},
+    {"keys/x", API_GET, get_key_route, API_LOOP, false, true, NULL},
+    {"keys/x", API_DELETE, delete_key_route, API_WORKER, false, false, NULL},
+    {"lookup", API_GET, get_lookup_route, API_LOOP, false, true, NULL},
+    {"stats", API_GET, get_stats_route, API_LOOP, false, true, NULL},
+    /* density reads every key (0.37 s at a million): a long read */
+    {"density", API_GET, get_density_route, API_READER, false, true, NULL},
+    /* the log is history already: at= is not for it */
+    {"operations", API_GET, get_operations_route, API_LOOP, false, false, "operations"},
+    {"operations/x", API_GET, get_operation_route, API_LOOP, false, false, "moves"},
+    {"events", API_GET, get_events_route, API_EVENTS, false, true, NULL},
+    {"reset", API_POST, post_reset_route, API_WORKER, false, false, NULL},
+    {"revert", API_POST, post_revert_route, API_WORKER, true, false, NULL},
+    {"cancel", API_POST, post_cancel_route, API_CANCEL, false, false, NULL},
+    {"preview", API_POST, post_preview_route, API_WORKER, true, false, NULL},
+    {"compare", API_GET, get_compare_route, API_READER, false, true, NULL},
+    {"scenarios", API_GET, get_scenarios_route, API_LOOP, false, true, NULL},
+    {"scenarios/x", API_GET, get_scenario_route, API_LOOP, false, true, NULL},
+    {"scenarios/x", API_POST, post_scenarios_route, API_WORKER, true, false, NULL},
+    /* the export reads the log for itself (?at= is its own parameter) */
+    {"export/x", API_GET, get_export_route, API_READER, false, false, API_CSV_OWN},
+    {"theory", API_GET, get_theory_route, API_READER, false, true, NULL},
+};
+
+static bool path_matches(const api_request *r, const char *path)
+{
+    char first[32];
+    const char *slash = strchr(path, '/');
+    size_t n = slash ? (size_t)(slash - path) : strlen(path);
+    memcpy(first, path, n);
+    first[n] = '\0';
+    return seg_is(r, 0, first) && r->nseg == (slash ? 2 : 1);
+}
+
+/* The route of a request, or 404 / 405 in err. */
+static int find_route(const api_request *r, const route **out, rs_error *err)
+{
+    bool known = false;
+    api_method m = r->method == API_HEAD ? API_GET : r->method;
+    for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
+        if (!path_matches(r, routes[i].path))
+            continue;
+        known = true;
+        if (routes[i].method == m) {
+            *out = &routes[i];
+            return 0;
+        }
+    }
+    if (known)
+        return rs_fail(err, RINGSIM_EMETHOD, "method not allowed on this path");
+    return rs_fail(err, RINGSIM_ENOTFOUND, "no such API endpoint");
+}
+
+int api_classify(const api_request *r, api_place *where, rs_error *err)
+{
+    bool body;
+    return api_route(r, where, &body, err);
+}
+
+int api_route(const api_request *r, api_place *where, bool *body, rs_error *err)
+{
+    const route *rt;
+    int rc = find_route(r, &rt, err);
+    if (rc)
+        return rc;
+    *where = rt->where;
+    *body = rt->body;
+    /* Time travel may replay the log, and a listing of keys in another
+     * order than the table's may read through an index filtering by node
+     * (0.7 s at a million keys): not on the event loop. */
+    const api_param *order = seg_is(r, 0, "keys") ? param(r, "order") : NULL;
+    if (*where == API_LOOP &&
+        ((param(r, "at") && rt->travels) ||
+         (order && !(order->len == 8 && memcmp(order->value, "position", 8) == 0)) || every_key(r)))
+        *where = API_READER; /* every key: seconds at ten million */
+    return 0;
+}
+
+/* The format= parameter: *csv when it asks for CSV of the route's list. */
+static int answer_format(const api_request *r, const route *rt, bool *csv, rs_error *err)
 {
     const api_param *f = param(r, "format");
     *csv = false;
@@ -846,12 +967,10 @@ static int answer_format(const api_request *r, bool *csv, rs_error *err)
         return 0;
     if (f->len != 3 || memcmp(f->value, "csv", 3))
         return rs_fail(err, RINGSIM_EPARAM, "format must be json or csv");
-    if (seg_is(r, 0, "export") && seg_is(r, 1, "keys"))
-        return 0; /* the export writes its own CSV */
-    if (!csv_rows(r))
-        return rs_fail(err, RINGSIM_EPARAM,
-                       "format=csv is offered on GET /api/nodes, /api/keys, /api/operations "
-                       "and /api/operations/{id}");
+    if (rt->csv == API_CSV_OWN)
+        return 0;
+    if (!rt->csv)
+        return csv_offered(err);
     *csv = true;
     return 0;
 }
@@ -898,22 +1017,24 @@ void api_respond(sim *s, api_cache *cache, const api_request *r, api_answer *a)
 {
     rs_error err = {0, ""};
     json_t *out = NULL;
-    api_place where;
+    const route *rt = NULL;
     bool csv = false;
     memset(a, 0, sizeof *a);
-    int rc = api_classify(r, &where, &err);
+    int rc = find_route(r, &rt, &err);
     if (!rc)
-        rc = answer_format(r, &csv, &err);
+        rc = answer_format(r, rt, &csv, &err);
     bool heavy;
     if (!rc)
         rc = cache->light ? sim_refresh_light(s, &heavy, &err) : sim_refresh(s, NULL, &err);
     sim *target = s;
-    /* The state endpoints travel in time; the log is history already, and
-     * the export reads the log for itself. */
-    const api_param *at = seg_is(r, 0, "operations") || seg_is(r, 0, "export") ? NULL
-                                                                               : param(r, "at");
-    if (!rc && at && r->method != API_GET && r->method != API_HEAD)
+    /* The routes that travel in time answer ?at= for the past; a change
+     * cannot be made there, and the other reads ignore it. */
+    const api_param *at = param(r, "at");
+    bool reads = r->method == API_GET || r->method == API_HEAD;
+    if (!rc && at && !reads)
         rc = rs_fail(&err, RINGSIM_EPARAM, "at= is for reading the past; it cannot change it");
+    if (!rc && at && !rt->travels)
+        at = NULL;
     if (!rc && at) {
         int64_t id;
         rc = int_param(r, "at", 0, INT64_MAX, 0, &id, &err);
@@ -922,9 +1043,9 @@ void api_respond(sim *s, api_cache *cache, const api_request *r, api_answer *a)
             rc = sim_history_at(s, &cache->h, id, &target, &err);
     }
     if (!rc)
-        rc = dispatch(target, r, &out, a, &err);
+        rc = rt->fn(target, r, &out, a, &err);
     if (rc == 200 && csv && out && !a->file) {
-        a->text = csv_from_rows(json_object_get(out, csv_rows(r)), &a->text_len);
+        a->text = csv_from_rows(json_object_get(out, rt->csv), &a->text_len);
         a->content_type = "text/csv; charset=utf-8";
         json_decref(out);
         out = NULL;

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "names.h"
 #include "sim.h"
 
 #define API_MAX_BODY (16u * 1024 * 1024)
@@ -102,11 +103,13 @@ json_t *api_error_body(int code, const char *msg);
 /* Free what a request owns. */
 void api_request_clear(api_request *r);
 
-/* A whole number in plain decimal digits -- no sign, space, NUL or other
- * byte, no overflow -- that is at most max: 0 with *out, else RINGSIM_EPARAM
- * (err untouched; the caller says what was wrong).  Every number read from a
- * path, a query or a header goes through here. */
-int api_parse_u64(const char *s, size_t len, uint64_t max, uint64_t *out);
+/* A whole number in plain decimal digits that is at most max: 0 with *out,
+ * else RINGSIM_EPARAM (err untouched; the caller says what was wrong).  The
+ * number rule of names.h, under the API's name. */
+static inline int api_parse_u64(const char *s, size_t len, uint64_t max, uint64_t *out)
+{
+    return names_parse_u64(s, len, max, out);
+}
 
 /* `ringsim serve` (http.c).  Zero limits take the defaults shown. */
 typedef struct serve_options {

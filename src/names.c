@@ -168,3 +168,18 @@ char *names_escape(const char *s, size_t len)
     *o = '\0';
     return out;
 }
+
+int names_parse_u64(const char *s, size_t len, uint64_t max, uint64_t *out)
+{
+    uint64_t v = 0;
+    if (!s || len == 0)
+        return RINGSIM_EPARAM;
+    for (size_t i = 0; i < len; i++) {
+        unsigned d = (unsigned char)s[i] - '0';
+        if (d > 9 || v > (max - d) / 10)
+            return RINGSIM_EPARAM;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return 0;
+}

@@ -1,7 +1,8 @@
 /*
  * names.h - the name rules of docs/api.md: node names and keys are UTF-8 strings
  * of 1 to 255 bytes with no control characters (U+0000-U+001F, U+007F).
- * Validation is one pass over the bytes, no allocation.
+ * Validation is one pass over the bytes, no allocation.  Also the number
+ * rule: whole numbers in plain decimal digits.
  */
 #ifndef RINGSIM_NAMES_H
 #define RINGSIM_NAMES_H
@@ -40,5 +41,12 @@ char *names_escape(const char *s, size_t len);
 char *names_nfc(const char *s, size_t len, size_t *out_len);
 /* Whether a and b have the same NFC form (they look the same). */
 bool names_look_alike(const char *a, size_t al, const char *b, size_t bl);
+
+/* A whole number in plain decimal digits -- no sign, space, NUL or other
+ * byte, no overflow -- that is at most max: 0 with *out, else RINGSIM_EPARAM
+ * (no message; the caller says what was wrong).  Every number read from a
+ * path, a query or a header goes through here (api_parse_u64 is its name
+ * in the API). */
+int names_parse_u64(const char *s, size_t len, uint64_t max, uint64_t *out);
 
 #endif

@@ -123,16 +123,20 @@ int place_nodes_check(const place_config *cfg, const place_node *nodes, size_t n
             return rs_fail(err, RINGSIM_EPARAM,
                            "%s weights are whole numbers of at least 1: node \"%.*s\" has %g",
                            a->name, (int)(x->len > 64 ? 64 : x->len), x->name, x->weight);
-        if (a->weights == PLACE_W_ANY && !strcmp(a->name, "ring") &&
-            round((double)cfg->param[PP_POINTS_PER_NODE] * x->weight) > PLACE_MAX_NODE_POINTS)
-            return rs_fail(err, RINGSIM_EPARAM,
-                           "points_per_node x weight must be at most %u points per node",
-                           PLACE_MAX_NODE_POINTS);
-        if (x->ntokens && strcmp(a->name, "cassandra") != 0)
+        if (x->ntokens && !a->tokens)
             return rs_fail(err, RINGSIM_EPARAM,
                            "explicit tokens belong to the cassandra algorithm, not %s", a->name);
     }
     return a->check_nodes ? a->check_nodes(cfg, nodes, n, err) : 0;
+}
+
+bool place_takes_param(const place_config *cfg, int param)
+{
+    const place_algo *a = place__find(cfg->algorithm);
+    for (size_t i = 0; a && i < a->nparams; i++)
+        if (a->params[i] == param)
+            return true;
+    return false;
 }
 
 json_t *place_config_json(const place_config *cfg, bool all)
@@ -318,38 +322,11 @@ json_t *place_algorithms_json(void)
 
 uint64_t place_layout_points(const place_config *cfg, const place_node *nodes, size_t n)
 {
-    const char *a = cfg->algorithm;
-    uint64_t total = 0;
-    double wsum = 0, wmin = INFINITY;
-    for (size_t i = 0; i < n; i++) {
-        double w = nodes[i].weight > 0 ? nodes[i].weight : 1;
-        wsum += w;
-        wmin = w < wmin ? w : wmin;
-        if (!strcmp(a, "ring"))
-            total += place__points(cfg->param[PP_POINTS_PER_NODE], w);
-        else if (!strcmp(a, "nginx")) /* 160 points per unit of weight */
-            total += (uint64_t)fmin(ceil(w), 1e9) * 160u;
-        else if (!strcmp(a, "cassandra"))
-            total += nodes[i].ntokens
-                         ? nodes[i].ntokens
-                         : (uint64_t)fmax(1, fmin(round((double)cfg->param[PP_NUM_TOKENS] * w), 1e9));
-        else if (!strcmp(a, "multiprobe"))
-            total++;
-        else if (!strcmp(a, "haproxy")) /* 16 points per unit of weight */
-            total += (uint64_t)fmin(ceil(nodes[i].weight), 1e9) * 16u;
-    }
-    if (!strcmp(a, "ketama") || !strcmp(a, "twemproxy")) /* 160 x n shared out by weight */
-        total = 160u * (uint64_t)n + 4u * (uint64_t)n;
-    if (!strcmp(a, "envoy-ring") && n) {
-        /* Ring::Ring(): the ring holds about min(ceil(min_w * min_ring_size) /
-         * min_w, max_ring_size) points, weights normalised, plus one per host. */
-        double mw = wmin / wsum;
-        double scale = fmin(ceil(mw * (double)cfg->param[PP_MIN_RING_SIZE]) / mw,
-                            (double)cfg->param[PP_MAX_RING_SIZE]);
-        total = (uint64_t)ceil(scale) + n + 1;
-    }
-    return total;
+    const place_algo *a = place__find(cfg->algorithm);
+    return a && a->layout_points ? a->layout_points(cfg, nodes, n) : 0;
 }
+
+double place__weight(const place_node *x) { return x->weight > 0 ? x->weight : 1; }
 
 uint32_t place_node_points(const place_config *cfg, double weight)
 {
@@ -386,11 +363,19 @@ int place_build(placement **out, hasher *h, const place_config *cfg, const place
         place_free(p);
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory building the placement");
     }
-    for (size_t i = 0; i < n; i++)
+    p->anodes = malloc((n + 1) * sizeof *p->anodes);
+    if (!p->anodes) {
+        place_free(p);
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory building the placement");
+    }
+    for (size_t i = 0; i < n; i++) {
         p->ids[i] = nodes[i].id;
+        p->anodes[i] = (alg_node){nodes[i].name, nodes[i].len, nodes[i].weight};
+    }
     if (prev && prev->a != p->a)
         prev = NULL; /* a switch starts the state afresh */
-    rc = p->a->build(p, h, prev, state, err);
+    place_from from = {h, prev, state};
+    rc = p->a->build(p, &from, err);
     if (!rc && !(p->sizes = calloc(n + 1, sizeof *p->sizes)))
         rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     for (uint64_t k = 0; !rc && p->table && n && k <= p->top; k++)
@@ -399,6 +384,8 @@ int place_build(placement **out, hasher *h, const place_config *cfg, const place
         p->sizes[p->pts[k].node]++;
     for (size_t k = 0; !rc && !p->table && !p->npts && k < n; k++)
         p->sizes[k] = 1;
+    if (!rc && p->npts && ring_index(&p->ring, p->pts, p->npts, p->top))
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     if (rc) {
         place_free(p);
         if (err && !err->msg[0])
@@ -419,6 +406,7 @@ void place_free(placement *p)
     free(p->pts);
     free(p->table);
     free(p->ids);
+    free(p->anodes);
     free(p->node_hash);
     free(p->sizes);
     free(p);
@@ -429,7 +417,14 @@ size_t place_node_count(const placement *p) { return p->n; }
 
 uint64_t place_node_size(const placement *p, size_t i) { return i < p->n ? p->sizes[i] : 0; }
 
-const ring *place_ring_of(const placement *p) { return p->ring; }
+bool place_point_of(const placement *p, const place_key_info *k, place_point *out)
+{
+    if (!p->a->points || k->point < 0 || (size_t)k->point >= p->npts)
+        return false;
+    const alg_point *pt = &p->pts[k->point];
+    *out = (place_point){pt->coord, (long)pt->node, pt->index, k->coord > p->pts[p->npts - 1].coord};
+    return true;
+}
 
 char *place_state_text(const placement *p) { return p->a->state_text ? p->a->state_text(p) : NULL; }
 
@@ -449,8 +444,11 @@ void place__point_owner(const placement *p, place_key_info *k)
 {
     if (!p->npts)
         return;
-    size_t i = alg_successor(p->pts, p->npts, k->coord);
-    k->point = (long)i;
+    /* The index is built once the points are (a build that places keys
+     * before that searches the points themselves, the same answer). */
+    long i = p->ring ? ring_successor(p->ring, k->coord)
+                     : (long)alg_successor(p->pts, p->npts, k->coord);
+    k->point = i;
     k->owner = p->pts[i].node;
 }
 
@@ -668,8 +666,7 @@ size_t place_memory_bytes(const placement *p)
 {
     size_t b = sizeof *p + p->n * (sizeof *p->ids + sizeof *p->sizes);
     b += p->npts * sizeof *p->pts;
-    if (p->ring) /* the seed's ring keeps its own arrays and bucket table too */
-        b += p->npts * 3 * sizeof(uint32_t) + (p->npts + 2) * sizeof(uint32_t);
+    b += ring_memory_bytes(p->ring); /* the successor index over the points */
     if (p->table)
         b += (size_t)(p->top + 1) * sizeof *p->table;
     if (p->node_hash)
@@ -731,6 +728,14 @@ static json_t *space_json(const placement *p)
     return json_string(buf);
 }
 
+uint32_t place_point_position(const placement *p, uint64_t coord)
+{
+    if (p->top == UINT32_MAX)
+        return (uint32_t)coord;
+    double frac = ((double)coord + 0.5) / ((double)p->top + 1.0);
+    return (uint32_t)(json_int_t)(frac * 4294967296.0);
+}
+
 json_t *place_layout_json(const placement *p, const char *const *names)
 {
     json_t *o = json_object();
@@ -764,12 +769,8 @@ json_t *place_layout_json(const placement *p, const char *const *names)
             place_coord_str(p, p->pts[i].coord, buf);
             json_object_set_new(e, "coordinate", json_string(buf));
         }
-        /* position: the point on a drawing of [0, 2^32), so that a page can
-         * draw every space the same way. */
-        double frac = ((double)(p->pts[i].coord) + 0.5) / ((double)p->top + 1.0);
-        json_object_set_new(e, "position", json_integer((json_int_t)(frac * 4294967296.0)));
-        if (p->top == UINT32_MAX)
-            json_object_set_new(e, "position", json_integer((json_int_t)p->pts[i].coord));
+        json_object_set_new(e, "position",
+                            json_integer((json_int_t)place_point_position(p, p->pts[i].coord)));
         json_object_set_new(e, "index", json_integer(p->pts[i].index));
         json_array_append_new(pts, e);
     }

@@ -115,6 +115,9 @@ json_t *place_config_json(const place_config *cfg, bool all);
  * absent keep their value.  RINGSIM_EPARAM with a message for unknown
  * parameters or values of the wrong type. */
 int place_config_from_json(place_config *cfg, const json_t *j, rs_error *err);
+/* Whether cfg's algorithm takes parameter param (a PP_ index).  false for
+ * an unknown algorithm. */
+bool place_takes_param(const place_config *cfg, int param);
 /* Set one parameter by name ("table_size=65537" style from the CLI). */
 int place_config_set_param(place_config *cfg, const char *name, const char *value, rs_error *err);
 /* A short description, "ketama, 3 replicas". malloc'd. */
@@ -150,8 +153,6 @@ const place_config *place_cfg(const placement *p);
 size_t place_node_count(const placement *p);
 /* Points, slots or entries node i holds (1 for owner functions). */
 uint64_t place_node_size(const placement *p, size_t i);
-/* The seed's ring (for its detailed trace), NULL for other algorithms. */
-const struct ring *place_ring_of(const placement *p);
 /* The persistent state as text (malloc'd), or NULL when stateless. */
 char *place_state_text(const placement *p);
 
@@ -162,6 +163,18 @@ void place_key(const placement *p, hasher *h, const char *key, size_t len, place
 /* The preference list: up to r distinct node indexes, owner first, into
  * out[r]; the count.  0 with no node. */
 size_t place_prefs(const placement *p, const place_key_info *k, uint32_t r, long *out);
+/* The point that decided a key, in a layout of points (the rings: the
+ * seed's, ketama, nginx, Envoy's, Cassandra's tokens, HAProxy's tree,
+ * multiprobe's): its coordinate, node index, number within its node, and
+ * whether the search wrapped past the last point to the first.  false for
+ * layouts without points (tables, owner functions) or with no node. */
+typedef struct place_point {
+    uint64_t coord;
+    long node;
+    uint32_t index;
+    bool wrapped;
+} place_point;
+bool place_point_of(const placement *p, const place_key_info *k, place_point *out);
 /* Coordinate and hash as decimal strings (signed tokens signed); out holds
  * 24 bytes.  false when the algorithm has none. */
 bool place_coord_str(const placement *p, uint64_t coord, char out[24]);
@@ -196,6 +209,10 @@ void place_node_json(const placement *p, size_t node, json_t *obj);
  * "node"}…]} or {"space", "runs": [{"first", "last", "node"}…]}; node
  * names come from names[]. */
 json_t *place_layout_json(const placement *p, const char *const *names);
+/* A coordinate on a drawing of [0, 2^32), so that a page draws every space
+ * the same way: the coordinate itself in a 32-bit space.  The "position" of
+ * a point in the layout and in a lookup. */
+uint32_t place_point_position(const placement *p, uint64_t coord);
 /* The lookup trace: [{"step", "detail"}…] in the system's own words. */
 json_t *place_trace_json(const placement *p, const char *key, size_t len, const place_key_info *k,
                          const char *const *names);

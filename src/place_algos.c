@@ -2,6 +2,12 @@
  * place_algos.c - the algorithm table: each entry wraps an algorithm core
  * (alg_*.c, or ring.c for the seed's ring) into the ops of place_int.h.
  * Behaviour lives in the cores; here is only how the engine sees them.
+ *
+ * One build path for all (place_build): it makes the cores' alg_node view
+ * (p->anodes) and the ids, calls the entry's build with what the layout
+ * starts from (place_from), then builds the successor index over the points
+ * and counts each node's points, slots or entries; a failure anywhere frees
+ * everything.  An entry's build only hands p->anodes to its core.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -44,40 +50,38 @@ static void point_key(const placement *p, uint64_t hash, place_key_info *k)
     place__point_owner(p, k);
 }
 
-/* The alg_node view of the placement's nodes (malloc'd). */
-static alg_node *alg_nodes(const placement *p)
-{
-    alg_node *v = malloc((p->n + 1) * sizeof *v);
-    for (size_t i = 0; v && i < p->n; i++)
-        v[i] = (alg_node){p->nodes[i].name, p->nodes[i].len, p->nodes[i].weight};
-    return v;
-}
-
 /* ---- ring: the original simulator ---- */
 
-static int ring_build_op(placement *p, hasher *h, const placement *prev, const char *state,
-                         rs_error *err)
+static int ring_build_op(placement *p, const place_from *from, rs_error *err)
 {
-    (void)prev;
-    (void)state;
     ring_node *rn = malloc((p->n + 1) * sizeof *rn);
     if (!rn)
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     for (size_t i = 0; i < p->n; i++)
         rn[i] = (ring_node){p->nodes[i].name, p->nodes[i].len,
                             place_node_points(&p->cfg, p->nodes[i].weight)};
-    int rc = ring_build(&p->ring, h, rn, p->n);
+    int rc = ring_points(&p->pts, &p->npts, from->h, rn, p->n);
     free(rn);
-    if (rc)
-        return rs_fail(err, rc, "out of memory building the ring");
-    p->npts = ring_size(p->ring);
-    p->pts = malloc((p->npts + 1) * sizeof *p->pts);
-    if (!p->pts)
-        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-    for (size_t i = 0; i < p->npts; i++)
-        p->pts[i] = (alg_point){ring_point_pos(p->ring, i), ring_point_node(p->ring, i),
-                                ring_point_index(p->ring, i)};
+    return rc ? rs_fail(err, rc, "out of memory building the ring") : 0;
+}
+
+/* points_per_node x weight points per node, each within the limit. */
+static int ring_check(const place_config *cfg, const place_node *nodes, size_t n, rs_error *err)
+{
+    for (size_t i = 0; i < n; i++)
+        if (round((double)cfg->param[PP_POINTS_PER_NODE] * nodes[i].weight) > PLACE_MAX_NODE_POINTS)
+            return rs_fail(err, RINGSIM_EPARAM,
+                           "points_per_node x weight must be at most %u points per node",
+                           PLACE_MAX_NODE_POINTS);
     return 0;
+}
+
+static uint64_t ring_layout_points(const place_config *cfg, const place_node *nodes, size_t n)
+{
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += place__points(cfg->param[PP_POINTS_PER_NODE], place__weight(&nodes[i]));
+    return total;
 }
 
 static void ring_key(const placement *p, hasher *h, const char *key, size_t len, place_key_info *k)
@@ -85,13 +89,7 @@ static void ring_key(const placement *p, hasher *h, const char *key, size_t len,
     (void)h;
     (void)key;
     (void)len;
-    k->hash = k->coord = k->position;
-    k->has_coord = true;
-    long i = ring_successor(p->ring, k->position);
-    if (i >= 0) {
-        k->point = i;
-        k->owner = p->pts[i].node;
-    }
+    point_key(p, k->position, k);
 }
 
 static void ring_trace(const placement *p, const char *key, size_t len, const place_key_info *k,
@@ -122,31 +120,26 @@ static const place_algo algo_ring = {
     .coord_param = -1,
     .minimal = true,
     .top = top32,
+    .check_nodes = ring_check,
+    .layout_points = ring_layout_points,
     .build = ring_build_op,
     .key = ring_key,
     .prefs = place__walk_prefs,
     .segments = place__point_segments,
     .trace = ring_trace,
+    .points = true,
 };
 
 /* ---- ketama: libmemcached ---- */
 
-static int ketama_build_op(placement *p, hasher *h, const placement *prev, const char *state,
-                           rs_error *err)
+static int ketama_build_op(placement *p, const place_from *from, rs_error *err)
 {
-    (void)h;
-    (void)prev;
-    (void)state;
+    (void)from;
     if (!(p->extra = ketama_md5_new()))
         return rs_fail(err, RINGSIM_ENOMEM, "OpenSSL has no MD5");
     if (!p->n)
         return 0;
-    alg_node *v = alg_nodes(p);
-    if (!v)
-        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-    int rc = ketama_build(p->extra, v, p->n, &p->pts, &p->npts, err);
-    free(v);
-    return rc;
+    return ketama_build(p->extra, p->anodes, p->n, &p->pts, &p->npts, err);
 }
 
 static int ketama_check(const place_config *cfg, const place_node *nodes, size_t n, rs_error *err)
@@ -194,6 +187,15 @@ static void ketama_trace(const placement *p, const char *key, size_t len, const 
     place__trace_point(p, k, names, "point", t);
 }
 
+/* 160 points per server shared out by weight, rounded to fours: at most
+ * 160 x n plus 4 per server. */
+static uint64_t ketama_layout_points(const place_config *cfg, const place_node *nodes, size_t n)
+{
+    (void)cfg;
+    (void)nodes;
+    return 160u * (uint64_t)n + 4u * (uint64_t)n;
+}
+
 static const place_algo algo_ketama = {
     .name = "ketama",
     .title = "memcached clients: libmemcached's weighted ketama",
@@ -215,22 +217,16 @@ static const place_algo algo_ketama = {
     .prefs = place__walk_prefs,
     .segments = place__point_segments,
     .trace = ketama_trace,
+    .points = true,
+    .layout_points = ketama_layout_points,
 };
 
 /* ---- nginx: hash $key consistent ---- */
 
-static int nginx_build_op(placement *p, hasher *h, const placement *prev, const char *state,
-                          rs_error *err)
+static int nginx_build_op(placement *p, const place_from *from, rs_error *err)
 {
-    (void)h;
-    (void)prev;
-    (void)state;
-    alg_node *v = alg_nodes(p);
-    if (!v)
-        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-    int rc = nginx_build(v, p->n, &p->pts, &p->npts, err);
-    free(v);
-    return rc;
+    (void)from;
+    return nginx_build(p->anodes, p->n, &p->pts, &p->npts, err);
 }
 
 static void nginx_key(const placement *p, hasher *h, const char *key, size_t len, place_key_info *k)
@@ -252,6 +248,16 @@ static void nginx_trace(const placement *p, const char *key, size_t len, const p
     place__trace_point(p, k, names, "point", t);
 }
 
+/* 160 points per unit of weight. */
+static uint64_t nginx_layout_points(const place_config *cfg, const place_node *nodes, size_t n)
+{
+    (void)cfg;
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += (uint64_t)fmin(ceil(place__weight(&nodes[i])), 1e9) * 160u;
+    return total;
+}
+
 static const place_algo algo_nginx = {
     .name = "nginx",
     .title = "nginx: hash $key consistent",
@@ -271,25 +277,19 @@ static const place_algo algo_nginx = {
     .prefs = place__walk_prefs,
     .segments = place__point_segments,
     .trace = nginx_trace,
+    .points = true,
+    .layout_points = nginx_layout_points,
 };
 
 /* ---- envoy-ring: Envoy's RING_HASH ---- */
 
-static int envoy_ring_build_op(placement *p, hasher *h, const placement *prev, const char *state,
-                               rs_error *err)
+static int envoy_ring_build_op(placement *p, const place_from *from, rs_error *err)
 {
-    (void)h;
-    (void)prev;
-    (void)state;
+    (void)from;
     if (!p->n)
         return 0;
-    alg_node *v = alg_nodes(p);
-    if (!v)
-        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-    int rc = envoy_ring_build(v, p->n, (uint64_t)p->cfg.param[PP_MIN_RING_SIZE],
-                              (uint64_t)p->cfg.param[PP_MAX_RING_SIZE], &p->pts, &p->npts, err);
-    free(v);
-    return rc;
+    return envoy_ring_build(p->anodes, p->n, (uint64_t)p->cfg.param[PP_MIN_RING_SIZE],
+                            (uint64_t)p->cfg.param[PP_MAX_RING_SIZE], &p->pts, &p->npts, err);
 }
 
 static void envoy_key(const placement *p, hasher *h, const char *key, size_t len, place_key_info *k)
@@ -312,6 +312,24 @@ static void envoy_ring_trace(const placement *p, const char *key, size_t len,
     place__trace_point(p, k, names, "ring entry", t);
 }
 
+/* Ring::Ring(): the ring holds about min(ceil(min_w * min_ring_size) /
+ * min_w, max_ring_size) points, weights normalised, plus one per host. */
+static uint64_t envoy_ring_layout_points(const place_config *cfg, const place_node *nodes, size_t n)
+{
+    if (!n)
+        return 0;
+    double wsum = 0, wmin = INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        double w = place__weight(&nodes[i]);
+        wsum += w;
+        wmin = w < wmin ? w : wmin;
+    }
+    double mw = wmin / wsum;
+    double scale = fmin(ceil(mw * (double)cfg->param[PP_MIN_RING_SIZE]) / mw,
+                        (double)cfg->param[PP_MAX_RING_SIZE]);
+    return (uint64_t)ceil(scale) + n + 1;
+}
+
 static const place_algo algo_envoy_ring = {
     .name = "envoy-ring",
     .title = "Envoy: RING_HASH load balancer",
@@ -332,6 +350,8 @@ static const place_algo algo_envoy_ring = {
     .prefs = place__walk_prefs,
     .segments = place__point_segments,
     .trace = envoy_ring_trace,
+    .points = true,
+    .layout_points = envoy_ring_layout_points,
 };
 
 /* ---- maglev: Envoy's MAGLEV ---- */
@@ -341,20 +361,12 @@ static uint64_t maglev_top(const place_config *cfg)
     return (uint64_t)cfg->param[PP_TABLE_SIZE] - 1;
 }
 
-static int maglev_build_op(placement *p, hasher *h, const placement *prev, const char *state,
-                           rs_error *err)
+static int maglev_build_op(placement *p, const place_from *from, rs_error *err)
 {
-    (void)h;
-    (void)prev;
-    (void)state;
+    (void)from;
     if (!p->n)
         return 0;
-    alg_node *v = alg_nodes(p);
-    if (!v)
-        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-    int rc = maglev_build(v, p->n, (uint64_t)p->cfg.param[PP_TABLE_SIZE], &p->table, err);
-    free(v);
-    return rc;
+    return maglev_build(p->anodes, p->n, (uint64_t)p->cfg.param[PP_TABLE_SIZE], &p->table, err);
 }
 
 static void maglev_key(const placement *p, hasher *h, const char *key, size_t len, place_key_info *k)
@@ -472,10 +484,10 @@ static int jump_parse_state(placement *p, jump_state *j, const char *state, rs_e
     return 0;
 }
 
-static int jump_build_op(placement *p, hasher *h, const placement *prev, const char *state,
-                         rs_error *err)
+static int jump_build_op(placement *p, const place_from *from, rs_error *err)
 {
-    (void)h;
+    const placement *prev = from->prev;
+    const char *state = from->state;
     jump_state *j = calloc(1, sizeof *j);
     if (!j)
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
@@ -602,29 +614,19 @@ static const place_algo algo_jump = {
 
 /* ---- rendezvous: highest random weight ---- */
 
-static int rendezvous_build_op(placement *p, hasher *h, const placement *prev, const char *state,
-                               rs_error *err)
+static int rendezvous_build_op(placement *p, const place_from *from, rs_error *err)
 {
-    (void)prev;
-    (void)state;
-    alg_node *v = alg_nodes(p);
-    p->node_hash = malloc((p->n + 1) * sizeof *p->node_hash);
-    if (!v || !p->node_hash) {
-        free(v);
+    if (!(p->node_hash = malloc((p->n + 1) * sizeof *p->node_hash)))
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-    }
-    rendezvous_node_hashes(h, v, p->n, p->node_hash);
-    p->extra = v; /* the alg_node view, for lookups */
+    rendezvous_node_hashes(from->h, p->anodes, p->n, p->node_hash);
     return 0;
 }
-
-static void rendezvous_free(placement *p) { free(p->extra); }
 
 static void rendezvous_owner_of_hash(const placement *p, place_key_info *k)
 {
     if (!p->n)
         return;
-    int32_t o = rendezvous_owner(k->hash, p->extra, p->node_hash, p->n);
+    int32_t o = rendezvous_lookup(k->hash, p->anodes, p->node_hash, p->n);
     k->owner = o;
 }
 
@@ -642,7 +644,7 @@ static void rendezvous_key(const placement *p, hasher *h, const char *key, size_
 static size_t rendezvous_prefs(const placement *p, const place_key_info *k, uint32_t r, long *out)
 {
     rendezvous_pick pick[PLACE_MAX_PREFS];
-    size_t got = rendezvous_top(k->hash, p->extra, p->node_hash, p->n, pick, r);
+    size_t got = rendezvous_top(k->hash, p->anodes, p->node_hash, p->n, pick, r);
     for (size_t i = 0; i < got; i++)
         out[i] = pick[i].node;
     return got;
@@ -674,7 +676,7 @@ static void rendezvous_trace(const placement *p, const char *key, size_t len,
                 "%zu node%s scored",
                 p->n, p->n == 1 ? "" : "s");
     rendezvous_pick pick[3];
-    size_t got = rendezvous_top(k->hash, p->extra, p->node_hash, p->n, pick, 3);
+    size_t got = rendezvous_top(k->hash, p->anodes, p->node_hash, p->n, pick, 3);
     for (size_t i = 0; i < got; i++)
         place__step(t, i ? "runner-up" : "highest", "%s scores %.6g", names[pick[i].node],
                     pick[i].score);
@@ -697,7 +699,6 @@ static const place_algo algo_rendezvous = {
     .minimal = true,
     .top = top64,
     .build = rendezvous_build_op,
-    .free_extra = rendezvous_free,
     .key = rendezvous_key,
     .owner_of_hash = rendezvous_owner_of_hash,
     .prefs = rendezvous_prefs,
@@ -707,18 +708,11 @@ static const place_algo algo_rendezvous = {
 
 /* ---- multiprobe: Appleton & O'Reilly ---- */
 
-static int multiprobe_build_op(placement *p, hasher *h, const placement *prev, const char *state,
-                               rs_error *err)
+static int multiprobe_build_op(placement *p, const place_from *from, rs_error *err)
 {
-    (void)prev;
-    (void)state;
     if (!p->n)
         return 0;
-    alg_node *v = alg_nodes(p);
-    if (!v)
-        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-    int rc = multiprobe_points(h, v, p->n, &p->pts);
-    free(v);
+    int rc = multiprobe_points(from->h, p->anodes, p->n, &p->pts);
     if (rc)
         return rs_fail(err, rc, "out of memory");
     p->npts = p->n;
@@ -767,6 +761,14 @@ static void multiprobe_trace(const placement *p, const char *key, size_t len,
     place__trace_point(p, k, names, "point", t);
 }
 
+/* One point per node. */
+static uint64_t multiprobe_layout_points(const place_config *cfg, const place_node *nodes, size_t n)
+{
+    (void)cfg;
+    (void)nodes;
+    return n;
+}
+
 static const place_algo algo_multiprobe = {
     .name = "multiprobe",
     .title = "Multi-probe consistent hashing (Appleton & O'Reilly 2015)",
@@ -789,30 +791,24 @@ static const place_algo algo_multiprobe = {
     .owner_of_hash = multiprobe_owner_of_hash,
     .prefs = place__walk_prefs,
     .trace = multiprobe_trace,
+    .points = true,
+    .layout_points = multiprobe_layout_points,
 };
 
 /* ---- cassandra: Murmur3Partitioner tokens ---- */
 
-static int cassandra_build_op(placement *p, hasher *h, const placement *prev, const char *state,
-                              rs_error *err)
+static int cassandra_build_op(placement *p, const place_from *from, rs_error *err)
 {
-    (void)h;
-    (void)prev;
-    (void)state;
+    (void)from;
     if (!p->n)
         return 0;
-    alg_node *v = alg_nodes(p);
     cassandra_tokens *t = calloc(p->n, sizeof *t);
-    if (!v || !t) {
-        free(v);
-        free(t);
+    if (!t)
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-    }
     for (size_t i = 0; i < p->n; i++)
         t[i] = (cassandra_tokens){p->nodes[i].tokens, p->nodes[i].ntokens};
-    int rc = cassandra_ring(v, p->n, t, (uint32_t)p->cfg.param[PP_NUM_TOKENS], &p->pts, &p->npts,
-                            err);
-    free(v);
+    int rc = cassandra_ring(p->anodes, p->n, t, (uint32_t)p->cfg.param[PP_NUM_TOKENS], &p->pts,
+                            &p->npts, err);
     free(t);
     return rc;
 }
@@ -844,6 +840,18 @@ static void cassandra_trace(const placement *p, const char *key, size_t len,
                     p->cfg.replicas - 1);
 }
 
+/* Each node's explicit tokens, else num_tokens x its weight. */
+static uint64_t cassandra_layout_points(const place_config *cfg, const place_node *nodes, size_t n)
+{
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += nodes[i].ntokens ? nodes[i].ntokens
+                                  : (uint64_t)fmax(1, fmin(round((double)cfg->param[PP_NUM_TOKENS] *
+                                                                 place__weight(&nodes[i])),
+                                                           1e9));
+    return total;
+}
+
 static const place_algo algo_cassandra = {
     .name = "cassandra",
     .title = "Apache Cassandra: Murmur3Partitioner token ring",
@@ -866,6 +874,9 @@ static const place_algo algo_cassandra = {
     .prefs = place__walk_prefs,
     .segments = place__point_segments,
     .trace = cassandra_trace,
+    .points = true,
+    .layout_points = cassandra_layout_points,
+    .tokens = true,
 };
 
 /* ---- redis: Redis Cluster hash slots ---- */
@@ -888,10 +899,10 @@ static int redis_check(const place_config *cfg, const place_node *nodes, size_t 
 /* The slot map: a switch splits the slots as `redis-cli --cluster create`;
  * afterwards leavers hand theirs over and joiners receive theirs as
  * redis-cli's rebalance moves them; a stored map is parsed. */
-static int redis_build_op(placement *p, hasher *h, const placement *prev, const char *state,
-                          rs_error *err)
+static int redis_build_op(placement *p, const place_from *from, rs_error *err)
 {
-    (void)h;
+    const placement *prev = from->prev;
+    const char *state = from->state;
     if (!p->n)
         return 0;
     p->table = malloc(REDIS_SLOTS * sizeof *p->table);
@@ -1074,12 +1085,9 @@ static void haproxy_free(placement *p)
     free(h);
 }
 
-static int haproxy_build_op(placement *p, hasher *h, const placement *prev, const char *state,
-                            rs_error *err)
+static int haproxy_build_op(placement *p, const place_from *from, rs_error *err)
 {
-    (void)h;
-    (void)prev;
-    (void)state;
+    (void)from;
     haproxy_state *st = calloc(1, sizeof *st);
     if (!st || !(st->ids = malloc((p->n + 1) * sizeof *st->ids))) {
         free(st);
@@ -1089,11 +1097,7 @@ static int haproxy_build_op(placement *p, hasher *h, const placement *prev, cons
     int rc = haproxy_ids(p->nodes, p->n, st->ids, err);
     if (rc || !p->n)
         return rc;
-    alg_node *v = alg_nodes(p);
-    if (!v)
-        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-    rc = haproxy_build(v, st->ids, p->n, &p->pts, &p->npts, err);
-    free(v);
+    rc = haproxy_build(p->anodes, st->ids, p->n, &p->pts, &p->npts, err);
     if (!rc && p->npts && haproxy_arcs(p->pts, p->npts, &st->arcs, &st->narcs))
         rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     return rc;
@@ -1106,7 +1110,7 @@ static void haproxy_key(const placement *p, hasher *h, const char *key, size_t l
     k->has_coord = true;
     if (!p->npts)
         return;
-    size_t i = haproxy_nearest(p->pts, p->npts, (uint32_t)k->hash, NULL, NULL);
+    size_t i = haproxy_lookup(p->pts, p->npts, (uint32_t)k->hash, NULL, NULL);
     k->point = (long)i;
     k->owner = p->pts[i].node;
 }
@@ -1186,7 +1190,7 @@ static void haproxy_trace(const placement *p, const char *key, size_t len, const
         return;
     }
     size_t nx, pv;
-    haproxy_nearest(p->pts, p->npts, (uint32_t)k->hash, &nx, &pv);
+    haproxy_lookup(p->pts, p->npts, (uint32_t)k->hash, &nx, &pv);
     uint32_t hsh = (uint32_t)k->hash, dp = hsh - (uint32_t)p->pts[pv].coord,
              dn = (uint32_t)p->pts[nx].coord - hsh;
     place__step(t, "neighbours",
@@ -1201,6 +1205,16 @@ static void haproxy_trace(const placement *p, const char *key, size_t len, const
                           : "the point after is nearer");
     place__step(t, "owner", "%s owns the key (point #%u of the server with id %u)", names[k->owner],
                 p->pts[k->point].index, st->ids[k->owner]);
+}
+
+/* 16 points per unit of weight. */
+static uint64_t haproxy_layout_points(const place_config *cfg, const place_node *nodes, size_t n)
+{
+    (void)cfg;
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += (uint64_t)fmin(ceil(nodes[i].weight), 1e9) * 16u;
+    return total;
 }
 
 static const place_algo algo_haproxy = {
@@ -1229,6 +1243,8 @@ static const place_algo algo_haproxy = {
     .owns = haproxy_owns,
     .node_json = haproxy_node_json,
     .trace = haproxy_trace,
+    .points = true,
+    .layout_points = haproxy_layout_points,
 };
 
 /* ---- twemproxy: nutcracker's distribution: ketama ---- */
@@ -1246,22 +1262,14 @@ static int twemproxy_check(const place_config *cfg, const place_node *nodes, siz
     return 0;
 }
 
-static int twemproxy_build_op(placement *p, hasher *h, const placement *prev, const char *state,
-                              rs_error *err)
+static int twemproxy_build_op(placement *p, const place_from *from, rs_error *err)
 {
-    (void)h;
-    (void)prev;
-    (void)state;
+    (void)from;
     if (!(p->extra = ketama_md5_new()))
         return rs_fail(err, RINGSIM_ENOMEM, "OpenSSL has no MD5");
     if (!p->n)
         return 0;
-    alg_node *v = alg_nodes(p);
-    if (!v)
-        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-    int rc = twemproxy_build(p->extra, v, p->n, &p->pts, &p->npts, err);
-    free(v);
-    return rc;
+    return twemproxy_build(p->extra, p->anodes, p->n, &p->pts, &p->npts, err);
 }
 
 static void twemproxy_key(const placement *p, hasher *h, const char *key, size_t len,
@@ -1330,6 +1338,8 @@ static const place_algo algo_twemproxy = {
     .prefs = place__walk_prefs,
     .segments = place__point_segments,
     .trace = twemproxy_trace,
+    .points = true,
+    .layout_points = ketama_layout_points,
 };
 
 const place_algo *const place__algos[] = {&algo_ring,

@@ -17,15 +17,25 @@ typedef enum { PLACE_COORD_UNSIGNED, PLACE_COORD_SIGNED, PLACE_COORD_NONE } plac
 
 typedef struct place_algo place_algo;
 
+/* What a build starts from: the hasher, the placement before this change
+ * (NULL, or one of the same algorithm: a stateful layout evolves from it)
+ * and otherwise the stored state text (NULL or empty: the system's start). */
+typedef struct place_from {
+    hasher *h;
+    const placement *prev;
+    const char *state;
+} place_from;
+
 struct placement {
     const place_algo *a;
     place_config cfg;
     size_t n;
     const place_node *nodes; /* borrowed for the placement's lifetime */
+    alg_node *anodes;        /* the cores' view of nodes (names borrowed) */
     int64_t *ids;            /* copied: a later build matches nodes by id */
     uint64_t top;            /* the largest coordinate of the space */
-    ring *ring;              /* the seed's ring (fast successor search) */
     alg_point *pts;          /* points in ring order (every point algorithm) */
+    ring *ring;              /* the successor index over pts (NULL without points) */
     size_t npts;
     uint32_t *table;     /* owner per coordinate: maglev entries, redis slots */
     uint64_t *node_hash; /* per node: sha64(name) (rendezvous) */
@@ -44,9 +54,20 @@ struct place_algo {
     int coord_param;  /* the parameter key coordinates depend on, or -1 */
     bool leave_local; /* a leave moves only the leaver's keys */
     bool minimal;     /* a join or leave moves only what must move */
+    bool tokens;      /* nodes may bring explicit tokens (Cassandra's initial_token) */
+    /* k->point indexes pts (a layout of points), so a lookup names the point */
+    bool points;
+    /* The points a layout of these nodes would hold, an upper bound computed
+     * without building it (NULL: 0, the layout is bounded by a parameter or
+     * there is none). */
+    uint64_t (*layout_points)(const place_config *cfg, const place_node *nodes, size_t n);
     uint64_t (*top)(const place_config *cfg);
     int (*check_nodes)(const place_config *cfg, const place_node *nodes, size_t n, rs_error *err);
-    int (*build)(placement *p, hasher *h, const placement *prev, const char *state, rs_error *err);
+    /* Fill the layout (pts/npts, table, node_hash, extra) from p->anodes:
+     * 0, or a negative RINGSIM_E code with err filled.  place_build has made
+     * the alg_node view and the ids; it builds the successor index and the
+     * sizes afterwards, and frees everything on failure. */
+    int (*build)(placement *p, const place_from *from, rs_error *err);
     void (*free_extra)(placement *p);
     /* Fill hash, coord/has_coord, owner and point (position is set). */
     void (*key)(const placement *p, hasher *h, const char *key, size_t len, place_key_info *k);
@@ -69,6 +90,8 @@ extern const place_algo *const place__algos[];
 
 const place_algo *place__find(const char *name);
 uint32_t place__points(int64_t per_node, double weight);
+/* A node's weight for estimates: its weight, 1 where it is not positive. */
+double place__weight(const place_node *x);
 uint64_t place__mix(uint64_t x);
 void place__point_owner(const placement *p, place_key_info *k);
 size_t place__walk(const placement *p, size_t start, uint32_t r, long *out);

@@ -1,12 +1,12 @@
 /*
- * ring.c - sorted point arrays and bucketed successor search (see ring.h).
+ * ring.c - the seed's points and the bucketed successor search (see ring.h).
  *
- * Positions are uniform hashes, so a table indexed by the top `shift` bits of
- * a position (about one bucket per point, at most 2^16) narrows the search to
- * a handful of points: at 160,000 points a plain binary search makes 17
- * dependent probes into a 640 KB array that overflows a 512 KB L2 cache; the
+ * Coordinates are uniform hashes, so a table indexed by the top bits of a
+ * coordinate (about one bucket per point, at most 2^16) narrows the search
+ * to a handful of points: at 160,000 points a plain binary search makes 17
+ * dependent probes into an array that overflows a 512 KB L2 cache; the
  * bucket lookup makes one probe into the table and about two into the array.
- * bucket[b] is the index of the first point whose position >> shift >= b.
+ * bucket[b] is the index of the first point whose coord >> shift >= b.
  */
 #define _GNU_SOURCE /* qsort_r */
 #include "ring.h"
@@ -16,27 +16,22 @@
 #include <string.h>
 
 struct ring {
+    const alg_point *pts; /* borrowed, in ring order */
     size_t n;
-    unsigned bits;    /* bucket table has 2^bits + 1 entries */
+    unsigned shift;   /* bucket of c: c >> shift, clamped to nb */
+    size_t nb;        /* buckets; the table has nb + 1 entries */
     uint32_t *bucket; /* see above */
-    uint32_t *pos;    /* sorted */
-    uint32_t *node;   /* owner node index of each point */
-    uint32_t *idx;    /* point index within its node */
 };
-
-typedef struct build_point {
-    uint32_t pos, node, idx;
-} build_point;
 
 /* Points by (position, node name, index); ctx is the node array.  The
  * nodes travel as qsort_r's context, never through a global: the event
  * loop and the worker thread build rings at the same time. */
 static int cmp_point(const void *a, const void *b, void *ctx)
 {
-    const build_point *x = a, *y = b;
+    const alg_point *x = a, *y = b;
     const ring_node *nodes = ctx;
-    if (x->pos != y->pos)
-        return x->pos < y->pos ? -1 : 1;
+    if (x->coord != y->coord)
+        return x->coord < y->coord ? -1 : 1;
     if (x->node != y->node) {
         const ring_node *p = &nodes[x->node], *q = &nodes[y->node];
         size_t m = p->len < q->len ? p->len : q->len;
@@ -46,7 +41,7 @@ static int cmp_point(const void *a, const void *b, void *ctx)
         if (p->len != q->len)
             return p->len < q->len ? -1 : 1;
     }
-    return x->idx < y->idx ? -1 : x->idx > y->idx;
+    return x->index < y->index ? -1 : x->index > y->index;
 }
 
 size_t ring_label(char *out, const char *name, size_t len, uint32_t idx)
@@ -57,63 +52,62 @@ size_t ring_label(char *out, const char *name, size_t len, uint32_t idx)
     return len + (size_t)sprintf(out + len, "#%u", idx);
 }
 
-int ring_build(ring **out, hasher *h, const ring_node *nodes, size_t n)
+int ring_points(alg_point **out, size_t *npts, hasher *h, const ring_node *nodes, size_t n)
 {
     *out = NULL;
+    *npts = 0;
     size_t total = 0;
     for (size_t i = 0; i < n; i++)
         total += nodes[i].points;
-    ring *r = calloc(1, sizeof *r);
-    build_point *pts = malloc((total ? total : 1) * sizeof *pts);
-    if (!r || !pts)
-        goto fail;
-    r->n = total;
-    r->pos = malloc((total ? total : 1) * sizeof *r->pos);
-    r->node = malloc((total ? total : 1) * sizeof *r->node);
-    r->idx = malloc((total ? total : 1) * sizeof *r->idx);
-    if (!r->pos || !r->node || !r->idx)
-        goto fail;
-
+    alg_point *pts = malloc((total ? total : 1) * sizeof *pts);
+    if (!pts)
+        return RINGSIM_ENOMEM;
     char label[NAME_LABEL_MAX];
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         for (uint32_t j = 0; j < nodes[i].points; j++) {
             size_t ll = ring_label(label, nodes[i].name, nodes[i].len, j);
-            pts[k].pos = hash_position(h, label, ll);
-            pts[k].node = (uint32_t)i;
-            pts[k].idx = j;
-            k++;
+            pts[k++] = (alg_point){hash_position(h, label, ll), (uint32_t)i, j};
         }
     }
     qsort_r(pts, total, sizeof *pts, cmp_point, (void *)nodes);
-    for (size_t i = 0; i < total; i++) {
-        r->pos[i] = pts[i].pos;
-        r->node[i] = pts[i].node;
-        r->idx[i] = pts[i].idx;
-    }
-    free(pts);
-    /* About one bucket per point, between 2^4 and 2^16 buckets. */
-    r->bits = 4;
-    while (r->bits < 16 && ((size_t)1 << r->bits) < total)
-        r->bits++;
-    size_t nb = (size_t)1 << r->bits;
-    r->bucket = malloc((nb + 1) * sizeof *r->bucket);
+    *out = pts;
+    *npts = total;
+    return 0;
+}
+
+int ring_index(ring **out, const alg_point *pts, size_t n, uint64_t top)
+{
+    *out = NULL;
+    ring *r = calloc(1, sizeof *r);
+    if (!r)
+        return RINGSIM_ENOMEM;
+    r->pts = pts;
+    r->n = n;
+    /* About one bucket per point, between 2^4 and 2^16 buckets, over the
+     * top bits of a space of `width` bits. */
+    unsigned width = 1, bits = 4;
+    while (width < 64 && (top >> width) != 0)
+        width++;
+    while (bits < 16 && ((size_t)1 << bits) < n)
+        bits++;
+    if (bits > width)
+        bits = width;
+    r->shift = width - bits;
+    r->nb = (size_t)1 << bits;
+    r->bucket = malloc((r->nb + 1) * sizeof *r->bucket);
     if (!r->bucket) {
         ring_free(r);
         return RINGSIM_ENOMEM;
     }
     size_t i = 0;
-    for (size_t b = 0; b <= nb; b++) {
-        while (i < total && (r->pos[i] >> (32 - r->bits)) < b)
+    for (size_t b = 0; b <= r->nb; b++) {
+        while (i < n && (pts[i].coord >> r->shift) < b)
             i++;
         r->bucket[b] = (uint32_t)i;
     }
     *out = r;
     return 0;
-fail:
-    free(pts);
-    ring_free(r);
-    return RINGSIM_ENOMEM;
 }
 
 void ring_free(ring *r)
@@ -121,54 +115,32 @@ void ring_free(ring *r)
     if (!r)
         return;
     free(r->bucket);
-    free(r->pos);
-    free(r->node);
-    free(r->idx);
     free(r);
 }
 
 size_t ring_size(const ring *r) { return r ? r->n : 0; }
-uint32_t ring_point_pos(const ring *r, size_t i) { return r->pos[i]; }
-uint32_t ring_point_node(const ring *r, size_t i) { return r->node[i]; }
-uint32_t ring_point_index(const ring *r, size_t i) { return r->idx[i]; }
 
-long ring_successor(const ring *r, uint32_t pos)
+size_t ring_memory_bytes(const ring *r)
+{
+    return r ? sizeof *r + (r->nb + 1) * sizeof *r->bucket : 0;
+}
+
+long ring_successor(const ring *r, uint64_t c)
 {
     if (!r || r->n == 0)
         return -1;
-    /* lower_bound (first i with pos[i] >= pos) within the bucket of pos; the
-     * answer is at most the first point of the next bucket. */
-    size_t b = pos >> (32 - r->bits);
-    const uint32_t *base = r->pos + r->bucket[b];
-    size_t len = r->bucket[b + 1] - r->bucket[b];
-    if (len == 0) {
-        size_t i = r->bucket[b + 1];
-        return i == r->n ? 0 : (long)i;
+    /* The answer lies between the first point of c's bucket and the first
+     * point of the next bucket (a coordinate past the table's last bucket
+     * searches the tail). */
+    uint64_t b = c >> r->shift;
+    size_t lo, hi;
+    if (b < r->nb) {
+        lo = r->bucket[b];
+        hi = r->bucket[b + 1];
+    } else {
+        lo = r->bucket[r->nb];
+        hi = r->n;
     }
-    while (len > 1) {
-        size_t half = len / 2;
-        base = base[half - 1] < pos ? base + half : base;
-        len -= half;
-    }
-    size_t i = (size_t)(base - r->pos) + (*base < pos);
+    size_t i = alg_lower_bound(r->pts, lo, hi, c);
     return i == r->n ? 0 : (long)i;
-}
-
-long ring_owner(const ring *r, uint32_t pos)
-{
-    long i = ring_successor(r, pos);
-    return i < 0 ? -1 : (long)r->node[i];
-}
-
-void ring_arc_shares(const ring *r, double *share, size_t n)
-{
-    if (!r || r->n == 0)
-        return;
-    for (size_t i = 0; i < r->n; i++) {
-        /* Point i owns (pos[i-1], pos[i]]; point 0 wraps around from the last. */
-        uint64_t len = i ? (uint64_t)r->pos[i] - r->pos[i - 1]
-                         : (uint64_t)r->pos[0] + ((uint64_t)1 << 32) - r->pos[r->n - 1];
-        if (r->node[i] < n)
-            share[r->node[i]] += (double)len / 4294967296.0;
-    }
 }

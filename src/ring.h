@@ -1,13 +1,20 @@
 /*
- * ring.h - a consistent-hashing ring: sorted points, successor search.
+ * ring.h - the seed's points, and the successor search every ring of points
+ * answers through.
  *
  * A node with P points owns the positions of the labels "name", "name#1", ...
- * "name#(P-1)".  Points are kept sorted by (position, node name as bytes,
- * point index) -- docs/api.md's order for equal positions -- in parallel arrays so
- * that the successor search touches only a dense uint32_t array:
- *   build   O(P log P) for P points in all (one SHA-256 per point)
- *   lookup  O(log P), no allocation, no hashing
- * A ring is immutable once built; build a new one for a new topology.
+ * "name#(P-1)".  ring_points sorts them by (position, node name as bytes,
+ * point index) -- docs/api.md's order for equal positions -- into the
+ * alg_point array every layout of points shares (alg.h).
+ *
+ * A ring is an index over such an array in ring order, whatever algorithm
+ * built it (the seed's ring, ketama, nginx, Envoy's ring hash, Cassandra's
+ * tokens...): a table on the top bits of the coordinate narrows
+ * alg_successor's binary search to a bucket.
+ *   ring_points  O(P log P) for P points in all (one SHA-256 per point)
+ *   ring_index   O(P + 2^16)
+ *   successor    O(1) expected over uniform coordinates, no allocation
+ * Both are immutable once built; build new ones for a new topology.
  */
 #ifndef RINGSIM_RING_H
 #define RINGSIM_RING_H
@@ -15,42 +22,43 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "alg.h"
 #include "error.h"
 #include "hash.h"
 
 /* Room for the longest label: a 255-byte name, "#", 10 digits, NUL. */
 #define NAME_LABEL_MAX 268
 
-/* What the ring needs to know of a node.  The name is borrowed: it must
- * outlive the ring (the ring keeps the pointer for ordering only while
- * building, and for ring_point_label afterwards). */
+/* What the seed's ring needs to know of a node.  The name is borrowed for
+ * the call. */
 typedef struct ring_node {
     const char *name;
     size_t len;
     uint32_t points; /* >= 1 */
 } ring_node;
 
+/* The seed's points over nodes[0..n) in ring order: coord is the 32-bit
+ * position, node an index into nodes, index the point's number.  *out is
+ * malloc'd (free() it), *npts its length.  0 or RINGSIM_ENOMEM (*out NULL). */
+int ring_points(alg_point **out, size_t *npts, hasher *h, const ring_node *nodes, size_t n);
+
 typedef struct ring ring;
 
-/* Build a ring over nodes[0..n).  Node indexes in the ring are indexes into
- * that array.  Returns 0 or RINGSIM_ENOMEM; *out is NULL on failure. */
-int ring_build(ring **out, hasher *h, const ring_node *nodes, size_t n);
+/* An index over pts[0..n) in ring order, coordinates in [0, top].  pts is
+ * borrowed: it must outlive the ring and not change.  0 or RINGSIM_ENOMEM
+ * (*out NULL). */
+int ring_index(ring **out, const alg_point *pts, size_t n, uint64_t top);
 /* Accepts NULL. */
 void ring_free(ring *r);
 
-/* Number of points (0 for an empty ring). */
+/* Number of points (0 for an empty ring or NULL). */
 size_t ring_size(const ring *r);
-/* Index of the point that owns pos: the first point at or after pos,
- * wrapping to point 0.  -1 when the ring is empty.  Cannot fail. */
-long ring_successor(const ring *r, uint32_t pos);
-/* Position, node index and point index of point i (i < ring_size). */
-uint32_t ring_point_pos(const ring *r, size_t i);
-uint32_t ring_point_node(const ring *r, size_t i);
-uint32_t ring_point_index(const ring *r, size_t i);
-/* Owner node index of pos, -1 when empty. */
-long ring_owner(const ring *r, uint32_t pos);
-/* Add each node's share of the ring (arc lengths / 2^32) into share[n]. */
-void ring_arc_shares(const ring *r, double *share, size_t n);
+/* Index of the point that owns c: the first point at or after c, wrapping
+ * to point 0 -- alg_successor's answer.  -1 when the ring is empty.
+ * Cannot fail. */
+long ring_successor(const ring *r, uint64_t c);
+/* Bytes the index takes beyond the points it borrows. */
+size_t ring_memory_bytes(const ring *r);
 
 /* The label of point idx of a node: "name" or "name#idx".  out must hold
  * len + 12 bytes; returns the label length. */

@@ -69,6 +69,20 @@ int sim__state_copy(state *dst, const state *src)
     return 0;
 }
 
+int64_t sim_key_count(const sim *s)
+{
+    int64_t t = s->cur.unassigned;
+    for (size_t i = 0; i < s->cur.n; i++)
+        t += s->cur.nodes[i].keys;
+    return t;
+}
+
+int sim__cmp_bytes(const char *a, size_t al, const char *b, size_t bl)
+{
+    int c = memcmp(a, b, al < bl ? al : bl);
+    return c ? c : (al > bl) - (al < bl);
+}
+
 long sim__find_node(const state *x, const char *name, size_t len)
 {
     for (size_t i = 0; i < x->n; i++)

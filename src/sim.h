@@ -206,8 +206,8 @@ typedef struct sim_lookup_result {
     char sha256[65];
     const char *node; /* NULL with no node */
     size_t node_len;
-    bool stored, wrapped, has_point;
-    uint32_t point_position, point_index;
+    bool stored, has_point;
+    place_point point;           /* the point that decided, when has_point */
     place_key_info info;         /* the placement's answer */
     long prefs[PLACE_MAX_PREFS]; /* preference list (node indexes) */
     size_t nprefs;

@@ -69,14 +69,6 @@
 
 /* ---- time travel: replay the log into a private sim ---- */
 
-/* Backward steps from a view undo at most this many operations.  The
- * state before each topology change is kept this far back (in the live
- * database and in replayed views), within HISTORY_KEEP_BYTES of them (the
- * oldest go first): at 800 nodes a state is ~25 KB, so 16 MiB keep the
- * last ~650 topology changes, at 100 nodes all 4096. */
-#define HISTORY_MAX_UNDO 4096
-#define HISTORY_KEEP_BYTES (16 << 20)
-
 /* The nodes, configuration and layout state after one operation, captured
  * from a keyless replay (see sim_history_at). */
 typedef struct nodeset {
@@ -145,70 +137,11 @@ static int nodeset_take(nodeset *x, const state *st)
     return 0;
 }
 
-/* The state before topology change `op`, kept in the meta table (of the
- * live database for the last few hundred operations, and of views) so
- * that stepping back over it needs no replay: {"nodes": [[name, weight,
- * [tokens], id?]…], "config": stored form, "layout": text or null}; id is
- * the node's HAProxy id, absent when it has none. */
-#define BEFORE_PREFIX "hist_before_"
-static void before_name(char *buf, size_t size, int64_t op)
-{
-    snprintf(buf, size, BEFORE_PREFIX "%lld", (long long)op);
-}
-
-static char *nodeset_text(const state *st)
-{
-    json_t *arr = json_array();
-    json_t *cfg = place_config_json(&st->cfg, true);
-    char *layout = place_state_text(st->pl);
-    json_t *o = arr && cfg
-                    ? json_pack("{s:o, s:o, s:s?}", "nodes", arr, "config", cfg, "layout", layout)
-                    : NULL;
-    if (!o) {
-        json_decref(arr);
-        json_decref(cfg);
-    }
-    bool ok = o != NULL;
-    for (size_t i = 0; ok && i < st->n; i++) {
-        const node *x = &st->nodes[i];
-        json_t *tok = json_array();
-        for (size_t k = 0; tok && k < x->ntokens; k++)
-            if (json_array_append_new(tok, json_integer((json_int_t)x->tokens[k])))
-                ok = false;
-        json_t *e = tok ? json_pack("[s%, f, o]", x->name, x->len, x->weight, tok) : NULL;
-        if (e && x->srv_id)
-            json_array_append_new(e, json_integer((json_int_t)x->srv_id));
-        ok = ok && e && !json_array_append_new(arr, e);
-        tok = e ? NULL : tok;
-        if (!ok)
-            json_decref(tok);
-    }
-    char *text = ok ? json_dumps(o, JSON_COMPACT) : NULL;
-    json_decref(o);
-    free(layout);
-    return text;
-}
-
-int sim__keep_before(opctx *c, rs_error *err)
-{
-    if (strcmp(c->what, "add_node") != 0 && strcmp(c->what, "remove_node") != 0 &&
-        strcmp(c->what, "configure") != 0 && strcmp(c->what, "set_weight") != 0)
-        return 0; /* reset and revert are not undone */
-    char mk[48], *text = nodeset_text(&c->s->cur);
-    before_name(mk, sizeof mk, c->op);
-    int rc = text ? store_meta_set(c->s->st, mk, text, err)
-                  : rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-    free(text);
-    if (!rc)
-        rc = store_meta_delete_below(c->s->st, BEFORE_PREFIX, c->op - HISTORY_MAX_UNDO, err);
-    return rc ? rc : store_meta_trim(c->s->st, BEFORE_PREFIX, HISTORY_KEEP_BYTES, err);
-}
-
 /* 0, 1 when absent, or a negative code. */
 static int nodeset_load(sim *v, int64_t before, nodeset *x, rs_error *err)
 {
     char mk[48], *text = NULL;
-    before_name(mk, sizeof mk, before);
+    sim__before_name(mk, sizeof mk, before);
     int rc = store_meta_get(v->st, mk, &text, err);
     if (rc || !text) {
         free(text);
@@ -313,13 +246,13 @@ static int replay_op(void *ud, const store_op *o)
     if (r->keyless && keys_op)
         return 0;
     if (!keys_op && r->keep_after >= 0 && o->id > r->keep_after) {
-        char mk[48], *text = nodeset_text(&m->cur);
-        before_name(mk, sizeof mk, o->id);
+        char mk[48], *text = sim__nodeset_text(&m->cur);
+        sim__before_name(mk, sizeof mk, o->id);
         rc = text ? store_meta_set(m->st, mk, text, r->err)
                   : rs_fail(r->err, RINGSIM_ENOMEM, "out of memory");
         free(text);
         if (!rc && ++r->kept % 64 == 0)
-            rc = store_meta_trim(m->st, BEFORE_PREFIX, HISTORY_KEEP_BYTES, r->err);
+            rc = store_meta_trim(m->st, SIM_BEFORE_PREFIX, HISTORY_KEEP_BYTES, r->err);
         if (rc)
             return rc;
     }
@@ -1043,7 +976,7 @@ static int layout_cost(sim *s, const sim *have_sim, store *have, int64_t from, i
         return rc;
     }
     *cost = runs * bp;
-    if (!(rc = store_meta_oldest(have, BEFORE_PREFIX, &oldest, err)) &&
+    if (!(rc = store_meta_oldest(have, SIM_BEFORE_PREFIX, &oldest, err)) &&
         (!oldest || first < oldest) && !(rc = chain_layout_cost(s, hi, &n, err)))
         *cost += n;
     return rc;

@@ -20,7 +20,6 @@
 
 #include "hash.h"
 #include "names.h"
-#include "ring.h"
 #include "sim.h"
 
 typedef struct node {
@@ -120,6 +119,8 @@ typedef struct diff {
 } diff;
 
 /* sim.c */
+/* memcmp order of byte strings, the shorter first on a common prefix. */
+int sim__cmp_bytes(const char *a, size_t al, const char *b, size_t bl);
 /* Load the whole state again from the store (after its file was replaced). */
 int sim__reload(sim *s, rs_error *err);
 int sim__build_placement(sim *s, state *x, const placement *prev, const char *layout, rs_error *err);
@@ -149,15 +150,33 @@ char *sim__attrs_text(const node *x, bool *failed);
 int sim__attrs_parse(const char *text, node *x, rs_error *err);
 
 /* sim_ops.c */
-int sim__cmp_bytes(const char *a, size_t al, const char *b, size_t bl);
 int sim__insert_one(opctx *c, const char *k, size_t len, int64_t *inserted, rs_error *err);
 sim_str *sim__kl_strs(const keylist *l);
 int sim__retopologize_to(opctx *c, const state *old, const char *layout, rs_error *err);
 
 /* sim_history.c */
+int sim__diff_run(sim *s, store *have, store *want, const diff *d, rs_error *err);
+
+/* ---- the state before each topology change (sim_undo.c) ---- */
+
+/* Backward steps from a view undo at most this many operations.  The
+ * state before each topology change is kept this far back (in the live
+ * database and in replayed views), within HISTORY_KEEP_BYTES of them (the
+ * oldest go first): at 800 nodes a state is ~25 KB, so 16 MiB keep the
+ * last ~650 topology changes, at 100 nodes all 4096. */
+#define HISTORY_MAX_UNDO 4096
+#define HISTORY_KEEP_BYTES (16 << 20)
+
+/* The meta entries of the undo record: SIM_BEFORE_PREFIX + the operation's
+ * id.  Its text: {"nodes": [[name, weight, [tokens], id?]…], "config":
+ * stored form, "layout": text or null}; id is the node's HAProxy id,
+ * absent when it has none. */
+#define SIM_BEFORE_PREFIX "hist_before_"
+void sim__before_name(char *buf, size_t size, int64_t op);
+/* The undo record of a state (malloc'd), NULL when out of memory. */
+char *sim__nodeset_text(const state *st);
 /* Keep the state before a logged change of topology (c->s->cur) where
  * stepping back over it finds it without a replay; the oldest go. */
 int sim__keep_before(opctx *c, rs_error *err);
-int sim__diff_run(sim *s, store *have, store *want, const diff *d, rs_error *err);
 
 #endif

@@ -690,12 +690,6 @@ out:
     return rc;
 }
 
-int sim__cmp_bytes(const char *a, size_t al, const char *b, size_t bl)
-{
-    int c = memcmp(a, b, al < bl ? al : bl);
-    return c ? c : (al > bl) - (al < bl);
-}
-
 static int cmp_str_ptr(const void *x, const void *y)
 {
     const sim_str *a = *(const sim_str *const *)x, *b = *(const sim_str *const *)y;

@@ -36,14 +36,6 @@ const char *sim_node_name(const sim *s, size_t i, size_t *len)
     return s->cur.nodes[i].name;
 }
 
-int64_t sim_key_count(const sim *s)
-{
-    int64_t t = s->cur.unassigned;
-    for (size_t i = 0; i < s->cur.n; i++)
-        t += s->cur.nodes[i].keys;
-    return t;
-}
-
 void sim_key_where(sim *s, const char *key, size_t len, sim_where *out)
 {
     place_key(s->cur.pl, s->h, key, len, &out->info);
@@ -162,14 +154,7 @@ int sim_lookup(sim *s, const char *key, size_t len, sim_lookup_result *out, rs_e
         out->node_len = s->cur.nodes[o].len;
     }
     out->nprefs = place_prefs(s->cur.pl, &out->info, s->cur.cfg.replicas, out->prefs);
-    const ring *r = !strcmp(s->cur.cfg.algorithm, "ring") ? place_ring_of(s->cur.pl) : NULL;
-    long p = r ? ring_successor(r, out->position) : -1;
-    if (p >= 0) {
-        out->has_point = true;
-        out->point_position = ring_point_pos(r, (size_t)p);
-        out->point_index = ring_point_index(r, (size_t)p);
-        out->wrapped = out->position > ring_point_pos(r, ring_size(r) - 1);
-    }
+    out->has_point = place_point_of(s->cur.pl, &out->info, &out->point);
     store_key k;
     rs_error e2;
     rc = store_key_find(s->st, key, len, &k, &e2);

@@ -193,17 +193,28 @@ json_t *view_stats(sim *s, rs_error *err)
     return o ? o : nomem(err, NULL);
 }
 
+/* The point that decided a lookup, in a layout of points, as GET /api/ring
+ * draws it: its position (on [0, 2^32)), its coordinate as the algorithm
+ * writes it, its node and its number within the node; null for layouts
+ * without points. */
+static json_t *point_json(const placement *pl, const char *const *names, const sim_lookup_result *r)
+{
+    char c[24];
+    if (!r->has_point || !place_coord_str(pl, r->point.coord, c))
+        return json_null();
+    return json_pack("{s:I, s:s, s:s, s:I}", "position",
+                     (json_int_t)place_point_position(pl, r->point.coord), "coordinate", c, "node",
+                     names[r->point.node], "index", (json_int_t)r->point.index);
+}
+
 json_t *view_lookup(sim *s, const char *key, size_t len, rs_error *err)
 {
     sim_lookup_result r;
     if (sim_lookup(s, key, len, &r, err))
         return NULL;
-    json_t *point = json_null();
-    if (r.has_point)
-        point = json_pack("{s:I, s:o, s:I}", "position", (json_int_t)r.point_position, "node",
-                          str_or_null(r.node, r.node_len), "index", (json_int_t)r.point_index);
     const placement *pl = sim_placement(s);
     const char *const *names = sim_node_names(s);
+    json_t *point = point_json(pl, names, &r);
     char hash[24], coord[24];
     place_hash_str(pl, r.info.hash, hash);
     bool has_coord = r.info.has_coord && place_coord_str(pl, r.info.coord, coord);
@@ -213,8 +224,8 @@ json_t *view_lookup(sim *s, const char *key, size_t len, rs_error *err)
     json_t *o = json_pack(
         "{s:o, s:I, s:o, s:b, s:s, s:o, s:b, s:s, s:o, s:o, s:o}", "key", json_stringn(key, len),
         "position", (json_int_t)r.position, "node", str_or_null(r.node, r.node_len), "stored",
-        r.stored, "sha256", r.sha256, "point", point, "wrapped", r.wrapped, "hash", hash,
-        "coordinate", has_coord ? json_string(coord) : json_null(), "replicas",
+        r.stored, "sha256", r.sha256, "point", point, "wrapped", r.has_point && r.point.wrapped,
+        "hash", hash, "coordinate", has_coord ? json_string(coord) : json_null(), "replicas",
         reps ? reps : json_array(), "trace", place_trace_json(pl, key, len, &r.info, names));
     return o ? o : nomem(err, NULL);
 }

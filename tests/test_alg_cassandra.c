@@ -125,7 +125,7 @@ static void test_driver_simple_strategy_example(void **state)
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         uint32_t got[10];
-        size_t k = cassandra_replicas(pts, n, cassandra_owner(pts, n, cases[c].token), got,
+        size_t k = cassandra_replicas(pts, n, cassandra_lookup(pts, n, cases[c].token), got,
                                       cases[c].rf);
         assert_int_equal(k, cases[c].rf < 3 ? cases[c].rf : 3);
         for (size_t i = 0; i < k; i++)
@@ -164,7 +164,7 @@ static void test_owner_is_first_token_at_or_after(void **state)
                     want = i;
                     break;
                 }
-            assert_int_equal(cassandra_owner(pts, np, tok), want);
+            assert_int_equal(cassandra_lookup(pts, np, tok), want);
         }
         free(pts);
     }

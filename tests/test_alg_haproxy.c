@@ -150,7 +150,7 @@ static void test_points(void **state)
     assert_int_equal(per[2], 4096);
     /* Equal points: a's come first (inserted first), so a key on one goes
      * to a. */
-    size_t i = haproxy_nearest(p, n, haproxy_full_hash(7 * 4096u), NULL, NULL);
+    size_t i = haproxy_lookup(p, n, haproxy_full_hash(7 * 4096u), NULL, NULL);
     assert_int_equal(p[i].node, 0);
     free(p);
     alg_node bad[] = {{"x", 1, 257}};
@@ -211,7 +211,7 @@ static void test_nearest_and_arcs(void **state)
             /* every boundary and its neighbours belong to the arc's point */
             uint32_t probes[] = {(uint32_t)lo, a[k].hi, (uint32_t)(lo + (a[k].hi - lo) / 2)};
             for (int q = 0; q < 3; q++) {
-                size_t got = haproxy_nearest(p, n, probes[q], NULL, NULL);
+                size_t got = haproxy_lookup(p, n, probes[q], NULL, NULL);
                 CHECK(got == brute(p, n, probes[q]));
                 CHECK(p[got].node == p[a[k].point].node);
             }
@@ -219,7 +219,7 @@ static void test_nearest_and_arcs(void **state)
         }
         for (int q = 0; q < 200; q++) {
             uint32_t h = q % 2 ? rnd() : (uint32_t)p[rnd() % n].coord + rnd() % 5 - 2;
-            size_t got = haproxy_nearest(p, n, h, NULL, NULL);
+            size_t got = haproxy_lookup(p, n, h, NULL, NULL);
             CHECK(got == brute(p, n, h));
             size_t k = 0;
             while (a[k].hi < h)

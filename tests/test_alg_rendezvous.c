@@ -130,7 +130,7 @@ static void test_matches_reference(void **state)
                 assert_true(rendezvous_score(kh, st.hash[picks[i].node],
                                              st.nodes[picks[i].node].weight) == rows[i].score);
             }
-            assert_int_equal(rendezvous_owner(kh, st.nodes, st.hash, st.n), rows[0].idx);
+            assert_int_equal(rendezvous_lookup(kh, st.nodes, st.hash, st.n), rows[0].idx);
         }
     }
     print_message("%d keys checked\n", keys);
@@ -151,11 +151,11 @@ static void test_ties_by_name(void **state)
         assert_int_equal(picks[1].node, 2);
         assert_int_equal(picks[2].node, 0);
         assert_int_equal(picks[3].node, 1);
-        assert_int_equal(rendezvous_owner(kh, nodes, hash, 4), 3);
+        assert_int_equal(rendezvous_lookup(kh, nodes, hash, 4), 3);
     }
     /* A higher weight on the same hash scores higher, whatever the name. */
     nodes[1].weight = 2.5;
-    assert_int_equal(rendezvous_owner(7, nodes, hash, 4), 1);
+    assert_int_equal(rendezvous_lookup(7, nodes, hash, 4), 1);
 }
 
 /* Inverse of mix, to build the hash that makes u exactly 1. */
@@ -198,7 +198,7 @@ static void test_u_equal_one(void **state)
     double s = rendezvous_score(kh, hash[0], 1e9);
     assert_true(isinf(s) && s < 0);
     assert_true(s == ref_score(kh, hash[0], 1e9));
-    assert_int_equal(rendezvous_owner(kh, nodes, hash, 2), 1);
+    assert_int_equal(rendezvous_lookup(kh, nodes, hash, 2), 1);
     rendezvous_pick picks[2];
     assert_int_equal(rendezvous_top(kh, nodes, hash, 2, picks, 2), 2);
     assert_int_equal(picks[1].node, 0);
@@ -219,7 +219,7 @@ static void test_weights_honoured(void **state)
     unsigned count[4] = {0};
     uint64_t seed = 4, s = seed;
     for (int i = 0; i < K; i++)
-        count[rendezvous_owner(rng_next(&s), nodes, hash, 4)]++;
+        count[rendezvous_lookup(rng_next(&s), nodes, hash, 4)]++;
     for (int i = 0; i < 4; i++) {
         double p = nodes[i].weight / 10, sigma = sqrt(K * p * (1 - p));
         if (fabs(count[i] - K * p) > 6 * sigma)
@@ -254,8 +254,8 @@ static void test_minimal_disruption(void **state)
             }
         for (int k = 0; k < 500; k++) {
             uint64_t kh = rng_next(&s);
-            int32_t full = rendezvous_owner(kh, st.nodes, st.hash, st.n);
-            int32_t part = rendezvous_owner(kh, less, lhash, m);
+            int32_t full = rendezvous_lookup(kh, st.nodes, st.hash, st.n);
+            int32_t part = rendezvous_lookup(kh, less, lhash, m);
             /* read as a removal of `gone`, or as its addition */
             if (full != (int32_t)gone)
                 assert_int_equal(map[part], full);
@@ -268,7 +268,7 @@ static void test_empty(void **state)
 {
     (void)state;
     rendezvous_pick p[1];
-    assert_int_equal(rendezvous_owner(1, NULL, NULL, 0), -1);
+    assert_int_equal(rendezvous_lookup(1, NULL, NULL, 0), -1);
     assert_int_equal(rendezvous_top(1, NULL, NULL, 0, p, 1), 0);
     alg_node one = {"a", 1, 1};
     uint64_t hh = 5;

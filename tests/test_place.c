@@ -82,6 +82,9 @@ static void capture(sim *s, owners *o)
 static void verify(sim *s, owners *o)
 {
     rs_error err;
+    json_t *lay = place_layout_json(sim_placement(s), sim_node_names(s));
+    bool has_points = json_array_size(json_object_get(lay, "points")) > 0;
+    json_decref(lay);
     char key[16];
     uint32_t r = sim_config(s)->replicas;
     for (int i = 0; i < NKEYS; i++) {
@@ -99,6 +102,10 @@ static void verify(sim *s, owners *o)
         for (size_t a = 0; a < lr.nprefs; a++)
             for (size_t b = a + 1; b < lr.nprefs; b++)
                 CHECK(lr.prefs[a] != lr.prefs[b]);
+        /* A layout of points names the point that decided, whatever the
+         * algorithm; tables and owner functions name none. */
+        CHECK(lr.has_point == has_points);
+        CHECK(!lr.has_point || lr.point.node == lr.info.owner);
     }
     int64_t problems;
     char report[512];
@@ -323,10 +330,69 @@ static void test_refusals(void **state)
     sim_close(s);
 }
 
+/* Lookup under ketama and every other ring (issue 15): the point that
+ * decided is answered as under the seed's ring -- the first point of the
+ * drawn layout at or after the key's coordinate, wrapping -- with its
+ * coordinate and node. */
+static void test_lookup_point_every_ring(void **state)
+{
+    (void)state;
+    const char *algs[] = {"ketama", "nginx", "ring", "envoy-ring", "cassandra"};
+    for (size_t a = 0; a < sizeof algs / sizeof *algs; a++) {
+        sim *s;
+        rs_error err;
+        int64_t op;
+        assert_int_equal(sim_open(&s, ":memory:", &err), 0);
+        place_config cfg;
+        place_config_default(&cfg);
+        snprintf(cfg.algorithm, sizeof cfg.algorithm, "%s", algs[a]);
+        assert_int_equal(sim_configure(s, &cfg, &op, &err), 0);
+        char nm[32];
+        for (int i = 0; i < 3; i++) {
+            node_name(nm, sizeof nm, i);
+            assert_int_equal(sim_add_node(s, nm, strlen(nm), 1, &op, &err), 0);
+        }
+        json_t *lay = place_layout_json(sim_placement(s), sim_node_names(s));
+        json_t *pts = json_object_get(lay, "points");
+        assert_true(json_array_size(pts) > 0);
+        bool sgn = !strcmp(algs[a], "cassandra"); /* signed tokens */
+        for (int k = 0; k < 300; k++) {
+            char key[16], kc[24], pc[24];
+            snprintf(key, sizeof key, "u-%d", k);
+            sim_lookup_result lr;
+            assert_int_equal(sim_lookup(s, key, strlen(key), &lr, &err), 0);
+            assert_true(lr.has_point);
+            assert_true(place_coord_str(sim_placement(s), lr.info.coord, kc));
+            assert_true(place_coord_str(sim_placement(s), lr.point.coord, pc));
+            long long kv = strtoll(kc, NULL, 10);
+            unsigned long long ku = strtoull(kc, NULL, 10);
+            size_t want = 0;
+            for (size_t i = 0; i < json_array_size(pts); i++) {
+                const char *c =
+                    json_string_value(json_object_get(json_array_get(pts, i), "coordinate"));
+                if (sgn ? strtoll(c, NULL, 10) >= kv : strtoull(c, NULL, 10) >= ku) {
+                    want = i;
+                    break;
+                }
+            }
+            json_t *w = json_array_get(pts, want);
+            assert_string_equal(pc, json_string_value(json_object_get(w, "coordinate")));
+            assert_int_equal(place_point_position(sim_placement(s), lr.point.coord),
+                             json_integer_value(json_object_get(w, "position")));
+            assert_string_equal(sim_node_names(s)[lr.point.node],
+                                json_string_value(json_object_get(w, "node")));
+            assert_int_equal(lr.point.node, lr.info.owner);
+        }
+        json_decref(lay);
+        sim_close(s);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_algorithm),
+        cmocka_unit_test(test_lookup_point_every_ring),
         cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -55,6 +55,22 @@ static long brute_owner(const pt *pts, size_t n, uint32_t p, char names[][16])
     return best ? (long)best->node : -1;
 }
 
+/* The seed's points over rn and the index over them; *pts malloc'd. */
+static ring *seed_ring(hasher *h, const ring_node *rn, size_t n, alg_point **pts, size_t *npts)
+{
+    ring *r = NULL;
+    assert_int_equal(ring_points(pts, npts, h, rn, n), 0);
+    assert_int_equal(ring_index(&r, *pts, *npts, UINT32_MAX), 0);
+    return r;
+}
+
+/* The owner of p on the ring, -1 when empty. */
+static long owner_of(const ring *r, const alg_point *pts, uint32_t p)
+{
+    long i = ring_successor(r, p);
+    return i < 0 ? -1 : (long)pts[i].node;
+}
+
 static void build(size_t nodes, uint32_t points, char names[][16], ring_node *rn, pt *pts,
                   hasher *h, size_t *npts)
 {
@@ -82,16 +98,20 @@ static void test_successor_matches_brute_force(void **state)
         size_t nodes = 1 + rnd() % 40, npts;
         uint32_t points = 1 + rnd() % 8;
         build(nodes, points, names, rn, pts, h, &npts);
-        ring *r;
-        assert_int_equal(ring_build(&r, h, rn, nodes), 0);
+        alg_point *ap;
+        size_t nap;
+        ring *r = seed_ring(h, rn, nodes, &ap, &nap);
         assert_int_equal(ring_size(r), npts);
+        assert_int_equal(nap, npts);
         for (int q = 0; q < 50; q++) {
             uint32_t p = q == 0 ? 0 : q == 1 ? UINT32_MAX : rnd();
             if (q == 2) /* exactly on a point */
                 p = pts[rnd() % npts].pos;
-            assert_int_equal(ring_owner(r, p), brute_owner(pts, npts, p, names));
+            assert_int_equal(owner_of(r, ap, p), brute_owner(pts, npts, p, names));
+            assert_int_equal(ring_successor(r, p), (long)alg_successor(ap, nap, p));
         }
         ring_free(r);
+        free(ap);
     }
     hasher_free(h);
 }
@@ -100,12 +120,14 @@ static void test_empty_ring(void **state)
 {
     (void)state;
     hasher *h = hasher_new();
-    ring *r;
-    assert_int_equal(ring_build(&r, h, NULL, 0), 0);
+    alg_point *ap;
+    size_t nap;
+    ring *r = seed_ring(h, NULL, 0, &ap, &nap);
     assert_int_equal(ring_size(r), 0);
-    assert_int_equal(ring_owner(r, 12345), -1);
+    assert_int_equal(owner_of(r, ap, 12345), -1);
     ring_free(r);
     ring_free(NULL);
+    free(ap);
     hasher_free(h);
 }
 
@@ -122,23 +144,25 @@ static void test_equal_positions_order(void **state)
         snprintf(names[i], 16, "node-%u", (unsigned)(i % 10000));
         rn[i] = (ring_node){names[i], strlen(names[i]), P};
     }
-    ring *r;
-    assert_int_equal(ring_build(&r, h, rn, N), 0);
+    alg_point *ap;
+    size_t nap;
+    ring *r = seed_ring(h, rn, N, &ap, &nap);
     size_t ties = 0;
     for (size_t i = 1; i < ring_size(r); i++) {
-        uint32_t a = ring_point_pos(r, i - 1), b = ring_point_pos(r, i);
+        uint32_t a = (uint32_t)ap[i - 1].coord, b = (uint32_t)ap[i].coord;
         assert_true(a <= b);
         if (a != b)
             continue;
         ties++;
-        pt x = {a, ring_point_node(r, i - 1), ring_point_index(r, i - 1)};
-        pt y = {b, ring_point_node(r, i), ring_point_index(r, i)};
+        pt x = {a, ap[i - 1].node, ap[i - 1].index};
+        pt y = {b, ap[i].node, ap[i].index};
         assert_true(before(&x, &y, names));
         /* The first in order owns the position. */
         assert_int_equal(ring_successor(r, a), (long)(i - 1));
     }
     assert_true(ties >= 1);
     ring_free(r);
+    free(ap);
     hasher_free(h);
 }
 
@@ -161,7 +185,11 @@ static void test_arc_shares(void **state)
     double sh[3];
     place_shares(p, sh, 3);
     assert_true(sh[0] + sh[1] + sh[2] > 0.999999999 && sh[0] + sh[1] + sh[2] < 1.000000001);
-    assert_int_equal(ring_size(place_ring_of(p)), 50 + 100 + 25);
+    assert_int_equal(place_layout_points(&cfg, three, 3), 50 + 100 + 25);
+    uint64_t npts = 0;
+    for (size_t i = 0; i < 3; i++)
+        npts += place_node_size(p, i);
+    assert_int_equal(npts, 50 + 100 + 25);
     place_free(p);
     hasher_free(h);
 }

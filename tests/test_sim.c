@@ -801,22 +801,20 @@ static void *build_rings(void *arg)
     builder *b = arg;
     hasher *h = hasher_new();
     for (int r = 0; r < b->rounds && h; r++) {
-        ring *g;
-        if (ring_build(&g, h, b->nodes, 2)) {
+        alg_point *g;
+        if (ring_points(&g, &b->n, h, b->nodes, 2)) {
             b->failed = 1;
             break;
         }
-        b->n = ring_size(g);
         b->ties = 0;
         for (size_t i = 0; i < b->n; i++) {
-            b->ties += i && ring_point_pos(g, i) == ring_point_pos(g, i - 1) &&
-                       ring_point_node(g, i) != ring_point_node(g, i - 1);
-            uint32_t v = (uint32_t)b->nodes[ring_point_node(g, i)].name[0];
+            b->ties += i && g[i].coord == g[i - 1].coord && g[i].node != g[i - 1].node;
+            uint32_t v = (uint32_t)b->nodes[g[i].node].name[0];
             if (r && b->owner[i] != v)
                 b->failed = 1; /* a round sorted differently */
             b->owner[i] = v;
         }
-        ring_free(g);
+        free(g);
     }
     hasher_free(h);
     return NULL;

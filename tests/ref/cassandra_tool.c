@@ -100,7 +100,7 @@ int main(void)
                 return 2;
             size_t r = strtoul(p, NULL, 10);
             int64_t tok = cassandra_token(key, (size_t)len);
-            size_t got = cassandra_replicas(pts, npts, cassandra_owner(pts, npts, tok), reps,
+            size_t got = cassandra_replicas(pts, npts, cassandra_lookup(pts, npts, tok), reps,
                                             r > MAXN ? MAXN : r);
             printf("%" PRId64, tok);
             for (size_t i = 0; i < got; i++)

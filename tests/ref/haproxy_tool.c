@@ -75,7 +75,7 @@ int main(void)
             puts("-");
             continue;
         }
-        size_t k = haproxy_nearest(pts, np, haproxy_key_hash(line, (size_t)len), NULL, NULL);
+        size_t k = haproxy_lookup(pts, np, haproxy_key_hash(line, (size_t)len), NULL, NULL);
         puts(names[pts[k].node]);
     }
     rc = fflush(stdout) == 0 ? 0 : 1;

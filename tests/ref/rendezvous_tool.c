@@ -56,7 +56,7 @@ int main(void)
             size_t r = strtoul(p, NULL, 10);
             uint64_t kh = hash_sha64(h, key, (size_t)len);
             size_t got = rendezvous_top(kh, nodes, hashes, n, picks, r > MAXN ? MAXN : r);
-            int32_t owner = rendezvous_owner(kh, nodes, hashes, n);
+            int32_t owner = rendezvous_lookup(kh, nodes, hashes, n);
             if (got && (int32_t)picks[0].node != owner)
                 return 3; /* the two entry points disagree */
             for (size_t i = 0; i < got; i++)

@@ -1,0 +1,71 @@
+/*
+ * sim_undo.c - the state before each topology change, the record that lets
+ * history step back over it without a replay.  Written when an operation
+ * commits (sim__op_commit in sim.c), read when a view of the past steps
+ * back (sim_history.c), so it stands below both: it knows the state and
+ * the store, and nothing of operations or history.
+ */
+#define _GNU_SOURCE /* strndup */
+#include "sim_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The state before topology change `op`, kept in the meta table (of the
+ * live database for the last few hundred operations, and of views) so
+ * that stepping back over it needs no replay: {"nodes": [[name, weight,
+ * [tokens], id?]…], "config": stored form, "layout": text or null}; id is
+ * the node's HAProxy id, absent when it has none. */
+void sim__before_name(char *buf, size_t size, int64_t op)
+{
+    snprintf(buf, size, SIM_BEFORE_PREFIX "%lld", (long long)op);
+}
+
+char *sim__nodeset_text(const state *st)
+{
+    json_t *arr = json_array();
+    json_t *cfg = place_config_json(&st->cfg, true);
+    char *layout = place_state_text(st->pl);
+    json_t *o = arr && cfg
+                    ? json_pack("{s:o, s:o, s:s?}", "nodes", arr, "config", cfg, "layout", layout)
+                    : NULL;
+    if (!o) {
+        json_decref(arr);
+        json_decref(cfg);
+    }
+    bool ok = o != NULL;
+    for (size_t i = 0; ok && i < st->n; i++) {
+        const node *x = &st->nodes[i];
+        json_t *tok = json_array();
+        for (size_t k = 0; tok && k < x->ntokens; k++)
+            if (json_array_append_new(tok, json_integer((json_int_t)x->tokens[k])))
+                ok = false;
+        json_t *e = tok ? json_pack("[s%, f, o]", x->name, x->len, x->weight, tok) : NULL;
+        if (e && x->srv_id)
+            json_array_append_new(e, json_integer((json_int_t)x->srv_id));
+        ok = ok && e && !json_array_append_new(arr, e);
+        tok = e ? NULL : tok;
+        if (!ok)
+            json_decref(tok);
+    }
+    char *text = ok ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    free(layout);
+    return text;
+}
+
+int sim__keep_before(opctx *c, rs_error *err)
+{
+    if (strcmp(c->what, "add_node") != 0 && strcmp(c->what, "remove_node") != 0 &&
+        strcmp(c->what, "configure") != 0 && strcmp(c->what, "set_weight") != 0)
+        return 0; /* reset and revert are not undone */
+    char mk[48], *text = sim__nodeset_text(&c->s->cur);
+    sim__before_name(mk, sizeof mk, c->op);
+    int rc = text ? store_meta_set(c->s->st, mk, text, err)
+                  : rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    free(text);
+    if (!rc)
+        rc = store_meta_delete_below(c->s->st, SIM_BEFORE_PREFIX, c->op - HISTORY_MAX_UNDO, err);
+    return rc ? rc : store_meta_trim(c->s->st, SIM_BEFORE_PREFIX, HISTORY_KEEP_BYTES, err);
+}
