@@ -130,6 +130,8 @@ static const route routes[] = {
     {"scenarios/x", API_POST, API_WORKER, true},
     {"export/x", API_GET, API_READER, false},
     {"theory", API_GET, API_READER, false},
+    /* the difference between two states may compare them whole (time travel) */
+    {"diff", API_GET, API_READER, false},
 };
 
 static bool path_matches(const api_request *r, const char *path)
@@ -583,6 +585,23 @@ static int get_operation(sim *s, const api_request *r, json_t **out, rs_error *e
     return *out ? 200 : err->code;
 }
 
+/* GET /api/diff?from=A&to=B[&offset=&limit=] (docs/api.md v3): both ids
+ * required; past the last operation is 404 (the engine says so). */
+static int get_diff(sim *s, sim_history *h, const api_request *r, json_t **out, rs_error *err)
+{
+    int64_t from, to, offset, limit;
+    int rc = 0;
+    if (!param(r, "from") || !param(r, "to"))
+        return rs_fail(err, RINGSIM_EPARAM, "from and to are required: /api/diff?from=A&to=B");
+    if ((rc = int_param(r, "from", 0, INT64_MAX, 0, &from, err)) ||
+        (rc = int_param(r, "to", 0, INT64_MAX, 0, &to, err)) ||
+        (rc = int_param(r, "offset", 0, INT64_MAX, 0, &offset, err)) ||
+        (rc = int_param(r, "limit", 1, 1000, 1000, &limit, err)))
+        return rc;
+    *out = view_diff(s, h, from, to, offset, limit, err);
+    return *out ? 200 : err->code;
+}
+
 /* POST /api/scenarios/run {"text", "name"?, "check"?}: run a scenario (or,
  * with check, only parse it) and answer its report; a syntax error is 400
  * invalid_parameter naming the line. */
@@ -912,6 +931,8 @@ void api_respond(sim *s, api_cache *cache, const api_request *r, api_answer *a)
      * the export reads the log for itself. */
     const api_param *at = seg_is(r, 0, "operations") || seg_is(r, 0, "export") ? NULL
                                                                                : param(r, "at");
+    if (seg_is(r, 0, "diff")) /* between two states of its own: from= and to= */
+        at = NULL;
     if (!rc && at && r->method != API_GET && r->method != API_HEAD)
         rc = rs_fail(&err, RINGSIM_EPARAM, "at= is for reading the past; it cannot change it");
     if (!rc && at) {
@@ -921,7 +942,9 @@ void api_respond(sim *s, api_cache *cache, const api_request *r, api_answer *a)
         if (!rc)
             rc = sim_history_at(s, &cache->h, id, &target, &err);
     }
-    if (!rc)
+    if (!rc && seg_is(r, 0, "diff"))
+        rc = get_diff(s, &cache->h, r, &out, &err);
+    else if (!rc)
         rc = dispatch(target, r, &out, a, &err);
     if (rc == 200 && csv && out && !a->file) {
         a->text = csv_from_rows(json_object_get(out, csv_rows(r)), &a->text_len);

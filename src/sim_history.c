@@ -642,8 +642,42 @@ static int adopt_nodes(opctx *c, const node *tn, size_t tn_n, const place_config
     return rc;
 }
 
+/* Revert by the log (sim_diff.c): the keys to drop and to bring back from
+ * the log's records of (to, last], and the nodes, configuration and layout
+ * after `to` from the state kept before the first topology change since
+ * (sim__keep_before; the live one when there is none, a keyless replay of
+ * the log's nodes when it is no longer kept).  Costs what the operations
+ * undone changed.  RINGSIM_EPARAM (nothing found) when the log cannot say:
+ * a reset or revert in between, an insert that skipped keys. */
+static int revert_by_log(sim *s, int64_t to, keypair *kp, nodeset *x, rs_error *err)
+{
+    int64_t last = 0, count, runs, first;
+    sim *bare = NULL;
+    int rc = check_at(s, to, &last, err);
+    if (!rc && s->at_op != last)
+        rc = rs_fail(err, RINGSIM_EPARAM, "the state in memory is not the last");
+    if (!rc)
+        rc = sim__compose_keys(s, to, last, &kp->gone, &kp->fresh, err);
+    if (!rc)
+        rc = store_ops_topology(s->st, to, last, &count, &runs, &first, err);
+    if (rc)
+        return rc;
+    x->after = to;
+    if (!first)
+        return nodeset_take(x, &s->cur) ? rs_fail(err, RINGSIM_ENOMEM, "out of memory") : 0;
+    int g = nodeset_load(s, first, x, err);
+    if (g <= 0)
+        return g;
+    if (!(rc = replay_to(s, first, true, x, 1, &bare, err)) && !x->got)
+        rc = rs_fail(err, RINGSIM_EDB, "no state after operation %lld", (long long)to);
+    sim_close(bare);
+    return rc;
+}
+
 int sim_revert(sim *s, int64_t to, int64_t *op, rs_error *err)
 {
+    nodeset target = {0};
+    bool by_log = false;
     sim *snap = NULL;
     sim_history past = SIM_HISTORY_INIT; /* owns snap */
     keypair kp;
@@ -656,11 +690,25 @@ int sim_revert(sim *s, int64_t to, int64_t *op, rs_error *err)
     /* Refuse a read-only database before replaying the log for nothing. */
     if (!rc && sim_read_only(s))
         rc = store_begin(s->st, err);
-    /* The state to go back to, the cheapest way: usually a copy of this
-     * database with the operations since undone, not a replay. */
-    if (!rc)
+    /* What to drop, bring back and adopt: from the log where it says
+     * (sim_diff.c), else by comparing with the state to go back to, moved
+     * there the cheapest way (a copy of this database with the operations
+     * since undone, a checkpoint, a replay). */
+    if (!rc) {
+        rs_error e2;
+        int g = revert_by_log(s, to, &kp, &target, &e2);
+        by_log = g == 0;
+        if (g && g != RINGSIM_EPARAM)
+            rc = rs_fail(err, g, "%s", e2.msg);
+        if (g) {
+            nodeset_clear(&target);
+            sim__kl_free(gone);
+            sim__kl_free(fresh);
+        }
+    }
+    if (!rc && !by_log)
         rc = sim_history_at(s, &past, to, &snap, err);
-    if (!rc && snap == s) /* to the last operation: a state apart to compare */
+    if (!rc && !by_log && snap == s) /* to the last operation: a state apart to compare */
         snap = (rc = sim_at(s, to, &past.view, err)) ? NULL : past.view;
     if (rc)
         goto out;
@@ -675,15 +723,19 @@ int sim_revert(sim *s, int64_t to, int64_t *op, rs_error *err)
     /* Only the differences are held in memory. */
     diff d = {kp_gone, kp_fresh, NULL, &kp};
     if ((rc = sim__progress(s, "revert", 0, 4, err)) ||
-        (rc = sim__diff_run(s, s->st, snap->st, &d, err)) ||
+        (!by_log && (rc = sim__diff_run(s, s->st, snap->st, &d, err))) ||
         (rc = sim__progress(s, "revert", 1, 4, err)))
         goto abort;
     /* 1. Keys that did not exist then go (deletions are not moves). */
     for (size_t i = 0; i < gone->n && !rc; i++) {
         const klent *e = &gone->v[i];
         int deleted;
-        rc = store_key_delete(s->st, gone->buf + e->off, e->len, &deleted, err);
-        sim__count_owner(&c.next, e->node, -1);
+        store_key k = {.node = e->node};
+        if (by_log) /* the log names the key, the table its owner */
+            rc = store_key_find(s->st, gone->buf + e->off, e->len, &k, err);
+        if (!rc)
+            rc = store_key_delete(s->st, gone->buf + e->off, e->len, &deleted, err);
+        sim__count_owner(&c.next, k.node, -1);
         if (!rc && i % PROGRESS_EVERY == PROGRESS_EVERY - 1)
             rc = sim__poll(s, err);
     }
@@ -691,7 +743,9 @@ int sim_revert(sim *s, int64_t to, int64_t *op, rs_error *err)
         rc = sim__progress(s, "revert", 2, 4, err);
     /* 2. Nodes and configuration as they were; the keys whose owner changes
      * move.  Nodes that exist in both keep their id and counter. */
-    if (!rc) {
+    if (!rc && by_log) {
+        rc = adopt_nodes(&c, target.nodes, target.n, &target.cfg, target.layout, err);
+    } else if (!rc) {
         char *layout = place_state_text(snap->cur.pl);
         rc = adopt_nodes(&c, snap->cur.nodes, snap->cur.n, &snap->cur.cfg, layout, err);
         free(layout);
@@ -714,6 +768,7 @@ int sim_revert(sim *s, int64_t to, int64_t *op, rs_error *err)
 abort:
     sim__op_abort(&c);
 out:
+    nodeset_clear(&target);
     sim__kl_free(gone);
     sim__kl_free(fresh);
     sim_history_clear(&past);

@@ -160,4 +160,12 @@ int sim__retopologize_to(opctx *c, const state *old, const char *layout, rs_erro
 int sim__keep_before(opctx *c, rs_error *err);
 int sim__diff_run(sim *s, store *have, store *want, const diff *d, rs_error *err);
 
+/* sim_diff.c */
+/* The keys that exist after hi and not after lo (gone) and after lo and
+ * not after hi (fresh), lo < hi, from the log's records of (lo, hi]:
+ * RINGSIM_EPARAM when the log cannot say (a reset or revert in between, an
+ * insert that skipped keys, an operation of another kind). */
+int sim__compose_keys(sim *s, int64_t lo, int64_t hi, keylist *gone, keylist *fresh,
+                      rs_error *err);
+
 #endif

@@ -1,0 +1,753 @@
+/*
+ * sim_diff.c - the difference between the states after two operations
+ * (docs/api.md v3, GET /api/diff), and the composition of the log that
+ * revert shares.
+ *
+ * The idea: the log already says what every operation changed -- a
+ * topology change records each key it moved (moves: key, from, to), an
+ * insert or delete its keys (op_keys, or a generate's prefix/start/count).
+ * Between two states with no reset or revert in between, the difference is
+ * those records composed key by key: a key's first `from` and last `to`
+ * (moved back where it was: not moved), inserted then deleted: nothing,
+ * deleted then inserted again: there in both.  That costs what the
+ * operations in between changed (store_ops_work), not what is stored.
+ *
+ * A few keys the log leaves open are looked up in the state at that end,
+ * one lookup each: a key deleted and inserted again (the log does not keep
+ * its owner at the start; at the end, the live state or a view has it),
+ * and the keys of an insert that skipped some already there (whether each
+ * was there is not recorded).  Only where the log cannot say at all -- a
+ * reset or revert between the two (neither records the keys it dropped or
+ * brought back), an operation of a kind this file does not compose -- are
+ * the two states compared whole, key by key (sim_history_at for each, then
+ * one merge by key bytes): O(keys).  sim_diff.how says which was done.
+ *
+ * Memory: one entry per key touched in between (the log's keys, interned
+ * once), and the page of moves asked for.
+ */
+#define _GNU_SOURCE /* strndup */
+#include "sim_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- a set of byte strings with two ends each ---- */
+
+/* An owner: a name's index, or one of these. */
+#define OWNER_NONE (-1)    /* no node (null) */
+#define OWNER_UNKNOWN (-2) /* the log does not say: look at that end's state */
+
+typedef struct cent {
+    size_t off;
+    uint32_t len, hash;
+    int32_t s_owner, e_owner; /* at the start and at the end */
+    uint8_t s_exists, e_exists;
+} cent;
+
+typedef struct cset {
+    char *buf;
+    size_t used, cap;
+    cent *v;
+    size_t n, vcap;
+    uint32_t *slot; /* index + 1, 0 = empty; size nslot (a power of two) */
+    size_t nslot;
+} cset;
+
+static uint32_t hash_bytes(const char *p, size_t n)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)p[i]) * 16777619u;
+    return h;
+}
+
+static void cset_free(cset *c)
+{
+    free(c->buf);
+    free(c->v);
+    free(c->slot);
+    memset(c, 0, sizeof *c);
+}
+
+static int cset_grow(cset *c)
+{
+    size_t ns = c->nslot ? c->nslot * 2 : 1024;
+    uint32_t *sl = calloc(ns, sizeof *sl);
+    if (!sl)
+        return RINGSIM_ENOMEM;
+    for (size_t i = 0; i < c->n; i++) {
+        size_t j = c->v[i].hash & (ns - 1);
+        while (sl[j])
+            j = (j + 1) & (ns - 1);
+        sl[j] = (uint32_t)i + 1;
+    }
+    free(c->slot);
+    c->slot = sl;
+    c->nslot = ns;
+    return 0;
+}
+
+/* The entry of k, added (both ends unset) when new: *fresh says so.  NULL
+ * when out of memory. */
+static cent *cset_get(cset *c, const char *k, size_t len, bool *fresh)
+{
+    uint32_t h = hash_bytes(k, len);
+    *fresh = false;
+    if (c->nslot) {
+        for (size_t j = h & (c->nslot - 1); c->slot[j]; j = (j + 1) & (c->nslot - 1)) {
+            cent *e = &c->v[c->slot[j] - 1];
+            if (e->hash == h && e->len == len && memcmp(c->buf + e->off, k, len) == 0)
+                return e;
+        }
+    }
+    if ((c->n + 1) * 2 > c->nslot && cset_grow(c))
+        return NULL;
+    if (c->used + len > c->cap) {
+        size_t cap = c->cap ? c->cap * 2 : 65536;
+        while (cap < c->used + len)
+            cap *= 2;
+        char *b = realloc(c->buf, cap);
+        if (!b)
+            return NULL;
+        c->buf = b;
+        c->cap = cap;
+    }
+    if (c->n == c->vcap) {
+        size_t cap = c->vcap ? c->vcap * 2 : 1024;
+        cent *v = realloc(c->v, cap * sizeof *v);
+        if (!v)
+            return NULL;
+        c->v = v;
+        c->vcap = cap;
+    }
+    memcpy(c->buf + c->used, k, len);
+    cent *e = &c->v[c->n];
+    *e = (cent){c->used, (uint32_t)len, h, OWNER_NONE, OWNER_NONE, 0, 0};
+    c->used += len;
+    size_t j = h & (c->nslot - 1);
+    while (c->slot[j])
+        j = (j + 1) & (c->nslot - 1);
+    c->slot[j] = (uint32_t)++c->n;
+    *fresh = true;
+    return e;
+}
+
+static const char *cset_str(const cset *c, const cent *e) { return c->buf + e->off; }
+
+/* ---- composing the log ---- */
+
+/* What the operations (lo, hi] changed: keys and nodes with their state
+ * at lo (start) and at hi (end); names interned in `names`. */
+typedef struct compose {
+    cset keys, nodes, names;
+    int32_t last_from, last_to; /* the names of the last move (a run of them) */
+    char last_from_s[NAME_BUF], last_to_s[NAME_BUF];
+    bool have_last;
+    int64_t events;
+    sim *s;
+    rs_error *err;
+} compose;
+
+/* EV_INSERT_MAYBE: an insert of an operation that skipped keys already
+ * there -- which ones the log does not say. */
+enum { EV_MOVE, EV_INSERT, EV_DELETE, EV_INSERT_MAYBE };
+
+/* s_exists: not known from the log (its first event an EV_INSERT_MAYBE). */
+#define EXISTS_UNKNOWN 2
+
+static int32_t intern(compose *c, const char *name)
+{
+    if (!name)
+        return OWNER_NONE;
+    bool fresh;
+    cent *e = cset_get(&c->names, name, strlen(name), &fresh);
+    return e ? (int32_t)(e - c->names.v) : -3;
+}
+
+/* One event of a key (or, in c->nodes, of a node: EV_INSERT = added,
+ * EV_DELETE = removed), in log order. */
+static int event(compose *c, cset *set, const char *k, size_t len, int kind, int32_t from,
+                 int32_t to)
+{
+    bool fresh;
+    cent *e = cset_get(set, k, len, &fresh);
+    if (!e)
+        return rs_fail(c->err, RINGSIM_ENOMEM, "out of memory");
+    bool insert = kind == EV_INSERT || kind == EV_INSERT_MAYBE;
+    if (fresh) { /* what the first event says of the start */
+        e->s_exists = kind == EV_INSERT_MAYBE ? EXISTS_UNKNOWN : !insert;
+        e->s_owner = kind == EV_MOVE ? from : kind == EV_INSERT ? OWNER_NONE : OWNER_UNKNOWN;
+    } else if (insert && e->e_exists) {
+        return 0; /* there already: the insert skipped it, nothing changes */
+    }
+    /* An inserted key's owner is the placement's of the moment; whether it
+     * was there or not, it has that owner after the insert. */
+    e->e_exists = kind != EV_DELETE;
+    e->e_owner = kind == EV_MOVE ? to : insert ? OWNER_UNKNOWN : OWNER_NONE;
+    if (++c->events % PROGRESS_EVERY == 0)
+        return sim__poll(c->s, c->err);
+    return 0;
+}
+
+static int on_move(void *ud, const char *key, const char *from, const char *to)
+{
+    compose *c = ud;
+    /* A topology change moves ranges: runs of the same pair of names. */
+    bool same = c->have_last && (from ? c->last_from >= 0 && !strcmp(from, c->last_from_s)
+                                      : c->last_from == OWNER_NONE) &&
+                (to ? c->last_to >= 0 && !strcmp(to, c->last_to_s) : c->last_to == OWNER_NONE);
+    if (!same) {
+        c->last_from = intern(c, from);
+        c->last_to = intern(c, to);
+        if (c->last_from == -3 || c->last_to == -3)
+            return rs_fail(c->err, RINGSIM_ENOMEM, "out of memory");
+        snprintf(c->last_from_s, sizeof c->last_from_s, "%s", from ? from : "");
+        snprintf(c->last_to_s, sizeof c->last_to_s, "%s", to ? to : "");
+        c->have_last = true;
+    }
+    return event(c, &c->keys, key, strlen(key), EV_MOVE, c->last_from, c->last_to);
+}
+
+typedef struct keys_ev {
+    compose *c;
+    int kind;
+} keys_ev;
+
+static int on_key(void *ud, const char *k, size_t len)
+{
+    keys_ev *x = ud;
+    return event(x->c, &x->c->keys, k, len, x->kind, OWNER_NONE, OWNER_NONE);
+}
+
+static int compose_op(void *ud, const store_op *o)
+{
+    compose *c = ud;
+    sim *s = c->s;
+    int64_t total = 0;
+    const char *t = o->type;
+    bool topo = !strcmp(t, "add_node") || !strcmp(t, "remove_node") || !strcmp(t, "configure") ||
+                !strcmp(t, "set_weight");
+    bool ins = !strcmp(t, "insert_keys"), del = !strcmp(t, "delete_keys");
+    if (!topo && !ins && !del) /* reset, revert, or a kind the log composition does not know */
+        return rs_fail(c->err, RINGSIM_EPARAM, "operation %lld (%s) is not composed",
+                       (long long)o->id, t);
+    if (topo) {
+        c->have_last = false;
+        int rc = store_moves_page(s->st, o->id, 0, -1, &total, on_move, c, c->err);
+        if (rc || (strcmp(t, "add_node") && strcmp(t, "remove_node")))
+            return rc;
+        json_t *p = json_loads(o->params, 0, NULL), *nm = json_object_get(p, "name");
+        rc = json_is_string(nm) ? event(c, &c->nodes, json_string_value(nm), json_string_length(nm),
+                                        t[0] == 'a' ? EV_INSERT : EV_DELETE, OWNER_NONE, OWNER_NONE)
+                                : rs_fail(c->err, RINGSIM_EDB,
+                                          "operation %lld has unreadable parameters",
+                                          (long long)o->id);
+        json_decref(p);
+        return rc;
+    }
+    /* Which keys an insert that skipped some found there is not recorded
+     * (skipped < 0: not known, logged before schema 3). */
+    keys_ev x = {c, !ins ? EV_DELETE : o->skipped ? EV_INSERT_MAYBE : EV_INSERT};
+    json_t *p = ins && strstr(o->params, "generate") ? json_loads(o->params, 0, NULL) : NULL;
+    json_t *gen = json_object_get(p, "generate");
+    int rc = 0;
+    if (gen) {
+        json_t *pre = json_object_get(gen, "prefix");
+        size_t plen = json_string_length(pre);
+        uint64_t start = (uint64_t)json_integer_value(json_object_get(gen, "start"));
+        uint64_t count = (uint64_t)json_integer_value(json_object_get(gen, "count"));
+        char buf[NAME_BUF + 24];
+        if (plen >= NAME_BUF)
+            rc = rs_fail(c->err, RINGSIM_EDB, "operation %lld has unreadable parameters",
+                         (long long)o->id);
+        else if (plen)
+            memcpy(buf, json_string_value(pre), plen);
+        for (uint64_t i = 0; !rc && i < count; i++) {
+            size_t len = plen + (size_t)snprintf(buf + plen, sizeof buf - plen, "%llu",
+                                                 (unsigned long long)(start + i));
+            rc = on_key(&x, buf, len);
+        }
+    } else {
+        rc = store_op_keys_each(s->st, o->id, on_key, &x, c->err);
+    }
+    json_decref(p);
+    if (rc == RINGSIM_ENOMEM)
+        rs_fail(c->err, rc, "out of memory");
+    return rc;
+}
+
+static void compose_free(compose *c)
+{
+    cset_free(&c->keys);
+    cset_free(&c->nodes);
+    cset_free(&c->names);
+}
+
+/* Compose the log over (lo, hi]; RINGSIM_EPARAM when it cannot say (a
+ * reset or revert in between, a skipping insert, an unknown kind). */
+static int compose_run(sim *s, int64_t lo, int64_t hi, compose *c, rs_error *err)
+{
+    memset(c, 0, sizeof *c);
+    c->s = s;
+    c->err = err;
+    int64_t base = 0;
+    int rc = store_op_base(s->st, hi, &base, err);
+    if (!rc && base > lo)
+        rc = rs_fail(err, RINGSIM_EPARAM, "a reset or revert lies between %lld and %lld",
+                     (long long)lo, (long long)hi);
+    if (!rc && hi > lo)
+        rc = store_ops_each(s->st, lo, hi - lo, compose_op, c, err);
+    return rc;
+}
+
+int sim__compose_keys(sim *s, int64_t lo, int64_t hi, keylist *gone, keylist *fresh,
+                      rs_error *err)
+{
+    compose c;
+    int rc = compose_run(s, lo, hi, &c, err);
+    for (size_t i = 0; !rc && i < c.keys.n; i++) {
+        const cent *e = &c.keys.v[i];
+        if (e->s_exists == EXISTS_UNKNOWN)
+            rc = rs_fail(err, RINGSIM_EPARAM, "an insert skipped keys: which ones is not logged");
+        else if (e->s_exists != e->e_exists &&
+            sim__kl_add(e->e_exists ? gone : fresh, cset_str(&c.keys, e), e->len, 0, STORE_NO_NODE))
+            rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    }
+    compose_free(&c);
+    return rc;
+}
+
+/* ---- the answer ---- */
+
+/* Moves per node (by name; NULL = none), for moved_from and moved_to. */
+typedef struct ntally {
+    char **name;
+    int64_t *count;
+    size_t n;
+} ntally;
+
+static int ntally_add(ntally *t, const char *name, size_t len)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (name ? t->name[i] && strlen(t->name[i]) == len && !memcmp(t->name[i], name, len)
+                 : !t->name[i]) {
+            t->count[i]++;
+            return 0;
+        }
+    char **nm = realloc(t->name, (t->n + 1) * sizeof *nm);
+    if (nm)
+        t->name = nm;
+    int64_t *cnt = realloc(t->count, (t->n + 1) * sizeof *cnt);
+    if (cnt)
+        t->count = cnt;
+    char *x = name ? strndup(name, len) : NULL;
+    if (!nm || !cnt || (name && !x)) {
+        free(x);
+        return RINGSIM_ENOMEM;
+    }
+    t->name[t->n] = x;
+    t->count[t->n++] = 1;
+    return 0;
+}
+
+static void ntally_free(ntally *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        free(t->name[i]);
+    free(t->name);
+    free(t->count);
+    memset(t, 0, sizeof *t);
+}
+
+/* [{"node", "keys"}…], largest first, then by name, none last (as an
+ * operation's moved_from). */
+static json_t *ntally_json(const ntally *t)
+{
+    size_t *ord = malloc((t->n + 1) * sizeof *ord);
+    json_t *arr = ord ? json_array() : NULL;
+    for (size_t i = 0; i < t->n; i++)
+        ord[i] = i;
+    for (size_t i = 1; arr && i < t->n; i++)
+        for (size_t j = i; j > 0; j--) {
+            size_t a = ord[j - 1], b = ord[j];
+            bool before = t->count[b] > t->count[a] ||
+                          (t->count[b] == t->count[a] && t->name[b] &&
+                           (!t->name[a] || strcmp(t->name[b], t->name[a]) < 0));
+            if (!before)
+                break;
+            ord[j - 1] = b;
+            ord[j] = a;
+        }
+    for (size_t i = 0; arr && i < t->n; i++) {
+        size_t k = ord[i];
+        json_t *e = json_pack("{s:o, s:I}", "node",
+                              t->name[k] ? json_string(t->name[k]) : json_null(), "keys",
+                              (json_int_t)t->count[k]);
+        if (!e || json_array_append_new(arr, e)) {
+            json_decref(arr);
+            arr = NULL;
+        }
+    }
+    free(ord);
+    return arr;
+}
+
+/* What the answer is built from, whichever way the difference was found. */
+typedef struct acc {
+    sim_diff *d;
+    ntally from, to;
+    int64_t offset, limit;
+    /* moves kept for the page (key order): the composition sorts first */
+    rs_error *err;
+} acc;
+
+static int acc_move(acc *a, const char *k, size_t len, const char *from, size_t flen,
+                    const char *to, size_t tlen)
+{
+    sim_diff *d = a->d;
+    if (ntally_add(&a->from, from, flen) || ntally_add(&a->to, to, tlen))
+        return RINGSIM_ENOMEM;
+    int64_t i = d->keys_moved++;
+    if (i < a->offset || i - a->offset >= a->limit)
+        return 0;
+    json_t *m = json_pack("{s:s%, s:o, s:o}", "key", k, len, "from",
+                          from ? json_stringn(from, flen) : json_null(), "to",
+                          to ? json_stringn(to, tlen) : json_null());
+    return !m || json_array_append_new(d->moves, m) ? RINGSIM_ENOMEM : 0;
+}
+
+static int cmp_ent_keys(const void *x, const void *y, void *ud)
+{
+    const cset *c = ud;
+    const cent *a = &c->v[*(const uint32_t *)x], *b = &c->v[*(const uint32_t *)y];
+    return sim__cmp_bytes(cset_str(c, a), a->len, cset_str(c, b), b->len);
+}
+
+static int cmp_names(const void *x, const void *y)
+{
+    const json_t *a = *(json_t *const *)x, *b = *(json_t *const *)y;
+    return sim__cmp_bytes(json_string_value(a), json_string_length(a), json_string_value(b),
+                          json_string_length(b));
+}
+
+/* A JSON list of names sorted by their bytes (n > 0 entries). */
+static int sort_names(json_t *arr)
+{
+    size_t n = json_array_size(arr);
+    json_t **v = malloc((n + 1) * sizeof *v);
+    if (!v)
+        return RINGSIM_ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        v[i] = json_incref(json_array_get(arr, i));
+    qsort(v, n, sizeof *v, cmp_names);
+    json_array_clear(arr);
+    int rc = 0;
+    for (size_t i = 0; i < n; i++)
+        if (json_array_append_new(arr, v[i]))
+            rc = RINGSIM_ENOMEM;
+    free(v);
+    return rc;
+}
+
+/* The state after operation `at`: s itself when it is the live state,
+ * else a view moved there by sim_history_at through h (valid until h
+ * moves again). */
+static int state_at(sim *s, sim_history *h, int64_t at, int64_t last, sim **out, rs_error *err)
+{
+    if (at == last && s->at_op == last) {
+        *out = s;
+        return 0;
+    }
+    return sim_history_at(s, h, at, out, err);
+}
+
+/* Where the log does not say (a key deleted and inserted again: its owner
+ * at the start; an insert that skipped keys: whether the key was there
+ * before), look the key up in that end's state, one lookup a key.  Costs
+ * the lookups and moving the views there (time travel, usually a copy of
+ * the live database stepped back), not a comparison of every key. */
+static int resolve(sim *s, sim_history *h, int64_t lo, int64_t hi, int64_t last, compose *c,
+                   int64_t *looked, rs_error *err)
+{
+    sim_history other = SIM_HISTORY_INIT;
+    bool used_h = false;
+    int rc = 0;
+    for (int end = 0; !rc && end < 2; end++) {
+        sim *v = NULL;
+        for (size_t i = 0; !rc && i < c->keys.n; i++) {
+            cent *e = &c->keys.v[i];
+            bool need = end == 0 ? e->s_exists == EXISTS_UNKNOWN ||
+                                       (e->s_exists && e->e_exists && e->s_owner == OWNER_UNKNOWN)
+                                 : e->e_exists && e->e_owner == OWNER_UNKNOWN && e->s_exists;
+            if (!need)
+                continue;
+            int64_t at = end == 0 ? lo : hi;
+            if (!v && !(rc = state_at(s, used_h ? &other : h, at, last, &v, err)))
+                used_h = used_h || v != s;
+            if (rc)
+                break;
+            uint32_t pos;
+            const char *node;
+            size_t nlen;
+            const char *k = cset_str(&c->keys, e);
+            int g = sim_key_get(v, k, e->len, &pos, &node, &nlen, err);
+            if (g && g != RINGSIM_ENOTFOUND) {
+                rc = g;
+                break;
+            }
+            (*looked)++;
+            int32_t owner = g ? OWNER_NONE : intern(c, node);
+            if (owner == -3) {
+                rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+                break;
+            }
+            if (end == 0) {
+                e->s_exists = g == 0;
+                e->s_owner = owner;
+            } else if (g) {
+                rc = rs_fail(err, RINGSIM_EDB, "diff: key \"%.*s\" is not where the log says",
+                             (int)(e->len > 64 ? 64 : e->len), k);
+            } else {
+                e->e_owner = owner;
+            }
+        }
+    }
+    sim_history_clear(&other);
+    return rc;
+}
+
+/* The difference by the log: (lo, hi] composed, read from lo to hi (rev:
+ * the answer is from hi to lo).  RINGSIM_EPARAM when the log cannot say. */
+static int diff_by_log(sim *s, sim_history *h, int64_t lo, int64_t hi, int64_t last, bool rev,
+                       acc *a, rs_error *err)
+{
+    compose c;
+    sim_diff *d = a->d;
+    uint32_t *ord = NULL;
+    size_t nmov = 0;
+    /* One snapshot of the log for all its reads. */
+    bool own = !store_in_transaction(s->st);
+    int rc = own ? store_begin_read(s->st, err) : 0;
+    if (rc)
+        return rc;
+    rc = compose_run(s, lo, hi, &c, err);
+    if (own)
+        store_end_read(s->st);
+    if (!rc)
+        rc = resolve(s, h, lo, hi, last, &c, &d->looked_up, err);
+    if (!rc && c.keys.n && !(ord = malloc(c.keys.n * sizeof *ord)))
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    for (size_t i = 0; !rc && i < c.keys.n; i++) {
+        const cent *e = &c.keys.v[i];
+        if (e->s_exists && e->e_exists) {
+            if (e->s_owner != e->e_owner)
+                ord[nmov++] = (uint32_t)i;
+        } else if (e->s_exists != e->e_exists) {
+            if (e->e_exists != rev)
+                d->keys_added++;
+            else
+                d->keys_removed++;
+        }
+    }
+    if (!rc) {
+        qsort_r(ord, nmov, sizeof *ord, cmp_ent_keys, &c.keys);
+        for (size_t i = 0; !rc && i < nmov; i++) {
+            const cent *e = &c.keys.v[ord[i]];
+            int32_t f = rev ? e->e_owner : e->s_owner, t = rev ? e->s_owner : e->e_owner;
+            const cent *fe = f >= 0 ? &c.names.v[f] : NULL, *te = t >= 0 ? &c.names.v[t] : NULL;
+            rc = acc_move(a, cset_str(&c.keys, e), e->len, fe ? cset_str(&c.names, fe) : NULL,
+                          fe ? fe->len : 0, te ? cset_str(&c.names, te) : NULL, te ? te->len : 0);
+            if (rc)
+                rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        }
+    }
+    for (size_t i = 0; !rc && i < c.nodes.n; i++) {
+        const cent *e = &c.nodes.v[i];
+        if (e->s_exists == e->e_exists)
+            continue;
+        json_t *l = e->e_exists != rev ? d->nodes_added : d->nodes_removed;
+        if (json_array_append_new(l, json_stringn(cset_str(&c.nodes, e), e->len)))
+            rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    }
+    d->work = c.events;
+    free(ord);
+    compose_free(&c);
+    return rc;
+}
+
+/* ---- the difference by comparing two states ---- */
+
+typedef struct cmp_ctx {
+    acc *a;
+    sim *from, *to;
+} cmp_ctx;
+
+static const char *node_of(sim *v, int64_t id, size_t *len)
+{
+    long i = id == STORE_NO_NODE ? -1 : sim__find_node_id(&v->cur, id);
+    *len = i < 0 ? 0 : v->cur.nodes[i].len;
+    return i < 0 ? NULL : v->cur.nodes[i].name;
+}
+
+static int cmp_gone(void *ud, const store_key *k)
+{
+    (void)k;
+    ((cmp_ctx *)ud)->a->d->keys_removed++;
+    return 0;
+}
+
+static int cmp_fresh(void *ud, const store_key *k)
+{
+    (void)k;
+    ((cmp_ctx *)ud)->a->d->keys_added++;
+    return 0;
+}
+
+static int cmp_both(void *ud, const store_key *h, const store_key *w)
+{
+    cmp_ctx *x = ud;
+    size_t fl, tl;
+    const char *f = node_of(x->from, h->node, &fl), *t = node_of(x->to, w->node, &tl);
+    if (f ? t && fl == tl && !memcmp(f, t, fl) : !t)
+        return 0;
+    return acc_move(x->a, h->key, h->len, f, fl, t, tl);
+}
+
+static int diff_by_states(sim *s, sim_history *h, int64_t from, int64_t to, acc *a,
+                          rs_error *err)
+{
+    sim_history other = SIM_HISTORY_INIT;
+    sim *sf = NULL, *st = NULL;
+    /* The caller's view for one end (the later: the live state when it is
+     * the last), a view of its own for the other. */
+    int64_t first = from > to ? from : to, second = from > to ? to : from;
+    sim **s1 = from > to ? &sf : &st, **s2 = from > to ? &st : &sf;
+    int rc = sim_history_at(s, h, first, s1, err);
+    if (!rc)
+        rc = sim_history_at(s, *s1 == s ? h : &other, second, s2, err);
+    cmp_ctx x = {a, sf, st};
+    diff d = {cmp_gone, cmp_fresh, cmp_both, &x};
+    if (!rc)
+        rc = sim__diff_run(s, sf->st, st->st, &d, err);
+    for (size_t i = 0; !rc && sf && i < sf->cur.n; i++)
+        if (sim__find_node(&st->cur, sf->cur.nodes[i].name, sf->cur.nodes[i].len) < 0 &&
+            json_array_append_new(a->d->nodes_removed,
+                                  json_stringn(sf->cur.nodes[i].name, sf->cur.nodes[i].len)))
+            rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    for (size_t i = 0; !rc && st && i < st->cur.n; i++)
+        if (sim__find_node(&sf->cur, st->cur.nodes[i].name, st->cur.nodes[i].len) < 0 &&
+            json_array_append_new(a->d->nodes_added,
+                                  json_stringn(st->cur.nodes[i].name, st->cur.nodes[i].len)))
+            rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    if (rc == RINGSIM_ENOMEM && !err->msg[0])
+        rs_fail(err, rc, "out of memory");
+    sim_history_clear(&other);
+    return rc;
+}
+
+/* The configuration after operation `at` (0: the default), in its stored
+ * form (every algorithm's values). */
+static int config_after(sim *s, int64_t at, json_t **out, rs_error *err)
+{
+    place_config cfg;
+    place_config_default(&cfg);
+    *out = NULL;
+    if (at > 0) {
+        store_op o;
+        int rc = store_op_get(s->st, at, &o, err);
+        if (rc)
+            return rc;
+        rc = sim__config_from_json(o.config, &cfg);
+        store_op_clear(&o);
+        if (rc)
+            return rs_fail(err, RINGSIM_EDB, "operation %lld has no readable configuration",
+                           (long long)at);
+    }
+    *out = place_config_json(&cfg, true);
+    return *out ? 0 : rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+}
+
+static int diff_get(sim *s, sim_history *h, int64_t from, int64_t to, int64_t offset,
+                    int64_t limit, bool force_states, sim_diff *d, rs_error *err);
+
+void sim_diff_clear(sim_diff *d)
+{
+    json_decref(d->moved_from);
+    json_decref(d->moved_to);
+    json_decref(d->nodes_added);
+    json_decref(d->nodes_removed);
+    json_decref(d->moves);
+    memset(d, 0, sizeof *d);
+}
+
+static void diff_reset_counts(sim_diff *d)
+{
+    d->keys_moved = d->keys_added = d->keys_removed = 0;
+    json_array_clear(d->moves);
+    json_array_clear(d->nodes_added);
+    json_array_clear(d->nodes_removed);
+}
+
+int sim_diff_get(sim *s, sim_history *h, int64_t from, int64_t to, int64_t offset, int64_t limit,
+                 bool force_states, sim_diff *d, rs_error *err)
+{
+    sim_history local = SIM_HISTORY_INIT;
+    int rc = diff_get(s, h ? h : &local, from, to, offset, limit, force_states, d, err);
+    sim_history_clear(&local);
+    return rc;
+}
+
+static int diff_get(sim *s, sim_history *h, int64_t from, int64_t to, int64_t offset,
+                    int64_t limit, bool force_states, sim_diff *d, rs_error *err)
+{
+    memset(d, 0, sizeof *d);
+    d->from = from;
+    d->to = to;
+    int64_t last = 0;
+    int rc = 0;
+    if (from < 0 || to < 0)
+        return rs_fail(err, RINGSIM_EPARAM, "operation ids must be 0 or more");
+    if ((rc = store_last_op(s->st, &last, err)))
+        return rc;
+    if (from > last || to > last)
+        return rs_fail(err, RINGSIM_ENOTFOUND, "operation %lld not found",
+                       (long long)(from > last ? from : to));
+    d->moves = json_array();
+    d->nodes_added = json_array();
+    d->nodes_removed = json_array();
+    acc a = {d, {0}, {0}, offset, limit, err};
+    json_t *cf = NULL, *ct = NULL;
+    if (!d->moves || !d->nodes_added || !d->nodes_removed)
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    if (!rc && !(rc = config_after(s, from, &cf, err)) && !(rc = config_after(s, to, &ct, err)))
+        d->config_changed = !json_equal(cf, ct);
+    json_decref(cf);
+    json_decref(ct);
+    int64_t lo = from < to ? from : to, hi = from < to ? to : from;
+    /* The log first; the states when it cannot say. */
+    rs_error e2 = {0, ""};
+    d->how = "log";
+    int g = RINGSIM_EPARAM;
+    if (!rc && !force_states)
+        g = diff_by_log(s, h, lo, hi, last, from > to, &a, &e2);
+    if (!rc && g && g != RINGSIM_EPARAM)
+        rc = rs_fail(err, g, "%s", e2.msg);
+    if (!rc && g) {
+        d->how = "states";
+        snprintf(d->why, sizeof d->why, "%s", force_states ? "asked" : e2.msg);
+        ntally_free(&a.from);
+        ntally_free(&a.to);
+        diff_reset_counts(d);
+        rc = diff_by_states(s, h, from, to, &a, err);
+    }
+    if (!rc && (sort_names(d->nodes_added) || sort_names(d->nodes_removed) ||
+                !(d->moved_from = ntally_json(&a.from)) || !(d->moved_to = ntally_json(&a.to))))
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    d->moves_total = d->keys_moved;
+    ntally_free(&a.from);
+    ntally_free(&a.to);
+    if (rc)
+        sim_diff_clear(d);
+    return rc;
+}
