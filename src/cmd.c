@@ -797,8 +797,7 @@ static int run_diff(cmd_ctx *c)
     }
     const char *how = json_string_value(json_object_get(j, "how"));
     fprintf(c->out, "from %llu to %llu (%s)\n", (unsigned long long)a, (unsigned long long)b,
-            how && !strcmp(how, "log") ? "composed from the log"
-                                       : "by comparing the two states");
+            how && !strcmp(how, "log") ? "composed from the log" : "by comparing the two states");
     fprintf(c->out, "keys moved %lld, added %lld, removed %lld\n",
             (long long)json_integer_value(json_object_get(j, "keys_moved")),
             (long long)json_integer_value(json_object_get(j, "keys_added")),

@@ -167,8 +167,7 @@ static int32_t intern(compose *c, const char *name)
 
 /* One event of a key (or, in c->nodes, of a node: EV_INSERT = added,
  * EV_DELETE = removed), in log order. */
-static int event(compose *c, cset *set, const char *k, size_t len, int kind, int32_t from,
-                 int32_t to)
+static int event(compose *c, cset *set, const char *k, size_t len, int kind, int32_t from, int32_t to)
 {
     bool fresh;
     cent *e = cset_get(set, k, len, &fresh);
@@ -194,8 +193,9 @@ static int on_move(void *ud, const char *key, const char *from, const char *to)
 {
     compose *c = ud;
     /* A topology change moves ranges: runs of the same pair of names. */
-    bool same = c->have_last && (from ? c->last_from >= 0 && !strcmp(from, c->last_from_s)
-                                      : c->last_from == OWNER_NONE) &&
+    bool same = c->have_last &&
+                (from ? c->last_from >= 0 && !strcmp(from, c->last_from_s)
+                      : c->last_from == OWNER_NONE) &&
                 (to ? c->last_to >= 0 && !strcmp(to, c->last_to_s) : c->last_to == OWNER_NONE);
     if (!same) {
         c->last_from = intern(c, from);
@@ -238,11 +238,11 @@ static int compose_op(void *ud, const store_op *o)
         if (rc || (strcmp(t, "add_node") && strcmp(t, "remove_node")))
             return rc;
         json_t *p = json_loads(o->params, 0, NULL), *nm = json_object_get(p, "name");
-        rc = json_is_string(nm) ? event(c, &c->nodes, json_string_value(nm), json_string_length(nm),
-                                        t[0] == 'a' ? EV_INSERT : EV_DELETE, OWNER_NONE, OWNER_NONE)
-                                : rs_fail(c->err, RINGSIM_EDB,
-                                          "operation %lld has unreadable parameters",
-                                          (long long)o->id);
+        rc = json_is_string(nm)
+                 ? event(c, &c->nodes, json_string_value(nm), json_string_length(nm),
+                         t[0] == 'a' ? EV_INSERT : EV_DELETE, OWNER_NONE, OWNER_NONE)
+                 : rs_fail(c->err, RINGSIM_EDB, "operation %lld has unreadable parameters",
+                           (long long)o->id);
         json_decref(p);
         return rc;
     }
@@ -301,8 +301,7 @@ static int compose_run(sim *s, int64_t lo, int64_t hi, compose *c, rs_error *err
     return rc;
 }
 
-int sim__compose_keys(sim *s, int64_t lo, int64_t hi, keylist *gone, keylist *fresh,
-                      rs_error *err)
+int sim__compose_keys(sim *s, int64_t lo, int64_t hi, keylist *gone, keylist *fresh, rs_error *err)
 {
     compose c;
     int rc = compose_run(s, lo, hi, &c, err);
@@ -311,7 +310,8 @@ int sim__compose_keys(sim *s, int64_t lo, int64_t hi, keylist *gone, keylist *fr
         if (e->s_exists == EXISTS_UNKNOWN)
             rc = rs_fail(err, RINGSIM_EPARAM, "an insert skipped keys: which ones is not logged");
         else if (e->s_exists != e->e_exists &&
-            sim__kl_add(e->e_exists ? gone : fresh, cset_str(&c.keys, e), e->len, 0, STORE_NO_NODE))
+                 sim__kl_add(e->e_exists ? gone : fresh, cset_str(&c.keys, e), e->len, 0,
+                             STORE_NO_NODE))
             rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     }
     compose_free(&c);
@@ -614,8 +614,7 @@ static int cmp_both(void *ud, const store_key *h, const store_key *w)
     return acc_move(x->a, h->key, h->len, f, fl, t, tl);
 }
 
-static int diff_by_states(sim *s, sim_history *h, int64_t from, int64_t to, acc *a,
-                          rs_error *err)
+static int diff_by_states(sim *s, sim_history *h, int64_t from, int64_t to, acc *a, rs_error *err)
 {
     sim_history other = SIM_HISTORY_INIT;
     sim *sf = NULL, *st = NULL;
@@ -668,8 +667,8 @@ static int config_after(sim *s, int64_t at, json_t **out, rs_error *err)
     return *out ? 0 : rs_fail(err, RINGSIM_ENOMEM, "out of memory");
 }
 
-static int diff_get(sim *s, sim_history *h, int64_t from, int64_t to, int64_t offset,
-                    int64_t limit, bool force_states, sim_diff *d, rs_error *err);
+static int diff_get(sim *s, sim_history *h, int64_t from, int64_t to, int64_t offset, int64_t limit,
+                    bool force_states, sim_diff *d, rs_error *err);
 
 void sim_diff_clear(sim_diff *d)
 {
@@ -698,8 +697,8 @@ int sim_diff_get(sim *s, sim_history *h, int64_t from, int64_t to, int64_t offse
     return rc;
 }
 
-static int diff_get(sim *s, sim_history *h, int64_t from, int64_t to, int64_t offset,
-                    int64_t limit, bool force_states, sim_diff *d, rs_error *err)
+static int diff_get(sim *s, sim_history *h, int64_t from, int64_t to, int64_t offset, int64_t limit,
+                    bool force_states, sim_diff *d, rs_error *err)
 {
     memset(d, 0, sizeof *d);
     d->from = from;

@@ -165,7 +165,6 @@ int sim__diff_run(sim *s, store *have, store *want, const diff *d, rs_error *err
  * not after hi (fresh), lo < hi, from the log's records of (lo, hi]:
  * RINGSIM_EPARAM when the log cannot say (a reset or revert in between, an
  * insert that skipped keys, an operation of another kind). */
-int sim__compose_keys(sim *s, int64_t lo, int64_t hi, keylist *gone, keylist *fresh,
-                      rs_error *err);
+int sim__compose_keys(sim *s, int64_t lo, int64_t hi, keylist *gone, keylist *fresh, rs_error *err);
 
 #endif
