@@ -1088,9 +1088,8 @@ const cmd_def cmd_table[] = {
      "What changed from the state after operation A to the state after operation B (0: "
      "the empty start; either may be the later): keys moved (from, to; every one listed), "
      "keys and nodes added and removed, whether the configuration changed. Composed from "
-     "the log's records of the operations in between, so it costs what they changed; the "
-     "two states are compared whole only where the log cannot say (a reset or revert in "
-     "between). Nothing is recorded.",
+     "the log's records of the operations in between (through resets and reverts), so it "
+     "costs what they changed. Nothing is recorded.",
      run_diff},
     {"ring", "", 0, 0, 0, 0, "the ring's points in order",
      "Lists the points (or slot ranges, or table runs) of the current placement.", run_ring},

@@ -311,14 +311,16 @@ void sim_history_clear(sim_history *h);
  * whose owner differs (moves, by key bytes; the page [offset, offset +
  * limit) of them in `moves`), keys and nodes only at one end, whether the
  * configuration differs.  Costs what the operations in between changed:
- * the log's moves, inserts and deletes composed key by key (how = "log");
- * the few keys the log leaves open (one deleted and inserted again: its
- * owner at the start; one an insert skipped: whether it was there) are
- * looked up in that end's state (looked_up).  When the log cannot say --
- * a reset or revert in between, an operation of a kind it does not
- * compose -- or when force_states, by comparing the two states whole
- * (how = "states", O(keys); why says what stopped the log).  States are
- * reached by sim_history_at through h (may be NULL: a view of its own).  RINGSIM_ENOTFOUND past the last operation.  The json_t members
+ * the log's moves, inserts and deletes composed key by key along the way
+ * from one state to the other (through resets and reverts: the state after
+ * a revert to j is the state after j) (how = "log"); the few keys the log
+ * leaves open (one deleted and inserted again: its owner at the start; one
+ * an insert skipped: whether it was there) are looked up in that end's
+ * state (looked_up).  When the log cannot say -- an operation of a kind it
+ * does not compose -- or when force_states, by comparing the two states
+ * whole (how = "states", O(keys); why says what stopped the log).  States
+ * are reached by sim_history_at through h (may be NULL: a view of its
+ * own).  RINGSIM_ENOTFOUND past the last operation.  The json_t members
  * are the caller's: free with sim_diff_clear (accepts a cleared one). */
 typedef struct sim_diff {
     int64_t from, to;

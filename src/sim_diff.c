@@ -6,21 +6,24 @@
  * The idea: the log already says what every operation changed -- a
  * topology change records each key it moved (moves: key, from, to), an
  * insert or delete its keys (op_keys, or a generate's prefix/start/count).
- * Between two states with no reset or revert in between, the difference is
- * those records composed key by key: a key's first `from` and last `to`
- * (moved back where it was: not moved), inserted then deleted: nothing,
- * deleted then inserted again: there in both.  That costs what the
- * operations in between changed (store_ops_work), not what is stored.
+ * The difference is those records composed key by key along the way from
+ * one state to the other: a key's first `from` and last `to` (moved back
+ * where it was: not moved), inserted then deleted: nothing, deleted then
+ * inserted again: there in both.  The way follows the log's tree of
+ * states: the state after a revert to j is the state after j, a reset's is
+ * empty like the start; so the way from A to B undoes A's operations back
+ * to where the two lineages part (an undone move goes the other way, an
+ * undone insert is a delete) and does B's from there.  That costs what the
+ * operations on the way changed (store_ops_work), not what is stored.
  *
  * A few keys the log leaves open are looked up in the state at that end,
  * one lookup each: a key deleted and inserted again (the log does not keep
- * its owner at the start; at the end, the live state or a view has it),
- * and the keys of an insert that skipped some already there (whether each
- * was there is not recorded).  Only where the log cannot say at all -- a
- * reset or revert between the two (neither records the keys it dropped or
- * brought back), an operation of a kind this file does not compose -- are
- * the two states compared whole, key by key (sim_history_at for each, then
- * one merge by key bytes): O(keys).  sim_diff.how says which was done.
+ * its owner at the start), and the keys of an insert that skipped some
+ * already there (whether each was there is not recorded).  Only where the
+ * log cannot say at all -- an operation of a kind this file does not
+ * compose (one added after it) -- or when asked, are the two states
+ * compared whole, key by key (sim_history_at for each, then one merge by
+ * key bytes): O(keys).  sim_diff.how says which was done.
  *
  * Memory: one entry per key touched in between (the log's keys, interned
  * once), and the page of moves asked for.
@@ -137,23 +140,25 @@ static const char *cset_str(const cset *c, const cent *e) { return c->buf + e->o
 
 /* ---- composing the log ---- */
 
-/* What the operations (lo, hi] changed: keys and nodes with their state
- * at lo (start) and at hi (end); names interned in `names`. */
+/* What the way from one state to another changed: keys and nodes with
+ * their state at the start and at the end; names interned in `names`. */
 typedef struct compose {
     cset keys, nodes, names;
     int32_t last_from, last_to; /* the names of the last move (a run of them) */
     char last_from_s[NAME_BUF], last_to_s[NAME_BUF];
     bool have_last;
+    bool back; /* the operations being read are undone */
     int64_t events;
     sim *s;
     rs_error *err;
 } compose;
 
-/* EV_INSERT_MAYBE: an insert of an operation that skipped keys already
- * there -- which ones the log does not say. */
-enum { EV_MOVE, EV_INSERT, EV_DELETE, EV_INSERT_MAYBE };
+/* What an event says of a key: EV_INSERT_MAYBE is an insert of an
+ * operation that skipped keys already there (which ones the log does not
+ * say), EV_DELETE_MAYBE the same undone. */
+enum { EV_MOVE, EV_INSERT, EV_DELETE, EV_INSERT_MAYBE, EV_DELETE_MAYBE };
 
-/* s_exists: not known from the log (its first event an EV_INSERT_MAYBE). */
+/* s_exists / e_exists: not known from the log. */
 #define EXISTS_UNKNOWN 2
 
 static int32_t intern(compose *c, const char *name)
@@ -166,24 +171,45 @@ static int32_t intern(compose *c, const char *name)
 }
 
 /* One event of a key (or, in c->nodes, of a node: EV_INSERT = added,
- * EV_DELETE = removed), in log order. */
+ * EV_DELETE = removed), in the order of the path from the start to the
+ * end.  The first event of a key says what it was at the start; each one
+ * what it is after.  A key's owner is the placement's at every moment (a
+ * stored key always sits where the placement says), so an inserted key's
+ * owner is not known from the log, but it is the same whether the insert
+ * found it there or not. */
 static int event(compose *c, cset *set, const char *k, size_t len, int kind, int32_t from, int32_t to)
 {
     bool fresh;
     cent *e = cset_get(set, k, len, &fresh);
     if (!e)
         return rs_fail(c->err, RINGSIM_ENOMEM, "out of memory");
-    bool insert = kind == EV_INSERT || kind == EV_INSERT_MAYBE;
-    if (fresh) { /* what the first event says of the start */
-        e->s_exists = kind == EV_INSERT_MAYBE ? EXISTS_UNKNOWN : !insert;
-        e->s_owner = kind == EV_MOVE ? from : kind == EV_INSERT ? OWNER_NONE : OWNER_UNKNOWN;
-    } else if (insert && e->e_exists) {
-        return 0; /* there already: the insert skipped it, nothing changes */
+    if (fresh) {
+        static const uint8_t pre[] = {1, 0, 1, EXISTS_UNKNOWN, 1};
+        e->s_exists = e->e_exists = pre[kind];
+        e->s_owner = e->e_owner = kind == EV_MOVE     ? from
+                                  : kind == EV_INSERT ? OWNER_NONE
+                                                      : OWNER_UNKNOWN;
     }
-    /* An inserted key's owner is the placement's of the moment; whether it
-     * was there or not, it has that owner after the insert. */
-    e->e_exists = kind != EV_DELETE;
-    e->e_owner = kind == EV_MOVE ? to : insert ? OWNER_UNKNOWN : OWNER_NONE;
+    switch (kind) {
+    case EV_MOVE:
+        e->e_exists = 1;
+        e->e_owner = to;
+        break;
+    case EV_INSERT:
+    case EV_INSERT_MAYBE:
+        if (e->e_exists != 1) { /* there already: the insert skipped it */
+            e->e_exists = 1;
+            e->e_owner = OWNER_UNKNOWN;
+        }
+        break;
+    case EV_DELETE:
+        e->e_exists = 0;
+        e->e_owner = OWNER_NONE;
+        break;
+    default:
+        e->e_exists = EXISTS_UNKNOWN;
+        e->e_owner = OWNER_UNKNOWN;
+    }
     if (++c->events % PROGRESS_EVERY == 0)
         return sim__poll(c->s, c->err);
     return 0;
@@ -206,7 +232,9 @@ static int on_move(void *ud, const char *key, const char *from, const char *to)
         snprintf(c->last_to_s, sizeof c->last_to_s, "%s", to ? to : "");
         c->have_last = true;
     }
-    return event(c, &c->keys, key, strlen(key), EV_MOVE, c->last_from, c->last_to);
+    /* Undone, a move goes the other way. */
+    return event(c, &c->keys, key, strlen(key), EV_MOVE, c->back ? c->last_to : c->last_from,
+                 c->back ? c->last_from : c->last_to);
 }
 
 typedef struct keys_ev {
@@ -220,16 +248,23 @@ static int on_key(void *ud, const char *k, size_t len)
     return event(x->c, &x->c->keys, k, len, x->kind, OWNER_NONE, OWNER_NONE);
 }
 
-static int compose_op(void *ud, const store_op *o)
+/* The kind of a key or node event, done or undone (c->back). */
+static int kind_of(const compose *c, int kind)
 {
-    compose *c = ud;
+    static const int undone[] = {EV_MOVE, EV_DELETE, EV_INSERT, EV_DELETE_MAYBE, EV_INSERT_MAYBE};
+    return c->back ? undone[kind] : kind;
+}
+
+/* One operation's records, done (forward) or undone (c->back). */
+static int compose_op(compose *c, const store_op *o)
+{
     sim *s = c->s;
     int64_t total = 0;
     const char *t = o->type;
     bool topo = !strcmp(t, "add_node") || !strcmp(t, "remove_node") || !strcmp(t, "configure") ||
                 !strcmp(t, "set_weight");
     bool ins = !strcmp(t, "insert_keys"), del = !strcmp(t, "delete_keys");
-    if (!topo && !ins && !del) /* reset, revert, or a kind the log composition does not know */
+    if (!topo && !ins && !del) /* a kind the log composition does not know */
         return rs_fail(c->err, RINGSIM_EPARAM, "operation %lld (%s) is not composed",
                        (long long)o->id, t);
     if (topo) {
@@ -240,7 +275,7 @@ static int compose_op(void *ud, const store_op *o)
         json_t *p = json_loads(o->params, 0, NULL), *nm = json_object_get(p, "name");
         rc = json_is_string(nm)
                  ? event(c, &c->nodes, json_string_value(nm), json_string_length(nm),
-                         t[0] == 'a' ? EV_INSERT : EV_DELETE, OWNER_NONE, OWNER_NONE)
+                         kind_of(c, t[0] == 'a' ? EV_INSERT : EV_DELETE), OWNER_NONE, OWNER_NONE)
                  : rs_fail(c->err, RINGSIM_EDB, "operation %lld has unreadable parameters",
                            (long long)o->id);
         json_decref(p);
@@ -248,7 +283,7 @@ static int compose_op(void *ud, const store_op *o)
     }
     /* Which keys an insert that skipped some found there is not recorded
      * (skipped < 0: not known, logged before schema 3). */
-    keys_ev x = {c, !ins ? EV_DELETE : o->skipped ? EV_INSERT_MAYBE : EV_INSERT};
+    keys_ev x = {c, kind_of(c, !ins ? EV_DELETE : o->skipped ? EV_INSERT_MAYBE : EV_INSERT)};
     json_t *p = ins && strstr(o->params, "generate") ? json_loads(o->params, 0, NULL) : NULL;
     json_t *gen = json_object_get(p, "generate");
     int rc = 0;
@@ -284,37 +319,134 @@ static void compose_free(compose *c)
     cset_free(&c->names);
 }
 
-/* Compose the log over (lo, hi]; RINGSIM_EPARAM when it cannot say (a
- * reset or revert in between, a skipping insert, an unknown kind). */
-static int compose_run(sim *s, int64_t lo, int64_t hi, compose *c, rs_error *err)
+/* ---- the path between two states ---- */
+
+/* Operations (lo, hi], done or undone. */
+typedef struct span {
+    int64_t lo, hi;
+    bool back;
+} span;
+
+typedef struct spans {
+    span *v;
+    size_t n, cap;
+} spans;
+
+static int spans_add(spans *l, int64_t lo, int64_t hi, bool back)
+{
+    if (hi <= lo)
+        return 0;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 8;
+        span *v = realloc(l->v, cap * sizeof *v);
+        if (!v)
+            return RINGSIM_ENOMEM;
+        l->v = v;
+        l->cap = cap;
+    }
+    l->v[l->n++] = (span){lo, hi, back};
+    return 0;
+}
+
+/* The operations the state after `at` stands on, oldest first (the state
+ * after a revert to j is the state after j; the chain starts at the empty
+ * start or at a reset, which is empty too: only the configuration, which
+ * config_changed compares apart, tells them apart). */
+static int lineage(sim *s, int64_t at, spans *out, rs_error *err)
+{
+    sim_chain ch;
+    int rc = sim_chain_get(s, at, &ch, err);
+    for (size_t i = ch.n; !rc && i-- > 0;)
+        if (spans_add(out, ch.seg[i].from, ch.seg[i].to, false))
+            rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    if (!rc)
+        sim_chain_free(&ch);
+    return rc;
+}
+
+/* The way from the state after `from` to the state after `to`: undo
+ * `from`'s operations back to where the two lineages part, then do `to`'s
+ * from there.  Both lineages start empty (the start, or a reset). */
+static int path_of(sim *s, int64_t from, int64_t to, spans *path, rs_error *err)
+{
+    spans a = {0}, b = {0};
+    int rc = lineage(s, from, &a, err);
+    if (!rc)
+        rc = lineage(s, to, &b, err);
+    size_t i = 0;
+    int64_t split = -1; /* where they part inside a[i] and b[i] */
+    while (!rc && i < a.n && i < b.n && a.v[i].lo == b.v[i].lo) {
+        if (a.v[i].hi != b.v[i].hi) {
+            split = a.v[i].hi < b.v[i].hi ? a.v[i].hi : b.v[i].hi;
+            break;
+        }
+        i++;
+    }
+    for (size_t k = a.n; !rc && k-- > i;)
+        if (spans_add(path, k == i && split >= 0 ? split : a.v[k].lo, a.v[k].hi, true))
+            rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    for (size_t k = i; !rc && k < b.n; k++)
+        if (spans_add(path, k == i && split >= 0 ? split : b.v[k].lo, b.v[k].hi, false))
+            rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    free(a.v);
+    free(b.v);
+    return rc;
+}
+
+/* The operations of one span, for reading them in either order. */
+typedef struct oplist {
+    store_op *v;
+    size_t n, cap;
+} oplist;
+
+static int op_keep(void *ud, const store_op *o)
+{
+    oplist *l = ud;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16;
+        store_op *v = realloc(l->v, cap * sizeof *v);
+        if (!v)
+            return RINGSIM_ENOMEM;
+        l->v = v;
+        l->cap = cap;
+    }
+    store_op x = *o;
+    x.type = strdup(o->type);
+    x.params = strdup(o->params ? o->params : "{}");
+    x.subject = x.moved_from = x.config = NULL;
+    l->v[l->n++] = x;
+    return !x.type || !x.params ? RINGSIM_ENOMEM : 0;
+}
+
+static void oplist_free(oplist *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        store_op_clear(&l->v[i]);
+    free(l->v);
+}
+
+/* Compose the log along the path from the state after `from` to the state
+ * after `to`; RINGSIM_EPARAM when it cannot say (an operation of a kind it
+ * does not know lies on the way). */
+static int compose_run(sim *s, int64_t from, int64_t to, compose *c, rs_error *err)
 {
     memset(c, 0, sizeof *c);
     c->s = s;
     c->err = err;
-    int64_t base = 0;
-    int rc = store_op_base(s->st, hi, &base, err);
-    if (!rc && base > lo)
-        rc = rs_fail(err, RINGSIM_EPARAM, "a reset or revert lies between %lld and %lld",
-                     (long long)lo, (long long)hi);
-    if (!rc && hi > lo)
-        rc = store_ops_each(s->st, lo, hi - lo, compose_op, c, err);
-    return rc;
-}
-
-int sim__compose_keys(sim *s, int64_t lo, int64_t hi, keylist *gone, keylist *fresh, rs_error *err)
-{
-    compose c;
-    int rc = compose_run(s, lo, hi, &c, err);
-    for (size_t i = 0; !rc && i < c.keys.n; i++) {
-        const cent *e = &c.keys.v[i];
-        if (e->s_exists == EXISTS_UNKNOWN)
-            rc = rs_fail(err, RINGSIM_EPARAM, "an insert skipped keys: which ones is not logged");
-        else if (e->s_exists != e->e_exists &&
-                 sim__kl_add(e->e_exists ? gone : fresh, cset_str(&c.keys, e), e->len, 0,
-                             STORE_NO_NODE))
-            rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    spans path = {0};
+    int rc = from == to ? 0 : path_of(s, from, to, &path, err);
+    for (size_t i = 0; !rc && i < path.n; i++) {
+        oplist l = {0};
+        const span *p = &path.v[i];
+        rc = store_ops_each(s->st, p->lo, p->hi - p->lo, op_keep, &l, err);
+        if (rc == RINGSIM_ENOMEM)
+            rs_fail(err, rc, "out of memory");
+        c->back = p->back;
+        for (size_t k = 0; !rc && k < l.n; k++)
+            rc = compose_op(c, &l.v[p->back ? l.n - 1 - k : k]);
+        oplist_free(&l);
     }
-    compose_free(&c);
+    free(path.v);
     return rc;
 }
 
@@ -462,27 +594,44 @@ static int state_at(sim *s, sim_history *h, int64_t at, int64_t last, sim **out,
     return sim_history_at(s, h, at, out, err);
 }
 
-/* Where the log does not say (a key deleted and inserted again: its owner
- * at the start; an insert that skipped keys: whether the key was there
- * before), look the key up in that end's state, one lookup a key.  Costs
- * the lookups and moving the views there (time travel, usually a copy of
- * the live database stepped back), not a comparison of every key. */
-static int resolve(sim *s, sim_history *h, int64_t lo, int64_t hi, int64_t last, compose *c,
-                   int64_t *looked, rs_error *err)
+/* Whether an end must be looked up for this key: whether it is there is
+ * not known, or its owner is not and it is there at both ends. */
+static bool open_at_start(const cent *e)
+{
+    return e->s_exists == EXISTS_UNKNOWN ||
+           (e->s_exists == 1 && e->s_owner == OWNER_UNKNOWN && e->e_exists != 0);
+}
+
+static bool open_at_end(const cent *e)
+{
+    return e->e_exists == EXISTS_UNKNOWN ||
+           (e->e_exists == 1 && e->e_owner == OWNER_UNKNOWN && e->s_exists == 1);
+}
+
+/* Where the log leaves a key open (a key deleted and inserted again: its
+ * owner at the start; an insert that skipped keys: whether the key was
+ * there), look it up in that end's state, one lookup a key: the start's
+ * first (what is found there may close the end's question).  Costs the
+ * lookups and moving the views there (time travel: usually a copy of the
+ * live database stepped back), not a comparison of every key.  only_live:
+ * an end that is not the live state may not be looked at (RINGSIM_EPARAM). */
+static int resolve(sim *s, sim_history *h, int64_t from, int64_t to, int64_t last, bool only_live,
+                   compose *c, int64_t *looked, rs_error *err)
 {
     sim_history other = SIM_HISTORY_INIT;
     bool used_h = false;
     int rc = 0;
     for (int end = 0; !rc && end < 2; end++) {
         sim *v = NULL;
+        int64_t at = end == 0 ? from : to;
         for (size_t i = 0; !rc && i < c->keys.n; i++) {
             cent *e = &c->keys.v[i];
-            bool need = end == 0 ? e->s_exists == EXISTS_UNKNOWN ||
-                                       (e->s_exists && e->e_exists && e->s_owner == OWNER_UNKNOWN)
-                                 : e->e_exists && e->e_owner == OWNER_UNKNOWN && e->s_exists;
-            if (!need)
+            if (!(end == 0 ? open_at_start(e) : open_at_end(e)))
                 continue;
-            int64_t at = end == 0 ? lo : hi;
+            if (!v && only_live && !(at == last && s->at_op == last)) {
+                rc = rs_fail(err, RINGSIM_EPARAM, "the log leaves keys open at %lld", (long long)at);
+                break;
+            }
             if (!v && !(rc = state_at(s, used_h ? &other : h, at, last, &v, err)))
                 used_h = used_h || v != s;
             if (rc)
@@ -500,15 +649,11 @@ static int resolve(sim *s, sim_history *h, int64_t lo, int64_t hi, int64_t last,
             int32_t owner = g ? OWNER_NONE : intern(c, node);
             if (owner == -3) {
                 rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-                break;
-            }
-            if (end == 0) {
+            } else if (end == 0) {
                 e->s_exists = g == 0;
                 e->s_owner = owner;
-            } else if (g) {
-                rc = rs_fail(err, RINGSIM_EDB, "diff: key \"%.*s\" is not where the log says",
-                             (int)(e->len > 64 ? 64 : e->len), k);
             } else {
+                e->e_exists = g == 0;
                 e->e_owner = owner;
             }
         }
@@ -517,25 +662,53 @@ static int resolve(sim *s, sim_history *h, int64_t lo, int64_t hi, int64_t last,
     return rc;
 }
 
-/* The difference by the log: (lo, hi] composed, read from lo to hi (rev:
- * the answer is from hi to lo).  RINGSIM_EPARAM when the log cannot say. */
-static int diff_by_log(sim *s, sim_history *h, int64_t lo, int64_t hi, int64_t last, bool rev,
-                       acc *a, rs_error *err)
+/* Compose (with one snapshot of the log for all its reads) and resolve. */
+static int compose_resolved(sim *s, sim_history *h, int64_t from, int64_t to, bool only_live,
+                            compose *c, int64_t *looked, rs_error *err)
+{
+    int64_t last = 0;
+    bool own = !store_in_transaction(s->st);
+    int rc = own ? store_begin_read(s->st, err) : 0;
+    if (rc) {
+        memset(c, 0, sizeof *c);
+        return rc;
+    }
+    rc = store_last_op(s->st, &last, err);
+    if (!rc)
+        rc = compose_run(s, from, to, c, err);
+    else
+        memset(c, 0, sizeof *c);
+    if (own)
+        store_end_read(s->st);
+    if (!rc)
+        rc = resolve(s, h, from, to, last, only_live, c, looked, err);
+    return rc;
+}
+
+int sim__compose_keys(sim *s, int64_t to, keylist *gone, keylist *fresh, rs_error *err)
+{
+    compose c;
+    int64_t looked = 0;
+    int rc = compose_resolved(s, NULL, sim_last_op(s), to, true, &c, &looked, err);
+    for (size_t i = 0; !rc && i < c.keys.n; i++) {
+        const cent *e = &c.keys.v[i];
+        if (e->s_exists != e->e_exists &&
+            sim__kl_add(e->s_exists ? gone : fresh, cset_str(&c.keys, e), e->len, 0, STORE_NO_NODE))
+            rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    }
+    compose_free(&c);
+    return rc;
+}
+
+/* The difference by the log, composed along the path from `from` to
+ * `to`.  RINGSIM_EPARAM when the log cannot say. */
+static int diff_by_log(sim *s, sim_history *h, int64_t from, int64_t to, acc *a, rs_error *err)
 {
     compose c;
     sim_diff *d = a->d;
     uint32_t *ord = NULL;
     size_t nmov = 0;
-    /* One snapshot of the log for all its reads. */
-    bool own = !store_in_transaction(s->st);
-    int rc = own ? store_begin_read(s->st, err) : 0;
-    if (rc)
-        return rc;
-    rc = compose_run(s, lo, hi, &c, err);
-    if (own)
-        store_end_read(s->st);
-    if (!rc)
-        rc = resolve(s, h, lo, hi, last, &c, &d->looked_up, err);
+    int rc = compose_resolved(s, h, from, to, false, &c, &d->looked_up, err);
     if (!rc && c.keys.n && !(ord = malloc(c.keys.n * sizeof *ord)))
         rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     for (size_t i = 0; !rc && i < c.keys.n; i++) {
@@ -543,18 +716,17 @@ static int diff_by_log(sim *s, sim_history *h, int64_t lo, int64_t hi, int64_t l
         if (e->s_exists && e->e_exists) {
             if (e->s_owner != e->e_owner)
                 ord[nmov++] = (uint32_t)i;
-        } else if (e->s_exists != e->e_exists) {
-            if (e->e_exists != rev)
-                d->keys_added++;
-            else
-                d->keys_removed++;
+        } else if (e->e_exists) {
+            d->keys_added++;
+        } else if (e->s_exists) {
+            d->keys_removed++;
         }
     }
     if (!rc) {
         qsort_r(ord, nmov, sizeof *ord, cmp_ent_keys, &c.keys);
         for (size_t i = 0; !rc && i < nmov; i++) {
             const cent *e = &c.keys.v[ord[i]];
-            int32_t f = rev ? e->e_owner : e->s_owner, t = rev ? e->s_owner : e->e_owner;
+            int32_t f = e->s_owner, t = e->e_owner;
             const cent *fe = f >= 0 ? &c.names.v[f] : NULL, *te = t >= 0 ? &c.names.v[t] : NULL;
             rc = acc_move(a, cset_str(&c.keys, e), e->len, fe ? cset_str(&c.names, fe) : NULL,
                           fe ? fe->len : 0, te ? cset_str(&c.names, te) : NULL, te ? te->len : 0);
@@ -566,7 +738,7 @@ static int diff_by_log(sim *s, sim_history *h, int64_t lo, int64_t hi, int64_t l
         const cent *e = &c.nodes.v[i];
         if (e->s_exists == e->e_exists)
             continue;
-        json_t *l = e->e_exists != rev ? d->nodes_added : d->nodes_removed;
+        json_t *l = e->e_exists ? d->nodes_added : d->nodes_removed;
         if (json_array_append_new(l, json_stringn(cset_str(&c.nodes, e), e->len)))
             rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     }
@@ -723,13 +895,12 @@ static int diff_get(sim *s, sim_history *h, int64_t from, int64_t to, int64_t of
         d->config_changed = !json_equal(cf, ct);
     json_decref(cf);
     json_decref(ct);
-    int64_t lo = from < to ? from : to, hi = from < to ? to : from;
     /* The log first; the states when it cannot say. */
     rs_error e2 = {0, ""};
     d->how = "log";
     int g = RINGSIM_EPARAM;
     if (!rc && !force_states)
-        g = diff_by_log(s, h, lo, hi, last, from > to, &a, &e2);
+        g = diff_by_log(s, h, from, to, &a, &e2);
     if (!rc && g && g != RINGSIM_EPARAM)
         rc = rs_fail(err, g, "%s", e2.msg);
     if (!rc && g) {

@@ -643,33 +643,42 @@ static int adopt_nodes(opctx *c, const node *tn, size_t tn_n, const place_config
 }
 
 /* Revert by the log (sim_diff.c): the keys to drop and to bring back from
- * the log's records of (to, last], and the nodes, configuration and layout
- * after `to` from the state kept before the first topology change since
- * (sim__keep_before; the live one when there is none, a keyless replay of
- * the log's nodes when it is no longer kept).  Costs what the operations
- * undone changed.  RINGSIM_EPARAM (nothing found) when the log cannot say:
- * a reset or revert in between, an insert that skipped keys. */
+ * the log's records of the operations between now and `to` (through
+ * resets and reverts), and the nodes, configuration and layout after `to`
+ * from the state kept before the first topology change since
+ * (sim__keep_before; the live one when there is none, else a keyless
+ * replay of the log's nodes up to `to`).  Costs what the operations
+ * undone changed.  RINGSIM_EPARAM (nothing found) when the log cannot
+ * say: an insert that skipped keys, before `to`'s state is known. */
 static int revert_by_log(sim *s, int64_t to, keypair *kp, nodeset *x, rs_error *err)
 {
-    int64_t last = 0, count, runs, first;
+    int64_t last = 0, count, runs, first, base = 0;
     sim *bare = NULL;
     int rc = check_at(s, to, &last, err);
     if (!rc && s->at_op != last)
         rc = rs_fail(err, RINGSIM_EPARAM, "the state in memory is not the last");
     if (!rc)
-        rc = sim__compose_keys(s, to, last, &kp->gone, &kp->fresh, err);
+        rc = sim__compose_keys(s, to, &kp->gone, &kp->fresh, err);
+    /* The nodes after `to`: the state kept before the next topology change
+     * after it (which ran on that state), the live ones when none followed;
+     * else (a reset or revert came first, or the state is no longer kept)
+     * a replay of the log's nodes up to `to`, without keys. */
     if (!rc)
         rc = store_ops_topology(s->st, to, last, &count, &runs, &first, err);
+    if (!rc && first)
+        rc = store_op_base(s->st, first, &base, err);
     if (rc)
         return rc;
     x->after = to;
     if (!first)
         return nodeset_take(x, &s->cur) ? rs_fail(err, RINGSIM_ENOMEM, "out of memory") : 0;
-    int g = nodeset_load(s, first, x, err);
+    int g = base > to ? 1 : nodeset_load(s, first, x, err);
     if (g <= 0)
         return g;
-    if (!(rc = replay_to(s, first, true, x, 1, &bare, err)) && !x->got)
-        rc = rs_fail(err, RINGSIM_EDB, "no state after operation %lld", (long long)to);
+    nodeset_clear(x);
+    x->after = to;
+    if (!(rc = replay_to(s, to, true, NULL, 0, &bare, err)) && nodeset_take(x, &bare->cur))
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     sim_close(bare);
     return rc;
 }

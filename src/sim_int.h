@@ -161,10 +161,13 @@ int sim__keep_before(opctx *c, rs_error *err);
 int sim__diff_run(sim *s, store *have, store *want, const diff *d, rs_error *err);
 
 /* sim_diff.c */
-/* The keys that exist after hi and not after lo (gone) and after lo and
- * not after hi (fresh), lo < hi, from the log's records of (lo, hi]:
- * RINGSIM_EPARAM when the log cannot say (a reset or revert in between, an
- * insert that skipped keys, an operation of another kind). */
-int sim__compose_keys(sim *s, int64_t lo, int64_t hi, keylist *gone, keylist *fresh, rs_error *err);
+/* The keys that exist now and not after operation `to` (gone) and after
+ * `to` and not now (fresh), from the log's records of the operations
+ * between the two states (through reverts: the state after a revert to j
+ * is the state after j); s must hold the last operation.  Keys the log
+ * leaves open are looked up in the live state; RINGSIM_EPARAM when the
+ * log cannot say (an operation of a kind it does not compose, a key open
+ * after `to`). */
+int sim__compose_keys(sim *s, int64_t to, keylist *gone, keylist *fresh, rs_error *err);
 
 #endif
