@@ -10,6 +10,9 @@
  *      from the log) against the same operations.  Goal <= 2x.
  *   3. the same diff found by comparing the two states whole (the way
  *      without the log, O(keys)): how much the composition saves.
+ *   4-6. through a revert: the diff from after the operations to the
+ *      revert of them, a revert back to after them (a redo), and a revert
+ *      over the redo, each against the same operations.  Goal <= 2x.
  *
  * Five rounds, medians; each round's operations are new (another node,
  * other keys), and the revert brings the state back.  Files go in a fresh
@@ -53,7 +56,8 @@ int main(int argc, char **argv)
     int status = 1;
     int64_t op, ins, skip, moved = 0, work = 0;
     double t_ops[ROUNDS], t_rev[ROUNDS], t_diff[ROUNDS], t_back[ROUNDS], t_states[ROUNDS];
-    const char *how = "", *how_states = "";
+    double t_across[ROUNDS], t_redo[ROUNDS], t_rev2[ROUNDS];
+    const char *how = "", *how_states = "", *how_across = "";
     OK(sim_open(&s, path, &err));
     place_config cfg = *sim_config(s);
     cfg.param[PP_POINTS_PER_NODE] = 160;
@@ -65,8 +69,8 @@ int main(int argc, char **argv)
     }
     double t0 = bench_now();
     OK(sim_generate_keys(s, "key-", 4, 0, nkeys, &ins, &skip, &op, &err));
-    printf("bench_diff: %llu keys on 100 nodes x 160 points in %.1f s\n",
-           (unsigned long long)nkeys, bench_now() - t0);
+    printf("bench_diff: %llu keys on 100 nodes x 160 points in %.1f s\n", (unsigned long long)nkeys,
+           bench_now() - t0);
     for (int r = 0; r < ROUNDS; r++) {
         int64_t before = sim_last_op(s);
         char name[32], pre[32];
@@ -116,8 +120,26 @@ int main(int argc, char **argv)
         t0 = bench_now();
         OK(sim_revert(s, before, &op, &err));
         t_rev[r] = bench_now() - t0;
-        fprintf(stderr, "round %d: ops %.3f s, diff %.3f / %.3f s, states %.3f s, revert %.3f s\n",
-                r + 1, t_ops[r], t_diff[r], t_back[r], t_states[r], t_rev[r]);
+        int64_t reverted = sim_last_op(s);
+        /* Across the revert: the diff from the state before it, and a
+         * revert back to `after` (a redo), both through the revert. */
+        t0 = bench_now();
+        OK(sim_diff_get(s, &h, after, reverted, 0, 1000, false, &d, &err));
+        t_across[r] = bench_now() - t0;
+        how_across = d.how;
+        sim_diff_clear(&d);
+        t0 = bench_now();
+        OK(sim_revert(s, after, &op, &err));
+        t_redo[r] = bench_now() - t0;
+        t0 = bench_now();
+        OK(sim_revert(s, before, &op, &err)); /* the state as it was for the next round */
+        t_rev2[r] = bench_now() - t0;
+        fprintf(
+            stderr,
+            "round %d: ops %.3f s, diff %.3f / %.3f s, states %.3f s, revert %.3f s, across %.3f "
+            "s, redo %.3f s, revert again %.3f s\n",
+            r + 1, t_ops[r], t_diff[r], t_back[r], t_states[r], t_rev[r], t_across[r], t_redo[r],
+            t_rev2[r]);
     }
     double ops = bench_median(t_ops, ROUNDS), rev = bench_median(t_rev, ROUNDS);
     double dif = bench_median(t_diff, ROUNDS), back = bench_median(t_back, ROUNDS);
@@ -136,6 +158,16 @@ int main(int argc, char **argv)
     printf("| 3 | the same diff by comparing states (%s, every key) | %.3f s | the diff of 2 | "
            "%.3f s | %.1fx | |\n",
            how_states, st, dif, st / dif);
+    printf("| 4 | diff across a revert (after -> the revert of them; %s) | %.3f s | those "
+           "operations | %.3f s | %.2fx | <= 2x |\n",
+           how_across, bench_median(t_across, ROUNDS), ops, bench_median(t_across, ROUNDS) / ops);
+    printf(
+        "| 5 | revert across a revert (back to after them: a redo) | %.3f s | those operations | "
+        "%.3f s | %.2fx | <= 2x |\n",
+        bench_median(t_redo, ROUNDS), ops, bench_median(t_redo, ROUNDS) / ops);
+    printf("| 6 | revert over the redo (3 operations and 2 reverts back) | %.3f s | those "
+           "operations | %.3f s | %.2fx | <= 2x |\n",
+           bench_median(t_rev2, ROUNDS), ops, bench_median(t_rev2, ROUNDS) / ops);
     status = 0;
 fail:
     sim_history_clear(&h);

@@ -191,9 +191,12 @@ static char *nodeset_text(const state *st)
 
 int sim__keep_before(opctx *c, rs_error *err)
 {
+    /* Reset and revert are not undone, but revert by the log reads the
+     * nodes a state had from here (revert_by_log): theirs are kept too. */
     if (strcmp(c->what, "add_node") != 0 && strcmp(c->what, "remove_node") != 0 &&
-        strcmp(c->what, "configure") != 0 && strcmp(c->what, "set_weight") != 0)
-        return 0; /* reset and revert are not undone */
+        strcmp(c->what, "configure") != 0 && strcmp(c->what, "set_weight") != 0 &&
+        strcmp(c->what, "revert") != 0 && strcmp(c->what, "reset") != 0)
+        return 0;
     char mk[48], *text = nodeset_text(&c->s->cur);
     before_name(mk, sizeof mk, c->op);
     int rc = text ? store_meta_set(c->s->st, mk, text, err)
@@ -652,27 +655,26 @@ static int adopt_nodes(opctx *c, const node *tn, size_t tn_n, const place_config
  * say: an insert that skipped keys, before `to`'s state is known. */
 static int revert_by_log(sim *s, int64_t to, keypair *kp, nodeset *x, rs_error *err)
 {
-    int64_t last = 0, count, runs, first, base = 0;
+    int64_t last = 0, count, runs, first;
     sim *bare = NULL;
     int rc = check_at(s, to, &last, err);
     if (!rc && s->at_op != last)
         rc = rs_fail(err, RINGSIM_EPARAM, "the state in memory is not the last");
     if (!rc)
         rc = sim__compose_keys(s, to, &kp->gone, &kp->fresh, err);
-    /* The nodes after `to`: the state kept before the next topology change
-     * after it (which ran on that state), the live ones when none followed;
-     * else (a reset or revert came first, or the state is no longer kept)
-     * a replay of the log's nodes up to `to`, without keys. */
+    /* The nodes after `to`: the state kept before the next operation on
+     * nodes or configuration after it, reset and revert included (which
+     * ran on that state), the live ones when none followed; else (the
+     * state is no longer kept, or the log is older than this) a replay of
+     * the log's nodes up to `to`, without keys. */
     if (!rc)
         rc = store_ops_topology(s->st, to, last, &count, &runs, &first, err);
-    if (!rc && first)
-        rc = store_op_base(s->st, first, &base, err);
     if (rc)
         return rc;
     x->after = to;
     if (!first)
         return nodeset_take(x, &s->cur) ? rs_fail(err, RINGSIM_ENOMEM, "out of memory") : 0;
-    int g = base > to ? 1 : nodeset_load(s, first, x, err);
+    int g = nodeset_load(s, first, x, err);
     if (g <= 0)
         return g;
     nodeset_clear(x);
