@@ -545,6 +545,20 @@ static void test_rules(void **state)
     assert_int_equal(d.keys_added, 1);
     sim_diff_clear(&d);
     assert_int_equal(sim_reset(s, &op, &err), 0); /* 12 */
+    /* More keys touched on the way than the composition holds: the states
+     * are compared, to the same answer. */
+    sim_diff big;
+    assert_int_equal(sim_diff_get(s, NULL, 0, 11, 0, 1000, false, &d, &err), 0);
+    assert_string_equal(d.how, "log");
+    setenv("RINGSIM_DIFF_MAX_WORK", "50", 1);
+    assert_int_equal(sim_diff_get(s, NULL, 0, 11, 0, 1000, false, &big, &err), 0);
+    unsetenv("RINGSIM_DIFF_MAX_WORK");
+    assert_string_equal(big.how, "states");
+    assert_non_null(strstr(big.why, "more than 50 to hold"));
+    assert_int_equal(big.keys_added, d.keys_added);
+    assert_true(json_equal(big.nodes_added, d.nodes_added));
+    sim_diff_clear(&big);
+    sim_diff_clear(&d);
     /* Across a reset: back to empty (every key removed) from the log. */
     assert_int_equal(sim_diff_get(s, NULL, 11, 12, 0, 1000, false, &d, &err), 0);
     assert_string_equal(d.how, "log");
