@@ -32,6 +32,7 @@
 #define _GNU_SOURCE /* strndup */
 #include "sim_int.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -478,71 +479,79 @@ static int compose_run(sim *s, int64_t from, int64_t to, compose *c, rs_error *e
 
 /* ---- the answer ---- */
 
-/* Moves per node (by name; NULL = none), for moved_from and moved_to. */
+/* Moves per node (by name, hashed: a move each; NULL = none), for
+ * moved_from and moved_to. */
 typedef struct ntally {
-    char **name;
-    int64_t *count;
-    size_t n;
+    cset names;
+    int64_t *count; /* by entry of names */
+    size_t cap;
+    int64_t none;
 } ntally;
 
 static int ntally_add(ntally *t, const char *name, size_t len)
 {
-    for (size_t i = 0; i < t->n; i++)
-        if (name ? t->name[i] && strlen(t->name[i]) == len && !memcmp(t->name[i], name, len)
-                 : !t->name[i]) {
-            t->count[i]++;
-            return 0;
-        }
-    char **nm = realloc(t->name, (t->n + 1) * sizeof *nm);
-    if (nm)
-        t->name = nm;
-    int64_t *cnt = realloc(t->count, (t->n + 1) * sizeof *cnt);
-    if (cnt)
-        t->count = cnt;
-    char *x = name ? strndup(name, len) : NULL;
-    if (!nm || !cnt || (name && !x)) {
-        free(x);
-        return RINGSIM_ENOMEM;
+    if (!name) {
+        t->none++;
+        return 0;
     }
-    t->name[t->n] = x;
-    t->count[t->n++] = 1;
+    bool fresh;
+    cent *e = cset_get(&t->names, name, len, &fresh);
+    if (!e)
+        return RINGSIM_ENOMEM;
+    size_t i = (size_t)(e - t->names.v);
+    if (i >= t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 16;
+        int64_t *v = realloc(t->count, cap * sizeof *v);
+        if (!v)
+            return RINGSIM_ENOMEM;
+        memset(v + t->cap, 0, (cap - t->cap) * sizeof *v);
+        t->count = v;
+        t->cap = cap;
+    }
+    t->count[i]++;
     return 0;
 }
 
 static void ntally_free(ntally *t)
 {
-    for (size_t i = 0; i < t->n; i++)
-        free(t->name[i]);
-    free(t->name);
+    cset_free(&t->names);
     free(t->count);
     memset(t, 0, sizeof *t);
 }
 
-/* [{"node", "keys"}…], largest first, then by name, none last (as an
- * operation's moved_from). */
+/* [{"node", "keys"}…], largest first, then by name (bytes), none last at
+ * equal counts (as an operation's moved_from). */
+static int ntally_cmp(const void *x, const void *y, void *ud)
+{
+    const ntally *t = ud;
+    size_t a = *(const size_t *)x, b = *(const size_t *)y;
+    int64_t ca = a == SIZE_MAX ? t->none : t->count[a], cb = b == SIZE_MAX ? t->none : t->count[b];
+    if (ca != cb)
+        return ca > cb ? -1 : 1;
+    if (a == SIZE_MAX || b == SIZE_MAX)
+        return (a == SIZE_MAX) - (b == SIZE_MAX);
+    const cent *ea = &t->names.v[a], *eb = &t->names.v[b];
+    return sim__cmp_bytes(cset_str(&t->names, ea), ea->len, cset_str(&t->names, eb), eb->len);
+}
+
 static json_t *ntally_json(const ntally *t)
 {
-    size_t *ord = malloc((t->n + 1) * sizeof *ord);
+    size_t n = t->names.n + (t->none > 0);
+    size_t *ord = malloc((n + 1) * sizeof *ord);
     json_t *arr = ord ? json_array() : NULL;
-    for (size_t i = 0; i < t->n; i++)
+    for (size_t i = 0; i < t->names.n; i++)
         ord[i] = i;
-    for (size_t i = 1; arr && i < t->n; i++)
-        for (size_t j = i; j > 0; j--) {
-            size_t a = ord[j - 1], b = ord[j];
-            bool before = t->count[b] > t->count[a] ||
-                          (t->count[b] == t->count[a] && t->name[b] &&
-                           (!t->name[a] || strcmp(t->name[b], t->name[a]) < 0));
-            if (!before)
-                break;
-            ord[j - 1] = b;
-            ord[j] = a;
-        }
-    for (size_t i = 0; arr && i < t->n; i++) {
+    if (t->none > 0)
+        ord[n - 1] = SIZE_MAX;
+    if (arr)
+        qsort_r(ord, n, sizeof *ord, ntally_cmp, (void *)t);
+    for (size_t i = 0; arr && i < n; i++) {
         size_t k = ord[i];
-        json_t *e = json_pack("{s:o, s:I}", "node",
-                              t->name[k] ? json_string(t->name[k]) : json_null(), "keys",
-                              (json_int_t)t->count[k]);
-        if (!e || json_array_append_new(arr, e)) {
+        const cent *e = k == SIZE_MAX ? NULL : &t->names.v[k];
+        json_t *o = json_pack("{s:o, s:I}", "node",
+                              e ? json_stringn(cset_str(&t->names, e), e->len) : json_null(),
+                              "keys", (json_int_t)(e ? t->count[k] : t->none));
+        if (!o || json_array_append_new(arr, o)) {
             json_decref(arr);
             arr = NULL;
         }
@@ -913,7 +922,7 @@ static int diff_get(sim *s, sim_history *h, int64_t from, int64_t to, int64_t of
     d->moves = json_array();
     d->nodes_added = json_array();
     d->nodes_removed = json_array();
-    acc a = {d, {0}, {0}, offset, limit, err};
+    acc a = {.d = d, .offset = offset, .limit = limit, .err = err};
     json_t *cf = NULL, *ct = NULL;
     if (!d->moves || !d->nodes_added || !d->nodes_removed)
         rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
