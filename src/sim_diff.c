@@ -940,7 +940,7 @@ static int diff_get(sim *s, sim_history *h, int64_t from, int64_t to, int64_t of
         rc = rs_fail(err, g, "%s", e2.msg);
     if (!rc && g) {
         d->how = "states";
-        snprintf(d->why, sizeof d->why, "%s", force_states ? "asked" : e2.msg);
+        snprintf(d->why, sizeof d->why, "%.159s", force_states ? "asked" : e2.msg);
         ntally_free(&a.from);
         ntally_free(&a.to);
         diff_reset_counts(d);
