@@ -853,6 +853,8 @@ static const char *csv_rows(const api_request *r)
         return "keys";
     if (seg_is(r, 0, "operations"))
         return r->nseg == 1 ? "operations" : "moves";
+    if (seg_is(r, 0, "diff")) /* the page of moves */
+        return "moves";
     return NULL;
 }
 
@@ -869,8 +871,8 @@ static int answer_format(const api_request *r, bool *csv, rs_error *err)
         return 0; /* the export writes its own CSV */
     if (!csv_rows(r))
         return rs_fail(err, RINGSIM_EPARAM,
-                       "format=csv is offered on GET /api/nodes, /api/keys, /api/operations "
-                       "and /api/operations/{id}");
+                       "format=csv is offered on GET /api/nodes, /api/keys, /api/operations, "
+                       "/api/operations/{id} and /api/diff");
     *csv = true;
     return 0;
 }

@@ -151,6 +151,10 @@ async function badParameters(s, last) {
   await bad(`?from=0&to=${last + 1}`, 404, 'not_found');
   await bad(`?from=${last + 1}&to=0`, 404, 'not_found');
   await bad('?from=9223372036854775807&to=0', 404, 'not_found');
+  const csv = await s.get('/api/diff?from=7&to=8&limit=3&format=csv');
+  const page = await s.ok('/api/diff?from=7&to=8&limit=3');
+  const q = (v) => (/[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
+  eq('?format=csv: the page of moves as CSV', [csv.status, csv.text], [200, ['key,from,to', ...page.moves.map((m) => [m.key, m.from, m.to].map(q).join(','))].join('\r\n') + '\r\n']);
   const p = await s.post('/api/diff', {});
   eq('POST /api/diff: 405 method_not_allowed', [p.status, p.json && p.json.error.code], [405, 'method_not_allowed']);
   const h = await s.req('HEAD', '/api/diff?from=0&to=1');
