@@ -653,11 +653,12 @@ static int adopt_nodes(opctx *c, const node *tn, size_t tn_n, const place_config
  * replay of the log's nodes up to `to`).  Costs what the operations
  * undone changed.  RINGSIM_EPARAM (nothing found) when the log cannot
  * say: an insert that skipped keys, before `to`'s state is known. */
-static int revert_by_log(sim *s, int64_t to, keypair *kp, nodeset *x, rs_error *err)
+static int revert_by_log(sim *s, int64_t to, keypair *kp, nodeset *x, int64_t *planned, rs_error *err)
 {
     int64_t last = 0, count, runs, first;
     sim *bare = NULL;
     int rc = check_at(s, to, &last, err);
+    *planned = last;
     if (!rc && s->at_op != last)
         rc = rs_fail(err, RINGSIM_EPARAM, "the state in memory is not the last");
     if (!rc)
@@ -705,9 +706,12 @@ int sim_revert(sim *s, int64_t to, int64_t *op, rs_error *err)
      * (sim_diff.c), else by comparing with the state to go back to, moved
      * there the cheapest way (a copy of this database with the operations
      * since undone, a checkpoint, a replay). */
-    if (!rc) {
+    int64_t planned = -1;
+    bool old_way = false;
+plan:
+    if (!rc && !old_way) {
         rs_error e2;
-        int g = revert_by_log(s, to, &kp, &target, &e2);
+        int g = revert_by_log(s, to, &kp, &target, &planned, &e2);
         by_log = g == 0;
         if (g && g != RINGSIM_EPARAM)
             rc = rs_fail(err, g, "%s", e2.msg);
@@ -730,6 +734,20 @@ int sim_revert(sim *s, int64_t to, int64_t *op, rs_error *err)
     }
     if ((rc = sim__op_begin(s, &c, "revert", subject, params, err)))
         goto out;
+    if (by_log && c.op && c.op != planned + 1) {
+        /* Another process logged an operation since the plan was made
+         * (under no lock): the plan is of another state.  The other way
+         * compares the states inside the transaction. */
+        sim__op_abort(&c);
+        nodeset_clear(&target);
+        sim__kl_free(gone);
+        sim__kl_free(fresh);
+        by_log = false;
+        old_way = true;
+        free(subject);
+        subject = NULL;
+        goto plan;
+    }
     c.steps = true;
     /* Only the differences are held in memory. */
     diff d = {kp_gone, kp_fresh, NULL, &kp};
