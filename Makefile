@@ -90,6 +90,7 @@ bench: build
 	$(BUILD)/bench_ringsim
 	$(BUILD)/bench_place
 	$(BUILD)/bench_history
+	$(BUILD)/bench_diff
 	$(BUILD)/bench_ketama
 	$(BUILD)/bench_envoy
 	$(BUILD)/bench_textbook

@@ -484,6 +484,23 @@ static int get_operation(sim *s, const api_request *r, json_t **out, rs_error *e
     return *out ? 200 : err->code;
 }
 
+/* GET /api/diff?from=A&to=B[&offset=&limit=] (docs/api.md v3): both ids
+ * required; past the last operation is 404 (the engine says so). */
+static int get_diff(sim *s, sim_history *h, const api_request *r, json_t **out, rs_error *err)
+{
+    int64_t from, to, offset, limit;
+    int rc = 0;
+    if (!param(r, "from") || !param(r, "to"))
+        return rs_fail(err, RINGSIM_EPARAM, "from and to are required: /api/diff?from=A&to=B");
+    if ((rc = int_param(r, "from", 0, INT64_MAX, 0, &from, err)) ||
+        (rc = int_param(r, "to", 0, INT64_MAX, 0, &to, err)) ||
+        (rc = int_param(r, "offset", 0, INT64_MAX, 0, &offset, err)) ||
+        (rc = int_param(r, "limit", 1, 1000, 1000, &limit, err)))
+        return rc;
+    *out = view_diff(s, h, from, to, offset, limit, err);
+    return *out ? 200 : err->code;
+}
+
 /* POST /api/scenarios/run {"text", "name"?, "check"?}: run a scenario (or,
  * with check, only parse it) and answer its report; a syntax error is 400
  * invalid_parameter naming the line. */
@@ -615,8 +632,8 @@ static int stream_keys(sim *s, const api_request *r, bool json, api_answer *a, r
 static int csv_offered(rs_error *err)
 {
     return rs_fail(err, RINGSIM_EPARAM,
-                   "format=csv is offered on GET /api/nodes, /api/keys, /api/operations "
-                   "and /api/operations/{id}");
+                   "format=csv is offered on GET /api/nodes, /api/keys, /api/operations, "
+                   "/api/operations/{id} and /api/diff");
 }
 
 /* GET /api/export/scenario[?at=ID]: the operations that rebuild the state
@@ -856,11 +873,17 @@ static const char csv_own[] = "(its own)";
  *   travels  ?at=ID answers it for the past (then on the reading worker)
  *   csv      ?format=csv: the list of the answer the CSV holds (NULL: none;
  *            API_CSV_OWN: the handler writes its own)
+ *   hfn      (optional, with fn NULL) a handler given the live sim and the
+ *            caller's view of the past, for routes that read two states
  * A new route is one entry here and its handler above: an existing handler
  * of the (sim, request, out, err) shape plugs in with API_JSON(name) and
  * name_route; the transport, the router and the at= and format= rules need
  * no change.
  */
+/* A handler that reads the caller's view of the past itself (the
+ * difference between two states), given the live sim. */
+typedef int (*api_hist_fn)(sim *s, sim_history *h, const api_request *r, json_t **out, rs_error *err);
+
 typedef struct route {
     const char *path;
     api_method method;
@@ -868,40 +891,43 @@ typedef struct route {
     api_place where;
     bool body, travels;
     const char *csv;
+    api_hist_fn hfn; /* instead of fn (NULL when fn answers) */
 } route;
 
 static const route routes[] = {
-    {"nodes", API_GET, get_nodes_route, API_LOOP, false, true, "nodes"},
-    {"nodes", API_POST, post_nodes_route, API_WORKER, true, false, NULL},
-    {"nodes/x", API_GET, get_node_route, API_LOOP, false, true, NULL},
-    {"nodes/x", API_DELETE, delete_node_route, API_WORKER, false, false, NULL},
-    {"nodes/x", API_PATCH, patch_node_route, API_WORKER, true, false, NULL},
-    {"ring", API_GET, get_ring_route, API_LOOP, false, true, NULL},
-    {"config", API_GET, get_config_route, API_LOOP, false, true, NULL},
-    {"config", API_PUT, put_config_route, API_WORKER, true, false, NULL},
-    {"keys", API_GET, get_keys_route, API_LOOP, false, true, "keys"},
-    {"keys", API_POST, post_keys_route, API_WORKER, true, false, NULL},
-    {"keys/x", API_GET, get_key_route, API_LOOP, false, true, NULL},
-    {"keys/x", API_DELETE, delete_key_route, API_WORKER, false, false, NULL},
-    {"lookup", API_GET, get_lookup_route, API_LOOP, false, true, NULL},
-    {"stats", API_GET, get_stats_route, API_LOOP, false, true, NULL},
+    {"nodes", API_GET, get_nodes_route, API_LOOP, false, true, "nodes", NULL},
+    {"nodes", API_POST, post_nodes_route, API_WORKER, true, false, NULL, NULL},
+    {"nodes/x", API_GET, get_node_route, API_LOOP, false, true, NULL, NULL},
+    {"nodes/x", API_DELETE, delete_node_route, API_WORKER, false, false, NULL, NULL},
+    {"nodes/x", API_PATCH, patch_node_route, API_WORKER, true, false, NULL, NULL},
+    {"ring", API_GET, get_ring_route, API_LOOP, false, true, NULL, NULL},
+    {"config", API_GET, get_config_route, API_LOOP, false, true, NULL, NULL},
+    {"config", API_PUT, put_config_route, API_WORKER, true, false, NULL, NULL},
+    {"keys", API_GET, get_keys_route, API_LOOP, false, true, "keys", NULL},
+    {"keys", API_POST, post_keys_route, API_WORKER, true, false, NULL, NULL},
+    {"keys/x", API_GET, get_key_route, API_LOOP, false, true, NULL, NULL},
+    {"keys/x", API_DELETE, delete_key_route, API_WORKER, false, false, NULL, NULL},
+    {"lookup", API_GET, get_lookup_route, API_LOOP, false, true, NULL, NULL},
+    {"stats", API_GET, get_stats_route, API_LOOP, false, true, NULL, NULL},
     /* density reads every key (0.37 s at a million): a long read */
-    {"density", API_GET, get_density_route, API_READER, false, true, NULL},
+    {"density", API_GET, get_density_route, API_READER, false, true, NULL, NULL},
     /* the log is history already: at= is not for it */
-    {"operations", API_GET, get_operations_route, API_LOOP, false, false, "operations"},
-    {"operations/x", API_GET, get_operation_route, API_LOOP, false, false, "moves"},
-    {"events", API_GET, get_events_route, API_EVENTS, false, true, NULL},
-    {"reset", API_POST, post_reset_route, API_WORKER, false, false, NULL},
-    {"revert", API_POST, post_revert_route, API_WORKER, true, false, NULL},
-    {"cancel", API_POST, post_cancel_route, API_CANCEL, false, false, NULL},
-    {"preview", API_POST, post_preview_route, API_WORKER, true, false, NULL},
-    {"compare", API_GET, get_compare_route, API_READER, false, true, NULL},
-    {"scenarios", API_GET, get_scenarios_route, API_LOOP, false, true, NULL},
-    {"scenarios/x", API_GET, get_scenario_route, API_LOOP, false, true, NULL},
-    {"scenarios/x", API_POST, post_scenarios_route, API_WORKER, true, false, NULL},
+    {"operations", API_GET, get_operations_route, API_LOOP, false, false, "operations", NULL},
+    {"operations/x", API_GET, get_operation_route, API_LOOP, false, false, "moves", NULL},
+    {"events", API_GET, get_events_route, API_EVENTS, false, true, NULL, NULL},
+    {"reset", API_POST, post_reset_route, API_WORKER, false, false, NULL, NULL},
+    {"revert", API_POST, post_revert_route, API_WORKER, true, false, NULL, NULL},
+    {"cancel", API_POST, post_cancel_route, API_CANCEL, false, false, NULL, NULL},
+    {"preview", API_POST, post_preview_route, API_WORKER, true, false, NULL, NULL},
+    {"compare", API_GET, get_compare_route, API_READER, false, true, NULL, NULL},
+    {"scenarios", API_GET, get_scenarios_route, API_LOOP, false, true, NULL, NULL},
+    {"scenarios/x", API_GET, get_scenario_route, API_LOOP, false, true, NULL, NULL},
+    {"scenarios/x", API_POST, post_scenarios_route, API_WORKER, true, false, NULL, NULL},
     /* the export reads the log for itself (?at= is its own parameter) */
-    {"export/x", API_GET, get_export_route, API_READER, false, false, API_CSV_OWN},
-    {"theory", API_GET, get_theory_route, API_READER, false, true, NULL},
+    {"export/x", API_GET, get_export_route, API_READER, false, false, API_CSV_OWN, NULL},
+    {"theory", API_GET, get_theory_route, API_READER, false, true, NULL, NULL},
+    /* the difference between two states may compare them whole (time travel) */
+    {"diff", API_GET, NULL, API_READER, false, false, "moves", get_diff},
 };
 
 static bool path_matches(const api_request *r, const char *path)
@@ -1042,7 +1068,9 @@ void api_respond(sim *s, api_cache *cache, const api_request *r, api_answer *a)
         if (!rc)
             rc = sim_history_at(s, &cache->h, id, &target, &err);
     }
-    if (!rc)
+    if (!rc && rt->hfn) /* two states of its own: not ?at= */
+        rc = rt->hfn(s, &cache->h, r, &out, &err);
+    else if (!rc)
         rc = rt->fn(target, r, &out, a, &err);
     if (rc == 200 && csv && out && !a->file) {
         a->text = csv_from_rows(json_object_get(out, rt->csv), &a->text_len);

@@ -780,6 +780,76 @@ static int run_log(cmd_ctx *c)
     return rc;
 }
 
+/* diff A B: what changed between the states after A and after B, every
+ * move listed (docs/api.md v3; the API pages them). */
+static int run_diff(cmd_ctx *c)
+{
+    uint64_t a = 0, b = 0;
+    parse_u64(c->l->args[0], &a); /* checked by check_args */
+    parse_u64(c->l->args[1], &b);
+    json_t *j = view_diff(c->s, NULL, (int64_t)a, (int64_t)b, 0, INT64_MAX, &c->err);
+    if (!j)
+        return c->err.code;
+    if (c->l->opt[CMD_O_JSON]) {
+        print_json(c->out, j);
+        json_decref(j);
+        return 0;
+    }
+    const char *how = json_string_value(json_object_get(j, "how"));
+    fprintf(c->out, "from %llu to %llu (%s)\n", (unsigned long long)a, (unsigned long long)b,
+            how && !strcmp(how, "log") ? "composed from the log" : "by comparing the two states");
+    fprintf(c->out, "keys moved %lld, added %lld, removed %lld\n",
+            (long long)json_integer_value(json_object_get(j, "keys_moved")),
+            (long long)json_integer_value(json_object_get(j, "keys_added")),
+            (long long)json_integer_value(json_object_get(j, "keys_removed")));
+    static const char *const lists[][2] = {{"nodes_added", "nodes added"},
+                                           {"nodes_removed", "nodes removed"}};
+    for (size_t k = 0; k < 2; k++) {
+        json_t *l = json_object_get(j, lists[k][0]), *v;
+        size_t i;
+        fprintf(c->out, "%s:", lists[k][1]);
+        json_array_foreach(l, i, v)
+        {
+            fputs(i ? ", " : " ", c->out);
+            print_padded(c->out, json_string_value(v), 0);
+        }
+        fprintf(c->out, "%s\n", json_array_size(l) ? "" : " none");
+    }
+    fprintf(c->out, "configuration %s\n",
+            json_is_true(json_object_get(j, "config_changed")) ? "changed" : "unchanged");
+    static const char *const tallies[][2] = {{"moved_from", "moved from"}, {"moved_to", "moved to"}};
+    for (size_t k = 0; k < 2; k++) {
+        json_t *l = json_object_get(j, tallies[k][0]), *v;
+        size_t i;
+        if (!json_array_size(l))
+            continue;
+        fprintf(c->out, "%s:", tallies[k][1]);
+        json_array_foreach(l, i, v)
+        {
+            const char *n = json_string_value(json_object_get(v, "node"));
+            fputs(i ? ", " : " ", c->out);
+            print_padded(c->out, n ? n : "(none)", 0);
+            fprintf(c->out, " %lld", (long long)json_integer_value(json_object_get(v, "keys")));
+        }
+        fputc('\n', c->out);
+    }
+    json_t *m;
+    size_t i;
+    json_array_foreach(json_object_get(j, "moves"), i, m)
+    {
+        const char *f = json_string_value(json_object_get(m, "from"));
+        const char *t = json_string_value(json_object_get(m, "to"));
+        print_padded(c->out, json_string_value(json_object_get(m, "key")), 24);
+        fputs(" ", c->out);
+        print_padded(c->out, f ? f : "(none)", 0);
+        fputs(" -> ", c->out);
+        print_padded(c->out, t ? t : "(none)", 0);
+        fputc('\n', c->out);
+    }
+    json_decref(j);
+    return 0;
+}
+
 static int run_algorithms(cmd_ctx *c)
 {
     json_t *j = view_algorithms(&c->err);
@@ -1014,6 +1084,13 @@ const cmd_def cmd_table[] = {
      "Keys per node: mean, population standard deviation, cv, min, max, max/mean.", run_stats},
     {"log", "[ID]", 0, 1, O(CSV), 0, "the operation log, or one operation's moves",
      "Lists every operation; with ID, that operation and every key it moved (from, to).", run_log},
+    {"diff", "A B", 2, 2, 0, 0, "what changed between the states after two operations",
+     "What changed from the state after operation A to the state after operation B (0: "
+     "the empty start; either may be the later): keys moved (from, to; every one listed), "
+     "keys and nodes added and removed, whether the configuration changed. Composed from "
+     "the log's records of the operations in between (through resets and reverts), so it "
+     "costs what they changed. Nothing is recorded.",
+     run_diff},
     {"ring", "", 0, 0, 0, 0, "the ring's points in order",
      "Lists the points (or slot ranges, or table runs) of the current placement.", run_ring},
     {"config", "", 0, 0, CONFIG_OPTS, CMD_F_CHANGE_OPTS, "show or change the configuration",
@@ -1143,6 +1220,11 @@ static int check_args(cmd_line *l, rs_error *err)
             return rs_fail(err, RINGSIM_EPARAM,
                            "operation ID must be a whole number, not \"%.64s\"", l->args[0]);
         l->id = (int64_t)v;
+    } else if (!strcmp(n, "diff")) {
+        for (int i = 0; i < 2; i++)
+            if (parse_u64(l->args[i], &v) || v > INT64_MAX)
+                return rs_fail(err, RINGSIM_EPARAM,
+                               "operation ID must be a whole number, not \"%.64s\"", l->args[i]);
     } else if (!strcmp(n, "node weight")) {
         return parse_weight(l->args[1], &l->weight, err);
     } else if (!strcmp(n, "preview node")) {

@@ -305,6 +305,39 @@ int sim_history_checkpoint(sim *s, sim_history *h, rs_error *err);
 /* The view and the checkpoints go; accepts a cleared history. */
 void sim_history_clear(sim_history *h);
 
+/* ---- the difference between two states (docs/api.md v3, sim_diff.c) ----
+ * What changed from the state after operation `from` to the state after
+ * operation `to` (0 = the empty start; either may be the later): keys
+ * whose owner differs (moves, by key bytes; the page [offset, offset +
+ * limit) of them in `moves`), keys and nodes only at one end, whether the
+ * configuration differs.  Costs what the operations in between changed:
+ * the log's moves, inserts and deletes composed key by key along the way
+ * from one state to the other (through resets and reverts: the state after
+ * a revert to j is the state after j) (how = "log"); the few keys the log
+ * leaves open (one deleted and inserted again: its owner at the start; one
+ * an insert skipped: whether it was there) are looked up in that end's
+ * state (looked_up).  When the log cannot say -- an operation of a kind it
+ * does not compose -- or when force_states, by comparing the two states
+ * whole (how = "states", O(keys); why says what stopped the log).  States
+ * are reached by sim_history_at through h (may be NULL: a view of its
+ * own).  RINGSIM_ENOTFOUND past the last operation.  The json_t members
+ * are the caller's: free with sim_diff_clear (accepts a cleared one). */
+typedef struct sim_diff {
+    int64_t from, to;
+    int64_t keys_moved, keys_added, keys_removed, moves_total;
+    json_t *moved_from, *moved_to;       /* [{"node", "keys"}…], largest first */
+    json_t *nodes_added, *nodes_removed; /* names, by their bytes */
+    bool config_changed;
+    json_t *moves; /* the page: [{"key", "from", "to"}…] */
+    const char *how;
+    char why[160];
+    int64_t work;      /* log entries composed (how = "log") */
+    int64_t looked_up; /* keys the log left open, looked up in a state */
+} sim_diff;
+int sim_diff_get(sim *s, sim_history *h, int64_t from, int64_t to, int64_t offset, int64_t limit,
+                 bool force_states, sim_diff *d, rs_error *err);
+void sim_diff_clear(sim_diff *d);
+
 /* Verify the database: placement of every key, counters, and that replaying
  * the log reproduces the stored state.  Problems are described in report
  * (at most report_size bytes, may be NULL); *problems counts them. */

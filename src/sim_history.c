@@ -575,8 +575,51 @@ static int adopt_nodes(opctx *c, const node *tn, size_t tn_n, const place_config
     return rc;
 }
 
+/* Revert by the log (sim_diff.c): the keys to drop and to bring back from
+ * the log's records of the operations between now and `to` (through
+ * resets and reverts), and the nodes, configuration and layout after `to`
+ * from the state kept before the first topology change since
+ * (sim__keep_before; the live one when there is none, else a keyless
+ * replay of the log's nodes up to `to`).  Costs what the operations
+ * undone changed.  RINGSIM_EPARAM (nothing found) when the log cannot
+ * say: an insert that skipped keys, before `to`'s state is known. */
+static int revert_by_log(sim *s, int64_t to, keypair *kp, nodeset *x, int64_t *planned, rs_error *err)
+{
+    int64_t last = 0, count, runs, first;
+    sim *bare = NULL;
+    int rc = check_at(s, to, &last, err);
+    *planned = last;
+    if (!rc && s->at_op != last)
+        rc = rs_fail(err, RINGSIM_EPARAM, "the state in memory is not the last");
+    if (!rc)
+        rc = sim__compose_keys(s, to, &kp->gone, &kp->fresh, err);
+    /* The nodes after `to`: the state kept before the next operation on
+     * nodes or configuration after it, reset and revert included (which
+     * ran on that state), the live ones when none followed; else (the
+     * state is no longer kept, or the log is older than this) a replay of
+     * the log's nodes up to `to`, without keys. */
+    if (!rc)
+        rc = store_ops_topology(s->st, to, last, &count, &runs, &first, err);
+    if (rc)
+        return rc;
+    x->after = to;
+    if (!first)
+        return nodeset_take(x, &s->cur) ? rs_fail(err, RINGSIM_ENOMEM, "out of memory") : 0;
+    int g = nodeset_load(s, first, x, err);
+    if (g <= 0)
+        return g;
+    nodeset_clear(x);
+    x->after = to;
+    if (!(rc = replay_to(s, to, true, NULL, 0, &bare, err)) && nodeset_take(x, &bare->cur))
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    sim_close(bare);
+    return rc;
+}
+
 int sim_revert(sim *s, int64_t to, int64_t *op, rs_error *err)
 {
+    nodeset target = {0};
+    bool by_log = false;
     sim *snap = NULL;
     sim_history past = SIM_HISTORY_INIT; /* owns snap */
     keypair kp;
@@ -589,11 +632,28 @@ int sim_revert(sim *s, int64_t to, int64_t *op, rs_error *err)
     /* Refuse a read-only database before replaying the log for nothing. */
     if (!rc && sim_read_only(s))
         rc = store_begin(s->st, err);
-    /* The state to go back to, the cheapest way: usually a copy of this
-     * database with the operations since undone, not a replay. */
-    if (!rc)
+    /* What to drop, bring back and adopt: from the log where it says
+     * (sim_diff.c), else by comparing with the state to go back to, moved
+     * there the cheapest way (a copy of this database with the operations
+     * since undone, a checkpoint, a replay). */
+    int64_t planned = -1;
+    bool old_way = false;
+plan:
+    if (!rc && !old_way) {
+        rs_error e2;
+        int g = revert_by_log(s, to, &kp, &target, &planned, &e2);
+        by_log = g == 0;
+        if (g && g != RINGSIM_EPARAM)
+            rc = rs_fail(err, g, "%s", e2.msg);
+        if (g) {
+            nodeset_clear(&target);
+            sim__kl_free(gone);
+            sim__kl_free(fresh);
+        }
+    }
+    if (!rc && !by_log)
         rc = sim_history_at(s, &past, to, &snap, err);
-    if (!rc && snap == s) /* to the last operation: a state apart to compare */
+    if (!rc && !by_log && snap == s) /* to the last operation: a state apart to compare */
         snap = (rc = sim_at(s, to, &past.view, err)) ? NULL : past.view;
     if (rc)
         goto out;
@@ -604,19 +664,37 @@ int sim_revert(sim *s, int64_t to, int64_t *op, rs_error *err)
     }
     if ((rc = sim__op_begin(s, &c, "revert", subject, params, err)))
         goto out;
+    if (by_log && c.op && c.op != planned + 1) {
+        /* Another process logged an operation since the plan was made
+         * (under no lock): the plan is of another state.  The other way
+         * compares the states inside the transaction. */
+        sim__op_abort(&c);
+        nodeset_clear(&target);
+        sim__kl_free(gone);
+        sim__kl_free(fresh);
+        by_log = false;
+        old_way = true;
+        free(subject);
+        subject = NULL;
+        goto plan;
+    }
     c.steps = true;
     /* Only the differences are held in memory. */
     diff d = {kp_gone, kp_fresh, NULL, &kp};
     if ((rc = sim__progress(s, "revert", 0, 4, err)) ||
-        (rc = sim__diff_run(s, s->st, snap->st, &d, err)) ||
+        (!by_log && (rc = sim__diff_run(s, s->st, snap->st, &d, err))) ||
         (rc = sim__progress(s, "revert", 1, 4, err)))
         goto abort;
     /* 1. Keys that did not exist then go (deletions are not moves). */
     for (size_t i = 0; i < gone->n && !rc; i++) {
         const klent *e = &gone->v[i];
         int deleted;
-        rc = store_key_delete(s->st, gone->buf + e->off, e->len, &deleted, err);
-        sim__count_owner(&c.next, e->node, -1);
+        store_key k = {.node = e->node};
+        if (by_log) /* the log names the key, the table its owner */
+            rc = store_key_find(s->st, gone->buf + e->off, e->len, &k, err);
+        if (!rc)
+            rc = store_key_delete(s->st, gone->buf + e->off, e->len, &deleted, err);
+        sim__count_owner(&c.next, k.node, -1);
         if (!rc && i % PROGRESS_EVERY == PROGRESS_EVERY - 1)
             rc = sim__poll(s, err);
     }
@@ -624,7 +702,9 @@ int sim_revert(sim *s, int64_t to, int64_t *op, rs_error *err)
         rc = sim__progress(s, "revert", 2, 4, err);
     /* 2. Nodes and configuration as they were; the keys whose owner changes
      * move.  Nodes that exist in both keep their id and counter. */
-    if (!rc) {
+    if (!rc && by_log) {
+        rc = adopt_nodes(&c, target.nodes, target.n, &target.cfg, target.layout, err);
+    } else if (!rc) {
         char *layout = place_state_text(snap->cur.pl);
         rc = adopt_nodes(&c, snap->cur.nodes, snap->cur.n, &snap->cur.cfg, layout, err);
         free(layout);
@@ -647,6 +727,7 @@ int sim_revert(sim *s, int64_t to, int64_t *op, rs_error *err)
 abort:
     sim__op_abort(&c);
 out:
+    nodeset_clear(&target);
     sim__kl_free(gone);
     sim__kl_free(fresh);
     sim_history_clear(&past);

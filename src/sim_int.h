@@ -179,4 +179,14 @@ char *sim__nodeset_text(const state *st);
  * stepping back over it finds it without a replay; the oldest go. */
 int sim__keep_before(opctx *c, rs_error *err);
 
+/* sim_diff.c */
+/* The keys that exist now and not after operation `to` (gone) and after
+ * `to` and not now (fresh), from the log's records of the operations
+ * between the two states (through reverts: the state after a revert to j
+ * is the state after j); s must hold the last operation.  Keys the log
+ * leaves open are looked up in the live state; RINGSIM_EPARAM when the
+ * log cannot say (an operation of a kind it does not compose, a key open
+ * after `to`). */
+int sim__compose_keys(sim *s, int64_t to, keylist *gone, keylist *fresh, rs_error *err);
+
 #endif

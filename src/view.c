@@ -673,3 +673,24 @@ int view_keys_write(sim *s, FILE *f, bool csv, const char *node, size_t node_len
         *total = n;
     return rc;
 }
+
+/* ---- the difference between two states ---- */
+
+json_t *view_diff(sim *s, sim_history *h, int64_t from, int64_t to, int64_t offset, int64_t limit,
+                  rs_error *err)
+{
+    sim_diff d;
+    if (sim_diff_get(s, h, from, to, offset, limit, false, &d, err))
+        return NULL;
+    json_t *o = json_pack("{s:I, s:I, s:I, s:O, s:O, s:I, s:I, s:O, s:O, s:b, s:s, s:I, s:O}",
+                          "from", (json_int_t)d.from, "to", (json_int_t)d.to, "keys_moved",
+                          (json_int_t)d.keys_moved, "moved_from", d.moved_from, "moved_to",
+                          d.moved_to, "keys_added", (json_int_t)d.keys_added, "keys_removed",
+                          (json_int_t)d.keys_removed, "nodes_added", d.nodes_added, "nodes_removed",
+                          d.nodes_removed, "config_changed", d.config_changed, "how", d.how,
+                          "moves_total", (json_int_t)d.moves_total, "moves", d.moves);
+    if (o && d.why[0])
+        json_object_set_new(o, "why", json_string(d.why));
+    sim_diff_clear(&d);
+    return o ? o : nomem(err, NULL);
+}

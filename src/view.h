@@ -74,6 +74,13 @@ json_t *view_compare(sim *s, const char *algorithms, const char *const *params, 
  * moves against 1/(n+1), for n nodes (0: the current count, at least 2). */
 json_t *view_theory(sim *s, int64_t nodes, rs_error *err);
 
+/* GET /api/diff (docs/api.md v3): {"from", "to", "keys_moved", "moved_from",
+ * "moved_to", "keys_added", "keys_removed", "nodes_added", "nodes_removed",
+ * "config_changed", "how", "why"?, "moves_total", "moves"} with the moves
+ * [offset, offset + limit) (sim_diff_get; h may be NULL). */
+json_t *view_diff(sim *s, sim_history *h, int64_t from, int64_t to, int64_t offset, int64_t limit,
+                  rs_error *err);
+
 /* A stored key: {"key", "position", "node", "coordinate"} and "replicas"
  * (the preference list) when the configuration keeps more than one copy. */
 json_t *view_key(sim *s, const char *key, size_t len, uint32_t pos, const char *node,

@@ -124,3 +124,9 @@ Object.assign(api, {
   /** A node's weight changed in place (one set_weight operation). */
   setWeight: (name, weight) => request('PATCH', `/api/nodes/${enc(name)}`, { weight }),
 });
+
+// The difference between two states (API.md version 3): web/js/diff.js.
+Object.assign(api, {
+  /** What changed from the state after `from` to the state after `to`; moves from `offset`. */
+  diff: (from, to, offset, limit) => request('GET', withQuery('/api/diff', { from, to, offset, limit })),
+});

@@ -30,11 +30,14 @@ import { PlacementForm } from './algorithms.js';
 import { TableStrip } from './strip.js';
 import { setupScenarios } from './scenarios.js';
 import { setupLab } from './lab.js';
+import { setupDiff } from './diff.js';
 
 const DOT_LIMIT = 1500;     // up to this many keys are drawn one by one
 const KEYS_PAGE = 50;
 const MAX_PAIR_MOVES = 10000; // moves read to group a general change into pairs
 const HISTORY_STEP = 100;   // history rows shown per "Older operations"
+
+const diffPicks = setupDiff(); // "Between two points" under the history
 
 const state = {
   at: null,               // null: live; a number: read-only view after that operation
@@ -597,6 +600,7 @@ function renderHistory() {
     movesButton.addEventListener('click', () => toggleMoves(li, op, movesButton, detail));
     const time = el('time', { className: 'op-time', dateTime: op.at }, formatTime(op.at));
     li.append(line, el('div', { className: 'op-line' }, [movesButton, view, time]), detail);
+    diffPicks.decorate(li, id);
     if (openIds.has(id) && op.keys_moved) toggleMoves(li, op, movesButton, detail);
     return li;
   });
