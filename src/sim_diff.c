@@ -758,7 +758,8 @@ static int diff_by_log(sim *s, sim_history *h, int64_t from, int64_t to, acc *a,
         }
     }
     if (!rc) {
-        qsort_r(ord, nmov, sizeof *ord, cmp_ent_keys, &c.keys);
+        if (nmov)
+            qsort_r(ord, nmov, sizeof *ord, cmp_ent_keys, &c.keys);
         for (size_t i = 0; !rc && i < nmov; i++) {
             const cent *e = &c.keys.v[ord[i]];
             int32_t f = e->s_owner, t = e->e_owner;
