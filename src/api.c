@@ -130,6 +130,8 @@ static const route routes[] = {
     {"scenarios/x", API_POST, API_WORKER, true},
     {"export/x", API_GET, API_READER, false},
     {"theory", API_GET, API_READER, false},
+    {"workload", API_GET, API_LOOP, false},
+    {"workload", API_PUT, API_WORKER, true},
 };
 
 static bool path_matches(const api_request *r, const char *path)
@@ -548,6 +550,24 @@ static int put_config(sim *s, const api_request *r, json_t **out, rs_error *err)
     return 200;
 }
 
+/* PUT /api/workload: one workload operation; the same workload again
+ * records nothing ("operation": null), as a configure that changes nothing. */
+static int put_workload(sim *s, const api_request *r, json_t **out, rs_error *err)
+{
+    int rc = need_object(r, err);
+    json_t *now = NULL, *after = NULL;
+    if (rc || (rc = sim_workload_json(s, &now, err)))
+        return rc;
+    int64_t op = 0;
+    rc = sim_set_workload_if_new(s, r->body, now, &op, err);
+    json_decref(now);
+    if (rc || (rc = sim_workload_json(s, &after, err)))
+        return rc;
+    *out = json_pack("{s:o, s:o*}", "workload", after, "operation",
+                     op ? op_json(s, op, err) : json_null());
+    return 200;
+}
+
 static int post_revert(sim *s, const api_request *r, json_t **out, rs_error *err)
 {
     int rc = need_object(r, err);
@@ -770,6 +790,9 @@ static int dispatch(sim *s, const api_request *r, json_t **out, api_answer *a, r
                             : put_config(s, r, out, err);
     if (seg_is(r, 0, "stats"))
         return (*out = view_stats(s, err)) ? 200 : err->code;
+    if (seg_is(r, 0, "workload"))
+        return m == API_GET ? (sim_workload_json(s, out, err) ? err->code : 200)
+                            : put_workload(s, r, out, err);
     if (seg_is(r, 0, "lookup")) {
         const api_param *k = param(r, "key");
         if (!k)

@@ -1,0 +1,1063 @@
+/*
+ * sim_workload.c - the engine's workload: the share of requests and the
+ * value size of every stored key, per node and per operation, exactly
+ * (docs/api.md "Version 3: traffic").
+ *
+ * The workload itself is a value (workload.h) kept in memory and in the
+ * store's meta "workload"; every operation records the workload it leaves
+ * (ops.workload, schema 5), so that time travel and revert find the one in
+ * effect after any operation without replaying anything.
+ *
+ * With the default -- uniform shares, every key the same size -- every
+ * figure comes from the key counters: a node's requests are keys / n, an
+ * operation's requests_moved keys_moved / n.  Nothing else is kept and no
+ * operation pays anything.
+ *
+ * Any other workload keeps a cache beside the state:
+ *   - for a ranked one (zipf, hotspot) the sorted rank values of every
+ *     stored key (sha64(seed ":" key), or the insertion order), 8 bytes a
+ *     key, and the normalisation H(n, s);
+ *   - each node's requests and bytes (compensated sums), the largest share
+ *     and the key that has it.
+ * Building it reads every key once: one SHA-256 per key, a sort; about a
+ * second at a million keys.  It is built when first read, and kept by the
+ * operations that leave the key set alone (node add and remove, weights,
+ * configure): those read back the keys they moved (the log's moves), find
+ * each one's share by a binary search of its rank value, and move the
+ * node totals by that -- cost O(moved log n), beside the O(moved) writes
+ * the operation does anyway.  An operation that changes the key set
+ * (insert, delete, reset, revert), a workload change, or a change from
+ * another process drops the cache; the next read builds it again.
+ *
+ * Requests are counted by a key's node through one function, load_node()
+ * (the node that serves it: see served_by in docs/api.md v3).
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_int.h"
+#include "workload.h"
+
+/* A node's total: requests (compensated) and bytes. */
+typedef struct tot {
+    int64_t id;
+    wl_sum req;
+    int64_t bytes;
+    int64_t keys;
+} tot;
+
+/* A key whose rank value another key has too (sha64 agreeing: never seen,
+ * but the order is defined for it). */
+struct tie {
+    uint64_t ord;
+    char *key;
+    size_t len;
+};
+
+typedef struct totals {
+    tot *v; /* sorted by id */
+    size_t n, cap;
+} totals;
+
+struct sim_wl {
+    workload w;
+    /* the cache */
+    bool valid;
+    int64_t at_op, dv; /* the state it describes */
+    uint64_t *ord;     /* sorted rank values, ranked workloads */
+    size_t n;          /* stored keys */
+    bool ties;         /* two keys with the same rank value */
+    struct tie *tie;   /* those keys, by (rank value, key bytes) */
+    size_t ntie;
+    wl_norm norm;
+    totals tot;
+    double max_share;
+    char *hot; /* the key with the largest share, malloc'd */
+    size_t hot_len;
+    /* the running operation */
+    bool pend_set; /* the operation sets pend as the workload */
+    workload pend;
+    bool delta_ok;
+    totals delta;
+    bool post_built; /* the cache was built for the state it leaves */
+};
+
+static void totals_free(totals *t)
+{
+    free(t->v);
+    memset(t, 0, sizeof *t);
+}
+
+static tot *totals_slot(totals *t, int64_t id)
+{
+    size_t lo = 0, hi = t->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (t->v[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < t->n && t->v[lo].id == id)
+        return &t->v[lo];
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 16;
+        tot *g = realloc(t->v, cap * sizeof *g);
+        if (!g)
+            return NULL;
+        t->v = g;
+        t->cap = cap;
+    }
+    memmove(&t->v[lo + 1], &t->v[lo], (t->n - lo) * sizeof *t->v);
+    t->v[lo] = (tot){id, {0, 0}, 0, 0};
+    t->n++;
+    return &t->v[lo];
+}
+
+static const tot *totals_find(const totals *t, int64_t id)
+{
+    size_t lo = 0, hi = t->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (t->v[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < t->n && t->v[lo].id == id ? &t->v[lo] : NULL;
+}
+
+static void cache_drop(struct sim_wl *x)
+{
+    for (size_t i = 0; i < x->ntie; i++)
+        free(x->tie[i].key);
+    free(x->tie);
+    x->tie = NULL;
+    x->ntie = 0;
+    free(x->ord);
+    x->ord = NULL;
+    free(x->hot);
+    x->hot = NULL;
+    x->hot_len = 0;
+    x->n = 0;
+    x->ties = false;
+    x->max_share = 0;
+    totals_free(&x->tot);
+    x->valid = false;
+}
+
+static struct sim_wl *wl_of(sim *s)
+{
+    if (!s->wl && (s->wl = calloc(1, sizeof *s->wl))) {
+        wl_init(&s->wl->w);
+        wl_init(&s->wl->pend);
+    }
+    return s->wl;
+}
+
+void sim__wl_close(sim *s)
+{
+    if (!s->wl)
+        return;
+    cache_drop(s->wl);
+    wl_free(&s->wl->w);
+    wl_free(&s->wl->pend);
+    totals_free(&s->wl->delta);
+    free(s->wl);
+    s->wl = NULL;
+}
+
+/* The one place that says which node a key's requests go to. */
+static int64_t load_node(const store_key *k) { return k->node; }
+
+static int parse_text(const char *text, workload *out, rs_error *err)
+{
+    wl_init(out);
+    if (!text || !*text)
+        return 0;
+    json_t *j = json_loads(text, 0, NULL);
+    int rc = j ? wl_from_json(j, out, err) : RINGSIM_EDB;
+    json_decref(j);
+    return rc ? rs_fail(err, RINGSIM_EDB, "the stored workload is not readable") : 0;
+}
+
+int sim__wl_load(sim *s, rs_error *err)
+{
+    struct sim_wl *x = wl_of(s);
+    if (!x)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    char *text = NULL;
+    workload w;
+    int rc = store_meta_get(s->st, "workload", &text, err);
+    if (!rc)
+        rc = parse_text(text, &w, err);
+    free(text);
+    if (rc)
+        return rc;
+    wl_free(&x->w);
+    x->w = w;
+    cache_drop(x);
+    return 0;
+}
+
+static bool simple(const workload *w) { return wl_is_uniform(w) && wl_sizes_fixed(w); }
+
+/* ---- building the cache ---- */
+
+typedef struct ent {
+    uint64_t ord;
+    uint32_t kidx; /* the key's index in key-bytes order: ties */
+    int64_t node;
+    int64_t bytes;
+} ent;
+
+typedef struct build {
+    sim *s;
+    const workload *w;
+    ent *v;
+    size_t n, cap;
+    char *first; /* the first key by bytes */
+    size_t first_len;
+    rs_error *err;
+} build;
+
+static int64_t key_rank_value(sim *s, const workload *w, const store_key *k)
+{
+    return (int64_t)wl_hash_rank(w, s->h, k->key, k->len);
+}
+
+static int collect(void *ud, const store_key *k)
+{
+    build *b = ud;
+    if (b->n == b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 1024;
+        ent *g = realloc(b->v, cap * sizeof *g);
+        if (!g)
+            return rs_fail(b->err, RINGSIM_ENOMEM, "out of memory");
+        b->v = g;
+        b->cap = cap;
+    }
+    if (!b->first && !(b->first = strndup(k->key, k->len)))
+        return rs_fail(b->err, RINGSIM_ENOMEM, "out of memory");
+    if (b->n == 0)
+        b->first_len = k->len;
+    ent *e = &b->v[b->n];
+    e->ord = wl_ranked(b->w) ? (uint64_t)key_rank_value(b->s, b->w, k) : 0;
+    e->kidx = (uint32_t)b->n;
+    e->node = load_node(k);
+    e->bytes = wl_size_of(b->w, b->s->h, k->key, k->len);
+    b->n++;
+    if (b->n % PROGRESS_EVERY == 0)
+        return sim__poll(b->s, b->err);
+    return 0;
+}
+
+static int ent_cmp(const void *a, const void *b)
+{
+    const ent *x = a, *y = b;
+    if (x->ord != y->ord)
+        return x->ord < y->ord ? -1 : 1;
+    return (x->kidx > y->kidx) - (x->kidx < y->kidx);
+}
+
+/* The share of a listed or unlisted key under kind keys, given how many
+ * stored keys are listed (m) and their shares' sum (S): the others share
+ * 1 - S equally; with no other key the listed shares are scaled to sum to
+ * 1 (all equal when they are all 0). */
+typedef struct keys_norm {
+    size_t listed;
+    double sum, rest, scale;
+} keys_norm;
+
+static void keys_norm_compute(const workload *w, size_t n, size_t listed, double sum, keys_norm *o)
+{
+    o->listed = listed;
+    o->sum = sum;
+    o->scale = 1;
+    o->rest = n > listed ? (1 - sum) / (double)(n - listed) : 0;
+    if (n == listed && listed)
+        o->scale = sum > 0 ? 1 / sum : 0;
+    (void)w;
+}
+
+static double keys_share(const keys_norm *o, const wl_item *e)
+{
+    if (!e)
+        return o->rest;
+    if (o->scale == 0) /* every key listed, every share 0: all equal */
+        return 1.0 / (double)o->listed;
+    return e->share * o->scale;
+}
+
+/* Which listed keys are stored: their count and shares' sum. */
+static int keys_stored(sim *s, const workload *w, size_t *listed, double *sum, const wl_item **hot,
+                       rs_error *err)
+{
+    wl_sum t = {0, 0};
+    *listed = 0;
+    *hot = NULL;
+    for (size_t i = 0; i < w->nkeys; i++) {
+        store_key k;
+        int rc = store_key_find(s->st, w->keys[i].key, w->keys[i].len, &k, err);
+        if (rc == RINGSIM_ENOTFOUND)
+            continue;
+        if (rc)
+            return rc;
+        (*listed)++;
+        wl_sum_add(&t, w->keys[i].share);
+        if (!*hot || w->keys[i].share > (*hot)->share)
+            *hot = &w->keys[i];
+    }
+    *sum = wl_sum_get(&t);
+    return 0;
+}
+
+/* The key of a given index in key-bytes order (rank 1's, ranked kinds). */
+typedef struct nth {
+    size_t want, at;
+    char *key;
+    size_t len;
+} nth;
+
+static int nth_fn(void *ud, const store_key *k)
+{
+    nth *t = ud;
+    if (t->at++ < t->want)
+        return 0;
+    t->key = strndup(k->key, k->len);
+    t->len = k->len;
+    return 1;
+}
+
+typedef struct tie_ctx {
+    struct sim_wl *x;
+    const unsigned char *mark; /* by key index: in a tied run */
+    const uint64_t *ordof;     /* by key index */
+    size_t at;
+} tie_ctx;
+
+static int tie_fn(void *ud, const store_key *k)
+{
+    tie_ctx *t = ud;
+    size_t i = t->at++;
+    if (!t->mark[i])
+        return 0;
+    struct tie *e = &t->x->tie[t->x->ntie];
+    if (!(e->key = strndup(k->key, k->len)))
+        return RINGSIM_ENOMEM;
+    e->len = k->len;
+    e->ord = t->ordof[i];
+    t->x->ntie++;
+    return 0;
+}
+
+static int tie_cmp(const void *a, const void *b)
+{
+    const struct tie *x = a, *y = b;
+    if (x->ord != y->ord)
+        return x->ord < y->ord ? -1 : 1;
+    return sim__cmp_bytes(x->key, x->len, y->key, y->len);
+}
+
+/* The keys of tied runs, read again by key index. */
+static int ties_collect(sim *s, struct sim_wl *x, const ent *v, size_t n, rs_error *err)
+{
+    unsigned char *mark = calloc(n, 1);
+    uint64_t *ordof = malloc(n * sizeof *ordof);
+    size_t m = 0;
+    int rc = mark && ordof ? 0 : RINGSIM_ENOMEM;
+    for (size_t i = 0; !rc && i < n; i++) {
+        ordof[v[i].kidx] = v[i].ord;
+        if ((i && v[i].ord == v[i - 1].ord) || (i + 1 < n && v[i].ord == v[i + 1].ord)) {
+            mark[v[i].kidx] = 1;
+            m++;
+        }
+    }
+    if (!rc && !(x->tie = calloc(m, sizeof *x->tie)))
+        rc = RINGSIM_ENOMEM;
+    if (!rc) {
+        tie_ctx t = {x, mark, ordof, 0};
+        rc = store_keys_each(s->st, 0, tie_fn, &t, err);
+        qsort(x->tie, x->ntie, sizeof *x->tie, tie_cmp);
+    }
+    free(mark);
+    free(ordof);
+    return rc == RINGSIM_ENOMEM ? rs_fail(err, rc, "out of memory") : rc;
+}
+
+static int cache_build(sim *s, rs_error *err)
+{
+    struct sim_wl *x = s->wl;
+    const workload *w = &x->w;
+    cache_drop(x);
+    build b = {s, w, NULL, 0, 0, NULL, 0, err};
+    int rc = store_keys_each(s->st, 0, collect, &b, err);
+    keys_norm kn = {0, 0, 0, 1};
+    const wl_item *khot = NULL;
+    if (!rc && w->kind == WL_KEYS) {
+        size_t listed;
+        double sum;
+        if (!(rc = keys_stored(s, w, &listed, &sum, &khot, err)))
+            keys_norm_compute(w, b.n, listed, sum, &kn);
+    }
+    if (rc)
+        goto out;
+    if (wl_ranked(w)) {
+        qsort(b.v, b.n, sizeof *b.v, ent_cmp);
+        if (b.n && !(x->ord = malloc(b.n * sizeof *x->ord))) {
+            rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+            goto out;
+        }
+        for (size_t i = 0; i < b.n; i++) {
+            x->ord[i] = b.v[i].ord;
+            if (i && b.v[i].ord == b.v[i - 1].ord)
+                x->ties = true;
+        }
+        if (x->ties && (rc = ties_collect(s, x, b.v, b.n, err)))
+            goto out;
+    }
+    x->n = b.n;
+    wl_norm_compute(w, b.n, &x->norm);
+    /* Per node, in rank order (the kind keys asks each key's entry). */
+    for (size_t i = 0; i < b.n; i++) {
+        double sh;
+        if (wl_ranked(w))
+            sh = wl_share_of_rank(w, &x->norm, i + 1);
+        else if (w->kind == WL_KEYS)
+            sh = 0; /* below, by key */
+        else
+            sh = 1.0 / (double)b.n;
+        if (b.v[i].node == STORE_NO_NODE && w->kind != WL_KEYS)
+            continue;
+        tot *t = totals_slot(&x->tot, b.v[i].node);
+        if (!t) {
+            rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+            goto out;
+        }
+        if (w->kind != WL_KEYS)
+            wl_sum_add(&t->req, sh);
+        t->bytes += b.v[i].bytes;
+        t->keys++;
+    }
+    if (w->kind == WL_KEYS) {
+        /* The unlisted keys of each node share `rest`; the listed add theirs. */
+        for (size_t i = 0; i < x->tot.n; i++)
+            wl_sum_add(&x->tot.v[i].req, 0);
+        for (size_t i = 0; i < w->nkeys && !rc; i++) {
+            store_key k;
+            int r = store_key_find(s->st, w->keys[i].key, w->keys[i].len, &k, err);
+            if (r == RINGSIM_ENOTFOUND)
+                continue;
+            if (r) {
+                rc = r;
+                break;
+            }
+            tot *t = totals_slot(&x->tot, load_node(&k));
+            if (!t) {
+                rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+                break;
+            }
+            wl_sum_add(&t->req, keys_share(&kn, &w->keys[i]));
+            t->keys--; /* counted below as unlisted otherwise */
+        }
+        for (size_t i = 0; i < x->tot.n && !rc; i++) {
+            wl_sum_add(&x->tot.v[i].req, (double)x->tot.v[i].keys * kn.rest);
+            x->tot.v[i].keys = 0;
+        }
+        if (rc)
+            goto out;
+    }
+    /* The hottest key: the largest share; ties go to the first of the
+     * workload's order (rank 1), or the first by key bytes. */
+    if (b.n) {
+        const char *hk = b.first;
+        size_t hl = b.first_len;
+        x->max_share = 1.0 / (double)b.n;
+        if (wl_ranked(w)) {
+            x->max_share = wl_share_of_rank(w, &x->norm, 1);
+            hk = NULL; /* the key of rank 1: by its index in key order */
+        } else if (w->kind == WL_KEYS && khot && keys_share(&kn, khot) >= kn.rest) {
+            x->max_share = keys_share(&kn, khot);
+            hk = khot->key;
+            hl = khot->len;
+        } else if (w->kind == WL_KEYS) {
+            x->max_share = kn.rest;
+        }
+        if (hk) {
+            x->hot = strndup(hk, hl);
+            x->hot_len = hl;
+        }
+        if (!hk) { /* rank 1's key: walk the key order again to its index */
+            nth t = {b.v[0].kidx, 0, NULL, 0};
+            rc = store_keys_each(s->st, 0, nth_fn, &t, err);
+            if (rc == 1)
+                rc = 0;
+            x->hot = t.key;
+            x->hot_len = t.len;
+        }
+        if (!rc && !x->hot)
+            rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    }
+out:
+    free(b.v);
+    free(b.first);
+    if (rc)
+        cache_drop(x);
+    return rc;
+}
+
+static int ensure(sim *s, rs_error *err)
+{
+    struct sim_wl *x = wl_of(s);
+    if (!x)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    if (simple(&x->w))
+        return 0;
+    if (s->preview) {
+        /* Inside a dry run, reading the state it would leave: built for
+         * that state (once), dropped with the rollback. */
+        if (x->post_built)
+            return 0;
+        int rc = cache_build(s, err);
+        x->post_built = rc == 0;
+        return rc;
+    }
+    if (x->valid && x->at_op == s->at_op && x->dv == s->data_version)
+        return 0;
+    int rc = cache_build(s, err);
+    if (rc) {
+        cache_drop(x);
+        return rc;
+    }
+    x->valid = true;
+    x->at_op = s->at_op;
+    x->dv = s->data_version;
+    return 0;
+}
+
+/* A stored key's share, the cache being valid (not the simple case). */
+static int share_of(sim *s, const char *key, size_t len, double *out, rs_error *err)
+{
+    struct sim_wl *x = s->wl;
+    const workload *w = &x->w;
+    if (w->kind == WL_UNIFORM) {
+        *out = x->n ? 1.0 / (double)x->n : 0;
+        return 0;
+    }
+    if (w->kind == WL_KEYS) {
+        size_t listed;
+        double sum;
+        const wl_item *hot;
+        keys_norm kn;
+        int rc = keys_stored(s, w, &listed, &sum, &hot, err);
+        if (rc)
+            return rc;
+        keys_norm_compute(w, x->n, listed, sum, &kn);
+        *out = keys_share(&kn, wl_find(w->keys, w->nkeys, key, len));
+        return 0;
+    }
+    uint64_t v = wl_hash_rank(w, s->h, key, len);
+    size_t lo = 0, hi = x->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (x->ord[mid] < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo >= x->n || x->ord[lo] != v)
+        return rs_fail(err, RINGSIM_EINTERNAL, "workload: a moved key is not ranked");
+    if (x->ties && ((lo + 1 < x->n && x->ord[lo + 1] == v))) {
+        /* Tied rank values (two keys whose sha64 agree): the key's place in
+         * its run is its place by key bytes, from the list of tied keys. */
+        size_t at = 0;
+        while (at < x->ntie && x->tie[at].ord < v)
+            at++;
+        size_t first = at;
+        while (at < x->ntie && x->tie[at].ord == v &&
+               sim__cmp_bytes(x->tie[at].key, x->tie[at].len, key, len) < 0)
+            at++;
+        lo += at - first;
+    }
+    *out = wl_share_of_rank(w, &x->norm, lo + 1);
+    return 0;
+}
+
+/* ---- reads ---- */
+
+const workload *sim__wl_get(sim *s)
+{
+    struct sim_wl *x = wl_of(s);
+    return x ? &x->w : NULL;
+}
+
+int sim_workload_json(sim *s, json_t **out, rs_error *err)
+{
+    const workload *w = sim__wl_get(s);
+    *out = w ? wl_to_json(w) : NULL;
+    return *out ? 0 : rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+}
+
+int sim_node_load(sim *s, size_t index, double *requests, int64_t *bytes, rs_error *err)
+{
+    *requests = 0;
+    *bytes = 0;
+    if (index >= s->cur.n)
+        return rs_fail(err, RINGSIM_ENOTFOUND, "no such node");
+    int rc = ensure(s, err);
+    if (rc)
+        return rc;
+    const node *nd = &s->cur.nodes[index];
+    const workload *w = &s->wl->w;
+    int64_t total = sim_key_count(s);
+    if (simple(w)) {
+        *requests = total ? (double)nd->keys / (double)total : 0;
+        *bytes = nd->keys * wl_fixed_bytes(w);
+        return 0;
+    }
+    const tot *t = totals_find(&s->wl->tot, nd->id);
+    if (t) {
+        *requests = wl_sum_get(&t->req);
+        *bytes = t->bytes;
+    }
+    return 0;
+}
+
+int sim_requests_get(sim *s, sim_requests_stats *o, rs_error *err)
+{
+    memset(o, 0, sizeof *o);
+    o->bound = 1;
+    int rc = ensure(s, err);
+    if (rc)
+        return rc;
+    size_t n = s->cur.n;
+    double *r = n ? calloc(n, sizeof *r) : NULL;
+    if (n && !r)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n && !rc; i++) {
+        int64_t b;
+        rc = sim_node_load(s, i, &r[i], &b, err);
+    }
+    if (rc) {
+        free(r);
+        return rc;
+    }
+    double sum = 0, max = 0, sq = 0;
+    for (size_t i = 0; i < n; i++) {
+        sum += r[i];
+        max = r[i] > max ? r[i] : max;
+    }
+    double mean = n ? sum / (double)n : 0;
+    for (size_t i = 0; i < n; i++)
+        sq += (r[i] - mean) * (r[i] - mean);
+    free(r);
+    if (mean > 0) {
+        o->max_over_mean = max / mean;
+        o->cv = sqrt(sq / (double)n) / mean;
+    }
+    /* The hottest key and the bound. */
+    struct sim_wl *x = s->wl;
+    int64_t keys = sim_key_count(s);
+    if (keys > 0) {
+        if (simple(&x->w)) {
+            /* Every key 1/n: the first by key bytes stands for them. */
+            store_cursor *c = NULL;
+            store_key k;
+            if (!(rc = store_cursor_open(s->st, &c, err)) &&
+                (rc = store_cursor_next(c, &k, err)) == 1) {
+                rc = 0;
+                snprintf(o->hottest_key, sizeof o->hottest_key, "%.*s", (int)k.len, k.key);
+                o->hottest_len = k.len;
+            }
+            store_cursor_close(c);
+            if (rc)
+                return rc;
+            o->hottest_share = 1.0 / (double)keys;
+        } else {
+            memcpy(o->hottest_key, x->hot, x->hot_len);
+            o->hottest_len = x->hot_len;
+            o->hottest_share = x->max_share;
+        }
+        o->has_hottest = true;
+        double b = (double)n * o->hottest_share;
+        o->bound = b > 1 ? b : 1;
+    }
+    return 0;
+}
+
+typedef struct each_ctx {
+    sim *s;
+    sim_share_fn fn;
+    void *ud;
+    keys_norm kn;
+    uint64_t n;
+    int stop;
+    /* ranked: shares by rank need the rank of each key */
+    rs_error *err;
+} each_ctx;
+
+static int each_simple(void *ud, const store_key *k)
+{
+    each_ctx *e = ud;
+    const workload *w = &e->s->wl->w;
+    double sh = 1.0 / (double)e->n;
+    if (w->kind == WL_KEYS)
+        sh = keys_share(&e->kn, wl_find(w->keys, w->nkeys, k->key, k->len));
+    if (e->fn(e->ud, k->key, k->len, sh)) {
+        e->stop = 1;
+        return 1;
+    }
+    return 0;
+}
+
+typedef struct ranked_key {
+    uint64_t ord;
+    uint32_t kidx;
+    char *key;
+    size_t len;
+} ranked_key;
+
+int sim_workload_each(sim *s, sim_share_fn fn, void *ud, rs_error *err)
+{
+    int rc = ensure(s, err);
+    if (rc)
+        return rc;
+    const workload *w = &s->wl->w;
+    each_ctx e = {s, fn, ud, {0, 0, 0, 1}, (uint64_t)sim_key_count(s), 0, err};
+    if (!e.n)
+        return 0;
+    if (!wl_ranked(w)) {
+        if (w->kind == WL_KEYS) {
+            size_t listed;
+            double sum;
+            const wl_item *hot;
+            if ((rc = keys_stored(s, w, &listed, &sum, &hot, err)))
+                return rc;
+            keys_norm_compute(w, e.n, listed, sum, &e.kn);
+        }
+        rc = store_keys_each(s->st, 0, each_simple, &e, err);
+        return e.stop ? 0 : rc;
+    }
+    /* Ranked: collect (rank value, key), sort, hand out by rank. */
+    keylist l;
+    memset(&l, 0, sizeof l);
+    if ((rc = store_keys_each(s->st, 0, sim__kl_collect, &l, err)))
+        goto out;
+    ent *v = l.n ? malloc(l.n * sizeof *v) : NULL;
+    if (l.n && !v) {
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < l.n; i++) {
+        v[i].ord = wl_hash_rank(w, s->h, l.buf + l.v[i].off, l.v[i].len);
+        v[i].kidx = (uint32_t)i;
+    }
+    qsort(v, l.n, sizeof *v, ent_cmp);
+    wl_norm norm;
+    wl_norm_compute(w, l.n, &norm);
+    for (size_t i = 0; i < l.n; i++) {
+        const klent *k = &l.v[v[i].kidx];
+        if (fn(ud, l.buf + k->off, k->len, wl_share_of_rank(w, &norm, i + 1)))
+            break;
+    }
+    free(v);
+out:
+    sim__kl_free(&l);
+    return rc;
+}
+
+/* ---- operations ---- */
+
+int sim__wl_set_pending(opctx *c, const workload *w, rs_error *err)
+{
+    struct sim_wl *x = wl_of(c->s);
+    if (!x || !w || wl_copy(&x->pend, w))
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    x->pend_set = true;
+    return 0;
+}
+
+typedef struct mv_ctx {
+    sim *s;
+    opctx *c;
+    wl_sum req;
+    int64_t bytes;
+    bool per_key_share;
+    rs_error *err;
+} mv_ctx;
+
+static int64_t node_id_of(const state *a, const state *b, const char *name)
+{
+    if (!name)
+        return STORE_NO_NODE;
+    size_t len = strlen(name);
+    long i = sim__find_node(a, name, len);
+    if (i >= 0)
+        return a->nodes[i].id;
+    i = sim__find_node(b, name, len);
+    return i >= 0 ? b->nodes[i].id : STORE_NO_NODE - 1;
+}
+
+static int mv_fn(void *ud, const char *key, const char *from, const char *to)
+{
+    mv_ctx *m = ud;
+    struct sim_wl *x = m->s->wl;
+    size_t len = strlen(key);
+    double sh = 0;
+    if (m->per_key_share) {
+        int rc = share_of(m->s, key, len, &sh, m->err);
+        if (rc)
+            return rc;
+        wl_sum_add(&m->req, sh);
+    }
+    int64_t b = wl_size_of(&x->w, m->s->h, key, len);
+    m->bytes += b;
+    if (x->delta_ok) {
+        int64_t f = node_id_of(&m->c->next, &m->s->cur, from);
+        int64_t t = node_id_of(&m->c->next, &m->s->cur, to);
+        tot *tf = f != STORE_NO_NODE ? totals_slot(&x->delta, f) : NULL;
+        tot *tt = t != STORE_NO_NODE ? totals_slot(&x->delta, t) : NULL;
+        if ((f != STORE_NO_NODE && !tf) || (t != STORE_NO_NODE && !tt))
+            return rs_fail(m->err, RINGSIM_ENOMEM, "out of memory");
+        if (tf) {
+            wl_sum_add(&tf->req, -sh);
+            tf->bytes -= b;
+        }
+        if (tt) {
+            wl_sum_add(&tt->req, sh);
+            tt->bytes += b;
+        }
+    }
+    return 0;
+}
+
+/* Whether the operation type leaves the key set alone. */
+static bool topology_only(const char *type)
+{
+    return strcmp(type, "add_node") == 0 || strcmp(type, "remove_node") == 0 ||
+           strcmp(type, "configure") == 0 || strcmp(type, "set_weight") == 0;
+}
+
+int sim__wl_finish(opctx *c, rs_error *err)
+{
+    sim *s = c->s;
+    struct sim_wl *x = wl_of(s);
+    if (!x)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    totals_free(&x->delta);
+    x->delta_ok = false;
+    x->post_built = false;
+    c->requests_moved = 0;
+    c->bytes_moved = 0;
+    const workload *w = x->pend_set ? &x->pend : &x->w;
+    int rc = 0;
+    if (x->pend_set) {
+        char *t = wl_to_text(w);
+        rc = t ? store_meta_set(s->st, "workload", t, err)
+               : rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        free(t);
+        if (rc)
+            return rc;
+    }
+    int64_t keys = c->next.unassigned;
+    for (size_t i = 0; i < c->next.n; i++)
+        keys += c->next.nodes[i].keys;
+    if (c->moved > 0 && simple(w)) {
+        c->requests_moved = (double)c->moved / (double)keys;
+        c->bytes_moved = c->moved * wl_fixed_bytes(w);
+    } else if (c->moved > 0 && c->op) {
+        /* The moved keys' shares in the state the operation leaves. */
+        bool keep = topology_only(c->what) && !x->pend_set && x->valid && x->at_op == s->at_op &&
+                    x->dv == s->data_version;
+        mv_ctx m = {s, c, {0, 0}, 0, !wl_is_uniform(w), err};
+        if (!keep && !wl_sizes_fixed(w) && wl_is_uniform(w)) {
+            /* Shares by count; sizes by key: no cache needed. */
+            m.per_key_share = false;
+        } else if (!keep) {
+            /* Build it for the new state (the store shows it already). */
+            workload saved;
+            wl_init(&saved);
+            if (x->pend_set) {
+                saved = x->w;
+                x->w = x->pend;
+            }
+            rc = cache_build(s, err);
+            if (x->pend_set)
+                x->w = saved;
+            if (rc)
+                return rc;
+        }
+        x->delta_ok = keep;
+        int64_t total = 0;
+        rc = store_moves_page(s->st, c->op, 0, INT64_MAX, &total, mv_fn, &m, err);
+        /* Built for the state the operation leaves: valid once committed. */
+        x->post_built = !keep && m.per_key_share;
+        if (rc)
+            return rc;
+        c->requests_moved = m.per_key_share ? wl_sum_get(&m.req) : (double)c->moved / (double)keys;
+        c->bytes_moved = m.bytes;
+    }
+    if (c->op) {
+        /* The workload after the operation; NULL for the default. */
+        char *t = wl_is_uniform(w) && !w->has_sizes ? NULL : wl_to_text(w);
+        if (!t && !(wl_is_uniform(w) && !w->has_sizes))
+            return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        rc = store_op_set_loads(s->st, c->op, c->requests_moved, c->bytes_moved, t, err);
+        free(t);
+    }
+    return rc;
+}
+
+void sim__wl_committed(opctx *c)
+{
+    sim *s = c->s;
+    struct sim_wl *x = s->wl;
+    if (!x)
+        return;
+    if (x->pend_set) {
+        wl_free(&x->w);
+        x->w = x->pend;
+        wl_init(&x->pend);
+        x->pend_set = false;
+        cache_drop(x);
+    } else if (x->post_built) {
+        x->valid = true;
+        x->at_op = s->at_op;
+        x->dv = s->data_version;
+    } else if (x->delta_ok && x->valid) {
+        for (size_t i = 0; i < x->delta.n; i++) {
+            tot *t = totals_slot(&x->tot, x->delta.v[i].id);
+            if (!t) {
+                cache_drop(x);
+                break;
+            }
+            wl_sum_add(&t->req, wl_sum_get(&x->delta.v[i].req));
+            t->bytes += x->delta.v[i].bytes;
+        }
+        x->at_op = s->at_op;
+    } else if (!(c->moved == 0 && topology_only(c->what) && x->valid)) {
+        cache_drop(x);
+    } else {
+        x->at_op = s->at_op; /* nothing moved, nothing changed */
+    }
+    totals_free(&x->delta);
+    x->delta_ok = false;
+    x->post_built = false;
+}
+
+void sim__wl_aborted(sim *s)
+{
+    struct sim_wl *x = s->wl;
+    if (!x)
+        return;
+    if (x->pend_set) {
+        wl_free(&x->pend);
+        x->pend_set = false;
+    }
+    totals_free(&x->delta);
+    x->delta_ok = false;
+    if (x->post_built)
+        cache_drop(x);
+    x->post_built = false;
+}
+
+int sim__wl_from_log(sim *s, int64_t at, rs_error *err)
+{
+    struct sim_wl *x = wl_of(s);
+    if (!x)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    char *text = NULL;
+    workload w;
+    int rc = at > 0 ? store_op_workload(s->st, at, &text, err) : 0;
+    if (!rc)
+        rc = parse_text(text, &w, err);
+    free(text);
+    if (rc)
+        return rc;
+    wl_free(&x->w);
+    x->w = w;
+    cache_drop(x);
+    return 0;
+}
+
+/* ---- the workload operation ---- */
+
+typedef struct stored_check {
+    sim *s;
+    rs_error *err;
+} stored_check;
+
+static int check_stored(sim *s, const wl_item *v, size_t n, rs_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        store_key k;
+        int rc = store_key_find(s->st, v[i].key, v[i].len, &k, err);
+        if (rc == RINGSIM_ENOTFOUND) {
+            char *esc = names_escape(v[i].key, v[i].len);
+            rc = rs_fail(err, RINGSIM_EPARAM, "key \"%.200s\" is not stored", esc ? esc : v[i].key);
+            free(esc);
+        }
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int sim__wl_apply(sim *s, const workload *w, bool check, int64_t *op, rs_error *err)
+{
+    opctx c;
+    char *subject = NULL;
+    json_t *params = wl_to_json(w);
+    if (!params)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    const char *kind = json_string_value(json_object_get(params, "kind"));
+    if (asprintf(&subject, "workload %s", kind) < 0) {
+        json_decref(params);
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    }
+    int rc = sim__op_begin(s, &c, "workload", subject, params, err);
+    if (!rc) {
+        c.keys_only = true;
+        if (check && ((rc = check_stored(s, w->keys, w->nkeys, err)) ||
+                      (rc = check_stored(s, w->size_keys, w->nsize_keys, err))))
+            sim__op_abort(&c);
+        else if ((rc = sim__wl_set_pending(&c, w, err)))
+            sim__op_abort(&c);
+        else
+            rc = sim__op_commit(&c, op, err);
+    }
+    free(subject);
+    json_decref(params);
+    return rc;
+}
+
+int sim_set_workload(sim *s, const json_t *spec, int64_t *op, rs_error *err)
+{
+    workload w;
+    int rc = wl_from_json(spec, &w, err);
+    if (rc)
+        return rc;
+    rc = sim__wl_apply(s, &w, true, op, err);
+    wl_free(&w);
+    return rc;
+}
+
+int sim_set_workload_if_new(sim *s, const json_t *spec, const json_t *now, int64_t *op, rs_error *err)
+{
+    workload w;
+    *op = 0;
+    int rc = wl_from_json(spec, &w, err);
+    if (rc)
+        return rc;
+    json_t *j = wl_to_json(&w);
+    if (!j)
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    else if (!json_equal(j, (json_t *)now))
+        rc = sim__wl_apply(s, &w, true, op, err);
+    json_decref(j);
+    wl_free(&w);
+    return rc;
+}
