@@ -516,7 +516,7 @@ int sim_at(sim *s, int64_t at, sim **snapshot, rs_error *err)
 {
     int rc = replay_to(s, at, false, NULL, 0, snapshot, err);
     /* A reset keeps the workload, which its replay does not see: the log's. */
-    if (!rc && (rc = sim__wl_from_log(*snapshot, at, err))) {
+    if (!rc && (rc = sim__wl_from_log(*snapshot, s, at, err))) {
         sim_close(*snapshot);
         *snapshot = NULL;
     }
@@ -1218,7 +1218,7 @@ int sim_history_at(sim *s, sim_history *h, int64_t at, sim **state, rs_error *er
         tried[way] = true;
         rs_error e2;
         rc = go(s, h, way, cp, at, way == WAY_REPLAY ? err : &e2);
-        if (rc == 0 && (rc = sim__wl_from_log(h->view, at, err)))
+        if (rc == 0 && (rc = sim__wl_from_log(h->view, s, at, err)))
             return rc; /* the workload after `at`, whichever way the view came */
         if (rc == 0) {
             h->builds = *s->builds - built;

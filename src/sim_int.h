@@ -168,9 +168,10 @@ struct workload;
 /* Read the workload from the store (meta "workload"); the cache goes. */
 int sim__wl_load(sim *s, rs_error *err);
 void sim__wl_close(sim *s);
-/* Set the workload the log recorded after operation `at` (0: the default):
- * time travel's views. */
-int sim__wl_from_log(sim *s, int64_t at, rs_error *err);
+/* Set the workload origin's log recorded after operation `at` (0: the
+ * default): time travel's views, whose history is origin's log (origin
+ * must outlive s). */
+int sim__wl_from_log(sim *s, sim *origin, int64_t at, rs_error *err);
 /* The operation c will leave workload w (a revert's). */
 int sim__wl_set_pending(opctx *c, const struct workload *w, rs_error *err);
 const struct workload *sim__wl_get(sim *s);

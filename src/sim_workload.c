@@ -75,7 +75,10 @@ struct sim_wl {
     wl_norm norm;
     totals tot;
     double max_share;
-    char *hot; /* the key with the largest share, malloc'd */
+    struct iset *ins;  /* insert order: every stored key's insertion */
+    sim *origin;       /* whose log holds this state's history (views) */
+    int64_t origin_at; /* and after which of its operations; -1: now */
+    char *hot;         /* the key with the largest share, malloc'd */
     size_t hot_len;
     /* the running operation */
     bool pend_set; /* the operation sets pend as the workload */
@@ -130,8 +133,221 @@ static const tot *totals_find(const totals *t, int64_t id)
     return lo < t->n && t->v[lo].id == id ? &t->v[lo] : NULL;
 }
 
+/* ---- insertion order, derived from the log ----
+ * The order in which the stored keys were inserted is the log's: the
+ * operations the state stands on (sim_chain_get: back over reverts and to
+ * the last reset), their inserts and deletes played on a set of key names.
+ * A key's insertion is (operation id, its index in that request); a key
+ * brought back by a revert is inserted when it was then.  No column keeps
+ * it, so nothing is paid until an insert-ordered workload is read; then
+ * O(keys inserted since the last reset) once per change of the key set. */
+typedef struct islot {
+    size_t off;
+    uint32_t len;
+    uint32_t state; /* 0 empty, 1 full, 2 deleted */
+    uint64_t order;
+} islot;
+
+struct iset {
+    char *buf;
+    size_t used, cap;
+    islot *v;
+    size_t size, full, dead;
+};
+
+static uint64_t fnv1a(const char *k, size_t len)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)k[i]) * 0x100000001b3ull;
+    return h;
+}
+
+static void iset_free(struct iset *t)
+{
+    if (!t)
+        return;
+    free(t->buf);
+    free(t->v);
+    free(t);
+}
+
+/* The slot of key, or of where it would go (the first free one). */
+static size_t iset_slot(const struct iset *t, const char *k, size_t len, bool *found)
+{
+    size_t mask = t->size - 1, i = (size_t)fnv1a(k, len) & mask, free_at = SIZE_MAX;
+    for (;; i = (i + 1) & mask) {
+        const islot *e = &t->v[i];
+        if (e->state == 0) {
+            *found = false;
+            return free_at != SIZE_MAX ? free_at : i;
+        }
+        if (e->state == 2) {
+            if (free_at == SIZE_MAX)
+                free_at = i;
+        } else if (e->len == len && memcmp(t->buf + e->off, k, len) == 0) {
+            *found = true;
+            return i;
+        }
+    }
+}
+
+static int iset_grow(struct iset *t)
+{
+    size_t size = t->size ? t->size * 2 : 1024;
+    if (t->full * 2 < t->size)
+        size = t->size; /* only tombstones to clear */
+    islot *old = t->v;
+    size_t n = t->size;
+    if (!(t->v = calloc(size, sizeof *t->v))) {
+        t->v = old;
+        return RINGSIM_ENOMEM;
+    }
+    t->size = size;
+    t->dead = 0;
+    for (size_t i = 0; i < n; i++)
+        if (old[i].state == 1) {
+            bool f;
+            t->v[iset_slot(t, t->buf + old[i].off, old[i].len, &f)] = old[i];
+        }
+    free(old);
+    return 0;
+}
+
+/* Insert key with order unless present (an insert skips existing keys). */
+static int iset_put(struct iset *t, const char *k, size_t len, uint64_t order)
+{
+    if ((t->full + t->dead + 1) * 4 >= t->size * 3 && iset_grow(t))
+        return RINGSIM_ENOMEM;
+    bool found;
+    size_t i = iset_slot(t, k, len, &found);
+    if (found)
+        return 0;
+    if (t->used + len > t->cap) {
+        size_t cap = t->cap ? t->cap : 4096;
+        while (cap < t->used + len)
+            cap *= 2;
+        char *g = realloc(t->buf, cap);
+        if (!g)
+            return RINGSIM_ENOMEM;
+        t->buf = g;
+        t->cap = cap;
+    }
+    memcpy(t->buf + t->used, k, len);
+    if (t->v[i].state == 2)
+        t->dead--;
+    t->v[i] = (islot){t->used, (uint32_t)len, 1, order};
+    t->used += len;
+    t->full++;
+    return 0;
+}
+
+static void iset_del(struct iset *t, const char *k, size_t len)
+{
+    bool found;
+    if (!t->size)
+        return;
+    size_t i = iset_slot(t, k, len, &found);
+    if (found) {
+        t->v[i].state = 2;
+        t->full--;
+        t->dead++;
+    }
+}
+
+static bool iset_get(const struct iset *t, const char *k, size_t len, uint64_t *order)
+{
+    bool found = false;
+    if (t && t->size) {
+        size_t i = iset_slot(t, k, len, &found);
+        if (found)
+            *order = t->v[i].order;
+    }
+    return found;
+}
+
+#define INS_INDEX_BITS 24 /* a request inserts at most 10M < 2^24 keys */
+
+typedef struct ins_ctx {
+    sim *origin;
+    struct iset *t;
+    int64_t op;
+    uint64_t idx;
+    bool del;
+    rs_error *err;
+} ins_ctx;
+
+static int ins_key(void *ud, const char *k, size_t len)
+{
+    ins_ctx *c = ud;
+    uint64_t order = ((uint64_t)c->op << INS_INDEX_BITS) | (c->idx++ & ((1u << INS_INDEX_BITS) - 1));
+    if (c->del) {
+        iset_del(c->t, k, len);
+        return 0;
+    }
+    return iset_put(c->t, k, len, order) ? rs_fail(c->err, RINGSIM_ENOMEM, "out of memory") : 0;
+}
+
+static int ins_op(void *ud, const store_op *o)
+{
+    ins_ctx *c = ud;
+    bool ins = strcmp(o->type, "insert_keys") == 0, del = strcmp(o->type, "delete_keys") == 0;
+    if (!ins && !del)
+        return 0;
+    c->op = o->id;
+    c->idx = 0;
+    c->del = del;
+    json_t *p = ins ? json_loads(o->params, 0, NULL) : NULL;
+    json_t *gen = json_object_get(p, "generate");
+    int rc = 0;
+    if (gen) { /* prefix + number, as sim_generate_keys makes them */
+        json_t *pre = json_object_get(gen, "prefix");
+        uint64_t start = (uint64_t)json_integer_value(json_object_get(gen, "start"));
+        uint64_t count = (uint64_t)json_integer_value(json_object_get(gen, "count"));
+        size_t pl = json_string_length(pre);
+        char buf[NAME_BUF + 24];
+        if (pl > NAME_BUF)
+            pl = NAME_BUF;
+        memcpy(buf, json_string_value(pre) ? json_string_value(pre) : "", pl);
+        for (uint64_t i = 0; !rc && i < count; i++) {
+            size_t len = pl + (size_t)sprintf(buf + pl, "%llu", (unsigned long long)(start + i));
+            rc = ins_key(c, buf, len);
+            if (!rc && i % PROGRESS_EVERY == PROGRESS_EVERY - 1)
+                rc = sim__poll(c->origin, c->err);
+        }
+    } else {
+        rc = store_op_keys_each(c->origin->st, o->id, ins_key, c, c->err);
+    }
+    json_decref(p);
+    return rc;
+}
+
+/* The insertion of every key stored after operation `at` of origin's log. */
+static int ins_build(sim *origin, int64_t at, struct iset **out, rs_error *err)
+{
+    *out = NULL;
+    struct iset *t = calloc(1, sizeof *t);
+    if (!t)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    sim_chain ch;
+    int rc = sim_chain_get(origin, at, &ch, err);
+    ins_ctx c = {origin, t, 0, 0, false, err};
+    for (size_t i = ch.n; !rc && i-- > 0;)
+        rc = store_ops_each(origin->st, ch.seg[i].from, ch.seg[i].to - ch.seg[i].from, ins_op, &c,
+                            err);
+    sim_chain_free(&ch);
+    if (rc) {
+        iset_free(t);
+        return rc;
+    }
+    *out = t;
+    return 0;
+}
+
 static void cache_drop(struct sim_wl *x)
 {
+    iset_free(x->ins);
+    x->ins = NULL;
     for (size_t i = 0; i < x->ntie; i++)
         free(x->tie[i].key);
     free(x->tie);
@@ -224,9 +440,17 @@ typedef struct build {
     rs_error *err;
 } build;
 
-static int64_t key_rank_value(sim *s, const workload *w, const store_key *k)
+/* A key's rank value: sha64(seed ":" key), or its insertion (a key the log
+ * does not know goes last: it cannot happen with the operations ringsim
+ * logs today). */
+static uint64_t rank_value(sim *s, const workload *w, const char *key, size_t len)
 {
-    return (int64_t)wl_hash_rank(w, s->h, k->key, k->len);
+    if (w->order == WL_ORDER_INSERT) {
+        uint64_t o = UINT64_MAX;
+        iset_get(s->wl->ins, key, len, &o);
+        return o;
+    }
+    return wl_hash_rank(w, s->h, key, len);
 }
 
 static int collect(void *ud, const store_key *k)
@@ -245,7 +469,7 @@ static int collect(void *ud, const store_key *k)
     if (b->n == 0)
         b->first_len = k->len;
     ent *e = &b->v[b->n];
-    e->ord = wl_ranked(b->w) ? (uint64_t)key_rank_value(b->s, b->w, k) : 0;
+    e->ord = wl_ranked(b->w) ? rank_value(b->s, b->w, k->key, k->len) : 0;
     e->kidx = (uint32_t)b->n;
     e->node = load_node(k);
     e->bytes = wl_size_of(b->w, b->s->h, k->key, k->len);
@@ -388,13 +612,22 @@ static int ties_collect(sim *s, struct sim_wl *x, const ent *v, size_t n, rs_err
     return rc == RINGSIM_ENOMEM ? rs_fail(err, rc, "out of memory") : rc;
 }
 
-static int cache_build(sim *s, rs_error *err)
+/* at: the operation of the log the state stands after (insert order);
+ * -1: the sim's own last (or the one its view was made for). */
+static int cache_build(sim *s, int64_t at, rs_error *err)
 {
     struct sim_wl *x = s->wl;
     const workload *w = &x->w;
     cache_drop(x);
+    int rc = 0;
+    if (wl_ranked(w) && w->order == WL_ORDER_INSERT) {
+        sim *o = x->origin ? x->origin : s;
+        int64_t a = at >= 0 ? at : x->origin ? x->origin_at : s->at_op;
+        if ((rc = ins_build(o, a, &x->ins, err)))
+            return rc;
+    }
     build b = {s, w, NULL, 0, 0, NULL, 0, err};
-    int rc = store_keys_each(s->st, 0, collect, &b, err);
+    rc = store_keys_each(s->st, 0, collect, &b, err);
     keys_norm kn = {0, 0, 0, 1};
     const wl_item *khot = NULL;
     if (!rc && w->kind == WL_KEYS) {
@@ -521,13 +754,13 @@ static int ensure(sim *s, rs_error *err)
          * that state (once), dropped with the rollback. */
         if (x->post_built)
             return 0;
-        int rc = cache_build(s, err);
+        int rc = cache_build(s, s->record ? sim_last_op(s) : -1, err);
         x->post_built = rc == 0;
         return rc;
     }
     if (x->valid && x->at_op == s->at_op && x->dv == s->data_version)
         return 0;
-    int rc = cache_build(s, err);
+    int rc = cache_build(s, -1, err);
     if (rc) {
         cache_drop(x);
         return rc;
@@ -559,7 +792,7 @@ static int share_of(sim *s, const char *key, size_t len, double *out, rs_error *
         *out = keys_share(&kn, wl_find(w->keys, w->nkeys, key, len));
         return 0;
     }
-    uint64_t v = wl_hash_rank(w, s->h, key, len);
+    uint64_t v = rank_value(s, w, key, len);
     size_t lo = 0, hi = x->n;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
@@ -573,14 +806,23 @@ static int share_of(sim *s, const char *key, size_t len, double *out, rs_error *
     if (x->ties && ((lo + 1 < x->n && x->ord[lo + 1] == v))) {
         /* Tied rank values (two keys whose sha64 agree): the key's place in
          * its run is its place by key bytes, from the list of tied keys. */
-        size_t at = 0;
-        while (at < x->ntie && x->tie[at].ord < v)
-            at++;
-        size_t first = at;
-        while (at < x->ntie && x->tie[at].ord == v &&
-               sim__cmp_bytes(x->tie[at].key, x->tie[at].len, key, len) < 0)
-            at++;
-        lo += at - first;
+        struct tie probe = {v, (char *)key, len}, first = {v, "", 0};
+        size_t a = 0, b = x->ntie, f = 0, g = x->ntie;
+        while (a < b) { /* the key's place among the tied */
+            size_t mid = (a + b) / 2;
+            if (tie_cmp(&x->tie[mid], &probe) < 0)
+                a = mid + 1;
+            else
+                b = mid;
+        }
+        while (f < g) { /* the first of its rank value */
+            size_t mid = (f + g) / 2;
+            if (tie_cmp(&x->tie[mid], &first) < 0)
+                f = mid + 1;
+            else
+                g = mid;
+        }
+        lo += a - f;
     }
     *out = wl_share_of_rank(w, &x->norm, lo + 1);
     return 0;
@@ -752,7 +994,7 @@ int sim_workload_each(sim *s, sim_share_fn fn, void *ud, rs_error *err)
         goto out;
     }
     for (size_t i = 0; i < l.n; i++) {
-        v[i].ord = wl_hash_rank(w, s->h, l.buf + l.v[i].off, l.v[i].len);
+        v[i].ord = rank_value(s, w, l.buf + l.v[i].off, l.v[i].len);
         v[i].kidx = (uint32_t)i;
     }
     qsort(v, l.n, sizeof *v, ent_cmp);
@@ -884,7 +1126,7 @@ int sim__wl_finish(opctx *c, rs_error *err)
                 saved = x->w;
                 x->w = x->pend;
             }
-            rc = cache_build(s, err);
+            rc = cache_build(s, c->op, err);
             if (x->pend_set)
                 x->w = saved;
             if (rc)
@@ -964,14 +1206,18 @@ void sim__wl_aborted(sim *s)
     x->post_built = false;
 }
 
-int sim__wl_from_log(sim *s, int64_t at, rs_error *err)
+int sim__wl_from_log(sim *s, sim *origin, int64_t at, rs_error *err)
 {
     struct sim_wl *x = wl_of(s);
+    if (x) {
+        x->origin = origin != s ? origin : NULL;
+        x->origin_at = at;
+    }
     if (!x)
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     char *text = NULL;
     workload w;
-    int rc = at > 0 ? store_op_workload(s->st, at, &text, err) : 0;
+    int rc = at > 0 ? store_op_workload((origin ? origin : s)->st, at, &text, err) : 0;
     if (!rc)
         rc = parse_text(text, &w, err);
     free(text);

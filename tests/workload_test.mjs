@@ -40,8 +40,16 @@ function shares(w, keys) {
     return out;
   }
   const seed = w.seed ?? 0;
-  const order = keys.map((k) => ({ k, h: sha64(`${seed}:${k}`) }));
-  order.sort((a, b) => (a.h < b.h ? -1 : a.h > b.h ? 1 : cmpBytes(a.k, b.k)));
+  let order;
+  if (w.order === 'insert') {
+    // the caller's own record of the insertions, oldest first
+    const stored = new Set(keys);
+    order = w.inserted.filter((k) => stored.has(k)).map((k) => ({ k }));
+    if (order.length !== n) throw new Error(`insertion record has ${order.length} of ${n} keys`);
+  } else {
+    order = keys.map((k) => ({ k, h: sha64(`${seed}:${k}`) }));
+    order.sort((a, b) => (a.h < b.h ? -1 : a.h > b.h ? 1 : cmpBytes(a.k, b.k)));
+  }
   if (kind === 'zipf') {
     let h = 0;
     for (let r = n; r >= 1; r--) h += r ** -w.s;
@@ -260,6 +268,52 @@ async function history(s) {
   check('stats with no key: no hottest key, bound 1', w0.hottest_key === null && w0.bound === 1, JSON.stringify(w0));
 }
 
+// order "insert": the first inserted is the hottest; a revert brings keys
+// back where they were inserted then; time travel agrees.
+async function insertOrder(s) {
+  for (const n of ['a', 'b', 'c']) await s.post('/api/nodes', { name: n });
+  let ins = [];
+  await s.post('/api/keys', { generate: { count: 200 } });
+  for (let i = 0; i < 200; i++) ins.push(`key-${i}`);
+  const r1 = await s.post('/api/keys', { keys: ['z1', 'z0', 'key-5', ODD[2], 'z2'] });
+  eq('insert a list with one existing key: 4 inserted', r1.json.inserted, 4);
+  ins.push('z1', 'z0', ODD[2], 'z2');
+  const afterList = r1.json.operation.id;
+  const insAfterList = [...ins];
+  await s.del('/api/keys/key-0');
+  ins = ins.filter((k) => k !== 'key-0');
+  await s.post('/api/keys', { key: 'key-0' });
+  ins.push('key-0'); // inserted again: now the last
+  const w = { kind: 'zipf', s: 1, order: 'insert' };
+  const r = await s.put('/api/workload', w);
+  eq('PUT zipf order insert: 200', r.status, 200);
+  const full = { ...r.json.workload, inserted: ins };
+  await agree(s, full, 'insert order after a delete and a re-insert');
+  const hot = (await s.ok('/api/stats')).requests.hottest_key;
+  eq('insert order: the hottest key is the first inserted (key-1 once key-0 came back)', hot.key, 'key-1');
+  const hs = await s.put('/api/workload', { kind: 'hotspot', hot_fraction: 0.01, hot_share: 0.5, order: 'insert' });
+  eq('hotspot order insert: 200', hs.status, 200);
+  await agree(s, { ...hs.json.workload, inserted: ins }, 'hotspot insert order');
+  await s.put('/api/workload', w);
+  const wOp = await s.lastOpId();
+  const add = (await s.post('/api/nodes', { name: 'd' })).json.operation;
+  const sh = shares(full, (await s.allKeys()).keys.map((k) => k.key));
+  let want = 0;
+  for (const m of (await s.allMoves(add.id)).moves) want += sh.get(m.key);
+  check('insert order: requests_moved is the moved keys\' shares', close(add.requests_moved, want), `${add.requests_moved} vs ${want}`);
+  const nodesNow = (await s.ok('/api/nodes')).nodes;
+  // revert to after the list insert, with the insert-ordered workload set again
+  await s.post('/api/revert', { to: afterList });
+  await s.put('/api/workload', w);
+  await agree(s, { ...full, inserted: insAfterList }, 'insert order after a revert (key-0 first again)');
+  eq('after the revert key-0 is the hottest again', (await s.ok('/api/stats')).requests.hottest_key.key, 'key-0');
+  // time travel to after the node add
+  const past = (await s.ok(`/api/nodes?at=${add.id}`)).nodes;
+  check(`nodes?at=${add.id}: the insert-ordered requests of then`, past.length === nodesNow.length && past.every((n) => close(n.requests, nodesNow.find((m) => m.name === n.name).requests)), JSON.stringify(past).slice(0, 300));
+  const pastW = await s.ok(`/api/stats?at=${wOp}`);
+  check(`stats?at=${wOp}: the hottest key of then (key-1)`, pastW.requests.hottest_key.key === 'key-1', JSON.stringify(pastW.requests));
+}
+
 // The command line: workload, node ls, stats; key gen --ycsb against Java.
 async function commandLine() {
   const db = freshDb();
@@ -330,6 +384,7 @@ async function main() {
   await withServer('workload requests_moved', movedShares);
   await withServer('workload refusals', refusals);
   await withServer('workload history', history);
+  await withServer('workload insert order', insertOrder);
   setGroup('cli');
   await commandLine();
   setGroup('all');
