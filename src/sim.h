@@ -343,6 +343,10 @@ int sim_requests_get(sim *s, sim_requests_stats *out, rs_error *err);
 /* Every stored key with its share of requests (shares sum to 1), in any
  * order; stops when fn returns nonzero (that is not an error). */
 typedef int (*sim_share_fn)(void *ud, const char *key, size_t len, double share);
+/* One stored key's share (O(log n) once the cache is built; a key that is
+ * not stored: RINGSIM_EINTERNAL for ranked workloads, the rest's share
+ * otherwise -- ask only about stored keys). */
+int sim_key_share(sim *s, const char *key, size_t len, double *share, rs_error *err);
 int sim_workload_each(sim *s, sim_share_fn fn, void *ud, rs_error *err);
 
 #endif

@@ -1307,3 +1307,17 @@ int sim_set_workload_if_new(sim *s, const json_t *spec, const json_t *now, int64
     wl_free(&w);
     return rc;
 }
+
+int sim_key_share(sim *s, const char *key, size_t len, double *share, rs_error *err)
+{
+    *share = 0;
+    int rc = ensure(s, err);
+    if (rc)
+        return rc;
+    int64_t n = sim_key_count(s);
+    if (simple(&s->wl->w)) {
+        *share = n ? 1.0 / (double)n : 0;
+        return 0;
+    }
+    return share_of(s, key, len, share, err);
+}

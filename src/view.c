@@ -572,6 +572,9 @@ json_t *view_compare(sim *s, const char *algorithms, const char *const *params, 
                                              : json_null());
             json_object_set_new(o, "moves_if_removed",
                                 json_integer((json_int_t)(r->moves_if_removed + 0.5)));
+            json_object_set_new(o, "requests_moved_if_added",
+                                r->has_added ? json_real(r->requests_if_added) : json_null());
+            json_object_set_new(o, "requests_moved_if_removed", json_real(r->requests_if_removed));
             json_object_set_new(o, "removed_sampled",
                                 json_pack("{s:I, s:I}", "nodes", (json_int_t)r->removed_sampled,
                                           "of", (json_int_t)r->removed_of));

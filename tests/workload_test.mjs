@@ -268,6 +268,30 @@ async function history(s) {
   check('stats with no key: no hottest key, bound 1', w0.hottest_key === null && w0.bound === 1, JSON.stringify(w0));
 }
 
+// compare: requests_moved_if_added is what a preview of adding the probe
+// node says (another path through the engine), on every algorithm; and
+// requests_moved_if_removed lies within the moved shares of the removals.
+async function compareEntries(s) {
+  for (const n of ['n1', 'n2', 'n3', 'n4', 'n5']) await s.post('/api/nodes', { name: n });
+  await s.post('/api/keys', { generate: { count: 1200 } });
+  await s.put('/api/workload', { kind: 'zipf', s: 0.9, seed: 4 });
+  const algs = (await s.ok('/api/config')).algorithms.map((a) => a.name);
+  for (const a of algs) {
+    if ((await s.put('/api/config', { algorithm: a })).status !== 200) continue;
+    const c = await s.ok(`/api/compare?algorithms=${a}`);
+    const entry = c.results && c.results[0];
+    const pv = await s.post('/api/preview', { op: 'add_node', name: 'compare-probe' });
+    if (!entry || entry.error || pv.status !== 200) {
+      check(`compare ${a}: an entry and a preview`, false, JSON.stringify(c).slice(0, 300));
+      continue;
+    }
+    if (entry.moves_if_added === pv.json.keys_moved)
+      check(`compare ${a}: requests_moved_if_added = the preview's requests_moved`, close(entry.requests_moved_if_added, pv.json.requests_moved), `${entry.requests_moved_if_added} vs ${pv.json.requests_moved}`);
+    check(`compare ${a}: requests_moved_if_removed is a share`, entry.requests_moved_if_removed >= 0 && entry.requests_moved_if_removed <= 1, String(entry.requests_moved_if_removed));
+  }
+  await s.put('/api/config', { algorithm: 'ring' });
+}
+
 // order "insert": the first inserted is the hottest; a revert brings keys
 // back where they were inserted then; time travel agrees.
 async function insertOrder(s) {
@@ -385,6 +409,7 @@ async function main() {
   await withServer('workload refusals', refusals);
   await withServer('workload history', history);
   await withServer('workload insert order', insertOrder);
+  await withServer('workload compare', compareEntries);
   setGroup('cli');
   await commandLine();
   setGroup('all');
