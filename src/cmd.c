@@ -1222,7 +1222,9 @@ const cmd_def cmd_table[] = {
      "Runs a scenario: one command a line, the words of this command line without "
      "`ringsim` (blank lines and lines starting with # are ignored), each change one "
      "operation, and `expect STAT OP VALUE` lines that check the state (STAT: nodes, keys, "
-     "max_over_mean, cv, keys_moved, replica_moves, owner(KEY); OP: == != < <= > >=). "
+     "max_over_mean, cv, keys_moved, replica_moves, requests_max_over_mean, requests_cv, "
+     "requests_bound, hottest_share, requests_moved, bytes_moved, owner(KEY); OP: == != < "
+     "<= > >=). "
      "Prints a report. Exit 1 at the first failing line, exit 2 on a syntax error; both "
      "name the file and line. FILE - reads standard input.",
      NULL},

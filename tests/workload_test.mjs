@@ -401,6 +401,45 @@ async function commandLine() {
   check('node add says the share of requests moved', /% of requests moved/.test(add), add);
   const chk = run('check');
   check('check passes with a workload in the log', /^ok/.test(chk), chk);
+
+  // scenarios: workload lines, the requests figures in expect, export
+  const sdb = freshDb();
+  const file = path.join(path.dirname(sdb), 'hot.ringsim');
+  fs.writeFileSync(file, ['node add cache-1', 'node add cache-2', 'node add cache-3', 'key gen 1000',
+    `workload keys --param 'keys=[{"key": "key-7", "share": 0.5}]'`,
+    'expect requests_bound == 1.5', 'expect hottest_share == 0.5',
+    'workload zipf --param s=1.1 --param sizes.kind=fixed --param sizes.bytes=10', 'node add cache-4',
+    'expect requests_moved > 0', 'expect bytes_moved > 0', 'expect requests_max_over_mean >= 1', ''].join('\n'));
+  let out = '';
+  let code = 0;
+  try {
+    out = execFileSync(BIN, ['--db', sdb, '--json', 'run', file], { encoding: 'utf8' });
+  } catch (e) {
+    code = e.status;
+    out = String(e.stdout);
+  }
+  const rep = JSON.parse(out || '{}');
+  check('scenario with workload lines and requests expectations runs: exit 0', code === 0 && rep.ok === true, out.slice(0, 400));
+  const mv = (rep.steps || []).find((st) => st.stat === 'requests_moved');
+  const op = JSON.parse(execFileSync(BIN, ['--db', sdb, '--json', 'log'], { encoding: 'utf8' })).operations.pop();
+  check('expect requests_moved reads the last operation', mv && close(mv.actual, op.requests_moved) && mv.actual > 0, JSON.stringify(mv));
+  let failedExpect = false;
+  try {
+    execFileSync(BIN, ['--db', sdb, 'run', '-'], { input: 'expect requests_bound > 100\n', stdio: ['pipe', 'pipe', 'pipe'] });
+  } catch (e) {
+    failedExpect = e.status === 1;
+  }
+  check('a requests expectation that does not hold: exit 1', failedExpect);
+  const exported = execFileSync(BIN, ['--db', sdb, 'export', '--scenario'], { encoding: 'utf8' });
+  check('export --scenario writes the workload lines', (exported.match(/^workload /gm) || []).length === 2, exported);
+  const edb = freshDb();
+  const ef = path.join(path.dirname(edb), 'ex.ringsim');
+  fs.writeFileSync(ef, exported);
+  execFileSync(BIN, ['--db', edb, 'run', ef], { encoding: 'utf8' });
+  eq('the exported scenario rebuilds the workload', JSON.parse(execFileSync(BIN, ['--db', edb, '--json', 'workload'], { encoding: 'utf8' })), JSON.parse(execFileSync(BIN, ['--db', sdb, '--json', 'workload'], { encoding: 'utf8' })));
+  const n1 = JSON.parse(execFileSync(BIN, ['--db', edb, '--json', 'node', 'ls'], { encoding: 'utf8' })).nodes;
+  const n2 = JSON.parse(execFileSync(BIN, ['--db', sdb, '--json', 'node', 'ls'], { encoding: 'utf8' })).nodes;
+  check('and the same requests per node', n1.length === n2.length && n1.every((n, i) => close(n.requests, n2[i].requests)), '');
 }
 
 async function main() {
