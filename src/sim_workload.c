@@ -437,6 +437,9 @@ typedef struct build {
     size_t n, cap;
     char *first; /* the first key by bytes */
     size_t first_len;
+    char best[NAME_BUF]; /* the first of the rank order (ranked kinds) */
+    size_t best_len;
+    uint64_t best_ord;
     rs_error *err;
 } build;
 
@@ -471,6 +474,12 @@ static int collect(void *ud, const store_key *k)
     ent *e = &b->v[b->n];
     e->ord = wl_ranked(b->w) ? rank_value(b->s, b->w, k->key, k->len) : 0;
     e->kidx = (uint32_t)b->n;
+    if (wl_ranked(b->w) && (b->n == 0 || e->ord < b->best_ord)) {
+        /* ties keep the first by key bytes: the scan is in that order */
+        b->best_ord = e->ord;
+        b->best_len = k->len < sizeof b->best ? k->len : sizeof b->best;
+        memcpy(b->best, k->key, b->best_len);
+    }
     e->node = load_node(k);
     e->bytes = wl_size_of(b->w, b->s->h, k->key, k->len);
     b->n++;
@@ -537,23 +546,6 @@ static int keys_stored(sim *s, const workload *w, size_t *listed, double *sum, c
     }
     *sum = wl_sum_get(&t);
     return 0;
-}
-
-/* The key of a given index in key-bytes order (rank 1's, ranked kinds). */
-typedef struct nth {
-    size_t want, at;
-    char *key;
-    size_t len;
-} nth;
-
-static int nth_fn(void *ud, const store_key *k)
-{
-    nth *t = ud;
-    if (t->at++ < t->want)
-        return 0;
-    t->key = strndup(k->key, k->len);
-    t->len = k->len;
-    return 1;
 }
 
 typedef struct tie_ctx {
@@ -626,7 +618,7 @@ static int cache_build(sim *s, int64_t at, rs_error *err)
         if ((rc = ins_build(o, a, &x->ins, err)))
             return rc;
     }
-    build b = {s, w, NULL, 0, 0, NULL, 0, err};
+    build b = {s, w, NULL, 0, 0, NULL, 0, {0}, 0, 0, err};
     rc = store_keys_each(s->st, 0, collect, &b, err);
     keys_norm kn = {0, 0, 0, 1};
     const wl_item *khot = NULL;
@@ -723,13 +715,9 @@ static int cache_build(sim *s, int64_t at, rs_error *err)
             x->hot = strndup(hk, hl);
             x->hot_len = hl;
         }
-        if (!hk) { /* rank 1's key: walk the key order again to its index */
-            nth t = {b.v[0].kidx, 0, NULL, 0};
-            rc = store_keys_each(s->st, 0, nth_fn, &t, err);
-            if (rc == 1)
-                rc = 0;
-            x->hot = t.key;
-            x->hot_len = t.len;
+        if (!hk) { /* rank 1's key, kept by the scan */
+            x->hot = strndup(b.best, b.best_len);
+            x->hot_len = b.best_len;
         }
         if (!rc && !x->hot)
             rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
