@@ -124,3 +124,11 @@ Object.assign(api, {
   /** A node's weight changed in place (one set_weight operation). */
   setWeight: (name, weight) => request('PATCH', `/api/nodes/${enc(name)}`, { weight }),
 });
+
+// Workloads (docs/api.md "Version 3: traffic"): web/js/load.js.
+Object.assign(api, {
+  /** The workload, live or as it was right after operation `at`. */
+  workload: (at) => request('GET', withQuery('/api/workload', { at })),
+  /** One workload operation. */
+  setWorkload: (body) => request('PUT', '/api/workload', body),
+});
