@@ -214,6 +214,19 @@ static void print_json(FILE *out, json_t *j)
 }
 
 /* "operation 4 add_node: echo; 12 keys moved (from bravo 9, charlie 3)". */
+/* Whether the workload gives keys unequal shares: only then do the tables
+ * for people show requests beside keys (with uniform shares they are the
+ * key shares). */
+static bool skewed(sim *s)
+{
+    json_t *w = NULL;
+    rs_error e;
+    bool yes = sim_workload_json(s, &w, &e) == 0 &&
+               strcmp(json_string_value(json_object_get(w, "kind")), "uniform") != 0;
+    json_decref(w);
+    return yes;
+}
+
 static void print_op(FILE *out, sim *s, int64_t id)
 {
     rs_error err;
@@ -235,7 +248,7 @@ static void print_op(FILE *out, sim *s, int64_t id)
     }
     fprintf(out, "%s", json_array_size(mf) ? ")" : "");
     json_t *rm = json_object_get(o, "requests_moved");
-    if (moved && json_is_number(rm)) /* the miss spike for a cache */
+    if (moved && json_is_number(rm) && skewed(s)) /* the miss spike for a cache */
         fprintf(out, "; %.1f%% of requests moved", 100 * json_number_value(rm));
     fprintf(out, "\n");
     json_decref(o);
@@ -323,7 +336,7 @@ static void pct(char *buf, size_t size, double share)
 }
 
 /* The people's table of `node ls`, like `nodetool status`. */
-static void print_nodes_table(FILE *out, json_t *j)
+static void print_nodes_table(FILE *out, json_t *j, bool requests)
 {
     json_t *nodes = json_object_get(j, "nodes"), *n;
     size_t i, wname = 4;
@@ -333,8 +346,8 @@ static void print_nodes_table(FILE *out, json_t *j)
         wname = l > wname ? l : wname;
     }
     print_padded(out, "Node", wname);
-    fprintf(out, "  %10s  %7s  %6s  %9s  %7s  %7s  %7s\n", "Position", "Weight", "Points", "Keys",
-            "Key %", "Ring %", "Req %");
+    fprintf(out, "  %10s  %7s  %6s  %9s  %7s  %7s%s\n", "Position", "Weight", "Points", "Keys",
+            "Key %", "Ring %", requests ? "    Req %" : "");
     json_array_foreach(nodes, i, n)
     {
         char kp[32], rp[32], qp[32];
@@ -342,11 +355,14 @@ static void print_nodes_table(FILE *out, json_t *j)
         pct(rp, sizeof rp, json_real_value(json_object_get(n, "arc_share")));
         pct(qp, sizeof qp, json_real_value(json_object_get(n, "requests")));
         print_padded(out, json_string_value(json_object_get(n, "name")), wname);
-        fprintf(out, "  %10lld  %7g  %6lld  %9lld  %7s  %7s  %7s\n",
+        fprintf(out, "  %10lld  %7g  %6lld  %9lld  %7s  %7s",
                 (long long)json_integer_value(json_object_get(n, "position")),
                 json_number_value(json_object_get(n, "weight")),
                 (long long)json_integer_value(json_object_get(n, "points")),
-                (long long)json_integer_value(json_object_get(n, "keys")), kp, rp, qp);
+                (long long)json_integer_value(json_object_get(n, "keys")), kp, rp);
+        if (requests)
+            fprintf(out, "  %7s", qp);
+        fprintf(out, "\n");
     }
     if (!json_array_size(nodes))
         fprintf(out, "(no nodes)\n");
@@ -668,7 +684,7 @@ static int run_node_ls(cmd_ctx *c)
     else if (c->l->opt[CMD_O_JSON])
         print_json(c->out, j);
     else
-        print_nodes_table(c->out, j);
+        print_nodes_table(c->out, j, skewed(c->s));
     json_decref(j);
     return rc;
 }
@@ -798,7 +814,7 @@ static int run_stats(cmd_ctx *c)
                 (long long)json_integer_value(json_object_get(j, "min")),
                 (long long)json_integer_value(json_object_get(j, "max")),
                 json_real_value(json_object_get(j, "max_over_mean")));
-    if (!c->l->opt[CMD_O_JSON]) {
+    if (!c->l->opt[CMD_O_JSON] && skewed(c->s)) {
         json_t *rq = json_object_get(j, "requests"), *hot = json_object_get(rq, "hottest_key");
         const char *hk = json_string_value(json_object_get(hot, "key"));
         char *esc = hk ? names_escape(hk, strlen(hk)) : NULL;
