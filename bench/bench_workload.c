@@ -12,8 +12,8 @@
  *    target is at most 1.2x.  The cache is kept by topology changes, so
  *    this costs only the moved keys' shares.
  * 3. Inserting 1000 keys, then reading the nodes, with zipf against
- *    uniform: the key set changed, so the read rebuilds the cache (printed
- *    as measured; see docs/api.md).
+ *    uniform: the cache follows the insert (ranks merged, shares summed
+ *    again: O(n) beside the insert's O(k log n)).
  * 4. Zipf's normalisation at 10M keys (the compensated sum of r^-s).
  */
 #include <stdio.h>
@@ -150,7 +150,7 @@ int main(int argc, char **argv)
     printf("  node add+rm + reads, zipf         %8.3f s   %.2fx uniform (target <= 1.2x)\n", b,
            b / a);
     printf("  insert 1000 + read, uniform       %8.3f s\n", x);
-    printf("  insert 1000 + read, zipf          %8.3f s   %.2fx uniform (the read rebuilds)\n", y,
+    printf("  insert 1000 + read, zipf          %8.3f s   %.2fx uniform (target <= 1.2x)\n", y,
            y / x);
     /* Zipf's normalisation, alone. */
     workload w;

@@ -182,6 +182,9 @@ int sim__wl_apply(sim *s, const struct workload *w, bool check, int64_t *op, rs_
  * when it is rolled back. */
 int sim__wl_finish(opctx *c, rs_error *err);
 void sim__wl_committed(opctx *c);
+/* An insert or delete of the running operation, for the cache to follow
+ * (node: the key's node id).  Cannot fail (the cache is rebuilt instead). */
+void sim__wl_note(opctx *c, const char *k, size_t len, int64_t node, bool insert);
 void sim__wl_aborted(sim *s);
 
 #endif

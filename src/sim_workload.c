@@ -86,6 +86,14 @@ struct sim_wl {
     bool delta_ok;
     totals delta;
     bool post_built; /* the cache was built for the state it leaves */
+    /* Kept across key changes (ranked by hash): each rank's node, the
+     * running operation's inserted and deleted keys, its moves by rank. */
+    int64_t *nodeat; /* node id of the key of rank i + 1 */
+    int note_state;  /* 0 undecided, 1 noting, 2 not */
+    keylist nadd, ndel;
+    size_t *mv_idx; /* moved keys' ranks (0-based) and new nodes */
+    int64_t *mv_node;
+    size_t nmv, mvcap;
 };
 
 static void totals_free(totals *t)
@@ -346,6 +354,8 @@ static int ins_build(sim *origin, int64_t at, struct iset **out, rs_error *err)
 
 static void cache_drop(struct sim_wl *x)
 {
+    free(x->nodeat);
+    x->nodeat = NULL;
     iset_free(x->ins);
     x->ins = NULL;
     for (size_t i = 0; i < x->ntie; i++)
@@ -365,6 +375,8 @@ static void cache_drop(struct sim_wl *x)
     x->valid = false;
 }
 
+static void op_end(struct sim_wl *x);
+
 static struct sim_wl *wl_of(sim *s)
 {
     if (!s->wl && (s->wl = calloc(1, sizeof *s->wl))) {
@@ -379,6 +391,9 @@ void sim__wl_close(sim *s)
     if (!s->wl)
         return;
     cache_drop(s->wl);
+    op_end(s->wl);
+    free(s->wl->mv_idx);
+    free(s->wl->mv_node);
     wl_free(&s->wl->w);
     wl_free(&s->wl->pend);
     totals_free(&s->wl->delta);
@@ -636,8 +651,14 @@ static int cache_build(sim *s, int64_t at, rs_error *err)
             rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
             goto out;
         }
+        if (w->order == WL_ORDER_HASHED && b.n && !(x->nodeat = malloc(b.n * sizeof *x->nodeat))) {
+            rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+            goto out;
+        }
         for (size_t i = 0; i < b.n; i++) {
             x->ord[i] = b.v[i].ord;
+            if (x->nodeat)
+                x->nodeat[i] = b.v[i].node;
             if (i && b.v[i].ord == b.v[i - 1].ord)
                 x->ties = true;
         }
@@ -760,8 +781,18 @@ static int ensure(sim *s, rs_error *err)
 }
 
 /* A stored key's share, the cache being valid (not the simple case). */
+static int share_of_at(sim *s, const char *key, size_t len, double *out, size_t *rank, rs_error *err);
+
 static int share_of(sim *s, const char *key, size_t len, double *out, rs_error *err)
 {
+    size_t r;
+    return share_of_at(s, key, len, out, &r, err);
+}
+
+/* The same, and the key's rank (0-based; SIZE_MAX for unranked kinds). */
+static int share_of_at(sim *s, const char *key, size_t len, double *out, size_t *rank, rs_error *err)
+{
+    *rank = SIZE_MAX;
     struct sim_wl *x = s->wl;
     const workload *w = &x->w;
     if (w->kind == WL_UNIFORM) {
@@ -812,6 +843,7 @@ static int share_of(sim *s, const char *key, size_t len, double *out, rs_error *
         }
         lo += a - f;
     }
+    *rank = lo;
     *out = wl_share_of_rank(w, &x->norm, lo + 1);
     return 0;
 }
@@ -1031,17 +1063,39 @@ static int64_t node_id_of(const state *a, const state *b, const char *name)
     return i >= 0 ? b->nodes[i].id : STORE_NO_NODE - 1;
 }
 
+static int mv_grow(struct sim_wl *x)
+{
+    size_t cap = x->mvcap ? x->mvcap * 2 : 1024;
+    size_t *a = realloc(x->mv_idx, cap * sizeof *a);
+    if (a)
+        x->mv_idx = a;
+    int64_t *b = realloc(x->mv_node, cap * sizeof *b);
+    if (b)
+        x->mv_node = b;
+    if (!a || !b)
+        return RINGSIM_ENOMEM;
+    x->mvcap = cap;
+    return 0;
+}
+
 static int mv_fn(void *ud, const char *key, const char *from, const char *to)
 {
     mv_ctx *m = ud;
     struct sim_wl *x = m->s->wl;
     size_t len = strlen(key);
     double sh = 0;
+    size_t rank = SIZE_MAX;
     if (m->per_key_share) {
-        int rc = share_of(m->s, key, len, &sh, m->err);
+        int rc = share_of_at(m->s, key, len, &sh, &rank, m->err);
         if (rc)
             return rc;
         wl_sum_add(&m->req, sh);
+    }
+    if (x->delta_ok && x->nodeat) { /* each rank's node, set at the commit */
+        if (rank == SIZE_MAX || (x->nmv == x->mvcap && mv_grow(x)))
+            return rs_fail(m->err, RINGSIM_ENOMEM, "out of memory");
+        x->mv_idx[x->nmv] = rank;
+        x->mv_node[x->nmv++] = node_id_of(&m->c->next, &m->s->cur, to);
     }
     int64_t b = wl_size_of(&x->w, m->s->h, key, len);
     m->bytes += b;
@@ -1141,6 +1195,166 @@ int sim__wl_finish(opctx *c, rs_error *err)
     return rc;
 }
 
+/* What an operation kept aside goes. */
+static void op_end(struct sim_wl *x)
+{
+    totals_free(&x->delta);
+    x->delta_ok = false;
+    x->post_built = false;
+    x->nmv = 0;
+    x->note_state = 0;
+    sim__kl_free(&x->nadd);
+    sim__kl_free(&x->ndel);
+}
+
+void sim__wl_note(opctx *c, const char *k, size_t len, int64_t node, bool insert)
+{
+    sim *s = c->s;
+    struct sim_wl *x = s->wl;
+    if (!x || x->note_state == 2)
+        return;
+    if (x->note_state == 0) /* the cache must describe the state before */
+        x->note_state = x->valid && x->nodeat && !x->ties && !x->pend_set && x->at_op == s->at_op &&
+                                x->dv == s->data_version
+                            ? 1
+                            : 2;
+    if (x->note_state == 1 && sim__kl_add(insert ? &x->nadd : &x->ndel, k, len, 0, node))
+        x->note_state = 2;
+}
+
+typedef struct rk {
+    uint64_t ord;
+    int64_t node;
+    size_t i; /* the note's index */
+} rk;
+
+static int rk_cmp(const void *a, const void *b)
+{
+    const rk *x = a, *y = b;
+    return (x->ord > y->ord) - (x->ord < y->ord);
+}
+
+static size_t lower(const uint64_t *v, size_t n, uint64_t key)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (v[mid] < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The cache after the noted inserts and deletes, ranked by hash: ranks
+ * merged (O(n + k log k)), shares and node totals summed again (O(n)).
+ * Nonzero when it cannot be done exactly (memory, a tie of rank values, the
+ * hottest key deleted): the caller drops the cache. */
+static int apply_notes(sim *s, struct sim_wl *x)
+{
+    const workload *w = &x->w;
+    size_t n = x->n, na = x->nadd.n, nd = x->ndel.n;
+    rk *add = na ? malloc(na * sizeof *add) : NULL;
+    unsigned char *gone = n ? calloc(n, 1) : NULL;
+    uint64_t *ord = NULL;
+    int64_t *nodeat = NULL;
+    int rc = (na && !add) || (n && !gone) ? RINGSIM_ENOMEM : 0;
+    for (size_t i = 0; !rc && i < nd; i++) {
+        const klent *e = &x->ndel.v[i];
+        uint64_t v = wl_hash_rank(w, s->h, x->ndel.buf + e->off, e->len);
+        size_t at = lower(x->ord, n, v);
+        if (at >= n || x->ord[at] != v || gone[at])
+            rc = RINGSIM_EINTERNAL;
+        else
+            gone[at] = 1;
+        tot *t = !rc && e->node != STORE_NO_NODE ? totals_slot(&x->tot, e->node) : NULL;
+        if (t)
+            t->bytes -= wl_size_of(w, s->h, x->ndel.buf + e->off, e->len);
+    }
+    for (size_t i = 0; !rc && i < na; i++) {
+        const klent *e = &x->nadd.v[i];
+        add[i] = (rk){wl_hash_rank(w, s->h, x->nadd.buf + e->off, e->len), e->node, i};
+        size_t at = lower(x->ord, n, add[i].ord);
+        if (at < n && x->ord[at] == add[i].ord)
+            rc = RINGSIM_EINTERNAL; /* a tie: the full build orders it */
+        tot *t = !rc && e->node != STORE_NO_NODE ? totals_slot(&x->tot, e->node) : NULL;
+        if (t)
+            t->bytes += wl_size_of(w, s->h, x->nadd.buf + e->off, e->len);
+    }
+    if (!rc && na > 1) {
+        qsort(add, na, sizeof *add, rk_cmp);
+        for (size_t i = 1; !rc && i < na; i++)
+            if (add[i].ord == add[i - 1].ord)
+                rc = RINGSIM_EINTERNAL;
+    }
+    size_t m = n - nd + na;
+    if (!rc && m && (!(ord = malloc(m * sizeof *ord)) || !(nodeat = malloc(m * sizeof *nodeat))))
+        rc = RINGSIM_ENOMEM;
+    /* Merge; the hottest key is rank 1's: kept, or an inserted one. */
+    const rk *hot_add = NULL;
+    bool hot_kept = false;
+    size_t j = 0, a = 0;
+    for (size_t i = 0; !rc && (i < n || a < na);) {
+        bool take_add = a < na && (i >= n || add[a].ord < x->ord[i]);
+        if (!take_add && gone[i]) {
+            i++;
+            continue;
+        }
+        if (j == 0) {
+            hot_add = take_add ? &add[a] : NULL;
+            hot_kept = !take_add && i == 0;
+        }
+        ord[j] = take_add ? add[a].ord : x->ord[i];
+        nodeat[j++] = take_add ? add[a++].node : x->nodeat[i++];
+    }
+    if (!rc && m && !hot_add && !hot_kept)
+        rc = RINGSIM_EINTERNAL; /* the hottest key went: its name is not kept */
+    char *hot = NULL;
+    size_t hot_len = 0;
+    if (!rc && hot_add) {
+        const klent *e = &x->nadd.v[hot_add->i];
+        if (!(hot = strndup(x->nadd.buf + e->off, e->len)))
+            rc = RINGSIM_ENOMEM;
+        hot_len = e->len;
+    }
+    if (rc) {
+        free(add);
+        free(gone);
+        free(ord);
+        free(nodeat);
+        return rc;
+    }
+    free(x->ord);
+    free(x->nodeat);
+    x->ord = ord;
+    x->nodeat = nodeat;
+    x->n = m;
+    if (hot) {
+        free(x->hot);
+        x->hot = hot;
+        x->hot_len = hot_len;
+    }
+    wl_norm_compute(w, m, &x->norm);
+    for (size_t i = 0; i < x->tot.n; i++)
+        x->tot.v[i].req = (wl_sum){0, 0};
+    tot *last = NULL;
+    for (size_t i = 0; i < m && !rc; i++) {
+        if (nodeat[i] == STORE_NO_NODE)
+            continue;
+        tot *t = last && last->id == nodeat[i] ? last : totals_slot(&x->tot, nodeat[i]);
+        if (!t)
+            rc = RINGSIM_ENOMEM;
+        else
+            wl_sum_add(&t->req, wl_share_of_rank(w, &x->norm, i + 1));
+        last = t;
+    }
+    x->max_share = m ? wl_share_of_rank(w, &x->norm, 1) : 0;
+    free(add);
+    free(gone);
+    return rc;
+}
+
 void sim__wl_committed(opctx *c)
 {
     sim *s = c->s;
@@ -1158,6 +1372,8 @@ void sim__wl_committed(opctx *c)
         x->at_op = s->at_op;
         x->dv = s->data_version;
     } else if (x->delta_ok && x->valid) {
+        for (size_t i = 0; x->nodeat && i < x->nmv; i++)
+            x->nodeat[x->mv_idx[i]] = x->mv_node[i];
         for (size_t i = 0; i < x->delta.n; i++) {
             tot *t = totals_slot(&x->tot, x->delta.v[i].id);
             if (!t) {
@@ -1168,14 +1384,18 @@ void sim__wl_committed(opctx *c)
             t->bytes += x->delta.v[i].bytes;
         }
         x->at_op = s->at_op;
+    } else if (x->note_state == 1 && x->valid && c->moved == 0 &&
+               (strcmp(c->what, "insert_keys") == 0 || strcmp(c->what, "delete_keys") == 0)) {
+        if (apply_notes(s, x))
+            cache_drop(x); /* the next read builds it */
+        else
+            x->at_op = s->at_op;
     } else if (!(c->moved == 0 && topology_only(c->what) && x->valid)) {
         cache_drop(x);
     } else {
         x->at_op = s->at_op; /* nothing moved, nothing changed */
     }
-    totals_free(&x->delta);
-    x->delta_ok = false;
-    x->post_built = false;
+    op_end(x);
 }
 
 void sim__wl_aborted(sim *s)
@@ -1187,11 +1407,9 @@ void sim__wl_aborted(sim *s)
         wl_free(&x->pend);
         x->pend_set = false;
     }
-    totals_free(&x->delta);
-    x->delta_ok = false;
     if (x->post_built)
         cache_drop(x);
-    x->post_built = false;
+    op_end(x);
 }
 
 int sim__wl_from_log(sim *s, sim *origin, int64_t at, rs_error *err)
