@@ -482,10 +482,14 @@ static int collect(void *ud, const store_key *k)
         b->v = g;
         b->cap = cap;
     }
-    if (!b->first && !(b->first = strndup(k->key, k->len)))
-        return rs_fail(b->err, RINGSIM_ENOMEM, "out of memory");
-    if (b->n == 0)
+    /* The first key by bytes that takes the common share: the hottest
+     * when every key (or every unlisted one) has the same share. */
+    if (!b->first &&
+        !(b->w->kind == WL_KEYS && wl_find(b->w->keys, b->w->nkeys, k->key, k->len) != NULL)) {
+        if (!(b->first = strndup(k->key, k->len)))
+            return rs_fail(b->err, RINGSIM_ENOMEM, "out of memory");
         b->first_len = k->len;
+    }
     ent *e = &b->v[b->n];
     e->ord = wl_ranked(b->w) ? rank_value(b->s, b->w, k->key, k->len) : 0;
     e->kidx = (uint32_t)b->n;
@@ -561,6 +565,23 @@ static int keys_stored(sim *s, const workload *w, size_t *listed, double *sum, c
     }
     *sum = wl_sum_get(&t);
     return 0;
+}
+
+/* The key of a given index in key-bytes order. */
+typedef struct nth {
+    size_t want, at;
+    char *key;
+    size_t len;
+} nth;
+
+static int nth_fn(void *ud, const store_key *k)
+{
+    nth *t = ud;
+    if (t->at++ < t->want)
+        return 0;
+    t->key = strndup(k->key, k->len);
+    t->len = k->len;
+    return 1;
 }
 
 typedef struct tie_ctx {
@@ -736,7 +757,18 @@ static int cache_build(sim *s, int64_t at, rs_error *err)
             x->hot = strndup(hk, hl);
             x->hot_len = hl;
         }
-        if (!hk) { /* rank 1's key, kept by the scan */
+        if (!hk && w->kind == WL_HOTSPOT && x->norm.hot < b.n &&
+            wl_share_of_rank(w, &x->norm, x->norm.hot + 1) > x->max_share) {
+            /* hot_share below the hot keys' fraction: a cold key is the
+             * hottest, the first of the cold ones in the order */
+            x->max_share = wl_share_of_rank(w, &x->norm, x->norm.hot + 1);
+            nth t = {b.v[x->norm.hot].kidx, 0, NULL, 0};
+            rc = store_keys_each(s->st, 0, nth_fn, &t, err);
+            if (rc == 1)
+                rc = 0;
+            x->hot = t.key;
+            x->hot_len = t.len;
+        } else if (!hk) { /* rank 1's key, kept by the scan */
             x->hot = strndup(b.best, b.best_len);
             x->hot_len = b.best_len;
         }
@@ -1255,6 +1287,8 @@ static int apply_notes(sim *s, struct sim_wl *x)
 {
     const workload *w = &x->w;
     size_t n = x->n, na = x->nadd.n, nd = x->ndel.n;
+    if (w->kind == WL_HOTSPOT && w->hot_share < w->hot_fraction)
+        return RINGSIM_EINTERNAL; /* a cold key may be the hottest: built again */
     rk *add = na ? malloc(na * sizeof *add) : NULL;
     unsigned char *gone = n ? calloc(n, 1) : NULL;
     uint64_t *ord = NULL;

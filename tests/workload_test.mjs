@@ -120,6 +120,8 @@ const WORKLOADS = [
   { kind: 'zipf', s: 1, seed: 7 },
   { kind: 'zipf', s: 1.2, sizes: { kind: 'uniform', min: 10, max: 1000, seed: 3 } },
   { kind: 'hotspot', hot_fraction: 0.1, hot_share: 0.9, seed: 2 },
+  { kind: 'hotspot', hot_fraction: 0.5, hot_share: 0.2 }, // the cold keys are the hottest
+  { kind: 'keys', keys: [{ key: ODD[2], share: 0 }] }, // the first key by bytes takes nothing
   { kind: 'keys', keys: [{ key: ODD[0], share: 0.3 }, { key: ODD[1], share: 0.2 }, { key: 'key-5', share: 0.1 }], sizes: { kind: 'keys', keys: [{ key: ODD[3], bytes: 5000 }], rest: 100 } },
   { kind: 'uniform', sizes: { kind: 'fixed', bytes: 64 } },
 ];
