@@ -667,7 +667,8 @@ static int cache_build(sim *s, int64_t at, rs_error *err)
     if (rc)
         goto out;
     if (wl_ranked(w)) {
-        qsort(b.v, b.n, sizeof *b.v, ent_cmp);
+        if (b.n > 1)
+            qsort(b.v, b.n, sizeof *b.v, ent_cmp);
         if (b.n && !(x->ord = malloc(b.n * sizeof *x->ord))) {
             rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
             goto out;
@@ -1049,7 +1050,8 @@ int sim_workload_each(sim *s, sim_share_fn fn, void *ud, rs_error *err)
         v[i].ord = rank_value(s, w, l.buf + l.v[i].off, l.v[i].len);
         v[i].kidx = (uint32_t)i;
     }
-    qsort(v, l.n, sizeof *v, ent_cmp);
+    if (l.n > 1)
+        qsort(v, l.n, sizeof *v, ent_cmp);
     wl_norm norm;
     wl_norm_compute(w, l.n, &norm);
     for (size_t i = 0; i < l.n; i++) {
