@@ -29,8 +29,12 @@
  * (insert, delete, reset, revert), a workload change, or a change from
  * another process drops the cache; the next read builds it again.
  *
- * Requests are counted by a key's node through one function, load_node()
- * (the node that serves it: see served_by in docs/api.md v3).
+ * Requests are counted by a key's node (docs/api.md v3 says: by served_by,
+ * the node that serves it while its owner is down).  Where a key's node is
+ * taken: load_node() (every read of the cache); the default workload's
+ * shortcut in sim_node_load() (the owners' key counters); the moves read
+ * back in mv_fn() (owner changes); the notes of sim__wl_note() (the owner
+ * an insert or delete gives).  Serving by another node changes these four.
  */
 #define _GNU_SOURCE
 #include <math.h>
