@@ -449,6 +449,24 @@ static int put_config(sim *s, const api_request *r, json_t **out, rs_error *err)
     return 200;
 }
 
+/* PUT /api/workload: one workload operation; the same workload again
+ * records nothing ("operation": null), as a configure that changes nothing. */
+static int put_workload(sim *s, const api_request *r, json_t **out, rs_error *err)
+{
+    int rc = need_object(r, err);
+    json_t *now = NULL, *after = NULL;
+    if (rc || (rc = sim_workload_json(s, &now, err)))
+        return rc;
+    int64_t op = 0;
+    rc = sim_set_workload_if_new(s, r->body, now, &op, err);
+    json_decref(now);
+    if (rc || (rc = sim_workload_json(s, &after, err)))
+        return rc;
+    *out = json_pack("{s:o, s:o*}", "workload", after, "operation",
+                     op ? op_json(s, op, err) : json_null());
+    return 200;
+}
+
 static int post_revert(sim *s, const api_request *r, json_t **out, rs_error *err)
 {
     int rc = need_object(r, err);
@@ -679,6 +697,7 @@ API_JSON(get_compare)
 API_JSON(post_preview)
 API_JSON(post_keys)
 API_JSON(put_config)
+API_JSON(put_workload)
 API_JSON(post_revert)
 API_JSON(get_operation)
 API_JSON(post_scenario_run)
@@ -745,6 +764,13 @@ static int get_config_route(sim *s, const api_request *r, json_t **out, api_answ
     (void)r;
     (void)a;
     return viewed(view_config(s, err), out, err);
+}
+
+static int get_workload_route(sim *s, const api_request *r, json_t **out, api_answer *a, rs_error *err)
+{
+    (void)r;
+    (void)a;
+    return sim_workload_json(s, out, err) ? err->code : 200;
 }
 
 static int get_stats_route(sim *s, const api_request *r, json_t **out, api_answer *a, rs_error *err)
@@ -927,6 +953,8 @@ static const route routes[] = {
     {"export/x", API_GET, get_export_route, API_READER, false, false, API_CSV_OWN, NULL},
     {"theory", API_GET, get_theory_route, API_READER, false, true, NULL, NULL},
     /* the difference between two states may compare them whole (time travel) */
+    {"workload", API_GET, get_workload_route, API_LOOP, false, true, NULL, NULL},
+    {"workload", API_PUT, put_workload_route, API_WORKER, true, false, NULL, NULL},
     {"diff", API_GET, NULL, API_READER, false, false, "moves", get_diff},
 };
 

@@ -19,6 +19,7 @@
 #include "csv.h"
 #include "names.h"
 #include "view.h"
+#include "workload.h"
 
 const cmd_option cmd_options[CMD_O_COUNT] = {
     [CMD_O_DB] = {"db", "PATH", "the database (default $RINGSIM_DB, or ./ringsim.db)"},
@@ -44,6 +45,7 @@ const cmd_option cmd_options[CMD_O_COUNT] = {
          "T", "the access token (default $RINGSIM_TOKEN, which other users cannot see; made up beyond loopback)"},
     [CMD_O_SCENARIO] = {"scenario", NULL, "write the history as a scenario file"},
     [CMD_O_BUILTIN] = {"builtin", NULL, "NAME is one of the scenarios built into ringsim"},
+    [CMD_O_YCSB] = {"ycsb", NULL, "YCSB's key names: user + Math.abs(fnvhash64(n)), n from S"},
 };
 
 #define CONFIG_OPTS                                                                                \
@@ -212,6 +214,19 @@ static void print_json(FILE *out, json_t *j)
 }
 
 /* "operation 4 add_node: echo; 12 keys moved (from bravo 9, charlie 3)". */
+/* Whether the workload gives keys unequal shares: only then do the tables
+ * for people show requests beside keys (with uniform shares they are the
+ * key shares). */
+static bool skewed(sim *s)
+{
+    json_t *w = NULL;
+    rs_error e;
+    bool yes = sim_workload_json(s, &w, &e) == 0 &&
+               strcmp(json_string_value(json_object_get(w, "kind")), "uniform") != 0;
+    json_decref(w);
+    return yes;
+}
+
 static void print_op(FILE *out, sim *s, int64_t id)
 {
     rs_error err;
@@ -231,7 +246,11 @@ static void print_op(FILE *out, sim *s, int64_t id)
         fprintf(out, "%s%s %lld", i ? ", " : " (from ", n ? n : "(none)",
                 (long long)json_integer_value(json_object_get(e, "keys")));
     }
-    fprintf(out, "%s\n", json_array_size(mf) ? ")" : "");
+    fprintf(out, "%s", json_array_size(mf) ? ")" : "");
+    json_t *rm = json_object_get(o, "requests_moved");
+    if (moved && json_is_number(rm) && skewed(s)) /* the miss spike for a cache */
+        fprintf(out, "; %.1f%% of requests moved", 100 * json_number_value(rm));
+    fprintf(out, "\n");
     json_decref(o);
 }
 
@@ -317,7 +336,7 @@ static void pct(char *buf, size_t size, double share)
 }
 
 /* The people's table of `node ls`, like `nodetool status`. */
-static void print_nodes_table(FILE *out, json_t *j)
+static void print_nodes_table(FILE *out, json_t *j, bool requests)
 {
     json_t *nodes = json_object_get(j, "nodes"), *n;
     size_t i, wname = 4;
@@ -327,19 +346,23 @@ static void print_nodes_table(FILE *out, json_t *j)
         wname = l > wname ? l : wname;
     }
     print_padded(out, "Node", wname);
-    fprintf(out, "  %10s  %7s  %6s  %9s  %7s  %7s\n", "Position", "Weight", "Points", "Keys",
-            "Key %", "Ring %");
+    fprintf(out, "  %10s  %7s  %6s  %9s  %7s  %7s%s\n", "Position", "Weight", "Points", "Keys",
+            "Key %", "Ring %", requests ? "    Req %" : "");
     json_array_foreach(nodes, i, n)
     {
-        char kp[32], rp[32];
+        char kp[32], rp[32], qp[32];
         pct(kp, sizeof kp, json_real_value(json_object_get(n, "key_share")));
         pct(rp, sizeof rp, json_real_value(json_object_get(n, "arc_share")));
+        pct(qp, sizeof qp, json_real_value(json_object_get(n, "requests")));
         print_padded(out, json_string_value(json_object_get(n, "name")), wname);
-        fprintf(out, "  %10lld  %7g  %6lld  %9lld  %7s  %7s\n",
+        fprintf(out, "  %10lld  %7g  %6lld  %9lld  %7s  %7s",
                 (long long)json_integer_value(json_object_get(n, "position")),
                 json_number_value(json_object_get(n, "weight")),
                 (long long)json_integer_value(json_object_get(n, "points")),
                 (long long)json_integer_value(json_object_get(n, "keys")), kp, rp);
+        if (requests)
+            fprintf(out, "  %7s", qp);
+        fprintf(out, "\n");
     }
     if (!json_array_size(nodes))
         fprintf(out, "(no nodes)\n");
@@ -436,8 +459,37 @@ static int run_key_add(cmd_ctx *c)
     return answer_change(c);
 }
 
+/* key gen --ycsb: the names as one list, one insert (logged key by key). */
+static int run_key_gen_ycsb(cmd_ctx *c)
+{
+    uint64_t n = c->l->count, start = c->l->opt[CMD_O_START] ? c->l->start : 0;
+    char *buf = malloc(n * WL_YCSB_KEY_MAX);
+    sim_str *v = malloc(n * sizeof *v);
+    int rc = 0;
+    int64_t ins, skip;
+    if (!buf || !v)
+        rc = rs_fail(&c->err, RINGSIM_ENOMEM, "out of memory");
+    for (uint64_t i = 0; !rc && i < n; i++) {
+        v[i].s = buf + i * WL_YCSB_KEY_MAX;
+        v[i].len = wl_ycsb_key(start + i, buf + i * WL_YCSB_KEY_MAX);
+    }
+    if (!rc)
+        rc = sim_insert_keys(c->s, v, n, false, &ins, &skip, &c->op, &c->err);
+    free(buf);
+    free(v);
+    if (rc)
+        return rc;
+    c->extra = json_pack("{s:I, s:I}", "inserted", (json_int_t)ins, "skipped", (json_int_t)skip);
+    return answer_change(c);
+}
+
 static int run_key_gen(cmd_ctx *c)
 {
+    if (c->l->opt[CMD_O_YCSB]) {
+        if (c->l->opt[CMD_O_PREFIX])
+            return rs_fail(&c->err, RINGSIM_EPARAM, "--ycsb names its keys itself: no --prefix");
+        return run_key_gen_ycsb(c);
+    }
     const char *p = c->l->opt[CMD_O_PREFIX] ? c->l->opt[CMD_O_PREFIX] : "key-";
     int64_t ins, skip;
     uint64_t start = c->l->start; /* --start S, else after the last generated */
@@ -512,6 +564,115 @@ static int run_config(cmd_ctx *c)
 
 /* ---- handlers of reads ---- */
 
+/* --param NAME=VALUE into the workload's JSON: a VALUE that starts with [
+ * or { is JSON, any other is text (numbers are read from it); sizes.NAME
+ * goes into "sizes". */
+static int workload_param(json_t *spec, const char *p, rs_error *err)
+{
+    const char *eq = strchr(p, '=');
+    char name[64];
+    size_t nl = (size_t)(eq - p);
+    if (nl >= sizeof name)
+        return rs_fail(err, RINGSIM_EPARAM, "no workload parameter \"%.64s\"", p);
+    memcpy(name, p, nl);
+    name[nl] = 0;
+    const char *val = eq + 1;
+    json_t *v = *val == '[' || *val == '{' ? json_loads(val, 0, NULL) : json_string(val);
+    if (!v)
+        return rs_fail(err, RINGSIM_EPARAM, "--param %s: the value is not valid JSON", name);
+    json_t *into = spec;
+    const char *key = name;
+    if (!strncmp(name, "sizes.", 6)) {
+        into = json_object_get(spec, "sizes");
+        if (!json_is_object(into) || !json_is_string(json_object_get(into, "kind")) ||
+            (!strcmp(name + 6, "kind") &&
+             strcmp(val, json_string_value(json_object_get(into, "kind"))))) {
+            into = json_object();
+            json_object_set_new(spec, "sizes", into);
+        }
+        key = name + 6;
+    }
+    json_object_set_new(into, key, v);
+    return 0;
+}
+
+static void print_workload(FILE *out, json_t *w)
+{
+    const char *k;
+    json_t *v;
+    json_object_foreach(w, k, v)
+    {
+        if (json_is_string(v))
+            fprintf(out, "%s %s\n", k, json_string_value(v));
+        else if (json_is_number(v))
+            fprintf(out, "%s %.17g\n", k, json_number_value(v));
+        else if (!strcmp(k, "sizes")) {
+            const char *sk = json_string_value(json_object_get(v, "kind"));
+            fprintf(out, "sizes %s", sk ? sk : "?");
+            const char *k2;
+            json_t *v2;
+            json_object_foreach(v, k2, v2)
+            {
+                if (json_is_number(v2))
+                    fprintf(out, " %s %.17g", k2, json_number_value(v2));
+                else if (json_is_array(v2))
+                    fprintf(out, " %s (%zu listed)", k2, json_array_size(v2));
+            }
+            fprintf(out, "\n");
+        } else if (json_is_array(v)) {
+            size_t i;
+            json_t *e;
+            json_array_foreach(v, i, e)
+            {
+                const char *kk = json_string_value(json_object_get(e, "key"));
+                char *esc = kk ? names_escape(kk, strlen(kk)) : NULL;
+                fprintf(out, "key %s share %.17g\n",
+                        esc  ? esc
+                        : kk ? kk
+                             : "",
+                        json_number_value(json_object_get(e, "share")));
+                free(esc);
+            }
+        }
+    }
+}
+
+static int run_workload(cmd_ctx *c)
+{
+    json_t *now = NULL, *spec = NULL;
+    int rc = sim_workload_json(c->s, &now, &c->err);
+    if (rc)
+        return rc;
+    if (!c->l->nargs && !c->l->nparams) {
+        if (c->l->opt[CMD_O_JSON])
+            print_json(c->out, now);
+        else
+            print_workload(c->out, now);
+        json_decref(now);
+        return 0;
+    }
+    /* KIND: a new workload; --param alone: the current one changed. */
+    spec = c->l->nargs ? json_pack("{s:s, s:O}", "kind", c->l->args[0], "sizes",
+                                   json_object_get(now, "sizes"))
+                       : json_deep_copy(now);
+    if (!spec)
+        rc = rs_fail(&c->err, RINGSIM_ENOMEM, "out of memory");
+    for (int i = 0; !rc && i < c->l->nparams; i++)
+        rc = workload_param(spec, c->l->params[i], &c->err);
+    c->op = 0;
+    if (!rc)
+        rc = sim_set_workload_if_new(c->s, spec, now, &c->op, &c->err);
+    json_decref(spec);
+    json_decref(now);
+    if (rc)
+        return rc;
+    json_t *after = NULL;
+    if ((rc = sim_workload_json(c->s, &after, &c->err)))
+        return rc;
+    c->extra = json_pack("{s:o}", "workload", after);
+    return answer_change(c);
+}
+
 static int run_node_ls(cmd_ctx *c)
 {
     json_t *j = view_nodes(c->s, &c->err);
@@ -523,7 +684,7 @@ static int run_node_ls(cmd_ctx *c)
     else if (c->l->opt[CMD_O_JSON])
         print_json(c->out, j);
     else
-        print_nodes_table(c->out, j);
+        print_nodes_table(c->out, j, skewed(c->s));
     json_decref(j);
     return rc;
 }
@@ -653,6 +814,19 @@ static int run_stats(cmd_ctx *c)
                 (long long)json_integer_value(json_object_get(j, "min")),
                 (long long)json_integer_value(json_object_get(j, "max")),
                 json_real_value(json_object_get(j, "max_over_mean")));
+    if (!c->l->opt[CMD_O_JSON] && skewed(c->s)) {
+        json_t *rq = json_object_get(j, "requests"), *hot = json_object_get(rq, "hottest_key");
+        const char *hk = json_string_value(json_object_get(hot, "key"));
+        char *esc = hk ? names_escape(hk, strlen(hk)) : NULL;
+        fprintf(c->out, "requests max/mean %.4f  cv %.4f  bound %.4f\n",
+                json_number_value(json_object_get(rq, "max_over_mean")),
+                json_number_value(json_object_get(rq, "cv")),
+                json_number_value(json_object_get(rq, "bound")));
+        if (hk)
+            fprintf(c->out, "hottest key %s  share %.6f\n", esc ? esc : hk,
+                    json_number_value(json_object_get(hot, "share")));
+        free(esc);
+    }
     json_decref(j);
     return 0;
 }
@@ -1072,10 +1246,23 @@ const cmd_def cmd_table[] = {
      "Deletes the keys; every one of them must exist.", run_key_rm},
     {"key ls", "", 0, 0, O(NODE) | O(CSV), 0, "list keys by position",
      "Lists every stored key with its position and node, ordered by (position, key).", run_key_ls},
-    {"key gen", "COUNT", 1, 1, O(PREFIX) | O(START), CMD_F_CHANGE, "insert generated keys",
+    {"key gen", "COUNT", 1, 1, O(PREFIX) | O(START) | O(YCSB), CMD_F_CHANGE, "insert generated keys",
      "Inserts the keys P+S ... P+(S+COUNT-1): COUNT from 1 to 10,000,000, prefix P "
-     "(default key-), start S (default 0). Keys that exist are skipped.",
+     "(default key-), start S (default 0). Keys that exist are skipped. With --ycsb, "
+     "YCSB's own key names for the record numbers S ... S+COUNT-1 (S default 0): "
+     "user followed by Math.abs(Utils.fnvhash64(n)), as CoreWorkload's buildKeyName "
+     "makes them with insertorder=hashed.",
      run_key_gen},
+    {"workload", "[KIND]", 0, 1, O(PARAM), CMD_F_CHANGE_ARGS,
+     "show or set the workload: each key's share of requests",
+     "Without KIND, shows the workload. With KIND (uniform, zipf, hotspot, keys) and its "
+     "parameters (--param s=1.1, --param seed=7, --param order=insert, --param "
+     "hot_fraction=0.2 --param hot_share=0.8, --param 'keys=[{\"key\": \"k\", \"share\": "
+     "0.3}]'; value sizes as --param sizes.kind=uniform --param sizes.min=100 --param "
+     "sizes.max=1000), sets it: one workload operation. --param alone changes the current "
+     "workload's parameters. Nodes then answer requests and bytes, operations "
+     "requests_moved and bytes_moved.",
+     run_workload},
     {"lookup", "KEY", 1, 1, 0, 0, "where a key goes, stored or not",
      "Shows where KEY goes: its position, hash, coordinate, owner, replicas and the steps "
      "from key to owner.",
@@ -1128,7 +1315,9 @@ const cmd_def cmd_table[] = {
      "Runs a scenario: one command a line, the words of this command line without "
      "`ringsim` (blank lines and lines starting with # are ignored), each change one "
      "operation, and `expect STAT OP VALUE` lines that check the state (STAT: nodes, keys, "
-     "max_over_mean, cv, keys_moved, replica_moves, owner(KEY); OP: == != < <= > >=). "
+     "max_over_mean, cv, keys_moved, replica_moves, requests_max_over_mean, requests_cv, "
+     "requests_bound, hottest_share, requests_moved, bytes_moved, owner(KEY); OP: == != < "
+     "<= > >=). "
      "Prints a report. Exit 1 at the first failing line, exit 2 on a syntax error; both "
      "name the file and line. FILE - reads standard input.",
      NULL},
@@ -1264,7 +1453,7 @@ static int check_options(cmd_line *l, rs_error *err)
                        l->opt[CMD_O_PORT]);
     /* The configuration's values, on a scratch copy: the algorithm must be
      * one of the catalogue, every parameter in its range. */
-    if (has_config_opts(l)) {
+    if (has_config_opts(l) && !(l->def->flags & CMD_F_CHANGE_ARGS)) {
         place_config cfg;
         place_config_default(&cfg);
         if ((rc = cmd_config_apply(l, &cfg, err)))
@@ -1402,7 +1591,8 @@ void cmd_line_clear(cmd_line *l)
 bool cmd_changes(const cmd_line *l)
 {
     return l->def && ((l->def->flags & CMD_F_CHANGE) ||
-                      ((l->def->flags & CMD_F_CHANGE_OPTS) && has_config_opts(l)));
+                      ((l->def->flags & CMD_F_CHANGE_OPTS) && has_config_opts(l)) ||
+                      ((l->def->flags & CMD_F_CHANGE_ARGS) && (l->nargs > 0 || l->nparams > 0)));
 }
 
 char *cmd_synopsis(const cmd_def *d, char *buf, size_t size)

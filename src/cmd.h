@@ -53,6 +53,7 @@ typedef enum {
     CMD_O_SCENARIO,
     CMD_O_BUILTIN,
     CMD_O_ID,
+    CMD_O_YCSB,
     CMD_O_COUNT
 } cmd_opt;
 
@@ -66,10 +67,11 @@ extern const cmd_option cmd_options[CMD_O_COUNT];
 #define CMD_BIT(o) (1u << (o))
 
 enum {
-    CMD_F_CHANGE = 1,      /* one operation: allowed in scenario files */
-    CMD_F_CHANGE_OPTS = 2, /* a change when given options (config) */
-    CMD_F_NO_DB = 4,       /* runs without opening the database */
-    CMD_F_HIDDEN = 8,      /* not listed by help (completion's helper) */
+    CMD_F_CHANGE = 1,       /* one operation: allowed in scenario files */
+    CMD_F_CHANGE_OPTS = 2,  /* a change when given options (config) */
+    CMD_F_NO_DB = 4,        /* runs without opening the database */
+    CMD_F_HIDDEN = 8,       /* not listed by help (completion's helper) */
+    CMD_F_CHANGE_ARGS = 16, /* a change when given arguments or --param (workload) */
 };
 
 typedef struct cmd_ctx cmd_ctx;

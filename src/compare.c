@@ -29,6 +29,8 @@ typedef struct sample {
     size_t *off, *len;
     size_t n, ncap;
     uint64_t seen, step;
+    double *w;   /* each sampled key's share of requests (sim_key_share) */
+    double wsum; /* theirs in all: 1 when every key is sampled */
 } sample;
 
 static int take(void *ud, const store_key *k)
@@ -85,15 +87,24 @@ static void place_all(const placement *p, hasher *h, const sample *sm, long *own
 /* How many sampled keys change owner between a (owners own_a over nodes
  * ids_a) and placement b over ids_b. */
 static uint64_t count_moves(const placement *b, hasher *h, const sample *sm, const long *own_a,
-                            const int64_t *ids_a, const int64_t *ids_b, long *scratch)
+                            const int64_t *ids_a, const int64_t *ids_b, long *scratch,
+                            double *requests)
 {
     place_all(b, h, sm, scratch);
     uint64_t moved = 0;
+    double req = 0, c = 0; /* Neumaier's sum of the moved keys' shares */
     for (size_t i = 0; i < sm->n; i++) {
         int64_t x = own_a[i] < 0 ? -1 : ids_a[own_a[i]];
         int64_t y = scratch[i] < 0 ? -1 : ids_b[scratch[i]];
         moved += x != y;
+        if (x != y && sm->w) {
+            double t = req + sm->w[i];
+            c += fabs(req) >= fabs(sm->w[i]) ? (req - t) + sm->w[i] : (sm->w[i] - t) + req;
+            req = t;
+        }
     }
+    /* A sample stands for all keys: its shares are scaled to sum to 1. */
+    *requests = sm->wsum > 0 ? (req + c) / sm->wsum : 0;
     return moved;
 }
 
@@ -159,7 +170,9 @@ static void one(sim *s, const sample *sm, double scale, compare_result *r, long 
     placement *q = NULL;
     rs_error e;
     if (place_build(&q, h, &r->cfg, more, n + 1, p, NULL, &e) == 0) {
-        r->moves_if_added = (double)count_moves(q, h, sm, own, ids, ids, scratch) * scale;
+        r->moves_if_added = (double)count_moves(q, h, sm, own, ids, ids, scratch,
+                                                &r->requests_if_added) *
+                            scale;
         r->has_added = true;
     }
     place_free(q);
@@ -167,7 +180,7 @@ static void one(sim *s, const sample *sm, double scale, compare_result *r, long 
     /* One node less: up to COMPARE_REMOVALS nodes spread over the join
      * order, each removed in turn from the full layout. */
     size_t k = n < COMPARE_REMOVALS ? n : COMPARE_REMOVALS;
-    double sum = 0;
+    double sum = 0, rsum = 0;
     size_t done = 0;
     for (size_t t = 0; t < k && n > 0; t++) {
         size_t victim = k == n ? t : t * n / k;
@@ -179,7 +192,9 @@ static void one(sim *s, const sample *sm, double scale, compare_result *r, long 
             }
         placement *w = NULL;
         if (place_build(&w, h, &r->cfg, more, m, p, NULL, &e) == 0) {
-            sum += (double)count_moves(w, h, sm, own, ids, ids_less, scratch) * scale;
+            double rq;
+            sum += (double)count_moves(w, h, sm, own, ids, ids_less, scratch, &rq) * scale;
+            rsum += rq;
             done++;
         }
         place_free(w);
@@ -187,6 +202,7 @@ static void one(sim *s, const sample *sm, double scale, compare_result *r, long 
     r->removed_sampled = done;
     r->removed_of = n;
     r->moves_if_removed = done ? sum / (double)done : 0;
+    r->requests_if_removed = done ? rsum / (double)done : 0;
 out:
     free(more);
     free(ids);
@@ -202,6 +218,15 @@ int compare_run(sim *s, compare_result *res, size_t nres, uint64_t max_keys, com
     sm.step = max_keys && (uint64_t)total > max_keys ? ((uint64_t)total + max_keys - 1) / max_keys
                                                      : 1;
     int rc = store_keys_each(sim_store(s), 0, take, &sm, err);
+    /* The sampled keys' shares of requests (docs/api.md v3 traffic). */
+    if (!rc && sm.n && !(sm.w = malloc(sm.n * sizeof *sm.w)))
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    for (size_t i = 0; !rc && i < sm.n; i++) {
+        rc = sim_key_share(s, sm.buf + sm.off[i], sm.len[i], &sm.w[i], err);
+        sm.wsum += rc ? 0 : sm.w[i];
+    }
+    if (!rc && sm.step == 1)
+        sm.wsum = 1; /* every key: exact, not rescaled */
     size_t n = sim_node_count(s);
     long *own = malloc((sm.n + 1) * sizeof *own), *scratch = malloc((sm.n + 1) * sizeof *scratch);
     int64_t *count = malloc((n + 1) * sizeof *count);
@@ -219,6 +244,7 @@ int compare_run(sim *s, compare_result *res, size_t nres, uint64_t max_keys, com
     free(sm.buf);
     free(sm.off);
     free(sm.len);
+    free(sm.w);
     return rc == RINGSIM_ENOMEM ? rs_fail(err, rc, "out of memory") : rc;
 }
 

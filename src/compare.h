@@ -30,6 +30,7 @@ typedef struct compare_result {
     size_t memory_bytes;
     bool has_added;
     double moves_if_added, moves_if_removed;
+    double requests_if_added, requests_if_removed; /* shares of requests */
     size_t removed_sampled, removed_of;
 } compare_result;
 

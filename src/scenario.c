@@ -155,11 +155,22 @@ typedef enum {
     ST_KEYS_MOVED,
     ST_REPLICA_MOVES,
     ST_OWNER,
+    /* requests (docs/api.md v3 traffic) */
+    ST_REQ_MAX_OVER_MEAN,
+    ST_REQ_CV,
+    ST_REQ_BOUND,
+    ST_HOTTEST_SHARE,
+    ST_REQ_MOVED,
+    ST_BYTES_MOVED,
 } stat_id;
 
-static const char *const stat_names[] = {"nodes",      "keys",          "max_over_mean", "cv",
-                                         "keys_moved", "replica_moves", "owner"};
-static const bool stat_integral[] = {true, true, false, false, true, true, false};
+static const char *const stat_names[] = {
+    "nodes",       "keys",           "max_over_mean", "cv",
+    "keys_moved",  "replica_moves",  "owner",         "requests_max_over_mean",
+    "requests_cv", "requests_bound", "hottest_share", "requests_moved",
+    "bytes_moved"};
+static const bool stat_integral[] = {true,  true,  false, false, true,  true, false,
+                                     false, false, false, false, false, true};
 
 typedef enum { OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE } op_id;
 static const char *const op_names[] = {"==", "!=", "<", "<=", ">", ">="};
@@ -308,7 +319,8 @@ static int parse_expect(step *st, rs_error *err)
     if (found < 0)
         return rs_fail(err, RINGSIM_EPARAM,
                        "unknown statistic \"%.64s\": expect nodes, keys, max_over_mean, cv, "
-                       "keys_moved, replica_moves or owner(KEY)",
+                       "keys_moved, replica_moves, requests_max_over_mean, requests_cv, "
+                       "requests_bound, hottest_share, requests_moved, bytes_moved or owner(KEY)",
                        stat);
     st->stat = (stat_id)found;
     int op = -1;
@@ -356,8 +368,8 @@ static int parse_command(step *st, rs_error *err)
     if (!cmd_changes(l))
         return rs_fail(err, RINGSIM_EPARAM,
                        "\"%.64s\" is not a change: a scenario's lines are node add, node rm, "
-                       "key add, key rm, key gen, config with options, reset, revert and "
-                       "expect",
+                       "key add, key rm, key gen, config with options, workload, reset, revert "
+                       "and expect",
                        l->def->name);
     return 0;
 }
@@ -613,6 +625,20 @@ static int run_expect(const step *st, sim *s, json_t *j, char *message, size_t m
         case ST_CV:
             actual = ss.cv;
             break;
+        case ST_REQ_MAX_OVER_MEAN:
+        case ST_REQ_CV:
+        case ST_REQ_BOUND:
+        case ST_HOTTEST_SHARE: {
+            sim_requests_stats rq;
+            int rc = sim_requests_get(s, &rq, err);
+            if (rc)
+                return rc;
+            actual = st->stat == ST_REQ_MAX_OVER_MEAN ? rq.max_over_mean
+                     : st->stat == ST_REQ_CV          ? rq.cv
+                     : st->stat == ST_REQ_BOUND       ? rq.bound
+                                                      : rq.hottest_share;
+            break;
+        }
         default: {
             int64_t last = sim_last_op(s);
             if (last < 0)
@@ -626,7 +652,10 @@ static int run_expect(const step *st, sim *s, json_t *j, char *message, size_t m
             int rc = store_op_get(sim_store(s), last, &o, err);
             if (rc)
                 return rc;
-            actual = (double)(st->stat == ST_KEYS_MOVED ? o.keys_moved : o.replica_moves);
+            actual = st->stat == ST_REQ_MOVED ? o.requests_moved
+                     : st->stat == ST_BYTES_MOVED
+                         ? (double)o.bytes_moved
+                         : (double)(st->stat == ST_KEYS_MOVED ? o.keys_moved : o.replica_moves);
             store_op_clear(&o);
         }
         }
@@ -783,6 +812,51 @@ static int put_word(exporter *x, const char *w, size_t n)
 {
     int rc = sb_add(&x->b, " ", 1);
     return rc ? rc : scenario_quote(&x->b.p, &x->b.n, &x->b.cap, w, n);
+}
+
+/* One --param NAME=VALUE of a workload (VALUE: text, a number, or JSON). */
+static int put_param(exporter *x, const char *prefix, const char *k, const json_t *v)
+{
+    char num[40];
+    if (json_is_number(v))
+        num_text(num, json_number_value(v));
+    char *val = json_is_string(v)   ? strdup(json_string_value(v))
+                : json_is_number(v) ? strdup(num)
+                                    : json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+    char *word = NULL;
+    if (val && asprintf(&word, "%s%s=%s", prefix, k, val) < 0)
+        word = NULL;
+    int rc = word ? 0 : RINGSIM_ENOMEM;
+    if (!rc)
+        rc = sb_str(&x->b, " --param");
+    if (!rc)
+        rc = put_word(x, word, strlen(word));
+    free(val);
+    free(word);
+    return rc;
+}
+
+/* "workload KIND --param NAME=VALUE... --param sizes.NAME=VALUE...": the
+ * whole workload (its parameters are the operation's). */
+static int put_workload(exporter *x, const json_t *p)
+{
+    json_t *kind = json_object_get(p, "kind"), *sizes = json_object_get(p, "sizes"), *v;
+    int rc = sb_str(&x->b, "workload");
+    if (!rc)
+        rc = put_word(x, json_string_value(kind) ? json_string_value(kind) : "uniform",
+                      json_string_value(kind) ? json_string_length(kind) : 7);
+    const char *k;
+    json_object_foreach((json_t *)p, k, v)
+    {
+        if (!rc && strcmp(k, "kind") && strcmp(k, "sizes"))
+            rc = put_param(x, "", k, v);
+    }
+    json_object_foreach(sizes, k, v)
+    {
+        if (!rc)
+            rc = put_param(x, "sizes.", k, v);
+    }
+    return rc;
 }
 
 /* "config --algorithm A --param ... --replicas R": every parameter of A
@@ -1015,6 +1089,8 @@ static int put_op(exporter *x, size_t i, rs_error *err)
         if (!(rc = stored_config(&o, &cfg, err)))
             rc = put_config(x, &cfg, false);
         goto out; /* put_config ends its line */
+    } else if (strcmp(o.type, "workload") == 0) {
+        rc = put_workload(x, p);
     } else {
         rc = rs_fail(err, RINGSIM_EDB, "operation %lld (%s) cannot be exported", (long long)o.id,
                      o.type);

@@ -393,7 +393,7 @@ static int load_version(sim *s, bool force, bool *changed, rs_error *err)
     if (!rc && changed)
         *changed = v != s->data_version;
     if (!rc && (force || v != s->data_version) && !(rc = load_state(s, err)) &&
-        !(rc = store_last_op(s->st, &s->at_op, err)))
+        !(rc = store_last_op(s->st, &s->at_op, err)) && !(rc = sim__wl_load(s, err)))
         s->data_version = v;
     if (own)
         store_end_read(s->st);
@@ -407,6 +407,7 @@ void sim_close(sim *s)
     if (!s)
         return;
     state_clear(&s->cur);
+    sim__wl_close(s);
     store_close(s->st);
     hasher_free(s->h);
     free(s);
@@ -493,6 +494,7 @@ static void op_free(opctx *c)
 
 void sim__op_abort(opctx *c)
 {
+    sim__wl_aborted(c->s);
     store_rollback(c->s->st);
     op_free(c);
 }
@@ -594,6 +596,8 @@ static int preview_finish(opctx *c, rs_error *err)
     sim_preview *p = s->preview;
     p->keys_moved = c->moved;
     p->replica_moves = c->replica_moves;
+    p->requests_moved = c->requests_moved;
+    p->bytes_moved = c->bytes_moved;
     p->moved_from = tally_json(&c->from);
     p->moved_to = tally_json(&c->to);
     p->sample_moves = json_array();
@@ -648,6 +652,8 @@ int sim__op_commit(opctx *c, int64_t *op_out, rs_error *err)
                  : rs_fail(err, RINGSIM_ENOMEM, "out of memory");
         free(cfg);
     }
+    if (!rc)
+        rc = sim__wl_finish(c, err);
     if (!rc && c->op) {
         char *mf = moved_from_json(c);
         char *cfg = config_to_json(&x->cfg);
@@ -699,6 +705,7 @@ int sim__op_commit(opctx *c, int64_t *op_out, rs_error *err)
     }
     if (c->op)
         s->at_op = c->op;
+    sim__wl_committed(c);
     if (op_out)
         *op_out = c->op;
     op_free(c);

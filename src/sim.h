@@ -147,6 +147,8 @@ typedef struct sim_preview {
     int64_t keys_moved, replica_moves;
     json_t *moved_from, *moved_to; /* [{"node", "keys"}…] */
     json_t *sample_moves;          /* [{"key", "from", "to"}…] */
+    double requests_moved;         /* the moved keys' shares (sim_workload.c) */
+    int64_t bytes_moved;           /* and their value sizes */
 } sim_preview;
 int sim_preview_run(sim *s, sim_preview *p, int (*op)(sim *, void *, rs_error *), void *arg,
                     rs_error *err);
@@ -342,5 +344,42 @@ void sim_diff_clear(sim_diff *d);
  * the log reproduces the stored state.  Problems are described in report
  * (at most report_size bytes, may be NULL); *problems counts them. */
 int sim_check(sim *s, int64_t *problems, char *report, size_t report_size, rs_error *err);
+
+/* ---- workload (sim_workload.c; docs/api.md "Version 3: traffic") ----
+ * The share of requests each stored key receives and the keys' value
+ * sizes.  Reads below may build the engine's cache (a pass over every key,
+ * about a second at a million keys) when the workload is not the default;
+ * the cache is kept by topology changes and rebuilt after key changes. */
+
+/* Set the workload from its JSON {"kind", ...}: one operation of type
+ * `workload` (*op its id).  RINGSIM_EPARAM, nothing changed, for anything
+ * docs/api.md refuses (listed keys that are not stored included). */
+int sim_set_workload(sim *s, const json_t *spec, int64_t *op, rs_error *err);
+/* The same, but when spec means the workload `now` (as sim_workload_json
+ * gave it) nothing is recorded and *op = 0 (the faces' no-op rule). */
+int sim_set_workload_if_new(sim *s, const json_t *spec, const json_t *now, int64_t *op,
+                            rs_error *err);
+/* The current workload with every default ({"kind", ..., "sizes"}); *out
+ * is the caller's. */
+int sim_workload_json(sim *s, json_t **out, rs_error *err);
+/* Node of placement index `index`: its share of requests and its bytes. */
+int sim_node_load(sim *s, size_t index, double *requests, int64_t *bytes, rs_error *err);
+typedef struct sim_requests_stats {
+    double max_over_mean, cv; /* of the nodes' request shares */
+    bool has_hottest;         /* false with no key */
+    char hottest_key[256];
+    size_t hottest_len;
+    double hottest_share;
+    double bound; /* max(1, N x largest key share) */
+} sim_requests_stats;
+int sim_requests_get(sim *s, sim_requests_stats *out, rs_error *err);
+/* Every stored key with its share of requests (shares sum to 1), in any
+ * order; stops when fn returns nonzero (that is not an error). */
+typedef int (*sim_share_fn)(void *ud, const char *key, size_t len, double share);
+/* One stored key's share (O(log n) once the cache is built; a key that is
+ * not stored: RINGSIM_EINTERNAL for ranked workloads, the rest's share
+ * otherwise -- ask only about stored keys). */
+int sim_key_share(sim *s, const char *key, size_t len, double *share, rs_error *err);
+int sim_workload_each(sim *s, sim_share_fn fn, void *ud, rs_error *err);
 
 #endif

@@ -266,6 +266,8 @@ static int compose_op(compose *c, const store_op *o)
     bool topo = !strcmp(t, "add_node") || !strcmp(t, "remove_node") || !strcmp(t, "configure") ||
                 !strcmp(t, "set_weight");
     bool ins = !strcmp(t, "insert_keys"), del = !strcmp(t, "delete_keys");
+    if (!strcmp(t, "workload")) /* shares and sizes: no key or owner changes */
+        return 0;
     if (!topo && !ins && !del) /* a kind the log composition does not know */
         return rs_fail(c->err, RINGSIM_EPARAM, "operation %lld (%s) is not composed",
                        (long long)o->id, t);

@@ -59,6 +59,7 @@
  */
 #define _GNU_SOURCE /* asprintf, strndup */
 #include "sim_int.h"
+#include "workload.h"
 
 #include <errno.h>
 #include <math.h>
@@ -228,6 +229,19 @@ static int replay_keys(replay *r, const store_op *o, bool insert)
     return rc;
 }
 
+/* A workload operation again (docs/api.md v3 traffic): its parameters are
+ * the workload; keys it lists were stored when it ran. */
+static int replay_workload(sim *m, const json_t *params, rs_error *err)
+{
+    workload w;
+    int64_t dummy;
+    int rc = wl_from_json(params, &w, err);
+    if (!rc)
+        rc = sim__wl_apply(m, &w, false, &dummy, err);
+    wl_free(&w);
+    return rc;
+}
+
 static int replay_op(void *ud, const store_op *o)
 {
     replay *r = ud;
@@ -302,6 +316,8 @@ static int replay_op(void *ud, const store_op *o)
         place_config cfg;
         sim__config_from_json(o->config, &cfg);
         rc = sim_configure(m, &cfg, &dummy, r->err);
+    } else if (strcmp(o->type, "workload") == 0) {
+        rc = replay_workload(m, p, r->err);
     } else {
         rc = rs_fail(r->err, RINGSIM_EDB, "operation %lld of type %s cannot be replayed here",
                      (long long)o->id, o->type);
@@ -431,7 +447,13 @@ static int replay_to(sim *s, int64_t at, bool keyless, nodeset *want, size_t nwa
 
 int sim_at(sim *s, int64_t at, sim **snapshot, rs_error *err)
 {
-    return replay_to(s, at, false, NULL, 0, snapshot, err);
+    int rc = replay_to(s, at, false, NULL, 0, snapshot, err);
+    /* A reset keeps the workload, which its replay does not see: the log's. */
+    if (!rc && (rc = sim__wl_from_log(*snapshot, s, at, err))) {
+        sim_close(*snapshot);
+        *snapshot = NULL;
+    }
+    return rc;
 }
 
 int sim_advance(sim *s, sim *snap, int64_t from, int64_t to, rs_error *err)
@@ -718,6 +740,16 @@ plan:
         if (!rc && i % PROGRESS_EVERY == PROGRESS_EVERY - 1)
             rc = sim__poll(s, err);
     }
+    /* 4. The workload as it was (from the log when there is no snapshot). */
+    if (!rc && snap) {
+        rc = sim__wl_set_pending(&c, sim__wl_get(snap), err);
+    } else if (!rc) {
+        workload w;
+        rc = sim__wl_at(s, to, &w, err);
+        if (!rc)
+            rc = sim__wl_set_pending(&c, &w, err);
+        wl_free(&w);
+    }
     if (rc)
         goto abort;
     rc = sim__op_commit(&c, op, err);
@@ -764,7 +796,7 @@ typedef struct undo_op {
     int64_t skipped; /* an insert's, from the log; -1 unknown */
 } undo_op;
 
-enum { UNDO_TOPO, UNDO_INSERT, UNDO_GENERATE, UNDO_DELETE, UNDO_NONE };
+enum { UNDO_TOPO, UNDO_INSERT, UNDO_GENERATE, UNDO_DELETE, UNDO_NONE, UNDO_WORKLOAD };
 
 typedef struct undo_list {
     undo_op *v;
@@ -787,6 +819,8 @@ static int undo_collect(void *ud, const store_op *o)
     if (strcmp(o->type, "add_node") == 0 || strcmp(o->type, "remove_node") == 0 ||
         strcmp(o->type, "configure") == 0 || strcmp(o->type, "set_weight") == 0) {
         u.kind = UNDO_TOPO;
+    } else if (strcmp(o->type, "workload") == 0) {
+        u.kind = UNDO_WORKLOAD; /* the view takes the log's workload after the move */
     } else if (strcmp(o->type, "delete_keys") == 0) {
         u.kind = UNDO_DELETE;
     } else if (strcmp(o->type, "insert_keys") == 0) {
@@ -930,6 +964,8 @@ static int step_back(sim *s, sim *v, int64_t from, int64_t to, rs_error *err)
     size_t w = nwant;
     for (size_t i = l.n; !rc && i-- > 0;) {
         const undo_op *u = &l.v[i];
+        if (u->kind == UNDO_WORKLOAD)
+            continue;
         if (u->kind != UNDO_TOPO) {
             rc = undo_keys(s, v, u, err);
             continue;
@@ -1203,6 +1239,8 @@ int sim_history_at(sim *s, sim_history *h, int64_t at, sim **state, rs_error *er
         tried[way] = true;
         rs_error e2;
         rc = go(s, h, way, cp, at, way == WAY_REPLAY ? err : &e2);
+        if (rc == 0 && (rc = sim__wl_from_log(h->view, s, at, err)))
+            return rc; /* the workload after `at`, whichever way the view came */
         if (rc == 0) {
             h->builds = *s->builds - built;
             *state = h->view;

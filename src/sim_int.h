@@ -62,6 +62,7 @@ struct sim {
     sim_preview *preview;       /* set: operations are dry runs (sim_preview) */
     const char *p_what;         /* the last report, repeated by poll() */
     uint64_t p_done, p_total;
+    struct sim_wl *wl; /* the workload and its cache (sim_workload.c) */
 };
 
 /* Keys per node, by node id (STORE_NO_NODE = none) with its name: where
@@ -84,9 +85,11 @@ typedef struct opctx {
     int64_t replica_moves; /* copies added to preference lists beyond owners */
     int64_t skipped;       /* keys an insert found already there; -1 others */
     tally_list from, to;
-    bool keys_only;   /* nodes and configuration unchanged */
-    const char *what; /* the type, for progress */
-    bool steps;       /* the operation reports its own steps (revert) */
+    bool keys_only;        /* nodes and configuration unchanged */
+    const char *what;      /* the type, for progress */
+    bool steps;            /* the operation reports its own steps (revert) */
+    double requests_moved; /* sim_workload.c, at commit */
+    int64_t bytes_moved;
 } opctx;
 
 typedef struct klent {
@@ -188,5 +191,32 @@ int sim__keep_before(opctx *c, rs_error *err);
  * log cannot say (an operation of a kind it does not compose, a key open
  * after `to`). */
 int sim__compose_keys(sim *s, int64_t to, keylist *gone, keylist *fresh, rs_error *err);
+
+/* sim_workload.c */
+struct workload;
+/* Read the workload from the store (meta "workload"); the cache goes. */
+int sim__wl_load(sim *s, rs_error *err);
+void sim__wl_close(sim *s);
+/* Set the workload origin's log recorded after operation `at` (0: the
+ * default): time travel's views, whose history is origin's log (origin
+ * must outlive s). */
+int sim__wl_from_log(sim *s, sim *origin, int64_t at, rs_error *err);
+/* The operation c will leave workload w (a revert's). */
+int sim__wl_set_pending(opctx *c, const struct workload *w, rs_error *err);
+const struct workload *sim__wl_get(sim *s);
+/* The workload of the state right after operation `at` (0: the default),
+ * read from s's log, into *out (wl_free it; initialised on failure too). */
+int sim__wl_at(sim *s, int64_t at, struct workload *out, rs_error *err);
+/* Apply w as one workload operation; check: listed keys must be stored. */
+int sim__wl_apply(sim *s, const struct workload *w, bool check, int64_t *op, rs_error *err);
+/* In the frame of every operation: before its log entry is finished
+ * (requests_moved, bytes_moved, the workload left), after its commit, and
+ * when it is rolled back. */
+int sim__wl_finish(opctx *c, rs_error *err);
+void sim__wl_committed(opctx *c);
+/* An insert or delete of the running operation, for the cache to follow
+ * (node: the key's node id).  Cannot fail (the cache is rebuilt instead). */
+void sim__wl_note(opctx *c, const char *k, size_t len, int64_t node, bool insert);
+void sim__wl_aborted(sim *s);
 
 #endif

@@ -496,7 +496,8 @@ int sim__insert_one(opctx *c, const char *k, size_t len, int64_t *inserted, rs_e
     if (rc || !ins)
         return rc;
     (*inserted)++;
-    if (o < 0) /* hot path: the owner's index is known, no search */
+    sim__wl_note(c, k, len, sk.node, true); /* the workload's cache follows */
+    if (o < 0)                              /* hot path: the owner's index is known, no search */
         c->next.unassigned++;
     else
         c->next.nodes[o].keys++;
@@ -733,6 +734,7 @@ int sim_delete_keys(sim *s, const sim_str *keys, size_t n, int64_t *op, rs_error
         if (c.op)
             rc = store_op_add_key(s->st, c.op, seq++, keys[i].s, keys[i].len, err);
         sim__count_owner(&c.next, k.node, -1);
+        sim__wl_note(&c, keys[i].s, keys[i].len, k.node, false);
         if (!rc && i % PROGRESS_EVERY == PROGRESS_EVERY - 1)
             rc = sim__progress(s, "delete_keys", i + 1, n, err);
     }

@@ -66,6 +66,8 @@ enum {
     Q_OPS_NODE_BUILDS,
     Q_META_OLDEST,
     Q_META_TRIM,
+    Q_OP_LOADS,
+    Q_OP_WORKLOAD,
     Q_COUNT
 };
 
@@ -110,9 +112,10 @@ static const char *const sql[Q_COUNT] = {
                  "replica_moves = ?5, skipped = ?6 WHERE id = ?1",
     [Q_OP_KEY] = "INSERT INTO op_keys(op, seq, key) VALUES(?1, ?2, ?3)",
     [Q_OP_GET] = "SELECT id, at, type, subject, params, config, keys_moved, moved_from, "
-                 "replica_moves, skipped FROM ops WHERE id = ?1",
+                 "replica_moves, skipped, requests_moved, bytes_moved FROM ops WHERE id = ?1",
     [Q_OPS] = "SELECT id, at, type, subject, params, config, keys_moved, moved_from, "
-              "replica_moves, skipped FROM ops WHERE id > ?1 ORDER BY id LIMIT ?2",
+              "replica_moves, skipped, requests_moved, bytes_moved FROM ops WHERE id > ?1 "
+              "ORDER BY id LIMIT ?2",
     [Q_OP_LAST] = "SELECT coalesce(max(id), 0) FROM ops",
     [Q_OP_KEYS] = "SELECT key FROM op_keys WHERE op = ?1 ORDER BY seq",
     [Q_MOVES] = "SELECT key, src, dst FROM moves WHERE op = ?1 ORDER BY seq LIMIT ?2 OFFSET ?3",
@@ -147,6 +150,9 @@ static const char *const sql[Q_COUNT] = {
                    "coalesce(json_extract(params, '$.generate.count'), 0)), 0) "
                    "FROM ops WHERE id > ?1 AND id <= ?2",
     [Q_PAGE_COUNT] = "PRAGMA page_count",
+    [Q_OP_LOADS] = "UPDATE ops SET requests_moved = ?2, bytes_moved = ?3, workload = ?4 "
+                   "WHERE id = ?1",
+    [Q_OP_WORKLOAD] = "SELECT workload FROM ops WHERE id = ?1",
 };
 
 /* Version 1: the whole schema.  A new file starts at version 0. */
@@ -194,8 +200,16 @@ static const char schema_v3[] = "ALTER TABLE ops ADD COLUMN skipped INTEGER;";
 static const char schema_v4[] = "ALTER TABLE nodes ADD COLUMN attrs TEXT;"
                                 "ALTER TABLE nodes ADD COLUMN seq INTEGER;";
 
+/* Version 5 (traffic): what an operation moved in requests (the moved
+ * keys' shares) and in bytes, and the workload it left (JSON text, NULL
+ * for the default: uniform, every key 1 byte).  NULL figures for the
+ * operations logged before (unknown). */
+static const char schema_v5[] = "ALTER TABLE ops ADD COLUMN requests_moved REAL;"
+                                "ALTER TABLE ops ADD COLUMN bytes_moved INTEGER;"
+                                "ALTER TABLE ops ADD COLUMN workload TEXT;";
+
 static const char *const migrations[STORE_SCHEMA_VERSION] = {schema_v1, schema_v2, schema_v3,
-                                                             schema_v4};
+                                                             schema_v4, schema_v5};
 
 struct store {
     sqlite3 *db;
@@ -1385,6 +1399,9 @@ static int read_op(sqlite3_stmt *s, store_op *o)
     o->replica_moves = sqlite3_column_int64(s, 8);
     o->skipped = sqlite3_column_type(s, 9) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 9);
     o->moved_from = dup_text(s, 7);
+    o->has_loads = sqlite3_column_type(s, 10) != SQLITE_NULL;
+    o->requests_moved = sqlite3_column_double(s, 10);
+    o->bytes_moved = sqlite3_column_int64(s, 11);
     if (!o->type || !o->subject || !o->params || !o->config || !o->moved_from) {
         store_op_clear(o);
         return RINGSIM_ENOMEM;
@@ -1593,4 +1610,41 @@ int store_moves_page(store *st, int64_t op, int64_t offset, int64_t limit, int64
         r = dberr(st, err, "reading moves");
     sqlite3_reset(s);
     return r;
+}
+
+int store_op_set_loads(store *st, int64_t id, double requests_moved, int64_t bytes_moved,
+                       const char *workload, rs_error *err)
+{
+    sqlite3_stmt *s = stmt(st, Q_OP_LOADS);
+    if (s) {
+        sqlite3_bind_int64(s, 1, id);
+        sqlite3_bind_double(s, 2, requests_moved);
+        sqlite3_bind_int64(s, 3, bytes_moved);
+        if (workload)
+            sqlite3_bind_text(s, 4, workload, -1, SQLITE_STATIC);
+        else
+            sqlite3_bind_null(s, 4);
+    }
+    return run(st, s, err, "recording the operation");
+}
+
+int store_op_workload(store *st, int64_t id, char **out, rs_error *err)
+{
+    *out = NULL;
+    sqlite3_stmt *s = stmt(st, Q_OP_WORKLOAD);
+    if (!s)
+        return dberr(st, err, "reading the log");
+    sqlite3_bind_int64(s, 1, id);
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        rc = 0;
+        if (sqlite3_column_type(s, 0) != SQLITE_NULL && !(*out = dup_text(s, 0)))
+            rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    } else if (rc == SQLITE_DONE) {
+        rc = 0;
+    } else {
+        rc = dberr(st, err, "reading the log");
+    }
+    sqlite3_reset(s);
+    return rc;
 }

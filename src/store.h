@@ -23,7 +23,7 @@
 
 #include "error.h"
 
-#define STORE_SCHEMA_VERSION 4
+#define STORE_SCHEMA_VERSION 5
 #define STORE_NO_NODE (-1) /* owner of an unassigned key */
 #define NAME_BUF 256       /* a name of up to 255 bytes plus NUL */
 
@@ -172,6 +172,9 @@ typedef struct store_op {
     int64_t keys_moved;
     int64_t replica_moves;
     int64_t skipped; /* keys an insert found already there; -1 unknown */
+    bool has_loads;  /* the next two are known (logged by schema 5) */
+    double requests_moved;
+    int64_t bytes_moved;
 } store_op;
 typedef int (*store_op_fn)(void *ud, const store_op *op);
 
@@ -227,5 +230,12 @@ int store_op_keys_each(store *st, int64_t op, store_str_fn fn, void *ud, rs_erro
 typedef int (*store_move_fn)(void *ud, const char *key, const char *from, const char *to);
 int store_moves_page(store *st, int64_t op, int64_t offset, int64_t limit, int64_t *total,
                      store_move_fn fn, void *ud, rs_error *err);
+
+/* Schema 5: an operation's requests_moved and bytes_moved, and the workload
+ * it leaves (JSON text; NULL for the default).  store_op_workload gives
+ * *out = NULL (malloc'd otherwise) when the operation recorded none. */
+int store_op_set_loads(store *st, int64_t id, double requests_moved, int64_t bytes_moved,
+                       const char *workload, rs_error *err);
+int store_op_workload(store *st, int64_t id, char **out, rs_error *err);
 
 #endif

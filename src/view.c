@@ -26,6 +26,18 @@ static json_t *str_or_null(const char *s, size_t len)
     return s ? json_stringn(s, len) : json_null();
 }
 
+/* A node's "requests" and "bytes" (docs/api.md v3 traffic), added to o. */
+static void view_node_load(sim *s, size_t index, json_t *o)
+{
+    double rq;
+    int64_t by;
+    rs_error e;
+    if (sim_node_load(s, index, &rq, &by, &e) == 0) {
+        json_object_set_new(o, "requests", json_real(rq));
+        json_object_set_new(o, "bytes", json_integer(by));
+    }
+}
+
 json_t *view_node(sim *s, const sim_node_view *v)
 {
     json_t *o = json_pack("{s:o, s:I, s:f, s:I, s:I, s:f, s:f, s:f}", "name",
@@ -35,6 +47,8 @@ json_t *view_node(sim *s, const sim_node_view *v)
                           "owns", v->owns);
     if (o)
         place_node_json(sim_placement(s), v->index, o);
+    if (o)
+        view_node_load(s, v->index, o);
     return o;
 }
 
@@ -166,6 +180,20 @@ json_t *view_algorithms(rs_error *err)
     return o ? o : nomem(err, NULL);
 }
 
+json_t *view_requests(sim *s, rs_error *err)
+{
+    sim_requests_stats r;
+    if (sim_requests_get(s, &r, err))
+        return NULL;
+    json_t *hot = r.has_hottest ? json_pack("{s:s%, s:f}", "key", r.hottest_key, r.hottest_len,
+                                            "share", r.hottest_share)
+                                : json_null();
+    json_t *o = hot ? json_pack("{s:f, s:f, s:o, s:f}", "max_over_mean", r.max_over_mean, "cv",
+                                r.cv, "hottest_key", hot, "bound", r.bound)
+                    : NULL;
+    return o ? o : nomem(err, NULL);
+}
+
 json_t *view_stats(sim *s, rs_error *err)
 {
     sim_stats st;
@@ -183,12 +211,19 @@ json_t *view_stats(sim *s, rs_error *err)
             json_decref(per);
             per = NULL;
         }
+    for (size_t i = 0; per && i < n; i++)
+        view_node_load(s, v[i].index, json_array_get(per, i));
     free(v);
-    json_t *o = per ? json_pack("{s:I, s:I, s:f, s:f, s:f, s:I, s:I, s:f, s:o}", "nodes",
+    json_t *rq = view_requests(s, err);
+    if (!rq) {
+        json_decref(per);
+        return NULL;
+    }
+    json_t *o = per ? json_pack("{s:I, s:I, s:f, s:f, s:f, s:I, s:I, s:f, s:o, s:o}", "nodes",
                                 (json_int_t)st.nodes, "keys", (json_int_t)st.keys, "mean", st.mean,
                                 "stddev", st.stddev, "cv", st.cv, "min", (json_int_t)st.min, "max",
                                 (json_int_t)st.max, "max_over_mean", st.max_over_mean, "per_node",
-                                per)
+                                per, "requests", rq)
                     : NULL;
     return o ? o : nomem(err, NULL);
 }
@@ -325,10 +360,18 @@ json_t *view_density(sim *s, uint32_t bins, rs_error *err)
 json_t *view_operation(const store_op *op)
 {
     json_t *mf = json_loads(op->moved_from, 0, NULL);
-    return json_pack("{s:I, s:s, s:s, s:s, s:I, s:o, s:I}", "id", (json_int_t)op->id, "at", op->at,
-                     "type", op->type, "subject", op->subject, "keys_moved",
-                     (json_int_t)op->keys_moved, "moved_from", mf ? mf : json_array(),
-                     "replica_moves", (json_int_t)op->replica_moves);
+    json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:I, s:o, s:I}", "id", (json_int_t)op->id, "at",
+                          op->at, "type", op->type, "subject", op->subject, "keys_moved",
+                          (json_int_t)op->keys_moved, "moved_from", mf ? mf : json_array(),
+                          "replica_moves", (json_int_t)op->replica_moves);
+    /* Unknown (null) for operations logged before schema 5. */
+    if (o) {
+        json_object_set_new(o, "requests_moved",
+                            op->has_loads ? json_real(op->requests_moved) : json_null());
+        json_object_set_new(o, "bytes_moved",
+                            op->has_loads ? json_integer(op->bytes_moved) : json_null());
+    }
+    return o;
 }
 
 static int add_op(void *ud, const store_op *op)
@@ -419,7 +462,7 @@ json_t *view_preview(sim *s, view_preview_req *req, rs_error *err)
     json_t *before = view_stats(s, err), *after = NULL;
     if (!before)
         return NULL;
-    sim_preview pv = {preview_after, &after, 20, 0, 0, NULL, NULL, NULL};
+    sim_preview pv = {preview_after, &after, 20, 0, 0, NULL, NULL, NULL, 0, 0};
     if (sim_preview_run(s, &pv, preview_apply, req, err)) {
         json_decref(before);
         json_decref(after);
@@ -429,6 +472,10 @@ json_t *view_preview(sim *s, view_preview_req *req, rs_error *err)
                           "keys_moved", (json_int_t)pv.keys_moved, "moved_from", pv.moved_from,
                           "moved_to", pv.moved_to, "replica_moves", (json_int_t)pv.replica_moves,
                           "before", before, "after", after, "sample", pv.sample_moves);
+    if (o) {
+        json_object_set_new(o, "requests_moved", json_real(pv.requests_moved));
+        json_object_set_new(o, "bytes_moved", json_integer(pv.bytes_moved));
+    }
     return o ? o : nomem(err, NULL);
 }
 
@@ -536,6 +583,9 @@ json_t *view_compare(sim *s, const char *algorithms, const char *const *params, 
                                              : json_null());
             json_object_set_new(o, "moves_if_removed",
                                 json_integer((json_int_t)(r->moves_if_removed + 0.5)));
+            json_object_set_new(o, "requests_moved_if_added",
+                                r->has_added ? json_real(r->requests_if_added) : json_null());
+            json_object_set_new(o, "requests_moved_if_removed", json_real(r->requests_if_removed));
             json_object_set_new(o, "removed_sampled",
                                 json_pack("{s:I, s:I}", "nodes", (json_int_t)r->removed_sampled,
                                           "of", (json_int_t)r->removed_of));

@@ -33,6 +33,8 @@ int view_param_check(const char *algorithm, const char *name, size_t len, rs_err
 /* view_param_check() for every member of a JSON "params" object (NULL: 0). */
 int view_params_check(const char *algorithm, const json_t *params, rs_error *err);
 json_t *view_stats(sim *s, rs_error *err);
+/* The "requests" object of stats (docs/api.md v3 traffic). */
+json_t *view_requests(sim *s, rs_error *err);
 json_t *view_lookup(sim *s, const char *key, size_t len, rs_error *err);
 json_t *view_key_get(sim *s, const char *key, size_t len, rs_error *err);
 /* {"total", "keys"} in the order given (sim_keys_page_ordered); limit < 0

@@ -288,6 +288,49 @@ test('moved-keys summary after adding a node to a loaded ring', async ({ page, s
   await expectText(page.locator('#moved-compare'), /Nodes\s*23/);
 });
 
+test('load view: a workload set in the page, requests per node, the bound, the hottest key, the ring shaded by requests, a join in words', async ({ page, server }) => {
+  await addNode(page, 'alpha');
+  await addNode(page, 'bravo');
+  assert.equal((await http(server, 'POST', '/api/keys', { generate: { count: 400 } })).status, 201);
+  await expectText(page.locator('#keys-count'), '400 keys');
+  await page.locator('#load-kind').selectOption('zipf');
+  await page.locator('#load-s').fill('1.2');
+  await page.getByRole('button', { name: 'Set workload', exact: true }).click();
+  await expectText(page.locator('#load-workload'), 'Zipf s = 1.2', 'the workload described');
+  const w = (await http(server, 'GET', '/api/workload')).body;
+  assert.deepEqual([w.kind, w.s, w.order], ['zipf', 1.2, 'hashed'], 'the page set the workload');
+  const st = (await http(server, 'GET', '/api/stats')).body;
+  const rq = st.requests;
+  const fmt = (x) => x.toLocaleString('en-US', { minimumFractionDigits: 3, maximumFractionDigits: 3 });
+  await expectText(page.locator('#load-numbers'), `Max / mean${fmt(rq.max_over_mean)}`, 'requests max/mean');
+  await expectText(page.locator('#load-numbers'), `Bound${fmt(rq.bound)}`, 'the bound');
+  await expectText(page.locator('#load-numbers'), `${rq.hottest_key.key} · ${(rq.hottest_key.share * 100).toFixed(2)}%`, 'the hottest key and its share');
+  const bars = await page.$$eval('#load-bars .bar-row .v-keys', (xs) => xs.map((x) => x.textContent));
+  assert.equal(bars.length, 2, 'one bar per node');
+  for (const p of st.per_node) assert.ok(bars.some((b) => b.startsWith(`requests ${(p.requests * 100).toFixed(1)}`)), `${p.name} ${p.requests} in ${bars}`);
+  // The ring's band by requests differs from the band by keys.
+  const before = await page.$eval('#ring-base', (c) => c.toDataURL());
+  await page.locator('#load-shade').check();
+  await expectText(page.locator('#ring-legend-text'), 'requests against the mean');
+  const after = await eventually('the ring redrawn', async () => {
+    const d = await page.$eval('#ring-base', (c) => c.toDataURL());
+    return d !== before ? d : false;
+  });
+  assert.ok(after !== before);
+  // A join: the share of requests that now go to a cold server, in words.
+  await addNode(page, 'charlie');
+  const ops = (await http(server, 'GET', '/api/operations')).body.operations;
+  const op = ops[ops.length - 1];
+  assert.equal(op.type, 'add_node');
+  assert.ok(op.keys_moved > 0 && op.requests_moved > 0, JSON.stringify(op));
+  await expectText(page.locator('#moved-requests'), `Adding charlie sends ${(op.requests_moved * 100).toFixed(1)}% of requests to a cold server.`);
+  // A refused workload: the server's message beside the form, nothing changed.
+  await page.locator('#load-s').fill('0');
+  await page.getByRole('button', { name: 'Set workload', exact: true }).click();
+  await expectText(page.locator('#load-error'), /s must be/);
+  assert.equal((await http(server, 'GET', '/api/workload')).body.s, 1.2);
+});
+
 test('a duplicate node name shows the server error next to the control', async ({ page }) => {
   await addNode(page, 'alpha');
   await page.getByLabel('Node name', { exact: true }).fill('alpha');

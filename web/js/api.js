@@ -130,3 +130,11 @@ Object.assign(api, {
   /** What changed from the state after `from` to the state after `to`; moves from `offset`. */
   diff: (from, to, offset, limit) => request('GET', withQuery('/api/diff', { from, to, offset, limit })),
 });
+
+// Workloads (docs/api.md "Version 3: traffic"): web/js/load.js.
+Object.assign(api, {
+  /** The workload, live or as it was right after operation `at`. */
+  workload: (at) => request('GET', withQuery('/api/workload', { at })),
+  /** One workload operation. */
+  setWorkload: (body) => request('PUT', '/api/workload', body),
+});

@@ -31,6 +31,7 @@ import { TableStrip } from './strip.js';
 import { setupScenarios } from './scenarios.js';
 import { setupLab } from './lab.js';
 import { setupDiff } from './diff.js';
+import { renderLoad, requestsSentence, setupLoad } from './load.js';
 
 const DOT_LIMIT = 1500;     // up to this many keys are drawn one by one
 const KEYS_PAGE = 50;
@@ -313,6 +314,7 @@ async function renderView(ringKeys, keysPage, generation) {
   await nextFrame();
   if (generation !== state.generation) return;
   renderStats(stats, state.dark);
+  renderLoad(stats, at === null ? undefined : at, state.dark);
 
   // The trace follows what is shown: the same moment, the same layout.
   if ($('lookup-steps').dataset.key !== undefined && $('lookup-key').value !== '') runTrace();
@@ -435,6 +437,7 @@ function showOperation(op) {
   $('moved-operation').title = $('moved-operation').textContent;
   const replicaMoves = op.replica_moves ? ` · ${formatInt(op.replica_moves)} replica ${op.replica_moves === 1 ? 'copy' : 'copies'} added` : '';
   $('moved-summary').textContent = movedCount(op.keys_moved) + replicaMoves;
+  $('moved-requests').textContent = requestsSentence(op);
   const known = op.type === 'add_node' && Array.isArray(op.moved_from);
   renderPairs(known ? groupMoves(op.moved_from.map((m) => ({ from: m.node, to: op.subject, keys: m.keys }))) : [], op.keys_moved, false);
   renderMovedKeys([], 0);
@@ -449,6 +452,7 @@ function showNoOperation() {
   $('moved-operation').textContent = state.lastId ? 'The empty start, before any operation.' : 'No change yet.';
   $('moved-operation').title = '';
   $('moved-summary').textContent = '';
+  $('moved-requests').textContent = '';
   $('moved-loading').hidden = true;
   renderPairs([], 0, false);
   renderMovedKeys([], 0);
@@ -1093,6 +1097,7 @@ setupScenarios({ api, confirmInPage, getState: () => state, onOperation, refresh
 setupLab({
   ring, placement, getView: () => state.view, api, confirmInPage,
 });
+setupLoad({ ring });
 
 async function start() {
   connect();

@@ -276,6 +276,8 @@ export class RingView {
   loadRatio(name) {
     const n = this.nodeByName.get(name);
     if (!n || !this.mean) return NaN;
+    // load.js's "shade by requests": the node's share of requests × nodes
+    if (this.loadBy === 'requests') return typeof n.requests === 'number' ? n.requests * this.nodeByName.size : NaN;
     return n.keys / this.mean;
   }
 

@@ -1,0 +1,1581 @@
+/*
+ * sim_workload.c - the engine's workload: the share of requests and the
+ * value size of every stored key, per node and per operation, exactly
+ * (docs/api.md "Version 3: traffic").
+ *
+ * The workload itself is a value (workload.h) kept in memory and in the
+ * store's meta "workload"; every operation records the workload it leaves
+ * (ops.workload, schema 5), so that time travel and revert find the one in
+ * effect after any operation without replaying anything.
+ *
+ * With the default -- uniform shares, every key the same size -- every
+ * figure comes from the key counters: a node's requests are keys / n, an
+ * operation's requests_moved keys_moved / n.  Nothing else is kept and no
+ * operation pays anything.
+ *
+ * Any other workload keeps a cache beside the state:
+ *   - for a ranked one (zipf, hotspot) the sorted rank values of every
+ *     stored key (sha64(seed ":" key), or the insertion order), 8 bytes a
+ *     key, and the normalisation H(n, s);
+ *   - each node's requests and bytes (compensated sums), the largest share
+ *     and the key that has it.
+ * Building it reads every key once: one SHA-256 per key, a sort; about a
+ * second at a million keys.  It is built when first read, and kept by the
+ * operations that leave the key set alone (node add and remove, weights,
+ * configure): those read back the keys they moved (the log's moves), find
+ * each one's share by a binary search of its rank value, and move the
+ * node totals by that -- cost O(moved log n), beside the O(moved) writes
+ * the operation does anyway.  An operation that changes the key set
+ * (insert, delete, reset, revert), a workload change, or a change from
+ * another process drops the cache; the next read builds it again.
+ *
+ * Requests are counted by a key's node (docs/api.md v3 says: by served_by,
+ * the node that serves it while its owner is down).  Where a key's node is
+ * taken: load_node() (every read of the cache); the default workload's
+ * shortcut in sim_node_load() (the owners' key counters); the moves read
+ * back in mv_fn() (owner changes); the notes of sim__wl_note() (the owner
+ * an insert or delete gives).  Serving by another node changes these four.
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_int.h"
+#include "workload.h"
+
+/* A node's total: requests (compensated) and bytes. */
+typedef struct tot {
+    int64_t id;
+    wl_sum req;
+    int64_t bytes;
+    int64_t keys;
+} tot;
+
+/* A key whose rank value another key has too (sha64 agreeing: never seen,
+ * but the order is defined for it). */
+struct tie {
+    uint64_t ord;
+    char *key;
+    size_t len;
+};
+
+typedef struct totals {
+    tot *v; /* sorted by id */
+    size_t n, cap;
+} totals;
+
+struct sim_wl {
+    workload w;
+    /* the cache */
+    bool valid;
+    int64_t at_op, dv; /* the state it describes */
+    uint64_t *ord;     /* sorted rank values, ranked workloads */
+    size_t n;          /* stored keys */
+    bool ties;         /* two keys with the same rank value */
+    struct tie *tie;   /* those keys, by (rank value, key bytes) */
+    size_t ntie;
+    wl_norm norm;
+    totals tot;
+    double max_share;
+    struct iset *ins;  /* insert order: every stored key's insertion */
+    sim *origin;       /* whose log holds this state's history (views) */
+    int64_t origin_at; /* and after which of its operations; -1: now */
+    char *hot;         /* the key with the largest share, malloc'd */
+    size_t hot_len;
+    /* the running operation */
+    bool pend_set; /* the operation sets pend as the workload */
+    workload pend;
+    bool delta_ok;
+    totals delta;
+    bool post_built; /* the cache was built for the state it leaves */
+    /* Kept across key changes (ranked by hash): each rank's node, the
+     * running operation's inserted and deleted keys, its moves by rank. */
+    int64_t *nodeat; /* node id of the key of rank i + 1 */
+    int note_state;  /* 0 undecided, 1 noting, 2 not */
+    keylist nadd, ndel;
+    size_t *mv_idx; /* moved keys' ranks (0-based) and new nodes */
+    int64_t *mv_node;
+    size_t nmv, mvcap;
+};
+
+static void totals_free(totals *t)
+{
+    free(t->v);
+    memset(t, 0, sizeof *t);
+}
+
+static tot *totals_slot(totals *t, int64_t id)
+{
+    size_t lo = 0, hi = t->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (t->v[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < t->n && t->v[lo].id == id)
+        return &t->v[lo];
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 16;
+        tot *g = realloc(t->v, cap * sizeof *g);
+        if (!g)
+            return NULL;
+        t->v = g;
+        t->cap = cap;
+    }
+    memmove(&t->v[lo + 1], &t->v[lo], (t->n - lo) * sizeof *t->v);
+    t->v[lo] = (tot){id, {0, 0}, 0, 0};
+    t->n++;
+    return &t->v[lo];
+}
+
+static const tot *totals_find(const totals *t, int64_t id)
+{
+    size_t lo = 0, hi = t->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (t->v[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < t->n && t->v[lo].id == id ? &t->v[lo] : NULL;
+}
+
+/* ---- insertion order, derived from the log ----
+ * The order in which the stored keys were inserted is the log's: the
+ * operations the state stands on (sim_chain_get: back over reverts and to
+ * the last reset), their inserts and deletes played on a set of key names.
+ * A key's insertion is (operation id, its index in that request); a key
+ * brought back by a revert is inserted when it was then.  No column keeps
+ * it, so nothing is paid until an insert-ordered workload is read; then
+ * O(keys inserted since the last reset) once per change of the key set. */
+typedef struct islot {
+    size_t off;
+    uint32_t len;
+    uint32_t state; /* 0 empty, 1 full, 2 deleted */
+    uint64_t order;
+} islot;
+
+struct iset {
+    char *buf;
+    size_t used, cap;
+    islot *v;
+    size_t size, full, dead;
+};
+
+static uint64_t fnv1a(const char *k, size_t len)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)k[i]) * 0x100000001b3ull;
+    return h;
+}
+
+static void iset_free(struct iset *t)
+{
+    if (!t)
+        return;
+    free(t->buf);
+    free(t->v);
+    free(t);
+}
+
+/* The slot of key, or of where it would go (the first free one). */
+static size_t iset_slot(const struct iset *t, const char *k, size_t len, bool *found)
+{
+    size_t mask = t->size - 1, i = (size_t)fnv1a(k, len) & mask, free_at = SIZE_MAX;
+    for (;; i = (i + 1) & mask) {
+        const islot *e = &t->v[i];
+        if (e->state == 0) {
+            *found = false;
+            return free_at != SIZE_MAX ? free_at : i;
+        }
+        if (e->state == 2) {
+            if (free_at == SIZE_MAX)
+                free_at = i;
+        } else if (e->len == len && memcmp(t->buf + e->off, k, len) == 0) {
+            *found = true;
+            return i;
+        }
+    }
+}
+
+static int iset_grow(struct iset *t)
+{
+    size_t size = t->size ? t->size * 2 : 1024;
+    if (t->full * 2 < t->size)
+        size = t->size; /* only tombstones to clear */
+    islot *old = t->v;
+    size_t n = t->size;
+    if (!(t->v = calloc(size, sizeof *t->v))) {
+        t->v = old;
+        return RINGSIM_ENOMEM;
+    }
+    t->size = size;
+    t->dead = 0;
+    for (size_t i = 0; i < n; i++)
+        if (old[i].state == 1) {
+            bool f;
+            t->v[iset_slot(t, t->buf + old[i].off, old[i].len, &f)] = old[i];
+        }
+    free(old);
+    return 0;
+}
+
+/* Insert key with order unless present (an insert skips existing keys). */
+static int iset_put(struct iset *t, const char *k, size_t len, uint64_t order)
+{
+    if ((t->full + t->dead + 1) * 4 >= t->size * 3 && iset_grow(t))
+        return RINGSIM_ENOMEM;
+    bool found;
+    size_t i = iset_slot(t, k, len, &found);
+    if (found)
+        return 0;
+    if (t->used + len > t->cap) {
+        size_t cap = t->cap ? t->cap : 4096;
+        while (cap < t->used + len)
+            cap *= 2;
+        char *g = realloc(t->buf, cap);
+        if (!g)
+            return RINGSIM_ENOMEM;
+        t->buf = g;
+        t->cap = cap;
+    }
+    memcpy(t->buf + t->used, k, len);
+    if (t->v[i].state == 2)
+        t->dead--;
+    t->v[i] = (islot){t->used, (uint32_t)len, 1, order};
+    t->used += len;
+    t->full++;
+    return 0;
+}
+
+static void iset_del(struct iset *t, const char *k, size_t len)
+{
+    bool found;
+    if (!t->size)
+        return;
+    size_t i = iset_slot(t, k, len, &found);
+    if (found) {
+        t->v[i].state = 2;
+        t->full--;
+        t->dead++;
+    }
+}
+
+static bool iset_get(const struct iset *t, const char *k, size_t len, uint64_t *order)
+{
+    bool found = false;
+    if (t && t->size) {
+        size_t i = iset_slot(t, k, len, &found);
+        if (found)
+            *order = t->v[i].order;
+    }
+    return found;
+}
+
+#define INS_INDEX_BITS 24 /* a request inserts at most 10M < 2^24 keys */
+
+typedef struct ins_ctx {
+    sim *origin;
+    struct iset *t;
+    int64_t op;
+    uint64_t idx;
+    bool del;
+    rs_error *err;
+} ins_ctx;
+
+static int ins_key(void *ud, const char *k, size_t len)
+{
+    ins_ctx *c = ud;
+    uint64_t order = ((uint64_t)c->op << INS_INDEX_BITS) | (c->idx++ & ((1u << INS_INDEX_BITS) - 1));
+    if (c->del) {
+        iset_del(c->t, k, len);
+        return 0;
+    }
+    return iset_put(c->t, k, len, order) ? rs_fail(c->err, RINGSIM_ENOMEM, "out of memory") : 0;
+}
+
+static int ins_op(void *ud, const store_op *o)
+{
+    ins_ctx *c = ud;
+    bool ins = strcmp(o->type, "insert_keys") == 0, del = strcmp(o->type, "delete_keys") == 0;
+    if (!ins && !del)
+        return 0;
+    c->op = o->id;
+    c->idx = 0;
+    c->del = del;
+    json_t *p = ins ? json_loads(o->params, 0, NULL) : NULL;
+    json_t *gen = json_object_get(p, "generate");
+    int rc = 0;
+    if (gen) { /* prefix + number, as sim_generate_keys makes them */
+        json_t *pre = json_object_get(gen, "prefix");
+        uint64_t start = (uint64_t)json_integer_value(json_object_get(gen, "start"));
+        uint64_t count = (uint64_t)json_integer_value(json_object_get(gen, "count"));
+        size_t pl = json_string_length(pre);
+        char buf[NAME_BUF + 24];
+        if (pl > NAME_BUF)
+            pl = NAME_BUF;
+        memcpy(buf, json_string_value(pre) ? json_string_value(pre) : "", pl);
+        for (uint64_t i = 0; !rc && i < count; i++) {
+            size_t len = pl + (size_t)sprintf(buf + pl, "%llu", (unsigned long long)(start + i));
+            rc = ins_key(c, buf, len);
+            if (!rc && i % PROGRESS_EVERY == PROGRESS_EVERY - 1)
+                rc = sim__poll(c->origin, c->err);
+        }
+    } else {
+        rc = store_op_keys_each(c->origin->st, o->id, ins_key, c, c->err);
+    }
+    json_decref(p);
+    return rc;
+}
+
+/* The insertion of every key stored after operation `at` of origin's log. */
+static int ins_build(sim *origin, int64_t at, struct iset **out, rs_error *err)
+{
+    *out = NULL;
+    struct iset *t = calloc(1, sizeof *t);
+    if (!t)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    sim_chain ch;
+    int rc = sim_chain_get(origin, at, &ch, err);
+    ins_ctx c = {origin, t, 0, 0, false, err};
+    for (size_t i = ch.n; !rc && i-- > 0;)
+        rc = store_ops_each(origin->st, ch.seg[i].from, ch.seg[i].to - ch.seg[i].from, ins_op, &c,
+                            err);
+    sim_chain_free(&ch);
+    if (rc) {
+        iset_free(t);
+        return rc;
+    }
+    *out = t;
+    return 0;
+}
+
+static void cache_drop(struct sim_wl *x)
+{
+    free(x->nodeat);
+    x->nodeat = NULL;
+    iset_free(x->ins);
+    x->ins = NULL;
+    for (size_t i = 0; i < x->ntie; i++)
+        free(x->tie[i].key);
+    free(x->tie);
+    x->tie = NULL;
+    x->ntie = 0;
+    free(x->ord);
+    x->ord = NULL;
+    free(x->hot);
+    x->hot = NULL;
+    x->hot_len = 0;
+    x->n = 0;
+    x->ties = false;
+    x->max_share = 0;
+    totals_free(&x->tot);
+    x->valid = false;
+}
+
+static void op_end(struct sim_wl *x);
+
+static struct sim_wl *wl_of(sim *s)
+{
+    if (!s->wl && (s->wl = calloc(1, sizeof *s->wl))) {
+        wl_init(&s->wl->w);
+        wl_init(&s->wl->pend);
+    }
+    return s->wl;
+}
+
+void sim__wl_close(sim *s)
+{
+    if (!s->wl)
+        return;
+    cache_drop(s->wl);
+    op_end(s->wl);
+    free(s->wl->mv_idx);
+    free(s->wl->mv_node);
+    wl_free(&s->wl->w);
+    wl_free(&s->wl->pend);
+    totals_free(&s->wl->delta);
+    free(s->wl);
+    s->wl = NULL;
+}
+
+/* The one place that says which node a key's requests go to. */
+static int64_t load_node(const store_key *k) { return k->node; }
+
+static int parse_text(const char *text, workload *out, rs_error *err)
+{
+    wl_init(out);
+    if (!text || !*text)
+        return 0;
+    json_t *j = json_loads(text, 0, NULL);
+    int rc = j ? wl_from_json(j, out, err) : RINGSIM_EDB;
+    json_decref(j);
+    return rc ? rs_fail(err, RINGSIM_EDB, "the stored workload is not readable") : 0;
+}
+
+int sim__wl_load(sim *s, rs_error *err)
+{
+    struct sim_wl *x = wl_of(s);
+    if (!x)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    char *text = NULL;
+    workload w;
+    int rc = store_meta_get(s->st, "workload", &text, err);
+    if (!rc)
+        rc = parse_text(text, &w, err);
+    free(text);
+    if (rc)
+        return rc;
+    wl_free(&x->w);
+    x->w = w;
+    cache_drop(x);
+    return 0;
+}
+
+static bool simple(const workload *w) { return wl_is_uniform(w) && wl_sizes_fixed(w); }
+
+/* ---- building the cache ---- */
+
+typedef struct ent {
+    uint64_t ord;
+    uint32_t kidx; /* the key's index in key-bytes order: ties */
+    int64_t node;
+    int64_t bytes;
+} ent;
+
+typedef struct build {
+    sim *s;
+    const workload *w;
+    ent *v;
+    size_t n, cap;
+    char *first; /* the first key by bytes */
+    size_t first_len;
+    char best[NAME_BUF]; /* the first of the rank order (ranked kinds) */
+    size_t best_len;
+    uint64_t best_ord;
+    rs_error *err;
+} build;
+
+/* A key's rank value: sha64(seed ":" key), or its insertion (a key the log
+ * does not know goes last: it cannot happen with the operations ringsim
+ * logs today). */
+static uint64_t rank_value(sim *s, const workload *w, const char *key, size_t len)
+{
+    if (w->order == WL_ORDER_INSERT) {
+        uint64_t o = UINT64_MAX;
+        iset_get(s->wl->ins, key, len, &o);
+        return o;
+    }
+    return wl_hash_rank(w, s->h, key, len);
+}
+
+static int collect(void *ud, const store_key *k)
+{
+    build *b = ud;
+    if (b->n == b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 1024;
+        ent *g = realloc(b->v, cap * sizeof *g);
+        if (!g)
+            return rs_fail(b->err, RINGSIM_ENOMEM, "out of memory");
+        b->v = g;
+        b->cap = cap;
+    }
+    /* The first key by bytes that takes the common share: the hottest
+     * when every key (or every unlisted one) has the same share. */
+    if (!b->first &&
+        !(b->w->kind == WL_KEYS && wl_find(b->w->keys, b->w->nkeys, k->key, k->len) != NULL)) {
+        if (!(b->first = strndup(k->key, k->len)))
+            return rs_fail(b->err, RINGSIM_ENOMEM, "out of memory");
+        b->first_len = k->len;
+    }
+    ent *e = &b->v[b->n];
+    e->ord = wl_ranked(b->w) ? rank_value(b->s, b->w, k->key, k->len) : 0;
+    e->kidx = (uint32_t)b->n;
+    if (wl_ranked(b->w) && (b->n == 0 || e->ord < b->best_ord)) {
+        /* ties keep the first by key bytes: the scan is in that order */
+        b->best_ord = e->ord;
+        b->best_len = k->len < sizeof b->best ? k->len : sizeof b->best;
+        memcpy(b->best, k->key, b->best_len);
+    }
+    e->node = load_node(k);
+    e->bytes = wl_size_of(b->w, b->s->h, k->key, k->len);
+    b->n++;
+    if (b->n % PROGRESS_EVERY == 0)
+        return sim__poll(b->s, b->err);
+    return 0;
+}
+
+static int ent_cmp(const void *a, const void *b)
+{
+    const ent *x = a, *y = b;
+    if (x->ord != y->ord)
+        return x->ord < y->ord ? -1 : 1;
+    return (x->kidx > y->kidx) - (x->kidx < y->kidx);
+}
+
+/* The share of a listed or unlisted key under kind keys, given how many
+ * stored keys are listed (m) and their shares' sum (S): the others share
+ * 1 - S equally; with no other key the listed shares are scaled to sum to
+ * 1 (all equal when they are all 0). */
+typedef struct keys_norm {
+    size_t listed;
+    double sum, rest, scale;
+} keys_norm;
+
+static void keys_norm_compute(const workload *w, size_t n, size_t listed, double sum, keys_norm *o)
+{
+    o->listed = listed;
+    o->sum = sum;
+    o->scale = 1;
+    o->rest = n > listed ? (1 - sum) / (double)(n - listed) : 0;
+    if (n == listed && listed)
+        o->scale = sum > 0 ? 1 / sum : 0;
+    (void)w;
+}
+
+static double keys_share(const keys_norm *o, const wl_item *e)
+{
+    if (!e)
+        return o->rest;
+    if (o->scale == 0) /* every key listed, every share 0: all equal */
+        return 1.0 / (double)o->listed;
+    return e->share * o->scale;
+}
+
+/* Which listed keys are stored: their count and shares' sum. */
+static int keys_stored(sim *s, const workload *w, size_t *listed, double *sum, const wl_item **hot,
+                       rs_error *err)
+{
+    wl_sum t = {0, 0};
+    *listed = 0;
+    *hot = NULL;
+    for (size_t i = 0; i < w->nkeys; i++) {
+        store_key k;
+        int rc = store_key_find(s->st, w->keys[i].key, w->keys[i].len, &k, err);
+        if (rc == RINGSIM_ENOTFOUND)
+            continue;
+        if (rc)
+            return rc;
+        (*listed)++;
+        wl_sum_add(&t, w->keys[i].share);
+        if (!*hot || w->keys[i].share > (*hot)->share)
+            *hot = &w->keys[i];
+    }
+    *sum = wl_sum_get(&t);
+    return 0;
+}
+
+/* The key of a given index in key-bytes order. */
+typedef struct nth {
+    size_t want, at;
+    char *key;
+    size_t len;
+} nth;
+
+static int nth_fn(void *ud, const store_key *k)
+{
+    nth *t = ud;
+    if (t->at++ < t->want)
+        return 0;
+    t->key = strndup(k->key, k->len);
+    t->len = k->len;
+    return 1;
+}
+
+typedef struct tie_ctx {
+    struct sim_wl *x;
+    const unsigned char *mark; /* by key index: in a tied run */
+    const uint64_t *ordof;     /* by key index */
+    size_t at;
+} tie_ctx;
+
+static int tie_fn(void *ud, const store_key *k)
+{
+    tie_ctx *t = ud;
+    size_t i = t->at++;
+    if (!t->mark[i])
+        return 0;
+    struct tie *e = &t->x->tie[t->x->ntie];
+    if (!(e->key = strndup(k->key, k->len)))
+        return RINGSIM_ENOMEM;
+    e->len = k->len;
+    e->ord = t->ordof[i];
+    t->x->ntie++;
+    return 0;
+}
+
+static int tie_cmp(const void *a, const void *b)
+{
+    const struct tie *x = a, *y = b;
+    if (x->ord != y->ord)
+        return x->ord < y->ord ? -1 : 1;
+    return sim__cmp_bytes(x->key, x->len, y->key, y->len);
+}
+
+/* The keys of tied runs, read again by key index. */
+static int ties_collect(sim *s, struct sim_wl *x, const ent *v, size_t n, rs_error *err)
+{
+    unsigned char *mark = calloc(n, 1);
+    uint64_t *ordof = malloc(n * sizeof *ordof);
+    size_t m = 0;
+    int rc = mark && ordof ? 0 : RINGSIM_ENOMEM;
+    for (size_t i = 0; !rc && i < n; i++) {
+        ordof[v[i].kidx] = v[i].ord;
+        if ((i && v[i].ord == v[i - 1].ord) || (i + 1 < n && v[i].ord == v[i + 1].ord)) {
+            mark[v[i].kidx] = 1;
+            m++;
+        }
+    }
+    if (!rc && !(x->tie = calloc(m, sizeof *x->tie)))
+        rc = RINGSIM_ENOMEM;
+    if (!rc) {
+        tie_ctx t = {x, mark, ordof, 0};
+        rc = store_keys_each(s->st, 0, tie_fn, &t, err);
+        qsort(x->tie, x->ntie, sizeof *x->tie, tie_cmp);
+    }
+    free(mark);
+    free(ordof);
+    return rc == RINGSIM_ENOMEM ? rs_fail(err, rc, "out of memory") : rc;
+}
+
+/* at: the operation of the log the state stands after (insert order);
+ * -1: the sim's own last (or the one its view was made for). */
+static int cache_build(sim *s, int64_t at, rs_error *err)
+{
+    struct sim_wl *x = s->wl;
+    const workload *w = &x->w;
+    cache_drop(x);
+    int rc = 0;
+    if (wl_ranked(w) && w->order == WL_ORDER_INSERT) {
+        sim *o = x->origin ? x->origin : s;
+        int64_t a = at >= 0 ? at : x->origin ? x->origin_at : s->at_op;
+        if ((rc = ins_build(o, a, &x->ins, err)))
+            return rc;
+    }
+    build b = {s, w, NULL, 0, 0, NULL, 0, {0}, 0, 0, err};
+    rc = store_keys_each(s->st, 0, collect, &b, err);
+    keys_norm kn = {0, 0, 0, 1};
+    const wl_item *khot = NULL;
+    if (!rc && w->kind == WL_KEYS) {
+        size_t listed;
+        double sum;
+        if (!(rc = keys_stored(s, w, &listed, &sum, &khot, err)))
+            keys_norm_compute(w, b.n, listed, sum, &kn);
+    }
+    if (rc)
+        goto out;
+    if (wl_ranked(w)) {
+        if (b.n > 1)
+            qsort(b.v, b.n, sizeof *b.v, ent_cmp);
+        if (b.n && !(x->ord = malloc(b.n * sizeof *x->ord))) {
+            rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+            goto out;
+        }
+        if (w->order == WL_ORDER_HASHED && b.n && !(x->nodeat = malloc(b.n * sizeof *x->nodeat))) {
+            rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+            goto out;
+        }
+        for (size_t i = 0; i < b.n; i++) {
+            x->ord[i] = b.v[i].ord;
+            if (x->nodeat)
+                x->nodeat[i] = b.v[i].node;
+            if (i && b.v[i].ord == b.v[i - 1].ord)
+                x->ties = true;
+        }
+        if (x->ties && (rc = ties_collect(s, x, b.v, b.n, err)))
+            goto out;
+    }
+    x->n = b.n;
+    wl_norm_compute(w, b.n, &x->norm);
+    /* Per node, in rank order (the kind keys asks each key's entry). */
+    for (size_t i = 0; i < b.n; i++) {
+        double sh;
+        if (wl_ranked(w))
+            sh = wl_share_of_rank(w, &x->norm, i + 1);
+        else if (w->kind == WL_KEYS)
+            sh = 0; /* below, by key */
+        else
+            sh = 1.0 / (double)b.n;
+        if (b.v[i].node == STORE_NO_NODE && w->kind != WL_KEYS)
+            continue;
+        tot *t = totals_slot(&x->tot, b.v[i].node);
+        if (!t) {
+            rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+            goto out;
+        }
+        if (w->kind != WL_KEYS)
+            wl_sum_add(&t->req, sh);
+        t->bytes += b.v[i].bytes;
+        t->keys++;
+    }
+    if (w->kind == WL_KEYS) {
+        /* The unlisted keys of each node share `rest`; the listed add theirs. */
+        for (size_t i = 0; i < x->tot.n; i++)
+            wl_sum_add(&x->tot.v[i].req, 0);
+        for (size_t i = 0; i < w->nkeys && !rc; i++) {
+            store_key k;
+            int r = store_key_find(s->st, w->keys[i].key, w->keys[i].len, &k, err);
+            if (r == RINGSIM_ENOTFOUND)
+                continue;
+            if (r) {
+                rc = r;
+                break;
+            }
+            tot *t = totals_slot(&x->tot, load_node(&k));
+            if (!t) {
+                rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+                break;
+            }
+            wl_sum_add(&t->req, keys_share(&kn, &w->keys[i]));
+            t->keys--; /* counted below as unlisted otherwise */
+        }
+        for (size_t i = 0; i < x->tot.n && !rc; i++) {
+            wl_sum_add(&x->tot.v[i].req, (double)x->tot.v[i].keys * kn.rest);
+            x->tot.v[i].keys = 0;
+        }
+        if (rc)
+            goto out;
+    }
+    /* The hottest key: the largest share; ties go to the first of the
+     * workload's order (rank 1), or the first by key bytes. */
+    if (b.n) {
+        const char *hk = b.first;
+        size_t hl = b.first_len;
+        x->max_share = 1.0 / (double)b.n;
+        if (wl_ranked(w)) {
+            x->max_share = wl_share_of_rank(w, &x->norm, 1);
+            hk = NULL; /* the key of rank 1: by its index in key order */
+        } else if (w->kind == WL_KEYS && khot && keys_share(&kn, khot) >= kn.rest) {
+            x->max_share = keys_share(&kn, khot);
+            hk = khot->key;
+            hl = khot->len;
+        } else if (w->kind == WL_KEYS) {
+            x->max_share = kn.rest;
+        }
+        if (hk) {
+            x->hot = strndup(hk, hl);
+            x->hot_len = hl;
+        }
+        if (!hk && w->kind == WL_HOTSPOT && x->norm.hot < b.n &&
+            wl_share_of_rank(w, &x->norm, x->norm.hot + 1) > x->max_share) {
+            /* hot_share below the hot keys' fraction: a cold key is the
+             * hottest, the first of the cold ones in the order */
+            x->max_share = wl_share_of_rank(w, &x->norm, x->norm.hot + 1);
+            nth t = {b.v[x->norm.hot].kidx, 0, NULL, 0};
+            rc = store_keys_each(s->st, 0, nth_fn, &t, err);
+            if (rc == 1)
+                rc = 0;
+            x->hot = t.key;
+            x->hot_len = t.len;
+        } else if (!hk) { /* rank 1's key, kept by the scan */
+            x->hot = strndup(b.best, b.best_len);
+            x->hot_len = b.best_len;
+        }
+        if (!rc && !x->hot)
+            rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    }
+out:
+    free(b.v);
+    free(b.first);
+    if (rc)
+        cache_drop(x);
+    return rc;
+}
+
+static int ensure(sim *s, rs_error *err)
+{
+    struct sim_wl *x = wl_of(s);
+    if (!x)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    if (simple(&x->w))
+        return 0;
+    if (s->preview) {
+        /* Inside a dry run, reading the state it would leave: built for
+         * that state (once), dropped with the rollback. */
+        if (x->post_built)
+            return 0;
+        int rc = cache_build(s, s->record ? sim_last_op(s) : -1, err);
+        x->post_built = rc == 0;
+        return rc;
+    }
+    if (x->valid && x->at_op == s->at_op && x->dv == s->data_version)
+        return 0;
+    int rc = cache_build(s, -1, err);
+    if (rc) {
+        cache_drop(x);
+        return rc;
+    }
+    x->valid = true;
+    x->at_op = s->at_op;
+    x->dv = s->data_version;
+    return 0;
+}
+
+/* A stored key's share, the cache being valid (not the simple case). */
+static int share_of_at(sim *s, const char *key, size_t len, double *out, size_t *rank, rs_error *err);
+
+static int share_of(sim *s, const char *key, size_t len, double *out, rs_error *err)
+{
+    size_t r;
+    return share_of_at(s, key, len, out, &r, err);
+}
+
+/* The same, and the key's rank (0-based; SIZE_MAX for unranked kinds). */
+static int share_of_at(sim *s, const char *key, size_t len, double *out, size_t *rank, rs_error *err)
+{
+    *rank = SIZE_MAX;
+    struct sim_wl *x = s->wl;
+    const workload *w = &x->w;
+    if (w->kind == WL_UNIFORM) {
+        *out = x->n ? 1.0 / (double)x->n : 0;
+        return 0;
+    }
+    if (w->kind == WL_KEYS) {
+        size_t listed;
+        double sum;
+        const wl_item *hot;
+        keys_norm kn;
+        int rc = keys_stored(s, w, &listed, &sum, &hot, err);
+        if (rc)
+            return rc;
+        keys_norm_compute(w, x->n, listed, sum, &kn);
+        *out = keys_share(&kn, wl_find(w->keys, w->nkeys, key, len));
+        return 0;
+    }
+    uint64_t v = rank_value(s, w, key, len);
+    size_t lo = 0, hi = x->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (x->ord[mid] < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo >= x->n || x->ord[lo] != v)
+        return rs_fail(err, RINGSIM_EINTERNAL, "workload: a moved key is not ranked");
+    if (x->ties && ((lo + 1 < x->n && x->ord[lo + 1] == v))) {
+        /* Tied rank values (two keys whose sha64 agree): the key's place in
+         * its run is its place by key bytes, from the list of tied keys. */
+        struct tie probe = {v, (char *)key, len}, first = {v, "", 0};
+        size_t a = 0, b = x->ntie, f = 0, g = x->ntie;
+        while (a < b) { /* the key's place among the tied */
+            size_t mid = (a + b) / 2;
+            if (tie_cmp(&x->tie[mid], &probe) < 0)
+                a = mid + 1;
+            else
+                b = mid;
+        }
+        while (f < g) { /* the first of its rank value */
+            size_t mid = (f + g) / 2;
+            if (tie_cmp(&x->tie[mid], &first) < 0)
+                f = mid + 1;
+            else
+                g = mid;
+        }
+        lo += a - f;
+    }
+    *rank = lo;
+    *out = wl_share_of_rank(w, &x->norm, lo + 1);
+    return 0;
+}
+
+/* ---- reads ---- */
+
+const workload *sim__wl_get(sim *s)
+{
+    struct sim_wl *x = wl_of(s);
+    return x ? &x->w : NULL;
+}
+
+int sim_workload_json(sim *s, json_t **out, rs_error *err)
+{
+    const workload *w = sim__wl_get(s);
+    *out = w ? wl_to_json(w) : NULL;
+    return *out ? 0 : rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+}
+
+int sim_node_load(sim *s, size_t index, double *requests, int64_t *bytes, rs_error *err)
+{
+    *requests = 0;
+    *bytes = 0;
+    if (index >= s->cur.n)
+        return rs_fail(err, RINGSIM_ENOTFOUND, "no such node");
+    int rc = ensure(s, err);
+    if (rc)
+        return rc;
+    const node *nd = &s->cur.nodes[index];
+    const workload *w = &s->wl->w;
+    int64_t total = sim_key_count(s);
+    if (simple(w)) {
+        *requests = total ? (double)nd->keys / (double)total : 0;
+        *bytes = nd->keys * wl_fixed_bytes(w);
+        return 0;
+    }
+    const tot *t = totals_find(&s->wl->tot, nd->id);
+    if (t) {
+        *requests = wl_sum_get(&t->req);
+        *bytes = t->bytes;
+    }
+    return 0;
+}
+
+int sim_requests_get(sim *s, sim_requests_stats *o, rs_error *err)
+{
+    memset(o, 0, sizeof *o);
+    o->bound = 1;
+    int rc = ensure(s, err);
+    if (rc)
+        return rc;
+    size_t n = s->cur.n;
+    double *r = n ? calloc(n, sizeof *r) : NULL;
+    if (n && !r)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n && !rc; i++) {
+        int64_t b;
+        rc = sim_node_load(s, i, &r[i], &b, err);
+    }
+    if (rc) {
+        free(r);
+        return rc;
+    }
+    double sum = 0, max = 0, sq = 0;
+    for (size_t i = 0; i < n; i++) {
+        sum += r[i];
+        max = r[i] > max ? r[i] : max;
+    }
+    double mean = n ? sum / (double)n : 0;
+    for (size_t i = 0; i < n; i++)
+        sq += (r[i] - mean) * (r[i] - mean);
+    free(r);
+    if (mean > 0) {
+        o->max_over_mean = max / mean;
+        o->cv = sqrt(sq / (double)n) / mean;
+    }
+    /* The hottest key and the bound. */
+    struct sim_wl *x = s->wl;
+    int64_t keys = sim_key_count(s);
+    if (keys > 0) {
+        if (simple(&x->w)) {
+            /* Every key 1/n: the first by key bytes stands for them. */
+            store_cursor *c = NULL;
+            store_key k;
+            if (!(rc = store_cursor_open(s->st, &c, err)) &&
+                (rc = store_cursor_next(c, &k, err)) == 1) {
+                rc = 0;
+                snprintf(o->hottest_key, sizeof o->hottest_key, "%.*s", (int)k.len, k.key);
+                o->hottest_len = k.len;
+            }
+            store_cursor_close(c);
+            if (rc)
+                return rc;
+            o->hottest_share = 1.0 / (double)keys;
+        } else {
+            memcpy(o->hottest_key, x->hot, x->hot_len);
+            o->hottest_len = x->hot_len;
+            o->hottest_share = x->max_share;
+        }
+        o->has_hottest = true;
+        double b = (double)n * o->hottest_share;
+        o->bound = b > 1 ? b : 1;
+    }
+    return 0;
+}
+
+typedef struct each_ctx {
+    sim *s;
+    sim_share_fn fn;
+    void *ud;
+    keys_norm kn;
+    uint64_t n;
+    int stop;
+    /* ranked: shares by rank need the rank of each key */
+    rs_error *err;
+} each_ctx;
+
+static int each_simple(void *ud, const store_key *k)
+{
+    each_ctx *e = ud;
+    const workload *w = &e->s->wl->w;
+    double sh = 1.0 / (double)e->n;
+    if (w->kind == WL_KEYS)
+        sh = keys_share(&e->kn, wl_find(w->keys, w->nkeys, k->key, k->len));
+    if (e->fn(e->ud, k->key, k->len, sh)) {
+        e->stop = 1;
+        return 1;
+    }
+    return 0;
+}
+
+typedef struct ranked_key {
+    uint64_t ord;
+    uint32_t kidx;
+    char *key;
+    size_t len;
+} ranked_key;
+
+int sim_workload_each(sim *s, sim_share_fn fn, void *ud, rs_error *err)
+{
+    int rc = ensure(s, err);
+    if (rc)
+        return rc;
+    const workload *w = &s->wl->w;
+    each_ctx e = {s, fn, ud, {0, 0, 0, 1}, (uint64_t)sim_key_count(s), 0, err};
+    if (!e.n)
+        return 0;
+    if (!wl_ranked(w)) {
+        if (w->kind == WL_KEYS) {
+            size_t listed;
+            double sum;
+            const wl_item *hot;
+            if ((rc = keys_stored(s, w, &listed, &sum, &hot, err)))
+                return rc;
+            keys_norm_compute(w, e.n, listed, sum, &e.kn);
+        }
+        rc = store_keys_each(s->st, 0, each_simple, &e, err);
+        return e.stop ? 0 : rc;
+    }
+    /* Ranked: collect (rank value, key), sort, hand out by rank. */
+    keylist l;
+    memset(&l, 0, sizeof l);
+    if ((rc = store_keys_each(s->st, 0, sim__kl_collect, &l, err)))
+        goto out;
+    ent *v = l.n ? malloc(l.n * sizeof *v) : NULL;
+    if (l.n && !v) {
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < l.n; i++) {
+        v[i].ord = rank_value(s, w, l.buf + l.v[i].off, l.v[i].len);
+        v[i].kidx = (uint32_t)i;
+    }
+    if (l.n > 1)
+        qsort(v, l.n, sizeof *v, ent_cmp);
+    wl_norm norm;
+    wl_norm_compute(w, l.n, &norm);
+    for (size_t i = 0; i < l.n; i++) {
+        const klent *k = &l.v[v[i].kidx];
+        if (fn(ud, l.buf + k->off, k->len, wl_share_of_rank(w, &norm, i + 1)))
+            break;
+    }
+    free(v);
+out:
+    sim__kl_free(&l);
+    return rc;
+}
+
+/* ---- operations ---- */
+
+int sim__wl_set_pending(opctx *c, const workload *w, rs_error *err)
+{
+    struct sim_wl *x = wl_of(c->s);
+    if (!x || !w || wl_copy(&x->pend, w))
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    x->pend_set = true;
+    return 0;
+}
+
+typedef struct mv_ctx {
+    sim *s;
+    opctx *c;
+    wl_sum req;
+    int64_t bytes;
+    bool per_key_share;
+    rs_error *err;
+} mv_ctx;
+
+static int64_t node_id_of(const state *a, const state *b, const char *name)
+{
+    if (!name)
+        return STORE_NO_NODE;
+    size_t len = strlen(name);
+    long i = sim__find_node(a, name, len);
+    if (i >= 0)
+        return a->nodes[i].id;
+    i = sim__find_node(b, name, len);
+    return i >= 0 ? b->nodes[i].id : STORE_NO_NODE - 1;
+}
+
+static int mv_grow(struct sim_wl *x)
+{
+    size_t cap = x->mvcap ? x->mvcap * 2 : 1024;
+    size_t *a = realloc(x->mv_idx, cap * sizeof *a);
+    if (a)
+        x->mv_idx = a;
+    int64_t *b = realloc(x->mv_node, cap * sizeof *b);
+    if (b)
+        x->mv_node = b;
+    if (!a || !b)
+        return RINGSIM_ENOMEM;
+    x->mvcap = cap;
+    return 0;
+}
+
+static int mv_fn(void *ud, const char *key, const char *from, const char *to)
+{
+    mv_ctx *m = ud;
+    struct sim_wl *x = m->s->wl;
+    size_t len = strlen(key);
+    double sh = 0;
+    size_t rank = SIZE_MAX;
+    if (m->per_key_share) {
+        int rc = share_of_at(m->s, key, len, &sh, &rank, m->err);
+        if (rc)
+            return rc;
+        wl_sum_add(&m->req, sh);
+    }
+    if (x->delta_ok && x->nodeat) { /* each rank's node, set at the commit */
+        if (rank == SIZE_MAX || (x->nmv == x->mvcap && mv_grow(x)))
+            return rs_fail(m->err, RINGSIM_ENOMEM, "out of memory");
+        x->mv_idx[x->nmv] = rank;
+        x->mv_node[x->nmv++] = node_id_of(&m->c->next, &m->s->cur, to);
+    }
+    int64_t b = wl_size_of(&x->w, m->s->h, key, len);
+    m->bytes += b;
+    if (x->delta_ok) {
+        int64_t f = node_id_of(&m->c->next, &m->s->cur, from);
+        int64_t t = node_id_of(&m->c->next, &m->s->cur, to);
+        tot *tf = f != STORE_NO_NODE ? totals_slot(&x->delta, f) : NULL;
+        tot *tt = t != STORE_NO_NODE ? totals_slot(&x->delta, t) : NULL;
+        if ((f != STORE_NO_NODE && !tf) || (t != STORE_NO_NODE && !tt))
+            return rs_fail(m->err, RINGSIM_ENOMEM, "out of memory");
+        if (tf) {
+            wl_sum_add(&tf->req, -sh);
+            tf->bytes -= b;
+        }
+        if (tt) {
+            wl_sum_add(&tt->req, sh);
+            tt->bytes += b;
+        }
+    }
+    return 0;
+}
+
+/* Whether the operation type leaves the key set alone. */
+static bool topology_only(const char *type)
+{
+    return strcmp(type, "add_node") == 0 || strcmp(type, "remove_node") == 0 ||
+           strcmp(type, "configure") == 0 || strcmp(type, "set_weight") == 0;
+}
+
+int sim__wl_finish(opctx *c, rs_error *err)
+{
+    sim *s = c->s;
+    struct sim_wl *x = wl_of(s);
+    if (!x)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    totals_free(&x->delta);
+    x->delta_ok = false;
+    x->post_built = false;
+    c->requests_moved = 0;
+    c->bytes_moved = 0;
+    const workload *w = x->pend_set ? &x->pend : &x->w;
+    int rc = 0;
+    if (x->pend_set) {
+        char *t = wl_to_text(w);
+        rc = t ? store_meta_set(s->st, "workload", t, err)
+               : rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        free(t);
+        if (rc)
+            return rc;
+    }
+    int64_t keys = c->next.unassigned;
+    for (size_t i = 0; i < c->next.n; i++)
+        keys += c->next.nodes[i].keys;
+    if (c->moved > 0 && simple(w)) {
+        c->requests_moved = (double)c->moved / (double)keys;
+        c->bytes_moved = c->moved * wl_fixed_bytes(w);
+    } else if (c->moved > 0 && c->op) {
+        /* The moved keys' shares in the state the operation leaves. */
+        bool keep = topology_only(c->what) && !x->pend_set && x->valid && x->at_op == s->at_op &&
+                    x->dv == s->data_version;
+        mv_ctx m = {s, c, {0, 0}, 0, !wl_is_uniform(w), err};
+        if (!keep && !wl_sizes_fixed(w) && wl_is_uniform(w)) {
+            /* Shares by count; sizes by key: no cache needed. */
+            m.per_key_share = false;
+        } else if (!keep) {
+            /* Build it for the new state (the store shows it already). */
+            workload saved;
+            wl_init(&saved);
+            if (x->pend_set) {
+                saved = x->w;
+                x->w = x->pend;
+            }
+            rc = cache_build(s, c->op, err);
+            if (x->pend_set)
+                x->w = saved;
+            if (rc)
+                return rc;
+        }
+        x->delta_ok = keep;
+        int64_t total = 0;
+        rc = store_moves_page(s->st, c->op, 0, INT64_MAX, &total, mv_fn, &m, err);
+        /* Built for the state the operation leaves: valid once committed. */
+        x->post_built = !keep && m.per_key_share;
+        if (rc)
+            return rc;
+        c->requests_moved = m.per_key_share ? wl_sum_get(&m.req) : (double)c->moved / (double)keys;
+        c->bytes_moved = m.bytes;
+    }
+    if (c->op) {
+        /* The workload after the operation; NULL for the default. */
+        char *t = wl_is_uniform(w) && !w->has_sizes ? NULL : wl_to_text(w);
+        if (!t && !(wl_is_uniform(w) && !w->has_sizes))
+            return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        rc = store_op_set_loads(s->st, c->op, c->requests_moved, c->bytes_moved, t, err);
+        free(t);
+    }
+    return rc;
+}
+
+/* What an operation kept aside goes. */
+static void op_end(struct sim_wl *x)
+{
+    totals_free(&x->delta);
+    x->delta_ok = false;
+    x->post_built = false;
+    x->nmv = 0;
+    x->note_state = 0;
+    sim__kl_free(&x->nadd);
+    sim__kl_free(&x->ndel);
+}
+
+void sim__wl_note(opctx *c, const char *k, size_t len, int64_t node, bool insert)
+{
+    sim *s = c->s;
+    struct sim_wl *x = s->wl;
+    if (!x || x->note_state == 2)
+        return;
+    if (x->note_state == 0) /* the cache must describe the state before */
+        x->note_state = x->valid && x->nodeat && !x->ties && !x->pend_set && x->at_op == s->at_op &&
+                                x->dv == s->data_version
+                            ? 1
+                            : 2;
+    if (x->note_state == 1 && sim__kl_add(insert ? &x->nadd : &x->ndel, k, len, 0, node))
+        x->note_state = 2;
+}
+
+typedef struct rk {
+    uint64_t ord;
+    int64_t node;
+    size_t i; /* the note's index */
+} rk;
+
+static int rk_cmp(const void *a, const void *b)
+{
+    const rk *x = a, *y = b;
+    return (x->ord > y->ord) - (x->ord < y->ord);
+}
+
+static size_t lower(const uint64_t *v, size_t n, uint64_t key)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (v[mid] < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The cache after the noted inserts and deletes, ranked by hash: ranks
+ * merged (O(n + k log k)), shares and node totals summed again (O(n)).
+ * Nonzero when it cannot be done exactly (memory, a tie of rank values, the
+ * hottest key deleted): the caller drops the cache. */
+static int apply_notes(sim *s, struct sim_wl *x)
+{
+    const workload *w = &x->w;
+    size_t n = x->n, na = x->nadd.n, nd = x->ndel.n;
+    if (w->kind == WL_HOTSPOT && w->hot_share < w->hot_fraction)
+        return RINGSIM_EINTERNAL; /* a cold key may be the hottest: built again */
+    rk *add = na ? malloc(na * sizeof *add) : NULL;
+    unsigned char *gone = n ? calloc(n, 1) : NULL;
+    uint64_t *ord = NULL;
+    int64_t *nodeat = NULL;
+    int rc = (na && !add) || (n && !gone) ? RINGSIM_ENOMEM : 0;
+    for (size_t i = 0; !rc && i < nd; i++) {
+        const klent *e = &x->ndel.v[i];
+        uint64_t v = wl_hash_rank(w, s->h, x->ndel.buf + e->off, e->len);
+        size_t at = lower(x->ord, n, v);
+        if (at >= n || x->ord[at] != v || gone[at])
+            rc = RINGSIM_EINTERNAL;
+        else
+            gone[at] = 1;
+        tot *t = !rc && e->node != STORE_NO_NODE ? totals_slot(&x->tot, e->node) : NULL;
+        if (t)
+            t->bytes -= wl_size_of(w, s->h, x->ndel.buf + e->off, e->len);
+    }
+    for (size_t i = 0; !rc && i < na; i++) {
+        const klent *e = &x->nadd.v[i];
+        add[i] = (rk){wl_hash_rank(w, s->h, x->nadd.buf + e->off, e->len), e->node, i};
+        size_t at = lower(x->ord, n, add[i].ord);
+        if (at < n && x->ord[at] == add[i].ord)
+            rc = RINGSIM_EINTERNAL; /* a tie: the full build orders it */
+        tot *t = !rc && e->node != STORE_NO_NODE ? totals_slot(&x->tot, e->node) : NULL;
+        if (t)
+            t->bytes += wl_size_of(w, s->h, x->nadd.buf + e->off, e->len);
+    }
+    if (!rc && na > 1) {
+        qsort(add, na, sizeof *add, rk_cmp);
+        for (size_t i = 1; !rc && i < na; i++)
+            if (add[i].ord == add[i - 1].ord)
+                rc = RINGSIM_EINTERNAL;
+    }
+    size_t m = n - nd + na;
+    if (!rc && m && (!(ord = malloc(m * sizeof *ord)) || !(nodeat = malloc(m * sizeof *nodeat))))
+        rc = RINGSIM_ENOMEM;
+    /* Merge; the hottest key is rank 1's: kept, or an inserted one. */
+    const rk *hot_add = NULL;
+    bool hot_kept = false;
+    size_t j = 0, a = 0;
+    for (size_t i = 0; !rc && (i < n || a < na);) {
+        bool take_add = a < na && (i >= n || add[a].ord < x->ord[i]);
+        if (!take_add && gone[i]) {
+            i++;
+            continue;
+        }
+        if (j == 0) {
+            hot_add = take_add ? &add[a] : NULL;
+            hot_kept = !take_add && i == 0;
+        }
+        ord[j] = take_add ? add[a].ord : x->ord[i];
+        nodeat[j++] = take_add ? add[a++].node : x->nodeat[i++];
+    }
+    if (!rc && m && !hot_add && !hot_kept)
+        rc = RINGSIM_EINTERNAL; /* the hottest key went: its name is not kept */
+    char *hot = NULL;
+    size_t hot_len = 0;
+    if (!rc && hot_add) {
+        const klent *e = &x->nadd.v[hot_add->i];
+        if (!(hot = strndup(x->nadd.buf + e->off, e->len)))
+            rc = RINGSIM_ENOMEM;
+        hot_len = e->len;
+    }
+    if (rc) {
+        free(add);
+        free(gone);
+        free(ord);
+        free(nodeat);
+        return rc;
+    }
+    free(x->ord);
+    free(x->nodeat);
+    x->ord = ord;
+    x->nodeat = nodeat;
+    x->n = m;
+    if (hot) {
+        free(x->hot);
+        x->hot = hot;
+        x->hot_len = hot_len;
+    }
+    wl_norm_compute(w, m, &x->norm);
+    for (size_t i = 0; i < x->tot.n; i++)
+        x->tot.v[i].req = (wl_sum){0, 0};
+    tot *last = NULL;
+    for (size_t i = 0; i < m && !rc; i++) {
+        if (nodeat[i] == STORE_NO_NODE)
+            continue;
+        tot *t = last && last->id == nodeat[i] ? last : totals_slot(&x->tot, nodeat[i]);
+        if (!t)
+            rc = RINGSIM_ENOMEM;
+        else
+            wl_sum_add(&t->req, wl_share_of_rank(w, &x->norm, i + 1));
+        last = t;
+    }
+    x->max_share = m ? wl_share_of_rank(w, &x->norm, 1) : 0;
+    free(add);
+    free(gone);
+    return rc;
+}
+
+void sim__wl_committed(opctx *c)
+{
+    sim *s = c->s;
+    struct sim_wl *x = s->wl;
+    if (!x)
+        return;
+    if (x->pend_set) {
+        wl_free(&x->w);
+        x->w = x->pend;
+        wl_init(&x->pend);
+        x->pend_set = false;
+        cache_drop(x);
+    } else if (x->post_built) {
+        x->valid = true;
+        x->at_op = s->at_op;
+        x->dv = s->data_version;
+    } else if (x->delta_ok && x->valid) {
+        for (size_t i = 0; x->nodeat && i < x->nmv; i++)
+            x->nodeat[x->mv_idx[i]] = x->mv_node[i];
+        for (size_t i = 0; i < x->delta.n; i++) {
+            tot *t = totals_slot(&x->tot, x->delta.v[i].id);
+            if (!t) {
+                cache_drop(x);
+                break;
+            }
+            wl_sum_add(&t->req, wl_sum_get(&x->delta.v[i].req));
+            t->bytes += x->delta.v[i].bytes;
+        }
+        x->at_op = s->at_op;
+    } else if (x->note_state == 1 && x->valid && c->moved == 0 &&
+               (strcmp(c->what, "insert_keys") == 0 || strcmp(c->what, "delete_keys") == 0)) {
+        if (apply_notes(s, x))
+            cache_drop(x); /* the next read builds it */
+        else
+            x->at_op = s->at_op;
+    } else if (!(c->moved == 0 && topology_only(c->what) && x->valid)) {
+        cache_drop(x);
+    } else {
+        x->at_op = s->at_op; /* nothing moved, nothing changed */
+    }
+    op_end(x);
+}
+
+void sim__wl_aborted(sim *s)
+{
+    struct sim_wl *x = s->wl;
+    if (!x)
+        return;
+    if (x->pend_set) {
+        wl_free(&x->pend);
+        x->pend_set = false;
+    }
+    if (x->post_built)
+        cache_drop(x);
+    op_end(x);
+}
+
+int sim__wl_from_log(sim *s, sim *origin, int64_t at, rs_error *err)
+{
+    struct sim_wl *x = wl_of(s);
+    if (x) {
+        x->origin = origin != s ? origin : NULL;
+        x->origin_at = at;
+    }
+    if (!x)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    char *text = NULL;
+    workload w;
+    int rc = at > 0 ? store_op_workload((origin ? origin : s)->st, at, &text, err) : 0;
+    if (!rc)
+        rc = parse_text(text, &w, err);
+    free(text);
+    if (rc)
+        return rc;
+    wl_free(&x->w);
+    x->w = w;
+    cache_drop(x);
+    return 0;
+}
+
+int sim__wl_at(sim *s, int64_t at, workload *out, rs_error *err)
+{
+    char *text = NULL;
+    int rc = at > 0 ? store_op_workload(s->st, at, &text, err) : 0;
+    if (!rc)
+        rc = parse_text(text, out, err);
+    else
+        wl_init(out);
+    free(text);
+    return rc;
+}
+
+/* ---- the workload operation ---- */
+
+typedef struct stored_check {
+    sim *s;
+    rs_error *err;
+} stored_check;
+
+static int check_stored(sim *s, const wl_item *v, size_t n, rs_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        store_key k;
+        int rc = store_key_find(s->st, v[i].key, v[i].len, &k, err);
+        if (rc == RINGSIM_ENOTFOUND) {
+            char *esc = names_escape(v[i].key, v[i].len);
+            rc = rs_fail(err, RINGSIM_EPARAM, "key \"%.200s\" is not stored", esc ? esc : v[i].key);
+            free(esc);
+        }
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int sim__wl_apply(sim *s, const workload *w, bool check, int64_t *op, rs_error *err)
+{
+    opctx c;
+    char *subject = NULL;
+    json_t *params = wl_to_json(w);
+    if (!params)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    const char *kind = json_string_value(json_object_get(params, "kind"));
+    if (asprintf(&subject, "workload %s", kind) < 0) {
+        json_decref(params);
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    }
+    int rc = sim__op_begin(s, &c, "workload", subject, params, err);
+    if (!rc) {
+        c.keys_only = true;
+        if (check && ((rc = check_stored(s, w->keys, w->nkeys, err)) ||
+                      (rc = check_stored(s, w->size_keys, w->nsize_keys, err))))
+            sim__op_abort(&c);
+        else if ((rc = sim__wl_set_pending(&c, w, err)))
+            sim__op_abort(&c);
+        else
+            rc = sim__op_commit(&c, op, err);
+    }
+    free(subject);
+    json_decref(params);
+    return rc;
+}
+
+int sim_set_workload(sim *s, const json_t *spec, int64_t *op, rs_error *err)
+{
+    workload w;
+    int rc = wl_from_json(spec, &w, err);
+    if (rc)
+        return rc;
+    rc = sim__wl_apply(s, &w, true, op, err);
+    wl_free(&w);
+    return rc;
+}
+
+int sim_set_workload_if_new(sim *s, const json_t *spec, const json_t *now, int64_t *op, rs_error *err)
+{
+    workload w;
+    *op = 0;
+    int rc = wl_from_json(spec, &w, err);
+    if (rc)
+        return rc;
+    json_t *j = wl_to_json(&w);
+    if (!j)
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    else if (!json_equal(j, (json_t *)now))
+        rc = sim__wl_apply(s, &w, true, op, err);
+    json_decref(j);
+    wl_free(&w);
+    return rc;
+}
+
+int sim_key_share(sim *s, const char *key, size_t len, double *share, rs_error *err)
+{
+    *share = 0;
+    int rc = ensure(s, err);
+    if (rc)
+        return rc;
+    int64_t n = sim_key_count(s);
+    if (simple(&s->wl->w)) {
+        *share = n ? 1.0 / (double)n : 0;
+        return 0;
+    }
+    return share_of(s, key, len, share, err);
+}

@@ -1,0 +1,213 @@
+/*
+ * test_workload.c - workloads (docs/api.md "Version 3: traffic"): parsing
+ * with defaults and refusals, zipf's normalisation against a sum in long
+ * double, shares that sum to 1, and the engine's per-node requests against
+ * sim_workload_each (every key's share, added up by node here), through
+ * topology changes, inserts and a revert.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <unistd.h>
+
+#include "sim.h"
+#include "workload.h"
+
+static int parse(const char *text, workload *w)
+{
+    rs_error e;
+    json_t *j = json_loads(text, 0, NULL);
+    assert_non_null(j);
+    int rc = wl_from_json(j, w, &e);
+    json_decref(j);
+    return rc;
+}
+
+static void test_parse(void **state)
+{
+    (void)state;
+    workload w;
+    assert_int_equal(parse("{\"kind\": \"zipf\", \"s\": 1}", &w), 0);
+    assert_int_equal(w.kind, WL_ZIPF);
+    assert_int_equal(w.order, WL_ORDER_HASHED);
+    assert_int_equal(w.seed, 0);
+    json_t *j = wl_to_json(&w);
+    assert_string_equal(json_string_value(json_object_get(j, "order")), "hashed");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "sizes"), "bytes")), 1);
+    json_decref(j);
+    wl_free(&w);
+    const char *bad[] = {
+        "{\"kind\": \"zipf\"}",
+        "{\"kind\": \"zipf\", \"s\": 0}",
+        "{\"kind\": \"zipf\", \"s\": -2}",
+        "{\"kind\": \"zipf\", \"s\": 1, \"order\": \"x\"}",
+        "{\"kind\": \"zipf\", \"s\": 1, \"extra\": 1}",
+        "{\"kind\": \"hotspot\", \"hot_fraction\": 0, \"hot_share\": 0.5}",
+        "{\"kind\": \"hotspot\", \"hot_fraction\": 1, \"hot_share\": 0.5}",
+        "{\"kind\": \"hotspot\", \"hot_fraction\": 0.5, \"hot_share\": 1.01}",
+        "{\"kind\": \"keys\", \"keys\": [{\"key\": \"a\", \"share\": -1}]}",
+        "{\"kind\": \"keys\", \"keys\": [{\"key\": \"a\", \"share\": 0.7}, {\"key\": \"b\", "
+        "\"share\": 0.4}]}",
+        "{\"kind\": \"keys\", \"keys\": [{\"key\": \"a\", \"share\": 0.1}, {\"key\": \"a\", "
+        "\"share\": 0.1}]}",
+        "{\"kind\": \"nope\"}",
+        "{\"kind\": \"uniform\", \"sizes\": {\"kind\": \"uniform\", \"min\": 5, \"max\": 4}}",
+        "{\"kind\": \"uniform\", \"sizes\": {\"kind\": \"fixed\", \"bytes\": -1}}",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_int_equal(parse(bad[i], &w), RINGSIM_EPARAM);
+}
+
+/* The normalisation, exact: against a long double sum, at s = 1 too. */
+static void test_zipf_norm(void **state)
+{
+    (void)state;
+    const double ss[] = {0.6, 0.99, 1.0, 1.01, 1.2, 2.5};
+    for (size_t k = 0; k < sizeof ss / sizeof ss[0]; k++) {
+        workload w;
+        wl_init(&w);
+        w.kind = WL_ZIPF;
+        w.s = ss[k];
+        wl_norm m;
+        uint64_t n = 200000;
+        wl_norm_compute(&w, n, &m);
+        long double h = 0;
+        for (uint64_t r = n; r >= 1; r--)
+            h += powl((long double)r, -(long double)ss[k]);
+        assert_true(fabsl((long double)m.h - h) / h < 1e-15L);
+        long double total = 0;
+        for (uint64_t r = 1; r <= n; r++)
+            total += wl_share_of_rank(&w, &m, r);
+        assert_true(fabsl(total - 1) < 1e-12L);
+    }
+    /* H(n, 1) grows like ln n + gamma: at 10M, 16.695311365859852... */
+    workload w;
+    wl_init(&w);
+    w.kind = WL_ZIPF;
+    w.s = 1;
+    wl_norm m;
+    wl_norm_compute(&w, 10000000, &m);
+    assert_true(fabs(m.h - (log(1e7) + 0.5772156649015329 + 1 / 2e7)) < 1e-9);
+}
+
+static void test_hotspot_shares(void **state)
+{
+    (void)state;
+    workload w;
+    assert_int_equal(parse("{\"kind\": \"hotspot\", \"hot_fraction\": 0.25, \"hot_share\": 0.9}", &w),
+                     0);
+    wl_norm m;
+    wl_norm_compute(&w, 10, &m);
+    assert_int_equal(m.hot, 2); /* max(1, floor(2.5)) */
+    assert_true(fabs(wl_share_of_rank(&w, &m, 1) - 0.45) < 1e-15);
+    assert_true(fabs(wl_share_of_rank(&w, &m, 3) - 0.1 / 8) < 1e-15);
+    wl_norm_compute(&w, 1, &m);
+    assert_true(fabs(wl_share_of_rank(&w, &m, 1) - 1) < 1e-15); /* every key hot */
+    wl_free(&w);
+}
+
+/* ---- the engine against sim_workload_each ---- */
+
+typedef struct sums {
+    sim *s;
+    double total;
+    double *per; /* by placement index */
+    size_t n;
+} sums;
+
+static int add_share(void *ud, const char *key, size_t len, double share)
+{
+    sums *t = ud;
+    sim_where wh;
+    sim_key_where(t->s, key, len, &wh);
+    if (wh.info.owner >= 0)
+        t->per[wh.info.owner] += share;
+    t->total += share;
+    return 0;
+}
+
+static void agree(sim *s)
+{
+    rs_error e;
+    size_t n = sim_node_count(s);
+    sums t = {s, 0, calloc(n + 1, sizeof(double)), n};
+    assert_int_equal(sim_workload_each(s, add_share, &t, &e), 0);
+    assert_true(fabs(t.total - 1) < 1e-9);
+    double all = 0;
+    for (size_t i = 0; i < n; i++) {
+        double rq;
+        int64_t b;
+        assert_int_equal(sim_node_load(s, i, &rq, &b, &e), 0);
+        assert_true(fabs(rq - t.per[i]) < 1e-12);
+        all += rq;
+    }
+    assert_true(fabs(all - 1) < 1e-9);
+    free(t.per);
+}
+
+static void set(sim *s, const char *text)
+{
+    rs_error e;
+    int64_t op;
+    json_t *j = json_loads(text, 0, NULL);
+    assert_int_equal(sim_set_workload(s, j, &op, &e), 0);
+    assert_true(op > 0);
+    json_decref(j);
+}
+
+static void test_engine(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/ringsim-test-workload-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    unlink(path);
+    sim *s;
+    rs_error e;
+    int64_t op, ins, skip;
+    assert_int_equal(sim_open(&s, path, &e), 0);
+    for (int i = 0; i < 5; i++) {
+        char n[16];
+        snprintf(n, sizeof n, "n%d", i);
+        assert_int_equal(sim_add_node(s, n, strlen(n), 1, &op, &e), 0);
+    }
+    assert_int_equal(sim_generate_keys(s, "k", 1, 0, 3000, &ins, &skip, &op, &e), 0);
+    const char *ws[] = {
+        "{\"kind\": \"zipf\", \"s\": 0.8}",
+        "{\"kind\": \"zipf\", \"s\": 1.0, \"order\": \"insert\"}",
+        "{\"kind\": \"hotspot\", \"hot_fraction\": 0.1, \"hot_share\": 0.7, \"seed\": 3}",
+        "{\"kind\": \"keys\", \"keys\": [{\"key\": \"k7\", \"share\": 0.4}]}",
+    };
+    for (size_t i = 0; i < sizeof ws / sizeof ws[0]; i++) {
+        set(s, ws[i]);
+        agree(s);
+        int64_t before = sim_last_op(s);
+        assert_int_equal(sim_add_node(s, "extra", 5, 1, &op, &e), 0); /* the cache is kept */
+        agree(s);
+        assert_int_equal(sim_generate_keys(s, "more", 4, 0, 50, &ins, &skip, &op, &e), 0);
+        agree(s); /* rebuilt after an insert */
+        assert_int_equal(sim_revert(s, before, &op, &e), 0);
+        agree(s);
+    }
+    sim_close(s);
+    unlink(path);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse),
+        cmocka_unit_test(test_zipf_norm),
+        cmocka_unit_test(test_hotspot_shares),
+        cmocka_unit_test(test_engine),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
