@@ -1087,6 +1087,12 @@ typedef struct mv_ctx {
     int64_t bytes;
     bool per_key_share;
     rs_error *err;
+    /* the last source and destination names and their ids: moves come in
+     * runs of one pair, and a node is found by name in O(nodes) */
+    char last[2][NAME_BUF];
+    size_t last_len[2];
+    int64_t last_id[2];
+    bool has_last[2];
 } mv_ctx;
 
 static int64_t node_id_of(const state *a, const state *b, const char *name)
@@ -1099,6 +1105,23 @@ static int64_t node_id_of(const state *a, const state *b, const char *name)
         return a->nodes[i].id;
     i = sim__find_node(b, name, len);
     return i >= 0 ? b->nodes[i].id : STORE_NO_NODE - 1;
+}
+
+static int64_t moved_id(mv_ctx *m, int which, const char *name)
+{
+    if (!name)
+        return STORE_NO_NODE;
+    size_t len = strlen(name);
+    if (m->has_last[which] && m->last_len[which] == len && memcmp(m->last[which], name, len) == 0)
+        return m->last_id[which];
+    int64_t id = node_id_of(&m->c->next, &m->s->cur, name);
+    if (len <= sizeof m->last[which]) {
+        memcpy(m->last[which], name, len);
+        m->last_len[which] = len;
+        m->last_id[which] = id;
+        m->has_last[which] = true;
+    }
+    return id;
 }
 
 static int mv_grow(struct sim_wl *x)
@@ -1133,13 +1156,13 @@ static int mv_fn(void *ud, const char *key, const char *from, const char *to)
         if (rank == SIZE_MAX || (x->nmv == x->mvcap && mv_grow(x)))
             return rs_fail(m->err, RINGSIM_ENOMEM, "out of memory");
         x->mv_idx[x->nmv] = rank;
-        x->mv_node[x->nmv++] = node_id_of(&m->c->next, &m->s->cur, to);
+        x->mv_node[x->nmv++] = moved_id(m, 1, to);
     }
     int64_t b = wl_size_of(&x->w, m->s->h, key, len);
     m->bytes += b;
     if (x->delta_ok) {
-        int64_t f = node_id_of(&m->c->next, &m->s->cur, from);
-        int64_t t = node_id_of(&m->c->next, &m->s->cur, to);
+        int64_t f = moved_id(m, 0, from);
+        int64_t t = moved_id(m, 1, to);
         tot *tf = f != STORE_NO_NODE ? totals_slot(&x->delta, f) : NULL;
         tot *tt = t != STORE_NO_NODE ? totals_slot(&x->delta, t) : NULL;
         if ((f != STORE_NO_NODE && !tf) || (t != STORE_NO_NODE && !tt))
@@ -1194,7 +1217,7 @@ int sim__wl_finish(opctx *c, rs_error *err)
         /* The moved keys' shares in the state the operation leaves. */
         bool keep = topology_only(c->what) && !x->pend_set && x->valid && x->at_op == s->at_op &&
                     x->dv == s->data_version;
-        mv_ctx m = {s, c, {0, 0}, 0, !wl_is_uniform(w), err};
+        mv_ctx m = {s, c, {0, 0}, 0, !wl_is_uniform(w), err, {{0}}, {0}, {0}, {false}};
         if (!keep && !wl_sizes_fixed(w) && wl_is_uniform(w)) {
             /* Shares by count; sizes by key: no cache needed. */
             m.per_key_share = false;
