@@ -17,6 +17,15 @@ typedef enum { PLACE_COORD_UNSIGNED, PLACE_COORD_SIGNED, PLACE_COORD_NONE } plac
 
 typedef struct place_algo place_algo;
 
+/* How an algorithm treats a node that is down (place_states.c). */
+typedef enum {
+    PLACE_DOWN_WALK,     /* the next up node of the key's preference list */
+    PLACE_DOWN_REBUILD,  /* the layout is built again from the up nodes */
+    PLACE_DOWN_FAILOVER, /* a replica takes the node's share, or nobody */
+} place_down;
+
+typedef struct place_states place_states;
+
 struct placement {
     const place_algo *a;
     place_config cfg;
@@ -31,6 +40,7 @@ struct placement {
     uint64_t *node_hash; /* per node: sha64(name) (rendezvous) */
     void *extra;         /* the algorithm's own (memento) */
     uint64_t *sizes;     /* points / slots / entries per node */
+    place_states *st;    /* the nodes' states, NULL while every node is up */
 };
 
 struct place_algo {
@@ -40,10 +50,21 @@ struct place_algo {
     place_weights weights;
     place_replicas replicas;
     place_coord_kind coord_kind;
-    int col;          /* place_col of the segments, -1: re-place keys */
-    int coord_param;  /* the parameter key coordinates depend on, or -1 */
-    bool leave_local; /* a leave moves only the leaver's keys */
-    bool minimal;     /* a join or leave moves only what must move */
+    int col;                 /* place_col of the segments, -1: re-place keys */
+    int coord_param;         /* the parameter key coordinates depend on, or -1 */
+    bool leave_local;        /* a leave moves only the leaver's keys */
+    bool minimal;            /* a join or leave moves only what must move */
+    place_down down;         /* what a down node does (place_states.c) */
+    bool down_walk_replicas; /* WALK: only the first `replicas` nodes of the list
+                              * (Cassandra: nobody when all are down) */
+    bool panic;              /* REBUILD from every node when fewer than
+                              * panic_threshold percent are up (Envoy) */
+    bool backups;            /* backup nodes serve only when no active node is up,
+                              * all of them with allbackups, else the first (HAProxy) */
+    /* Pin what the layout of a subset takes from the whole list (HAProxy's
+     * ids, assigned by position over every server) into sub[0..m), the
+     * nodes map[k] of p.  NULL: nothing to pin. */
+    void (*pin)(const placement *p, place_node *sub, const size_t *map, size_t m);
     uint64_t (*top)(const place_config *cfg);
     int (*check_nodes)(const place_config *cfg, const place_node *nodes, size_t n, rs_error *err);
     int (*build)(placement *p, hasher *h, const placement *prev, const char *state, rs_error *err);
@@ -77,6 +98,15 @@ int place__point_segments(const placement *p, place_seg **out, size_t *n);
 int place__table_segments(const placement *p, place_seg **out, size_t *n);
 void place__step(json_t *t, const char *step, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* place_states.c: built at the end of place_build, applied at the end of
+ * place_key; freed by place_free.  0 or RINGSIM_ENOMEM. */
+int place__states_build(placement *p, hasher *h, rs_error *err);
+void place__states_key(const placement *p, hasher *h, const char *key, size_t len, place_key_info *k);
+int place__states_segments(const placement *p, place_seg **out, size_t *n);
+void place__states_free(placement *p);
+/* The node that serves point i of a point ring (the states applied). */
+long place__point_server(const placement *p, size_t i);
+
 void place__trace_point(const placement *p, const place_key_info *k, const char *const *names,
                         const char *what, json_t *t);
 

@@ -132,11 +132,17 @@ static int nodeset_take(nodeset *x, const state *st)
         return RINGSIM_ENOMEM;
     for (size_t i = 0; i < st->n; i++) {
         const node *t = &st->nodes[i];
-        node v = {0, strndup(t->name, t->len), t->len, t->weight, 0, NULL, t->ntokens, t->srv_id};
+        node v = {0,          strndup(t->name, t->len),
+                  t->len,     t->weight,
+                  0,          NULL,
+                  t->ntokens, t->srv_id,
+                  false,      false,
+                  NULL,       0};
         if (t->ntokens && (v.tokens = malloc(t->ntokens * sizeof *v.tokens)))
             memcpy(v.tokens, t->tokens, t->ntokens * sizeof *v.tokens);
+        int src = sim__node_states_copy(&v, t);
         x->nodes[x->n++] = v;
-        if (!v.name || (t->ntokens && !v.tokens))
+        if (!v.name || (t->ntokens && !v.tokens) || src)
             return RINGSIM_ENOMEM;
     }
     x->cfg = st->cfg;
@@ -176,8 +182,12 @@ static char *nodeset_text(const state *st)
             if (json_array_append_new(tok, json_integer((json_int_t)x->tokens[k])))
                 ok = false;
         json_t *e = tok ? json_pack("[s%, f, o]", x->name, x->len, x->weight, tok) : NULL;
-        if (e && x->srv_id)
+        bool states = x->down || x->backup || x->nreplicas;
+        if (e && (x->srv_id || states))
             json_array_append_new(e, json_integer((json_int_t)x->srv_id));
+        json_t *sj = e && states ? json_object() : NULL; /* sim_states.c's form */
+        if (sj && (sim__states_to_json(x, sj) || json_array_append_new(e, sj)))
+            ok = false;
         ok = ok && e && !json_array_append_new(arr, e);
         tok = e ? NULL : tok;
         if (!ok)
@@ -192,7 +202,8 @@ static char *nodeset_text(const state *st)
 int sim__keep_before(opctx *c, rs_error *err)
 {
     if (strcmp(c->what, "add_node") != 0 && strcmp(c->what, "remove_node") != 0 &&
-        strcmp(c->what, "configure") != 0 && strcmp(c->what, "set_weight") != 0)
+        strcmp(c->what, "configure") != 0 && strcmp(c->what, "set_weight") != 0 &&
+        strcmp(c->what, "set_state") != 0)
         return 0; /* reset and revert are not undone */
     char mk[48], *text = nodeset_text(&c->s->cur);
     before_name(mk, sizeof mk, c->op);
@@ -232,9 +243,18 @@ static int nodeset_load(sim *v, int64_t before, nodeset *x, rs_error *err)
     for (size_t i = 0; !rc && i < n; i++) {
         json_t *e3 = json_array_get(arr, i), *nm = json_array_get(e3, 0);
         json_t *tok = json_array_get(e3, 2);
-        node v2 = {
-            0, NULL, json_string_length(nm), json_number_value(json_array_get(e3, 1)),
-            0, NULL, json_array_size(tok),   (int64_t)json_integer_value(json_array_get(e3, 3))};
+        node v2 = {0,
+                   NULL,
+                   json_string_length(nm),
+                   json_number_value(json_array_get(e3, 1)),
+                   0,
+                   NULL,
+                   json_array_size(tok),
+                   (int64_t)json_integer_value(json_array_get(e3, 3)),
+                   false,
+                   false,
+                   NULL,
+                   0};
         if (!json_is_string(nm)) {
             rc = RINGSIM_EDB;
             break;
@@ -247,9 +267,13 @@ static int nodeset_load(sim *v, int64_t before, nodeset *x, rs_error *err)
         if (v2.ntokens && (v2.tokens = malloc(v2.ntokens * sizeof *v2.tokens)))
             for (size_t k = 0; k < v2.ntokens; k++)
                 v2.tokens[k] = (int64_t)json_integer_value(json_array_get(tok, k));
+        json_t *sj = json_array_get(e3, 4);
+        int src = sj ? sim__states_from_json(sj, &v2) : 0;
         x->nodes[x->n++] = v2;
         if (!v2.name || (v2.ntokens && !v2.tokens))
             rc = RINGSIM_ENOMEM;
+        else if (src)
+            rc = src;
     }
     json_decref(o);
     if (rc)
@@ -338,20 +362,32 @@ static int replay_op(void *ud, const store_op *o)
                                  ? json_string_value(json_array_get(jt, i))
                                  : "0",
                              NULL, 10);
+        node sv = {0};
+        int src = sim__states_from_json(p, &sv);
         sim_node_spec spec = {json_string_value(name),
                               json_string_length(name),
                               json_number_value(json_object_get(p, "weight")),
                               tok,
                               nt,
-                              (int64_t)json_integer_value(json_object_get(p, "id"))};
-        rc = nt && !tok ? rs_fail(r->err, RINGSIM_ENOMEM, "out of memory")
-                        : sim_add_node_spec(m, &spec, &dummy, r->err);
+                              (int64_t)json_integer_value(json_object_get(p, "id")),
+                              sv.down,
+                              sv.backup,
+                              (const char *const *)sv.replicas,
+                              sv.nreplicas};
+        rc = (nt && !tok) || src == RINGSIM_ENOMEM ? rs_fail(r->err, RINGSIM_ENOMEM, "out of memory")
+             : src ? rs_fail(r->err, RINGSIM_EDB, "unreadable node states")
+                   : sim_add_node_spec(m, &spec, &dummy, r->err);
         free(tok);
+        sim__node_free(&sv);
     } else if (strcmp(o->type, "remove_node") == 0) {
         rc = sim_remove_node(m, json_string_value(name), json_string_length(name), &dummy, r->err);
     } else if (strcmp(o->type, "set_weight") == 0) {
         rc = sim_set_weight(m, json_string_value(name), json_string_length(name),
                             json_number_value(json_object_get(p, "weight")), &dummy, r->err);
+    } else if (strcmp(o->type, "set_state") == 0) {
+        const char *st = json_string_value(json_object_get(p, "state"));
+        rc = sim_set_state(m, json_string_value(name), json_string_length(name),
+                           st && !strcmp(st, "down"), &dummy, r->err);
     } else if (strcmp(o->type, "insert_keys") == 0 && gen) {
         json_t *pre = json_object_get(gen, "prefix");
         rc = sim_generate_keys(m, json_string_value(pre), json_string_length(pre),
@@ -599,13 +635,17 @@ static int adopt_nodes(opctx *c, const node *tn, size_t tn_n, const place_config
     for (size_t i = 0; !rc && i < tn_n; i++) {
         const node *t = &tn[i];
         long j = sim__find_node(&c->next, t->name, t->len);
-        node v = {0, strndup(t->name, t->len), t->len, t->weight, 0, NULL, t->ntokens, t->srv_id};
+        node v = {0,          strndup(t->name, t->len),
+                  t->len,     t->weight,
+                  0,          NULL,
+                  t->ntokens, t->srv_id,
+                  false,      false,
+                  NULL,       0};
         char *tt = t->ntokens ? sim__tokens_text(t->tokens, t->ntokens) : NULL;
         if (t->ntokens && (v.tokens = malloc(t->ntokens * sizeof *v.tokens)))
             memcpy(v.tokens, t->tokens, t->ntokens * sizeof *v.tokens);
-        if (!v.name || (t->ntokens && (!v.tokens || !tt))) {
-            free(v.name);
-            free(v.tokens);
+        if (!v.name || (t->ntokens && (!v.tokens || !tt)) || sim__node_states_copy(&v, t)) {
+            sim__node_free(&v);
             free(tt);
             rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
             break;
@@ -771,7 +811,8 @@ static int undo_collect(void *ud, const store_op *o)
     }
     undo_op u = {o->id, UNDO_NONE, NULL, 0, 0, 0, o->skipped};
     if (strcmp(o->type, "add_node") == 0 || strcmp(o->type, "remove_node") == 0 ||
-        strcmp(o->type, "configure") == 0 || strcmp(o->type, "set_weight") == 0) {
+        strcmp(o->type, "configure") == 0 || strcmp(o->type, "set_weight") == 0 ||
+        strcmp(o->type, "set_state") == 0) {
         u.kind = UNDO_TOPO;
     } else if (strcmp(o->type, "delete_keys") == 0) {
         u.kind = UNDO_DELETE;

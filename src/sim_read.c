@@ -64,6 +64,11 @@ static void node_view(sim *s, size_t i, const double *arc, const double *owns, i
     v->key_share = total > 0 ? (double)x->keys / (double)total : 0;
     v->arc_share = arc[i];
     v->owns = owns[i];
+    v->down = x->down;
+    v->backup = x->backup;
+    v->replicas = (const char *const *)x->replicas;
+    v->nreplicas = x->nreplicas;
+    v->serving_points = place_serving_size(s->cur.pl, i);
 }
 
 static int cmp_node_view(const void *a, const void *b)
@@ -160,6 +165,14 @@ int sim_lookup(sim *s, const char *key, size_t len, sim_lookup_result *out, rs_e
     if (o >= 0) {
         out->node = s->cur.nodes[o].name;
         out->node_len = s->cur.nodes[o].len;
+    }
+    long sv = out->info.served;
+    if (sv >= 0 && out->info.via >= 0) {
+        out->served_by = s->cur.nodes[sv].replicas[out->info.via];
+        out->served_len = strlen(out->served_by);
+    } else if (sv >= 0) {
+        out->served_by = s->cur.nodes[sv].name;
+        out->served_len = s->cur.nodes[sv].len;
     }
     out->nprefs = place_prefs(s->cur.pl, &out->info, s->cur.cfg.replicas, out->prefs);
     const ring *r = !strcmp(s->cur.cfg.algorithm, "ring") ? place_ring_of(s->cur.pl) : NULL;
