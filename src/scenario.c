@@ -958,6 +958,20 @@ static int put_op(exporter *x, size_t i, rs_error *err)
             rc = sb_str(&x->b, " --");
         if (!rc)
             rc = put_word(x, nm, nl);
+        /* A node added down (import): the command line adds it, then marks
+         * it down (backup and replicas have no command; the state does). */
+        const char *ns = json_string_value(json_object_get(p, "state"));
+        if (!rc && ns && !strcmp(ns, "down"))
+            rc = sb_str(&x->b, nm[0] == '-' ? "\nnode down --" : "\nnode down");
+        if (!rc && ns && !strcmp(ns, "down"))
+            rc = put_word(x, nm, nl);
+    } else if (strcmp(o.type, "set_state") == 0 && nm) {
+        const char *ns = json_string_value(json_object_get(p, "state"));
+        bool down = ns && !strcmp(ns, "down");
+        rc = sb_str(&x->b, down ? (nm[0] == '-' ? "node down --" : "node down")
+                                : (nm[0] == '-' ? "node up --" : "node up"));
+        if (!rc)
+            rc = put_word(x, nm, nl);
     } else if (strcmp(o.type, "remove_node") == 0 && nm) {
         rc = sb_str(&x->b, nm[0] == '-' ? "node rm --" : "node rm");
         if (!rc)
