@@ -28,6 +28,10 @@ const cmd_option cmd_options[CMD_O_COUNT] = {
     [CMD_O_TOKENS] = {"tokens", "T,T,...",
                       "explicit signed 64-bit tokens (Cassandra's initial_token)"},
     [CMD_O_ID] = {"id", "N", "the server's id, 1 to 2147483647 (HAProxy's `id`; default: assigned)"},
+    [CMD_O_BACKUP] = {"backup", NULL,
+                      "a backup server (HAProxy's `backup`): it serves only when no active server "
+                      "is up"},
+    [CMD_O_DOWN] = {"down", NULL, "the node starts down (configured, not serving)"},
     [CMD_O_NODE] = {"node", "N", "only the keys of node N"},
     [CMD_O_PREFIX] = {"prefix", "P", "the keys' prefix (default key-)"},
     [CMD_O_START] = {"start", "S", "the first number (default: after the last generated)"},
@@ -364,8 +368,16 @@ static int print_csv(FILE *out, json_t *j, const char *member, rs_error *err)
 static int run_node_add(cmd_ctx *c)
 {
     const char *name = c->l->args[0];
-    sim_node_spec spec = {name,         strlen(name), c->l->weight, c->l->tokens, c->l->ntokens,
-                          c->l->srv_id, false,        false,        NULL,         0};
+    sim_node_spec spec = {name,
+                          strlen(name),
+                          c->l->weight,
+                          c->l->tokens,
+                          c->l->ntokens,
+                          c->l->srv_id,
+                          c->l->opt[CMD_O_DOWN] != NULL,
+                          c->l->opt[CMD_O_BACKUP] != NULL,
+                          NULL,
+                          0};
     int rc = sim_add_node_spec(c->s, &spec, &c->op, &c->err);
     if (rc)
         return rc;
@@ -1013,7 +1025,8 @@ const cmd_def cmd_table[] = {
      "request needs the access token: --token, $RINGSIM_TOKEN, or one made up and printed "
      "in the URL.",
      NULL},
-    {"node add", "NAME", 1, 1, O(WEIGHT) | O(TOKENS) | O(ID), CMD_F_CHANGE, "add a node",
+    {"node add", "NAME", 1, 1, O(WEIGHT) | O(TOKENS) | O(ID) | O(BACKUP) | O(DOWN), CMD_F_CHANGE,
+     "add a node",
      "Adds the node NAME; the keys of the arcs it takes over move to it. A node with a "
      "weight holds a proportional number of points (or slots, or table entries).",
      run_node_add},

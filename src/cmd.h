@@ -53,6 +53,8 @@ typedef enum {
     CMD_O_SCENARIO,
     CMD_O_BUILTIN,
     CMD_O_ID,
+    CMD_O_BACKUP, /* node add: HAProxy's backup server */
+    CMD_O_DOWN,   /* node add: the node starts down */
     CMD_O_COUNT
 } cmd_opt;
 

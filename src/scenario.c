@@ -954,16 +954,16 @@ static int put_op(exporter *x, size_t i, rs_error *err)
         json_t *sid = json_object_get(p, "id"); /* HAProxy's server id */
         if (!rc && json_is_integer(sid))
             rc = sb_printf(&x->b, " --id %lld", (long long)json_integer_value(sid));
+        /* A node added down or as a backup (import); a Redis master's
+         * replicas have no option and are not written. */
+        const char *ns = json_string_value(json_object_get(p, "state"));
+        if (!rc && json_is_true(json_object_get(p, "backup")))
+            rc = sb_str(&x->b, " --backup");
+        if (!rc && ns && !strcmp(ns, "down"))
+            rc = sb_str(&x->b, " --down");
         if (!rc && nm[0] == '-')
             rc = sb_str(&x->b, " --");
         if (!rc)
-            rc = put_word(x, nm, nl);
-        /* A node added down (import): the command line adds it, then marks
-         * it down (backup and replicas have no command; the state does). */
-        const char *ns = json_string_value(json_object_get(p, "state"));
-        if (!rc && ns && !strcmp(ns, "down"))
-            rc = sb_str(&x->b, nm[0] == '-' ? "\nnode down --" : "\nnode down");
-        if (!rc && ns && !strcmp(ns, "down"))
             rc = put_word(x, nm, nl);
     } else if (strcmp(o.type, "set_state") == 0 && nm) {
         const char *ns = json_string_value(json_object_get(p, "state"));
