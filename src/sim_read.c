@@ -196,11 +196,24 @@ typedef struct page_ctx {
     sim *s;
     sim_key_fn fn;
     void *ud;
+    /* While some node is down a stored key's node is its server, and a
+     * filter by owner (docs/api.md: `node` filters by owner) places every
+     * key: owner >= 0 keeps the keys it owns, skip and left page them,
+     * matched counts them. */
+    long owner;
+    int64_t skip, left, matched;
 } page_ctx;
 
 static int page_step(void *ud, const store_key *k)
 {
     page_ctx *p = ud;
+    if (p->owner >= 0) {
+        place_key_info ki;
+        place_key(p->s->cur.pl, p->s->h, k->key, k->len, &ki);
+        if (ki.owner != p->owner || ++p->matched <= p->skip || p->left == 0)
+            return 0;
+        p->left--;
+    }
     long o = k->node == STORE_NO_NODE ? -1 : sim__find_node_id(&p->s->cur, k->node);
     return p->fn(p->ud, k->key, k->len, k->pos, o < 0 ? NULL : p->s->cur.nodes[o].name,
                  o < 0 ? 0 : p->s->cur.nodes[o].len);
@@ -248,8 +261,20 @@ int sim_keys_page_ordered(sim *s, const char *node, size_t node_len, const char 
     } else if (!pre) {
         q.known_total = sim_key_count(s);
     }
-    page_ctx p = {s, fn, ud};
-    return store_keys_page(s->st, &q, total, page_step, &p, err);
+    page_ctx p = {s, fn, ud, -1, 0, 0, 0};
+    if (node && place_down_count(s->cur.pl)) { /* by owner: every key placed, O(keys) */
+        p.owner = sim__find_node(&s->cur, node, node_len);
+        p.skip = offset;
+        p.left = limit;
+        q.by_node = false;
+        q.offset = 0;
+        q.limit = INT64_MAX;
+        q.known_total = -1;
+    }
+    rc = store_keys_page(s->st, &q, total, page_step, &p, err);
+    if (!rc && p.owner >= 0)
+        *total = p.matched;
+    return rc;
 }
 
 int sim_key_get(sim *s, const char *key, size_t len, uint32_t *pos, const char **node,

@@ -71,6 +71,10 @@ async function ringStates(s) {
   eq('moves_back_when_up: every one of them', op.moves_back_when_up, moved.length);
   eq('the preview said so', [pv.json.keys_moved, pv.json.moved_from], [op.keys_moved, op.moved_from]);
 
+  const owned = await s.allKeys(`node=${enc(victim)}`);
+  eq('?node= filters by owner: the down node\'s keys, served elsewhere', [owned.total, owned.keys.length, owned.keys.every((x) => x.node === victim && x.served_by !== victim)], [moved.length, moved.length, true]);
+  const page2 = await s.ok(`/api/keys?node=${enc(victim)}&offset=5&limit=7`);
+  eq('and pages them', [page2.total, page2.keys.map((x) => x.key)], [moved.length, owned.keys.slice(5, 12).map((x) => x.key)]);
   const k = moved[0];
   const one = await s.ok(`/api/keys/${enc(k.key)}`);
   eq('GET /api/keys/{key}: node and served_by', [one.node, one.served_by], [victim, serving(k.key)]);

@@ -123,4 +123,6 @@ Object.assign(api, {
   lookupAt: (key, at) => request('GET', withQuery('/api/lookup', { key, at })),
   /** A node's weight changed in place (one set_weight operation). */
   setWeight: (name, weight) => request('PATCH', `/api/nodes/${enc(name)}`, { weight }),
+  // Node states (docs/api.md "Node states"): "up" or "down".
+  setState: (name, state) => request('PUT', `/api/nodes/${enc(name)}/state`, { state }),
 });
