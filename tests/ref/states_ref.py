@@ -17,13 +17,20 @@ haproxy_ref.py (same folder).  For each fixed seed:
   everything (lb_chash.c chash_get_server_hash: fbck), and one more with
   `option allbackups` (the backup tree).
 
+- libmemcached (ketama, KETAMA_WEIGHTED): what a client with failed servers
+  removed does, the continuum built again from the live servers:
+  libmemcached itself (tests/ref/import_memcached_tool, the server list
+  through memcached_servers_parse) given the list without the down servers,
+  against ringsim's ketama with them down.
+
 The same servers go into ringsim through its command line (`config
 --algorithm nginx|haproxy [--param allbackups=1]`, `node add NAME --weight W
 [--id N] [--backup] [--down]`, `key add`); for every key, `key ls --json`'s
 served_by must be the server the real program sent the key to, and "node"
 the owner with every server up.  A failure prints the seed.
 
-Usage: states_ref.py RINGSIM.  Exit 0 pass, 1 fail, 77 skip (neither program).
+Usage: states_ref.py RINGSIM [MEMCACHED_TOOL|none].  Exit 0 pass, 1 fail, 77 skip
+(no program at all).
 """
 import json
 import os
@@ -234,20 +241,69 @@ def check_haproxy(binary, tmp):
             f"served by backups) served as haproxy serves them")
 
 
+# ---- libmemcached ----
+
+def check_libmemcached(binary, tmp, tool):
+    checked = moved_between = 0
+    for seed in (41, 42, 43):
+        rng = random.Random(seed)
+        n = rng.randint(3, 12)
+        servers = []
+        for i in range(n):
+            name = f"10.{seed}.0.{i + 1}:{rng.randint(1024, 11210)}"
+            servers.append((name, rng.randint(1, 5), 0, False, rng.random() < 0.3))
+        if all(s[4] for s in servers):
+            servers[0] = servers[0][:4] + (False,)
+        if not any(s[4] for s in servers):
+            servers[-1] = servers[-1][:4] + (True,)
+        keys = [key_text(rng, i) for i in range(KEYS)]
+        live = [s for s in servers if not s[4]]
+        text_path, keys_path = os.path.join(tmp, "servers.txt"), os.path.join(tmp, "keys.txt")
+        with open(text_path, "w") as f:
+            f.write(",".join(f"{s[0]}:{s[1]}" for s in live))
+        with open(keys_path, "w") as f:
+            f.write("".join(k + "\n" for k in keys))
+        r = subprocess.run([tool, "list", text_path, keys_path], capture_output=True, timeout=60)
+        if r.returncode != 0:
+            raise RuntimeError("import_memcached_tool: " + r.stderr.decode(errors="replace"))
+        lines = r.stdout.decode().split("\n")
+        count = int(lines[0])
+        by_pos = [f"{h}:{p}" for h, p in (ln.split(" ") for ln in lines[1:1 + count])]
+        theirs = [by_pos[int(x)] for x in lines[1 + count:1 + count + len(keys)]]
+        mine = simulate(binary, tmp, f"ketama{seed}", "ketama", [], servers, keys)
+        allup = simulate(binary, tmp, f"ketama{seed}up", "ketama", [],
+                         [s[:4] + (False,) for s in servers], keys)
+        down = {s[0] for s in servers if s[4]}
+        for k, t in zip(keys, theirs):
+            if mine[k][1] != t:
+                print(f"states_ref: FAIL libmemcached seed {seed}: key {k!r} served_by "
+                      f"{mine[k][1]!r}, libmemcached without the down servers says {t!r}")
+                print("servers: " + ", ".join(f"{s[0]}:{s[1]}{' (down)' if s[4] else ''}"
+                                              for s in servers))
+                return None
+            checked += 1
+            moved_between += allup[k][1] not in down and allup[k][1] != t
+    return (f"libmemcached: {checked} keys served as libmemcached without the down servers "
+            f"places them ({moved_between} moved between servers that stayed up)")
+
+
 def main():
-    if len(sys.argv) != 2:
-        print("usage: states_ref.py RINGSIM")
+    if len(sys.argv) not in (2, 3):
+        print("usage: states_ref.py RINGSIM [MEMCACHED_TOOL|none]")
         return 2
     binary = sys.argv[1]
+    tool = sys.argv[2] if len(sys.argv) == 3 and sys.argv[2] != "none" else None
     have_nginx = os.access(nginx_ref.NGINX, os.X_OK)
     have_haproxy = os.access(haproxy_ref.HAPROXY, os.X_OK)
-    if not have_nginx and not have_haproxy:
-        print("states_ref: SKIP: neither nginx nor haproxy is installed")
+    if not have_nginx and not have_haproxy and not tool:
+        print("states_ref: SKIP: no nginx, haproxy or libmemcached")
         return 77
     tmp = tempfile.mkdtemp(prefix="ringsim-states-")
     try:
         said = []
-        for have, fn in ((have_nginx, check_nginx), (have_haproxy, check_haproxy)):
+        checks = ((have_nginx, check_nginx), (have_haproxy, check_haproxy),
+                  (tool, lambda b, t: check_libmemcached(b, t, tool)))
+        for have, fn in checks:
             if not have:
                 continue
             r = fn(binary, tmp)
