@@ -17,6 +17,13 @@ haproxy_ref.py (same folder).  For each fixed seed:
   everything (lb_chash.c chash_get_server_hash: fbck), and one more with
   `option allbackups` (the backup tree).
 
+- nutcracker (twemproxy, `distribution: ketama`, `auto_eject_hosts: true`,
+  `server_failure_limit: 1`, a long `server_retry_timeout`): some servers
+  are dead (nothing listens on their port); every key is asked once, so that
+  nutcracker fails on each dead server and ejects it (nc_server.c
+  server_failure, then the continuum of the live servers, nc_ketama.c), and
+  then every key again: each must come from the live server ringsim's
+  served_by names with the dead servers down.
 - libmemcached (ketama, KETAMA_WEIGHTED): what a client with failed servers
   removed does, the continuum built again from the live servers:
   libmemcached itself (tests/ref/import_memcached_tool, the server list
@@ -39,10 +46,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import haproxy_ref  # noqa: E402
 import nginx_ref  # noqa: E402
+import twemproxy_ref  # noqa: E402
 
 KEYS = 1200
 KEY_BYTES = bytes(c for c in range(0x21, 0x7F) if chr(c) not in ",%&#+?")
@@ -241,6 +250,96 @@ def check_haproxy(binary, tmp):
             f"served by backups) served as haproxy serves them")
 
 
+# ---- nutcracker ----
+
+def tw_get(f, s, k):
+    """One `get` through nutcracker: the backend's label, or None for an error."""
+    s.sendall(b"get " + k + b"\r\n")
+    head = f.readline().split()
+    if head and head[0] == b"VALUE" and len(head) == 4:
+        data = f.read(int(head[3]) + 2)[:-2]
+        if f.readline() != b"END\r\n":
+            raise RuntimeError("nutcracker: no END")
+        return data.decode()
+    if head and head[0] in (b"SERVER_ERROR", b"ERROR", b"CLIENT_ERROR"):
+        return None
+    raise RuntimeError(f"nutcracker answered {head!r} for {k!r}")
+
+
+def check_twemproxy(binary, tmp):
+    import socket
+    nut = twemproxy_ref.NUTCRACKER
+    checked = ejected = 0
+    for seed in (51, 52, 53):
+        rng = random.Random(seed)
+        back = twemproxy_ref.Backends()
+        proc = None
+        try:
+            lo, hi = twemproxy_ref.quiet_ports()
+            n = rng.randint(3, 10)
+            servers, label = [], {}
+            while len(servers) < n:
+                port = rng.randint(lo, hi)
+                dead = len(servers) > 0 and rng.random() < 0.35
+                name = f"cache-{len(servers)}"
+                if dead:
+                    if not nginx_ref.refuses("127.0.0.1", port):
+                        continue
+                else:
+                    try:
+                        back.add("127.0.0.1", port, name)
+                    except OSError:
+                        continue
+                servers.append((name, rng.randint(1, 5), 0, False, dead, port))
+            if not any(x[4] for x in servers):
+                continue
+            lport = twemproxy_ref.free_port()
+            conf = os.path.join(tmp, f"nut{seed}.yml")
+            lines = ["pool:", f"  listen: 127.0.0.1:{lport}", "  hash: fnv1a_64",
+                     "  distribution: ketama", "  auto_eject_hosts: true",
+                     "  server_failure_limit: 1", "  server_retry_timeout: 600000",
+                     "  timeout: 2000", "  server_connections: 1", "  servers:"]
+            lines += [f"   - 127.0.0.1:{x[5]}:{x[1]} {x[0]}" for x in servers]
+            with open(conf, "w") as f:
+                f.write("\n".join(lines) + "\n")
+            proc = subprocess.Popen([nut, "-c", conf, "-s", str(twemproxy_ref.free_port()),
+                                     "-a", "127.0.0.1", "-o", os.path.join(tmp, "nut.log")],
+                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.DEVNULL,
+                                    preexec_fn=twemproxy_ref.die_with_parent)
+            keys = [key_text(rng, i) for i in range(KEYS)]
+            for _ in range(200):
+                try:
+                    sock = socket.create_connection(("127.0.0.1", lport), timeout=10)
+                    break
+                except OSError:
+                    time.sleep(0.05)
+            else:
+                raise RuntimeError("nutcracker did not start")
+            with sock:
+                f = sock.makefile("rb")
+                errors = sum(tw_get(f, sock, k.encode()) is None for k in keys)  # ejects the dead
+                theirs = [tw_get(f, sock, k.encode()) for k in keys]
+            mine = simulate(binary, tmp, f"tw{seed}", "twemproxy", [],
+                            [x[:5] for x in servers], keys)
+            for k, t in zip(keys, theirs):
+                if t is None or mine[k][1] != t:
+                    print(f"states_ref: FAIL nutcracker seed {seed}: key {k!r} served_by "
+                          f"{mine[k][1]!r}, nutcracker answered from {t!r}")
+                    print("servers: " + ", ".join(f"{x[0]}:{x[1]}{' (dead)' if x[4] else ''}"
+                                                  for x in servers))
+                    return None
+                checked += 1
+            ejected += sum(1 for x in servers if x[4])
+            if errors == 0:
+                raise RuntimeError(f"seed {seed}: no request failed on a dead server")
+        finally:
+            twemproxy_ref.stop(proc)
+            back.close()
+    return (f"nutcracker: {checked} keys served as nutcracker serves them after ejecting "
+            f"{ejected} dead servers")
+
+
 # ---- libmemcached ----
 
 def check_libmemcached(binary, tmp, tool):
@@ -295,13 +394,15 @@ def main():
     tool = sys.argv[2] if len(sys.argv) == 3 and sys.argv[2] != "none" else None
     have_nginx = os.access(nginx_ref.NGINX, os.X_OK)
     have_haproxy = os.access(haproxy_ref.HAPROXY, os.X_OK)
-    if not have_nginx and not have_haproxy and not tool:
+    have_nut = os.access(twemproxy_ref.NUTCRACKER, os.X_OK)
+    if not have_nginx and not have_haproxy and not have_nut and not tool:
         print("states_ref: SKIP: no nginx, haproxy or libmemcached")
         return 77
     tmp = tempfile.mkdtemp(prefix="ringsim-states-")
     try:
         said = []
         checks = ((have_nginx, check_nginx), (have_haproxy, check_haproxy),
+                  (have_nut, check_twemproxy),
                   (tool, lambda b, t: check_libmemcached(b, t, tool)))
         for have, fn in checks:
             if not have:
