@@ -20,7 +20,9 @@
  *             with auto_eject_hosts (the weights normalised over the live
  *             servers), Envoy's ring hash and Maglev from the healthy hosts
  *             unless in panic (fewer than panic_threshold percent healthy:
- *             every host serves, as LoadBalancerBase::isHostSetInPanic),
+ *             every host serves, as LoadBalancerBase::isHostSetInPanic decides and
+ *             thread_aware_lb_impl.cc normalizeWeights builds: hosts() in
+ *             panic, else healthyHosts()),
  *             HAProxy's tree without the servers that are down, backups only
  *             when no active server is up (lb_chash.c chash_get_server_hash:
  *             the first usable backup, `fbck`, or with `option allbackups`

@@ -175,9 +175,22 @@ async function otherRules(s) {
   eq('preview of an unknown node: 404', p2.status, 404);
 }
 
+// Scenario files take the command line's words: node down / node up, and
+// the export writes them back.
+async function scenarios(s) {
+  const text = 'node add a\nnode add b\nnode add c --down\nkey gen 500\nnode down b\nexpect keys_moved > 0\nnode down b\nnode up b\nnode up c\n';
+  const r = await s.post('/api/scenarios/run', { text });
+  eq('a scenario with node down/up runs', [r.status, r.json && r.json.ok], [200, true]);
+  const steps = r.json.steps.filter((x) => x.operation !== undefined);
+  eq('node down b twice: the second records nothing', steps.map((x) => x.operation && x.operation.type), ['add_node', 'add_node', 'add_node', 'insert_keys', 'set_state', null, 'set_state', 'set_state']);
+  const ex = await s.get('/api/export/scenario');
+  check('the export writes node add --down and node down/up', /node add --down c/.test(ex.text) && /^node down b$/m.test(ex.text) && /^node up b$/m.test(ex.text) && /^node up c$/m.test(ex.text), ex.text);
+}
+
 async function main() {
   await withServer('states ring', ringStates);
   await withServer('states redis cassandra', otherRules);
+  await withServer('states scenarios', scenarios);
   setGroup('all');
   finish();
 }
