@@ -192,6 +192,8 @@ json_t *view_stats(sim *s, rs_error *err)
                                 (json_int_t)st.max, "max_over_mean", st.max_over_mean, "per_node",
                                 per)
                     : NULL;
+    if (o && place_down_count(sim_placement(s))) /* docs/api.md "Node states" */
+        json_object_set_new(o, "unserved", json_integer((json_int_t)sim_unassigned(s)));
     return o ? o : nomem(err, NULL);
 }
 

@@ -158,6 +158,7 @@ async function otherRules(s) {
   const after = await s.allKeys();
   const mine = after.keys.filter((k) => k.node === '10.0.0.2:6379');
   eq('they keep their owner and have served_by null', [mine.length, mine.filter((k) => k.served_by === null).length], [lost, lost]);
+  eq('stats count them as unserved', (await s.ok('/api/stats')).unserved, lost);
   const nodes = await s.ok('/api/nodes');
   eq('nodes answer their state', nodes.nodes.map((n) => [n.name, n.state]).sort(), [['10.0.0.1:6379', 'up'], ['10.0.0.2:6379', 'down'], ['10.0.0.3:6379', 'up']]);
 
