@@ -185,6 +185,16 @@ static int get_keys(sim *s, const api_request *r, json_t **out, rs_error *err)
     return *out ? 200 : err->code;
 }
 
+/* A state in JSON: "up" or "down" (nothing else). */
+static bool state_value(const json_t *v, bool *down)
+{
+    const char *t = json_string_value(v);
+    if (!t || json_string_length(v) != strlen(t) || (strcmp(t, "up") && strcmp(t, "down")))
+        return false;
+    *down = !strcmp(t, "down");
+    return true;
+}
+
 /* The body of POST /api/nodes: name, weight, explicit tokens (decimal
  * strings: JSON numbers lose precision past 2^53).  *tokens is malloc'd. */
 static int parse_node_spec(const json_t *body, sim_node_spec *spec, int64_t **tokens, rs_error *err)
@@ -236,8 +246,27 @@ static int parse_node_spec(const json_t *body, sim_node_spec *spec, int64_t **to
         }
         srv_id = json_integer_value(ji);
     }
-    *spec = (sim_node_spec){
-        json_string_value(name), json_string_length(name), weight, *tokens, nt, srv_id};
+    /* Its state (docs/api.md "Node states") and HAProxy's backup flag. */
+    json_t *js = json_object_get(body, "state"), *jb = json_object_get(body, "backup");
+    bool down = false;
+    if ((js && !json_is_null(js) && !state_value(js, &down)) ||
+        (jb && !json_is_null(jb) && !json_is_boolean(jb))) {
+        free(*tokens);
+        *tokens = NULL;
+        return rs_fail(err, RINGSIM_EPARAM,
+                       js && !state_value(js, &down) ? "state must be \"up\" or \"down\""
+                                                     : "backup must be true or false");
+    }
+    *spec = (sim_node_spec){json_string_value(name),
+                            json_string_length(name),
+                            weight,
+                            *tokens,
+                            nt,
+                            srv_id,
+                            down,
+                            json_is_true(jb),
+                            NULL,
+                            0};
     return 0;
 }
 
@@ -293,6 +322,35 @@ static int patch_node(sim *s, const api_request *r, json_t **out, rs_error *err)
     return 200;
 }
 
+/* PUT /api/nodes/{name}/state {"state": "down"|"up"}: one set_state
+ * operation ("operation": null when the node already is in that state). */
+static int put_node_state(sim *s, const api_request *r, json_t **out, rs_error *err)
+{
+    int rc = need_object(r, err);
+    if (rc)
+        return rc;
+    const char *k;
+    json_t *v;
+    json_object_foreach(r->body, k, v)
+    {
+        if (strcmp(k, "state") != 0)
+            return rs_fail(err, RINGSIM_EPARAM,
+                           "PUT /api/nodes/{name}/state takes \"state\" only, not \"%.64s\"", k);
+    }
+    bool down;
+    if (!state_value(json_object_get(r->body, "state"), &down))
+        return rs_fail(err, RINGSIM_EPARAM, "state must be \"up\" or \"down\"");
+    if ((rc = name_check(r->seg[1], r->seglen[1], "node name", err)))
+        return rc;
+    int64_t op = 0;
+    if ((rc = sim_set_state(s, r->seg[1], r->seglen[1], down, &op, err)))
+        return rc;
+    json_t *node = view_node_get(s, r->seg[1], r->seglen[1], err);
+    *out = json_pack("{s:o*, s:o}", "node", node, "operation",
+                     op ? op_json(s, op, err) : json_null());
+    return 200;
+}
+
 #define COMPARE_MAX_PARAMS 8
 
 /* GET /api/compare?algorithms=a,b&params.NAME=V&max_keys=N */
@@ -331,10 +389,10 @@ static int post_preview(sim *s, const api_request *r, json_t **out, rs_error *er
     const char *type = json_string_value(json_object_get(r->body, "op"));
     view_preview_req p = {type, {0}, *sim_config(s)};
     int64_t *tokens = NULL;
-    if (!type ||
-        (strcmp(type, "add_node") && strcmp(type, "remove_node") && strcmp(type, "configure")))
+    if (!type || (strcmp(type, "add_node") && strcmp(type, "remove_node") &&
+                  strcmp(type, "configure") && strcmp(type, "set_state")))
         return rs_fail(err, RINGSIM_EPARAM,
-                       "op must be \"add_node\", \"remove_node\" or \"configure\"");
+                       "op must be \"add_node\", \"remove_node\", \"set_state\" or \"configure\"");
     json_t *body = json_deep_copy(r->body);
     if (!body)
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
@@ -345,8 +403,23 @@ static int post_preview(sim *s, const api_request *r, json_t **out, rs_error *er
         json_t *name = json_object_get(body, "name");
         rc = need_name(name, "name", err);
         if (!rc)
-            p.node = (sim_node_spec){
-                json_string_value(name), json_string_length(name), 1, NULL, 0, 0};
+            p.node = (sim_node_spec){json_string_value(name),
+                                     json_string_length(name),
+                                     1,
+                                     NULL,
+                                     0,
+                                     0,
+                                     false,
+                                     false,
+                                     NULL,
+                                     0};
+    } else if (!strcmp(type, "set_state")) { /* {"name", "state"} as PUT …/state */
+        json_t *name = json_object_get(body, "name");
+        rc = need_name(name, "name", err);
+        if (!rc && !state_value(json_object_get(body, "state"), &p.node.down))
+            rc = rs_fail(err, RINGSIM_EPARAM, "state must be \"up\" or \"down\"");
+        p.node.name = json_string_value(name);
+        p.node.len = json_string_length(name);
     } else {
         rc = place_config_from_json(&p.cfg, body, err);
         if (!rc)
@@ -693,6 +766,7 @@ static int get_export(sim *s, const api_request *r, api_answer *a, rs_error *err
     }
 API_JSON(post_nodes)
 API_JSON(patch_node)
+API_JSON(put_node_state)
 API_JSON(get_compare)
 API_JSON(post_preview)
 API_JSON(post_keys)
@@ -889,7 +963,8 @@ static const char csv_own[] = "(its own)";
 
 /*
  * The routes: one entry each, the only place a route is described.
- *   path     "nodes", or "nodes/x" for one more (any) segment
+ *   path     "nodes", "nodes/x" for one more (any) segment, "nodes/x/state"
+ *            for one more and then that one
  *   method   HEAD is answered as GET
  *   fn       the handler
  *   where    who answers: API_LOOP (fast read, the event loop), API_WORKER
@@ -926,6 +1001,7 @@ static const route routes[] = {
     {"nodes/x", API_GET, get_node_route, API_LOOP, false, true, NULL, NULL},
     {"nodes/x", API_DELETE, delete_node_route, API_WORKER, false, false, NULL, NULL},
     {"nodes/x", API_PATCH, patch_node_route, API_WORKER, true, false, NULL, NULL},
+    {"nodes/x/state", API_PUT, put_node_state_route, API_WORKER, true, false, NULL, NULL},
     {"ring", API_GET, get_ring_route, API_LOOP, false, true, NULL, NULL},
     {"config", API_GET, get_config_route, API_LOOP, false, true, NULL, NULL},
     {"config", API_PUT, put_config_route, API_WORKER, true, false, NULL, NULL},
@@ -965,6 +1041,9 @@ static bool path_matches(const api_request *r, const char *path)
     size_t n = slash ? (size_t)(slash - path) : strlen(path);
     memcpy(first, path, n);
     first[n] = '\0';
+    const char *third = slash ? strchr(slash + 1, '/') : NULL; /* "nodes/x/state" */
+    if (third)
+        return seg_is(r, 0, first) && r->nseg == 3 && seg_is(r, 2, third + 1);
     return seg_is(r, 0, first) && r->nseg == (slash ? 2 : 1);
 }
 

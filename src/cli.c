@@ -339,6 +339,8 @@ static int face_complete(int argc, char **argv)
         } else if (!strcmp(d->name, "preview node") && nargs == 0) {
             candidate("add", cur);
             candidate("rm", cur);
+            candidate("down", cur);
+            candidate("up", cur);
         }
         if (d)
             return 0;

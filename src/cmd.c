@@ -29,6 +29,10 @@ const cmd_option cmd_options[CMD_O_COUNT] = {
     [CMD_O_TOKENS] = {"tokens", "T,T,...",
                       "explicit signed 64-bit tokens (Cassandra's initial_token)"},
     [CMD_O_ID] = {"id", "N", "the server's id, 1 to 2147483647 (HAProxy's `id`; default: assigned)"},
+    [CMD_O_BACKUP] = {"backup", NULL,
+                      "a backup server (HAProxy's `backup`): it serves only when no active server "
+                      "is up"},
+    [CMD_O_DOWN] = {"down", NULL, "the node starts down (configured, not serving)"},
     [CMD_O_NODE] = {"node", "N", "only the keys of node N"},
     [CMD_O_PREFIX] = {"prefix", "P", "the keys' prefix (default key-)"},
     [CMD_O_START] = {"start", "S", "the first number (default: after the last generated)"},
@@ -346,8 +350,8 @@ static void print_nodes_table(FILE *out, json_t *j, bool requests)
         wname = l > wname ? l : wname;
     }
     print_padded(out, "Node", wname);
-    fprintf(out, "  %10s  %7s  %6s  %9s  %7s  %7s%s\n", "Position", "Weight", "Points", "Keys",
-            "Key %", "Ring %", requests ? "    Req %" : "");
+    fprintf(out, "  %10s  %7s  %6s  %9s  %7s  %7s%s  %s\n", "Position", "Weight", "Points", "Keys",
+            "Key %", "Ring %", requests ? "    Req %" : "", "State");
     json_array_foreach(nodes, i, n)
     {
         char kp[32], rp[32], qp[32];
@@ -355,6 +359,7 @@ static void print_nodes_table(FILE *out, json_t *j, bool requests)
         pct(rp, sizeof rp, json_real_value(json_object_get(n, "arc_share")));
         pct(qp, sizeof qp, json_real_value(json_object_get(n, "requests")));
         print_padded(out, json_string_value(json_object_get(n, "name")), wname);
+        const char *st = json_string_value(json_object_get(n, "state"));
         fprintf(out, "  %10lld  %7g  %6lld  %9lld  %7s  %7s",
                 (long long)json_integer_value(json_object_get(n, "position")),
                 json_number_value(json_object_get(n, "weight")),
@@ -362,7 +367,8 @@ static void print_nodes_table(FILE *out, json_t *j, bool requests)
                 (long long)json_integer_value(json_object_get(n, "keys")), kp, rp);
         if (requests)
             fprintf(out, "  %7s", qp);
-        fprintf(out, "\n");
+        fprintf(out, "  %s%s\n", st ? st : "up",
+                json_is_true(json_object_get(n, "backup")) ? " (backup)" : "");
     }
     if (!json_array_size(nodes))
         fprintf(out, "(no nodes)\n");
@@ -385,8 +391,16 @@ static int print_csv(FILE *out, json_t *j, const char *member, rs_error *err)
 static int run_node_add(cmd_ctx *c)
 {
     const char *name = c->l->args[0];
-    sim_node_spec spec = {name,         strlen(name),  c->l->weight,
-                          c->l->tokens, c->l->ntokens, c->l->srv_id};
+    sim_node_spec spec = {name,
+                          strlen(name),
+                          c->l->weight,
+                          c->l->tokens,
+                          c->l->ntokens,
+                          c->l->srv_id,
+                          c->l->opt[CMD_O_DOWN] != NULL,
+                          c->l->opt[CMD_O_BACKUP] != NULL,
+                          NULL,
+                          0};
     int rc = sim_add_node_spec(c->s, &spec, &c->op, &c->err);
     if (rc)
         return rc;
@@ -425,6 +439,28 @@ static int run_node_weight(cmd_ctx *c)
         print_json(c->out, c->extra);
     } else {
         fprintf(c->out, "nothing changed: node %s already has weight %g\n", name, c->l->weight);
+    }
+    return 0;
+}
+
+/* node down NAME / node up NAME: one set_state operation; the state it
+ * already has changes nothing and records nothing ("operation": null). */
+static int run_node_state(cmd_ctx *c)
+{
+    const char *name = c->l->args[0];
+    bool down = !strcmp(c->l->def->name, "node down");
+    int rc = sim_set_state(c->s, name, strlen(name), down, &c->op, &c->err);
+    if (rc)
+        return rc;
+    json_t *node = view_node_get(c->s, name, strlen(name), &c->err);
+    c->extra = json_pack("{s:o*}", "node", node);
+    if (c->op || !c->out)
+        return answer_change(c);
+    if (c->l->opt[CMD_O_JSON]) {
+        json_object_set_new(c->extra, "operation", json_null());
+        print_json(c->out, c->extra);
+    } else {
+        fprintf(c->out, "nothing changed: node %s is already %s\n", name, down ? "down" : "up");
     }
     return 0;
 }
@@ -760,6 +796,10 @@ static void print_lookup(FILE *out, sim *s, const char *key, json_t *j)
                 : "(no node)",
             json_is_true(json_object_get(j, "wrapped")) ? " (wrapped)" : "");
     free(en);
+    const char *sb = json_string_value(json_object_get(j, "served_by"));
+    char *esb = sb ? names_escape(sb, strlen(sb)) : NULL;
+    fprintf(out, "served by   %s\n", esb ? esb : sb ? sb : "(nobody)");
+    free(esb);
     json_t *reps = json_object_get(j, "replicas"), *r;
     fprintf(out, "replicas   ");
     json_array_foreach(reps, i, r)
@@ -1152,8 +1192,12 @@ static int run_preview_node(cmd_ctx *c)
 {
     const cmd_line *l = c->l;
     const char *name = l->args[1];
-    view_preview_req req = {!strcmp(l->args[0], "add") ? "add_node" : "remove_node",
-                            {name, strlen(name), l->weight, l->tokens, l->ntokens, l->srv_id},
+    const char *w = l->args[0];
+    view_preview_req req = {!strcmp(w, "add")  ? "add_node"
+                            : !strcmp(w, "rm") ? "remove_node"
+                                               : "set_state",
+                            {name, strlen(name), l->weight, l->tokens, l->ntokens, l->srv_id,
+                             !strcmp(w, "down"), false, NULL, 0},
                             *sim_config(c->s)};
     return preview(c, &req);
 }
@@ -1225,7 +1269,8 @@ const cmd_def cmd_table[] = {
      "request needs the access token: --token, $RINGSIM_TOKEN, or one made up and printed "
      "in the URL.",
      NULL},
-    {"node add", "NAME", 1, 1, O(WEIGHT) | O(TOKENS) | O(ID), CMD_F_CHANGE, "add a node",
+    {"node add", "NAME", 1, 1, O(WEIGHT) | O(TOKENS) | O(ID) | O(BACKUP) | O(DOWN), CMD_F_CHANGE,
+     "add a node",
      "Adds the node NAME; the keys of the arcs it takes over move to it. A node with a "
      "weight holds a proportional number of points (or slots, or table entries).",
      run_node_add},
@@ -1236,8 +1281,19 @@ const cmd_def cmd_table[] = {
      "as the placement says. One set_weight operation; the weight it already has changes "
      "nothing and records nothing.",
      run_node_weight},
+    {"node down", "NAME", 1, 1, 0, CMD_F_CHANGE, "mark a node down (failed, still configured)",
+     "Marks the node NAME down: it stays in the configuration and its keys are served as the "
+     "algorithm's real system serves them when that server fails (docs/api.md, Node states). "
+     "One set_state operation; a node already down changes nothing and records nothing.",
+     run_node_state},
+    {"node up", "NAME", 1, 1, 0, CMD_F_CHANGE, "mark a node up again",
+     "Marks the node NAME up: the keys it owns come back to it. One set_state operation; a "
+     "node already up changes nothing and records nothing.",
+     run_node_state},
     {"node ls", "", 0, 0, O(CSV), 0, "list nodes (like nodetool status)",
-     "Lists the nodes by position: weight, points, keys, key share and ring share.", run_node_ls},
+     "Lists the nodes by position: weight, points, keys (those it serves), key share, ring "
+     "share and state (up or down).",
+     run_node_ls},
     {"key add", "KEY...", 1, -1, 0, CMD_F_CHANGE, "insert keys",
      "Inserts the keys. One key must be new; in a list, keys that exist are skipped and "
      "counted.",
@@ -1294,10 +1350,11 @@ const cmd_def cmd_table[] = {
      "structural balance, lookup time, memory, keys moved if a node joined or left. "
      "Nothing is recorded.",
      run_compare},
-    {"preview node", "add|rm NAME", 2, 2, O(WEIGHT) | O(TOKENS) | O(ID), 0,
-     "what adding or removing a node would do",
-     "What `node add NAME` or `node rm NAME` would do: keys moved by source and "
-     "destination, replica copies, statistics before and after. Nothing is recorded.",
+    {"preview node", "add|rm|down|up NAME", 2, 2, O(WEIGHT) | O(TOKENS) | O(ID), 0,
+     "what adding, removing or failing a node would do",
+     "What `node add NAME`, `node rm NAME`, `node down NAME` or `node up NAME` would do: "
+     "keys moved by source and destination, replica copies, statistics before and after. "
+     "Nothing is recorded.",
      run_preview_node},
     {"preview config", "", 0, 0, CONFIG_OPTS, 0, "what a configuration change would do",
      "What `config` with these options would do. Nothing is recorded.", run_preview_config},
@@ -1417,9 +1474,10 @@ static int check_args(cmd_line *l, rs_error *err)
     } else if (!strcmp(n, "node weight")) {
         return parse_weight(l->args[1], &l->weight, err);
     } else if (!strcmp(n, "preview node")) {
-        if (strcmp(l->args[0], "add") && strcmp(l->args[0], "rm"))
+        if (strcmp(l->args[0], "add") && strcmp(l->args[0], "rm") && strcmp(l->args[0], "down") &&
+            strcmp(l->args[0], "up"))
             return CMD_EXIT_USAGE;
-        if (!strcmp(l->args[0], "rm") &&
+        if (strcmp(l->args[0], "add") != 0 &&
             (l->opt[CMD_O_WEIGHT] || l->opt[CMD_O_TOKENS] || l->opt[CMD_O_ID]))
             return CMD_EXIT_USAGE;
     }

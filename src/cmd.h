@@ -54,6 +54,8 @@ typedef enum {
     CMD_O_BUILTIN,
     CMD_O_ID,
     CMD_O_YCSB,
+    CMD_O_BACKUP, /* node add: HAProxy's backup server */
+    CMD_O_DOWN,   /* node add: the node starts down */
     CMD_O_COUNT
 } cmd_opt;
 

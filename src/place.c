@@ -41,6 +41,8 @@ static const pdef pdefs[PP_COUNT] = {
     [PP_NUM_TOKENS] = {"num_tokens", 16, 1, 1536},
     [PP_HASH_BALANCE_FACTOR] = {"hash_balance_factor", 0, 0, 2147483647},
     [PP_HASH] = {"hash", TW_DEFAULT_HASH, 0, TW_NHASH - 1, twemproxy_hash_names},
+    [PP_PANIC_THRESHOLD] = {"panic_threshold", 50, 0, 100},
+    [PP_ALL_BACKUPS] = {"allbackups", 0, 0, 1},
 };
 
 const place_algo *place__find(const char *name)
@@ -386,6 +388,8 @@ int place_build(placement **out, hasher *h, const place_config *cfg, const place
         p->sizes[k] = 1;
     if (!rc && p->npts && ring_index(&p->ring, p->pts, p->npts, p->top))
         rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    if (!rc)
+        rc = place__states_build(p, h, err);
     if (rc) {
         place_free(p);
         if (err && !err->msg[0])
@@ -400,6 +404,7 @@ void place_free(placement *p)
 {
     if (!p)
         return;
+    place__states_free(p);
     if (p->a && p->a->free_extra)
         p->a->free_extra(p);
     ring_free(p->ring);
@@ -435,9 +440,13 @@ void place_key(const placement *p, hasher *h, const char *key, size_t len, place
     memset(out, 0, sizeof *out);
     out->owner = -1;
     out->point = -1;
+    out->via = -1;
     out->sha64 = hash_sha64(h, key, len); /* one SHA-256 serves both */
     out->position = (uint32_t)(out->sha64 >> 32);
     p->a->key(p, h, key, len, out);
+    out->served = out->owner;
+    if (p->st)
+        place__states_key(p, h, key, len, out);
 }
 
 void place__point_owner(const placement *p, place_key_info *k)
@@ -527,6 +536,8 @@ int place_diff_column(const placement *a, const placement *b)
 
 int place_segments(const placement *p, place_seg **out, size_t *n)
 {
+    if (p->st)
+        return place__states_segments(p, out, n);
     return p->a->segments(p, out, n);
 }
 
@@ -580,7 +591,7 @@ int place__table_segments(const placement *p, place_seg **out, size_t *n)
 
 bool place_only_leavers_move(const placement *a, const placement *b)
 {
-    if (a->a != b->a || !a->a->leave_local || b->n >= a->n ||
+    if (a->a != b->a || !a->a->leave_local || b->n >= a->n || a->st || b->st ||
         memcmp(&a->cfg, &b->cfg, sizeof a->cfg) != 0)
         return false;
     /* Every node of b must have been in a. */
@@ -785,6 +796,21 @@ json_t *place_trace_json(const placement *p, const char *key, size_t len, const 
     if (!t)
         return NULL;
     p->a->trace(p, key, len, k, names, t);
+    if (k->owner >= 0 && p->nodes[k->owner].down) {
+        const place_node *o = &p->nodes[k->owner];
+        if (k->via >= 0)
+            place__step(t, "state", "%s is down: %s; %s serves the key", names[k->owner],
+                        place_down_rule_text(p), o->replicas[k->via]);
+        else if (k->served >= 0)
+            place__step(t, "state", "%s is down: %s; %s serves the key", names[k->owner],
+                        place_down_rule_text(p), names[k->served]);
+        else
+            place__step(t, "state", "%s is down: %s; nobody serves the key", names[k->owner],
+                        place_down_rule_text(p));
+    } else if (k->served != k->owner) {
+        place__step(t, "state", "%s; %s serves the key", place_down_rule_text(p),
+                    k->served >= 0 ? names[k->served] : "nobody");
+    }
     return t;
 }
 

@@ -51,6 +51,8 @@ enum {
     PP_NUM_TOKENS,          /* cassandra */
     PP_HASH_BALANCE_FACTOR, /* haproxy: hash-balance-factor (0: off) */
     PP_HASH,                /* twemproxy: the pool's hash, an index into its names */
+    PP_PANIC_THRESHOLD,     /* envoy-ring, maglev: healthy_panic_threshold, percent */
+    PP_ALL_BACKUPS,         /* haproxy: option allbackups (0: the first backup only) */
     PP_COUNT
 };
 
@@ -71,6 +73,13 @@ typedef struct place_node {
     const int64_t *tokens;
     size_t ntokens;
     int64_t srv_id; /* HAProxy's server `id` as given (0: none, assigned) */
+    /* Node states (place_states.c): a down node is in the configuration
+     * but does not serve; backup is HAProxy's `backup` flag; replicas are
+     * a Redis master's replicas ("ip:port", borrowed), its failover. */
+    bool down;
+    bool backup;
+    const char *const *replicas;
+    size_t nreplicas;
 } place_node;
 
 typedef struct placement placement;
@@ -84,6 +93,11 @@ typedef struct place_key_info {
     uint64_t coord; /* order-preserving coordinate (alg.h) */
     long owner;     /* node index, -1 with no node */
     long point;     /* the point / slot / entry that decided, -1 if none */
+    /* Who serves the key with the nodes' states applied (place_states.c):
+     * a node index, -1 for nobody; equal to owner while every node is up.
+     * via >= 0 when the owner's replica number via serves it (Redis). */
+    long served;
+    int via;
 } place_key_info;
 
 /* Which stored column the segments of an algorithm range over. */
@@ -180,6 +194,20 @@ bool place_point_of(const placement *p, const place_key_info *k, place_point *ou
 bool place_coord_str(const placement *p, uint64_t coord, char out[24]);
 void place_hash_str(const placement *p, uint64_t hash, char out[24]);
 
+/* ---- node states (place_states.c) ---- */
+
+/* Nodes that are down (0: everything below answers as if states did not
+ * exist, at no cost). */
+size_t place_down_count(const placement *p);
+/* Points, slots or entries node i serves from with the states applied (its
+ * place_node_size while every node is up; the rebuilt continuum's count
+ * for the algorithms that rebuild it; 0 for a node that is down). */
+uint64_t place_serving_size(const placement *p, size_t i);
+/* Whether every node is in panic (Envoy): the down nodes serve anyway. */
+bool place_in_panic(const placement *p);
+/* How the algorithm treats a down node, in a sentence. */
+const char *place_down_rule_text(const placement *p);
+
 /* ---- diffs ---- */
 
 /* The column a placement's segments range over (PLACE_COL_COORD: keys
@@ -190,7 +218,8 @@ uint64_t place_top(const placement *p);
 /* The column segments range over, or -1 when keys must be re-placed one by
  * one (no segments, or two placements whose coordinates differ). */
 int place_diff_column(const placement *a, const placement *b);
-/* Segments covering the whole space, in order.  *out malloc'd. */
+/* Segments covering the whole space, in order, by the node that serves
+ * (the states applied).  *out malloc'd. */
 int place_segments(const placement *p, place_seg **out, size_t *n);
 /* Whether, between a and b, only the keys of nodes that left can move
  * (MementoHash, rendezvous on a leave): the engine then visits only them. */

@@ -219,6 +219,7 @@ static const place_algo algo_ketama = {
     .trace = ketama_trace,
     .points = true,
     .layout_points = ketama_layout_points,
+    .down = PLACE_DOWN_REBUILD,
 };
 
 /* ---- nginx: hash $key consistent ---- */
@@ -337,8 +338,8 @@ static const place_algo algo_envoy_ring = {
               "max_ring_size, hosts weighted by their share; node names are hash keys",
     .key_hash = "xxHash64, seed 0",
     .space = "18446744073709551616",
-    .params = {PP_MIN_RING_SIZE, PP_MAX_RING_SIZE},
-    .nparams = 2,
+    .params = {PP_MIN_RING_SIZE, PP_MAX_RING_SIZE, PP_PANIC_THRESHOLD},
+    .nparams = 3,
     .weights = PLACE_W_WHOLE,
     .replicas = PLACE_REP_WALK,
     .coord_kind = PLACE_COORD_UNSIGNED,
@@ -352,6 +353,8 @@ static const place_algo algo_envoy_ring = {
     .trace = envoy_ring_trace,
     .points = true,
     .layout_points = envoy_ring_layout_points,
+    .down = PLACE_DOWN_REBUILD,
+    .panic = true,
 };
 
 /* ---- maglev: Envoy's MAGLEV ---- */
@@ -406,8 +409,8 @@ static const place_algo algo_maglev = {
               "table of table_size (prime) entries filled by per-host permutations",
     .key_hash = "xxHash64, seed 0, mod table_size",
     .space = "table_size",
-    .params = {PP_TABLE_SIZE},
-    .nparams = 1,
+    .params = {PP_TABLE_SIZE, PP_PANIC_THRESHOLD},
+    .nparams = 2,
     .weights = PLACE_W_WHOLE,
     .replicas = PLACE_REP_NONE,
     .coord_kind = PLACE_COORD_UNSIGNED,
@@ -418,6 +421,8 @@ static const place_algo algo_maglev = {
     .key = maglev_key,
     .segments = place__table_segments,
     .trace = maglev_trace,
+    .down = PLACE_DOWN_REBUILD,
+    .panic = true,
 };
 
 /* ---- jump: Lamping & Veach, with MementoHash for removals ---- */
@@ -704,6 +709,7 @@ static const place_algo algo_rendezvous = {
     .prefs = rendezvous_prefs,
     .shares = rendezvous_shares,
     .trace = rendezvous_trace,
+    .down = PLACE_DOWN_REBUILD,
 };
 
 /* ---- multiprobe: Appleton & O'Reilly ---- */
@@ -877,6 +883,7 @@ static const place_algo algo_cassandra = {
     .points = true,
     .layout_points = cassandra_layout_points,
     .tokens = true,
+    .down_walk_replicas = true,
 };
 
 /* ---- redis: Redis Cluster hash slots ---- */
@@ -1035,6 +1042,7 @@ static const place_algo algo_redis = {
     .node_json = redis_node_json,
     .state_text = redis_state_text,
     .trace = redis_trace,
+    .down = PLACE_DOWN_FAILOVER,
 };
 
 /* ---- haproxy: hash-type consistent ---- */
@@ -1097,10 +1105,33 @@ static int haproxy_build_op(placement *p, const place_from *from, rs_error *err)
     int rc = haproxy_ids(p->nodes, p->n, st->ids, err);
     if (rc || !p->n)
         return rc;
-    rc = haproxy_build(p->anodes, st->ids, p->n, &p->pts, &p->npts, err);
+    alg_node *v = malloc((p->n + 1) * sizeof *v);
+    if (!v)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    memcpy(v, p->anodes, p->n * sizeof *v);
+    /* Backup servers are not in the active tree (lb_chash.c keeps them in
+     * chash.bck): they own nothing while an active server exists; which of
+     * them serve when none is up is place_states.c's. */
+    bool actives = false;
+    for (size_t i = 0; i < p->n; i++)
+        actives |= !p->nodes[i].backup;
+    for (size_t i = 0; actives && i < p->n; i++)
+        if (p->nodes[i].backup)
+            v[i].weight = 0;
+    rc = haproxy_build(v, st->ids, p->n, &p->pts, &p->npts, err);
+    free(v);
     if (!rc && p->npts && haproxy_arcs(p->pts, p->npts, &st->arcs, &st->narcs))
         rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     return rc;
+}
+
+/* A subset of the servers keeps the ids HAProxy gave them in the whole
+ * list (a server that goes down is not renumbered). */
+static void haproxy_pin(const placement *p, place_node *sub, const size_t *map, size_t m)
+{
+    const haproxy_state *st = p->extra;
+    for (size_t k = 0; k < m; k++)
+        sub[k].srv_id = st->ids[map[k]];
 }
 
 static void haproxy_key(const placement *p, hasher *h, const char *key, size_t len, place_key_info *k)
@@ -1226,8 +1257,8 @@ static const place_algo algo_haproxy = {
               "either side; hash_balance_factor drives the bounded-load traffic replay",
     .key_hash = "full_hash(sdbm(key))",
     .space = "4294967296",
-    .params = {PP_HASH_BALANCE_FACTOR},
-    .nparams = 1,
+    .params = {PP_HASH_BALANCE_FACTOR, PP_ALL_BACKUPS},
+    .nparams = 2,
     .weights = PLACE_W_WHOLE,
     .replicas = PLACE_REP_WALK,
     .coord_kind = PLACE_COORD_UNSIGNED,
@@ -1245,6 +1276,9 @@ static const place_algo algo_haproxy = {
     .trace = haproxy_trace,
     .points = true,
     .layout_points = haproxy_layout_points,
+    .down = PLACE_DOWN_REBUILD,
+    .backups = true,
+    .pin = haproxy_pin,
 };
 
 /* ---- twemproxy: nutcracker's distribution: ketama ---- */
@@ -1340,6 +1374,7 @@ static const place_algo algo_twemproxy = {
     .trace = twemproxy_trace,
     .points = true,
     .layout_points = ketama_layout_points,
+    .down = PLACE_DOWN_REBUILD,
 };
 
 const place_algo *const place__algos[] = {&algo_ring,

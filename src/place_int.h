@@ -26,6 +26,15 @@ typedef struct place_from {
     const char *state;
 } place_from;
 
+/* How an algorithm treats a node that is down (place_states.c). */
+typedef enum {
+    PLACE_DOWN_WALK,     /* the next up node of the key's preference list */
+    PLACE_DOWN_REBUILD,  /* the layout is built again from the up nodes */
+    PLACE_DOWN_FAILOVER, /* a replica takes the node's share, or nobody */
+} place_down;
+
+typedef struct place_states place_states;
+
 struct placement {
     const place_algo *a;
     place_config cfg;
@@ -41,6 +50,7 @@ struct placement {
     uint64_t *node_hash; /* per node: sha64(name) (rendezvous) */
     void *extra;         /* the algorithm's own (memento) */
     uint64_t *sizes;     /* points / slots / entries per node */
+    place_states *st;    /* the nodes' states, NULL while every node is up */
 };
 
 struct place_algo {
@@ -61,6 +71,17 @@ struct place_algo {
      * without building it (NULL: 0, the layout is bounded by a parameter or
      * there is none). */
     uint64_t (*layout_points)(const place_config *cfg, const place_node *nodes, size_t n);
+    place_down down;         /* what a down node does (place_states.c) */
+    bool down_walk_replicas; /* WALK: only the first `replicas` nodes of the list
+                              * (Cassandra: nobody when all are down) */
+    bool panic;              /* REBUILD from every node when fewer than
+                              * panic_threshold percent are up (Envoy) */
+    bool backups;            /* backup nodes serve only when no active node is up,
+                              * all of them with allbackups, else the first (HAProxy) */
+    /* Pin what the layout of a subset takes from the whole list (HAProxy's
+     * ids, assigned by position over every server) into sub[0..m), the
+     * nodes map[k] of p.  NULL: nothing to pin. */
+    void (*pin)(const placement *p, place_node *sub, const size_t *map, size_t m);
     uint64_t (*top)(const place_config *cfg);
     int (*check_nodes)(const place_config *cfg, const place_node *nodes, size_t n, rs_error *err);
     /* Fill the layout (pts/npts, table, node_hash, extra) from p->anodes:
@@ -100,6 +121,15 @@ int place__point_segments(const placement *p, place_seg **out, size_t *n);
 int place__table_segments(const placement *p, place_seg **out, size_t *n);
 void place__step(json_t *t, const char *step, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* place_states.c: built at the end of place_build, applied at the end of
+ * place_key; freed by place_free.  0 or RINGSIM_ENOMEM. */
+int place__states_build(placement *p, hasher *h, rs_error *err);
+void place__states_key(const placement *p, hasher *h, const char *key, size_t len, place_key_info *k);
+int place__states_segments(const placement *p, place_seg **out, size_t *n);
+void place__states_free(placement *p);
+/* The node that serves point i of a point ring (the states applied). */
+long place__point_server(const placement *p, size_t i);
+
 void place__trace_point(const placement *p, const place_key_info *k, const char *const *names,
                         const char *what, json_t *t);
 

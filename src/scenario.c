@@ -1028,8 +1028,22 @@ static int put_op(exporter *x, size_t i, rs_error *err)
         json_t *sid = json_object_get(p, "id"); /* HAProxy's server id */
         if (!rc && json_is_integer(sid))
             rc = sb_printf(&x->b, " --id %lld", (long long)json_integer_value(sid));
+        /* A node added down or as a backup (import); a Redis master's
+         * replicas have no option and are not written. */
+        const char *ns = json_string_value(json_object_get(p, "state"));
+        if (!rc && json_is_true(json_object_get(p, "backup")))
+            rc = sb_str(&x->b, " --backup");
+        if (!rc && ns && !strcmp(ns, "down"))
+            rc = sb_str(&x->b, " --down");
         if (!rc && nm[0] == '-')
             rc = sb_str(&x->b, " --");
+        if (!rc)
+            rc = put_word(x, nm, nl);
+    } else if (strcmp(o.type, "set_state") == 0 && nm) {
+        const char *ns = json_string_value(json_object_get(p, "state"));
+        bool down = ns && !strcmp(ns, "down");
+        rc = sb_str(&x->b, down ? (nm[0] == '-' ? "node down --" : "node down")
+                                : (nm[0] == '-' ? "node up --" : "node up"));
         if (!rc)
             rc = put_word(x, nm, nl);
     } else if (strcmp(o.type, "remove_node") == 0 && nm) {

@@ -25,6 +25,11 @@ void sim__node_free(node *x)
 {
     free(x->name);
     free(x->tokens);
+    for (size_t i = 0; i < x->nreplicas; i++)
+        free(x->replicas[i]);
+    free(x->replicas);
+    x->replicas = NULL;
+    x->nreplicas = 0;
 }
 
 static void state_clear(state *x)
@@ -51,6 +56,12 @@ int sim__state_copy(state *dst, const state *src)
         dst->nodes[i] = src->nodes[i];
         dst->nodes[i].name = strdup(src->nodes[i].name);
         dst->nodes[i].tokens = NULL;
+        dst->nodes[i].replicas = NULL;
+        dst->nodes[i].nreplicas = 0;
+        if (sim__node_states_copy(&dst->nodes[i], &src->nodes[i])) {
+            free(dst->nodes[i].name);
+            dst->nodes[i].name = NULL;
+        }
         if (src->nodes[i].ntokens && dst->nodes[i].name) {
             size_t sz = src->nodes[i].ntokens * sizeof(int64_t);
             dst->nodes[i].tokens = malloc(sz);
@@ -58,8 +69,7 @@ int sim__state_copy(state *dst, const state *src)
                 memcpy(dst->nodes[i].tokens, src->nodes[i].tokens, sz);
         }
         if (!dst->nodes[i].name || (src->nodes[i].ntokens && !dst->nodes[i].tokens)) {
-            free(dst->nodes[i].name);
-            free(dst->nodes[i].tokens);
+            sim__node_free(&dst->nodes[i]);
             dst->n = i;
             state_clear(dst);
             return RINGSIM_ENOMEM;
@@ -127,10 +137,13 @@ int sim__build_placement(sim *s, state *x, const placement *prev, const char *la
     }
     for (size_t i = 0; i < x->n; i++)
         names[i] = x->nodes[i].name;
-    for (size_t i = 0; i < x->n; i++)
-        pn[i] = (place_node){x->nodes[i].id,     x->nodes[i].name,   x->nodes[i].len,
-                             x->nodes[i].weight, x->nodes[i].tokens, x->nodes[i].ntokens,
-                             x->nodes[i].srv_id};
+    for (size_t i = 0; i < x->n; i++) {
+        const node *d = &x->nodes[i];
+        pn[i] = (place_node){
+            d->id,       d->name,   d->len,  d->weight, d->tokens,
+            d->ntokens,  d->srv_id, d->down, d->backup, (const char *const *)d->replicas,
+            d->nreplicas};
+    }
     /* A change may not build a layout past the limit, unless it does not
      * grow one already past it (an older file): what is stored is built. */
     uint64_t want = place_layout_points(&x->cfg, pn, x->n);
@@ -228,9 +241,15 @@ char *sim__tokens_text(const int64_t *t, size_t n)
 char *sim__attrs_text(const node *x, bool *failed)
 {
     *failed = false;
-    if (!x->srv_id)
+    if (!x->srv_id && !x->down && !x->backup && !x->nreplicas)
         return NULL;
-    json_t *o = json_pack("{s:I}", "id", (json_int_t)x->srv_id);
+    json_t *o = json_object();
+    if (o && x->srv_id)
+        json_object_set_new(o, "id", json_integer((json_int_t)x->srv_id));
+    if (o && sim__states_to_json(x, o)) {
+        json_decref(o);
+        o = NULL;
+    }
     char *t = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
     json_decref(o);
     *failed = t == NULL;
@@ -243,6 +262,8 @@ int sim__attrs_parse(const char *text, node *x, rs_error *err)
     int rc = json_is_object(o) && (!id || json_is_integer(id)) ? 0 : RINGSIM_EDB;
     if (!rc && id)
         x->srv_id = json_integer_value(id);
+    if (!rc)
+        rc = sim__states_from_json(o, x);
     json_decref(o);
     return rc ? rs_fail(err, rc, "stored attributes of node \"%s\" are damaged", x->name) : 0;
 }
@@ -261,6 +282,7 @@ static bool same_topology(const state *cur, const state *x, const char *layout)
         const node *a = &cur->nodes[i], *b = &x->nodes[i];
         if (a->id != b->id || a->len != b->len || memcmp(a->name, b->name, a->len) != 0 ||
             a->weight != b->weight || a->ntokens != b->ntokens || a->srv_id != b->srv_id ||
+            !sim__states_equal(a, b) ||
             (a->ntokens && memcmp(a->tokens, b->tokens, a->ntokens * sizeof *a->tokens) != 0))
             return false;
     }
@@ -301,7 +323,8 @@ static int load_state(sim *s, rs_error *err)
                          (long long)sn[i].id);
             goto fail;
         }
-        x.nodes[i] = (node){sn[i].id, sn[i].name, sn[i].len, sn[i].weight, sn[i].keys, NULL, 0, 0};
+        x.nodes[i] = (node){sn[i].id, sn[i].name, sn[i].len, sn[i].weight, sn[i].keys, NULL,
+                            0,        0,          false,     false,        NULL,       0};
         sn[i].name = NULL; /* moved */
         x.n = i + 1;
         if (sn[i].tokens && (rc = tokens_parse(sn[i].tokens, &x.nodes[i], err)))

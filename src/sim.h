@@ -97,6 +97,12 @@ typedef struct sim_node_spec {
     const int64_t *tokens;
     size_t ntokens;
     int64_t srv_id; /* HAProxy's server `id` (1..2147483647), 0: none */
+    /* States (docs/api.md "Node states"): down, HAProxy's backup, a Redis
+     * master's replicas ("ip:port", borrowed for the call). */
+    bool down;
+    bool backup;
+    const char *const *replicas;
+    size_t nreplicas;
 } sim_node_spec;
 int sim_add_node_spec(sim *s, const sim_node_spec *spec, int64_t *op, rs_error *err);
 int sim_remove_node(sim *s, const char *name, size_t len, int64_t *op, rs_error *err);
@@ -127,6 +133,11 @@ bool sim_config_same(sim *s, const place_config *cfg);
  * RINGSIM_EPARAM for a weight that the rule or the algorithm refuses; the
  * same weight again changes nothing and records nothing (*op = 0). */
 int sim_set_weight(sim *s, const char *name, size_t len, double weight, int64_t *op, rs_error *err);
+/* Mark a node down or up (sim_states.c): one set_state operation; the keys
+ * whose server changes move as the algorithm treats a down node
+ * (place_states.c).  RINGSIM_ENOTFOUND for a node that does not exist; the
+ * state it already has changes nothing and records nothing (*op = 0). */
+int sim_set_state(sim *s, const char *name, size_t len, bool down, int64_t *op, rs_error *err);
 int sim_reset(sim *s, int64_t *op, rs_error *err);
 /* The state becomes what it was right after operation `to` (0 = empty). */
 int sim_revert(sim *s, int64_t to, int64_t *op, rs_error *err);
@@ -164,6 +175,10 @@ typedef struct sim_node_view {
     int64_t keys;
     double key_share, arc_share;
     double owns; /* effective share counting replicas */
+    bool down, backup;
+    const char *const *replicas; /* a Redis master's, for failover */
+    size_t nreplicas;
+    uint64_t serving_points; /* what it serves from, the states applied */
 } sim_node_view;
 
 /* Where a key goes now, stored or not (coordinate, preference list). */
@@ -209,7 +224,9 @@ typedef struct sim_lookup_result {
     const char *node; /* NULL with no node */
     size_t node_len;
     bool stored, has_point;
-    place_point point;           /* the point that decided, when has_point */
+    place_point point;     /* the point that decided, when has_point */
+    const char *served_by; /* who serves it (NULL: nobody), a node or a replica */
+    size_t served_len;
     place_key_info info;         /* the placement's answer */
     long prefs[PLACE_MAX_PREFS]; /* preference list (node indexes) */
     size_t nprefs;

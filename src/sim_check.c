@@ -48,7 +48,7 @@ static int check_placement(void *ud, const store_key *key)
     state *x = &k->s->cur;
     place_key_info ki;
     place_key(x->pl, k->s->h, key->key, key->len, &ki);
-    long want = ki.owner;
+    long want = ki.served; /* stored where it is served (states applied) */
     long have = key->node == STORE_NO_NODE ? -1 : sim__find_node_id(x, key->node);
     if (ki.position != key->pos)
         problem(k, "key \"%.*s\": stored position %u, SHA-256 says %u", (int)key->len, key->key,
@@ -152,6 +152,9 @@ int sim_check(sim *s, int64_t *problems, char *report, size_t report_size, rs_er
         else if (x->nodes[i].weight != y->nodes[j].weight)
             problem(&k, "node \"%s\": weight %g stored, %g in the log", x->nodes[i].name,
                     x->nodes[i].weight, y->nodes[j].weight);
+        else if (!sim__states_equal(&x->nodes[i], &y->nodes[j]))
+            problem(&k, "node \"%s\": state %s stored, %s in the log", x->nodes[i].name,
+                    x->nodes[i].down ? "down" : "up", y->nodes[j].down ? "down" : "up");
     }
     for (size_t j = 0; j < y->n; j++)
         if (sim__find_node(x, y->nodes[j].name, y->nodes[j].len) < 0)

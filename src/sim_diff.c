@@ -264,7 +264,7 @@ static int compose_op(compose *c, const store_op *o)
     int64_t total = 0;
     const char *t = o->type;
     bool topo = !strcmp(t, "add_node") || !strcmp(t, "remove_node") || !strcmp(t, "configure") ||
-                !strcmp(t, "set_weight");
+                !strcmp(t, "set_weight") || !strcmp(t, "set_state");
     bool ins = !strcmp(t, "insert_keys"), del = !strcmp(t, "delete_keys");
     if (!strcmp(t, "workload")) /* shares and sizes: no key or owner changes */
         return 0;

@@ -125,11 +125,17 @@ static int nodeset_take(nodeset *x, const state *st)
         return RINGSIM_ENOMEM;
     for (size_t i = 0; i < st->n; i++) {
         const node *t = &st->nodes[i];
-        node v = {0, strndup(t->name, t->len), t->len, t->weight, 0, NULL, t->ntokens, t->srv_id};
+        node v = {0,          strndup(t->name, t->len),
+                  t->len,     t->weight,
+                  0,          NULL,
+                  t->ntokens, t->srv_id,
+                  false,      false,
+                  NULL,       0};
         if (t->ntokens && (v.tokens = malloc(t->ntokens * sizeof *v.tokens)))
             memcpy(v.tokens, t->tokens, t->ntokens * sizeof *v.tokens);
+        int src = sim__node_states_copy(&v, t);
         x->nodes[x->n++] = v;
-        if (!v.name || (t->ntokens && !v.tokens))
+        if (!v.name || (t->ntokens && !v.tokens) || src)
             return RINGSIM_ENOMEM;
     }
     x->cfg = st->cfg;
@@ -166,9 +172,18 @@ static int nodeset_load(sim *v, int64_t before, nodeset *x, rs_error *err)
     for (size_t i = 0; !rc && i < n; i++) {
         json_t *e3 = json_array_get(arr, i), *nm = json_array_get(e3, 0);
         json_t *tok = json_array_get(e3, 2);
-        node v2 = {
-            0, NULL, json_string_length(nm), json_number_value(json_array_get(e3, 1)),
-            0, NULL, json_array_size(tok),   (int64_t)json_integer_value(json_array_get(e3, 3))};
+        node v2 = {0,
+                   NULL,
+                   json_string_length(nm),
+                   json_number_value(json_array_get(e3, 1)),
+                   0,
+                   NULL,
+                   json_array_size(tok),
+                   (int64_t)json_integer_value(json_array_get(e3, 3)),
+                   false,
+                   false,
+                   NULL,
+                   0};
         if (!json_is_string(nm)) {
             rc = RINGSIM_EDB;
             break;
@@ -181,9 +196,13 @@ static int nodeset_load(sim *v, int64_t before, nodeset *x, rs_error *err)
         if (v2.ntokens && (v2.tokens = malloc(v2.ntokens * sizeof *v2.tokens)))
             for (size_t k = 0; k < v2.ntokens; k++)
                 v2.tokens[k] = (int64_t)json_integer_value(json_array_get(tok, k));
+        json_t *sj = json_array_get(e3, 4);
+        int src = sj ? sim__states_from_json(sj, &v2) : 0;
         x->nodes[x->n++] = v2;
         if (!v2.name || (v2.ntokens && !v2.tokens))
             rc = RINGSIM_ENOMEM;
+        else if (src)
+            rc = src;
     }
     json_decref(o);
     if (rc)
@@ -285,20 +304,32 @@ static int replay_op(void *ud, const store_op *o)
                                  ? json_string_value(json_array_get(jt, i))
                                  : "0",
                              NULL, 10);
+        node sv = {0};
+        int src = sim__states_from_json(p, &sv);
         sim_node_spec spec = {json_string_value(name),
                               json_string_length(name),
                               json_number_value(json_object_get(p, "weight")),
                               tok,
                               nt,
-                              (int64_t)json_integer_value(json_object_get(p, "id"))};
-        rc = nt && !tok ? rs_fail(r->err, RINGSIM_ENOMEM, "out of memory")
-                        : sim_add_node_spec(m, &spec, &dummy, r->err);
+                              (int64_t)json_integer_value(json_object_get(p, "id")),
+                              sv.down,
+                              sv.backup,
+                              (const char *const *)sv.replicas,
+                              sv.nreplicas};
+        rc = (nt && !tok) || src == RINGSIM_ENOMEM ? rs_fail(r->err, RINGSIM_ENOMEM, "out of memory")
+             : src ? rs_fail(r->err, RINGSIM_EDB, "unreadable node states")
+                   : sim_add_node_spec(m, &spec, &dummy, r->err);
         free(tok);
+        sim__node_free(&sv);
     } else if (strcmp(o->type, "remove_node") == 0) {
         rc = sim_remove_node(m, json_string_value(name), json_string_length(name), &dummy, r->err);
     } else if (strcmp(o->type, "set_weight") == 0) {
         rc = sim_set_weight(m, json_string_value(name), json_string_length(name),
                             json_number_value(json_object_get(p, "weight")), &dummy, r->err);
+    } else if (strcmp(o->type, "set_state") == 0) {
+        const char *st = json_string_value(json_object_get(p, "state"));
+        rc = sim_set_state(m, json_string_value(name), json_string_length(name),
+                           st && !strcmp(st, "down"), &dummy, r->err);
     } else if (strcmp(o->type, "insert_keys") == 0 && gen) {
         json_t *pre = json_object_get(gen, "prefix");
         rc = sim_generate_keys(m, json_string_value(pre), json_string_length(pre),
@@ -554,13 +585,17 @@ static int adopt_nodes(opctx *c, const node *tn, size_t tn_n, const place_config
     for (size_t i = 0; !rc && i < tn_n; i++) {
         const node *t = &tn[i];
         long j = sim__find_node(&c->next, t->name, t->len);
-        node v = {0, strndup(t->name, t->len), t->len, t->weight, 0, NULL, t->ntokens, t->srv_id};
+        node v = {0,          strndup(t->name, t->len),
+                  t->len,     t->weight,
+                  0,          NULL,
+                  t->ntokens, t->srv_id,
+                  false,      false,
+                  NULL,       0};
         char *tt = t->ntokens ? sim__tokens_text(t->tokens, t->ntokens) : NULL;
         if (t->ntokens && (v.tokens = malloc(t->ntokens * sizeof *v.tokens)))
             memcpy(v.tokens, t->tokens, t->ntokens * sizeof *v.tokens);
-        if (!v.name || (t->ntokens && (!v.tokens || !tt))) {
-            free(v.name);
-            free(v.tokens);
+        if (!v.name || (t->ntokens && (!v.tokens || !tt)) || sim__node_states_copy(&v, t)) {
+            sim__node_free(&v);
             free(tt);
             rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
             break;
@@ -817,7 +852,8 @@ static int undo_collect(void *ud, const store_op *o)
     }
     undo_op u = {o->id, UNDO_NONE, NULL, 0, 0, 0, o->skipped};
     if (strcmp(o->type, "add_node") == 0 || strcmp(o->type, "remove_node") == 0 ||
-        strcmp(o->type, "configure") == 0 || strcmp(o->type, "set_weight") == 0) {
+        strcmp(o->type, "configure") == 0 || strcmp(o->type, "set_weight") == 0 ||
+        strcmp(o->type, "set_state") == 0) {
         u.kind = UNDO_TOPO;
     } else if (strcmp(o->type, "workload") == 0) {
         u.kind = UNDO_WORKLOAD; /* the view takes the log's workload after the move */

@@ -31,6 +31,11 @@ typedef struct node {
     int64_t *tokens; /* explicit tokens (owned), or NULL */
     size_t ntokens;
     int64_t srv_id; /* HAProxy's server id as given (attrs "id"), 0: none */
+    /* States (attrs "state", "backup", "replicas"; sim_states.c). */
+    bool down;
+    bool backup;
+    char **replicas; /* owned: a Redis master's replicas, "ip:port" */
+    size_t nreplicas;
 } node;
 
 typedef struct state {
@@ -151,6 +156,20 @@ char *sim__tokens_text(const int64_t *t, size_t n);
 char *sim__attrs_text(const node *x, bool *failed);
 /* Read stored attributes into x (0, or RINGSIM_EDB when damaged). */
 int sim__attrs_parse(const char *text, node *x, rs_error *err);
+
+/* sim_states.c */
+/* Copy src's states (down, backup, replicas) into dst, whose replicas must
+ * be none; 0 or RINGSIM_ENOMEM (dst then has none). */
+int sim__node_states_copy(node *dst, const node *src);
+/* Set x's replicas to a copy of v[0..n); 0 or RINGSIM_ENOMEM. */
+int sim__node_set_replicas(node *x, const char *const *v, size_t n);
+/* The states in JSON ({"state": "down", "backup": true, "replicas": […]}
+ * with only what is set) into o; from o into x (RINGSIM_EDB when damaged,
+ * RINGSIM_ENOMEM). */
+int sim__states_to_json(const node *x, json_t *o);
+int sim__states_from_json(const json_t *o, node *x);
+/* Whether a and b have the same states. */
+bool sim__states_equal(const node *a, const node *b);
 
 /* sim_ops.c */
 int sim__insert_one(opctx *c, const char *k, size_t len, int64_t *inserted, rs_error *err);

@@ -132,7 +132,7 @@ static int replace_one(void *ud, const store_key *k)
     }
     place_key_info ki;
     place_key(c->next.pl, c->s->h, k->key, k->len, &ki);
-    int64_t to = owner_id(&c->next, ki.owner);
+    int64_t to = owner_id(&c->next, ki.served); /* a stored key is where it is served */
     int64_t coord = ki.has_coord ? sim__coord_stored(ki.coord) : 0;
     bool store_coord = ki.has_coord && place_column(c->next.pl) == PLACE_COL_COORD;
     if (to == k->node && store_coord == k->has_coord && (!store_coord || coord == k->coord))
@@ -217,8 +217,8 @@ static int count_replica_moves(void *ud, const store_key *k)
     place_key(r->c->next.pl, s->h, k->key, k->len, &b);
     size_t na = place_prefs(r->old->pl, &a, r->old->cfg.replicas, pa);
     size_t nb = place_prefs(r->c->next.pl, &b, r->c->next.cfg.replicas, pb);
-    int64_t owner_to = owner_id(&r->c->next, b.owner);
-    bool owner_moved = owner_id(r->old, a.owner) != owner_to, owner_was_copy = false;
+    int64_t owner_to = owner_id(&r->c->next, b.served);
+    bool owner_moved = owner_id(r->old, a.served) != owner_to, owner_was_copy = false;
     for (size_t i = 0; i < nb; i++) {
         bool had = false;
         for (size_t j = 0; j < na && !had; j++)
@@ -273,7 +273,7 @@ static int check_weight(double weight, rs_error *err)
 
 int sim_add_node(sim *s, const char *name, size_t len, double weight, int64_t *op, rs_error *err)
 {
-    sim_node_spec spec = {name, len, weight, NULL, 0, 0};
+    sim_node_spec spec = {name, len, weight, NULL, 0, 0, false, false, NULL, 0};
     return sim_add_node_spec(s, &spec, op, err);
 }
 
@@ -292,6 +292,19 @@ int sim_add_node_spec(sim *s, const sim_node_spec *spec, int64_t *op, rs_error *
     json_t *params = json_pack("{s:s%, s:f}", "name", name, len, "weight", weight);
     if (params && spec->srv_id)
         json_object_set_new(params, "id", json_integer((json_int_t)spec->srv_id));
+    for (size_t i = 0; i < spec->nreplicas; i++)
+        if (!spec->replicas[i] ||
+            (rc = name_check(spec->replicas[i], strlen(spec->replicas[i]), "replica", err)))
+            return spec->replicas[i] ? rc
+                                     : rs_fail(err, RINGSIM_EPARAM, "replicas[%zu] is missing", i);
+    if (params && sim__states_to_json(&(node){.down = spec->down,
+                                              .backup = spec->backup,
+                                              .replicas = (char **)spec->replicas,
+                                              .nreplicas = spec->nreplicas},
+                                      params)) {
+        json_decref(params);
+        params = NULL;
+    }
     char *subject = strndup(name, len);
     char *tokens = spec->ntokens ? sim__tokens_text(spec->tokens, spec->ntokens) : NULL;
     int64_t *tok = spec->ntokens ? malloc(spec->ntokens * sizeof *tok) : NULL;
@@ -313,15 +326,27 @@ int sim_add_node_spec(sim *s, const sim_node_spec *spec, int64_t *op, rs_error *
     int64_t id;
     if ((rc = store_node_insert(s->st, name, len, weight, tokens, &id, err)))
         goto abort;
-    node added = {id, subject, len, weight, 0, tok, spec->ntokens, spec->srv_id};
+    node added = {id,           subject, len,   weight, 0, tok, spec->ntokens,
+                  spec->srv_id, false,   false, NULL,   0};
+    if (sim__node_states_copy(&added, &(node){.down = spec->down,
+                                              .backup = spec->backup,
+                                              .replicas = (char **)spec->replicas,
+                                              .nreplicas = spec->nreplicas})) {
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        goto abort;
+    }
     bool failed;
     char *attrs = sim__attrs_text(&added, &failed);
     rc = failed  ? rs_fail(err, RINGSIM_ENOMEM, "out of memory")
          : attrs ? store_node_set_attrs(s->st, id, attrs, -1, err)
                  : 0;
     free(attrs);
-    if (rc)
+    if (rc) {
+        added.name = NULL; /* subject's, freed below */
+        added.tokens = NULL;
+        sim__node_free(&added);
         goto abort;
+    }
     state *x = &c.next; /* nodes has room for one more (sim__state_copy) */
     if (tok)
         memcpy(tok, spec->tokens, spec->ntokens * sizeof *tok);
@@ -487,7 +512,7 @@ int sim__insert_one(opctx *c, const char *k, size_t len, int64_t *inserted, rs_e
     const placement *pl = c->next.pl ? c->next.pl : s->cur.pl;
     place_key_info ki;
     place_key(pl, s->h, k, len, &ki);
-    long o = ki.owner;
+    long o = ki.served; /* a stored key is where it is served */
     bool col = ki.has_coord && place_column(pl) == PLACE_COL_COORD;
     store_key sk = {
         k, len, ki.position, owner_id(&c->next, o), col, col ? sim__coord_stored(ki.coord) : 0};

@@ -56,6 +56,11 @@ static void node_view(sim *s, size_t i, const double *arc, const double *owns, i
     v->key_share = total > 0 ? (double)x->keys / (double)total : 0;
     v->arc_share = arc[i];
     v->owns = owns[i];
+    v->down = x->down;
+    v->backup = x->backup;
+    v->replicas = (const char *const *)x->replicas;
+    v->nreplicas = x->nreplicas;
+    v->serving_points = place_serving_size(s->cur.pl, i);
 }
 
 static int cmp_node_view(const void *a, const void *b)
@@ -153,6 +158,14 @@ int sim_lookup(sim *s, const char *key, size_t len, sim_lookup_result *out, rs_e
         out->node = s->cur.nodes[o].name;
         out->node_len = s->cur.nodes[o].len;
     }
+    long sv = out->info.served;
+    if (sv >= 0 && out->info.via >= 0) {
+        out->served_by = s->cur.nodes[sv].replicas[out->info.via];
+        out->served_len = strlen(out->served_by);
+    } else if (sv >= 0) {
+        out->served_by = s->cur.nodes[sv].name;
+        out->served_len = s->cur.nodes[sv].len;
+    }
     out->nprefs = place_prefs(s->cur.pl, &out->info, s->cur.cfg.replicas, out->prefs);
     out->has_point = place_point_of(s->cur.pl, &out->info, &out->point);
     store_key k;
@@ -168,11 +181,24 @@ typedef struct page_ctx {
     sim *s;
     sim_key_fn fn;
     void *ud;
+    /* While some node is down a stored key's node is its server, and a
+     * filter by owner (docs/api.md: `node` filters by owner) places every
+     * key: owner >= 0 keeps the keys it owns, skip and left page them,
+     * matched counts them. */
+    long owner;
+    int64_t skip, left, matched;
 } page_ctx;
 
 static int page_step(void *ud, const store_key *k)
 {
     page_ctx *p = ud;
+    if (p->owner >= 0) {
+        place_key_info ki;
+        place_key(p->s->cur.pl, p->s->h, k->key, k->len, &ki);
+        if (ki.owner != p->owner || ++p->matched <= p->skip || p->left == 0)
+            return 0;
+        p->left--;
+    }
     long o = k->node == STORE_NO_NODE ? -1 : sim__find_node_id(&p->s->cur, k->node);
     return p->fn(p->ud, k->key, k->len, k->pos, o < 0 ? NULL : p->s->cur.nodes[o].name,
                  o < 0 ? 0 : p->s->cur.nodes[o].len);
@@ -220,8 +246,20 @@ int sim_keys_page_ordered(sim *s, const char *node, size_t node_len, const char 
     } else if (!pre) {
         q.known_total = sim_key_count(s);
     }
-    page_ctx p = {s, fn, ud};
-    return store_keys_page(s->st, &q, total, page_step, &p, err);
+    page_ctx p = {s, fn, ud, -1, 0, 0, 0};
+    if (node && place_down_count(s->cur.pl)) { /* by owner: every key placed, O(keys) */
+        p.owner = sim__find_node(&s->cur, node, node_len);
+        p.skip = offset;
+        p.left = limit;
+        q.by_node = false;
+        q.offset = 0;
+        q.limit = INT64_MAX;
+        q.known_total = -1;
+    }
+    rc = store_keys_page(s->st, &q, total, page_step, &p, err);
+    if (!rc && p.owner >= 0)
+        *total = p.matched;
+    return rc;
 }
 
 int sim_key_get(sim *s, const char *key, size_t len, uint32_t *pos, const char **node,

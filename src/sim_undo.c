@@ -15,8 +15,9 @@
 /* The state before topology change `op`, kept in the meta table (of the
  * live database for the last few hundred operations, and of views) so
  * that stepping back over it needs no replay: {"nodes": [[name, weight,
- * [tokens], id?]…], "config": stored form, "layout": text or null}; id is
- * the node's HAProxy id, absent when it has none. */
+ * [tokens], id?, states?]…], "config": stored form, "layout": text or
+ * null}; id is the node's HAProxy id (0 when it has none and states
+ * follow), states its state, backup flag and replicas (sim_states.c). */
 void sim__before_name(char *buf, size_t size, int64_t op)
 {
     snprintf(buf, size, SIM_BEFORE_PREFIX "%lld", (long long)op);
@@ -42,8 +43,12 @@ char *sim__nodeset_text(const state *st)
             if (json_array_append_new(tok, json_integer((json_int_t)x->tokens[k])))
                 ok = false;
         json_t *e = tok ? json_pack("[s%, f, o]", x->name, x->len, x->weight, tok) : NULL;
-        if (e && x->srv_id)
+        bool states = x->down || x->backup || x->nreplicas;
+        if (e && (x->srv_id || states))
             json_array_append_new(e, json_integer((json_int_t)x->srv_id));
+        json_t *sj = e && states ? json_object() : NULL; /* sim_states.c's form */
+        if (sj && (sim__states_to_json(x, sj) || json_array_append_new(e, sj)))
+            ok = false;
         ok = ok && e && !json_array_append_new(arr, e);
         tok = e ? NULL : tok;
         if (!ok)
@@ -61,7 +66,8 @@ int sim__keep_before(opctx *c, rs_error *err)
      * nodes a state had from here (revert_by_log): theirs are kept too. */
     if (strcmp(c->what, "add_node") != 0 && strcmp(c->what, "remove_node") != 0 &&
         strcmp(c->what, "configure") != 0 && strcmp(c->what, "set_weight") != 0 &&
-        strcmp(c->what, "revert") != 0 && strcmp(c->what, "reset") != 0)
+        strcmp(c->what, "set_state") != 0 && strcmp(c->what, "revert") != 0 &&
+        strcmp(c->what, "reset") != 0)
         return 0;
     char mk[48], *text = sim__nodeset_text(&c->s->cur);
     sim__before_name(mk, sizeof mk, c->op);

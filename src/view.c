@@ -49,6 +49,7 @@ json_t *view_node(sim *s, const sim_node_view *v)
         place_node_json(sim_placement(s), v->index, o);
     if (o)
         view_node_load(s, v->index, o);
+    view_node_states(s, v, o);
     return o;
 }
 
@@ -225,6 +226,8 @@ json_t *view_stats(sim *s, rs_error *err)
                                 (json_int_t)st.max, "max_over_mean", st.max_over_mean, "per_node",
                                 per, "requests", rq)
                     : NULL;
+    if (o && place_down_count(sim_placement(s))) /* docs/api.md "Node states" */
+        json_object_set_new(o, "unserved", json_integer((json_int_t)sim_unassigned(s)));
     return o ? o : nomem(err, NULL);
 }
 
@@ -262,6 +265,8 @@ json_t *view_lookup(sim *s, const char *key, size_t len, rs_error *err)
         r.stored, "sha256", r.sha256, "point", point, "wrapped", r.has_point && r.point.wrapped,
         "hash", hash, "coordinate", has_coord ? json_string(coord) : json_null(), "replicas",
         reps ? reps : json_array(), "trace", place_trace_json(pl, key, len, &r.info, names));
+    if (o)
+        json_object_set_new(o, "served_by", str_or_null(r.served_by, r.served_len));
     return o ? o : nomem(err, NULL);
 }
 
@@ -276,6 +281,19 @@ json_t *view_key(sim *s, const char *key, size_t len, uint32_t pos, const char *
     const placement *pl = sim_placement(s);
     sim_where w;
     sim_key_where(s, key, len, &w);
+    /* Stored where it is served; "node" is the owner by placement
+     * (docs/api.md "Node states"), "served_by" who answers. */
+    json_t *served = str_or_null(node, node_len);
+    if (place_down_count(pl)) {
+        size_t ol = 0;
+        const char *on = w.info.owner >= 0 ? sim_node_name(s, (size_t)w.info.owner, &ol) : NULL;
+        json_object_set_new(o, "node", str_or_null(on, ol));
+        if (w.info.via >= 0 && w.info.served >= 0) { /* a Redis replica */
+            json_decref(served);
+            served = json_string(sim_place_nodes(s)[w.info.served].replicas[w.info.via]);
+        }
+    }
+    json_object_set_new(o, "served_by", served);
     char coord[24];
     bool has = w.info.has_coord && place_coord_str(pl, w.info.coord, coord);
     json_object_set_new(o, "coordinate", has ? json_string(coord) : json_null());
@@ -371,6 +389,8 @@ json_t *view_operation(const store_op *op)
         json_object_set_new(o, "bytes_moved",
                             op->has_loads ? json_integer(op->bytes_moved) : json_null());
     }
+    if (o && !strcmp(op->type, "set_state"))
+        view_state_op(op, o);
     return o;
 }
 
@@ -447,6 +467,8 @@ static int preview_apply(sim *s, void *arg, rs_error *err)
         return sim_add_node_spec(s, &p->node, &op, err);
     if (!strcmp(p->type, "remove_node"))
         return sim_remove_node(s, p->node.name, p->node.len, &op, err);
+    if (!strcmp(p->type, "set_state"))
+        return sim_set_state(s, p->node.name, p->node.len, p->node.down, &op, err);
     return sim_configure(s, &p->cfg, &op, err);
 }
 

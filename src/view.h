@@ -54,10 +54,16 @@ json_t *view_move(const char *key, const char *from, const char *to);
 /* The operation plus "moves_total" and "moves" (offset, limit). */
 json_t *view_operation_moves(sim *s, int64_t id, int64_t offset, int64_t limit, rs_error *err);
 
-/* What an add_node, remove_node or configure would do, recorded nowhere:
+/* A node's states in its JSON object (view_states.c). */
+void view_node_states(sim *s, const sim_node_view *v, json_t *o);
+/* What a set_state operation answers beside the common fields: "state",
+ * and for a node going down "moves_back_when_up" (view_states.c). */
+void view_state_op(const store_op *op, json_t *o);
+
+/* What an add_node, remove_node, set_state or configure would do, recorded nowhere:
  * {"op", "keys_moved", "moved_from", "moved_to", "replica_moves", "before",
  * "after", "sample"}.  type is "add_node", "remove_node" (node.name) or
- * "configure" (cfg). */
+ * "configure" (cfg) or "set_state" (node.name, node.down). */
 typedef struct view_preview_req {
     const char *type;
     sim_node_spec node;

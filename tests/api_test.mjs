@@ -417,7 +417,8 @@ async function testPlacementAndMoves(s) {
   eq('generate default prefix key- and start 0', cur.map((k) => k.key).sort(), Array.from({ length: 2000 }, (_, i) => `key-${i}`).sort());
   check('keys stored with no node have node null', cur.length === 2000 && cur.every((k) => k.node === null));
   const one = await s.get('/api/keys/key-7');
-  eq('GET /api/keys/key-7 with no node', one.json, { key: 'key-7', position: pos('key-7'), node: null, coordinate: String(pos('key-7')) });
+  // served_by: API.md v3 "node states" (equal to node while every node is up)
+  eq('GET /api/keys/key-7 with no node', one.json, { key: 'key-7', position: pos('key-7'), node: null, served_by: null, coordinate: String(pos('key-7')) });
   const lk = await s.get('/api/lookup?key=key-7');
   eq('lookup with no node: node null, stored', lk.json && [lk.json.node, lk.json.stored], [null, true]);
 
@@ -624,7 +625,8 @@ async function testKeysListing(s) {
   // single key: 201 with key object, subject the key
   r = await s.post('/api/keys', { key: 'single' });
   eq('single key: status', r.status, 201);
-  eq('single key: key object', r.json && r.json.key, { key: 'single', position: pos('single'), node: ownerOf((await s.ok('/api/ring')).points, pos('single')), coordinate: String(pos('single')) });
+  const singleOwner = ownerOf((await s.ok('/api/ring')).points, pos('single'));
+  eq('single key: key object', r.json && r.json.key, { key: 'single', position: pos('single'), node: singleOwner, served_by: singleOwner, coordinate: String(pos('single')) });
   expectOp('single key', r.json && r.json.operation, { type: 'insert_keys', subject: 'single' });
   const d = await s.del('/api/keys/single');
   eq('DELETE /api/keys/single: status', d.status, 200);

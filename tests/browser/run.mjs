@@ -1957,6 +1957,40 @@ test('issue 13: a node\'s weight changed in place in the nodes table (PATCH), re
   }
 });
 
+// Node states (docs/api.md "Node states"): the toggle on each node's row
+// marks it down and up (one set_state operation each), the row and the
+// toggle say so, the keys it owns show who serves them meanwhile.
+test('a node marked down and up with its toggle; its keys show who serves them', async ({ browser, server, errors }) => {
+  const page = await openPage(browser, server, errors, { bypassCSP: true }); // axe is injected
+  for (const n of ['alpha', 'bravo', 'charlie']) assert.equal((await http(server, 'POST', '/api/nodes', { name: n })).status, 201);
+  assert.equal((await http(server, 'POST', '/api/keys', { generate: { count: 200 } })).status, 201);
+  await eventually('three rows', async () => (await nodeNamesInTable(page)).length === 3);
+  const row = nodeRow(page, 'bravo');
+  const toggle = row.getByRole('button', { name: 'Down: bravo', exact: true });
+  assert.equal(await toggle.getAttribute('aria-pressed'), 'false', 'up: not pressed');
+  await toggle.click();
+  await eventually('bravo is down on the server', async () => (await http(server, 'GET', '/api/nodes/bravo')).body.state === 'down');
+  await eventually('the toggle is pressed', async () => (await toggle.getAttribute('aria-pressed')) === 'true');
+  await expectText(toggle, 'Down');
+  assert.equal(await row.evaluate((tr) => tr.classList.contains('node-down')), true, 'the row is drawn as down');
+  await expectText(row.locator('td[data-col="keys"]'), /^0$/, 'a down node serves no key');
+  const op = (await http(server, 'GET', '/api/operations')).body.operations.pop();
+  assert.equal(op.type, 'set_state');
+  await expectText(page.locator('#history-list li .op-what').first(), 'Marked bravo down');
+  // Its keys: the table filtered by bravo shows who serves each one.
+  const served = (await http(server, 'GET', '/api/keys?limit=1000')).body.keys.filter((k) => k.node === 'bravo');
+  assert.ok(served.length > 0 && served.every((k) => k.served_by && k.served_by !== 'bravo'), 'the API says who serves them');
+  await page.locator('#keys-node').selectOption('bravo').catch(() => {});
+  await expectText(page.locator('#keys-body'), `served by ${served[0].served_by}`, 'the page too');
+  assert.deepEqual(await axeSerious(page), [], 'axe with a node down');
+  await toggle.click();
+  await eventually('bravo is up again', async () => (await http(server, 'GET', '/api/nodes/bravo')).body.state === 'up');
+  await eventually('the toggle is not pressed', async () => (await toggle.getAttribute('aria-pressed')) === 'false');
+  await eventually('no key says served by', async () => (await page.locator('#keys-body .served-by').count()) === 0);
+  assert.equal(await toggle.evaluate((e) => e === document.activeElement), true, 'the focus stays on the toggle');
+  await page.context().close();
+});
+
 async function main() {
   if (!fs.existsSync(bin)) {
     console.error(`ringsim binary not found at ${bin} (set RINGSIM_BIN)`);

@@ -123,6 +123,8 @@ Object.assign(api, {
   lookupAt: (key, at) => request('GET', withQuery('/api/lookup', { key, at })),
   /** A node's weight changed in place (one set_weight operation). */
   setWeight: (name, weight) => request('PATCH', `/api/nodes/${enc(name)}`, { weight }),
+  // Node states (docs/api.md "Node states"): "up" or "down".
+  setState: (name, state) => request('PUT', `/api/nodes/${enc(name)}/state`, { state }),
 });
 
 // The difference between two states (API.md version 3): web/js/diff.js.

@@ -251,6 +251,7 @@ const typeWords = {
   reset: 'Reset',
   revert: 'Reverted',
   set_weight: 'Changed the weight of',
+  set_state: 'Marked',
 };
 
 export function describeOperation(op) {
@@ -261,6 +262,7 @@ export function describeOperation(op) {
     return m ? (m[1] === '0' ? 'Reverted to the empty start' : `Reverted to the state after #${m[1]}`) : word;
   }
   if (op.type === 'add_node' || op.type === 'remove_node' || op.type === 'set_weight') return `${word} ${displayName(op.subject)}`;
+  if (op.type === 'set_state') return `${word} ${displayName(op.subject)} ${op.state === 'up' ? 'up' : 'down'}`;
   if (op.type === 'insert_keys' || op.type === 'delete_keys') {
     // "12000 keys key-0 … key-11999": the count grouped, the key names as they are.
     const m = /^(\d+)( keys?\b.*)$/s.exec(op.subject || '');

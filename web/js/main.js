@@ -114,6 +114,8 @@ const nodesTable = new NodesTable({
     $('keys-heading').scrollIntoView({ behavior: 'smooth', block: 'start' });
   },
   onRemove: (name, button) => mutate(button, 'node-error', null, () => api.removeNode(name)),
+  // A node marked down or up again (one set_state operation).
+  onState: (name, down, button) => mutate(button, 'node-error', null, () => api.setState(name, down ? 'down' : 'up')),
   // A weight changed in place: null when done, else the refusal in words.
   onWeight: async (name, weight, button) => {
     let refusal = null;

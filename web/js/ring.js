@@ -398,13 +398,17 @@ export class RingView {
       if (this.nodes.length <= 64) {
         for (const [name, pos] of this.nodeAnchors()) {
           const [x, y] = this.xy(pos, g.R);
-          ctx.fillStyle = nodeColour(name, 1, this.dark);
-          ctx.strokeStyle = this.dark ? '#f4f6fa' : '#ffffff';
+          const down = this.nodeByName && this.nodeByName.get(name) && this.nodeByName.get(name).state === 'down';
+          // A node that is down: a hollow ring in its colour, dashed.
+          ctx.fillStyle = down ? (this.dark ? '#1d2330' : '#ffffff') : nodeColour(name, 1, this.dark);
+          ctx.strokeStyle = down ? nodeColour(name, 1, this.dark) : (this.dark ? '#f4f6fa' : '#ffffff');
           ctx.lineWidth = 2;
+          ctx.setLineDash(down ? [3, 2] : []);
           ctx.beginPath();
           ctx.arc(x, y, Math.max(4, g.band * 0.42), 0, TAU);
           ctx.fill();
           ctx.stroke();
+          ctx.setLineDash([]);
         }
       }
     }

@@ -62,10 +62,21 @@ function compareValues(x, y) {
 
 // ---- nodes table ----------------------------------------------------------
 
+/**
+ * Who serves a key while its owner is down (docs/api.md "Node states"):
+ * nothing when it is its owner.
+ */
+function servedBy(k) {
+  if (k.served_by === undefined || k.served_by === k.node) return null;
+  if (k.served_by === null) return el('span', { className: 'served-by unserved' }, ' · unserved (its owner is down)');
+  return el('span', { className: 'served-by' }, [' · served by ', nameSpan(k.served_by)]);
+}
+
 export class NodesTable {
-  constructor({ onPick, onRemove, onWeight }) {
+  constructor({ onPick, onRemove, onWeight, onState }) {
     this.nodes = [];
     this.onWeight = onWeight;
+    this.onState = onState;
     // The weight being edited in place: {name, value, error}; it survives
     // the re-renders that live updates cause.
     this.editing = null;
@@ -139,16 +150,17 @@ export class NodesTable {
         el('td', { className: 'num', dataset: { col: 'key_share' } }, formatPercent(n.key_share, digits)),
         el('td', { className: 'num', dataset: { col: 'arc_share' } }, formatPercent(n.arc_share, digits)),
         this.columns.owns ? el('td', { className: 'num', dataset: { col: 'owns' } }, formatPercent(n.owns, digits)) : null,
+        el('td', { dataset: { col: 'state' } }, this.stateCell(n)),
         el('td', null, remove),
       ];
-      const tr = el('tr', { tabIndex: 0, dataset: { node: n.name } }, cells);
+      const tr = el('tr', { tabIndex: 0, dataset: { node: n.name }, className: n.state === 'down' ? 'node-down' : '' }, cells);
       tr.title = `Show the keys of ${displayName(n.name)}`;
       tr.addEventListener('click', () => this.onPick(n.name));
       tr.addEventListener('keydown', (e) => { if (e.key === 'Enter' && e.target === tr) this.onPick(n.name); });
       return tr;
     });
     if (!rows.length) {
-      rows.push(el('tr', null, el('td', { colSpan: 9, className: 'muted' }, 'No nodes yet. Add one with “Add node”.')));
+      rows.push(el('tr', null, el('td', { colSpan: 10, className: 'muted' }, 'No nodes yet. Add one with “Add node”.')));
     }
     // A live update re-renders the rows: the focus stays where it was
     // (the same node's row, or its Change or Remove button).
@@ -157,7 +169,8 @@ export class NodesTable {
     let keep = null;
     if (active && body.contains(active) && !active.closest('.weight-edit')) {
       const tr = active.closest('tr');
-      keep = tr && { node: tr.dataset.node, cls: active === tr ? null : (active.classList.contains('row-edit') ? 'row-edit' : 'row-remove') };
+      const cls = ['row-edit', 'row-state'].find((c) => active.classList.contains(c)) || 'row-remove';
+      keep = tr && { node: tr.dataset.node, cls: active === tr ? null : cls };
     }
     body.replaceChildren(...rows);
     if (keep && keep.node !== undefined) {
@@ -170,6 +183,26 @@ export class NodesTable {
     $('nodes-page').textContent = `${formatInt(this.page * NODE_PAGE + 1)}–${formatInt(this.page * NODE_PAGE + slice.length)} of ${formatInt(list.length)}`;
     $('nodes-prev').disabled = this.page === 0;
     $('nodes-next').disabled = this.page >= pages - 1;
+  }
+
+  /**
+   * A node's state with a toggle (PUT /api/nodes/{name}/state): a button
+   * "Down", pressed while the node is down; backups are said so.
+   */
+  stateCell(n) {
+    const label = displayName(n.name);
+    const down = n.state === 'down';
+    const toggle = el('button', {
+      type: 'button', className: `ghost row-state mutating${down ? ' is-down' : ''}`, 'aria-pressed': String(down),
+      'aria-label': `Down: ${label}`, title: down ? `${label} is down: press to bring it up` : `Mark ${label} down (failed, still configured)`,
+    }, 'Down'); // a toggle: its name stays, aria-pressed (and its colour) says the state
+    toggle.disabled = this.readOnly;
+    toggle.addEventListener('click', async (e) => {
+      e.stopPropagation();
+      await this.onState(n.name, !down, toggle);
+      this.focusButton(n.name, 'row-state'); // the row may have been drawn again meanwhile
+    });
+    return el('span', { className: 'state-view' }, [toggle, n.backup ? el('span', { className: 'muted backup' }, ' backup') : null]);
   }
 
   /**
@@ -248,14 +281,18 @@ export class NodesTable {
 
   /** Puts the focus back on a node's "Change" button. */
   focusEdit(name) {
+    this.focusButton(name, 'row-edit');
+  }
+
+  focusButton(name, cls) {
     const row = [...$('nodes-body').rows].find((r) => r.dataset.node === name);
-    const button = row && row.querySelector('button.row-edit');
+    const button = row && row.querySelector(`button.${cls}`);
     if (button) button.focus();
   }
 
   /** Shown while the state to show is on its way (time travel). */
   loading(text) {
-    $('nodes-body').replaceChildren(el('tr', null, el('td', { colSpan: 9, className: 'muted' }, text)));
+    $('nodes-body').replaceChildren(el('tr', null, el('td', { colSpan: 10, className: 'muted' }, text)));
     $('nodes-count').textContent = '';
     $('nodes-pager').hidden = true;
   }
@@ -322,7 +359,7 @@ export class KeysTable {
       const tr = el('tr', { tabIndex: 0, dataset: { key: k.key } }, [
         el('td', { dataset: { col: 'key' } }, nameSpan(k.key)),
         el('td', { className: 'num', dataset: { col: 'coordinate' } }, coordinate),
-        el('td', { dataset: { col: 'node' } }, [dot(k.node, this.dark), nameSpan(k.node)]),
+        el('td', { dataset: { col: 'node' } }, [dot(k.node, this.dark), nameSpan(k.node), servedBy(k)]),
         showReplicas ? el('td', { dataset: { col: 'replicas' } }, el('span', { className: 'name', title: (k.replicas || []).map(displayName).join(', ') }, (k.replicas || []).map(displayName).join(', '))) : null,
         el('td', null, remove),
       ]);

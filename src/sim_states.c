@@ -1,0 +1,142 @@
+/*
+ * sim_states.c - node states in the engine (docs/api.md, "Node states").
+ *
+ * A node is up or down; HAProxy's backup flag and a Redis master's replicas
+ * ride along.  They are stored in nodes.attrs ({"state": "down"}, absent =
+ * up; {"backup": true}; {"replicas": ["ip:port", …]}) and reach the
+ * placement through place_node, which answers both the owner by placement
+ * and who serves (place_states.c).  The engine keeps the serving placement
+ * as its layout: a stored key's node is the node that serves it (the
+ * owner's for a Redis master that failed over to its replica, which holds
+ * its slots' data), so node counters count what each node serves, and a
+ * set_state is a change of topology like any other -- the keys whose server
+ * changes move, through the segment diff where the algorithm has one.
+ *
+ * Cost of set_state: that of a topology change (segments: the arcs that
+ * change hands; jump and multiprobe: every key re-placed).
+ */
+#define _GNU_SOURCE /* strndup */
+#include "sim_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int sim__node_set_replicas(node *x, const char *const *v, size_t n)
+{
+    char **r = n ? calloc(n, sizeof *r) : NULL;
+    if (n && !r)
+        return RINGSIM_ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        if (!(r[i] = strdup(v[i]))) {
+            for (size_t k = 0; k < i; k++)
+                free(r[k]);
+            free(r);
+            return RINGSIM_ENOMEM;
+        }
+    x->replicas = r;
+    x->nreplicas = n;
+    return 0;
+}
+
+int sim__node_states_copy(node *dst, const node *src)
+{
+    dst->down = src->down;
+    dst->backup = src->backup;
+    dst->replicas = NULL;
+    dst->nreplicas = 0;
+    return sim__node_set_replicas(dst, (const char *const *)src->replicas, src->nreplicas);
+}
+
+int sim__states_to_json(const node *x, json_t *o)
+{
+    int rc = 0;
+    if (x->down)
+        rc |= json_object_set_new(o, "state", json_string("down"));
+    if (x->backup)
+        rc |= json_object_set_new(o, "backup", json_true());
+    if (x->nreplicas) {
+        json_t *a = json_array();
+        for (size_t i = 0; a && i < x->nreplicas; i++)
+            rc |= json_array_append_new(a, json_string(x->replicas[i]));
+        rc |= a ? json_object_set_new(o, "replicas", a) : -1;
+    }
+    return rc ? RINGSIM_ENOMEM : 0;
+}
+
+int sim__states_from_json(const json_t *o, node *x)
+{
+    json_t *st = json_object_get(o, "state"), *bk = json_object_get(o, "backup");
+    json_t *rp = json_object_get(o, "replicas");
+    if ((st && !json_is_string(st)) || (bk && !json_is_boolean(bk)) || (rp && !json_is_array(rp)))
+        return RINGSIM_EDB;
+    if (st && strcmp(json_string_value(st), "down") != 0 && strcmp(json_string_value(st), "up") != 0)
+        return RINGSIM_EDB;
+    x->down = st && !strcmp(json_string_value(st), "down");
+    x->backup = json_is_true(bk);
+    size_t n = json_array_size(rp);
+    const char **v = n ? calloc(n, sizeof *v) : NULL;
+    if (n && !v)
+        return RINGSIM_ENOMEM;
+    int rc = 0;
+    for (size_t i = 0; !rc && i < n; i++)
+        rc = (v[i] = json_string_value(json_array_get(rp, i))) ? 0 : RINGSIM_EDB;
+    if (!rc)
+        rc = sim__node_set_replicas(x, v, n);
+    free(v);
+    return rc;
+}
+
+bool sim__states_equal(const node *a, const node *b)
+{
+    if (a->down != b->down || a->backup != b->backup || a->nreplicas != b->nreplicas)
+        return false;
+    for (size_t i = 0; i < a->nreplicas; i++)
+        if (strcmp(a->replicas[i], b->replicas[i]) != 0)
+            return false;
+    return true;
+}
+
+int sim_set_state(sim *s, const char *name, size_t len, bool down, int64_t *op, rs_error *err)
+{
+    *op = 0;
+    int rc = name_check(name, len, "node name", err);
+    if (rc)
+        return rc;
+    json_t *params = json_pack("{s:s%, s:s}", "name", name, len, "state", down ? "down" : "up");
+    char *subject = strndup(name, len);
+    opctx c;
+    if (!params || !subject) {
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        goto out;
+    }
+    if ((rc = sim__op_begin(s, &c, "set_state", subject, params, err)))
+        goto out;
+    long i = sim__find_node(&c.next, name, len);
+    if (i < 0) {
+        rc = rs_fail(err, RINGSIM_ENOTFOUND, "node \"%s\" not found", subject);
+        goto abort;
+    }
+    if (c.next.nodes[i].down == down) { /* nothing changes: nothing recorded */
+        sim__op_abort(&c);
+        goto out;
+    }
+    node *x = &c.next.nodes[i];
+    x->down = down;
+    bool failed;
+    char *attrs = sim__attrs_text(x, &failed); /* NULL clears them */
+    rc = failed ? rs_fail(err, RINGSIM_ENOMEM, "out of memory")
+                : store_node_set_attrs(s->st, x->id, attrs, -1, err);
+    free(attrs);
+    /* The same nodes, one of them serving or not: the placement says
+     * whose keys are served elsewhere. */
+    if (rc || (rc = sim__retopologize_to(&c, &s->cur, NULL, err)))
+        goto abort;
+    rc = sim__op_commit(&c, op, err);
+    goto out;
+abort:
+    sim__op_abort(&c);
+out:
+    free(subject);
+    json_decref(params);
+    return rc;
+}
