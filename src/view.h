@@ -41,7 +41,7 @@ json_t *view_keys(sim *s, const char *node, size_t node_len, const char *prefix,
                   sim_key_order order, bool desc, int64_t offset, int64_t limit, rs_error *err);
 json_t *view_density(sim *s, uint32_t bins, rs_error *err);
 
-json_t *view_operation(const store_op *op);
+json_t *view_operation(const sim_op *op);
 /* {"operations"}; limit < 0 means all. */
 json_t *view_operations(sim *s, int64_t after, int64_t limit, rs_error *err);
 /* One operation by id ("operation" object). */
