@@ -37,6 +37,7 @@
 #include "bench_util.h"
 #include "place.h"
 #include "sim.h"
+#include "sim_int.h"
 #include "store.h"
 
 #define ROUNDS 5
@@ -225,8 +226,8 @@ int main(int argc, char **argv)
     double t_behind_replay = bench_now() - t0;
     sim_close(replayed);
     int64_t pages = 0, work = 0;
-    OK(store_page_count(sim_store(s), &pages, &err));
-    OK(store_ops_work(sim_store(s), 0, last - 1, &work, &err));
+    OK(store_page_count(sim__store(s), &pages, &err));
+    OK(store_ops_work(sim__store(s), 0, last - 1, &work, &err));
     printf("replay of the log to %lld: %.3f s for %lld keys of work; the file: %lld pages\n",
            (long long)(last - 1), t_replay, (long long)work, (long long)pages);
     double ma = bench_median(t_add, ROUNDS), mb = bench_median(t_back, ROUNDS),

@@ -31,6 +31,7 @@
 #include "bench_util.h"
 #include "place.h"
 #include "sim.h"
+#include "sim_int.h"
 #include "store.h"
 
 #define MAXN 1000
@@ -186,7 +187,7 @@ static double node_add(sim *s, int64_t *moved)
         must(sim_add_node(s, "10.255.255.1:11211", 18, 1, &op, &err), &err, "node add");
         t[r] = bench_now() - t0;
         store_op o;
-        must(store_op_get(sim_store(s), op, &o, &err), &err, "reading the log");
+        must(store_op_get(sim__store(s), op, &o, &err), &err, "reading the log");
         *moved = o.keys_moved;
         store_op_clear(&o);
         must(sim_remove_node(s, "10.255.255.1:11211", 18, &op, &err), &err, "node rm");

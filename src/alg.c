@@ -1,10 +1,12 @@
 /*
  * alg.c - what the algorithm cores share beyond alg.h's inline search: the
- * order most of them sort their points in.
+ * order most of them sort their points in, the byte order of names, and
+ * the decimal digits of a label.
  */
 #include "alg.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 int alg_point_cmp(const void *a, const void *b)
 {
@@ -17,3 +19,22 @@ int alg_point_cmp(const void *a, const void *b)
 }
 
 void alg_sort_points(alg_point *p, size_t n) { qsort(p, n, sizeof *p, alg_point_cmp); }
+
+int alg_bytes_cmp(const char *a, size_t al, const char *b, size_t bl)
+{
+    int c = memcmp(a, b, al < bl ? al : bl);
+    return c ? c : (al > bl) - (al < bl);
+}
+
+size_t alg_put_u64(char *out, uint64_t v)
+{
+    char tmp[20];
+    size_t n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    for (size_t i = 0; i < n; i++)
+        out[i] = tmp[n - 1 - i];
+    return n;
+}

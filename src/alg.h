@@ -63,6 +63,11 @@ typedef struct alg_point {
  * own way. */
 int alg_point_cmp(const void *a, const void *b);
 void alg_sort_points(alg_point *p, size_t n);
+/* memcmp order of two names' bytes, the shorter first on a common prefix
+ * (std::string's operator<, Java's unsigned byte order). */
+int alg_bytes_cmp(const char *a, size_t al, const char *b, size_t bl);
+/* v in decimal digits into out (room for 20), no NUL; the length. */
+size_t alg_put_u64(char *out, uint64_t v);
 
 #define ALG_SIGNED_BIAS 0x8000000000000000ull
 

@@ -177,12 +177,9 @@ static int cmp_point(const void *a, const void *b)
     const sort_point *x = a, *y = b;
     if (x->coord != y->coord)
         return x->coord < y->coord ? -1 : 1;
-    size_t m = x->len < y->len ? x->len : y->len;
-    int c = memcmp(x->name, y->name, m);
+    int c = alg_bytes_cmp(x->name, x->len, y->name, y->len);
     if (c)
         return c;
-    if (x->len != y->len)
-        return x->len < y->len ? -1 : 1;
     if (x->node != y->node) /* names are unique; never for real nodes */
         return x->node < y->node ? -1 : 1;
     return x->index < y->index ? -1 : x->index > y->index;

@@ -45,20 +45,6 @@ int envoy_ring_check_params(uint64_t min_ring_size, uint64_t max_ring_size, rs_e
     return 0;
 }
 
-/* Decimal digits of v into out (no NUL); returns their number. */
-static size_t put_u64(char *out, uint64_t v)
-{
-    char tmp[20];
-    size_t n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    for (size_t i = 0; i < n; i++)
-        out[i] = tmp[n - 1 - i];
-    return n;
-}
-
 /* Stable LSD radix sort of p[0..n) by coord, 11-bit digits (6 passes; at
  * most 2048 write streams, few enough for the caches and the TLB, where 16-bit
  * digits were two to four times slower at 8M points).  tmp holds n points,
@@ -187,7 +173,7 @@ int envoy_ring_build_weighted(const envoy_host_weights *hw, uint64_t min_ring_si
         target += scale * hw->weight[i];
         uint64_t k = 0;
         while (current < target) {
-            size_t len = klen + put_u64(label + klen, k);
+            size_t len = klen + alg_put_u64(label + klen, k);
             p[at].coord = XXH64(label, len, 0);
             p[at].node = (uint32_t)i;
             p[at].index = (uint32_t)k;

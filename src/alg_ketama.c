@@ -202,20 +202,6 @@ uint32_t ketama_server_points(uint32_t w, uint64_t total, uint32_t n)
     return (uint32_t)(floor(x) * 4);
 }
 
-/* Decimal digits of v at out; returns their count. */
-static size_t put_u32(char *out, uint32_t v)
-{
-    char tmp[10];
-    size_t n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    for (size_t i = 0; i < n; i++)
-        out[i] = tmp[n - 1 - i];
-    return n;
-}
-
 size_t ketama_label(const ketama_server *s, uint32_t k, char out[KETAMA_LABEL_MAX])
 {
     /* host_len <= 255 (ketama_parse_name), so the label fits. */
@@ -223,10 +209,10 @@ size_t ketama_label(const ketama_server *s, uint32_t k, char out[KETAMA_LABEL_MA
     memcpy(out, s->host, n);
     if (s->port != KETAMA_DEFAULT_PORT) {
         out[n++] = ':';
-        n += put_u32(out + n, s->port);
+        n += alg_put_u64(out + n, s->port);
     }
     out[n++] = '-';
-    n += put_u32(out + n, k);
+    n += alg_put_u64(out + n, k);
     out[n] = '\0';
     return n;
 }

@@ -75,12 +75,9 @@ int maglev_check_table_size(uint64_t table_size, rs_error *err)
 static int cmp_entry(const void *a, const void *b)
 {
     const build_entry *x = a, *y = b;
-    size_t m = x->len < y->len ? x->len : y->len;
-    int c = memcmp(x->key, y->key, m);
+    int c = alg_bytes_cmp(x->key, x->len, y->key, y->len);
     if (c)
         return c;
-    if (x->len != y->len)
-        return x->len < y->len ? -1 : 1;
     return x->node < y->node ? -1 : x->node > y->node;
 }
 

@@ -936,7 +936,7 @@ static int run_log_one(cmd_ctx *c)
     json_t *o = view_operation_get(c->s, l->id, &c->err);
     if (!o)
         return c->err.code;
-    int rc = store_moves_page(sim_store(c->s), l->id, 0, 0, &total, NULL, NULL, &c->err);
+    int rc = sim_log_moves(c->s, l->id, 0, 0, &total, NULL, NULL, &c->err);
     move_printer mp = {c, {0}, 0};
     csv_init(&mp.csv, csv_file_sink, c->out);
     bool json = l->opt[CMD_O_JSON] && !l->opt[CMD_O_CSV];
@@ -956,7 +956,7 @@ static int run_log_one(cmd_ctx *c)
     }
     json_decref(o);
     if (!rc)
-        rc = store_moves_page(sim_store(c->s), l->id, 0, INT64_MAX, &total, print_move, &mp, &c->err);
+        rc = sim_log_moves(c->s, l->id, 0, INT64_MAX, &total, print_move, &mp, &c->err);
     csv_close(&mp.csv);
     if (rc == RINGSIM_ENOMEM)
         rs_fail(&c->err, rc, "out of memory");

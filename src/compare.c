@@ -19,8 +19,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "store.h"
-
 #define COMPARE_REMOVALS 4
 
 typedef struct sample {
@@ -33,14 +31,14 @@ typedef struct sample {
     double wsum; /* theirs in all: 1 when every key is sampled */
 } sample;
 
-static int take(void *ud, const store_key *k)
+static int take(void *ud, const char *key, size_t len)
 {
     sample *sm = ud;
     if (sm->seen++ % sm->step)
         return 0;
-    if (sm->used + k->len > sm->cap) {
+    if (sm->used + len > sm->cap) {
         size_t cap = sm->cap ? sm->cap * 2 : 1 << 16;
-        while (cap < sm->used + k->len)
+        while (cap < sm->used + len)
             cap *= 2;
         char *b = realloc(sm->buf, cap);
         if (!b)
@@ -60,10 +58,10 @@ static int take(void *ud, const store_key *k)
             return RINGSIM_ENOMEM;
         sm->ncap = cap;
     }
-    memcpy(sm->buf + sm->used, k->key, k->len);
+    memcpy(sm->buf + sm->used, key, len);
     sm->off[sm->n] = sm->used;
-    sm->len[sm->n++] = k->len;
-    sm->used += k->len;
+    sm->len[sm->n++] = len;
+    sm->used += len;
     return 0;
 }
 
@@ -217,7 +215,7 @@ int compare_run(sim *s, compare_result *res, size_t nres, uint64_t max_keys, com
     int64_t total = sim_key_count(s);
     sm.step = max_keys && (uint64_t)total > max_keys ? ((uint64_t)total + max_keys - 1) / max_keys
                                                      : 1;
-    int rc = store_keys_each(sim_store(s), 0, take, &sm, err);
+    int rc = sim_keys_each(s, take, &sm, err);
     /* The sampled keys' shares of requests (docs/api.md v3 traffic). */
     if (!rc && sm.n && !(sm.w = malloc(sm.n * sizeof *sm.w)))
         rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");

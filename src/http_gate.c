@@ -12,7 +12,9 @@
 #include <string.h>
 #include <strings.h>
 
-_Static_assert(HTTP_MAX_BODY == API_MAX_BODY, "the parser's body limit is the API's");
+#if HTTP_MAX_BODY != API_MAX_BODY
+#error "the parser's body limit is the API's"
+#endif
 
 /* The API's method for the parser's. */
 static api_method api_method_of(http_method m)

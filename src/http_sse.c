@@ -41,7 +41,7 @@ typedef struct sse_send {
     int64_t sent; /* last operation id that went out */
 } sse_send;
 
-static int send_op(void *ud, const store_op *op)
+static int send_op(void *ud, const sim_op *op)
 {
     sse_send *s = ud;
     json_t *j = view_operation(op);
@@ -75,9 +75,9 @@ void http__sse_resume(conn *c)
     server *sv = c->sv;
     rs_error err = {0, ""};
     sse_send s = {c, sv, c->last};
-    int rc = c->last < sv->broadcast ? store_ops_each(sim_store(sv->loop_sim), c->last,
-                                                      sv->broadcast - c->last, send_op, &s, &err)
-                                     : 0;
+    int rc = c->last < sv->broadcast
+                 ? sim_log_each(sv->loop_sim, c->last, sv->broadcast - c->last, send_op, &s, &err)
+                 : 0;
     if (rc && rc != SSE_PAUSE)
         c->lagging = true; /* end the stream; the browser resumes from what it got */
     else if (c->last >= sv->broadcast)
@@ -155,8 +155,7 @@ void http__broadcast_new(server *sv)
     int64_t last = rc ? sv->broadcast : sim_last_op(sv->loop_sim);
     if (!rc && last > sv->broadcast) {
         sse_send s = {NULL, sv, sv->broadcast};
-        rc = store_ops_each(sim_store(sv->loop_sim), sv->broadcast, last - sv->broadcast, send_op,
-                            &s, &err);
+        rc = sim_log_each(sv->loop_sim, sv->broadcast, last - sv->broadcast, send_op, &s, &err);
         sv->broadcast = s.sent;
         /* The reading worker keeps checkpoints of the past when it is idle. */
         pthread_mutex_lock(&sv->mu);

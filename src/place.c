@@ -662,7 +662,7 @@ void place_owns(const placement *p, uint32_t r, double *owns, size_t n)
     const int S = want < 4096 ? 4096 : want > (1u << 20) ? (1 << 20) : (int)want;
     for (int s = 0; s < S; s++) {
         place_key_info k = {0};
-        k.hash = place__mix((uint64_t)s * 0x9e3779b97f4a7c15ull);
+        k.hash = hash_mix((uint64_t)s * 0x9e3779b97f4a7c15ull);
         k.coord = k.hash;
         k.owner = -1;
         k.point = -1;
@@ -698,16 +698,6 @@ double place_structural_max_over_mean(const placement *p)
         mx = s[i] > mx ? s[i] : mx;
     free(s);
     return mx * (double)p->n;
-}
-
-uint64_t place__mix(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebull;
-    x ^= x >> 31;
-    return x;
 }
 
 /* ---- drawing ---- */

@@ -113,7 +113,6 @@ const place_algo *place__find(const char *name);
 uint32_t place__points(int64_t per_node, double weight);
 /* A node's weight for estimates: its weight, 1 where it is not positive. */
 double place__weight(const place_node *x);
-uint64_t place__mix(uint64_t x);
 void place__point_owner(const placement *p, place_key_info *k);
 size_t place__walk(const placement *p, size_t start, uint32_t r, long *out);
 size_t place__walk_prefs(const placement *p, const place_key_info *k, uint32_t r, long *out);

@@ -205,7 +205,7 @@ static long rehash_server(const placement *p, const place_key_info *k)
 {
     for (uint64_t i = 1; i <= 64; i++) {
         place_key_info j = *k;
-        j.hash = j.coord = place__mix(k->hash + i * 0x9e3779b97f4a7c15ull);
+        j.hash = j.coord = hash_mix(k->hash + i * 0x9e3779b97f4a7c15ull);
         j.owner = j.point = -1;
         p->a->owner_of_hash(p, &j);
         if (j.owner >= 0 && !p->nodes[j.owner].down)

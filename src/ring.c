@@ -34,12 +34,9 @@ static int cmp_point(const void *a, const void *b, void *ctx)
         return x->coord < y->coord ? -1 : 1;
     if (x->node != y->node) {
         const ring_node *p = &nodes[x->node], *q = &nodes[y->node];
-        size_t m = p->len < q->len ? p->len : q->len;
-        int c = memcmp(p->name, q->name, m);
+        int c = alg_bytes_cmp(p->name, p->len, q->name, q->len);
         if (c)
             return c;
-        if (p->len != q->len)
-            return p->len < q->len ? -1 : 1;
     }
     return x->index < y->index ? -1 : x->index > y->index;
 }

@@ -27,7 +27,6 @@
 #include "cmd.h"
 #include "names.h"
 #include "sbuf.h"
-#include "store.h"
 #include "view.h"
 
 /* ---- growable text ---- */
@@ -648,15 +647,15 @@ static int run_expect(const step *st, sim *s, json_t *j, char *message, size_t m
                 json_object_set_new(j, "ok", json_false());
                 return 0;
             }
-            store_op o;
-            int rc = store_op_get(sim_store(s), last, &o, err);
+            sim_op o;
+            int rc = sim_log_get(s, last, &o, err);
             if (rc)
                 return rc;
             actual = st->stat == ST_REQ_MOVED ? o.requests_moved
                      : st->stat == ST_BYTES_MOVED
                          ? (double)o.bytes_moved
                          : (double)(st->stat == ST_KEYS_MOVED ? o.keys_moved : o.replica_moves);
-            store_op_clear(&o);
+            sim_op_clear(&o);
         }
         }
         ok = compare(actual, st->op, st->value);
@@ -755,7 +754,7 @@ typedef struct idlist {
     size_t n, cap;
 } idlist;
 
-static int collect_id(void *ud, const store_op *op)
+static int collect_id(void *ud, const sim_op *op)
 {
     idlist *l = ud;
     if (l->n == l->cap) {
@@ -771,7 +770,7 @@ static int collect_id(void *ud, const store_op *op)
 }
 
 /* The configuration stored with an operation. */
-static int stored_config(const store_op *o, place_config *cfg, rs_error *err)
+static int stored_config(const sim_op *o, place_config *cfg, rs_error *err)
 {
     place_config_default(cfg);
     json_t *j = o->config && *o->config ? json_loads(o->config, 0, NULL) : NULL;
@@ -793,8 +792,7 @@ static int recipe(sim *s, int64_t at, idlist *ops, place_config *start, rs_error
         *start = ch.start;
     for (size_t i = ch.n; !rc && i-- > 0;)
         if (ch.seg[i].to > ch.seg[i].from)
-            rc = store_ops_each(sim_store(s), ch.seg[i].from, ch.seg[i].to - ch.seg[i].from,
-                                collect_id, ops, err);
+            rc = sim_log_each(s, ch.seg[i].from, ch.seg[i].to - ch.seg[i].from, collect_id, ops, err);
     sim_chain_free(&ch);
     if (rc == RINGSIM_ENOMEM)
         rs_fail(err, rc, "out of memory");
@@ -956,11 +954,11 @@ static bool generated(json_t *gen, const char *key, size_t len)
 static int existed_before(exporter *x, size_t i, const char *key, size_t len, bool *existed,
                           rs_error *err)
 {
-    store *st = sim_store(x->s);
+    sim *st = x->s;
     *existed = false;
     while (i-- > 0) {
-        store_op o;
-        int rc = store_op_get(st, x->ops->v[i], &o, err);
+        sim_op o;
+        int rc = sim_log_get(st, x->ops->v[i], &o, err);
         if (rc)
             return rc;
         bool ins = strcmp(o.type, "insert_keys") == 0, del = strcmp(o.type, "delete_keys") == 0;
@@ -970,9 +968,9 @@ static int existed_before(exporter *x, size_t i, const char *key, size_t len, bo
         if (gen)
             ks.found = generated(gen, key, len);
         else if (ins || del)
-            rc = store_op_keys_each(st, o.id, scan_key, &ks, err);
+            rc = sim_log_keys(st, o.id, scan_key, &ks, err);
         json_decref(p);
-        store_op_clear(&o);
+        sim_op_clear(&o);
         if (rc < 0)
             return rc;
         if (ks.found) {
@@ -999,9 +997,9 @@ static int take_first(void *ud, const char *k, size_t n)
 
 static int put_op(exporter *x, size_t i, rs_error *err)
 {
-    store *st = sim_store(x->s);
-    store_op o;
-    int rc = store_op_get(st, x->ops->v[i], &o, err);
+    sim *st = x->s;
+    sim_op o;
+    int rc = sim_log_get(st, x->ops->v[i], &o, err);
     if (rc)
         return rc;
     json_t *p = json_loads(o.params, 0, NULL);
@@ -1074,12 +1072,12 @@ static int put_op(exporter *x, size_t i, rs_error *err)
     } else if (strcmp(o.type, "insert_keys") == 0 || strcmp(o.type, "delete_keys") == 0) {
         bool ins = o.type[0] == 'i';
         keyscan ks = {NULL, 0, false, x, false};
-        rc = store_op_keys_each(st, o.id, dash_key, &ks, err);
+        rc = sim_log_keys(st, o.id, dash_key, &ks, err);
         json_int_t n = json_integer_value(json_object_get(p, "keys"));
         if (!rc && ins && n == 1) {
             /* one key: `key add KEY` is refused when KEY exists */
             first_key fk = {NULL, 0};
-            rc = store_op_keys_each(st, o.id, take_first, &fk, err);
+            rc = sim_log_keys(st, o.id, take_first, &fk, err);
             if (rc > 0) /* stopped at the first */
                 rc = 0;
             bool existed = false;
@@ -1097,7 +1095,7 @@ static int put_op(exporter *x, size_t i, rs_error *err)
         if (!rc && ks.dashes)
             rc = sb_str(&x->b, " --");
         if (!rc)
-            rc = store_op_keys_each(st, o.id, emit_key, &ks, err);
+            rc = sim_log_keys(st, o.id, emit_key, &ks, err);
     } else if (strcmp(o.type, "configure") == 0) {
         place_config cfg;
         if (!(rc = stored_config(&o, &cfg, err)))
@@ -1114,7 +1112,7 @@ done:
         rc = sb_str(&x->b, "\n");
 out:
     json_decref(p);
-    store_op_clear(&o);
+    sim_op_clear(&o);
     if (rc == RINGSIM_ENOMEM || rc == RINGSIM_EINTERNAL)
         rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     return rc;
@@ -1127,15 +1125,15 @@ int scenario_export(sim *s, int64_t at, char **text, size_t *len, rs_error *err)
     int rc = sim_refresh(s, NULL, err);
     if (rc)
         return rc;
-    store *st = sim_store(s);
+    sim *st = s;
     /* One read snapshot: the history cannot change under the walk. */
-    if ((rc = store_begin_read(st, err)))
+    if ((rc = sim_read_begin(st, err)))
         return rc;
     int64_t last = 0;
     idlist ops = {0};
     place_config start;
     exporter x = {s, {0}, {{0}, {0}, 0}, &ops};
-    rc = store_last_op(st, &last, err);
+    rc = sim_log_last(st, &last, err);
     if (!rc && at > last)
         rc = rs_fail(err, RINGSIM_ENOTFOUND, "operation %lld not found", (long long)at);
     if (!rc && at >= 0)
@@ -1159,13 +1157,13 @@ int scenario_export(sim *s, int64_t at, char **text, size_t *len, rs_error *err)
      * (there is nothing to place): they fold into the first line. */
     size_t first = 0;
     for (; !rc && first < ops.n; first++) {
-        store_op o;
-        if ((rc = store_op_get(st, ops.v[first], &o, err)))
+        sim_op o;
+        if ((rc = sim_log_get(st, ops.v[first], &o, err)))
             break;
         bool cfg = strcmp(o.type, "configure") == 0;
         if (cfg)
             rc = stored_config(&o, &start, err);
-        store_op_clear(&o);
+        sim_op_clear(&o);
         if (!cfg)
             break;
     }
@@ -1175,12 +1173,12 @@ int scenario_export(sim *s, int64_t at, char **text, size_t *len, rs_error *err)
     }
     for (size_t i = first; !rc && i < ops.n; i++)
         rc = put_op(&x, i, err);
-    store_end_read(st);
+    sim_read_end(st);
     if (!rc) {
         /* The state's counts close the file: the past one from a replay. */
         sim *past = NULL;
         int64_t now = 0;
-        rc = store_last_op(st, &now, err);
+        rc = sim_log_last(st, &now, err);
         if (!rc && last != now)
             rc = sim_at(s, last, &past, err);
         sim_stats ss;

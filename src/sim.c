@@ -462,7 +462,7 @@ void sim_set_progress(sim *s, sim_progress_fn fn, void *ud)
     s->progress_ud = ud;
 }
 
-store *sim_store(sim *s) { return s->st; }
+store *sim__store(sim *s) { return s->st; }
 const char *sim_read_only(const sim *s) { return store_read_only(s->st); }
 
 /* ---- operations: the common frame ---- */

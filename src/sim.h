@@ -81,11 +81,40 @@ int sim_refresh(sim *s, bool *changed, rs_error *err);
  * layout.  For a thread that must not stall (the server's event loop). */
 int sim_refresh_light(sim *s, bool *heavy, rs_error *err);
 void sim_set_progress(sim *s, sim_progress_fn fn, void *ud);
-store *sim_store(sim *s);
 /* Why the database cannot be written ("the file is not writable: ..."), or
  * NULL when it can; every operation then fails with RINGSIM_EREADONLY and a
  * message naming the file and this reason. */
 const char *sim_read_only(const sim *s);
+
+/* ---- the log and the stored keys, for the faces ---- */
+
+/* An operation as the log keeps it: id, at, type, subject, params,
+ * moved_from and config (malloc'd text; free with sim_op_clear),
+ * keys_moved, replica_moves, skipped. */
+typedef store_op sim_op;
+typedef int (*sim_op_fn)(void *ud, const sim_op *op);
+typedef int (*sim_bytes_fn)(void *ud, const char *s, size_t len);
+typedef int (*sim_move_fn)(void *ud, const char *key, const char *from, const char *to);
+
+/* Operations with id > after, at most limit (< 0: all), increasing id. */
+int sim_log_each(sim *s, int64_t after, int64_t limit, sim_op_fn fn, void *ud, rs_error *err);
+/* One operation: RINGSIM_ENOTFOUND when missing; free with sim_op_clear. */
+int sim_log_get(sim *s, int64_t id, sim_op *out, rs_error *err);
+void sim_op_clear(sim_op *op);
+/* The id of the last operation (0 when none) into *out. */
+int sim_log_last(sim *s, int64_t *out, rs_error *err);
+/* A page of an operation's moves (key, from, to; NULL for nobody) in the
+ * order they were made; *total counts them all.  fn may be NULL (count). */
+int sim_log_moves(sim *s, int64_t op, int64_t offset, int64_t limit, int64_t *total, sim_move_fn fn,
+                  void *ud, rs_error *err);
+/* The keys an operation named (an insert's, a delete's), in its order. */
+int sim_log_keys(sim *s, int64_t op, sim_bytes_fn fn, void *ud, rs_error *err);
+/* Every stored key, in storage order (the cheapest scan). */
+int sim_keys_each(sim *s, sim_bytes_fn fn, void *ud, rs_error *err);
+/* One read transaction around several reads, so that they see one state
+ * (another process may write in between otherwise).  Cannot nest. */
+int sim_read_begin(sim *s, rs_error *err);
+void sim_read_end(sim *s);
 
 /* ---- operations: each is one transaction; *op receives its id ---- */
 int sim_add_node(sim *s, const char *name, size_t len, double weight, int64_t *op, rs_error *err);

@@ -127,6 +127,9 @@ typedef struct diff {
 } diff;
 
 /* sim.c */
+/* The store behind a sim: the engine's, and its tests' (faces read through
+ * sim.h). */
+store *sim__store(sim *s);
 /* memcmp order of byte strings, the shorter first on a common prefix. */
 int sim__cmp_bytes(const char *a, size_t al, const char *b, size_t bl);
 /* Load the whole state again from the store (after its file was replaced). */

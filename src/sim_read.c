@@ -282,3 +282,51 @@ int sim_density(sim *s, uint32_t bins, int64_t *counts, const char **by, rs_erro
     *by = col >= 0 ? "coordinate" : "position";
     return store_keys_density(s->st, col == PLACE_COL_COORD, place_top(s->cur.pl), bins, counts, err);
 }
+
+/* ---- the log and the stored keys ---- */
+
+int sim_log_each(sim *s, int64_t after, int64_t limit, sim_op_fn fn, void *ud, rs_error *err)
+{
+    return store_ops_each(s->st, after, limit, fn, ud, err);
+}
+
+int sim_log_get(sim *s, int64_t id, sim_op *out, rs_error *err)
+{
+    return store_op_get(s->st, id, out, err);
+}
+
+void sim_op_clear(sim_op *op) { store_op_clear(op); }
+
+int sim_log_last(sim *s, int64_t *out, rs_error *err) { return store_last_op(s->st, out, err); }
+
+int sim_log_moves(sim *s, int64_t op, int64_t offset, int64_t limit, int64_t *total, sim_move_fn fn,
+                  void *ud, rs_error *err)
+{
+    return store_moves_page(s->st, op, offset, limit, total, fn, ud, err);
+}
+
+int sim_log_keys(sim *s, int64_t op, sim_bytes_fn fn, void *ud, rs_error *err)
+{
+    return store_op_keys_each(s->st, op, fn, ud, err);
+}
+
+typedef struct each_key {
+    sim_bytes_fn fn;
+    void *ud;
+} each_key;
+
+static int each_key_step(void *ud, const store_key *k)
+{
+    const each_key *e = ud;
+    return e->fn(e->ud, k->key, k->len);
+}
+
+int sim_keys_each(sim *s, sim_bytes_fn fn, void *ud, rs_error *err)
+{
+    each_key e = {fn, ud};
+    return store_keys_each(s->st, 0, each_key_step, &e, err);
+}
+
+int sim_read_begin(sim *s, rs_error *err) { return store_begin_read(s->st, err); }
+
+void sim_read_end(sim *s) { store_end_read(s->st); }

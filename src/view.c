@@ -12,7 +12,6 @@
 #include "compare.h"
 #include "csv.h"
 #include "names.h"
-#include "store.h"
 
 static json_t *nomem(rs_error *err, json_t *partial)
 {
@@ -375,7 +374,7 @@ json_t *view_density(sim *s, uint32_t bins, rs_error *err)
     return o ? o : nomem(err, NULL);
 }
 
-json_t *view_operation(const store_op *op)
+json_t *view_operation(const sim_op *op)
 {
     json_t *mf = json_loads(op->moved_from, 0, NULL);
     json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:I, s:o, s:I}", "id", (json_int_t)op->id, "at",
@@ -394,7 +393,7 @@ json_t *view_operation(const store_op *op)
     return o;
 }
 
-static int add_op(void *ud, const store_op *op)
+static int add_op(void *ud, const sim_op *op)
 {
     return json_array_append_new(ud, view_operation(op)) ? RINGSIM_ENOMEM : 0;
 }
@@ -404,7 +403,7 @@ json_t *view_operations(sim *s, int64_t after, int64_t limit, rs_error *err)
     json_t *arr = json_array();
     if (!arr)
         return nomem(err, NULL);
-    int rc = store_ops_each(sim_store(s), after, limit, add_op, arr, err);
+    int rc = sim_log_each(s, after, limit, add_op, arr, err);
     if (rc == RINGSIM_ENOMEM)
         return nomem(err, arr);
     if (rc) {
@@ -417,11 +416,11 @@ json_t *view_operations(sim *s, int64_t after, int64_t limit, rs_error *err)
 
 json_t *view_operation_get(sim *s, int64_t id, rs_error *err)
 {
-    store_op op;
-    if (store_op_get(sim_store(s), id, &op, err))
+    sim_op op;
+    if (sim_log_get(s, id, &op, err))
         return NULL;
     json_t *o = view_operation(&op);
-    store_op_clear(&op);
+    sim_op_clear(&op);
     return o ? o : nomem(err, NULL);
 }
 
@@ -443,7 +442,7 @@ json_t *view_operation_moves(sim *s, int64_t id, int64_t offset, int64_t limit, 
         return NULL;
     json_t *moves = json_array();
     int64_t total = 0;
-    int rc = moves ? store_moves_page(sim_store(s), id, offset, limit, &total, add_move, moves, err)
+    int rc = moves ? sim_log_moves(s, id, offset, limit, &total, add_move, moves, err)
                    : RINGSIM_ENOMEM;
     if (rc) {
         json_decref(moves);

@@ -43,7 +43,7 @@ json_t *view_keys(sim *s, const char *node, size_t node_len, const char *prefix,
                   sim_key_order order, bool desc, int64_t offset, int64_t limit, rs_error *err);
 json_t *view_density(sim *s, uint32_t bins, rs_error *err);
 
-json_t *view_operation(const store_op *op);
+json_t *view_operation(const sim_op *op);
 /* {"operations"}; limit < 0 means all. */
 json_t *view_operations(sim *s, int64_t after, int64_t limit, rs_error *err);
 /* One operation by id ("operation" object). */
@@ -58,7 +58,7 @@ json_t *view_operation_moves(sim *s, int64_t id, int64_t offset, int64_t limit, 
 void view_node_states(sim *s, const sim_node_view *v, json_t *o);
 /* What a set_state operation answers beside the common fields: "state",
  * and for a node going down "moves_back_when_up" (view_states.c). */
-void view_state_op(const store_op *op, json_t *o);
+void view_state_op(const sim_op *op, json_t *o);
 
 /* What an add_node, remove_node, set_state or configure would do, recorded nowhere:
  * {"op", "keys_moved", "moved_from", "moved_to", "replica_moves", "before",

@@ -29,7 +29,7 @@ void view_node_states(sim *s, const sim_node_view *v, json_t *o)
  * brings back exactly the serving layout before it went down: every key
  * this operation moved moves back, no other.  "moves_back_when_up" says so
  * on the operation that took the node down. */
-void view_state_op(const store_op *op, json_t *o)
+void view_state_op(const sim_op *op, json_t *o)
 {
     json_t *p = json_loads(op->params ? op->params : "", 0, NULL);
     const char *st = json_string_value(json_object_get(p, "state"));

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "sim.h"
+#include "sim_int.h"
 
 static uint64_t rng;
 static uint64_t seed_now;
@@ -93,8 +94,8 @@ static void picture_take(sim *s, picture *p)
     rs_error err;
     memset(p, 0, sizeof *p);
     p->s = s;
-    assert_int_equal(store_nodes_load(sim_store(s), &p->nodes, &p->nn, &err), 0);
-    assert_int_equal(store_keys_each(sim_store(s), 0, take_key, p, &err), 0);
+    assert_int_equal(store_nodes_load(sim__store(s), &p->nodes, &p->nn, &err), 0);
+    assert_int_equal(store_keys_each(sim__store(s), 0, take_key, p, &err), 0);
 }
 
 static void picture_free(picture *p)

@@ -27,6 +27,7 @@
 
 #include "place.h"
 #include "sim.h"
+#include "sim_int.h"
 #include "store.h"
 
 #define NKEYS 600
@@ -201,7 +202,7 @@ static void one_algorithm(json_t *a, uint64_t seed)
             copies--;
     }
     store_op o;
-    CHECK(store_op_get(sim_store(s), op, &o, &err) == 0);
+    CHECK(store_op_get(sim__store(s), op, &o, &err) == 0);
     CHECK(o.replica_moves == copies);
     CHECK(o.keys_moved == moved);
     store_op_clear(&o);

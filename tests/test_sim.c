@@ -26,6 +26,7 @@
 #include "names.h"
 #include "ring.h"
 #include "sim.h"
+#include "sim_int.h"
 
 #define MAXK 400
 #define MAXN 12
@@ -114,7 +115,7 @@ static int64_t op_moved(sim *s, int64_t op, json_t **moved_from)
 {
     store_op o;
     rs_error err;
-    assert_int_equal(store_op_get(sim_store(s), op, &o, &err), 0);
+    assert_int_equal(store_op_get(sim__store(s), op, &o, &err), 0);
     int64_t m = o.keys_moved;
     *moved_from = json_loads(o.moved_from, 0, NULL);
     assert_non_null(*moved_from);

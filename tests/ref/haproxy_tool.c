@@ -14,16 +14,7 @@
 #include <string.h>
 
 #include "alg_haproxy.h"
-
-static long read_line(char **buf, size_t *cap, FILE *in)
-{
-    ssize_t n = getline(buf, cap, in);
-    if (n < 0)
-        return -1;
-    if (n > 0 && (*buf)[n - 1] == '\n')
-        (*buf)[--n] = '\0';
-    return (long)n;
-}
+#include "tool_io.h"
 
 int main(void)
 {
@@ -37,7 +28,7 @@ int main(void)
     rs_error err = {0};
     int rc = 1;
 
-    if (read_line(&line, &cap, stdin) < 0 || sscanf(line, "%zu", &n) != 1 || n == 0 ||
+    if (tool_read_line(&line, &cap, stdin) < 0 || sscanf(line, "%zu", &n) != 1 || n == 0 ||
         n > 100000) {
         fprintf(stderr, "haproxy_tool: first line: number of servers\n");
         goto out;
@@ -52,7 +43,7 @@ int main(void)
         double w;
         long long id;
         int off = 0;
-        if (read_line(&line, &cap, stdin) < 0 ||
+        if (tool_read_line(&line, &cap, stdin) < 0 ||
             sscanf(line, "%lf\t%lld\t%n", &w, &id, &off) != 2 || !off) {
             fprintf(stderr, "haproxy_tool: server line %zu: WEIGHT<TAB>ID<TAB>NAME\n", i + 1);
             goto out;
@@ -70,7 +61,7 @@ int main(void)
     for (size_t i = 0; i < n; i++)
         printf("%u\t%s\n", ids[i], names[i]);
     long len;
-    while ((len = read_line(&line, &cap, stdin)) >= 0) {
+    while ((len = tool_read_line(&line, &cap, stdin)) >= 0) {
         if (!np) {
             puts("-");
             continue;

@@ -14,18 +14,7 @@
 #include <string.h>
 
 #include "alg_nginx.h"
-
-/* Read a line into *buf without its newline; returns its length or -1 at
- * the end. */
-static long read_line(char **buf, size_t *cap, FILE *in)
-{
-    ssize_t n = getline(buf, cap, in);
-    if (n < 0)
-        return -1;
-    if (n > 0 && (*buf)[n - 1] == '\n')
-        (*buf)[--n] = '\0';
-    return (long)n;
-}
+#include "tool_io.h"
 
 int main(void)
 {
@@ -37,7 +26,7 @@ int main(void)
     rs_error err = {0};
     int rc = 1;
 
-    if (read_line(&line, &cap, stdin) < 0 || sscanf(line, "%zu", &n) != 1 || n == 0 ||
+    if (tool_read_line(&line, &cap, stdin) < 0 || sscanf(line, "%zu", &n) != 1 || n == 0 ||
         n > 100000) {
         fprintf(stderr, "nginx_tool: first line: number of servers\n");
         goto out;
@@ -47,7 +36,7 @@ int main(void)
     if (!names || !nodes)
         goto out;
     for (size_t i = 0; i < n; i++) {
-        long len = read_line(&line, &cap, stdin);
+        long len = tool_read_line(&line, &cap, stdin);
         char *tab = len > 0 ? strchr(line, '\t') : NULL;
         if (!tab) {
             fprintf(stderr, "nginx_tool: server line %zu: WEIGHT<TAB>NAME\n", i + 1);
@@ -63,7 +52,7 @@ int main(void)
         goto out;
     }
     long len;
-    while ((len = read_line(&line, &cap, stdin)) >= 0) {
+    while ((len = tool_read_line(&line, &cap, stdin)) >= 0) {
         const alg_point *p = &pts[alg_successor(pts, np, nginx_key_hash(line, (size_t)len))];
         fwrite(nodes[p->node].name, 1, nodes[p->node].len, stdout);
         putchar('\n');

@@ -1,7 +1,8 @@
 /*
  * tool_io.h - line input shared by the tiny reference drivers in tests/ref/:
  * hex-encoded names and keys (so any byte survives the pipe) and a bounded
- * line reader.  Header-only, for the test drivers alone.
+ * line reader (getline's, for the drivers that read raw bytes).  Header-only,
+ * for the test drivers alone (they define _GNU_SOURCE for getline).
  */
 #ifndef RINGSIM_TOOL_IO_H
 #define RINGSIM_TOOL_IO_H
@@ -9,6 +10,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/types.h>
 
 enum { TOOL_LINE_MAX = 8192, TOOL_NAME_MAX = 1024 };
 
@@ -37,6 +39,18 @@ static inline long tool_unhex(const char **p, char *out, size_t cap)
     if (*s == ' ')
         s++;
     *p = s;
+    return (long)n;
+}
+
+/* Read a line into *buf (getline's buffer) without its newline: its length,
+ * or -1 at the end. */
+static inline long tool_read_line(char **buf, size_t *cap, FILE *in)
+{
+    ssize_t n = getline(buf, cap, in);
+    if (n < 0)
+        return -1;
+    if (n > 0 && (*buf)[n - 1] == '\n')
+        (*buf)[--n] = '\0';
     return (long)n;
 }
 

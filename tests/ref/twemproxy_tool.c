@@ -15,16 +15,7 @@
 #include <string.h>
 
 #include "alg_twemproxy.h"
-
-static long read_line(char **buf, size_t *cap, FILE *in)
-{
-    ssize_t n = getline(buf, cap, in);
-    if (n < 0)
-        return -1;
-    if (n > 0 && (*buf)[n - 1] == '\n')
-        (*buf)[--n] = '\0';
-    return (long)n;
-}
+#include "tool_io.h"
 
 int main(void)
 {
@@ -37,7 +28,7 @@ int main(void)
     rs_error err = {0};
     int rc = 1, fn = -1;
 
-    if (!md || read_line(&line, &cap, stdin) < 0 || sscanf(line, "%zu %31s", &n, hash) != 2 ||
+    if (!md || tool_read_line(&line, &cap, stdin) < 0 || sscanf(line, "%zu %31s", &n, hash) != 2 ||
         n == 0 || n > 100000) {
         fprintf(stderr, "twemproxy_tool: first line: N HASH\n");
         goto out;
@@ -50,7 +41,7 @@ int main(void)
     if (fn < 0 || !names || !nodes)
         goto out;
     for (size_t i = 0; i < n; i++) {
-        long len = read_line(&line, &cap, stdin);
+        long len = tool_read_line(&line, &cap, stdin);
         char *tab = len > 0 ? strchr(line, '\t') : NULL;
         if (!tab) {
             fprintf(stderr, "twemproxy_tool: server line %zu: WEIGHT<TAB>NAME\n", i + 1);
@@ -65,7 +56,7 @@ int main(void)
         goto out;
     }
     long len;
-    while ((len = read_line(&line, &cap, stdin)) >= 0) {
+    while ((len = tool_read_line(&line, &cap, stdin)) >= 0) {
         uint32_t h = twemproxy_hash((twemproxy_hash_fn)fn, md, line, (size_t)len);
         printf("%u\n", pts[alg_successor(pts, np, h)].node);
     }
