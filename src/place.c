@@ -39,8 +39,10 @@ static const pdef pdefs[PP_COUNT] = {
     [PP_MAX_RING_SIZE] = {"max_ring_size", 8388608, 1, 8388608},
     [PP_TABLE_SIZE] = {"table_size", 65537, 2, 5000011},
     [PP_NUM_TOKENS] = {"num_tokens", 16, 1, 1536},
-    [PP_HASH_BALANCE_FACTOR] = {"hash_balance_factor", 0, 0, 2147483647},
+    /* Envoy's UInt32Value; HAProxy's own bound is checked by the rule. */
+    [PP_HASH_BALANCE_FACTOR] = {"hash_balance_factor", 0, 0, 4294967295},
     [PP_HASH] = {"hash", TW_DEFAULT_HASH, 0, TW_NHASH - 1, twemproxy_hash_names},
+    [PP_BALANCE_FACTOR] = {"balance_factor", 0, 0, 1000000},
 };
 
 const place_algo *place__find(const char *name)
@@ -70,8 +72,52 @@ static bool is_prime(int64_t v)
     return true;
 }
 
+/* The factor of a bounded-load rule, as each program validates it, for the
+ * algorithm that takes it (another algorithm's value is kept as stored):
+ *   HAProxy  src/cfgparse-listen.c, "hash-balance-factor": 0 or greater
+ *            than 100, read with atol into an int (import_haproxy.c: at
+ *            most INT32_MAX).
+ *   Envoy    api/envoy/config/cluster/v3/cluster.proto,
+ *            ConsistentHashingLbConfig.hash_balance_factor: a UInt32Value
+ *            with (validate.rules).uint32.gte = 100.  Unset turns bounded
+ *            loads off (thread_aware_lb_impl.cc wraps the hashing balancer
+ *            only when it is > 0): ringsim's 0 stands for unset.
+ *   ring     Mirrokni-Thorup-Zadimoghaddam need c = 1 + eps with eps > 0:
+ *            balance_factor 0 (off) or above 100. */
+static int bound_check(const place_algo *a, const place_config *cfg, rs_error *err)
+{
+    if (a->bound == PLACE_BOUND_NONE)
+        return 0;
+    int64_t f = cfg->param[a->bound_param];
+    const char *name = pdefs[a->bound_param].name;
+    if (a->bound == PLACE_BOUND_ENVOY && f > 0 && f < 100)
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "%s must be 0 (unset: off) or at least 100 (Envoy's hash_balance_factor "
+                       "is a UInt32Value >= 100), not %lld",
+                       name, (long long)f);
+    if (a->bound == PLACE_BOUND_HAPROXY && ((f > 0 && f <= 100) || f > 2147483647))
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "%s must be 0 or greater than 100 and at most 2147483647 (HAProxy refuses "
+                       "hash-balance-factor %lld)",
+                       name, (long long)f);
+    if (a->bound == PLACE_BOUND_MTZ && f > 0 && f <= 100)
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "%s must be 0 (off) or above 100: the capacity is ceil(c m / n) with c = "
+                       "%s / 100 > 1, not %lld",
+                       name, name, (long long)f);
+    return 0;
+}
+
+place_bound place_bound_of(const place_config *cfg, int *param)
+{
+    const place_algo *a = place__find(cfg->algorithm);
+    *param = a && a->bound != PLACE_BOUND_NONE ? a->bound_param : -1;
+    return a ? a->bound : PLACE_BOUND_NONE;
+}
+
 int place_config_check(const place_config *cfg, rs_error *err)
 {
+    int rc;
     const place_algo *a = place__find(cfg->algorithm);
     if (!a) {
         char known[256] = "";
@@ -96,11 +142,8 @@ int place_config_check(const place_config *cfg, rs_error *err)
     if (!is_prime(cfg->param[PP_TABLE_SIZE]))
         return rs_fail(err, RINGSIM_EPARAM, "table_size must be a prime number (%lld is not)",
                        (long long)cfg->param[PP_TABLE_SIZE]);
-    if (cfg->param[PP_HASH_BALANCE_FACTOR] > 0 && cfg->param[PP_HASH_BALANCE_FACTOR] <= 100)
-        return rs_fail(err, RINGSIM_EPARAM,
-                       "hash_balance_factor must be 0 or greater than 100 (HAProxy refuses "
-                       "hash-balance-factor %lld)",
-                       (long long)cfg->param[PP_HASH_BALANCE_FACTOR]);
+    if ((rc = bound_check(a, cfg, err)))
+        return rc;
     if (cfg->param[PP_MIN_RING_SIZE] > cfg->param[PP_MAX_RING_SIZE])
         return rs_fail(
             err, RINGSIM_EPARAM, "min_ring_size (%lld) must not be above max_ring_size (%lld)",
@@ -306,12 +349,15 @@ json_t *place_algorithms_json(void)
         }
         static const char *const wk[] = {"any", "whole", "no"};
         static const char *const rk[] = {"walk", "highest", "no"};
+        /* bounded_loads: the traffic replay's rule, null when it has none */
+        static const char *const bk[] = {NULL, "haproxy", "envoy", "mtz"};
         json_array_append_new(
-            arr, json_pack("{s:s, s:s, s:s, s:s, s:o, s:b, s:s, s:b, s:s, s:s, s:b}", "name",
+            arr, json_pack("{s:s, s:s, s:s, s:s, s:o, s:b, s:s, s:b, s:s, s:s, s:b, s:s?}", "name",
                            a->name, "title", a->title, "space", a->space, "key_hash", a->key_hash,
                            "params", ps, "weights", a->weights != PLACE_W_NONE, "weight_rule",
-                           wk[a->weights], "replicas", a->replicas != PLACE_REP_NONE, "replica_rule",
-                           rk[a->replicas], "origin", a->origin, "minimal", a->minimal));
+                           wk[a->weights], "replicas", a->replicas != PLACE_REP_NONE,
+                           "replica_rule", rk[a->replicas], "origin", a->origin, "minimal",
+                           a->minimal, "bounded_loads", bk[a->bound]));
     }
     return arr;
 }
@@ -430,6 +476,10 @@ size_t place_node_count(const placement *p) { return p->n; }
 uint64_t place_node_size(const placement *p, size_t i) { return i < p->n ? p->sizes[i] : 0; }
 
 const ring *place_ring_of(const placement *p) { return p->ring; }
+
+size_t place_point_count(const placement *p) { return p->pts ? p->npts : 0; }
+
+uint32_t place_point_node(const placement *p, size_t i) { return p->pts[i].node; }
 
 char *place_state_text(const placement *p) { return p->a->state_text ? p->a->state_text(p) : NULL; }
 
