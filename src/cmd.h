@@ -53,6 +53,10 @@ typedef enum {
     CMD_O_SCENARIO,
     CMD_O_BUILTIN,
     CMD_O_ID,
+    CMD_O_REQUESTS,
+    CMD_O_CONCURRENCY,
+    CMD_O_SEED,
+    CMD_O_FACTOR,
     CMD_O_COUNT
 } cmd_opt;
 
