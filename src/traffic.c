@@ -423,12 +423,14 @@ static uint32_t envoy_choose(replay *r, uint32_t key)
 static uint32_t mtz_choose(replay *r, uint32_t key)
 {
     const traffic_model *m = r->m;
-    double cm = (double)m->factor * ((double)r->total + 1) / (100.0 * r->wsum);
+    /* ceil(f m w / (100 W)): one rounding of a quotient of whole numbers
+     * below 2^53 (whole weights), so the ceiling is exact. */
+    double fm = (double)m->factor * ((double)r->total + 1), den = 100.0 * r->wsum;
     size_t i = m->point[key];
     uint32_t s = m->pt_node[i];
     for (size_t steps = 0; steps <= m->npts; steps++) {
         r->probes++;
-        if ((double)r->active[s] < ceil(cm * m->weight[s]))
+        if ((double)r->active[s] < ceil(fm * m->weight[s] / den))
             return s;
         size_t j = r->skip[i];
         i = j == m->npts ? 0 : j;
@@ -573,6 +575,8 @@ int traffic_replay(const traffic_model *m, const traffic_params *p, traffic_prog
             r.probes++;
             break;
         }
+        if (m->observe)
+            m->observe(m->observe_ud, key, to, r.active, r.total);
         if (r.total == fcap) {
             size_t cap = fcap ? 2 * fcap : 1024;
             uint32_t *f = realloc(flight, cap * sizeof *f);
@@ -723,8 +727,8 @@ int traffic_run(sim *s, const traffic_params *p, traffic_result *out, rs_error *
                                                    : "a stored key has no node");
         goto done;
     }
-    traffic_model m = {rule, (uint32_t)factor, n,      weight,  npts,  pt_node,
-                       c.n,  c.share,          c.node, c.point, c.hash};
+    traffic_model m = {rule,    (uint32_t)factor, n,       weight, npts, pt_node, c.n,
+                       c.share, c.node,           c.point, c.hash, NULL, NULL};
     rc = traffic_replay(&m, p, run_progress, s, out, err);
 done:
     free(weight);

@@ -57,6 +57,11 @@ int traffic_params_check(const traffic_params *p, rs_error *err);
 
 /* ---- the core: a replay over plain arrays (what the tests drive) ---- */
 
+/* Called at each assignment, before it is counted (for tests): the key,
+ * the node chosen, the requests in flight per node and in all. */
+typedef void (*traffic_assign_fn)(void *ud, uint32_t key, uint32_t to, const uint32_t *active,
+                                  uint32_t total);
+
 typedef struct traffic_model {
     place_bound rule;
     uint32_t factor;         /* the rule's factor; 0: every request to its key's node */
@@ -69,6 +74,8 @@ typedef struct traffic_model {
     const uint32_t *node;  /* nkeys: the key's node */
     const uint32_t *point; /* nkeys: the point that decided (HAProxy, MTZ; else NULL) */
     const uint64_t *hash;  /* nkeys: the request's hash (Envoy; else NULL) */
+    traffic_assign_fn observe; /* may be NULL */
+    void *observe_ud;
 } traffic_model;
 
 typedef struct traffic_node_stat {
