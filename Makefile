@@ -93,6 +93,7 @@ bench: build
 	$(BUILD)/bench_ketama
 	$(BUILD)/bench_envoy
 	$(BUILD)/bench_textbook
+	$(BUILD)/bench_traffic
 
 # HTTP load with wrk on loopback at 1M keys, beside nginx serving a file in
 # the same run (bench/load.sh; about three minutes).
