@@ -429,7 +429,7 @@ static int post_traffic(sim *s, const api_request *r, json_t **out, rs_error *er
     if (!json_is_number(conc) || !(json_number_value(conc) > 0) ||
         !(json_number_value(conc) <= TRAFFIC_MAX_CONCURRENCY))
         return rs_fail(err, RINGSIM_EPARAM,
-                       "concurrency must be a number above 0 and at most %g (requests in "
+                       "concurrency must be a number above 0 and at most %.0f (requests in "
                        "flight on average)",
                        TRAFFIC_MAX_CONCURRENCY);
     p.concurrency = json_number_value(conc);

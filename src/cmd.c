@@ -995,7 +995,7 @@ static int run_traffic(cmd_ctx *c)
     if (cmd_parse_number(cc, &p.concurrency) || !(p.concurrency > 0) ||
         p.concurrency > TRAFFIC_MAX_CONCURRENCY)
         return rs_fail(&c->err, RINGSIM_EPARAM,
-                       "--concurrency must be a number above 0 and at most %g, not \"%.64s\"",
+                       "--concurrency must be a number above 0 and at most %.0f, not \"%.64s\"",
                        TRAFFIC_MAX_CONCURRENCY, cc);
     if (sd && (parse_u64(sd, &p.seed) || p.seed > (uint64_t)INT64_MAX))
         return rs_fail(&c->err, RINGSIM_EPARAM,
@@ -1026,7 +1026,10 @@ static int run_traffic(cmd_ctx *c)
     if (!strcmp(rule, "none"))
         fprintf(out, "every request to its key's node\n");
     else
-        fprintf(out, "bounded loads (%s's rule, factor %lld)\n", rule,
+        fprintf(out, "bounded loads, %s, factor %lld\n",
+                !strcmp(rule, "haproxy") ? "HAProxy's chash_server_is_eligible"
+                : !strcmp(rule, "envoy") ? "Envoy's BoundedLoadHashingLoadBalancer"
+                                         : "Mirrokni-Thorup-Zadimoghaddam",
                 (long long)json_integer_value(json_object_get(j, "factor")));
     json_t *e, *nodes = json_object_get(j, "nodes");
     size_t i, wname = 4;

@@ -30,6 +30,7 @@ typedef struct pdef {
     const char *name;
     int64_t def, min, max;
     const char *const *names; /* a choice by name: names[min..max], or NULL */
+    bool quiet;               /* answered among the algorithm's params only when not 0 */
 } pdef;
 
 static const pdef pdefs[PP_COUNT] = {
@@ -42,7 +43,9 @@ static const pdef pdefs[PP_COUNT] = {
     /* Envoy's UInt32Value; HAProxy's own bound is checked by the rule. */
     [PP_HASH_BALANCE_FACTOR] = {"hash_balance_factor", 0, 0, 4294967295},
     [PP_HASH] = {"hash", TW_DEFAULT_HASH, 0, TW_NHASH - 1, twemproxy_hash_names},
-    [PP_BALANCE_FACTOR] = {"balance_factor", 0, 0, 1000000},
+    /* Quiet: version 2's answer for ring, {"points_per_node"}, stays as it
+     * was until bounded loads are turned on. */
+    [PP_BALANCE_FACTOR] = {"balance_factor", 0, 0, 1000000, NULL, true},
 };
 
 const place_algo *place__find(const char *name)
@@ -186,6 +189,8 @@ json_t *place_config_json(const place_config *cfg, bool all)
         bool mine = false;
         for (size_t k = 0; a && k < a->nparams; k++)
             mine |= a->params[k] == i;
+        if (mine && !all && pdefs[i].quiet && cfg->param[i] == 0)
+            continue;
         if ((all || mine) && pdefs[i].names)
             json_object_set_new(params, pdefs[i].name, json_string(pdefs[i].names[cfg->param[i]]));
         else if (all || mine)
@@ -312,6 +317,9 @@ char *place_config_describe(const place_config *cfg)
     size_t n = (size_t)snprintf(buf, sizeof buf, "algorithm %s", cfg->algorithm);
     for (size_t k = 0; a && k < a->nparams && n < sizeof buf; k++) {
         int i = a->params[k];
+        /* a bounded-load factor that is off changes nothing: unsaid */
+        if (a->bound != PLACE_BOUND_NONE && i == a->bound_param && cfg->param[i] == 0)
+            continue;
         if (i == PP_POINTS_PER_NODE)
             n += (size_t)snprintf(buf + n, sizeof buf - n, ", %lld point%s per node",
                                   (long long)cfg->param[i], cfg->param[i] == 1 ? "" : "s");
@@ -335,9 +343,13 @@ json_t *place_algorithms_json(void)
         json_t *ps = json_array();
         for (size_t k = 0; ps && k < a->nparams; k++) {
             const pdef *d = &pdefs[a->params[k]];
+            /* HAProxy reads its factor into an int (bound_check) */
+            int64_t max = a->bound == PLACE_BOUND_HAPROXY && a->params[k] == a->bound_param
+                              ? 2147483647
+                              : d->max;
             json_t *pj = json_pack("{s:s, s:I, s:I, s:I}", "name", d->name, "default",
                                    (json_int_t)d->def, "min", (json_int_t)d->min, "max",
-                                   (json_int_t)d->max);
+                                   (json_int_t)max);
             if (pj && d->names) {
                 json_t *vals = json_array();
                 for (int64_t v = d->min; vals && v <= d->max; v++)

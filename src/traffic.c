@@ -45,7 +45,7 @@ int traffic_params_check(const traffic_params *p, rs_error *err)
         return rs_fail(err, RINGSIM_EPARAM, "requests must be a whole number from 1 to %llu",
                        TRAFFIC_MAX_REQUESTS);
     if (!(p->concurrency > 0) || !(p->concurrency <= TRAFFIC_MAX_CONCURRENCY))
-        return rs_fail(err, RINGSIM_EPARAM, "concurrency must be a number above 0 and at most %g",
+        return rs_fail(err, RINGSIM_EPARAM, "concurrency must be a number above 0 and at most %.0f",
                        TRAFFIC_MAX_CONCURRENCY);
     if (p->seed > (uint64_t)INT64_MAX)
         return rs_fail(err, RINGSIM_EPARAM, "seed must be a whole number from 0 to %lld",

@@ -70,10 +70,10 @@ typedef struct traffic_model {
     size_t npts;             /* points of the ring in ring order (HAProxy, MTZ) */
     const uint32_t *pt_node; /* npts: each point's node */
     size_t nkeys;
-    const double *share;   /* nkeys shares summing to 1 */
-    const uint32_t *node;  /* nkeys: the key's node */
-    const uint32_t *point; /* nkeys: the point that decided (HAProxy, MTZ; else NULL) */
-    const uint64_t *hash;  /* nkeys: the request's hash (Envoy; else NULL) */
+    const double *share;       /* nkeys shares summing to 1 */
+    const uint32_t *node;      /* nkeys: the key's node */
+    const uint32_t *point;     /* nkeys: the point that decided (HAProxy, MTZ; else NULL) */
+    const uint64_t *hash;      /* nkeys: the request's hash (Envoy; else NULL) */
     traffic_assign_fn observe; /* may be NULL */
     void *observe_ud;
 } traffic_model;

@@ -30,6 +30,7 @@ import { PlacementForm } from './algorithms.js';
 import { TableStrip } from './strip.js';
 import { setupScenarios } from './scenarios.js';
 import { setupLab } from './lab.js';
+import { setupTraffic } from './traffic.js';
 
 const DOT_LIMIT = 1500;     // up to this many keys are drawn one by one
 const KEYS_PAGE = 50;
@@ -1089,6 +1090,7 @@ setupScenarios({ api, confirmInPage, getState: () => state, onOperation, refresh
 setupLab({
   ring, placement, getView: () => state.view, api, confirmInPage,
 });
+setupTraffic();
 
 async function start() {
   connect();
