@@ -441,6 +441,22 @@ static uint32_t mtz_choose(replay *r, uint32_t key)
     return m->node[key]; /* no room anywhere: cannot happen with c > 1 */
 }
 
+/* Where the rule sends a request for key, given what is in flight. */
+static uint32_t choose(replay *r, uint32_t key)
+{
+    switch (r->m->rule) {
+    case PLACE_BOUND_HAPROXY:
+        return haproxy_choose(r, r->m->point[key]);
+    case PLACE_BOUND_ENVOY:
+        return envoy_choose(r, key);
+    case PLACE_BOUND_MTZ:
+        return mtz_choose(r, key);
+    default:
+        r->probes++;
+        return r->m->node[key];
+    }
+}
+
 static void replay_free(replay *r)
 {
     free(r->active);
@@ -560,21 +576,7 @@ int traffic_replay(const traffic_model *m, const traffic_params *p, traffic_prog
             flight[at] = flight[--r.total];
             r.active[node]--;
         }
-        uint32_t key = alias_draw(&a, rng_next(&g)), own = m->node[key], to = own;
-        switch (mm.rule) {
-        case PLACE_BOUND_HAPROXY:
-            to = haproxy_choose(&r, m->point[key]);
-            break;
-        case PLACE_BOUND_ENVOY:
-            to = envoy_choose(&r, key);
-            break;
-        case PLACE_BOUND_MTZ:
-            to = mtz_choose(&r, key);
-            break;
-        default:
-            r.probes++;
-            break;
-        }
+        uint32_t key = alias_draw(&a, rng_next(&g)), own = m->node[key], to = choose(&r, key);
         if (m->observe)
             m->observe(m->observe_ud, key, to, r.active, r.total);
         if (r.total == fcap) {
@@ -793,4 +795,51 @@ json_t *traffic_json(sim *s, const traffic_params *p, const traffic_result *r, r
     if (!o)
         rs_fail(err, RINGSIM_ENOMEM, "out of memory building the answer");
     return o;
+}
+
+/* ---- one request at a time ---- */
+
+struct traffic_stepper {
+    traffic_model m;
+    replay r;
+};
+
+int traffic_stepper_new(traffic_stepper **out, const traffic_model *m)
+{
+    traffic_stepper *s = calloc(1, sizeof *s);
+    if (!s)
+        return RINGSIM_ENOMEM;
+    s->m = *m;
+    if (!m->factor || (m->rule != PLACE_BOUND_ENVOY && !m->npts))
+        s->m.rule = PLACE_BOUND_NONE;
+    if (replay_prepare(&s->r, &s->m)) {
+        traffic_stepper_free(s);
+        return RINGSIM_ENOMEM;
+    }
+    *out = s;
+    return 0;
+}
+
+uint32_t traffic_stepper_assign(traffic_stepper *s, uint32_t key)
+{
+    uint32_t to = choose(&s->r, key);
+    s->r.active[to]++;
+    s->r.total++;
+    return to;
+}
+
+void traffic_stepper_release(traffic_stepper *s, uint32_t node)
+{
+    if (s->r.active[node]) {
+        s->r.active[node]--;
+        s->r.total--;
+    }
+}
+
+void traffic_stepper_free(traffic_stepper *s)
+{
+    if (!s)
+        return;
+    replay_free(&s->r);
+    free(s);
 }

@@ -127,6 +127,17 @@ double traffic_envoy_overload(uint32_t overall_active, uint32_t factor, double w
 void traffic_envoy_order(uint64_t hash, uint32_t num_hosts, uint32_t *scratch, uint32_t *out,
                          uint32_t count);
 
+/* One request at a time, as the replay decides them (for the tests that
+ * drive a real balancer step by step): assign sends a request for key
+ * where the rule says and counts it in flight; release ends one in flight
+ * on node.  new copies *m (its arrays are borrowed): 0 or RINGSIM_ENOMEM.
+ * free accepts NULL. */
+typedef struct traffic_stepper traffic_stepper;
+int traffic_stepper_new(traffic_stepper **out, const traffic_model *m);
+uint32_t traffic_stepper_assign(traffic_stepper *s, uint32_t key);
+void traffic_stepper_release(traffic_stepper *s, uint32_t node);
+void traffic_stepper_free(traffic_stepper *s);
+
 /* ---- the engine's face ---- */
 
 /* Replay over the simulation's placement and workload.  Refuses
