@@ -30,7 +30,7 @@ import { PlacementForm } from './algorithms.js';
 import { TableStrip } from './strip.js';
 import { setupScenarios } from './scenarios.js';
 import { setupLab } from './lab.js';
-import { setupTraffic } from './traffic.js';
+import { setupTraffic, showTrafficProgress } from './traffic.js';
 
 const DOT_LIMIT = 1500;     // up to this many keys are drawn one by one
 const KEYS_PAGE = 50;
@@ -1006,6 +1006,10 @@ const PROGRESS_LABELS = {
  * they serve.
  */
 function showProgress(p) {
+  if (p && p.type === 'traffic') { // a replay: a read, shown in its panel
+    showTrafficProgress(p);
+    return;
+  }
   const bar = $('generate-progress');
   const text = $('generate-progress-text');
   const running = p && p.total > 0 && p.done < p.total;

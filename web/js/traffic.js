@@ -139,6 +139,7 @@ class Traffic {
     setError('traffic-error', '');
     button.disabled = true;
     $('traffic-progress').hidden = false;
+    $('traffic-progress').removeAttribute('value'); // indeterminate until the server reports
     $('traffic-cancel').hidden = false;
     this.abort = new AbortController();
     try {
@@ -188,6 +189,14 @@ class Traffic {
       ? `${algorithm}: ${rule.words}. With the factor, ${formatPercent(withIt.sent_away, 1)} of requests leave their key's node (lost cache locality) and the peak in flight max/mean goes from ${formatNumber(without.peak_in_flight_max_over_mean, 2)} to ${formatNumber(withIt.peak_in_flight_max_over_mean, 2)}.`
       : `${algorithm} has no bounded loads: every request goes to its key's node (haproxy, envoy-ring, maglev and ring have them).`;
   }
+}
+
+/** The server's progress of a replay (SSE "progress", type "traffic"). */
+export function showTrafficProgress(p) {
+  const bar = $('traffic-progress');
+  if (bar.hidden || !(p.total > 0)) return; // another page's replay
+  bar.max = p.total;
+  bar.value = p.done;
 }
 
 export function setupTraffic() {
