@@ -28,6 +28,9 @@
  *                balance_factor / 100, m the requests in flight with the
  *                new one, a node's capacity ceil(c m w / W) with weights.
  */
+/* An engine file: it reads the simulation through sim.h (placement,
+ * nodes, sim_workload_each) and reports progress -- which may cancel --
+ * through sim__progress (sim_int.h), as the engine's own long reads do. */
 #include "traffic.h"
 
 #include <math.h>

@@ -672,6 +672,7 @@ static void test_engine(void **st)
         for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++)
             assert_non_null(json_object_get(j, fields[f]));
         json_decref(j);
+        traffic_result_clear(&r0);
         p.factor = 50; /* below every rule's minimum */
         assert_int_equal(traffic_run(s, &p, &r0, &err), RINGSIM_EPARAM);
         traffic_result_clear(&r0);
