@@ -163,5 +163,22 @@ int main(int argc, char **argv)
         }
     }
     traffic_stepper_free(st);
+    for (size_t e = 0; e < ne; e++)
+        free(ev[e]);
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(ev);
+    free(names);
+    free(nodes);
+    free(given);
+    free(ids);
+    free(weight);
+    free(pts);
+    free(pt_node);
+    free(knode);
+    free(kpoint);
+    free(sent);
+    free(share);
+    free(line);
     return 0;
 }
