@@ -40,12 +40,15 @@ struct place_algo {
     place_weights weights;
     place_replicas replicas;
     place_coord_kind coord_kind;
-    int col;           /* place_col of the segments, -1: re-place keys */
-    int coord_param;   /* the parameter key coordinates depend on, or -1 */
-    bool leave_local;  /* a leave moves only the leaver's keys */
-    bool minimal;      /* a join or leave moves only what must move */
-    place_bound bound; /* the bounded-load rule of the traffic replay */
-    int bound_param;   /* the parameter of its factor (with bound != NONE) */
+    int col;          /* place_col of the segments, -1: re-place keys */
+    int coord_param;  /* the parameter key coordinates depend on, or -1 */
+    bool leave_local; /* a leave moves only the leaver's keys */
+    bool minimal;     /* a join or leave moves only what must move */
+
+    /* The bounded-load rule of the traffic replay (src/traffic.c) and the
+     * parameter of its factor (with bound != PLACE_BOUND_NONE). */
+    place_bound bound;
+    int bound_param;
     uint64_t (*top)(const place_config *cfg);
     int (*check_nodes)(const place_config *cfg, const place_node *nodes, size_t n, rs_error *err);
     int (*build)(placement *p, hasher *h, const placement *prev, const char *state, rs_error *err);
