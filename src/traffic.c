@@ -639,27 +639,32 @@ typedef struct collect {
  * that says so (a node that is down would send it to its served_by). */
 static uint32_t key_node(const place_key_info *k) { return (uint32_t)k->owner; }
 
+/* *p holds cap elements of size bytes after it: 0 or RINGSIM_ENOMEM. */
+static int grow(void *p, size_t size, size_t cap)
+{
+    void **pp = p, *q = realloc(*pp, cap * size);
+    if (!q)
+        return RINGSIM_ENOMEM;
+    *pp = q;
+    return 0;
+}
+
+/* Arrays for cap keys (more come if the store holds more). */
+static int collect_room(collect *c, size_t cap)
+{
+    if (grow(&c->share, sizeof *c->share, cap) || grow(&c->node, sizeof *c->node, cap) ||
+        (c->want_point && grow(&c->point, sizeof *c->point, cap)) ||
+        (c->want_hash && grow(&c->hash, sizeof *c->hash, cap)))
+        return RINGSIM_ENOMEM;
+    c->cap = cap;
+    return 0;
+}
+
 static int collect_key(void *ud, const char *key, size_t len, double share)
 {
     collect *c = ud;
-    if (c->n == c->cap) {
-        size_t cap = c->cap ? 2 * c->cap : 4096;
-        double *sh = realloc(c->share, cap * sizeof *sh);
-        if (sh)
-            c->share = sh;
-        uint32_t *nd = sh ? realloc(c->node, cap * sizeof *nd) : NULL;
-        if (nd)
-            c->node = nd;
-        uint32_t *pt = nd && c->want_point ? realloc(c->point, cap * sizeof *pt) : NULL;
-        if (pt)
-            c->point = pt;
-        uint64_t *hs = nd && c->want_hash ? realloc(c->hash, cap * sizeof *hs) : NULL;
-        if (hs)
-            c->hash = hs;
-        if (!sh || !nd || (c->want_point && !pt) || (c->want_hash && !hs))
-            return RINGSIM_ENOMEM;
-        c->cap = cap;
-    }
+    if (c->n == c->cap && collect_room(c, c->cap ? 2 * c->cap : 4096))
+        return RINGSIM_ENOMEM;
     place_key_info k;
     place_key(c->pl, c->h, key, len, &k);
     if (k.owner < 0)
@@ -724,6 +729,10 @@ int traffic_run(sim *s, const traffic_params *p, traffic_result *out, rs_error *
         weight[i] = pn[i].weight;
     for (size_t i = 0; i < npts; i++)
         pt_node[i] = place_point_node(pl, i);
+    if (collect_room(&c, (size_t)sim_key_count(s))) {
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory for the keys");
+        goto done;
+    }
     if ((rc = sim_workload_each(s, collect_key, &c, err))) {
         if (rc == RINGSIM_ENOMEM || rc == RINGSIM_EINTERNAL || rc == RINGSIM_ECANCELED)
             rc = rs_fail(err, rc, "%s",
