@@ -40,9 +40,11 @@ async function shape(s) {
   for (const n of j.nodes) eq(`node fields of ${JSON.stringify(n.name)}`, Object.keys(n).sort(), ['handled', 'name', 'peak_in_flight', 'sent_away']);
   eq('handled adds up to the requests', j.nodes.reduce((a, n) => a + n.handled, 0), 200000);
   eq('ring without balance_factor: nothing sent away', [j.sent_away, j.probes_per_request, j.rule], [0, 1, 'none']);
-  // uniform workload, factor 0: handled share ~ key share
+  // factor 0: handled share ~ the node's share of requests (the workload's
+  // "requests" once workloads exist; with the uniform one, its key share)
   for (const n of j.nodes) {
-    const p = nodes.find((x) => x.name === n.name).key_share;
+    const node = nodes.find((x) => x.name === n.name);
+    const p = typeof node.requests === 'number' ? node.requests : node.key_share;
     const sd = Math.sqrt((p * (1 - p)) / 200000);
     check(`${JSON.stringify(n.name)}: handled share ${n.handled / 200000} near key share ${p}`, Math.abs(n.handled / 200000 - p) <= 5 * sd + 1e-12);
   }
@@ -61,7 +63,11 @@ async function shape(s) {
   check('some requests sent away', b.json.sent_away > 0 && b.json.probes_per_request > 1);
   check('the peak in flight is flatter', b.json.peak_in_flight_max_over_mean < j.peak_in_flight_max_over_mean);
   // sent_away per node: requests for its keys served elsewhere
-  const awayTotal = b.json.nodes.reduce((a, n) => a + n.sent_away * (nodes.find((x) => x.name === n.name).key_share * 200000), 0) / 200000;
+  const shareOf = (name) => {
+    const node = nodes.find((x) => x.name === name);
+    return typeof node.requests === 'number' ? node.requests : node.key_share;
+  };
+  const awayTotal = b.json.nodes.reduce((a, n) => a + n.sent_away * shareOf(n.name), 0);
   check('nodes\' sent_away weighted by their keys is about the total', Math.abs(awayTotal - b.json.sent_away) < 0.02, `${awayTotal} vs ${b.json.sent_away}`);
   const t = await run(s, { ...body, requests: 5000, samples: 50 });
   eq('samples: a timeline of 50 rows of one count per node', [t.json.timeline.at.length, t.json.timeline.in_flight.length, t.json.timeline.in_flight[0].length, t.json.timeline.at[49]], [50, 50, nodes.length, 5000]);
