@@ -95,6 +95,7 @@ bench: build
 	$(BUILD)/bench_envoy
 	$(BUILD)/bench_textbook
 	$(BUILD)/bench_workload
+	$(BUILD)/bench_traffic
 
 # The keys table's candidate layouts, SQLite alone, at 1M and 10M keys
 # (bench/probe_layout.c; about ten minutes).

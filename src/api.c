@@ -18,6 +18,7 @@
 #include "csv.h"
 #include "names.h"
 #include "scenario.h"
+#include "traffic.h"
 #include "view.h"
 
 json_t *api_error_body(int code, const char *msg)
@@ -349,6 +350,66 @@ static int put_node_state(sim *s, const api_request *r, json_t **out, rs_error *
     *out = json_pack("{s:o*, s:o}", "node", node, "operation",
                      op ? op_json(s, op, err) : json_null());
     return 200;
+}
+
+/* POST /api/traffic/run {"requests", "concurrency", "seed"?, "factor"?,
+ * "samples"?}: a replay through the current placement (src/traffic.c);
+ * nothing is recorded. */
+static int post_traffic(sim *s, const api_request *r, json_t **out, rs_error *err)
+{
+    int rc = need_object(r, err);
+    if (rc)
+        return rc;
+    const char *k;
+    json_t *v;
+    json_object_foreach(r->body, k, v)
+    {
+        if (strcmp(k, "requests") && strcmp(k, "concurrency") && strcmp(k, "seed") &&
+            strcmp(k, "factor") && strcmp(k, "samples"))
+            return rs_fail(err, RINGSIM_EPARAM,
+                           "unknown field \"%.64s\" (a replay takes requests, concurrency, "
+                           "seed, factor and samples)",
+                           k);
+    }
+    traffic_params p = {0, 0, 0, -1, 0};
+    json_t *req = json_object_get(r->body, "requests"),
+           *conc = json_object_get(r->body, "concurrency");
+    json_t *seed = json_object_get(r->body, "seed"), *factor = json_object_get(r->body, "factor");
+    json_t *samples = json_object_get(r->body, "samples");
+    int64_t n;
+    if (!req)
+        return rs_fail(err, RINGSIM_EPARAM, "requests is missing (a whole number from 1 to %llu)",
+                       TRAFFIC_MAX_REQUESTS);
+    if ((rc = json_int_in(req, "requests", 1, (int64_t)TRAFFIC_MAX_REQUESTS, &n, err)))
+        return rc;
+    p.requests = (uint64_t)n;
+    if (!json_is_number(conc) || !(json_number_value(conc) > 0) ||
+        !(json_number_value(conc) <= TRAFFIC_MAX_CONCURRENCY))
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "concurrency must be a number above 0 and at most %.0f (requests in "
+                       "flight on average)",
+                       TRAFFIC_MAX_CONCURRENCY);
+    p.concurrency = json_number_value(conc);
+    if (seed && !json_is_null(seed)) {
+        if ((rc = json_int_in(seed, "seed", 0, INT64_MAX, &n, err)))
+            return rc;
+        p.seed = (uint64_t)n;
+    }
+    if (factor && !json_is_null(factor)) {
+        if ((rc = json_int_in(factor, "factor", 0, 4294967295, &p.factor, err)))
+            return rc;
+    }
+    if (samples && !json_is_null(samples)) {
+        if ((rc = json_int_in(samples, "samples", 0, TRAFFIC_MAX_SAMPLES, &n, err)))
+            return rc;
+        p.samples = (uint32_t)n;
+    }
+    traffic_result res;
+    rc = traffic_run(s, &p, &res, err);
+    if (!rc && !(*out = traffic_json(s, &p, &res, err)))
+        rc = err->code ? err->code : RINGSIM_ENOMEM;
+    traffic_result_clear(&res);
+    return rc ? rc : 200;
 }
 
 #define COMPARE_MAX_PARAMS 8
@@ -840,6 +901,14 @@ static int get_config_route(sim *s, const api_request *r, json_t **out, api_answ
     return viewed(view_config(s, err), out, err);
 }
 
+static int post_traffic_route(sim *s, const api_request *r, json_t **out, api_answer *a, rs_error *err)
+{
+    (void)a;
+    if (!seg_is(r, 1, "run"))
+        return rs_fail(err, RINGSIM_ENOTFOUND, "no such API endpoint (POST /api/traffic/run)");
+    return post_traffic(s, r, out, err);
+}
+
 static int get_workload_route(sim *s, const api_request *r, json_t **out, api_answer *a, rs_error *err)
 {
     (void)r;
@@ -1031,6 +1100,8 @@ static const route routes[] = {
     /* the difference between two states may compare them whole (time travel) */
     {"workload", API_GET, get_workload_route, API_LOOP, false, true, NULL, NULL},
     {"workload", API_PUT, put_workload_route, API_WORKER, true, false, NULL, NULL},
+    /* a replay of up to 10^8 requests: seconds, on the reading worker */
+    {"traffic/x", API_POST, post_traffic_route, API_READER, true, false, NULL, NULL},
     {"diff", API_GET, NULL, API_READER, false, false, "moves", get_diff},
 };
 

@@ -18,6 +18,7 @@
 
 #include "csv.h"
 #include "names.h"
+#include "traffic.h"
 #include "view.h"
 #include "workload.h"
 
@@ -50,6 +51,13 @@ const cmd_option cmd_options[CMD_O_COUNT] = {
     [CMD_O_SCENARIO] = {"scenario", NULL, "write the history as a scenario file"},
     [CMD_O_BUILTIN] = {"builtin", NULL, "NAME is one of the scenarios built into ringsim"},
     [CMD_O_YCSB] = {"ycsb", NULL, "YCSB's key names: user + Math.abs(fnvhash64(n)), n from S"},
+    [CMD_O_REQUESTS] = {"requests", "N", "requests to replay, 1 to 100,000,000"},
+    [CMD_O_CONCURRENCY] = {"concurrency", "C",
+                           "requests in flight on average, a number above 0, at most 1,000,000"},
+    [CMD_O_SEED] = {"seed", "S", "the replay's seed, a whole number (default 0)"},
+    [CMD_O_FACTOR] = {"factor", "F",
+                      "the bounded-load factor for this replay only (default the "
+                      "configuration's; 0: off)"},
 };
 
 #define CONFIG_OPTS                                                                                \
@@ -1257,6 +1265,90 @@ static int run_compare(cmd_ctx *c)
     return 0;
 }
 
+/* traffic run --requests N --concurrency C [--seed S] [--factor F]: the
+ * replay of POST /api/traffic/run; a table of nodes for people. */
+static int run_traffic(cmd_ctx *c)
+{
+    const cmd_line *l = c->l;
+    const char *rq = l->opt[CMD_O_REQUESTS], *cc = l->opt[CMD_O_CONCURRENCY];
+    const char *sd = l->opt[CMD_O_SEED], *fc = l->opt[CMD_O_FACTOR];
+    traffic_params p = {0, 0, 0, -1, 0};
+    uint64_t u;
+    if (!rq || !cc)
+        return rs_fail(&c->err, RINGSIM_EPARAM, "traffic run needs --requests N and --concurrency C");
+    if (parse_u64(rq, &p.requests) || p.requests < 1 || p.requests > TRAFFIC_MAX_REQUESTS)
+        return rs_fail(&c->err, RINGSIM_EPARAM,
+                       "--requests must be a whole number from 1 to %llu, not \"%.64s\"",
+                       TRAFFIC_MAX_REQUESTS, rq);
+    if (cmd_parse_number(cc, &p.concurrency) || !(p.concurrency > 0) ||
+        p.concurrency > TRAFFIC_MAX_CONCURRENCY)
+        return rs_fail(&c->err, RINGSIM_EPARAM,
+                       "--concurrency must be a number above 0 and at most %.0f, not \"%.64s\"",
+                       TRAFFIC_MAX_CONCURRENCY, cc);
+    if (sd && (parse_u64(sd, &p.seed) || p.seed > (uint64_t)INT64_MAX))
+        return rs_fail(&c->err, RINGSIM_EPARAM,
+                       "--seed must be a whole number from 0 to %lld, not \"%.64s\"",
+                       (long long)INT64_MAX, sd);
+    if (fc) {
+        if (parse_u64(fc, &u) || u > 4294967295u)
+            return rs_fail(&c->err, RINGSIM_EPARAM,
+                           "--factor must be a whole number from 0 to 4294967295, not \"%.64s\"", fc);
+        p.factor = (int64_t)u;
+    }
+    traffic_result r;
+    int rc = traffic_run(c->s, &p, &r, &c->err);
+    json_t *j = rc ? NULL : traffic_json(c->s, &p, &r, &c->err);
+    traffic_result_clear(&r);
+    if (rc || !j)
+        return rc ? rc : c->err.code;
+    FILE *out = c->out;
+    if (l->opt[CMD_O_JSON]) {
+        print_json(out, j);
+        json_decref(j);
+        return 0;
+    }
+    const char *rule = json_string_value(json_object_get(j, "rule"));
+    fprintf(out, "%lld requests, %g in flight on average, seed %lld, %s: ",
+            (long long)json_integer_value(json_object_get(j, "requests")), p.concurrency,
+            (long long)p.seed, json_string_value(json_object_get(j, "algorithm")));
+    if (!strcmp(rule, "none"))
+        fprintf(out, "every request to its key's node\n");
+    else
+        fprintf(out, "bounded loads, %s, factor %lld\n",
+                !strcmp(rule, "haproxy") ? "HAProxy's chash_server_is_eligible"
+                : !strcmp(rule, "envoy") ? "Envoy's BoundedLoadHashingLoadBalancer"
+                                         : "Mirrokni-Thorup-Zadimoghaddam",
+                (long long)json_integer_value(json_object_get(j, "factor")));
+    json_t *e, *nodes = json_object_get(j, "nodes");
+    size_t i, wname = 4;
+    json_array_foreach(nodes, i, e)
+    {
+        size_t w = text_width(json_string_value(json_object_get(e, "name")));
+        wname = w > wname ? w : wname;
+    }
+    fprintf(out, "  ");
+    print_padded(out, "Node", wname);
+    fprintf(out, " %12s %10s %10s\n", "Handled", "Peak", "Sent away");
+    json_array_foreach(nodes, i, e)
+    {
+        fprintf(out, "  ");
+        print_padded(out, json_string_value(json_object_get(e, "name")), wname);
+        fprintf(out, " %12lld %10lld %9.2f%%\n",
+                (long long)json_integer_value(json_object_get(e, "handled")),
+                (long long)json_integer_value(json_object_get(e, "peak_in_flight")),
+                100 * json_number_value(json_object_get(e, "sent_away")));
+    }
+    fprintf(out,
+            "requests max/mean %.4f, peak in flight max/mean %.4f, sent away %.2f%%, probes per "
+            "request %.4f\nnothing was recorded\n",
+            json_number_value(json_object_get(j, "requests_max_over_mean")),
+            json_number_value(json_object_get(j, "peak_in_flight_max_over_mean")),
+            100 * json_number_value(json_object_get(j, "sent_away")),
+            json_number_value(json_object_get(j, "probes_per_request")));
+    json_decref(j);
+    return 0;
+}
+
 /* ---- the table ---- */
 
 #define O(x) CMD_BIT(CMD_O_##x)
@@ -1350,6 +1442,15 @@ const cmd_def cmd_table[] = {
      "structural balance, lookup time, memory, keys moved if a node joined or left. "
      "Nothing is recorded.",
      run_compare},
+    {"traffic run", "", 0, 0, O(REQUESTS) | O(CONCURRENCY) | O(SEED) | O(FACTOR), 0,
+     "replay requests through the placement and its bounded loads",
+     "Replays N requests drawn from the workload's shares, C in flight on average (Poisson "
+     "arrivals, exponential durations, from the seed S), through the current algorithm: with "
+     "hash_balance_factor (haproxy, envoy-ring, maglev) or balance_factor (ring) above 0, "
+     "each request goes where that balancer's bounded-load rule sends it. Per node: requests "
+     "handled, peak in flight, share of its own keys' requests served elsewhere. Nothing is "
+     "recorded.",
+     run_traffic},
     {"preview node", "add|rm|down|up NAME", 2, 2, O(WEIGHT) | O(TOKENS) | O(ID), 0,
      "what adding, removing or failing a node would do",
      "What `node add NAME`, `node rm NAME`, `node down NAME` or `node up NAME` would do: "

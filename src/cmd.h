@@ -56,6 +56,10 @@ typedef enum {
     CMD_O_YCSB,
     CMD_O_BACKUP, /* node add: HAProxy's backup server */
     CMD_O_DOWN,   /* node add: the node starts down */
+    CMD_O_REQUESTS,
+    CMD_O_CONCURRENCY,
+    CMD_O_SEED,
+    CMD_O_FACTOR,
     CMD_O_COUNT
 } cmd_opt;
 

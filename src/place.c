@@ -30,6 +30,7 @@ typedef struct pdef {
     const char *name;
     int64_t def, min, max;
     const char *const *names; /* a choice by name: names[min..max], or NULL */
+    bool quiet;               /* answered among the algorithm's params only when not 0 */
 } pdef;
 
 static const pdef pdefs[PP_COUNT] = {
@@ -39,10 +40,14 @@ static const pdef pdefs[PP_COUNT] = {
     [PP_MAX_RING_SIZE] = {"max_ring_size", 8388608, 1, 8388608},
     [PP_TABLE_SIZE] = {"table_size", 65537, 2, 5000011},
     [PP_NUM_TOKENS] = {"num_tokens", 16, 1, 1536},
-    [PP_HASH_BALANCE_FACTOR] = {"hash_balance_factor", 0, 0, 2147483647},
+    /* Envoy's UInt32Value; HAProxy's own bound is checked by the rule. */
+    [PP_HASH_BALANCE_FACTOR] = {"hash_balance_factor", 0, 0, 4294967295},
     [PP_HASH] = {"hash", TW_DEFAULT_HASH, 0, TW_NHASH - 1, twemproxy_hash_names},
     [PP_PANIC_THRESHOLD] = {"panic_threshold", 50, 0, 100},
     [PP_ALL_BACKUPS] = {"allbackups", 0, 0, 1},
+    /* Quiet: version 2's answer for ring, {"points_per_node"}, stays as it
+     * was until bounded loads are turned on. */
+    [PP_BALANCE_FACTOR] = {"balance_factor", 0, 0, 1000000, NULL, true},
 };
 
 const place_algo *place__find(const char *name)
@@ -72,8 +77,52 @@ static bool is_prime(int64_t v)
     return true;
 }
 
+/* The factor of a bounded-load rule, as each program validates it, for the
+ * algorithm that takes it (another algorithm's value is kept as stored):
+ *   HAProxy  src/cfgparse-listen.c, "hash-balance-factor": 0 or greater
+ *            than 100, read with atol into an int (import_haproxy.c: at
+ *            most INT32_MAX).
+ *   Envoy    api/envoy/config/cluster/v3/cluster.proto,
+ *            ConsistentHashingLbConfig.hash_balance_factor: a UInt32Value
+ *            with (validate.rules).uint32.gte = 100.  Unset turns bounded
+ *            loads off (thread_aware_lb_impl.cc wraps the hashing balancer
+ *            only when it is > 0): ringsim's 0 stands for unset.
+ *   ring     Mirrokni-Thorup-Zadimoghaddam need c = 1 + eps with eps > 0:
+ *            balance_factor 0 (off) or above 100. */
+static int bound_check(const place_algo *a, const place_config *cfg, rs_error *err)
+{
+    if (a->bound == PLACE_BOUND_NONE)
+        return 0;
+    int64_t f = cfg->param[a->bound_param];
+    const char *name = pdefs[a->bound_param].name;
+    if (a->bound == PLACE_BOUND_ENVOY && f > 0 && f < 100)
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "%s must be 0 (unset: off) or at least 100 (Envoy's hash_balance_factor "
+                       "is a UInt32Value >= 100), not %lld",
+                       name, (long long)f);
+    if (a->bound == PLACE_BOUND_HAPROXY && ((f > 0 && f <= 100) || f > 2147483647))
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "%s must be 0 or greater than 100 and at most 2147483647 (HAProxy refuses "
+                       "hash-balance-factor %lld)",
+                       name, (long long)f);
+    if (a->bound == PLACE_BOUND_MTZ && f > 0 && f <= 100)
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "%s must be 0 (off) or above 100: the capacity is ceil(c m / n) with c = "
+                       "%s / 100 > 1, not %lld",
+                       name, name, (long long)f);
+    return 0;
+}
+
+place_bound place_bound_of(const place_config *cfg, int *param)
+{
+    const place_algo *a = place__find(cfg->algorithm);
+    *param = a && a->bound != PLACE_BOUND_NONE ? a->bound_param : -1;
+    return a ? a->bound : PLACE_BOUND_NONE;
+}
+
 int place_config_check(const place_config *cfg, rs_error *err)
 {
+    int rc;
     const place_algo *a = place__find(cfg->algorithm);
     if (!a) {
         char known[256] = "";
@@ -98,11 +147,8 @@ int place_config_check(const place_config *cfg, rs_error *err)
     if (!is_prime(cfg->param[PP_TABLE_SIZE]))
         return rs_fail(err, RINGSIM_EPARAM, "table_size must be a prime number (%lld is not)",
                        (long long)cfg->param[PP_TABLE_SIZE]);
-    if (cfg->param[PP_HASH_BALANCE_FACTOR] > 0 && cfg->param[PP_HASH_BALANCE_FACTOR] <= 100)
-        return rs_fail(err, RINGSIM_EPARAM,
-                       "hash_balance_factor must be 0 or greater than 100 (HAProxy refuses "
-                       "hash-balance-factor %lld)",
-                       (long long)cfg->param[PP_HASH_BALANCE_FACTOR]);
+    if ((rc = bound_check(a, cfg, err)))
+        return rc;
     if (cfg->param[PP_MIN_RING_SIZE] > cfg->param[PP_MAX_RING_SIZE])
         return rs_fail(
             err, RINGSIM_EPARAM, "min_ring_size (%lld) must not be above max_ring_size (%lld)",
@@ -149,6 +195,8 @@ json_t *place_config_json(const place_config *cfg, bool all)
         bool mine = false;
         for (size_t k = 0; a && k < a->nparams; k++)
             mine |= a->params[k] == i;
+        if (mine && !all && pdefs[i].quiet && cfg->param[i] == 0)
+            continue;
         if ((all || mine) && pdefs[i].names)
             json_object_set_new(params, pdefs[i].name, json_string(pdefs[i].names[cfg->param[i]]));
         else if (all || mine)
@@ -275,6 +323,9 @@ char *place_config_describe(const place_config *cfg)
     size_t n = (size_t)snprintf(buf, sizeof buf, "algorithm %s", cfg->algorithm);
     for (size_t k = 0; a && k < a->nparams && n < sizeof buf; k++) {
         int i = a->params[k];
+        /* a bounded-load factor that is off changes nothing: unsaid */
+        if (a->bound != PLACE_BOUND_NONE && i == a->bound_param && cfg->param[i] == 0)
+            continue;
         if (i == PP_POINTS_PER_NODE)
             n += (size_t)snprintf(buf + n, sizeof buf - n, ", %lld point%s per node",
                                   (long long)cfg->param[i], cfg->param[i] == 1 ? "" : "s");
@@ -298,9 +349,13 @@ json_t *place_algorithms_json(void)
         json_t *ps = json_array();
         for (size_t k = 0; ps && k < a->nparams; k++) {
             const pdef *d = &pdefs[a->params[k]];
+            /* HAProxy reads its factor into an int (bound_check) */
+            int64_t max = a->bound == PLACE_BOUND_HAPROXY && a->params[k] == a->bound_param
+                              ? 2147483647
+                              : d->max;
             json_t *pj = json_pack("{s:s, s:I, s:I, s:I}", "name", d->name, "default",
                                    (json_int_t)d->def, "min", (json_int_t)d->min, "max",
-                                   (json_int_t)d->max);
+                                   (json_int_t)max);
             if (pj && d->names) {
                 json_t *vals = json_array();
                 for (int64_t v = d->min; vals && v <= d->max; v++)
@@ -312,12 +367,15 @@ json_t *place_algorithms_json(void)
         }
         static const char *const wk[] = {"any", "whole", "no"};
         static const char *const rk[] = {"walk", "highest", "no"};
+        /* bounded_loads: the traffic replay's rule, null when it has none */
+        static const char *const bk[] = {NULL, "haproxy", "envoy", "mtz"};
         json_array_append_new(
-            arr, json_pack("{s:s, s:s, s:s, s:s, s:o, s:b, s:s, s:b, s:s, s:s, s:b}", "name",
+            arr, json_pack("{s:s, s:s, s:s, s:s, s:o, s:b, s:s, s:b, s:s, s:s, s:b, s:s?}", "name",
                            a->name, "title", a->title, "space", a->space, "key_hash", a->key_hash,
                            "params", ps, "weights", a->weights != PLACE_W_NONE, "weight_rule",
-                           wk[a->weights], "replicas", a->replicas != PLACE_REP_NONE, "replica_rule",
-                           rk[a->replicas], "origin", a->origin, "minimal", a->minimal));
+                           wk[a->weights], "replicas", a->replicas != PLACE_REP_NONE,
+                           "replica_rule", rk[a->replicas], "origin", a->origin, "minimal",
+                           a->minimal, "bounded_loads", bk[a->bound]));
     }
     return arr;
 }
@@ -430,6 +488,10 @@ bool place_point_of(const placement *p, const place_key_info *k, place_point *ou
     *out = (place_point){pt->coord, (long)pt->node, pt->index, k->coord > p->pts[p->npts - 1].coord};
     return true;
 }
+
+size_t place_point_count(const placement *p) { return p->pts ? p->npts : 0; }
+
+uint32_t place_point_node(const placement *p, size_t i) { return p->pts[i].node; }
 
 char *place_state_text(const placement *p) { return p->a->state_text ? p->a->state_text(p) : NULL; }
 

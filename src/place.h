@@ -49,10 +49,11 @@ enum {
     PP_MAX_RING_SIZE,       /* envoy-ring */
     PP_TABLE_SIZE,          /* maglev */
     PP_NUM_TOKENS,          /* cassandra */
-    PP_HASH_BALANCE_FACTOR, /* haproxy: hash-balance-factor (0: off) */
+    PP_HASH_BALANCE_FACTOR, /* haproxy, envoy-ring, maglev: bounded loads (0: off) */
     PP_HASH,                /* twemproxy: the pool's hash, an index into its names */
     PP_PANIC_THRESHOLD,     /* envoy-ring, maglev: healthy_panic_threshold, percent */
     PP_ALL_BACKUPS,         /* haproxy: option allbackups (0: the first backup only) */
+    PP_BALANCE_FACTOR,      /* ring: Mirrokni-Thorup-Zadimoghaddam's c x 100 (0: off) */
     PP_COUNT
 };
 
@@ -167,6 +168,23 @@ const place_config *place_cfg(const placement *p);
 size_t place_node_count(const placement *p);
 /* Points, slots or entries node i holds (1 for owner functions). */
 uint64_t place_node_size(const placement *p, size_t i);
+/* The bounded-load rule of a placement's algorithm, which only the traffic
+ * replay applies (src/traffic.c): placement never depends on it. */
+typedef enum {
+    PLACE_BOUND_NONE,    /* every request to its key's node */
+    PLACE_BOUND_HAPROXY, /* chash_server_is_eligible and the clockwise walk */
+    PLACE_BOUND_ENVOY,   /* BoundedLoadHashingLoadBalancer */
+    PLACE_BOUND_MTZ      /* Mirrokni-Thorup-Zadimoghaddam, clockwise to room */
+} place_bound;
+/* The rule and the parameter that sets its factor (-1 with no rule) of
+ * the algorithm cfg names.  Cannot fail. */
+place_bound place_bound_of(const place_config *cfg, int *param);
+/* The points of a ring of points in ring order (p->pts): their count (0
+ * for table and owner-function algorithms) and each one's node index. */
+size_t place_point_count(const placement *p);
+uint32_t place_point_node(const placement *p, size_t i);
+/* The seed's ring (for its detailed trace), NULL for other algorithms. */
+const struct ring *place_ring_of(const placement *p);
 /* The persistent state as text (malloc'd), or NULL when stateless. */
 char *place_state_text(const placement *p);
 

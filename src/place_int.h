@@ -55,7 +55,7 @@ struct placement {
 
 struct place_algo {
     const char *name, *title, *origin, *key_hash, *space;
-    int params[3];
+    int params[4];
     size_t nparams;
     place_weights weights;
     place_replicas replicas;
@@ -82,6 +82,11 @@ struct place_algo {
      * ids, assigned by position over every server) into sub[0..m), the
      * nodes map[k] of p.  NULL: nothing to pin. */
     void (*pin)(const placement *p, place_node *sub, const size_t *map, size_t m);
+
+    /* The bounded-load rule of the traffic replay (src/traffic.c) and the
+     * parameter of its factor (with bound != PLACE_BOUND_NONE). */
+    place_bound bound;
+    int bound_param;
     uint64_t (*top)(const place_config *cfg);
     int (*check_nodes)(const place_config *cfg, const place_node *nodes, size_t n, rs_error *err);
     /* Fill the layout (pts/npts, table, node_hash, extra) from p->anodes:

@@ -285,6 +285,12 @@ int sim_key_get(sim *s, const char *key, size_t len, uint32_t *pos, const char *
  * "position": jump and rendezvous draw no layout). */
 int sim_density(sim *s, uint32_t bins, int64_t *counts, const char **by, rs_error *err);
 
+/* ---- workload ---- */
+/* Every stored key with its share of requests (the shares sum to 1), in no
+ * promised order.  fn returning nonzero stops the walk with that value. */
+typedef int (*sim_share_fn)(void *ud, const char *key, size_t len, double share);
+int sim_workload_each(sim *s, sim_share_fn fn, void *ud, rs_error *err);
+
 /* ---- history ---- */
 /* The parts of the log the state after `at` stands on: segments of
  * operations (from, to], newest first, and the configuration the oldest

@@ -1302,6 +1302,45 @@ test('theory: the chart of max/mean against points per node and the server\'s se
   assert.equal(await page.locator('#theory-moves tbody tr').count(), api.algorithms.length);
 });
 
+test('traffic replay: in flight per node without and with the factor, side by side', async ({ page, server }) => {
+  await loadSample(server);
+  await expectText(page.locator('#keys-count'), '1,000 keys');
+  await page.getByLabel('Requests', { exact: true }).fill('40000');
+  await page.getByLabel('In flight on average', { exact: true }).fill('30');
+  await page.getByRole('button', { name: 'Replay', exact: true }).click();
+  await eventually('two charts', async () => (await page.locator('#traffic-chart-with path.flight').count()) === 6, 30000);
+  assert.equal(await page.locator('#traffic-chart-without path.flight').count(), 6, 'a line per node without the factor');
+  assert.equal(await page.locator('figure.traffic-figure[data-rule="none"]').count(), 1);
+  assert.equal(await page.locator('figure.traffic-figure[data-rule="mtz"]').count(), 1, "ring's rule with balance_factor 125");
+  // The page shows the server's figures: the same replay asked directly.
+  const body = { requests: 40000, concurrency: 30, seed: 0, samples: 120 };
+  const without = (await http(server, 'POST', '/api/traffic/run', { ...body, factor: 0 })).body;
+  const withIt = (await http(server, 'POST', '/api/traffic/run', { ...body, factor: 125 })).body;
+  assert.equal(withIt.timeline.at.length, 120);
+  for (const [id, answer] of [['without', without], ['with', withIt]]) {
+    const fig = page.locator(`figure:has(#traffic-chart-${id})`);
+    for (const n of answer.nodes) {
+      const li = fig.locator(`li[data-node="${n.name}"]`);
+      await expectText(li, `peak ${n.peak_in_flight.toLocaleString('en-US')},`);
+      await expectText(li, `handled ${n.handled.toLocaleString('en-US')},`);
+    }
+  }
+  assert.equal(await page.locator('figure:has(#traffic-chart-without) dd[data-field="sent_away"]').textContent(), '0.00%');
+  assert.notEqual(await page.locator('figure:has(#traffic-chart-with) dd[data-field="sent_away"]').textContent(), '0.00%');
+  assert.ok(withIt.peak_in_flight_max_over_mean < without.peak_in_flight_max_over_mean, 'the factor flattens the peaks');
+  await expectText(page.locator('#traffic-rule'), 'Mirrokni');
+  // An algorithm without bounded loads: one chart, said in words.
+  assert.equal((await http(server, 'PUT', '/api/config', { algorithm: 'jump' })).status, 200);
+  await page.getByRole('button', { name: 'Replay', exact: true }).click();
+  await expectText(page.locator('#traffic-rule'), 'has no bounded loads', undefined, 30000);
+  assert.equal(await page.locator('#traffic-chart-with').count(), 0);
+  assert.equal(await page.locator('#traffic-chart-without path.flight').count(), 6);
+  // A refused value: the server's words beside the control.
+  await page.getByLabel('In flight on average', { exact: true }).fill('0');
+  await page.getByRole('button', { name: 'Replay', exact: true }).click();
+  await expectText(page.locator('#traffic-error'), 'concurrency must be a number above 0');
+});
+
 test('scenario file: loaded from a file, run step by step, a failing expect shown', async ({ page, server }) => {
   const text = '# Two nodes\nconfig --algorithm ring --points 1 --replicas 1\nnode add alpha\nnode add bravo\n\n# the keys arrive\nkey gen 100\nexpect keys == 100\nexpect nodes == 3\n';
   await page.locator('#scenario-file').setInputFiles({ name: 'two.ringsim', mimeType: 'text/plain', buffer: Buffer.from(text) });

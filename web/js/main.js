@@ -32,6 +32,7 @@ import { setupScenarios } from './scenarios.js';
 import { setupLab } from './lab.js';
 import { setupDiff } from './diff.js';
 import { renderLoad, requestsSentence, setupLoad } from './load.js';
+import { setupTraffic, showTrafficProgress } from './traffic.js';
 
 const DOT_LIMIT = 1500;     // up to this many keys are drawn one by one
 const KEYS_PAGE = 50;
@@ -1015,6 +1016,10 @@ const PROGRESS_LABELS = {
  * they serve.
  */
 function showProgress(p) {
+  if (p && p.type === 'traffic') { // a replay: a read, shown in its panel
+    showTrafficProgress(p);
+    return;
+  }
   const bar = $('generate-progress');
   const text = $('generate-progress-text');
   const running = p && p.total > 0 && p.done < p.total;
@@ -1100,6 +1105,7 @@ setupLab({
   ring, placement, getView: () => state.view, api, confirmInPage,
 });
 setupLoad({ ring });
+setupTraffic();
 
 async function start() {
   connect();
