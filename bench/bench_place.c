@@ -50,7 +50,7 @@ static void nodes_make(nodeset *ns, int n)
 {
     for (int i = 0; i < n; i++) {
         node_name(ns->names[i], sizeof ns->names[i], i);
-        ns->v[i] = (place_node){i + 1, ns->names[i], strlen(ns->names[i]), 1, NULL, 0, 0};
+        ns->v[i] = (place_node){i + 1, ns->names[i], strlen(ns->names[i]), 1, NULL, 0, 0, false, false, NULL, 0};
     }
 }
 

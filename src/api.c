@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "api_import.h"
 #include "csv.h"
 #include "names.h"
 #include "scenario.h"
@@ -130,6 +131,7 @@ static const route routes[] = {
     {"scenarios/x", API_POST, API_WORKER, true},
     {"export/x", API_GET, API_READER, false},
     {"theory", API_GET, API_READER, false},
+    {"import", API_POST, API_WORKER, true},
 };
 
 static bool path_matches(const api_request *r, const char *path)
@@ -335,8 +337,16 @@ static int parse_node_spec(const json_t *body, sim_node_spec *spec, int64_t **to
         }
         srv_id = json_integer_value(ji);
     }
-    *spec = (sim_node_spec){
-        json_string_value(name), json_string_length(name), weight, *tokens, nt, srv_id};
+    *spec = (sim_node_spec){json_string_value(name),
+                            json_string_length(name),
+                            weight,
+                            *tokens,
+                            nt,
+                            srv_id,
+                            false,
+                            false,
+                            NULL,
+                            0};
     return 0;
 }
 
@@ -428,12 +438,14 @@ static int post_preview(sim *s, const api_request *r, json_t **out, rs_error *er
     if (rc)
         return rc;
     const char *type = json_string_value(json_object_get(r->body, "op"));
-    view_preview_req p = {type, {0}, *sim_config(s)};
+    view_preview_req p = {type, {0}, *sim_config(s), NULL};
     int64_t *tokens = NULL;
+    if (type && !strcmp(type, "import"))
+        return api_preview_import(s, r->body, out, err);
     if (!type ||
         (strcmp(type, "add_node") && strcmp(type, "remove_node") && strcmp(type, "configure")))
         return rs_fail(err, RINGSIM_EPARAM,
-                       "op must be \"add_node\", \"remove_node\" or \"configure\"");
+                       "op must be \"add_node\", \"remove_node\", \"configure\" or \"import\"");
     json_t *body = json_deep_copy(r->body);
     if (!body)
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
@@ -444,8 +456,16 @@ static int post_preview(sim *s, const api_request *r, json_t **out, rs_error *er
         json_t *name = json_object_get(body, "name");
         rc = need_name(name, "name", err);
         if (!rc)
-            p.node = (sim_node_spec){
-                json_string_value(name), json_string_length(name), 1, NULL, 0, 0};
+            p.node = (sim_node_spec){json_string_value(name),
+                                     json_string_length(name),
+                                     1,
+                                     NULL,
+                                     0,
+                                     0,
+                                     false,
+                                     false,
+                                     NULL,
+                                     0};
     } else {
         rc = place_config_from_json(&p.cfg, body, err);
         if (!rc)
@@ -721,9 +741,12 @@ static int get_export(sim *s, const api_request *r, api_answer *a, rs_error *err
             return rs_fail(err, RINGSIM_EPARAM, "format must be json or csv");
         return stream_keys(s, r, !csv, a, err);
     }
+    if (seg_is(r, 1, "config"))
+        return api_export_config(s, r, a, err);
     if (!seg_is(r, 1, "scenario"))
         return rs_fail(err, RINGSIM_ENOTFOUND,
-                       "no such export: /api/export/scenario and /api/export/keys are");
+                       "no such export: /api/export/scenario, /api/export/keys and "
+                       "/api/export/config are");
     int64_t at;
     int rc = int_param(r, "at", 0, INT64_MAX, -1, &at, err);
     if (!rc)
@@ -817,6 +840,8 @@ static int dispatch(sim *s, const api_request *r, json_t **out, api_answer *a, r
             return rc;
         return (*out = view_theory(s, nodes, err)) ? 200 : err->code;
     }
+    if (seg_is(r, 0, "import"))
+        return api_post_import(s, r, out, err);
     if (seg_is(r, 0, "cancel")) /* the transport cancels; here nothing runs */
         return (*out = json_pack("{s:b}", "cancelled", 0)) ? 200 : RINGSIM_ENOMEM;
     return rs_fail(err, RINGSIM_ENOTFOUND, "no such API endpoint");
@@ -842,6 +867,8 @@ static int answer_format(const api_request *r, bool *csv, rs_error *err)
 {
     const api_param *f = param(r, "format");
     *csv = false;
+    if (seg_is(r, 0, "export") && seg_is(r, 1, "config"))
+        return 0; /* format= names the real system (api_import.c) */
     if (!f || (f->len == 4 && !memcmp(f->value, "json", 4)))
         return 0;
     if (f->len != 3 || memcmp(f->value, "csv", 3))

@@ -53,6 +53,9 @@ typedef enum {
     CMD_O_SCENARIO,
     CMD_O_BUILTIN,
     CMD_O_ID,
+    CMD_O_FORMAT, /* import --format F */
+    CMD_O_NAME,   /* import --name N */
+    CMD_O_CONFIG, /* export --config F */
     CMD_O_COUNT
 } cmd_opt;
 

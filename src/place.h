@@ -70,7 +70,11 @@ typedef struct place_node {
     double weight;
     const int64_t *tokens;
     size_t ntokens;
-    int64_t srv_id; /* HAProxy's server `id` as given (0: none, assigned) */
+    int64_t srv_id;              /* HAProxy's server `id` as given (0: none, assigned) */
+    bool down;                   /* state down (attrs "state":"down") */
+    bool backup;                 /* HAProxy's `backup` (attrs "backup":true) */
+    const char *const *replicas; /* Redis replicas "ip:port" (attrs "replicas") */
+    size_t nreplicas;
 } place_node;
 
 typedef struct placement placement;

@@ -25,6 +25,30 @@ void sim__node_free(node *x)
 {
     free(x->name);
     free(x->tokens);
+    for (size_t i = 0; i < x->nreplicas; i++)
+        free(x->replicas[i]);
+    free(x->replicas);
+    x->replicas = NULL;
+    x->nreplicas = 0;
+}
+
+int sim__node_states_copy(node *dst, const char *const *replicas, size_t nreplicas, bool down,
+                          bool backup)
+{
+    dst->down = down;
+    dst->backup = backup;
+    dst->replicas = NULL;
+    dst->nreplicas = 0;
+    if (!nreplicas)
+        return 0;
+    if (!(dst->replicas = calloc(nreplicas, sizeof *dst->replicas)))
+        return RINGSIM_ENOMEM;
+    for (size_t i = 0; i < nreplicas; i++) {
+        if (!(dst->replicas[i] = strdup(replicas[i])))
+            return RINGSIM_ENOMEM; /* sim__node_free frees what was copied */
+        dst->nreplicas++;
+    }
+    return 0;
 }
 
 static void state_clear(state *x)
@@ -51,15 +75,17 @@ int sim__state_copy(state *dst, const state *src)
         dst->nodes[i] = src->nodes[i];
         dst->nodes[i].name = strdup(src->nodes[i].name);
         dst->nodes[i].tokens = NULL;
+        const node *sn = &src->nodes[i];
+        int rs = sim__node_states_copy(&dst->nodes[i], (const char *const *)sn->replicas,
+                                       sn->nreplicas, sn->down, sn->backup);
         if (src->nodes[i].ntokens && dst->nodes[i].name) {
             size_t sz = src->nodes[i].ntokens * sizeof(int64_t);
             dst->nodes[i].tokens = malloc(sz);
             if (dst->nodes[i].tokens)
                 memcpy(dst->nodes[i].tokens, src->nodes[i].tokens, sz);
         }
-        if (!dst->nodes[i].name || (src->nodes[i].ntokens && !dst->nodes[i].tokens)) {
-            free(dst->nodes[i].name);
-            free(dst->nodes[i].tokens);
+        if (rs || !dst->nodes[i].name || (src->nodes[i].ntokens && !dst->nodes[i].tokens)) {
+            sim__node_free(&dst->nodes[i]);
             dst->n = i;
             state_clear(dst);
             return RINGSIM_ENOMEM;
@@ -114,9 +140,12 @@ int sim__build_placement(sim *s, state *x, const placement *prev, const char *la
     for (size_t i = 0; i < x->n; i++)
         names[i] = x->nodes[i].name;
     for (size_t i = 0; i < x->n; i++)
-        pn[i] = (place_node){x->nodes[i].id,     x->nodes[i].name,   x->nodes[i].len,
-                             x->nodes[i].weight, x->nodes[i].tokens, x->nodes[i].ntokens,
-                             x->nodes[i].srv_id};
+        pn[i] = (place_node){x->nodes[i].id,       x->nodes[i].name,
+                             x->nodes[i].len,      x->nodes[i].weight,
+                             x->nodes[i].tokens,   x->nodes[i].ntokens,
+                             x->nodes[i].srv_id,   x->nodes[i].down,
+                             x->nodes[i].backup,   (const char *const *)x->nodes[i].replicas,
+                             x->nodes[i].nreplicas};
     /* A change may not build a layout past the limit, unless it does not
      * grow one already past it (an older file): what is stored is built. */
     uint64_t want = place_layout_points(&x->cfg, pn, x->n);
@@ -214,10 +243,23 @@ char *sim__tokens_text(const int64_t *t, size_t n)
 char *sim__attrs_text(const node *x, bool *failed)
 {
     *failed = false;
-    if (!x->srv_id)
+    if (!x->srv_id && !x->down && !x->backup && !x->nreplicas)
         return NULL;
-    json_t *o = json_pack("{s:I}", "id", (json_int_t)x->srv_id);
-    char *t = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    json_t *o = json_object();
+    bool ok = o != NULL;
+    if (ok && x->srv_id)
+        ok = !json_object_set_new(o, "id", json_integer((json_int_t)x->srv_id));
+    if (ok && x->down)
+        ok = !json_object_set_new(o, "state", json_string("down"));
+    if (ok && x->backup)
+        ok = !json_object_set_new(o, "backup", json_true());
+    if (ok && x->nreplicas) {
+        json_t *r = json_array();
+        ok = r && !json_object_set_new(o, "replicas", r);
+        for (size_t i = 0; ok && i < x->nreplicas; i++)
+            ok = !json_array_append_new(r, json_string(x->replicas[i]));
+    }
+    char *t = ok ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
     json_decref(o);
     *failed = t == NULL;
     return t;
@@ -226,11 +268,45 @@ char *sim__attrs_text(const node *x, bool *failed)
 int sim__attrs_parse(const char *text, node *x, rs_error *err)
 {
     json_t *o = json_loads(text, 0, NULL), *id = json_object_get(o, "id");
-    int rc = json_is_object(o) && (!id || json_is_integer(id)) ? 0 : RINGSIM_EDB;
+    json_t *st = json_object_get(o, "state"), *bk = json_object_get(o, "backup");
+    json_t *rp = json_object_get(o, "replicas");
+    int rc = json_is_object(o) && (!id || json_is_integer(id)) && (!st || json_is_string(st)) &&
+                     (!bk || json_is_boolean(bk)) && (!rp || json_is_array(rp))
+                 ? 0
+                 : RINGSIM_EDB;
     if (!rc && id)
         x->srv_id = json_integer_value(id);
+    if (!rc && st)
+        x->down = strcmp(json_string_value(st), "down") == 0;
+    if (!rc && bk)
+        x->backup = json_is_true(bk);
+    size_t nr = json_array_size(rp);
+    if (!rc && nr && !(x->replicas = calloc(nr, sizeof *x->replicas)))
+        rc = RINGSIM_ENOMEM;
+    for (size_t i = 0; !rc && i < nr; i++) {
+        const char *r = json_string_value(json_array_get(rp, i));
+        if (!r)
+            rc = RINGSIM_EDB;
+        else if (!(x->replicas[x->nreplicas] = strdup(r)))
+            rc = RINGSIM_ENOMEM;
+        else
+            x->nreplicas++;
+    }
     json_decref(o);
+    if (rc == RINGSIM_ENOMEM)
+        return rs_fail(err, rc, "out of memory");
     return rc ? rs_fail(err, rc, "stored attributes of node \"%s\" are damaged", x->name) : 0;
+}
+
+/* Whether two nodes' attributes are the same (states, backup, replicas). */
+static bool same_attrs(const node *a, const node *b)
+{
+    if (a->down != b->down || a->backup != b->backup || a->nreplicas != b->nreplicas)
+        return false;
+    for (size_t i = 0; i < a->nreplicas; i++)
+        if (strcmp(a->replicas[i], b->replicas[i]) != 0)
+            return false;
+    return true;
 }
 
 #define SIM_HEAVY 1 /* load_state when light: the topology changed */
@@ -247,6 +323,7 @@ static bool same_topology(const state *cur, const state *x, const char *layout)
         const node *a = &cur->nodes[i], *b = &x->nodes[i];
         if (a->id != b->id || a->len != b->len || memcmp(a->name, b->name, a->len) != 0 ||
             a->weight != b->weight || a->ntokens != b->ntokens || a->srv_id != b->srv_id ||
+            !same_attrs(a, b) ||
             (a->ntokens && memcmp(a->tokens, b->tokens, a->ntokens * sizeof *a->tokens) != 0))
             return false;
     }
@@ -287,7 +364,8 @@ static int load_state(sim *s, rs_error *err)
                          (long long)sn[i].id);
             goto fail;
         }
-        x.nodes[i] = (node){sn[i].id, sn[i].name, sn[i].len, sn[i].weight, sn[i].keys, NULL, 0, 0};
+        x.nodes[i] = (node){sn[i].id, sn[i].name, sn[i].len, sn[i].weight, sn[i].keys, NULL,
+                            0,        0,          false,     false,        NULL,       0};
         sn[i].name = NULL; /* moved */
         x.n = i + 1;
         if (sn[i].tokens && (rc = tokens_parse(sn[i].tokens, &x.nodes[i], err)))

@@ -96,7 +96,11 @@ typedef struct sim_node_spec {
     double weight;
     const int64_t *tokens;
     size_t ntokens;
-    int64_t srv_id; /* HAProxy's server `id` (1..2147483647), 0: none */
+    int64_t srv_id;              /* HAProxy's server `id` (1..2147483647), 0: none */
+    bool down;                   /* state down (attrs "state":"down") */
+    bool backup;                 /* HAProxy's `backup` (attrs "backup":true) */
+    const char *const *replicas; /* Redis replicas "ip:port" (attrs "replicas") */
+    size_t nreplicas;
 } sim_node_spec;
 int sim_add_node_spec(sim *s, const sim_node_spec *spec, int64_t *op, rs_error *err);
 int sim_remove_node(sim *s, const char *name, size_t len, int64_t *op, rs_error *err);
@@ -128,6 +132,23 @@ bool sim_config_same(sim *s, const place_config *cfg);
  * same weight again changes nothing and records nothing (*op = 0). */
 int sim_set_weight(sim *s, const char *name, size_t len, double weight, int64_t *op, rs_error *err);
 int sim_reset(sim *s, int64_t *op, rs_error *err);
+/* Import (sim_import.c, docs/api.md "import a real cluster"): one `import`
+ * operation that sets the text's algorithm and parameters over the current
+ * configuration and replaces the nodes with the result's, in its order,
+ * with weights, tokens, ids, backup, states, replicas and (Redis) the
+ * masters' slots as the slot map; keys move as the new placement says.
+ * RINGSIM_EPARAM for what ringsim cannot take (a name its rules refuse, a
+ * weight of 0, Redis slots without a master), *line (may be NULL) the
+ * text's line it is about or 0.  The log keeps the parsed result. */
+typedef struct import_result import_result;
+int sim_import(sim *s, const import_result *r, int64_t *op, rs_error *err);
+int sim_import_ex(sim *s, const import_result *r, int *line, int64_t *op, rs_error *err);
+/* sim_import's refusals of r alone (names, weights, Redis slots), without
+ * a database: 0 or RINGSIM_EPARAM with *line (may be NULL). */
+int sim_import_check(const import_result *r, int *line, rs_error *err);
+/* The params of the import operation the current state stands on (the
+ * newest in its chain), NULL when none; *id its id.  *params is new. */
+int sim_import_last(sim *s, json_t **params, int64_t *id, rs_error *err);
 /* The state becomes what it was right after operation `to` (0 = empty). */
 int sim_revert(sim *s, int64_t to, int64_t *op, rs_error *err);
 

@@ -132,11 +132,18 @@ static int nodeset_take(nodeset *x, const state *st)
         return RINGSIM_ENOMEM;
     for (size_t i = 0; i < st->n; i++) {
         const node *t = &st->nodes[i];
-        node v = {0, strndup(t->name, t->len), t->len, t->weight, 0, NULL, t->ntokens, t->srv_id};
+        node v = {0,          strndup(t->name, t->len),
+                  t->len,     t->weight,
+                  0,          NULL,
+                  t->ntokens, t->srv_id,
+                  false,      false,
+                  NULL,       0};
         if (t->ntokens && (v.tokens = malloc(t->ntokens * sizeof *v.tokens)))
             memcpy(v.tokens, t->tokens, t->ntokens * sizeof *v.tokens);
+        int cs = sim__node_states_copy(&v, (const char *const *)t->replicas, t->nreplicas, t->down,
+                                       t->backup);
         x->nodes[x->n++] = v;
-        if (!v.name || (t->ntokens && !v.tokens))
+        if (cs || !v.name || (t->ntokens && !v.tokens))
             return RINGSIM_ENOMEM;
     }
     x->cfg = st->cfg;
@@ -148,8 +155,9 @@ static int nodeset_take(nodeset *x, const state *st)
 /* The state before topology change `op`, kept in the meta table (of the
  * live database for the last few hundred operations, and of views) so
  * that stepping back over it needs no replay: {"nodes": [[name, weight,
- * [tokens], id?]…], "config": stored form, "layout": text or null}; id is
- * the node's HAProxy id, absent when it has none. */
+ * [tokens], id?, attrs?]…], "config": stored form, "layout": text or
+ * null}; id is the node's HAProxy id (0 or absent when it has none), attrs
+ * its attributes as nodes.attrs holds them (states, replicas). */
 #define BEFORE_PREFIX "hist_before_"
 static void before_name(char *buf, size_t size, int64_t op)
 {
@@ -176,8 +184,14 @@ static char *nodeset_text(const state *st)
             if (json_array_append_new(tok, json_integer((json_int_t)x->tokens[k])))
                 ok = false;
         json_t *e = tok ? json_pack("[s%, f, o]", x->name, x->len, x->weight, tok) : NULL;
-        if (e && x->srv_id)
+        bool failed = false;
+        char *at = sim__attrs_text(x, &failed);
+        if (e && (x->srv_id || at))
             json_array_append_new(e, json_integer((json_int_t)x->srv_id));
+        if (e && at) /* the node's other attributes (states, replicas), as stored */
+            json_array_append_new(e, json_loads(at, 0, NULL));
+        free(at);
+        ok = ok && !failed;
         ok = ok && e && !json_array_append_new(arr, e);
         tok = e ? NULL : tok;
         if (!ok)
@@ -192,7 +206,8 @@ static char *nodeset_text(const state *st)
 int sim__keep_before(opctx *c, rs_error *err)
 {
     if (strcmp(c->what, "add_node") != 0 && strcmp(c->what, "remove_node") != 0 &&
-        strcmp(c->what, "configure") != 0 && strcmp(c->what, "set_weight") != 0)
+        strcmp(c->what, "configure") != 0 && strcmp(c->what, "set_weight") != 0 &&
+        strcmp(c->what, "import") != 0)
         return 0; /* reset and revert are not undone */
     char mk[48], *text = nodeset_text(&c->s->cur);
     before_name(mk, sizeof mk, c->op);
@@ -232,9 +247,18 @@ static int nodeset_load(sim *v, int64_t before, nodeset *x, rs_error *err)
     for (size_t i = 0; !rc && i < n; i++) {
         json_t *e3 = json_array_get(arr, i), *nm = json_array_get(e3, 0);
         json_t *tok = json_array_get(e3, 2);
-        node v2 = {
-            0, NULL, json_string_length(nm), json_number_value(json_array_get(e3, 1)),
-            0, NULL, json_array_size(tok),   (int64_t)json_integer_value(json_array_get(e3, 3))};
+        node v2 = {0,
+                   NULL,
+                   json_string_length(nm),
+                   json_number_value(json_array_get(e3, 1)),
+                   0,
+                   NULL,
+                   json_array_size(tok),
+                   (int64_t)json_integer_value(json_array_get(e3, 3)),
+                   false,
+                   false,
+                   NULL,
+                   0};
         if (!json_is_string(nm)) {
             rc = RINGSIM_EDB;
             break;
@@ -244,6 +268,16 @@ static int nodeset_load(sim *v, int64_t before, nodeset *x, rs_error *err)
             memcpy(v2.name, json_string_value(nm), v2.len);
             v2.name[v2.len] = 0;
         }
+        json_t *ja = json_array_get(e3, 4);
+        char *at = ja ? json_dumps(ja, JSON_COMPACT) : NULL;
+        rs_error ae;
+        if (ja && v2.name && (!at || sim__attrs_parse(at, &v2, &ae))) {
+            free(at);
+            x->nodes[x->n++] = v2;
+            rc = RINGSIM_EDB;
+            break;
+        }
+        free(at);
         if (v2.ntokens && (v2.tokens = malloc(v2.ntokens * sizeof *v2.tokens)))
             for (size_t k = 0; k < v2.ntokens; k++)
                 v2.tokens[k] = (int64_t)json_integer_value(json_array_get(tok, k));
@@ -343,7 +377,11 @@ static int replay_op(void *ud, const store_op *o)
                               json_number_value(json_object_get(p, "weight")),
                               tok,
                               nt,
-                              (int64_t)json_integer_value(json_object_get(p, "id"))};
+                              (int64_t)json_integer_value(json_object_get(p, "id")),
+                              false,
+                              false,
+                              NULL,
+                              0};
         rc = nt && !tok ? rs_fail(r->err, RINGSIM_ENOMEM, "out of memory")
                         : sim_add_node_spec(m, &spec, &dummy, r->err);
         free(tok);
@@ -369,6 +407,8 @@ static int replay_op(void *ud, const store_op *o)
         place_config cfg;
         sim__config_from_json(o->config, &cfg);
         rc = sim_configure(m, &cfg, &dummy, r->err);
+    } else if (strcmp(o->type, "import") == 0) {
+        rc = sim__import_replay(m, p, o->config, &dummy, r->err);
     } else {
         rc = rs_fail(r->err, RINGSIM_EDB, "operation %lld of type %s cannot be replayed here",
                      (long long)o->id, o->type);
@@ -585,10 +625,10 @@ int sim__diff_run(sim *s, store *have, store *want, const diff *d, rs_error *err
 /* Make c->next have the nodes tn (in that order), configuration cfg and
  * layout state layout, moving exactly the keys whose owner changes.  Nodes
  * that exist in both keep their id and counter; the others get new rows,
- * and rows of nodes not in tn go after the moves.  Shared by revert and
- * the backward steps of time travel. */
-static int adopt_nodes(opctx *c, const node *tn, size_t tn_n, const place_config *cfg,
-                       const char *layout, rs_error *err)
+ * and rows of nodes not in tn go after the moves.  Shared by revert, the
+ * backward steps of time travel and import (sim_import.c). */
+int sim__adopt_nodes(opctx *c, const node *tn, size_t tn_n, const place_config *cfg,
+                     const char *layout, rs_error *err)
 {
     sim *s = c->s;
     int rc = 0;
@@ -599,20 +639,34 @@ static int adopt_nodes(opctx *c, const node *tn, size_t tn_n, const place_config
     for (size_t i = 0; !rc && i < tn_n; i++) {
         const node *t = &tn[i];
         long j = sim__find_node(&c->next, t->name, t->len);
-        node v = {0, strndup(t->name, t->len), t->len, t->weight, 0, NULL, t->ntokens, t->srv_id};
+        node v = {0,          strndup(t->name, t->len),
+                  t->len,     t->weight,
+                  0,          NULL,
+                  t->ntokens, t->srv_id,
+                  false,      false,
+                  NULL,       0};
         char *tt = t->ntokens ? sim__tokens_text(t->tokens, t->ntokens) : NULL;
         if (t->ntokens && (v.tokens = malloc(t->ntokens * sizeof *v.tokens)))
             memcpy(v.tokens, t->tokens, t->ntokens * sizeof *v.tokens);
-        if (!v.name || (t->ntokens && (!v.tokens || !tt))) {
-            free(v.name);
-            free(v.tokens);
+        int cs = sim__node_states_copy(&v, (const char *const *)t->replicas, t->nreplicas, t->down,
+                                       t->backup);
+        if (cs || !v.name || (t->ntokens && (!v.tokens || !tt))) {
+            sim__node_free(&v);
             free(tt);
             rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
             break;
         }
         if (j >= 0) {
-            v.id = c->next.nodes[j].id;
-            v.keys = c->next.nodes[j].keys;
+            const node *was = &c->next.nodes[j];
+            v.id = was->id;
+            v.keys = was->keys;
+            if ((was->ntokens != t->ntokens ||
+                 (t->ntokens && memcmp(was->tokens, t->tokens, t->ntokens * sizeof *t->tokens))) &&
+                (rc = store_node_set_tokens(s->st, v.id, tt, err))) {
+                sim__node_free(&v);
+                free(tt);
+                break;
+            }
         } else if ((rc = store_node_insert(s->st, t->name, t->len, t->weight, tt, &v.id, err))) {
             sim__node_free(&v);
             free(tt);
@@ -693,7 +747,7 @@ int sim_revert(sim *s, int64_t to, int64_t *op, rs_error *err)
      * move.  Nodes that exist in both keep their id and counter. */
     if (!rc) {
         char *layout = place_state_text(snap->cur.pl);
-        rc = adopt_nodes(&c, snap->cur.nodes, snap->cur.n, &snap->cur.cfg, layout, err);
+        rc = sim__adopt_nodes(&c, snap->cur.nodes, snap->cur.n, &snap->cur.cfg, layout, err);
         free(layout);
     }
     if (!rc)
@@ -771,7 +825,8 @@ static int undo_collect(void *ud, const store_op *o)
     }
     undo_op u = {o->id, UNDO_NONE, NULL, 0, 0, 0, o->skipped};
     if (strcmp(o->type, "add_node") == 0 || strcmp(o->type, "remove_node") == 0 ||
-        strcmp(o->type, "configure") == 0 || strcmp(o->type, "set_weight") == 0) {
+        strcmp(o->type, "configure") == 0 || strcmp(o->type, "set_weight") == 0 ||
+        strcmp(o->type, "import") == 0) {
         u.kind = UNDO_TOPO;
     } else if (strcmp(o->type, "delete_keys") == 0) {
         u.kind = UNDO_DELETE;
@@ -926,7 +981,7 @@ static int step_back(sim *s, sim *v, int64_t from, int64_t to, rs_error *err)
         opctx c;
         if ((rc = sim__op_begin(v, &c, "undo", "undo", NULL, err)))
             break;
-        rc = adopt_nodes(&c, t->nodes, t->n, &t->cfg, t->layout, err);
+        rc = sim__adopt_nodes(&c, t->nodes, t->n, &t->cfg, t->layout, err);
         int64_t dummy;
         if (rc)
             sim__op_abort(&c);

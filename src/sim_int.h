@@ -31,7 +31,11 @@ typedef struct node {
     int64_t keys;
     int64_t *tokens; /* explicit tokens (owned), or NULL */
     size_t ntokens;
-    int64_t srv_id; /* HAProxy's server id as given (attrs "id"), 0: none */
+    int64_t srv_id;  /* HAProxy's server id as given (attrs "id"), 0: none */
+    bool down;       /* attrs "state":"down" */
+    bool backup;     /* attrs "backup":true */
+    char **replicas; /* attrs "replicas" (owned), Redis replicas "ip:port" */
+    size_t nreplicas;
 } node;
 
 typedef struct state {
@@ -132,6 +136,10 @@ int sim__kl_collect(void *ud, const store_key *k);
 int sim__kl_collect_str(void *ud, const char *s, size_t len);
 void sim__kl_free(keylist *l);
 void sim__node_free(node *x);
+/* Set dst's states (down, backup) and a copy of the replicas;
+ * RINGSIM_ENOMEM leaves what was copied for sim__node_free. */
+int sim__node_states_copy(node *dst, const char *const *replicas, size_t nreplicas, bool down,
+                          bool backup);
 void sim__op_abort(opctx *c);
 int sim__op_begin(sim *s, opctx *c, const char *type, const char *subject, json_t *params,
                   rs_error *err);
@@ -154,7 +162,18 @@ int sim__insert_one(opctx *c, const char *k, size_t len, int64_t *inserted, rs_e
 sim_str *sim__kl_strs(const keylist *l);
 int sim__retopologize_to(opctx *c, const state *old, const char *layout, rs_error *err);
 
+/* sim_import.c */
+/* Apply a logged import again from its params (the parsed nodes, layout)
+ * and its stored configuration. */
+int sim__import_replay(sim *s, const json_t *params, const char *config, int64_t *op, rs_error *err);
+
 /* sim_history.c */
+/* Make c->next have the nodes tn (in that order), configuration cfg and
+ * layout state layout (may be NULL: evolved from the state before), moving
+ * exactly the keys whose owner changes: revert, time travel's undo, and
+ * import. */
+int sim__adopt_nodes(opctx *c, const node *tn, size_t tn_n, const place_config *cfg,
+                     const char *layout, rs_error *err);
 /* Keep the state before a logged change of topology (c->s->cur) where
  * stepping back over it finds it without a replay; the oldest go. */
 int sim__keep_before(opctx *c, rs_error *err);

@@ -273,7 +273,7 @@ static int check_weight(double weight, rs_error *err)
 
 int sim_add_node(sim *s, const char *name, size_t len, double weight, int64_t *op, rs_error *err)
 {
-    sim_node_spec spec = {name, len, weight, NULL, 0, 0};
+    sim_node_spec spec = {name, len, weight, NULL, 0, 0, false, false, NULL, 0};
     return sim_add_node_spec(s, &spec, op, err);
 }
 
@@ -313,7 +313,8 @@ int sim_add_node_spec(sim *s, const sim_node_spec *spec, int64_t *op, rs_error *
     int64_t id;
     if ((rc = store_node_insert(s->st, name, len, weight, tokens, &id, err)))
         goto abort;
-    node added = {id, subject, len, weight, 0, tok, spec->ntokens, spec->srv_id};
+    node added = {id,           subject,    len,          weight, 0, tok, spec->ntokens,
+                  spec->srv_id, spec->down, spec->backup, NULL,   0};
     bool failed;
     char *attrs = sim__attrs_text(&added, &failed);
     rc = failed  ? rs_fail(err, RINGSIM_ENOMEM, "out of memory")

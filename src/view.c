@@ -393,6 +393,8 @@ static int preview_apply(sim *s, void *arg, rs_error *err)
         return sim_add_node_spec(s, &p->node, &op, err);
     if (!strcmp(p->type, "remove_node"))
         return sim_remove_node(s, p->node.name, p->node.len, &op, err);
+    if (!strcmp(p->type, "import"))
+        return sim_import(s, p->import, &op, err);
     return sim_configure(s, &p->cfg, &op, err);
 }
 
