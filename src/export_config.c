@@ -100,6 +100,35 @@ static const char *address(const ex *x, size_t i)
     return NULL;
 }
 
+/* "host:port" with a port of 1..65535 and no space: an address as it stands. */
+static bool is_host_port(const char *s, size_t len)
+{
+    const char *c = memrchr(s, ':', len);
+    if (!c || c == s || c + 1 == s + len || memchr(s, ' ', len) || memchr(s, '"', len))
+        return false;
+    long p = 0;
+    for (const char *d = c + 1; d < s + len; d++) {
+        if (*d < '0' || *d > '9' || (p = p * 10 + (*d - '0')) > 65535)
+            return false;
+    }
+    return p >= 1;
+}
+
+/* The address to write for node i: the imported one, else its name when
+ * that is one (a node named 10.0.0.1:80), else NULL. */
+static const char *address_or_name(const ex *x, size_t i, char *buf, size_t size)
+{
+    const char *a = address(x, i);
+    if (a)
+        return a;
+    if (x->pn[i].len < size && is_host_port(x->pn[i].name, x->pn[i].len)) {
+        memcpy(buf, x->pn[i].name, x->pn[i].len);
+        buf[x->pn[i].len] = '\0';
+        return buf;
+    }
+    return NULL;
+}
+
 static int refuse(ex *x, size_t i, const char *why)
 {
     return rs_fail(x->err, RINGSIM_EPARAM, "export --config %s: node \"%.200s\" %s", x->fmt,
@@ -207,7 +236,8 @@ static int write_haproxy(ex *x)
                           "and ':' only)");
         if ((rc = whole_weight(x, i, 1, 256, &w)))
             return rc;
-        const char *a = address(x, i);
+        char ab[300];
+        const char *a = address_or_name(x, i, ab, sizeof ab);
         rc = str(x, "    server ");
         if (!rc)
             rc = add(x, p->name, p->len);
@@ -288,8 +318,8 @@ static int write_twemproxy(ex *x)
                 return refuse(x, i, "holds a space: nutcracker takes the name after the last one");
         if ((rc = whole_weight(x, i, 1, 100000, &w)))
             return rc;
-        const char *a = address(x, i);
-        char ab[32];
+        char ab[300];
+        const char *a = address_or_name(x, i, ab, sizeof ab);
         if (!a) {
             snprintf(ab, sizeof ab, "127.0.0.1:%zu", 11211 + i % 50000);
             a = ab;
@@ -340,7 +370,8 @@ static int write_envoy(ex *x)
         long w;
         if ((rc = whole_weight(x, i, 1, 4294967295.0, &w)))
             break;
-        const char *a = address(x, i);
+        char ab[300];
+        const char *a = address_or_name(x, i, ab, sizeof ab);
         char host[256];
         long port = 8000 + (long)(i % 50000);
         snprintf(host, sizeof host, "127.0.0.1");
@@ -651,57 +682,71 @@ static int write_redis(ex *x)
             rc = fmt(x, "redis-cli --cluster add-node %.*s %s\n", (int)x->pn[i].len, x->pn[i].name,
                      entry);
     }
-    /* One reshard per (from, to) pair, in the order of the first slot each
-     * moves; the source's lowest slots go first. */
-    while (!rc) {
-        size_t first = REDIS_SLOTS;
-        for (size_t sl = 0; sl < REDIS_SLOTS && first == REDIS_SLOTS; sl++)
-            if (from[sl] != to[sl] && from[sl] != UINT32_MAX)
-                first = sl;
-        if (first == REDIS_SLOTS)
-            break;
-        uint32_t a = from[first], b = to[first];
-        size_t count = 0;
-        for (size_t sl = 0; sl < REDIS_SLOTS; sl++)
-            count += from[sl] == a && to[sl] == b;
-        bool exact;
-        /* exact: the moved slots are a prefix of a's slots */
-        exact = true;
-        bool seen_stay = false;
-        for (size_t sl = 0; sl < REDIS_SLOTS; sl++) {
-            if (from[sl] != a)
+    /* One reshard per run of slots that go from one master to another.
+     * redis-cli's reshard with one source moves that source's lowest
+     * slots, so each turn takes a run that starts at its source's lowest
+     * slot where there is one (a source gives before it receives lower
+     * slots); a run that never is says so in a comment. */
+    size_t nruns = 0;
+    size_t *run_first = rc ? NULL : malloc(REDIS_SLOTS * sizeof *run_first);
+    size_t *lowest = rc ? NULL : malloc((x->n + ni + 1) * sizeof *lowest);
+    if (!rc && (!run_first || !lowest))
+        rc = nomem(x);
+    for (size_t sl = 0; !rc && sl < REDIS_SLOTS; sl++)
+        if (from[sl] != to[sl] && from[sl] != UINT32_MAX &&
+            (sl == 0 || from[sl - 1] != from[sl] || to[sl - 1] != to[sl]))
+            run_first[nruns++] = sl;
+    while (!rc && nruns) {
+        for (size_t i = 0; i < x->n + ni; i++)
+            lowest[i] = REDIS_SLOTS;
+        for (size_t sl = REDIS_SLOTS; sl-- > 0;)
+            if (from[sl] != UINT32_MAX)
+                lowest[from[sl]] = sl;
+        /* A run at its source's lowest slot, best to a master that has
+         * nothing more to give (what it receives cannot come before what
+         * it gives) from one that receives nothing more. */
+        size_t pick = 0;
+        int best = 0;
+        for (size_t r = 0; r < nruns && best < 4; r++) {
+            uint32_t src = from[run_first[r]];
+            if (lowest[src] != run_first[r])
                 continue;
-            if (to[sl] == b && seen_stay)
-                exact = false;
-            if (to[sl] != b)
-                seen_stay = true;
+            bool receives = false, dest_gives = false;
+            for (size_t q = 0; q < nruns; q++) {
+                receives = receives || to[run_first[q]] == src;
+                dest_gives = dest_gives || from[run_first[q]] == to[run_first[r]];
+            }
+            int score = 1 + (receives ? 0 : 1) + (dest_gives ? 0 : 2);
+            if (score > best) {
+                best = score;
+                pick = r;
+            }
         }
+        bool exact = best > 0;
+        size_t first = run_first[pick], last = first;
+        uint32_t a = from[first], b = to[first];
+        while (last + 1 < REDIS_SLOTS && from[last + 1] == a && to[last + 1] == b)
+            last++;
+        memmove(run_first + pick, run_first + pick + 1, (nruns - pick - 1) * sizeof *run_first);
+        nruns--;
         const char *an = a < x->n ? x->pn[a].name : NULL;
-        char aname[300];
+        char aname[300], bname[300];
         if (!an) {
             json_t *nm = json_object_get(json_array_get(inodes, a - x->n), "name");
             snprintf(aname, sizeof aname, "%s", json_string_value(nm) ? json_string_value(nm) : "");
             an = aname;
         }
-        char bname[300];
         snprintf(bname, sizeof bname, "%.*s", (int)x->pn[b].len, x->pn[b].name);
-        rc = fmt(x, "# %s -> %s: slots", an, bname);
-        for (size_t sl = 0; !rc && sl < REDIS_SLOTS; sl++) {
-            if (from[sl] != a || to[sl] != b || (sl > 0 && from[sl - 1] == a && to[sl - 1] == b))
-                continue;
-            size_t e2 = sl;
-            while (e2 + 1 < REDIS_SLOTS && from[e2 + 1] == a && to[e2 + 1] == b)
-                e2++;
-            rc = e2 == sl ? fmt(x, " %zu", sl) : fmt(x, " %zu-%zu", sl, e2);
-        }
+        rc = first == last ? fmt(x, "# %s -> %s: slot %zu\n", an, bname, first)
+                           : fmt(x, "# %s -> %s: slots %zu-%zu\n", an, bname, first, last);
         if (!rc && !exact)
-            rc = str(x, "\n# (redis-cli moves the source's lowest slots first; these are not "
-                        "all its lowest: move them with CLUSTER SETSLOT to pick them exactly)");
-        if (!rc && host_port(an, strlen(an), host, sizeof host, &port)) {
-            char bh[256];
-            long bp;
-            host_port(bname, strlen(bname), bh, sizeof bh, &bp);
-            rc = fmt(x, "\nredis-cli --cluster reshard %s --cluster-from ", entry);
+            rc = str(x, "# (not the source's lowest slots, which redis-cli moves first: move "
+                        "these with CLUSTER SETSLOT to pick them exactly)\n");
+        char bh[256];
+        long bp;
+        if (!rc && host_port(an, strlen(an), host, sizeof host, &port) &&
+            host_port(bname, strlen(bname), bh, sizeof bh, &bp)) {
+            rc = fmt(x, "redis-cli --cluster reshard %s --cluster-from ", entry);
             if (!rc)
                 rc = cli_id(x, host, port);
             if (!rc)
@@ -709,14 +754,13 @@ static int write_redis(ex *x)
             if (!rc)
                 rc = cli_id(x, bh, bp);
             if (!rc)
-                rc = fmt(x, " --cluster-slots %zu --cluster-yes\n", count);
-        } else if (!rc) {
-            rc = str(x, "\n");
+                rc = fmt(x, " --cluster-slots %zu --cluster-yes\n", last - first + 1);
         }
-        for (size_t sl = 0; sl < REDIS_SLOTS; sl++)
-            if (from[sl] == a && to[sl] == b)
-                from[sl] = b;
+        for (size_t sl = first; sl <= last; sl++)
+            from[sl] = b;
     }
+    free(run_first);
+    free(lowest);
     /* Masters that left, now without slots. */
     for (size_t j = 0; !rc && j < ni; j++) {
         if (map[j] < x->n)
