@@ -17,6 +17,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
+import { registerImportTests } from './import_tests.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const bin = path.resolve(repo, process.env.RINGSIM_BIN || 'build/ringsim');
@@ -1872,6 +1873,8 @@ test('issue 13: a node\'s weight changed in place in the nodes table (PATCH), re
     await page.context().close();
   }
 });
+
+registerImportTests(test, { eventually, http, nodeNamesInTable, expectText });
 
 async function main() {
   if (!fs.existsSync(bin)) {

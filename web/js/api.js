@@ -124,3 +124,11 @@ Object.assign(api, {
   /** A node's weight changed in place (one set_weight operation). */
   setWeight: (name, weight) => request('PATCH', `/api/nodes/${enc(name)}`, { weight }),
 });
+
+// Import a real cluster (docs/api.md v3): the paste dialog (import.js).
+Object.assign(api, {
+  /** What importing would do: {"keys_moved", "moved_from", "moved_to", "import"…}. */
+  previewImport: (body) => request('POST', '/api/preview', { op: 'import', ...body }),
+  /** One import operation: {"operation", "import"}. */
+  importCluster: (body) => request('POST', '/api/import', body),
+});

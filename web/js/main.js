@@ -30,6 +30,7 @@ import { PlacementForm } from './algorithms.js';
 import { TableStrip } from './strip.js';
 import { setupScenarios } from './scenarios.js';
 import { setupLab } from './lab.js';
+import { setupImport } from './import.js';
 
 const DOT_LIMIT = 1500;     // up to this many keys are drawn one by one
 const KEYS_PAGE = 50;
@@ -1086,6 +1087,7 @@ function connect() {
 
 setNodeOrder(state.nodeOrder);
 setupScenarios({ api, confirmInPage, getState: () => state, onOperation, refresh });
+setupImport({ api, onOperation, refresh });
 setupLab({
   ring, placement, getView: () => state.view, api, confirmInPage,
 });
