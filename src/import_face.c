@@ -86,7 +86,10 @@ static json_t *import_object(sim *s, const import_result *r, bool applied, rs_er
         by_name *hit = bsearch(&key, idx, n, sizeof *idx, cmp_name);
         json_t *now = hit ? view_node(s, &v[hit->i]) : NULL;
         if (now) {
+            /* The placement's points stay out of the answer (GET /api/nodes
+             * has them); imported tokens stay in as the text gave them. */
             json_object_del(now, "name");
+            json_object_del(now, "tokens");
             json_object_update(e, now);
         }
         json_decref(now);
