@@ -236,11 +236,14 @@ int import_face_run(cmd_ctx *c)
         json_array_foreach(json_object_get(imp, "nodes"), i, e)
         {
             const char *st = json_string_value(json_object_get(e, "state"));
-            fprintf(c->out, "  %-30s weight %-6g keys %-8lld line %lld%s%s\n",
+            json_int_t ln = json_integer_value(json_object_get(e, "line"));
+            char where[32] = "";
+            if (ln > 0)
+                snprintf(where, sizeof where, " line %lld", (long long)ln);
+            fprintf(c->out, "  %-30s weight %-6g keys %-8lld%s%s%s\n",
                     json_string_value(json_object_get(e, "name")),
                     json_number_value(json_object_get(e, "weight")),
-                    (long long)json_integer_value(json_object_get(e, "keys")),
-                    (long long)json_integer_value(json_object_get(e, "line")),
+                    (long long)json_integer_value(json_object_get(e, "keys")), where,
                     st && !strcmp(st, "down") ? ", down" : "",
                     json_is_true(json_object_get(e, "backup")) ? ", backup" : "");
         }
