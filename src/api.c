@@ -150,6 +150,14 @@ int api_classify(const api_request *r, api_place *where, rs_error *err)
     return api_route(r, where, &body, err);
 }
 
+size_t api_body_limit(const api_request *r)
+{
+    return r->method == API_POST && r->nseg == 1 &&
+                   (seg_is(r, 0, "import") || seg_is(r, 0, "preview"))
+               ? API_MAX_IMPORT_BODY
+               : API_MAX_BODY;
+}
+
 int api_route(const api_request *r, api_place *where, bool *body, rs_error *err)
 {
     bool known = false;

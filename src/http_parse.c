@@ -261,8 +261,11 @@ static int interpret(http_head *h, rs_error *err)
         h->host = h->abs_host;
     h->keep_alive = h->minor == 1 ? !close : keep && !close;
     h->has_body = h->chunked || h->content_length > 0;
-    if (h->content_length > (int64_t)API_MAX_BODY)
-        return rs_fail(err, RINGSIM_ETOOBIG, "request body is %lld bytes; the limit is 16 MiB",
+    /* The largest any route takes; http_check holds each to its own. */
+    if (h->content_length > (int64_t)API_MAX_IMPORT_BODY)
+        return rs_fail(err, RINGSIM_ETOOBIG,
+                       "request body is %lld bytes; the limit is 16 MiB (32 MiB for a pasted "
+                       "text)",
                        (long long)h->content_length);
     return 0;
 }
@@ -410,10 +413,12 @@ ssize_t http_chunked_feed(http_chunked *c, const char *in, size_t len, const cha
                 return bad(err, "a chunk size line is too long");
         }
         if (end_size) {
-            if (c->left > API_MAX_BODY - c->total)
+            uint64_t limit = c->limit ? c->limit : API_MAX_BODY;
+            if (c->left > limit - c->total)
                 return rs_fail(err, RINGSIM_ETOOBIG,
-                               "request body is over %llu bytes; the limit is 16 MiB",
-                               (unsigned long long)API_MAX_BODY);
+                               "request body is over %llu bytes; the limit is %s",
+                               (unsigned long long)limit,
+                               limit == API_MAX_BODY ? "16 MiB" : "32 MiB for a pasted text");
             c->total += c->left;
             c->line = 0;
             c->digits = false;
@@ -684,6 +689,11 @@ int http_check(const http_conf *c, const http_head *h, http_request *out, rs_err
                      "TOKEN");
     if (!rc)
         rc = api_route(r, &out->where, &takes_body, err);
+    out->body_limit = api_body_limit(r);
+    if (!rc && h->content_length > (int64_t)out->body_limit)
+        rc = rs_fail(err, RINGSIM_ETOOBIG, "request body is %lld bytes; the limit is %s",
+                     (long long)h->content_length,
+                     out->body_limit == API_MAX_BODY ? "16 MiB" : "32 MiB for a pasted text");
     if (!rc && h->has_body && !takes_body)
         rc = rs_fail(err, RINGSIM_ETOOBIG, "%s %.200s takes no body; send it without one",
                      h->method_name, h->target);
@@ -698,8 +708,10 @@ int http_check(const http_conf *c, const http_head *h, http_request *out, rs_err
 
 int http_attach_body(api_request *r, const char *body, size_t blen, rs_error *err)
 {
-    if (blen > API_MAX_BODY)
-        return rs_fail(err, RINGSIM_ETOOBIG, "request body is %zu bytes; the limit is 16 MiB", blen);
+    size_t limit = api_body_limit(r);
+    if (blen > limit)
+        return rs_fail(err, RINGSIM_ETOOBIG, "request body is %zu bytes; the limit is %s", blen,
+                       limit == API_MAX_BODY ? "16 MiB" : "32 MiB for a pasted text");
     json_error_t je;
     r->body = json_loadb(body, blen, JSON_ALLOW_NUL, &je);
     if (!r->body)

@@ -73,6 +73,7 @@ int http_parse_head(char *buf, size_t len, http_head *h, rs_error *err);
  * start.  Chunk extensions and trailer fields are read and ignored. */
 typedef struct http_chunked {
     int state;
+    uint64_t limit; /* data bytes allowed in all; 0: API_MAX_BODY */
     uint64_t left;  /* data bytes left in the current chunk */
     size_t line;    /* bytes of the current size or trailer line */
     size_t trailer; /* bytes of trailer fields so far */
@@ -119,9 +120,10 @@ typedef enum { HTTP_TO_API, HTTP_TO_FILE } http_kind;
 
 typedef struct http_request {
     http_kind kind;
-    api_request api; /* HTTP_TO_API: the decoded request (owned) */
-    api_place where; /* HTTP_TO_API: where it runs */
-    char *path;      /* HTTP_TO_FILE: the decoded path, "/index.html" for "/" (owned) */
+    api_request api;   /* HTTP_TO_API: the decoded request (owned) */
+    api_place where;   /* HTTP_TO_API: where it runs */
+    char *path;        /* HTTP_TO_FILE: the decoded path, "/index.html" for "/" (owned) */
+    size_t body_limit; /* HTTP_TO_API: the most body bytes its route takes (api_body_limit) */
 } http_request;
 
 /* Split the target of an /api/ request into decoded path segments and query
