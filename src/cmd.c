@@ -1051,7 +1051,9 @@ const cmd_def cmd_table[] = {
      "What `import` of this text would do: keys moved by source and destination, statistics "
      "before and after, the nodes and notes read from the text. Nothing is recorded.",
      import_face_run_preview},
-    {"import", "FILE|-", 1, 1, O(FORMAT) | O(NAME), CMD_F_CHANGE,
+    /* Not CMD_F_CHANGE: a scenario (POST /api/scenarios/run too) must not
+     * read the server's files. */
+    {"import", "FILE|-", 1, 1, O(FORMAT) | O(NAME), 0,
      "make the simulation a real cluster (nginx.conf, haproxy.cfg, ...)",
      "Reads a real system's configuration or status text (FILE, or - for standard input): "
      "an nginx upstream, a HAProxy backend, a libmemcached server list or configuration "

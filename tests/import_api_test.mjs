@@ -164,6 +164,8 @@ async function refusals(s) {
     check(`POST /api/import ${JSON.stringify(body).slice(0, 70)}: 400 ${code}`, x.status === 400 && x.json && x.json.error.code === code && typeof x.json.error.message === 'string', `${x.status} ${x.text.slice(0, 300)}`);
     if (code === 'invalid_import') check('  with a line', x.json && Number.isInteger(x.json.error.line), x.text.slice(0, 200));
   }
+  const sc = await s.post('/api/scenarios/run', { text: 'import /etc/passwd\n' });
+  check('a scenario cannot import (the server\'s files stay unread): 400', sc.status === 400 && sc.json && /not a change/.test(sc.json.error.message), sc.text);
   const arr = await s.post('/api/import', '[1]');
   eq('a body that is not an object: invalid_json', arr.json && arr.json.error.code, 'invalid_json');
   const pvb = await s.post('/api/preview', { op: 'import', text: NGINX_BACKUP });
@@ -174,8 +176,8 @@ async function refusals(s) {
   eq('with name: the upstream chosen', [ok.status, ok.json && ok.json.import.nodes.map((n) => n.name)], [201, ['b.example:80', 'c.example:80']]);
   const ex = await s.get('/api/export/config?format=bogus');
   eq('export format=bogus: 400 invalid_parameter', [ex.status, ex.json && ex.json.error.code], [400, 'invalid_parameter']);
-  const sc = await s.get('/api/export/scenario');
-  check('the scenario export says an import cannot be written as a scenario', sc.status === 400 && /import/.test(sc.text) && /export --config/.test(sc.text), sc.text);
+  const se = await s.get('/api/export/scenario');
+  check('the scenario export says an import cannot be written as a scenario', se.status === 400 && /import/.test(se.text) && /export --config/.test(se.text), se.text);
 }
 
 // A format with no real program here (Envoy) or whose export is status
