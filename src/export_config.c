@@ -659,11 +659,6 @@ static int write_redis(ex *x)
     size_t moved = 0;
     for (size_t sl = 0; !rc && sl < REDIS_SLOTS; sl++)
         moved += from[sl] != to[sl];
-    if (!rc)
-        rc = fmt(x,
-                 "#!/bin/sh\n# ringsim export --config redis: from the layout imported by "
-                 "operation %lld to the current one: %zu slot%s move.\nset -e\n",
-                 (long long)x->imp_id, moved, moved == 1 ? "" : "s");
     /* A master any command can go through: the first current one that was
      * imported, else the first current one. */
     char entry[300] = "", host[256];
@@ -673,14 +668,28 @@ static int write_redis(ex *x)
             snprintf(entry, sizeof entry, "%s", x->pn[map[i]].name);
     if (!rc && !entry[0] && x->n)
         snprintf(entry, sizeof entry, "%.*s", (int)x->pn[0].len, x->pn[0].name);
+    /* redis-cli refuses to reshard while the nodes do not agree about the
+     * configuration (a node just added, slots just moved): each command
+     * waits for them, as `redis-cli --cluster check` says. */
+    if (!rc)
+        rc = fmt(x,
+                 "#!/bin/sh\n# ringsim export --config redis: from the layout imported by "
+                 "operation %lld to the current one: %zu slot%s move.\nset -e\n"
+                 "# redis-cli reshards only once every node agrees about the configuration:\n"
+                 "# wait until `redis-cli --cluster check` says so three seconds running\n"
+                 "agree() {\n    n=0\n    while [ $n -lt 3 ]; do\n"
+                 "        if redis-cli --cluster check %s 2>/dev/null | grep -q 'All nodes "
+                 "agree'; then\n            n=$((n + 1))\n        else\n            n=0\n"
+                 "        fi\n        sleep 1\n    done\n}\n",
+                 (long long)x->imp_id, moved, moved == 1 ? "" : "s", entry);
     /* New masters join first, with no slots. */
     for (size_t i = 0; !rc && i < x->n; i++) {
         bool old = false;
         for (size_t j = 0; j < ni; j++)
             old = old || map[j] == i;
         if (!old)
-            rc = fmt(x, "redis-cli --cluster add-node %.*s %s\n", (int)x->pn[i].len, x->pn[i].name,
-                     entry);
+            rc = fmt(x, "redis-cli --cluster add-node %.*s %s\nagree\n", (int)x->pn[i].len,
+                     x->pn[i].name, entry);
     }
     /* One reshard per run of slots that go from one master to another.
      * redis-cli's reshard with one source moves that source's lowest
@@ -754,7 +763,7 @@ static int write_redis(ex *x)
             if (!rc)
                 rc = cli_id(x, bh, bp);
             if (!rc)
-                rc = fmt(x, " --cluster-slots %zu --cluster-yes\n", last - first + 1);
+                rc = fmt(x, " --cluster-slots %zu --cluster-yes\nagree\n", last - first + 1);
         }
         for (size_t sl = first; sl <= last; sl++)
             from[sl] = b;
