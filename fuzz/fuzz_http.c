@@ -186,7 +186,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break; /* the transport closes after a refusal */
         }
         need(h.target_len <= HTTP_MAX_TARGET && h.nfields <= HTTP_MAX_FIELDS, "bounds");
-        need(h.content_length <= (int64_t)API_MAX_BODY, "Content-Length over the limit");
+        need(h.content_length <= (int64_t)API_MAX_IMPORT_BODY, "Content-Length over the limit");
         need(h.minor == 0 || h.minor == 1, "version");
         need(h.minor == 0 || h.host, "HTTP/1.1 without Host");
         need(!(h.chunked && h.content_length >= 0), "both framings");

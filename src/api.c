@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "api_import.h"
 #include "csv.h"
 #include "names.h"
 #include "scenario.h"
@@ -92,6 +93,14 @@ static bool every_key(const api_request *r)
     const api_param *f = param(r, "format");
     return seg_is(r, 0, "keys") && r->nseg == 1 && !param(r, "limit") && f && f->len == 3 &&
            memcmp(f->value, "csv", 3) == 0;
+}
+
+size_t api_body_limit(const api_request *r)
+{
+    return r->method == API_POST && r->nseg == 1 &&
+                   (seg_is(r, 0, "import") || seg_is(r, 0, "preview"))
+               ? API_MAX_IMPORT_BODY
+               : API_MAX_BODY;
 }
 
 /* ---- parameters ---- */
@@ -448,12 +457,15 @@ static int post_preview(sim *s, const api_request *r, json_t **out, rs_error *er
     if (rc)
         return rc;
     const char *type = json_string_value(json_object_get(r->body, "op"));
-    view_preview_req p = {type, {0}, *sim_config(s)};
+    view_preview_req p = {type, {0}, *sim_config(s), NULL};
     int64_t *tokens = NULL;
+    if (type && !strcmp(type, "import"))
+        return api_preview_import(s, r->body, out, err);
     if (!type || (strcmp(type, "add_node") && strcmp(type, "remove_node") &&
                   strcmp(type, "configure") && strcmp(type, "set_state")))
-        return rs_fail(err, RINGSIM_EPARAM,
-                       "op must be \"add_node\", \"remove_node\", \"set_state\" or \"configure\"");
+        return rs_fail(
+            err, RINGSIM_EPARAM,
+            "op must be \"add_node\", \"remove_node\", \"set_state\", \"configure\" or \"import\"");
     json_t *body = json_deep_copy(r->body);
     if (!body)
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
@@ -799,12 +811,17 @@ static int get_export(sim *s, const api_request *r, api_answer *a, rs_error *err
             return rs_fail(err, RINGSIM_EPARAM, "format must be json or csv");
         return stream_keys(s, r, !csv, a, err);
     }
+    if (seg_is(r, 1, "config"))
+        return api_export_config(s, r, a, err);
     if (!seg_is(r, 1, "scenario"))
         return rs_fail(err, RINGSIM_ENOTFOUND,
-                       "no such export: /api/export/scenario and /api/export/keys are");
+                       "no such export: /api/export/scenario, /api/export/keys and "
+                       "/api/export/config are");
     const api_param *f = param(r, "format");
-    if (f && f->len == 3 && !memcmp(f->value, "csv", 3))
-        return csv_offered(err); /* a scenario file is no list */
+    if (f && !(f->len == 4 && !memcmp(f->value, "json", 4))) /* a scenario file is no list */
+        return f->len == 3 && !memcmp(f->value, "csv", 3)
+                   ? csv_offered(err)
+                   : rs_fail(err, RINGSIM_EPARAM, "format must be json or csv");
     int64_t at;
     int rc = int_param(r, "at", 0, INT64_MAX, -1, &at, err);
     if (!rc)
@@ -907,6 +924,12 @@ static int post_traffic_route(sim *s, const api_request *r, json_t **out, api_an
     if (!seg_is(r, 1, "run"))
         return rs_fail(err, RINGSIM_ENOTFOUND, "no such API endpoint (POST /api/traffic/run)");
     return post_traffic(s, r, out, err);
+}
+
+static int post_import_route(sim *s, const api_request *r, json_t **out, api_answer *a, rs_error *err)
+{
+    (void)a;
+    return api_post_import(s, r, out, err);
 }
 
 static int get_workload_route(sim *s, const api_request *r, json_t **out, api_answer *a, rs_error *err)
@@ -1102,6 +1125,7 @@ static const route routes[] = {
     {"workload", API_PUT, put_workload_route, API_WORKER, true, false, NULL, NULL},
     /* a replay of up to 10^8 requests: seconds, on the reading worker */
     {"traffic/x", API_POST, post_traffic_route, API_READER, true, false, NULL, NULL},
+    {"import", API_POST, post_import_route, API_WORKER, true, false, NULL, NULL},
     {"diff", API_GET, NULL, API_READER, false, false, "moves", get_diff},
 };
 
@@ -1167,6 +1191,8 @@ static int answer_format(const api_request *r, const route *rt, bool *csv, rs_er
 {
     const api_param *f = param(r, "format");
     *csv = false;
+    if (seg_is(r, 0, "export") && seg_is(r, 1, "config"))
+        return 0; /* format= names the real system (api_import.c) */
     if (!f || (f->len == 4 && !memcmp(f->value, "json", 4)))
         return 0;
     if (f->len != 3 || memcmp(f->value, "csv", 3))

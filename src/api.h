@@ -19,6 +19,10 @@
 #include "sim.h"
 
 #define API_MAX_BODY (16u * 1024 * 1024)
+/* The bodies of POST /api/import and /api/preview: a 16 MiB text (the
+ * importer's limit, IMPORT_MAX_TEXT) as a JSON string, its newlines,
+ * quotes and tabs escaped in two bytes each. */
+#define API_MAX_IMPORT_BODY (2u * 16u * 1024 * 1024 + 64u * 1024)
 #define API_MAX_SEGS 4
 #define API_SCENARIO_MAX_STEPS 10000 /* steps of POST /api/scenarios/run */
 
@@ -56,6 +60,9 @@ typedef enum {
 int api_classify(const api_request *r, api_place *where, rs_error *err);
 /* The same, and whether the route takes a body (*body). */
 int api_route(const api_request *r, api_place *where, bool *body, rs_error *err);
+/* The most body bytes a routed request may send: API_MAX_BODY, or
+ * API_MAX_IMPORT_BODY for the routes that take a pasted text. */
+size_t api_body_limit(const api_request *r);
 
 /* The engine's view of the past for ?at= (one per thread that answers time
  * travel), with its checkpoints.  Start with API_CACHE_INIT. */

@@ -25,6 +25,7 @@
 #include "api.h"
 #include "cmd.h"
 #include "place.h"
+#include "export_config.h"
 #include "scenario.h"
 #include "sim.h"
 
@@ -593,9 +594,9 @@ static int face_run(const cmd_line *l, const char *db)
 
 static int face_export(const cmd_line *l, const char *db)
 {
-    if (!l->opt[CMD_O_SCENARIO]) {
-        fprintf(stderr, "ringsim: export needs a format: --scenario\nrun 'ringsim help export' "
-                        "for usage\n");
+    if (!l->opt[CMD_O_SCENARIO] == !l->opt[CMD_O_CONFIG]) {
+        fprintf(stderr, "ringsim: export needs one format: --scenario or --config F\nrun "
+                        "'ringsim help export' for usage\n");
         return CMD_EXIT_USAGE;
     }
     sim *s = NULL;
@@ -604,7 +605,8 @@ static int face_export(const cmd_line *l, const char *db)
         return refused(&err);
     char *text;
     size_t len;
-    int rc = scenario_export(s, -1, &text, &len, &err);
+    int rc = l->opt[CMD_O_CONFIG] ? export_config(s, l->opt[CMD_O_CONFIG], &text, &len, &err)
+                                  : scenario_export(s, -1, &text, &len, &err);
     sim_close(s);
     if (rc)
         return refused(&err);

@@ -17,6 +17,8 @@
 #include <wchar.h>
 
 #include "csv.h"
+#include "export_config.h"
+#include "import_face.h"
 #include "names.h"
 #include "traffic.h"
 #include "view.h"
@@ -58,6 +60,12 @@ const cmd_option cmd_options[CMD_O_COUNT] = {
     [CMD_O_FACTOR] = {"factor", "F",
                       "the bounded-load factor for this replay only (default the "
                       "configuration's; 0: off)"},
+    [CMD_O_FORMAT] = {"format", "F",
+                      "the text's format: auto (default), nginx, haproxy, libmemcached, "
+                      "twemproxy, envoy, nodetool-ring, redis-nodes"},
+    [CMD_O_NAME] = {"name", "N", "the upstream, backend, pool or cluster, when the text has several"},
+    [CMD_O_CONFIG] = {"config", "F",
+                      "write the nodes as a real system's configuration: " EXPORT_CONFIG_FORMATS},
 };
 
 #define CONFIG_OPTS                                                                                \
@@ -1206,13 +1214,14 @@ static int run_preview_node(cmd_ctx *c)
                                                : "set_state",
                             {name, strlen(name), l->weight, l->tokens, l->ntokens, l->srv_id,
                              !strcmp(w, "down"), false, NULL, 0},
-                            *sim_config(c->s)};
+                            *sim_config(c->s),
+                            NULL};
     return preview(c, &req);
 }
 
 static int run_preview_config(cmd_ctx *c)
 {
-    view_preview_req req = {"configure", {0}, *sim_config(c->s)};
+    view_preview_req req = {"configure", {0}, *sim_config(c->s), NULL};
     int rc = cmd_config_apply(c->l, &req.cfg, &c->err);
     return rc ? rc : preview(c, &req);
 }
@@ -1459,6 +1468,23 @@ const cmd_def cmd_table[] = {
      run_preview_node},
     {"preview config", "", 0, 0, CONFIG_OPTS, 0, "what a configuration change would do",
      "What `config` with these options would do. Nothing is recorded.", run_preview_config},
+    {"preview import", "FILE|-", 1, 1, O(FORMAT) | O(NAME), 0, "what importing a cluster would do",
+     "What `import` of this text would do: keys moved by source and destination, statistics "
+     "before and after, the nodes and notes read from the text. Nothing is recorded.",
+     import_face_run_preview},
+    /* Not CMD_F_CHANGE: a scenario (POST /api/scenarios/run too) must not
+     * read the server's files. */
+    {"import", "FILE|-", 1, 1, O(FORMAT) | O(NAME), 0,
+     "make the simulation a real cluster (nginx.conf, haproxy.cfg, ...)",
+     "Reads a real system's configuration or status text (FILE, or - for standard input): "
+     "an nginx upstream, a HAProxy backend, a libmemcached server list or configuration "
+     "string, a twemproxy pool, an Envoy cluster, `nodetool ring` or `CLUSTER NODES` output "
+     "(--format, default auto). One import operation sets the algorithm and its parameters "
+     "and replaces the nodes with the text's, in its order, with weights, tokens, ids, "
+     "states and slots; stored keys move as the new placement says. A text the real program "
+     "would refuse is refused with its line; --name picks one section when the text has "
+     "several.",
+     import_face_run},
     {"revert", "ID", 1, 1, 0, CMD_F_CHANGE, "make the state what it was after operation ID",
      "The nodes, keys and configuration become what they were right after operation ID "
      "(0: empty). The history is kept: the revert is one more operation.",
@@ -1479,10 +1505,15 @@ const cmd_def cmd_table[] = {
      "Prints a report. Exit 1 at the first failing line, exit 2 on a syntax error; both "
      "name the file and line. FILE - reads standard input.",
      NULL},
-    {"export", "--scenario", 0, 0, O(SCENARIO), 0, "write the history as a scenario file",
+    {"export", "--scenario | --config F", 0, 0, O(SCENARIO) | O(CONFIG), 0,
+     "write the history as a scenario file, or the nodes as a real system's configuration",
      "With --scenario, writes a scenario file of the operations that rebuild the current "
      "state: run it on any database (`ringsim run FILE`) to get the same nodes, keys and "
-     "configuration.",
+     "configuration. With --config F, writes the current nodes as the real system F takes "
+     "them: nginx, haproxy, libmemcached, twemproxy and envoy configuration that imports "
+     "back to the same owners; cassandra's initial_token lines; redis's redis-cli --cluster "
+     "commands from the imported slot layout to the current one; nodetool-ring and "
+     "redis-nodes status text.",
      NULL},
     {"scenarios", "[NAME]", 0, 1, 0, CMD_F_NO_DB, "the built-in scenarios, or one's text",
      "Lists the scenarios built into ringsim; with NAME, prints that scenario's file.", NULL},

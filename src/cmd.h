@@ -60,6 +60,9 @@ typedef enum {
     CMD_O_CONCURRENCY,
     CMD_O_SEED,
     CMD_O_FACTOR,
+    CMD_O_FORMAT, /* import --format F */
+    CMD_O_NAME,   /* import --name N */
+    CMD_O_CONFIG, /* export --config F */
     CMD_O_COUNT
 } cmd_opt;
 

@@ -35,6 +35,7 @@ static const struct {
     {RINGSIM_EFULL, "insufficient_storage", 507, "disk full"},
     {RINGSIM_ECANCELED, "cancelled", 503, "operation cancelled"},
     {RINGSIM_EMOVED, "database_moved", 503, "the database file was deleted or replaced"},
+    {RINGSIM_EIMPORT, "invalid_import", 400, "the imported text is refused"},
     /* last: the answer for a code not in the table */
     {RINGSIM_EINTERNAL, "internal", 500, "internal error"},
 };

@@ -29,6 +29,7 @@ enum {
     RINGSIM_EFULL = -15,     /* disk (or the database's size cap) full  */
     RINGSIM_ECANCELED = -16, /* cancelled while running; rolled back    */
     RINGSIM_EMOVED = -17,    /* the open file was deleted or replaced   */
+    RINGSIM_EIMPORT = -18,   /* an imported text is refused (400)       */
     /* The transport's own refusals (http.c), numbered apart from the
      * engine's so that both lists can grow. */
     RINGSIM_EBADREQUEST = -30,   /* malformed HTTP (400)                 */

@@ -203,8 +203,8 @@ static int body_reserve(conn *c, size_t need, bool exact)
     size_t cap = exact ? need : c->bcap ? c->bcap * 2 : 64 * 1024;
     if (cap < need)
         cap = need;
-    if (cap > API_MAX_BODY)
-        cap = API_MAX_BODY;
+    if (cap > c->req.body_limit)
+        cap = c->req.body_limit;
     server *sv = c->sv;
     if (sv->body_bytes - c->bcap + cap > BODY_BUDGET)
         return RINGSIM_EUNAVAILABLE;
@@ -625,6 +625,7 @@ static void read_head(conn *c)
     if (c->h.has_body) {
         c->state = C_BODY;
         c->blen = 0;
+        c->ck.limit = c->req.body_limit;
         arm(c, sv->lim.body_timeout_ms);
         if (c->h.expect_continue)
             evbuffer_add(bufferevent_get_output(c->bev), "HTTP/1.1 100 Continue\r\n\r\n", 25);

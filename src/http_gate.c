@@ -12,9 +12,15 @@
 #include <string.h>
 #include <strings.h>
 
-#if HTTP_MAX_BODY != API_MAX_BODY
-#error "the parser's body limit is the API's"
+#if HTTP_MAX_BODY != API_MAX_BODY || HTTP_MAX_LARGE_BODY != API_MAX_IMPORT_BODY
+#error "the parser's body limits are the API's"
 #endif
+
+/* The words of a body limit in a refusal. */
+static const char *limit_words(size_t limit)
+{
+    return limit == API_MAX_BODY ? "16 MiB" : "32 MiB for a pasted text";
+}
 
 /* The API's method for the parser's. */
 static api_method api_method_of(http_method m)
@@ -270,6 +276,10 @@ int http_check(const http_conf *c, const http_head *h, http_request *out, rs_err
                      "TOKEN");
     if (!rc)
         rc = api_route(r, &out->where, &takes_body, err);
+    out->body_limit = api_body_limit(r);
+    if (!rc && h->content_length > (int64_t)out->body_limit)
+        rc = rs_fail(err, RINGSIM_ETOOBIG, "request body is %lld bytes; the limit is %s",
+                     (long long)h->content_length, limit_words(out->body_limit));
     if (!rc && h->has_body && !takes_body)
         rc = rs_fail(err, RINGSIM_ETOOBIG, "%s %.200s takes no body; send it without one",
                      h->method_name, h->target);
@@ -284,8 +294,10 @@ int http_check(const http_conf *c, const http_head *h, http_request *out, rs_err
 
 int http_attach_body(api_request *r, const char *body, size_t blen, rs_error *err)
 {
-    if (blen > API_MAX_BODY)
-        return rs_fail(err, RINGSIM_ETOOBIG, "request body is %zu bytes; the limit is 16 MiB", blen);
+    size_t limit = api_body_limit(r);
+    if (blen > limit)
+        return rs_fail(err, RINGSIM_ETOOBIG, "request body is %zu bytes; the limit is %s", blen,
+                       limit_words(limit));
     json_error_t je;
     r->body = json_loadb(body, blen, JSON_ALLOW_NUL, &je);
     if (!r->body)

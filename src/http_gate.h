@@ -43,9 +43,10 @@ typedef enum { HTTP_TO_API, HTTP_TO_FILE } http_kind;
 
 typedef struct http_request {
     http_kind kind;
-    api_request api; /* HTTP_TO_API: the decoded request (owned) */
-    api_place where; /* HTTP_TO_API: where it runs */
-    char *path;      /* HTTP_TO_FILE: the decoded path, "/index.html" for "/" (owned) */
+    api_request api;   /* HTTP_TO_API: the decoded request (owned) */
+    api_place where;   /* HTTP_TO_API: where it runs */
+    char *path;        /* HTTP_TO_FILE: the decoded path, "/index.html" for "/" (owned) */
+    size_t body_limit; /* HTTP_TO_API: the most body bytes its route takes (api_body_limit) */
 } http_request;
 
 /* Split the target of an /api/ request into decoded path segments and query

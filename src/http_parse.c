@@ -264,8 +264,11 @@ static int interpret(http_head *h, rs_error *err)
         h->host = h->abs_host;
     h->keep_alive = h->minor == 1 ? !close : keep && !close;
     h->has_body = h->chunked || h->content_length > 0;
-    if (h->content_length > (int64_t)HTTP_MAX_BODY)
-        return rs_fail(err, RINGSIM_ETOOBIG, "request body is %lld bytes; the limit is 16 MiB",
+    /* The largest any route takes; the gate holds each to its own. */
+    if (h->content_length > (int64_t)HTTP_MAX_LARGE_BODY)
+        return rs_fail(err, RINGSIM_ETOOBIG,
+                       "request body is %lld bytes; the limit is 16 MiB (32 MiB for a pasted "
+                       "text)",
                        (long long)h->content_length);
     return 0;
 }
@@ -413,10 +416,12 @@ ssize_t http_chunked_feed(http_chunked *c, const char *in, size_t len, const cha
                 return bad(err, "a chunk size line is too long");
         }
         if (end_size) {
-            if (c->left > HTTP_MAX_BODY - c->total)
+            uint64_t limit = c->limit ? c->limit : HTTP_MAX_BODY;
+            if (c->left > limit - c->total)
                 return rs_fail(err, RINGSIM_ETOOBIG,
-                               "request body is over %llu bytes; the limit is 16 MiB",
-                               (unsigned long long)HTTP_MAX_BODY);
+                               "request body is over %llu bytes; the limit is %s",
+                               (unsigned long long)limit,
+                               limit == HTTP_MAX_BODY ? "16 MiB" : "32 MiB for a pasted text");
             c->total += c->left;
             c->line = 0;
             c->digits = false;

@@ -27,6 +27,9 @@
 #define HTTP_MAX_FIELDS 100               /* header fields: 431 beyond */
 #define HTTP_MAX_TOKEN 256                /* access token bytes */
 #define HTTP_MAX_BODY (16u * 1024 * 1024) /* a request body: 413 beyond */
+/* The largest body any route takes (a pasted text, JSON-escaped: import and
+ * its preview); each route's own limit is the gate's (http_gate.c). */
+#define HTTP_MAX_LARGE_BODY (2u * 16u * 1024 * 1024 + 64u * 1024)
 
 /* The methods the API knows; anything else is HTTP_OTHER (405 or 501). */
 typedef enum {
@@ -85,6 +88,7 @@ int http_parse_head(char *buf, size_t len, http_head *h, rs_error *err);
  * start.  Chunk extensions and trailer fields are read and ignored. */
 typedef struct http_chunked {
     int state;
+    uint64_t limit; /* data bytes allowed in all; 0: HTTP_MAX_BODY */
     uint64_t left;  /* data bytes left in the current chunk */
     size_t line;    /* bytes of the current size or trailer line */
     size_t trailer; /* bytes of trailer fields so far */

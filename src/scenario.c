@@ -1103,6 +1103,11 @@ static int put_op(exporter *x, size_t i, rs_error *err)
         goto out; /* put_config ends its line */
     } else if (strcmp(o.type, "workload") == 0) {
         rc = put_workload(x, p);
+    } else if (strcmp(o.type, "import") == 0) {
+        rc = rs_fail(err, RINGSIM_EPARAM,
+                     "operation %lld is an import (%s): a scenario cannot hold the imported "
+                     "text; write the nodes with `ringsim export --config FORMAT` instead",
+                     (long long)o.id, o.subject ? o.subject : "");
     } else {
         rc = rs_fail(err, RINGSIM_EDB, "operation %lld (%s) cannot be exported", (long long)o.id,
                      o.type);

@@ -259,12 +259,19 @@ char *sim__attrs_text(const node *x, bool *failed)
 int sim__attrs_parse(const char *text, node *x, rs_error *err)
 {
     json_t *o = json_loads(text, 0, NULL), *id = json_object_get(o, "id");
-    int rc = json_is_object(o) && (!id || json_is_integer(id)) ? 0 : RINGSIM_EDB;
+    json_t *st = json_object_get(o, "state"), *bk = json_object_get(o, "backup");
+    json_t *rp = json_object_get(o, "replicas");
+    int rc = json_is_object(o) && (!id || json_is_integer(id)) && (!st || json_is_string(st)) &&
+                     (!bk || json_is_boolean(bk)) && (!rp || json_is_array(rp))
+                 ? 0
+                 : RINGSIM_EDB;
     if (!rc && id)
         x->srv_id = json_integer_value(id);
     if (!rc)
         rc = sim__states_from_json(o, x);
     json_decref(o);
+    if (rc == RINGSIM_ENOMEM)
+        return rs_fail(err, rc, "out of memory");
     return rc ? rs_fail(err, rc, "stored attributes of node \"%s\" are damaged", x->name) : 0;
 }
 

@@ -168,6 +168,23 @@ int sim_set_weight(sim *s, const char *name, size_t len, double weight, int64_t 
  * state it already has changes nothing and records nothing (*op = 0). */
 int sim_set_state(sim *s, const char *name, size_t len, bool down, int64_t *op, rs_error *err);
 int sim_reset(sim *s, int64_t *op, rs_error *err);
+/* Import (sim_import.c, docs/api.md "import a real cluster"): one `import`
+ * operation that sets the text's algorithm and parameters over the current
+ * configuration and replaces the nodes with the result's, in its order,
+ * with weights, tokens, ids, backup, states, replicas and (Redis) the
+ * masters' slots as the slot map; keys move as the new placement says.
+ * RINGSIM_EPARAM for what ringsim cannot take (a name its rules refuse, a
+ * weight of 0, Redis slots without a master), *line (may be NULL) the
+ * text's line it is about or 0.  The log keeps the parsed result. */
+typedef struct import_result import_result;
+int sim_import(sim *s, const import_result *r, int64_t *op, rs_error *err);
+int sim_import_ex(sim *s, const import_result *r, int *line, int64_t *op, rs_error *err);
+/* sim_import's refusals of r alone (names, weights, Redis slots), without
+ * a database: 0 or RINGSIM_EPARAM with *line (may be NULL). */
+int sim_import_check(const import_result *r, int *line, rs_error *err);
+/* The params of the import operation the current state stands on (the
+ * newest in its chain), NULL when none; *id its id.  *params is new. */
+int sim_import_last(sim *s, json_t **params, int64_t *id, rs_error *err);
 /* The state becomes what it was right after operation `to` (0 = empty). */
 int sim_revert(sim *s, int64_t to, int64_t *op, rs_error *err);
 

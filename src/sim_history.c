@@ -193,6 +193,16 @@ static int nodeset_load(sim *v, int64_t before, nodeset *x, rs_error *err)
             memcpy(v2.name, json_string_value(nm), v2.len);
             v2.name[v2.len] = 0;
         }
+        json_t *ja = json_array_get(e3, 4);
+        char *at = ja ? json_dumps(ja, JSON_COMPACT) : NULL;
+        rs_error ae;
+        if (ja && v2.name && (!at || sim__attrs_parse(at, &v2, &ae))) {
+            free(at);
+            x->nodes[x->n++] = v2;
+            rc = RINGSIM_EDB;
+            break;
+        }
+        free(at);
         if (v2.ntokens && (v2.tokens = malloc(v2.ntokens * sizeof *v2.tokens)))
             for (size_t k = 0; k < v2.ntokens; k++)
                 v2.tokens[k] = (int64_t)json_integer_value(json_array_get(tok, k));
@@ -349,6 +359,8 @@ static int replay_op(void *ud, const store_op *o)
         rc = sim_configure(m, &cfg, &dummy, r->err);
     } else if (strcmp(o->type, "workload") == 0) {
         rc = replay_workload(m, p, r->err);
+    } else if (strcmp(o->type, "import") == 0) {
+        rc = sim__import_replay(m, p, o->config, &dummy, r->err);
     } else {
         rc = rs_fail(r->err, RINGSIM_EDB, "operation %lld of type %s cannot be replayed here",
                      (long long)o->id, o->type);
@@ -571,10 +583,10 @@ int sim__diff_run(sim *s, store *have, store *want, const diff *d, rs_error *err
 /* Make c->next have the nodes tn (in that order), configuration cfg and
  * layout state layout, moving exactly the keys whose owner changes.  Nodes
  * that exist in both keep their id and counter; the others get new rows,
- * and rows of nodes not in tn go after the moves.  Shared by revert and
- * the backward steps of time travel. */
-static int adopt_nodes(opctx *c, const node *tn, size_t tn_n, const place_config *cfg,
-                       const char *layout, rs_error *err)
+ * and rows of nodes not in tn go after the moves.  Shared by revert, the
+ * backward steps of time travel and import (sim_import.c). */
+int sim__adopt_nodes(opctx *c, const node *tn, size_t tn_n, const place_config *cfg,
+                     const char *layout, rs_error *err)
 {
     sim *s = c->s;
     int rc = 0;
@@ -601,8 +613,16 @@ static int adopt_nodes(opctx *c, const node *tn, size_t tn_n, const place_config
             break;
         }
         if (j >= 0) {
-            v.id = c->next.nodes[j].id;
-            v.keys = c->next.nodes[j].keys;
+            const node *was = &c->next.nodes[j];
+            v.id = was->id;
+            v.keys = was->keys;
+            if ((was->ntokens != t->ntokens ||
+                 (t->ntokens && memcmp(was->tokens, t->tokens, t->ntokens * sizeof *t->tokens))) &&
+                (rc = store_node_set_tokens(s->st, v.id, tt, err))) {
+                sim__node_free(&v);
+                free(tt);
+                break;
+            }
         } else if ((rc = store_node_insert(s->st, t->name, t->len, t->weight, tt, &v.id, err))) {
             sim__node_free(&v);
             free(tt);
@@ -760,10 +780,10 @@ plan:
     /* 2. Nodes and configuration as they were; the keys whose owner changes
      * move.  Nodes that exist in both keep their id and counter. */
     if (!rc && by_log) {
-        rc = adopt_nodes(&c, target.nodes, target.n, &target.cfg, target.layout, err);
+        rc = sim__adopt_nodes(&c, target.nodes, target.n, &target.cfg, target.layout, err);
     } else if (!rc) {
         char *layout = place_state_text(snap->cur.pl);
-        rc = adopt_nodes(&c, snap->cur.nodes, snap->cur.n, &snap->cur.cfg, layout, err);
+        rc = sim__adopt_nodes(&c, snap->cur.nodes, snap->cur.n, &snap->cur.cfg, layout, err);
         free(layout);
     }
     if (!rc)
@@ -853,7 +873,7 @@ static int undo_collect(void *ud, const store_op *o)
     undo_op u = {o->id, UNDO_NONE, NULL, 0, 0, 0, o->skipped};
     if (strcmp(o->type, "add_node") == 0 || strcmp(o->type, "remove_node") == 0 ||
         strcmp(o->type, "configure") == 0 || strcmp(o->type, "set_weight") == 0 ||
-        strcmp(o->type, "set_state") == 0) {
+        strcmp(o->type, "set_state") == 0 || strcmp(o->type, "import") == 0) {
         u.kind = UNDO_TOPO;
     } else if (strcmp(o->type, "workload") == 0) {
         u.kind = UNDO_WORKLOAD; /* the view takes the log's workload after the move */
@@ -1012,7 +1032,7 @@ static int step_back(sim *s, sim *v, int64_t from, int64_t to, rs_error *err)
         opctx c;
         if ((rc = sim__op_begin(v, &c, "undo", "undo", NULL, err)))
             break;
-        rc = adopt_nodes(&c, t->nodes, t->n, &t->cfg, t->layout, err);
+        rc = sim__adopt_nodes(&c, t->nodes, t->n, &t->cfg, t->layout, err);
         int64_t dummy;
         if (rc)
             sim__op_abort(&c);

@@ -179,6 +179,11 @@ int sim__insert_one(opctx *c, const char *k, size_t len, int64_t *inserted, rs_e
 sim_str *sim__kl_strs(const keylist *l);
 int sim__retopologize_to(opctx *c, const state *old, const char *layout, rs_error *err);
 
+/* sim_import.c */
+/* Apply a logged import again from its params (the parsed nodes, layout)
+ * and its stored configuration. */
+int sim__import_replay(sim *s, const json_t *params, const char *config, int64_t *op, rs_error *err);
+
 /* sim_history.c */
 int sim__diff_run(sim *s, store *have, store *want, const diff *d, rs_error *err);
 
@@ -200,6 +205,13 @@ int sim__diff_run(sim *s, store *have, store *want, const diff *d, rs_error *err
 void sim__before_name(char *buf, size_t size, int64_t op);
 /* The undo record of a state (malloc'd), NULL when out of memory. */
 char *sim__nodeset_text(const state *st);
+
+/* Make c->next have the nodes tn (in that order), configuration cfg and
+ * layout state layout (may be NULL: evolved from the state before), moving
+ * exactly the keys whose owner changes: revert, time travel's undo, and
+ * import. */
+int sim__adopt_nodes(opctx *c, const node *tn, size_t tn_n, const place_config *cfg,
+                     const char *layout, rs_error *err);
 /* Keep the state before a logged change of topology (c->s->cur) where
  * stepping back over it finds it without a replay; the oldest go. */
 int sim__keep_before(opctx *c, rs_error *err);

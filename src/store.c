@@ -62,6 +62,7 @@ enum {
     Q_OPS_WORK,
     Q_PAGE_COUNT,
     Q_NODE_ATTRS,
+    Q_NODE_TOKENS,
     Q_OPS_TOPO,
     Q_OPS_NODE_BUILDS,
     Q_META_OLDEST,
@@ -84,6 +85,7 @@ static const char *const sql[Q_COUNT] = {
     [Q_NODES] = "SELECT id, name, weight, keys, tokens, attrs FROM nodes "
                 "ORDER BY coalesce(seq, id), id",
     [Q_NODE_ATTRS] = "UPDATE nodes SET attrs = ?2, seq = coalesce(?3, seq) WHERE id = ?1",
+    [Q_NODE_TOKENS] = "UPDATE nodes SET tokens = ?2 WHERE id = ?1",
     [Q_NODE_INS] = "INSERT INTO nodes(name, weight, keys, tokens, seq) VALUES(?1, ?2, 0, ?3, "
                    "(SELECT coalesce(max(coalesce(seq, id)), 0) + 1 FROM nodes))",
     [Q_NODE_UPD] = "UPDATE nodes SET weight = ?2, keys = ?3 WHERE id = ?1",
@@ -981,6 +983,17 @@ int store_node_set_attrs(store *st, int64_t id, const char *attrs, int64_t seq, 
             sqlite3_bind_int64(s, 3, seq);
     }
     return run(st, s, err, "setting a node's attributes");
+}
+
+int store_node_set_tokens(store *st, int64_t id, const char *tokens, rs_error *err)
+{
+    sqlite3_stmt *s = stmt(st, Q_NODE_TOKENS);
+    if (s) {
+        sqlite3_bind_int64(s, 1, id);
+        if (tokens)
+            sqlite3_bind_text(s, 2, tokens, -1, SQLITE_STATIC);
+    }
+    return run(st, s, err, "setting a node's tokens");
 }
 
 int store_node_delete(store *st, int64_t id, rs_error *err)

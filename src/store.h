@@ -101,6 +101,9 @@ int store_node_delete(store *st, int64_t id, rs_error *err);
 /* Replace node id's attributes (a JSON object as text; NULL: none) and its
  * place in the join order (seq: nodes load by seq ascending; < 0 keeps it). */
 int store_node_set_attrs(store *st, int64_t id, const char *attrs, int64_t seq, rs_error *err);
+/* Replace node id's explicit tokens (JSON text as store_node_insert takes
+ * it; NULL: none). */
+int store_node_set_tokens(store *st, int64_t id, const char *tokens, rs_error *err);
 
 /* ---- keys ---- */
 typedef struct store_key {

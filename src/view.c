@@ -468,6 +468,8 @@ static int preview_apply(sim *s, void *arg, rs_error *err)
         return sim_remove_node(s, p->node.name, p->node.len, &op, err);
     if (!strcmp(p->type, "set_state"))
         return sim_set_state(s, p->node.name, p->node.len, p->node.down, &op, err);
+    if (!strcmp(p->type, "import"))
+        return sim_import(s, p->import, &op, err);
     return sim_configure(s, &p->cfg, &op, err);
 }
 

@@ -68,6 +68,7 @@ typedef struct view_preview_req {
     const char *type;
     sim_node_spec node;
     place_config cfg;
+    const import_result *import; /* type "import": the parsed text */
 } view_preview_req;
 json_t *view_preview(sim *s, view_preview_req *req, rs_error *err);
 

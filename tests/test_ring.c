@@ -180,7 +180,9 @@ static void test_arc_shares(void **state)
     assert_true(s == 1.0); /* one point owns the whole ring */
     place_free(p);
     cfg.param[PP_POINTS_PER_NODE] = 50;
-    place_node three[] = {{1, "a", 1, 1, NULL, 0, 0, false, false, NULL, 0}, {2, "b", 1, 2, NULL, 0, 0, false, false, NULL, 0}, {3, "c", 1, 0.5, NULL, 0, 0, false, false, NULL, 0}};
+    place_node three[] = {{1, "a", 1, 1, NULL, 0, 0, false, false, NULL, 0},
+                          {2, "b", 1, 2, NULL, 0, 0, false, false, NULL, 0},
+                          {3, "c", 1, 0.5, NULL, 0, 0, false, false, NULL, 0}};
     assert_int_equal(place_build(&p, h, &cfg, three, 3, NULL, NULL, NULL), 0);
     double sh[3];
     place_shares(p, sh, 3);

@@ -17,6 +17,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
+import { registerImportTests } from './import_tests.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const bin = path.resolve(repo, process.env.RINGSIM_BIN || 'build/ringsim');
@@ -2029,6 +2030,7 @@ test('a node marked down and up with its toggle; its keys show who serves them',
   assert.equal(await toggle.evaluate((e) => e === document.activeElement), true, 'the focus stays on the toggle');
   await page.context().close();
 });
+registerImportTests(test, { eventually, http, nodeNamesInTable, expectText });
 
 async function main() {
   if (!fs.existsSync(bin)) {

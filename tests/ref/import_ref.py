@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """import_ref.py - each importer against the real program given the SAME text.
 
-    import_ref.py IMPORT_TOOL MEMCACHED_TOOL|none
+    import_ref.py IMPORT_TOOL MEMCACHED_TOOL|none [RINGSIM]
 
 For every part, ringsim imports a text (tests/ref/import_tool: import_parse,
 then the imported algorithm places keys on the imported nodes) and the real
@@ -29,6 +29,12 @@ program reads that very text:
                 tokens names each key's first replica: it must be ringsim's
                 owner.
 
+With RINGSIM (the ringsim binary), every text also makes the round trip
+through the engine: `ringsim import` of the same text into a database
+holding the same keys must place every key on the owner above (the real
+program's), and `ringsim export --config` of that state, imported into a
+fresh database, must place them on the same owners again.
+
 Exit 0 pass, 1 fail, 77 when no part could run.  Fixed seeds; a failure
 prints the seed and the text.
 """
@@ -46,8 +52,78 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 TOOL = None
+RINGSIM = None
 TMP = None
 REPORT = []
+ROUND_TRIPS = {}  # format -> texts that made the round trip
+
+# The format `ringsim export --config` writes for each import format.
+EXPORT_AS = {"nginx": "nginx", "haproxy": "haproxy", "libmemcached": "libmemcached",
+             "twemproxy": "twemproxy", "envoy": "envoy", "nodetool-ring": "nodetool-ring",
+             "redis-nodes": "redis-nodes"}
+
+
+def ringsim_key_ok(k):
+    try:
+        t = k.decode()
+    except UnicodeDecodeError:
+        return False
+    return 1 <= len(k) <= 255 and not any(ord(c) < 0x20 or ord(c) == 0x7F for c in t)
+
+
+def engine_owners(db, fmt, name, tpath, keys):
+    """ringsim import of the text at tpath into db (which gets the keys
+    first); the owner of every key, and the import object."""
+    def rs(*args):
+        r = subprocess.run([RINGSIM, "--db", db, *args], capture_output=True, timeout=300)
+        if r.returncode != 0:
+            raise RuntimeError(f"ringsim {' '.join(map(str, args[:3]))}: "
+                               f"{r.stderr.decode(errors='replace')}")
+        return r.stdout
+    rs("key", "add", "--", *keys)
+    cmd = ["--json", "import"] + (["--format", fmt] if fmt != "auto" else []) \
+        + (["--name", name] if name else []) + [tpath]
+    imp = json.loads(rs(*cmd))["import"]
+    owners = {k["key"].encode(): k["node"] for k in json.loads(rs("--json", "key", "ls"))["keys"]}
+    return owners, imp
+
+
+def round_trip(fmt, name, tpath, keys, mine):
+    """import -> the real program's owners -> export -> import -> the same."""
+    want = dict(zip(keys, mine))
+    keys = [k for k in dict.fromkeys(keys) if ringsim_key_ok(k)]
+    rt = tempfile.mkdtemp(prefix="rt-", dir=TMP)
+    try:
+        got, imp = engine_owners(f"{rt}/a.db", fmt, name, tpath, keys)
+        for k in keys:
+            if got.get(k) != want[k]:
+                if os.environ.get("RINGSIM_RT_KEEP"):
+                    shutil.copy(tpath, os.environ["RINGSIM_RT_KEEP"] + ".text")
+                    with open(os.environ["RINGSIM_RT_KEEP"] + ".keys", "wb") as f:
+                        f.write(b"".join(x + b"\n" for x in keys))
+                raise RuntimeError(f"round trip {fmt} {name}: `ringsim import` puts {k!r} on "
+                                   f"{got.get(k)!r}, the real program on {want[k]!r}")
+        out = EXPORT_AS[imp["format"]]
+        r = subprocess.run([RINGSIM, "--db", f"{rt}/a.db", "export", "--config", out],
+                           capture_output=True, timeout=120)
+        if r.returncode != 0:
+            raise RuntimeError(f"export --config {out}: {r.stderr.decode(errors='replace')}")
+        with open(f"{rt}/exported", "wb") as f:
+            f.write(r.stdout)
+        again, imp2 = engine_owners(f"{rt}/b.db", imp["format"], None, f"{rt}/exported", keys)
+        if [n["name"] for n in imp2["nodes"]] != [n["name"] for n in imp["nodes"]] and \
+                imp["format"] != "nodetool-ring":  # nodetool lists by token
+            raise RuntimeError(f"round trip {out}: nodes {[n['name'] for n in imp2['nodes']]}"
+                               f" came back from {[n['name'] for n in imp['nodes']]}\n"
+                               + r.stdout.decode(errors="replace"))
+        for k in keys:
+            if again.get(k) != want[k]:
+                raise RuntimeError(f"round trip {out}: after export and import {k!r} goes to "
+                                   f"{again.get(k)!r}, not {want[k]!r}\n"
+                                   + r.stdout.decode(errors="replace"))
+        ROUND_TRIPS[imp["format"]] = ROUND_TRIPS.get(imp["format"], 0) + 1
+    finally:
+        shutil.rmtree(rt, ignore_errors=True)
 
 
 def ringsim_owners(fmt, name, text, keys):
@@ -63,7 +139,10 @@ def ringsim_owners(fmt, name, text, keys):
     out = r.stdout.split(b"\n")[:-1]
     if len(out) != len(keys):
         raise RuntimeError(f"import_tool answered {len(out)} of {len(keys)} keys")
-    return [o.decode() for o in out]
+    mine = [o.decode() for o in out]
+    if RINGSIM:
+        round_trip(fmt, name, tpath, keys, mine)
+    return mine
 
 
 def ringsim_import(fmt, name, text):
@@ -261,7 +340,7 @@ def part_redis():
     d = tempfile.mkdtemp(prefix="ringsim-import-redis-")
     procs, ports = [], []
     try:
-        while len(ports) < 6:
+        while len(ports) < 7:  # six in the cluster, one to join it
             p = ng.free_port()
             if p + 10000 > 65535 or p in ports:
                 continue
@@ -282,7 +361,7 @@ def part_redis():
                     raise RuntimeError("redis did not start")
                 time.sleep(0.1)
         r = subprocess.run(["redis-cli", "--cluster", "create"] +
-                           [f"127.0.0.1:{p}" for p in ports] +
+                           [f"127.0.0.1:{p}" for p in ports[:6]] +
                            ["--cluster-replicas", "1", "--cluster-yes"],
                            capture_output=True, text=True, timeout=60)
         if r.returncode != 0:
@@ -354,8 +433,11 @@ def part_redis():
                                                f"Redis says {real!r}\n{text}")
                         checked += 1
             rounds += 1
+        joined = ""
+        if RINGSIM:
+            joined = redis_export_runs(nodes_text, wait_ok, f"127.0.0.1:{ports[6]}")
         return f"{checked} keys over {rounds} CLUSTER NODES outputs (3 masters, 3 replicas; " \
-               f"after a reshard of 700 slots)"
+               f"after a reshard of 700 slots){joined}"
     finally:
         for p in procs:
             p.terminate()
@@ -365,6 +447,63 @@ def part_redis():
             except subprocess.TimeoutExpired:
                 p.kill()
         shutil.rmtree(d, ignore_errors=True)
+
+
+def redis_export_runs(nodes_text, wait_ok, newcomer):
+    """The cluster's CLUSTER NODES imported, a master joins in ringsim
+    (redis-cli's rebalance, as ringsim's redis places it), `export --config
+    redis` written and run against the real cluster: its slots must end
+    where ringsim has them, master by master."""
+    rt = tempfile.mkdtemp(prefix="rt-redis-", dir=TMP)
+    db = f"{rt}/r.db"
+
+    def rs(*args):
+        r = subprocess.run([RINGSIM, "--db", db, *args], capture_output=True, text=True,
+                           timeout=120)
+        if r.returncode != 0:
+            raise RuntimeError(f"ringsim {' '.join(args[:2])}: {r.stderr}")
+        return r.stdout
+    with open(f"{rt}/nodes", "w") as f:
+        f.write(nodes_text())
+    rs("import", "--format", "redis-nodes", f"{rt}/nodes")
+    rs("node", "add", newcomer)
+    script = rs("export", "--config", "redis")
+    with open(f"{rt}/moves.sh", "w") as f:
+        f.write(script)
+    r = subprocess.run(["sh", f"{rt}/moves.sh"], capture_output=True, text=True, timeout=600)
+    if r.returncode != 0:
+        raise RuntimeError(f"export --config redis did not run: {r.stdout[-600:]} "
+                           f"{r.stderr[-600:]}\n{script}")
+    wait_ok()
+
+    def slots(ranges):
+        out = set()
+        for a, b in ranges:
+            out.update(range(a, b + 1))
+        return out
+    real = {}
+    for ln in nodes_text().splitlines():
+        f = ln.split()
+        if len(f) < 8 or "master" not in f[2]:
+            continue
+        rr = []
+        for x in f[8:]:
+            if x.startswith("["):
+                raise RuntimeError(f"a slot still migrating: {ln}")
+            a, _, b = x.partition("-")
+            rr.append((int(a), int(b or a)))
+        real[f[1].split("@")[0]] = slots(rr)
+    mine = {n["name"]: slots(map(tuple, n.get("slots", [])))
+            for n in json.loads(rs("--json", "node", "ls"))["nodes"]}
+    if real != mine:
+        diff = {k: (len(real.get(k, ())), len(mine.get(k, ()))) for k in set(real) | set(mine)
+                if real.get(k) != mine.get(k)}
+        raise RuntimeError(f"after export --config redis, the cluster's slots differ from "
+                           f"ringsim's (real, ringsim counts): {diff}\n{script}")
+    moved = script.count("--cluster reshard")
+    shutil.rmtree(rt, ignore_errors=True)
+    return f"; export --config redis run on the cluster ({moved} reshards) gives ringsim's " \
+           f"slots for a fourth master"
 
 
 # ---- cassandra ----
@@ -536,11 +675,12 @@ def part_twemproxy():
 
 
 def main():
-    global TOOL, TMP
-    if len(sys.argv) != 3:
+    global TOOL, TMP, RINGSIM
+    if len(sys.argv) not in (3, 4):
         print(__doc__, file=sys.stderr)
         return 2
     TOOL = sys.argv[1]
+    RINGSIM = sys.argv[3] if len(sys.argv) == 4 else None
     TMP = tempfile.mkdtemp(prefix="ringsim-import-ref-")
     ran, failed = 0, 0
     try:
@@ -556,6 +696,9 @@ def main():
                 failed += 1
     finally:
         shutil.rmtree(TMP, ignore_errors=True)
+    if RINGSIM:
+        print("import_ref round trips (import, export --config, import): "
+              + ", ".join(f"{f} {n}" for f, n in sorted(ROUND_TRIPS.items())))
     print(f"{ran - failed if ran >= failed else 0} passed, {failed} failed")
     if failed:
         return 1

@@ -140,3 +140,11 @@ Object.assign(api, {
   /** One workload operation. */
   setWorkload: (body) => request('PUT', '/api/workload', body),
 });
+
+// Import a real cluster (docs/api.md v3): the paste dialog (import.js).
+Object.assign(api, {
+  /** What importing would do: {"keys_moved", "moved_from", "moved_to", "import"…}. */
+  previewImport: (body) => request('POST', '/api/preview', { op: 'import', ...body }),
+  /** One import operation: {"operation", "import"}. */
+  importCluster: (body) => request('POST', '/api/import', body),
+});

@@ -33,6 +33,7 @@ import { setupLab } from './lab.js';
 import { setupDiff } from './diff.js';
 import { renderLoad, requestsSentence, setupLoad } from './load.js';
 import { setupTraffic, showTrafficProgress } from './traffic.js';
+import { setupImport } from './import.js';
 
 const DOT_LIMIT = 1500;     // up to this many keys are drawn one by one
 const KEYS_PAGE = 50;
@@ -1101,6 +1102,7 @@ function connect() {
 
 setNodeOrder(state.nodeOrder);
 setupScenarios({ api, confirmInPage, getState: () => state, onOperation, refresh });
+setupImport({ api, onOperation, refresh });
 setupLab({
   ring, placement, getView: () => state.view, api, confirmInPage,
 });

@@ -1,0 +1,844 @@
+/*
+ * export_config.c - the current nodes as a real system's configuration or
+ * status text (see export_config.h).
+ *
+ * What each writer relies on, from the importers (import_*.c) and the
+ * programs they follow:
+ *   nginx        `server ADDRESS weight=N [down];` in an upstream with `hash
+ *                $request_uri consistent;`: the node's name is the address as
+ *                written (ngx_http_upstream_hash_module hashes the server's
+ *                name); a name with spaces, quotes, ';', '{', '}', '#' or '$' is
+ *                written as a double-quoted string with \" and \\ escaped
+ *                (ngx_conf_file.c reads quoted tokens so).  Backup servers go
+ *                before `hash`, where nginx accepts them (and keeps them off
+ *                the ring).
+ *   haproxy      `server NAME ADDR [id N] weight W [backup] [disabled]` in a
+ *                `backend` with `balance uri` and `hash-type consistent`;
+ *                HAProxy refuses server and proxy names with characters other
+ *                than letters, digits, '.', '-', '_' and ':' (invalid_char()).
+ *   libmemcached a server list, memcached_servers_parse's form: HOST:PORT:W,
+ *                the node named HOST meaning port 11211.
+ *   twemproxy    a pool with `- ADDR:W NAME`: nutcracker takes the name after
+ *                the last space, so a name cannot hold one.
+ *   envoy        a v3 Cluster as JSON, each host with its name as the envoy.lb
+ *                `hash_key`: any name, JSON-escaped.
+ *   cassandra    `initial_token: T1,T2,...` per node (cassandra.yaml).
+ *   nodetool-ring, redis-nodes: the text `nodetool ring` and `CLUSTER NODES`
+ *                print, which the importers read back.
+ *   redis        `redis-cli --cluster` commands from the imported slot map to
+ *                the current one: add-node for masters that are new, one
+ *                reshard per (from, to) pair in slot order, del-node for
+ *                masters that left.  redis-cli's reshard with one source
+ *                moves that source's lowest slots (clusterManagerComputeReshard
+ *                Table walks slots from 0): a command whose slots are not the
+ *                source's lowest at its turn says so in a comment.
+ */
+#define _GNU_SOURCE
+#include "export_config.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alg_redis.h"
+#include "alg_twemproxy.h"
+#include "sbuf.h"
+
+typedef struct ex {
+    sim *s;
+    const place_node *pn;
+    size_t n;
+    const placement *pl;
+    json_t *imp;     /* params of the import the state stands on, or NULL */
+    int64_t imp_id;  /* its operation */
+    const char *fmt; /* the format written */
+    sbuf b;
+    rs_error *err;
+} ex;
+
+static int nomem(ex *x) { return rs_fail(x->err, RINGSIM_ENOMEM, "out of memory"); }
+
+static int add(ex *x, const char *s, size_t n) { return sb_add(&x->b, s, n) ? nomem(x) : 0; }
+static int str(ex *x, const char *s) { return add(x, s, strlen(s)); }
+
+static int fmt(ex *x, const char *f, ...) __attribute__((format(printf, 2, 3)));
+static int fmt(ex *x, const char *f, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, f);
+    int n = vsnprintf(buf, sizeof buf, f, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= sizeof buf)
+        return rs_fail(x->err, RINGSIM_EINTERNAL, "export: a line is too long");
+    return add(x, buf, (size_t)n);
+}
+
+/* The imported section's name when the import was of this format. */
+static const char *section(const ex *x, const char *import_format, const char *dflt)
+{
+    const char *f = json_string_value(json_object_get(x->imp, "format"));
+    const char *nm = json_string_value(json_object_get(x->imp, "name"));
+    return f && nm && *nm && !strcmp(f, import_format) ? nm : dflt;
+}
+
+/* The imported address of node i, when the import wrote one apart from its
+ * name. */
+static const char *address(const ex *x, size_t i)
+{
+    json_t *e;
+    size_t k;
+    json_array_foreach(json_object_get(x->imp, "nodes"), k, e)
+    {
+        json_t *nm = json_object_get(e, "name");
+        if (json_string_length(nm) == x->pn[i].len &&
+            !memcmp(json_string_value(nm), x->pn[i].name, x->pn[i].len))
+            return json_string_value(json_object_get(e, "address"));
+    }
+    return NULL;
+}
+
+/* "host:port" with a port of 1..65535 and no space: an address as it stands. */
+static bool is_host_port(const char *s, size_t len)
+{
+    const char *c = memrchr(s, ':', len);
+    if (!c || c == s || c + 1 == s + len || memchr(s, ' ', len) || memchr(s, '"', len))
+        return false;
+    long p = 0;
+    for (const char *d = c + 1; d < s + len; d++) {
+        if (*d < '0' || *d > '9' || (p = p * 10 + (*d - '0')) > 65535)
+            return false;
+    }
+    return p >= 1;
+}
+
+/* The address to write for node i: the imported one, else its name when
+ * that is one (a node named 10.0.0.1:80), else NULL. */
+static const char *address_or_name(const ex *x, size_t i, char *buf, size_t size)
+{
+    const char *a = address(x, i);
+    if (a)
+        return a;
+    if (x->pn[i].len < size && is_host_port(x->pn[i].name, x->pn[i].len)) {
+        memcpy(buf, x->pn[i].name, x->pn[i].len);
+        buf[x->pn[i].len] = '\0';
+        return buf;
+    }
+    return NULL;
+}
+
+static int refuse(ex *x, size_t i, const char *why)
+{
+    return rs_fail(x->err, RINGSIM_EPARAM, "export --config %s: node \"%.200s\" %s", x->fmt,
+                   x->pn[i].name, why);
+}
+
+/* A whole weight from lo to hi, as the program reads weights. */
+static int whole_weight(ex *x, size_t i, double lo, double hi, long *w)
+{
+    double v = x->pn[i].weight;
+    if (v != floor(v) || v < lo || v > hi) {
+        char why[160];
+        snprintf(why, sizeof why, "has weight %g: %s takes whole weights from %g to %g", v, x->fmt,
+                 lo, hi);
+        return refuse(x, i, why);
+    }
+    *w = (long)v;
+    return 0;
+}
+
+static bool has_nul(const place_node *n) { return memchr(n->name, 0, n->len) != NULL; }
+
+/* ---- nginx ---- */
+
+static int nginx_word(ex *x, const char *s, size_t len)
+{
+    bool quote = len == 0;
+    for (size_t i = 0; i < len && !quote; i++)
+        quote = strchr(" \t\r\n\"';{}#$\\", s[i]) != NULL;
+    if (!quote)
+        return add(x, s, len);
+    int rc = str(x, "\"");
+    for (size_t i = 0; !rc && i < len; i++)
+        rc = s[i] == '"' || s[i] == '\\' ? add(x, "\\", 1) || add(x, s + i, 1) : add(x, s + i, 1);
+    return rc ? rc : str(x, "\"");
+}
+
+static int nginx_server(ex *x, size_t i, bool backup)
+{
+    long w;
+    int rc = whole_weight(x, i, 1, 1000, &w);
+    if (!rc)
+        rc = str(x, "    server ");
+    if (!rc)
+        rc = nginx_word(x, x->pn[i].name, x->pn[i].len);
+    if (!rc && w != 1)
+        rc = fmt(x, " weight=%ld", w);
+    if (!rc && x->pn[i].down)
+        rc = str(x, " down");
+    if (!rc && backup)
+        rc = str(x, " backup");
+    return rc ? rc : str(x, ";\n");
+}
+
+static int write_nginx(ex *x)
+{
+    const char *up = section(x, "nginx", "ringsim");
+    int rc = str(x, "upstream ");
+    if (!rc)
+        rc = nginx_word(x, up, strlen(up));
+    if (!rc)
+        rc = str(x, " {\n");
+    for (size_t i = 0; !rc && i < x->n; i++) /* nginx takes backup only before hash */
+        if (x->pn[i].backup)
+            rc = nginx_server(x, i, true);
+    if (!rc)
+        rc = str(x, "    hash $request_uri consistent;\n");
+    for (size_t i = 0; !rc && i < x->n; i++)
+        if (!x->pn[i].backup)
+            rc = nginx_server(x, i, false);
+    return rc ? rc : str(x, "}\n");
+}
+
+/* ---- haproxy ---- */
+
+/* HAProxy's invalid_char(): names of letters, digits, '.', '-', '_', ':'. */
+static bool haproxy_name_ok(const char *s, size_t len)
+{
+    if (!len)
+        return false;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '.' || c == '-' || c == '_' || c == ':'))
+            return false;
+    }
+    return true;
+}
+
+static int write_haproxy(ex *x)
+{
+    const char *be = section(x, "haproxy", "ringsim");
+    if (!haproxy_name_ok(be, strlen(be)))
+        be = "ringsim";
+    const place_config *cfg = sim_config(x->s);
+    int rc = fmt(x, "backend %s\n    balance uri\n    hash-type consistent\n", be);
+    if (!rc && !strcmp(cfg->algorithm, "haproxy") && cfg->param[PP_HASH_BALANCE_FACTOR])
+        rc = fmt(x, "    hash-balance-factor %lld\n", (long long)cfg->param[PP_HASH_BALANCE_FACTOR]);
+    for (size_t i = 0; !rc && i < x->n; i++) {
+        const place_node *p = &x->pn[i];
+        long w;
+        if (!haproxy_name_ok(p->name, p->len))
+            return refuse(x, i,
+                          "cannot be a HAProxy server name (letters, digits, '.', '-', '_' "
+                          "and ':' only)");
+        if ((rc = whole_weight(x, i, 1, 256, &w)))
+            return rc;
+        char ab[300];
+        const char *a = address_or_name(x, i, ab, sizeof ab);
+        rc = str(x, "    server ");
+        if (!rc)
+            rc = add(x, p->name, p->len);
+        if (!rc)
+            rc = str(x, " ");
+        if (!rc)
+            rc = a ? str(x, a) : fmt(x, "127.0.0.1:%zu", 8000 + i % 50000);
+        if (!rc && p->srv_id)
+            rc = fmt(x, " id %lld", (long long)p->srv_id);
+        if (!rc)
+            rc = fmt(x, " weight %ld", w);
+        if (!rc && p->backup)
+            rc = str(x, " backup");
+        if (!rc && p->down)
+            rc = str(x, " disabled");
+        if (!rc)
+            rc = str(x, "\n");
+    }
+    return rc;
+}
+
+/* ---- libmemcached ---- */
+
+static int write_libmemcached(ex *x)
+{
+    int rc = 0;
+    for (size_t i = 0; !rc && i < x->n; i++) {
+        const place_node *p = &x->pn[i];
+        long w;
+        for (size_t k = 0; k < p->len; k++)
+            if (p->name[k] == ',' || p->name[k] == ' ' || (unsigned char)p->name[k] < 0x21)
+                return refuse(x, i, "holds a space or a comma, which a server list cannot");
+        if ((rc = whole_weight(x, i, 1, 100000, &w)))
+            return rc;
+        /* HOST means port 11211; HOST:PORT and [IPv6]:PORT as written. */
+        const char *colon = memchr(p->name, ':', p->len);
+        bool v6 = p->name[0] == '[';
+        bool has_port = v6 ? memchr(p->name, ']', p->len) && p->name[p->len - 1] != ']' : !!colon;
+        if (!v6 && colon && memchr(colon + 1, ':', p->len - (size_t)(colon + 1 - p->name)))
+            return refuse(x, i, "has two ':': write an IPv6 address as [ADDRESS]:PORT");
+        if (i && (rc = str(x, ",")))
+            return rc;
+        rc = add(x, p->name, p->len);
+        if (!rc && p->name[0] != '/' && !has_port)
+            rc = str(x, ":11211");
+        if (!rc)
+            rc = fmt(x, ":%ld", w);
+    }
+    return rc ? rc : str(x, "\n");
+}
+
+/* ---- twemproxy ---- */
+
+static int yaml_quoted(ex *x, const char *s, size_t len)
+{
+    int rc = str(x, "\"");
+    for (size_t i = 0; !rc && i < len; i++)
+        rc = s[i] == '"' || s[i] == '\\' ? add(x, "\\", 1) || add(x, s + i, 1) : add(x, s + i, 1);
+    return rc ? rc : str(x, "\"");
+}
+
+static int write_twemproxy(ex *x)
+{
+    const place_config *cfg = sim_config(x->s);
+    const char *pool = section(x, "twemproxy", "ringsim");
+    int64_t h = !strcmp(cfg->algorithm, "twemproxy") ? cfg->param[PP_HASH] : TW_DEFAULT_HASH;
+    int rc = yaml_quoted(x, pool, strlen(pool));
+    if (!rc)
+        rc = fmt(x,
+                 ":\n  listen: 127.0.0.1:22121\n  hash: %s\n  distribution: ketama\n"
+                 "  servers:\n",
+                 twemproxy_hash_names[h]);
+    for (size_t i = 0; !rc && i < x->n; i++) {
+        const place_node *p = &x->pn[i];
+        long w;
+        for (size_t k = 0; k < p->len; k++)
+            if (p->name[k] == ' ' || (unsigned char)p->name[k] < 0x20)
+                return refuse(x, i, "holds a space: nutcracker takes the name after the last one");
+        if ((rc = whole_weight(x, i, 1, 100000, &w)))
+            return rc;
+        char ab[300];
+        const char *a = address_or_name(x, i, ab, sizeof ab);
+        if (!a) {
+            snprintf(ab, sizeof ab, "127.0.0.1:%zu", 11211 + i % 50000);
+            a = ab;
+        }
+        char line[600];
+        int n = snprintf(line, sizeof line, "%s:%ld ", a, w);
+        if (n < 0 || (size_t)n >= sizeof line)
+            return refuse(x, i, "has an address too long to write");
+        sbuf one = {0};
+        if (sb_add(&one, line, (size_t)n) || sb_add(&one, p->name, p->len)) {
+            free(one.p);
+            return nomem(x);
+        }
+        rc = str(x, "    - ");
+        if (!rc)
+            rc = yaml_quoted(x, one.p, one.n);
+        free(one.p);
+        if (!rc)
+            rc = str(x, "\n");
+    }
+    return rc;
+}
+
+/* ---- envoy ---- */
+
+static int write_envoy(ex *x)
+{
+    const place_config *cfg = sim_config(x->s);
+    bool maglev = !strcmp(cfg->algorithm, "maglev");
+    json_t *eps = json_array();
+    json_t *c = json_pack("{s:s, s:s, s:s, s:{s:s, s:[{s:o}]}}", "name",
+                          section(x, "envoy", "ringsim"), "type", "STATIC", "lb_policy",
+                          maglev ? "MAGLEV" : "RING_HASH", "load_assignment", "cluster_name",
+                          section(x, "envoy", "ringsim"), "endpoints", "lb_endpoints", eps);
+    if (!c)
+        return nomem(x);
+    if (maglev)
+        json_object_set_new(c, "maglev_lb_config",
+                            json_pack("{s:I}", "table_size", (json_int_t)cfg->param[PP_TABLE_SIZE]));
+    else if (!strcmp(cfg->algorithm, "envoy-ring"))
+        json_object_set_new(c, "ring_hash_lb_config",
+                            json_pack("{s:I, s:I}", "minimum_ring_size",
+                                      (json_int_t)cfg->param[PP_MIN_RING_SIZE], "maximum_ring_size",
+                                      (json_int_t)cfg->param[PP_MAX_RING_SIZE]));
+    int rc = 0;
+    for (size_t i = 0; !rc && i < x->n; i++) {
+        const place_node *p = &x->pn[i];
+        long w;
+        if ((rc = whole_weight(x, i, 1, 4294967295.0, &w)))
+            break;
+        char ab[300];
+        const char *a = address_or_name(x, i, ab, sizeof ab);
+        char host[256];
+        long port = 8000 + (long)(i % 50000);
+        snprintf(host, sizeof host, "127.0.0.1");
+        const char *colon = a ? strrchr(a, ':') : NULL;
+        if (a && colon && (size_t)(colon - a) < sizeof host) {
+            snprintf(host, sizeof host, "%.*s", (int)(colon - a), a);
+            port = strtol(colon + 1, NULL, 10);
+        }
+        json_t *e = json_pack("{s:{s:{s:{s:s, s:i}}}, s:I, s:{s:{s:{s:s%}}}}", "endpoint",
+                              "address", "socket_address", "address", host, "port_value", (int)port,
+                              "load_balancing_weight", (json_int_t)w, "metadata", "filter_metadata",
+                              "envoy.lb", "hash_key", p->name, p->len);
+        if (e && p->down)
+            json_object_set_new(e, "health_status", json_string("UNHEALTHY"));
+        if (!e || json_array_append_new(eps, e))
+            rc = nomem(x);
+    }
+    char *t = rc ? NULL : json_dumps(c, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(c);
+    if (!rc && !t)
+        rc = nomem(x);
+    if (!rc)
+        rc = str(x, t);
+    free(t);
+    return rc ? rc : str(x, "\n");
+}
+
+/* ---- cassandra and nodetool ring ---- */
+
+static json_t *node_tokens(ex *x, size_t i)
+{
+    json_t *o = json_object();
+    if (o)
+        place_node_json(x->pl, i, o);
+    json_t *t = json_incref(json_object_get(o, "tokens"));
+    json_decref(o);
+    return t;
+}
+
+static int need_cassandra(ex *x)
+{
+    if (strcmp(sim_config(x->s)->algorithm, "cassandra") != 0)
+        return rs_fail(x->err, RINGSIM_EPARAM,
+                       "export --config %s writes Cassandra tokens: the algorithm is %s (config "
+                       "--algorithm cassandra first)",
+                       x->fmt, sim_config(x->s)->algorithm);
+    return 0;
+}
+
+static int write_cassandra(ex *x)
+{
+    int rc = need_cassandra(x);
+    for (size_t i = 0; !rc && i < x->n; i++) {
+        json_t *t = node_tokens(x, i), *v;
+        size_t k;
+        rc = str(x, "# ");
+        if (!rc)
+            rc = add(x, x->pn[i].name, x->pn[i].len);
+        if (!rc)
+            rc = str(x, "\ninitial_token: ");
+        json_array_foreach(t, k, v)
+        {
+            if (!rc)
+                rc = fmt(x, "%s%s", k ? "," : "", json_string_value(v));
+        }
+        json_decref(t);
+        if (!rc)
+            rc = str(x, "\n");
+    }
+    return rc;
+}
+
+typedef struct ntok {
+    int64_t t;
+    size_t node;
+} ntok;
+
+static int cmp_ntok(const void *a, const void *b)
+{
+    const ntok *p = a, *q = b;
+    return p->t < q->t ? -1 : p->t > q->t;
+}
+
+static int write_nodetool(ex *x)
+{
+    int rc = need_cassandra(x);
+    ntok *all = NULL;
+    size_t n = 0, cap = 0;
+    for (size_t i = 0; !rc && i < x->n; i++) {
+        const place_node *p = &x->pn[i];
+        for (size_t k = 0; k < p->len; k++)
+            if (p->name[k] == ' ' || (unsigned char)p->name[k] < 0x21)
+                return refuse(x, i, "holds a space, which a nodetool ring line cannot");
+        json_t *t = node_tokens(x, i), *v;
+        size_t k;
+        json_array_foreach(t, k, v)
+        {
+            if (n == cap) {
+                cap = cap ? cap * 2 : 256;
+                ntok *g = realloc(all, cap * sizeof *all);
+                if (!g) {
+                    rc = nomem(x);
+                    break;
+                }
+                all = g;
+            }
+            all[n++] = (ntok){strtoll(json_string_value(v), NULL, 10), i};
+        }
+        json_decref(t);
+    }
+    if (!rc && n)
+        qsort(all, n, sizeof *all, cmp_ntok);
+    if (!rc)
+        rc = fmt(x,
+                 "\nDatacenter: datacenter1\n==========\n%-40s %-8s %-6s %-7s %-10s %-8s "
+                 "%s\n%-40s %-8s %-6s %-7s %-10s %-8s %lld\n",
+                 "Address", "Rack", "Status", "State", "Load", "Owns", "Token", "", "", "", "", "",
+                 "", (long long)(n ? all[n - 1].t : 0));
+    for (size_t i = 0; !rc && i < n; i++) {
+        const place_node *p = &x->pn[all[i].node];
+        rc = add(x, p->name, p->len);
+        if (!rc)
+            rc = fmt(x, "%*s %-8s %-6s %-7s %-10s %-8s %lld\n", p->len < 40 ? (int)(40 - p->len) : 0,
+                     "", "rack1", p->down ? "Down" : "Up", "Normal", "?", "?", (long long)all[i].t);
+    }
+    free(all);
+    return rc;
+}
+
+/* ---- redis ---- */
+
+static int need_redis(ex *x)
+{
+    if (strcmp(sim_config(x->s)->algorithm, "redis") != 0)
+        return rs_fail(x->err, RINGSIM_EPARAM,
+                       "export --config %s writes Redis slots: the algorithm is %s (config "
+                       "--algorithm redis first)",
+                       x->fmt, sim_config(x->s)->algorithm);
+    return 0;
+}
+
+/* "ip:port" into host and port. */
+static bool host_port(const char *name, size_t len, char *host, size_t hsize, long *port)
+{
+    const char *c = memrchr(name, ':', len);
+    if (!c || c == name || (size_t)(c - name) >= hsize || memchr(name, ' ', len))
+        return false;
+    char *end;
+    long p = strtol(c + 1, &end, 10);
+    if (end != name + len || p < 1 || p > 65535)
+        return false;
+    memcpy(host, name, (size_t)(c - name));
+    host[c - name] = '\0';
+    *port = p;
+    return true;
+}
+
+/* The current map: owner ordinal per slot. */
+static int current_map(ex *x, uint32_t *owner)
+{
+    for (size_t sl = 0; sl < REDIS_SLOTS; sl++)
+        owner[sl] = UINT32_MAX;
+    for (size_t i = 0; i < x->n; i++) {
+        json_t *o = json_object(), *r;
+        size_t k;
+        if (!o)
+            return nomem(x);
+        place_node_json(x->pl, i, o);
+        json_array_foreach(json_object_get(o, "slots"), k, r)
+        {
+            json_int_t a = json_integer_value(json_array_get(r, 0));
+            json_int_t b = json_integer_value(json_array_get(r, 1));
+            for (json_int_t sl = a; sl >= 0 && sl <= b && sl < (json_int_t)REDIS_SLOTS; sl++)
+                owner[sl] = (uint32_t)i;
+        }
+        json_decref(o);
+    }
+    return 0;
+}
+
+static void node_id(const char *name, size_t len, char out[41])
+{
+    /* A stable 40-hex id from the name (FNV-1a, five rounds of 32 bits). */
+    for (int r = 0; r < 5; r++) {
+        uint32_t h = 2166136261u ^ (uint32_t)r;
+        for (size_t i = 0; i < len; i++)
+            h = (h ^ (unsigned char)name[i]) * 16777619u;
+        snprintf(out + 8 * r, 9, "%08x", h);
+    }
+}
+
+static int write_redis_nodes(ex *x)
+{
+    int rc = need_redis(x);
+    uint32_t *owner = rc ? NULL : malloc(REDIS_SLOTS * sizeof *owner);
+    if (!rc && !owner)
+        rc = nomem(x);
+    if (!rc)
+        rc = current_map(x, owner);
+    for (size_t i = 0; !rc && i < x->n; i++) {
+        const place_node *p = &x->pn[i];
+        char host[256], id[41];
+        long port;
+        if (!host_port(p->name, p->len, host, sizeof host, &port))
+            return free(owner), refuse(x, i, "is not ip:port, as CLUSTER NODES names masters");
+        node_id(p->name, p->len, id);
+        rc = fmt(x, "%s %s:%ld@%ld master%s - 0 0 %zu connected", id, host, port, port + 10000,
+                 p->down ? ",fail" : "", i + 1);
+        for (size_t sl = 0; !rc && sl < REDIS_SLOTS; sl++) {
+            if (owner[sl] != i || (sl > 0 && owner[sl - 1] == i))
+                continue;
+            size_t e = sl;
+            while (e + 1 < REDIS_SLOTS && owner[e + 1] == i)
+                e++;
+            rc = e == sl ? fmt(x, " %zu", sl) : fmt(x, " %zu-%zu", sl, e);
+        }
+        if (!rc)
+            rc = str(x, "\n");
+        for (size_t k = 0; !rc && k < p->nreplicas; k++) {
+            const char *r = p->replicas[k];
+            char rh[256], rid[41];
+            long rp;
+            if (!host_port(r, strlen(r), rh, sizeof rh, &rp))
+                continue;
+            node_id(r, strlen(r), rid);
+            rc = fmt(x, "%s %s:%ld@%ld slave %s 0 0 %zu connected\n", rid, rh, rp, rp + 10000, id,
+                     i + 1);
+        }
+    }
+    free(owner);
+    return rc;
+}
+
+static int cli_id(ex *x, const char *host, long port)
+{
+    return fmt(x, "\"$(redis-cli -h %s -p %ld cluster myid)\"", host, port);
+}
+
+static int write_redis(ex *x)
+{
+    int rc = need_redis(x);
+    const char *f = json_string_value(json_object_get(x->imp, "format"));
+    if (!rc && (!f || strcmp(f, "redis-nodes") != 0))
+        rc = rs_fail(x->err, RINGSIM_EPARAM,
+                     "export --config redis writes the moves from an imported CLUSTER NODES "
+                     "layout: import one first (format redis-nodes)");
+    json_t *inodes = json_object_get(x->imp, "nodes"), *e;
+    size_t ni = json_array_size(inodes), k;
+    uint32_t *from = rc ? NULL : malloc(REDIS_SLOTS * sizeof *from);
+    uint32_t *to = rc ? NULL : malloc(REDIS_SLOTS * sizeof *to);
+    size_t *map = rc ? NULL : calloc(ni + 1, sizeof *map); /* import ordinal -> current or n */
+    if (!rc && (!from || !to || !map))
+        rc = nomem(x);
+    if (!rc)
+        rc = current_map(x, to);
+    for (size_t i = 0; !rc && i < x->n; i++) {
+        char host[256];
+        long port;
+        if (!host_port(x->pn[i].name, x->pn[i].len, host, sizeof host, &port))
+            rc = refuse(x, i, "is not ip:port, which redis-cli needs");
+    }
+    /* Old ordinals: the imported masters, those still here by their index,
+     * those gone after the current ones (x->n + j). */
+    for (size_t sl = 0; !rc && sl < REDIS_SLOTS; sl++)
+        from[sl] = UINT32_MAX;
+    json_array_foreach(inodes, k, e)
+    {
+        if (rc)
+            break;
+        json_t *nm = json_object_get(e, "name"), *r;
+        size_t j;
+        map[k] = x->n + k;
+        for (size_t i = 0; i < x->n; i++)
+            if (json_string_length(nm) == x->pn[i].len &&
+                !memcmp(json_string_value(nm), x->pn[i].name, x->pn[i].len))
+                map[k] = i;
+        json_array_foreach(json_object_get(e, "slots"), j, r)
+        {
+            json_int_t a = json_integer_value(json_array_get(r, 0));
+            json_int_t b = json_integer_value(json_array_get(r, 1));
+            for (json_int_t sl = a; sl >= 0 && sl <= b && sl < (json_int_t)REDIS_SLOTS; sl++)
+                from[sl] = (uint32_t)map[k];
+        }
+    }
+    size_t moved = 0;
+    for (size_t sl = 0; !rc && sl < REDIS_SLOTS; sl++)
+        moved += from[sl] != to[sl];
+    /* A master any command can go through: the first current one that was
+     * imported, else the first current one. */
+    char entry[300] = "", host[256];
+    long port;
+    for (size_t i = 0; !rc && !entry[0] && i < ni; i++)
+        if (map[i] < x->n)
+            snprintf(entry, sizeof entry, "%s", x->pn[map[i]].name);
+    if (!rc && !entry[0] && x->n)
+        snprintf(entry, sizeof entry, "%.*s", (int)x->pn[0].len, x->pn[0].name);
+    /* redis-cli refuses to reshard while the nodes do not agree about the
+     * configuration (a node just added, slots just moved): each command
+     * waits for them, as `redis-cli --cluster check` says. */
+    if (!rc)
+        rc = fmt(x,
+                 "#!/bin/sh\n# ringsim export --config redis: from the layout imported by "
+                 "operation %lld to the current one: %zu slot%s move.\nset -e\n"
+                 "# redis-cli reshards only once every node agrees about the configuration:\n"
+                 "# wait until `redis-cli --cluster check` says so three seconds running\n"
+                 "agree() {\n    n=0\n    while [ $n -lt 3 ]; do\n"
+                 "        if redis-cli --cluster check %s 2>/dev/null | grep -q 'All nodes "
+                 "agree'; then\n            n=$((n + 1))\n        else\n            n=0\n"
+                 "        fi\n        sleep 1\n    done\n}\n",
+                 (long long)x->imp_id, moved, moved == 1 ? "" : "s", entry);
+    /* New masters join first, with no slots. */
+    for (size_t i = 0; !rc && i < x->n; i++) {
+        bool old = false;
+        for (size_t j = 0; j < ni; j++)
+            old = old || map[j] == i;
+        if (!old)
+            rc = fmt(x, "redis-cli --cluster add-node %.*s %s\nagree\n", (int)x->pn[i].len,
+                     x->pn[i].name, entry);
+    }
+    /* One reshard per run of slots that go from one master to another.
+     * redis-cli's reshard with one source moves that source's lowest
+     * slots, so each turn takes a run that starts at its source's lowest
+     * slot where there is one (a source gives before it receives lower
+     * slots); a run that never is says so in a comment. */
+    size_t nruns = 0;
+    size_t *run_first = rc ? NULL : malloc(REDIS_SLOTS * sizeof *run_first);
+    size_t *lowest = rc ? NULL : malloc((x->n + ni + 1) * sizeof *lowest);
+    if (!rc && (!run_first || !lowest))
+        rc = nomem(x);
+    for (size_t sl = 0; !rc && sl < REDIS_SLOTS; sl++)
+        if (from[sl] != to[sl] && from[sl] != UINT32_MAX &&
+            (sl == 0 || from[sl - 1] != from[sl] || to[sl - 1] != to[sl]))
+            run_first[nruns++] = sl;
+    while (!rc && nruns) {
+        for (size_t i = 0; i < x->n + ni; i++)
+            lowest[i] = REDIS_SLOTS;
+        for (size_t sl = REDIS_SLOTS; sl-- > 0;)
+            if (from[sl] != UINT32_MAX)
+                lowest[from[sl]] = sl;
+        /* A run at its source's lowest slot, best to a master that has
+         * nothing more to give (what it receives cannot come before what
+         * it gives) from one that receives nothing more. */
+        size_t pick = 0;
+        int best = 0;
+        for (size_t r = 0; r < nruns && best < 4; r++) {
+            uint32_t src = from[run_first[r]];
+            if (lowest[src] != run_first[r])
+                continue;
+            bool receives = false, dest_gives = false;
+            for (size_t q = 0; q < nruns; q++) {
+                receives = receives || to[run_first[q]] == src;
+                dest_gives = dest_gives || from[run_first[q]] == to[run_first[r]];
+            }
+            int score = 1 + (receives ? 0 : 1) + (dest_gives ? 0 : 2);
+            if (score > best) {
+                best = score;
+                pick = r;
+            }
+        }
+        bool exact = best > 0;
+        size_t first = run_first[pick], last = first;
+        uint32_t a = from[first], b = to[first];
+        while (last + 1 < REDIS_SLOTS && from[last + 1] == a && to[last + 1] == b)
+            last++;
+        memmove(run_first + pick, run_first + pick + 1, (nruns - pick - 1) * sizeof *run_first);
+        nruns--;
+        const char *an = a < x->n ? x->pn[a].name : NULL;
+        char aname[300], bname[300];
+        if (!an) {
+            json_t *nm = json_object_get(json_array_get(inodes, a - x->n), "name");
+            snprintf(aname, sizeof aname, "%s", json_string_value(nm) ? json_string_value(nm) : "");
+            an = aname;
+        }
+        snprintf(bname, sizeof bname, "%.*s", (int)x->pn[b].len, x->pn[b].name);
+        rc = first == last ? fmt(x, "# %s -> %s: slot %zu\n", an, bname, first)
+                           : fmt(x, "# %s -> %s: slots %zu-%zu\n", an, bname, first, last);
+        if (!rc && !exact)
+            rc = str(x, "# (not the source's lowest slots, which redis-cli moves first: move "
+                        "these with CLUSTER SETSLOT to pick them exactly)\n");
+        char bh[256];
+        long bp;
+        if (!rc && host_port(an, strlen(an), host, sizeof host, &port) &&
+            host_port(bname, strlen(bname), bh, sizeof bh, &bp)) {
+            rc = fmt(x, "redis-cli --cluster reshard %s --cluster-from ", entry);
+            if (!rc)
+                rc = cli_id(x, host, port);
+            if (!rc)
+                rc = str(x, " --cluster-to ");
+            if (!rc)
+                rc = cli_id(x, bh, bp);
+            if (!rc)
+                rc = fmt(x, " --cluster-slots %zu --cluster-yes\nagree\n", last - first + 1);
+        }
+        for (size_t sl = first; sl <= last; sl++)
+            from[sl] = b;
+    }
+    free(run_first);
+    free(lowest);
+    /* Masters that left, now without slots. */
+    for (size_t j = 0; !rc && j < ni; j++) {
+        if (map[j] < x->n)
+            continue;
+        const char *nm = json_string_value(json_object_get(json_array_get(inodes, j), "name"));
+        if (nm && host_port(nm, strlen(nm), host, sizeof host, &port)) {
+            rc = fmt(x, "redis-cli --cluster del-node %s ", entry);
+            if (!rc)
+                rc = cli_id(x, host, port);
+            if (!rc)
+                rc = str(x, "\n");
+        }
+    }
+    free(from);
+    free(to);
+    free(map);
+    return rc;
+}
+
+/* ---- the formats ---- */
+
+static const struct {
+    const char *name;
+    int (*write)(ex *);
+} writers[] = {
+    {"nginx", write_nginx},
+    {"haproxy", write_haproxy},
+    {"libmemcached", write_libmemcached},
+    {"twemproxy", write_twemproxy},
+    {"envoy", write_envoy},
+    {"cassandra", write_cassandra},
+    {"redis", write_redis},
+    {"nodetool-ring", write_nodetool},
+    {"redis-nodes", write_redis_nodes},
+};
+
+int export_config(sim *s, const char *format, char **text, size_t *len, rs_error *err)
+{
+    *text = NULL;
+    *len = 0;
+    size_t w = sizeof writers / sizeof *writers;
+    for (size_t i = 0; format && i < sizeof writers / sizeof *writers; i++)
+        if (!strcmp(format, writers[i].name))
+            w = i;
+    if (w == sizeof writers / sizeof *writers)
+        return rs_fail(err, RINGSIM_EPARAM, "format must be one of " EXPORT_CONFIG_FORMATS);
+    int rc = sim_refresh(s, NULL, err);
+    if (rc)
+        return rc;
+    ex x = {
+        s,  sim_place_nodes(s), sim_node_count(s), sim_placement(s), NULL, 0, writers[w].name, {0},
+        err};
+    for (size_t i = 0; i < x.n; i++)
+        if (has_nul(&x.pn[i]))
+            return rs_fail(err, RINGSIM_EPARAM, "a node name holds a NUL byte");
+    if ((rc = sim_import_last(s, &x.imp, &x.imp_id, err)))
+        return rc;
+    if (!x.n && strcmp(writers[w].name, "redis") != 0)
+        rc = rs_fail(err, RINGSIM_EPARAM, "there are no nodes to export");
+    if (!rc)
+        rc = writers[w].write(&x);
+    json_decref(x.imp);
+    if (rc) {
+        free(x.b.p);
+        return rc;
+    }
+    if (!x.b.p && sb_add(&x.b, "", 0)) /* an empty text is still a string */
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    *text = x.b.p ? x.b.p : strdup("");
+    *len = x.b.n;
+    return *text ? 0 : rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+}

@@ -1,0 +1,360 @@
+/*
+ * sim_import.c - the import operation: the simulation becomes the cluster a
+ * real system's text declares (docs/api.md, "Version 3: import a real
+ * cluster").
+ *
+ * One operation of type `import` sets the algorithm and the text's
+ * parameters over the current configuration, and replaces the nodes with
+ * the text's nodes in the text's order (weights, Cassandra tokens, HAProxy
+ * ids, backup, down, Redis replicas) by the change of topology that revert
+ * uses (sim__adopt_nodes): stored keys stay and exactly those whose owner
+ * changes move.  For Redis the masters' slot ranges become the slot map
+ * (the layout state, in redis_format's text), so the map is the cluster's,
+ * not the one redis-cli --cluster create would make.
+ *
+ * The log keeps the parsed result, not the text: params are {"format",
+ * "name", "algorithm", "params", "nodes": [{"name", "weight", "address"?, "id"?,
+ * "tokens"?, "state"?, "backup"?, "replicas"?, "slots"?}…], "layout"?}, so
+ * that a replay (time travel, check) applies the same nodes without parsing
+ * anything, and export --config finds the imported Redis layout and section
+ * names there.  Bounded by the parser's limits (10,000 nodes, a million
+ * tokens in all).
+ *
+ * Cost: the params' JSON, O(nodes + tokens), then what a change of topology
+ * costs (sim.h).
+ */
+#define _GNU_SOURCE /* strndup */
+#include "sim_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alg_redis.h"
+#include "import.h"
+
+static json_t *node_params(const import_node *n)
+{
+    json_t *o = json_pack("{s:s%, s:f}", "name", n->name, n->len, "weight", n->weight);
+    bool ok = o != NULL;
+    if (ok && n->address)
+        ok = !json_object_set_new(o, "address", json_string(n->address));
+    if (ok && n->id)
+        ok = !json_object_set_new(o, "id", json_integer((json_int_t)n->id));
+    if (ok && n->down)
+        ok = !json_object_set_new(o, "state", json_string("down"));
+    if (ok && n->backup)
+        ok = !json_object_set_new(o, "backup", json_true());
+    if (ok && n->ntokens) {
+        json_t *t = json_array();
+        char buf[24];
+        ok = t && !json_object_set_new(o, "tokens", t);
+        for (size_t i = 0; ok && i < n->ntokens; i++) {
+            snprintf(buf, sizeof buf, "%lld", (long long)n->tokens[i]);
+            ok = !json_array_append_new(t, json_string(buf));
+        }
+    }
+    if (ok && n->nreplicas) {
+        json_t *r = json_array();
+        ok = r && !json_object_set_new(o, "replicas", r);
+        for (size_t i = 0; ok && i < n->nreplicas; i++)
+            ok = !json_array_append_new(r, json_string(n->replicas[i]));
+    }
+    if (ok && n->nslots) {
+        json_t *sl = json_array();
+        ok = sl && !json_object_set_new(o, "slots", sl);
+        for (size_t i = 0; ok && i < n->nslots; i++)
+            ok = !json_array_append_new(
+                sl, json_pack("[i, i]", (int)n->slots[i].first, (int)n->slots[i].last));
+    }
+    if (!ok) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* What a node of the text must be for ringsim: a name its rules take, a
+ * weight above 0 (HAProxy's weight 0 takes no traffic: ringsim has no such
+ * node), at most the tokens a node may hold. */
+static int node_check(const import_node *n, int *line, rs_error *err)
+{
+    int rc = node_name_check(n->name, n->len, err);
+    if (!rc && !(isfinite(n->weight) && n->weight > 0 && n->weight <= SIM_MAX_WEIGHT))
+        rc = rs_fail(err, RINGSIM_EPARAM,
+                     "server \"%.200s\" has weight %g: ringsim's nodes need a weight above 0 and "
+                     "at most %g",
+                     n->name, n->weight, SIM_MAX_WEIGHT);
+    if (!rc && n->ntokens > PLACE_MAX_NODE_POINTS)
+        rc = rs_fail(err, RINGSIM_EPARAM, "node \"%.200s\" has %zu tokens; at most %u per node",
+                     n->name, n->ntokens, PLACE_MAX_NODE_POINTS);
+    if (rc && line)
+        *line = n->line;
+    return rc;
+}
+
+/* The Redis masters' slots as the slot map's text (ordinals in the nodes'
+ * order); every slot must have a master, as ringsim's map always covers
+ * them all. */
+static int redis_layout(const json_t *nodes, char **out, rs_error *err)
+{
+    uint32_t *owner = malloc(REDIS_SLOTS * sizeof *owner);
+    if (!owner)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    for (size_t i = 0; i < REDIS_SLOTS; i++)
+        owner[i] = UINT32_MAX;
+    json_t *n, *r;
+    size_t i, k;
+    int rc = 0;
+    json_array_foreach(nodes, i, n)
+    {
+        json_array_foreach(json_object_get(n, "slots"), k, r)
+        {
+            json_int_t a = json_integer_value(json_array_get(r, 0));
+            json_int_t b = json_integer_value(json_array_get(r, 1));
+            if (a < 0 || b < a || b >= (json_int_t)REDIS_SLOTS) {
+                rc = rs_fail(err, RINGSIM_EDB, "import: a slot range is damaged");
+                break;
+            }
+            for (json_int_t x = a; x <= b; x++)
+                owner[x] = (uint32_t)i;
+        }
+    }
+    size_t none = 0, first = 0;
+    for (size_t sl = 0; !rc && sl < REDIS_SLOTS; sl++)
+        if (owner[sl] == UINT32_MAX && none++ == 0)
+            first = sl;
+    if (!rc && none)
+        rc = rs_fail(err, RINGSIM_EPARAM,
+                     "%zu of 16384 slots have no master (the first is %zu): ringsim's redis "
+                     "places every slot on a master; assign them (CLUSTER ADDSLOTS) and import "
+                     "again",
+                     none, first);
+    if (!rc) {
+        size_t len = redis_format(owner, NULL, 0);
+        if (!(*out = malloc(len + 1)))
+            rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        else
+            redis_format(owner, *out, len + 1);
+    }
+    free(owner);
+    return rc;
+}
+
+static void nodes_free(node *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        sim__node_free(&v[i]);
+    free(v);
+}
+
+/* The nodes of logged params.  RINGSIM_EDB for damaged params. */
+static int nodes_from_params(const json_t *arr, node **out, size_t *count, rs_error *err)
+{
+    size_t n = json_array_size(arr), got = 0;
+    node *v = calloc(n + 1, sizeof *v);
+    int rc = v ? 0 : RINGSIM_ENOMEM;
+    for (size_t i = 0; !rc && i < n; i++) {
+        json_t *e = json_array_get(arr, i), *nm = json_object_get(e, "name");
+        json_t *tok = json_object_get(e, "tokens"), *rep = json_object_get(e, "replicas");
+        node *x = &v[got];
+        if (!json_is_string(nm)) {
+            rc = RINGSIM_EDB;
+            break;
+        }
+        x->len = json_string_length(nm);
+        x->name = strndup(json_string_value(nm), x->len);
+        x->weight = json_number_value(json_object_get(e, "weight"));
+        x->srv_id = (int64_t)json_integer_value(json_object_get(e, "id"));
+        x->down = json_is_string(json_object_get(e, "state")) &&
+                  !strcmp(json_string_value(json_object_get(e, "state")), "down");
+        x->backup = json_is_true(json_object_get(e, "backup"));
+        got++;
+        if (!x->name) {
+            rc = RINGSIM_ENOMEM;
+            break;
+        }
+        size_t nt = json_array_size(tok);
+        if (nt && !(x->tokens = malloc(nt * sizeof *x->tokens))) {
+            rc = RINGSIM_ENOMEM;
+            break;
+        }
+        for (size_t k = 0; k < nt; k++) {
+            const char *t = json_string_value(json_array_get(tok, k));
+            x->tokens[k] = t ? strtoll(t, NULL, 10) : 0;
+        }
+        x->ntokens = nt;
+        size_t nr = json_array_size(rep);
+        if (nr && !(x->replicas = calloc(nr, sizeof *x->replicas))) {
+            rc = RINGSIM_ENOMEM;
+            break;
+        }
+        for (size_t k = 0; !rc && k < nr; k++) {
+            const char *r = json_string_value(json_array_get(rep, k));
+            if (!r)
+                rc = RINGSIM_EDB;
+            else if (!(x->replicas[x->nreplicas] = strdup(r)))
+                rc = RINGSIM_ENOMEM;
+            else
+                x->nreplicas++;
+        }
+    }
+    if (rc) {
+        nodes_free(v, got);
+        return rs_fail(err, rc, rc == RINGSIM_ENOMEM ? "out of memory" : "import: damaged nodes");
+    }
+    *out = v;
+    *count = got;
+    return 0;
+}
+
+/* The import itself, from its params: live (sim_import) and replayed. */
+static int import_apply(sim *s, json_t *params, const place_config *cfg, int64_t *op, rs_error *err)
+{
+    node *tn = NULL;
+    size_t n = 0;
+    char *layout = NULL, *subject = NULL;
+    json_t *nodes = json_object_get(params, "nodes");
+    int rc = place_config_check(cfg, err);
+    if (!rc)
+        rc = nodes_from_params(nodes, &tn, &n, err);
+    if (!rc && !strcmp(cfg->algorithm, "redis") && n)
+        rc = redis_layout(nodes, &layout, err);
+    const char *fmt = json_string_value(json_object_get(params, "format"));
+    const char *name = json_string_value(json_object_get(params, "name"));
+    if (!rc && asprintf(&subject, "%s%s%s: %zu node%s", fmt ? fmt : "import",
+                        name && *name ? " " : "", name ? name : "", n, n == 1 ? "" : "s") < 0) {
+        subject = NULL;
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    }
+    opctx c;
+    if (!rc && !(rc = sim__op_begin(s, &c, "import", subject, params, err))) {
+        rc = sim__adopt_nodes(&c, tn, n, cfg, layout, err);
+        if (rc)
+            sim__op_abort(&c);
+        else
+            rc = sim__op_commit(&c, op, err);
+    }
+    nodes_free(tn, n);
+    free(layout);
+    free(subject);
+    return rc;
+}
+
+int sim_import_check(const import_result *r, int *line, rs_error *err)
+{
+    if (line)
+        *line = 0;
+    int rc = 0;
+    for (size_t i = 0; !rc && i < import_node_count(r); i++)
+        rc = node_check(import_node_at(r, i), line, err);
+    if (rc || strcmp(import_result_algorithm(r), "redis") != 0 || !import_node_count(r))
+        return rc;
+    size_t covered = 0; /* the parser refuses a slot held twice */
+    for (size_t i = 0; i < import_node_count(r); i++) {
+        const import_node *n = import_node_at(r, i);
+        for (size_t k = 0; k < n->nslots; k++)
+            covered += (size_t)(n->slots[k].last - n->slots[k].first) + 1;
+    }
+    if (covered < REDIS_SLOTS)
+        rc = rs_fail(err, RINGSIM_EPARAM,
+                     "%zu of 16384 slots have no master: ringsim's redis places every slot on a "
+                     "master; assign them (CLUSTER ADDSLOTS) and import again",
+                     (size_t)REDIS_SLOTS - covered);
+    return rc;
+}
+
+int sim_import_ex(sim *s, const import_result *r, int *line, int64_t *op, rs_error *err)
+{
+    *op = 0;
+    int rc = sim_import_check(r, line, err);
+    if (rc)
+        return rc;
+    json_t *arr = json_array();
+    json_t *params = arr ? json_pack("{s:s, s:s, s:s, s:O, s:o}", "format",
+                                     import_format_name(import_result_format(r)), "name",
+                                     import_result_name(r), "algorithm", import_result_algorithm(r),
+                                     "params", import_result_params(r), "nodes", arr)
+                         : NULL;
+    if (!params) /* json_pack released arr */
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    for (size_t i = 0; !rc && i < import_node_count(r); i++) {
+        json_t *e = node_params(import_node_at(r, i));
+        if (!e || json_array_append_new(arr, e))
+            rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    }
+    /* The text's algorithm and parameters over the current configuration. */
+    int cr = rc ? rc : sim_refresh(s, NULL, err);
+    place_config cfg = *sim_config(s);
+    json_t *cj = cr ? NULL
+                    : json_pack("{s:s, s:O}", "algorithm", import_result_algorithm(r), "params",
+                                import_result_params(r));
+    if (!cr && !cj)
+        cr = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    if (!cr)
+        cr = place_config_from_json(&cfg, cj, err);
+    json_decref(cj);
+    rc = cr ? cr : import_apply(s, params, &cfg, op, err);
+    json_decref(params);
+    return rc;
+}
+
+int sim_import(sim *s, const import_result *r, int64_t *op, rs_error *err)
+{
+    return sim_import_ex(s, r, NULL, op, err);
+}
+
+int sim__import_replay(sim *s, const json_t *params, const char *config, int64_t *op, rs_error *err)
+{
+    place_config cfg;
+    if (sim__config_from_json(config, &cfg))
+        return rs_fail(err, RINGSIM_EDB, "import: the logged configuration is damaged");
+    return import_apply(s, (json_t *)params, &cfg, op, err);
+}
+
+/* ---- the import the state stands on ---- */
+
+typedef struct last_import {
+    int64_t id;
+    char *params;
+} last_import;
+
+static int take_import(void *ud, const store_op *o)
+{
+    last_import *l = ud;
+    if (strcmp(o->type, "import") != 0)
+        return 0;
+    char *p = strdup(o->params ? o->params : "{}");
+    if (!p)
+        return RINGSIM_ENOMEM;
+    free(l->params);
+    l->params = p;
+    l->id = o->id;
+    return 0;
+}
+
+int sim_import_last(sim *s, json_t **params, int64_t *id, rs_error *err)
+{
+    *params = NULL;
+    *id = 0;
+    int64_t last = sim_last_op(s);
+    if (last < 0)
+        return (int)last;
+    sim_chain ch;
+    int rc = sim_chain_get(s, last, &ch, err);
+    last_import l = {0, NULL};
+    for (size_t i = 0; !rc && i < ch.n && !l.params; i++)
+        if (ch.seg[i].to > ch.seg[i].from)
+            rc = sim_log_each(s, ch.seg[i].from, ch.seg[i].to - ch.seg[i].from,
+                                take_import, &l, err);
+    sim_chain_free(&ch);
+    if (rc == RINGSIM_ENOMEM)
+        rs_fail(err, rc, "out of memory");
+    if (!rc && l.params && !(*params = json_loads(l.params, 0, NULL)))
+        rc = rs_fail(err, RINGSIM_EDB, "operation %lld has unreadable parameters", (long long)l.id);
+    if (!rc)
+        *id = l.id;
+    free(l.params);
+    return rc;
+}
