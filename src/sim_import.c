@@ -346,8 +346,7 @@ int sim_import_last(sim *s, json_t **params, int64_t *id, rs_error *err)
     last_import l = {0, NULL};
     for (size_t i = 0; !rc && i < ch.n && !l.params; i++)
         if (ch.seg[i].to > ch.seg[i].from)
-            rc = sim_log_each(s, ch.seg[i].from, ch.seg[i].to - ch.seg[i].from,
-                                take_import, &l, err);
+            rc = sim_log_each(s, ch.seg[i].from, ch.seg[i].to - ch.seg[i].from, take_import, &l, err);
     sim_chain_free(&ch);
     if (rc == RINGSIM_ENOMEM)
         rs_fail(err, rc, "out of memory");

@@ -98,7 +98,8 @@ static const char *reference_owner(const import_result *r, const placement *p, h
     }
     place_key_info info;
     place_key(p, h, k, strlen(k), &info);
-    return info.owner < 0 ? NULL : import_node_at(r, (size_t)info.owner)->name;
+    /* the stored node is the one that serves (down servers: the states') */
+    return info.served < 0 ? NULL : import_node_at(r, (size_t)info.served)->name;
 }
 
 static placement *reference(const import_result *r, hasher *h, place_node **nodes)
@@ -122,7 +123,9 @@ static placement *reference(const import_result *r, hasher *h, place_node **node
                                    .weight = in->weight,
                                    .tokens = in->tokens,
                                    .ntokens = in->ntokens,
-                                   .srv_id = in->id};
+                                   .srv_id = in->id,
+                                   .down = in->down,
+                                   .backup = in->backup};
     }
     placement *p = NULL;
     assert_int_equal(place_build(&p, h, &cfg, *nodes, n, NULL, NULL, &err), 0);
