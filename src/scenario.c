@@ -961,7 +961,8 @@ static int existed_before(exporter *x, size_t i, const char *key, size_t len, bo
         int rc = sim_log_get(st, x->ops->v[i], &o, err);
         if (rc)
             return rc;
-        bool ins = strcmp(o.type, "insert_keys") == 0, del = strcmp(o.type, "delete_keys") == 0;
+        sim_op_type type = sim_op_type_of(o.type);
+        bool ins = type == SIM_OP_INSERT_KEYS, del = type == SIM_OP_DELETE_KEYS;
         json_t *p = ins || del ? json_loads(o.params, 0, NULL) : NULL;
         json_t *gen = json_object_get(p, "generate");
         keyscan ks = {key, len, false, x, false};
@@ -1006,9 +1007,10 @@ static int put_op(exporter *x, size_t i, rs_error *err)
     json_t *name = json_object_get(p, "name"), *gen = json_object_get(p, "generate");
     const char *nm = json_string_value(name);
     size_t nl = json_string_length(name);
+    sim_op_type type = sim_op_type_of(o.type);
     if (!p) {
         rc = rs_fail(err, RINGSIM_EDB, "operation %lld has unreadable parameters", (long long)o.id);
-    } else if (strcmp(o.type, "add_node") == 0 && nm) {
+    } else if (type == SIM_OP_ADD_NODE && nm) {
         rc = sb_str(&x->b, "node add");
         double w = json_number_value(json_object_get(p, "weight"));
         if (!rc && w != 1) {
@@ -1037,18 +1039,18 @@ static int put_op(exporter *x, size_t i, rs_error *err)
             rc = sb_str(&x->b, " --");
         if (!rc)
             rc = put_word(x, nm, nl);
-    } else if (strcmp(o.type, "set_state") == 0 && nm) {
+    } else if (type == SIM_OP_SET_STATE && nm) {
         const char *ns = json_string_value(json_object_get(p, "state"));
         bool down = ns && !strcmp(ns, "down");
         rc = sb_str(&x->b, down ? (nm[0] == '-' ? "node down --" : "node down")
                                 : (nm[0] == '-' ? "node up --" : "node up"));
         if (!rc)
             rc = put_word(x, nm, nl);
-    } else if (strcmp(o.type, "remove_node") == 0 && nm) {
+    } else if (type == SIM_OP_REMOVE_NODE && nm) {
         rc = sb_str(&x->b, nm[0] == '-' ? "node rm --" : "node rm");
         if (!rc)
             rc = put_word(x, nm, nl);
-    } else if (strcmp(o.type, "set_weight") == 0 && nm) {
+    } else if (type == SIM_OP_SET_WEIGHT && nm) {
         char t[40];
         num_text(t, json_number_value(json_object_get(p, "weight")));
         rc = sb_str(&x->b, nm[0] == '-' ? "node weight --" : "node weight");
@@ -1056,7 +1058,7 @@ static int put_op(exporter *x, size_t i, rs_error *err)
             rc = put_word(x, nm, nl);
         if (!rc)
             rc = sb_printf(&x->b, " %s", t);
-    } else if (strcmp(o.type, "insert_keys") == 0 && gen) {
+    } else if (type == SIM_OP_INSERT_KEYS && gen) {
         json_t *pre = json_object_get(gen, "prefix");
         rc = sb_printf(&x->b, "key gen %lld",
                        (long long)json_integer_value(json_object_get(gen, "count")));
@@ -1069,7 +1071,7 @@ static int put_op(exporter *x, size_t i, rs_error *err)
         json_int_t start = json_integer_value(json_object_get(gen, "start"));
         if (!rc)
             rc = sb_printf(&x->b, " --start %lld", (long long)start);
-    } else if (strcmp(o.type, "insert_keys") == 0 || strcmp(o.type, "delete_keys") == 0) {
+    } else if (type == SIM_OP_INSERT_KEYS || type == SIM_OP_DELETE_KEYS) {
         bool ins = o.type[0] == 'i';
         keyscan ks = {NULL, 0, false, x, false};
         rc = sim_log_keys(st, o.id, dash_key, &ks, err);
@@ -1096,14 +1098,14 @@ static int put_op(exporter *x, size_t i, rs_error *err)
             rc = sb_str(&x->b, " --");
         if (!rc)
             rc = sim_log_keys(st, o.id, emit_key, &ks, err);
-    } else if (strcmp(o.type, "configure") == 0) {
+    } else if (type == SIM_OP_CONFIGURE) {
         place_config cfg;
         if (!(rc = stored_config(&o, &cfg, err)))
             rc = put_config(x, &cfg, false);
         goto out; /* put_config ends its line */
-    } else if (strcmp(o.type, "workload") == 0) {
+    } else if (type == SIM_OP_WORKLOAD) {
         rc = put_workload(x, p);
-    } else if (strcmp(o.type, "import") == 0) {
+    } else if (type == SIM_OP_IMPORT) {
         rc = rs_fail(err, RINGSIM_EPARAM,
                      "operation %lld is an import (%s): a scenario cannot hold the imported "
                      "text; write the nodes with `ringsim export --config FORMAT` instead",
@@ -1165,7 +1167,7 @@ int scenario_export(sim *s, int64_t at, char **text, size_t *len, rs_error *err)
         sim_op o;
         if ((rc = sim_log_get(st, ops.v[first], &o, err)))
             break;
-        bool cfg = strcmp(o.type, "configure") == 0;
+        bool cfg = sim_op_type_of(o.type) == SIM_OP_CONFIGURE;
         if (cfg)
             rc = stored_config(&o, &start, err);
         sim_op_clear(&o);

@@ -808,3 +808,31 @@ int sim__kl_collect_str(void *ud, const char *s, size_t len)
 {
     return sim__kl_add(ud, s, len, 0, STORE_NO_NODE) ? RINGSIM_ENOMEM : 0;
 }
+
+static const char *const op_type_names[SIM_OP_TYPE_COUNT] = {
+    [SIM_OP_ADD_NODE] = "add_node",       [SIM_OP_REMOVE_NODE] = "remove_node",
+    [SIM_OP_SET_WEIGHT] = "set_weight",   [SIM_OP_SET_STATE] = "set_state",
+    [SIM_OP_CONFIGURE] = "configure",     [SIM_OP_IMPORT] = "import",
+    [SIM_OP_INSERT_KEYS] = "insert_keys", [SIM_OP_DELETE_KEYS] = "delete_keys",
+    [SIM_OP_WORKLOAD] = "workload",       [SIM_OP_RESET] = "reset",
+    [SIM_OP_REVERT] = "revert",
+};
+
+sim_op_type sim_op_type_of(const char *name)
+{
+    for (int t = 0; name && t < SIM_OP_TYPE_COUNT; t++)
+        if (strcmp(name, op_type_names[t]) == 0)
+            return (sim_op_type)t;
+    return SIM_OP_UNKNOWN;
+}
+
+const char *sim_op_type_name(sim_op_type t)
+{
+    return t >= 0 && t < SIM_OP_TYPE_COUNT ? op_type_names[t] : NULL;
+}
+
+bool sim_op_is_topology(sim_op_type t)
+{
+    return t == SIM_OP_ADD_NODE || t == SIM_OP_REMOVE_NODE || t == SIM_OP_SET_WEIGHT ||
+           t == SIM_OP_SET_STATE || t == SIM_OP_CONFIGURE || t == SIM_OP_IMPORT;
+}

@@ -92,6 +92,30 @@ const char *sim_read_only(const sim *s);
  * moved_from and config (malloc'd text; free with sim_op_clear),
  * keys_moved, replica_moves, skipped. */
 typedef store_op sim_op;
+
+/* The operation types: one owner of their names (the log's "type"). */
+typedef enum {
+    SIM_OP_UNKNOWN = -1, /* a name no type has */
+    SIM_OP_ADD_NODE,
+    SIM_OP_REMOVE_NODE,
+    SIM_OP_SET_WEIGHT,
+    SIM_OP_SET_STATE,
+    SIM_OP_CONFIGURE,
+    SIM_OP_IMPORT,
+    SIM_OP_INSERT_KEYS,
+    SIM_OP_DELETE_KEYS,
+    SIM_OP_WORKLOAD,
+    SIM_OP_RESET,
+    SIM_OP_REVERT,
+    SIM_OP_TYPE_COUNT
+} sim_op_type;
+/* The type a logged name stands for (SIM_OP_UNKNOWN for none). */
+sim_op_type sim_op_type_of(const char *name);
+/* The name the log keeps ("add_node", ...); NULL for SIM_OP_UNKNOWN. */
+const char *sim_op_type_name(sim_op_type t);
+/* A change of topology: the nodes, their weights or states, or the
+ * configuration change, the stored keys stay (their owners move). */
+bool sim_op_is_topology(sim_op_type t);
 typedef int (*sim_op_fn)(void *ud, const sim_op *op);
 typedef int (*sim_bytes_fn)(void *ud, const char *s, size_t len);
 typedef int (*sim_move_fn)(void *ud, const char *key, const char *from, const char *to);

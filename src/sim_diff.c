@@ -263,10 +263,11 @@ static int compose_op(compose *c, const store_op *o)
     sim *s = c->s;
     int64_t total = 0;
     const char *t = o->type;
-    bool topo = !strcmp(t, "add_node") || !strcmp(t, "remove_node") || !strcmp(t, "configure") ||
-                !strcmp(t, "set_weight") || !strcmp(t, "set_state");
-    bool ins = !strcmp(t, "insert_keys"), del = !strcmp(t, "delete_keys");
-    if (!strcmp(t, "workload")) /* shares and sizes: no key or owner changes */
+    sim_op_type type = sim_op_type_of(t);
+    /* an import replaces nodes the moves do not name: states compared */
+    bool topo = sim_op_is_topology(type) && type != SIM_OP_IMPORT;
+    bool ins = type == SIM_OP_INSERT_KEYS, del = type == SIM_OP_DELETE_KEYS;
+    if (type == SIM_OP_WORKLOAD) /* shares and sizes: no key or owner changes */
         return 0;
     if (!topo && !ins && !del) /* a kind the log composition does not know */
         return rs_fail(c->err, RINGSIM_EPARAM, "operation %lld (%s) is not composed",
@@ -274,12 +275,13 @@ static int compose_op(compose *c, const store_op *o)
     if (topo) {
         c->have_last = false;
         int rc = store_moves_page(s->st, o->id, 0, -1, &total, on_move, c, c->err);
-        if (rc || (strcmp(t, "add_node") && strcmp(t, "remove_node")))
+        if (rc || (type != SIM_OP_ADD_NODE && type != SIM_OP_REMOVE_NODE))
             return rc;
         json_t *p = json_loads(o->params, 0, NULL), *nm = json_object_get(p, "name");
         rc = json_is_string(nm)
                  ? event(c, &c->nodes, json_string_value(nm), json_string_length(nm),
-                         kind_of(c, t[0] == 'a' ? EV_INSERT : EV_DELETE), OWNER_NONE, OWNER_NONE)
+                         kind_of(c, type == SIM_OP_ADD_NODE ? EV_INSERT : EV_DELETE), OWNER_NONE,
+                         OWNER_NONE)
                  : rs_fail(c->err, RINGSIM_EDB, "operation %lld has unreadable parameters",
                            (long long)o->id);
         json_decref(p);

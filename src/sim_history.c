@@ -285,7 +285,8 @@ static int replay_op(void *ud, const store_op *o)
         rc = replay_capture(r, o->id);
     if (rc)
         return rc;
-    bool keys_op = strcmp(o->type, "insert_keys") == 0 || strcmp(o->type, "delete_keys") == 0;
+    sim_op_type type = sim_op_type_of(o->type);
+    bool keys_op = type == SIM_OP_INSERT_KEYS || type == SIM_OP_DELETE_KEYS;
     if (r->keyless && keys_op)
         return 0;
     if (!keys_op && r->keep_after >= 0 && o->id > r->keep_after) {
@@ -305,7 +306,7 @@ static int replay_op(void *ud, const store_op *o)
                        (long long)o->id);
     json_t *name = json_object_get(p, "name");
     json_t *gen = json_object_get(p, "generate");
-    if (strcmp(o->type, "add_node") == 0) {
+    if (type == SIM_OP_ADD_NODE) {
         json_t *jt = json_object_get(p, "tokens");
         size_t nt = json_array_size(jt);
         int64_t *tok = nt ? calloc(nt, sizeof *tok) : NULL;
@@ -331,16 +332,16 @@ static int replay_op(void *ud, const store_op *o)
                    : sim_add_node_spec(m, &spec, &dummy, r->err);
         free(tok);
         sim__node_free(&sv);
-    } else if (strcmp(o->type, "remove_node") == 0) {
+    } else if (type == SIM_OP_REMOVE_NODE) {
         rc = sim_remove_node(m, json_string_value(name), json_string_length(name), &dummy, r->err);
-    } else if (strcmp(o->type, "set_weight") == 0) {
+    } else if (type == SIM_OP_SET_WEIGHT) {
         rc = sim_set_weight(m, json_string_value(name), json_string_length(name),
                             json_number_value(json_object_get(p, "weight")), &dummy, r->err);
-    } else if (strcmp(o->type, "set_state") == 0) {
+    } else if (type == SIM_OP_SET_STATE) {
         const char *st = json_string_value(json_object_get(p, "state"));
         rc = sim_set_state(m, json_string_value(name), json_string_length(name),
                            st && !strcmp(st, "down"), &dummy, r->err);
-    } else if (strcmp(o->type, "insert_keys") == 0 && gen) {
+    } else if (type == SIM_OP_INSERT_KEYS && gen) {
         json_t *pre = json_object_get(gen, "prefix");
         rc = sim_generate_keys(m, json_string_value(pre), json_string_length(pre),
                                (uint64_t)json_integer_value(json_object_get(gen, "start")),
@@ -351,15 +352,15 @@ static int replay_op(void *ud, const store_op *o)
             skipped_name(mk, sizeof mk, o->id);
             rc = store_meta_set_int(m->st, mk, skip, r->err);
         }
-    } else if (strcmp(o->type, "insert_keys") == 0 || strcmp(o->type, "delete_keys") == 0) {
-        rc = replay_keys(r, o, o->type[0] == 'i');
-    } else if (strcmp(o->type, "configure") == 0) {
+    } else if (keys_op) {
+        rc = replay_keys(r, o, type == SIM_OP_INSERT_KEYS);
+    } else if (type == SIM_OP_CONFIGURE) {
         place_config cfg;
         sim__config_from_json(o->config, &cfg);
         rc = sim_configure(m, &cfg, &dummy, r->err);
-    } else if (strcmp(o->type, "workload") == 0) {
+    } else if (type == SIM_OP_WORKLOAD) {
         rc = replay_workload(m, p, r->err);
-    } else if (strcmp(o->type, "import") == 0) {
+    } else if (type == SIM_OP_IMPORT) {
         rc = sim__import_replay(m, p, o->config, &dummy, r->err);
     } else {
         rc = rs_fail(r->err, RINGSIM_EDB, "operation %lld of type %s cannot be replayed here",
@@ -415,7 +416,7 @@ int sim_chain_get(sim *s, int64_t at, sim_chain *out, rs_error *err)
         store_op o;
         if ((rc = store_op_get(s->st, base, &o, err)))
             break;
-        if (strcmp(o.type, "reset") == 0) {
+        if (sim_op_type_of(o.type) == SIM_OP_RESET) {
             if (sim__config_from_json(o.config, &out->start))
                 rc = rs_fail(err, RINGSIM_EDB, "operation %lld has no readable configuration",
                              (long long)base);
@@ -739,7 +740,7 @@ plan:
         rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
         goto out;
     }
-    if ((rc = sim__op_begin(s, &c, "revert", subject, params, err)))
+    if ((rc = sim__op_begin(s, &c, sim_op_type_name(SIM_OP_REVERT), subject, params, err)))
         goto out;
     if (by_log && c.op && c.op != planned + 1) {
         /* Another process logged an operation since the plan was made
@@ -871,15 +872,14 @@ static int undo_collect(void *ud, const store_op *o)
         l->cap = cap;
     }
     undo_op u = {o->id, UNDO_NONE, NULL, 0, 0, 0, o->skipped};
-    if (strcmp(o->type, "add_node") == 0 || strcmp(o->type, "remove_node") == 0 ||
-        strcmp(o->type, "configure") == 0 || strcmp(o->type, "set_weight") == 0 ||
-        strcmp(o->type, "set_state") == 0 || strcmp(o->type, "import") == 0) {
+    sim_op_type type = sim_op_type_of(o->type);
+    if (sim_op_is_topology(type)) {
         u.kind = UNDO_TOPO;
-    } else if (strcmp(o->type, "workload") == 0) {
+    } else if (type == SIM_OP_WORKLOAD) {
         u.kind = UNDO_WORKLOAD; /* the view takes the log's workload after the move */
-    } else if (strcmp(o->type, "delete_keys") == 0) {
+    } else if (type == SIM_OP_DELETE_KEYS) {
         u.kind = UNDO_DELETE;
-    } else if (strcmp(o->type, "insert_keys") == 0) {
+    } else if (type == SIM_OP_INSERT_KEYS) {
         json_t *p = json_loads(o->params, 0, NULL);
         json_t *gen = json_object_get(p, "generate");
         u.kind = UNDO_INSERT;

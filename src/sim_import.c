@@ -229,7 +229,7 @@ static int import_apply(sim *s, json_t *params, const place_config *cfg, int64_t
         rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     }
     opctx c;
-    if (!rc && !(rc = sim__op_begin(s, &c, "import", subject, params, err))) {
+    if (!rc && !(rc = sim__op_begin(s, &c, sim_op_type_name(SIM_OP_IMPORT), subject, params, err))) {
         rc = sim__adopt_nodes(&c, tn, n, cfg, layout, err);
         if (rc)
             sim__op_abort(&c);
@@ -323,7 +323,7 @@ typedef struct last_import {
 static int take_import(void *ud, const store_op *o)
 {
     last_import *l = ud;
-    if (strcmp(o->type, "import") != 0)
+    if (sim_op_type_of(o->type) != SIM_OP_IMPORT)
         return 0;
     char *p = strdup(o->params ? o->params : "{}");
     if (!p)

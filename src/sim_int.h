@@ -206,6 +206,11 @@ void sim__before_name(char *buf, size_t size, int64_t op);
 /* The undo record of a state (malloc'd), NULL when out of memory. */
 char *sim__nodeset_text(const state *st);
 
+/* The start of an operation on one node (remove, weight, state): the
+ * subject (malloc'd into *subject), the transaction begun, the node's index
+ * in c->next; nothing begun on failure (RINGSIM_ENOTFOUND: no such node). */
+int sim__node_op_begin(sim *s, opctx *c, const char *what, const char *name, size_t len,
+                       json_t *params, char **subject, long *index, rs_error *err);
 /* Make c->next have the nodes tn (in that order), configuration cfg and
  * layout state layout (may be NULL: evolved from the state before), moving
  * exactly the keys whose owner changes: revert, time travel's undo, and

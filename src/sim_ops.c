@@ -315,7 +315,7 @@ int sim_add_node_spec(sim *s, const sim_node_spec *spec, int64_t *op, rs_error *
         rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
         goto out;
     }
-    if ((rc = sim__op_begin(s, &c, "add_node", subject, params, err)))
+    if ((rc = sim__op_begin(s, &c, sim_op_type_name(SIM_OP_ADD_NODE), subject, params, err)))
         goto out;
     if (sim__find_node(&c.next, name, len) >= 0) {
         rc = rs_fail(err, RINGSIM_ECONFLICT, "node \"%s\" already exists", subject);
@@ -367,25 +367,38 @@ out:
     return rc;
 }
 
+/* The start every operation on one node shares: its subject (the name,
+ * malloc'd into *subject, the caller's to free with params), the write
+ * transaction begun and the node found in c->next (*index); on failure
+ * nothing is begun (a missing node: RINGSIM_ENOTFOUND). */
+int sim__node_op_begin(sim *s, opctx *c, const char *what, const char *name, size_t len,
+                       json_t *params, char **subject, long *index, rs_error *err)
+{
+    *subject = strndup(name, len);
+    if (!params || !*subject)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    int rc = sim__op_begin(s, c, what, *subject, params, err);
+    if (rc)
+        return rc;
+    if ((*index = sim__find_node(&c->next, name, len)) < 0) {
+        sim__op_abort(c);
+        return rs_fail(err, RINGSIM_ENOTFOUND, "node \"%s\" not found", *subject);
+    }
+    return 0;
+}
+
 int sim_remove_node(sim *s, const char *name, size_t len, int64_t *op, rs_error *err)
 {
     int rc = name_check(name, len, "node name", err);
     if (rc)
         return rc;
     json_t *params = json_pack("{s:s%}", "name", name, len);
-    char *subject = strndup(name, len);
+    char *subject = NULL;
     opctx c;
-    if (!params || !subject) {
-        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    long i;
+    if ((rc = sim__node_op_begin(s, &c, sim_op_type_name(SIM_OP_REMOVE_NODE), name, len, params,
+                                 &subject, &i, err)))
         goto out;
-    }
-    if ((rc = sim__op_begin(s, &c, "remove_node", subject, params, err)))
-        goto out;
-    long i = sim__find_node(&c.next, name, len);
-    if (i < 0) {
-        rc = rs_fail(err, RINGSIM_ENOTFOUND, "node \"%s\" not found", subject);
-        goto abort;
-    }
     /* Take the node out of the new state; retopologize moves its keys to
      * their new owners (the old owner's counter goes with it). */
     node gone = c.next.nodes[i];
@@ -411,19 +424,12 @@ int sim_set_weight(sim *s, const char *name, size_t len, double weight, int64_t 
     if (rc || (rc = check_weight(weight, err)))
         return rc;
     json_t *params = json_pack("{s:s%, s:f}", "name", name, len, "weight", weight);
-    char *subject = strndup(name, len);
+    char *subject = NULL;
     opctx c;
-    if (!params || !subject) {
-        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    long i;
+    if ((rc = sim__node_op_begin(s, &c, sim_op_type_name(SIM_OP_SET_WEIGHT), name, len, params,
+                                 &subject, &i, err)))
         goto out;
-    }
-    if ((rc = sim__op_begin(s, &c, "set_weight", subject, params, err)))
-        goto out;
-    long i = sim__find_node(&c.next, name, len);
-    if (i < 0) {
-        rc = rs_fail(err, RINGSIM_ENOTFOUND, "node \"%s\" not found", subject);
-        goto abort;
-    }
     if (c.next.nodes[i].weight == weight) { /* nothing changes: nothing recorded */
         sim__op_abort(&c);
         goto out;
@@ -465,7 +471,7 @@ int sim_configure(sim *s, const place_config *cfg, int64_t *op, rs_error *err)
         rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
         goto out;
     }
-    if ((rc = sim__op_begin(s, &c, "configure", subject, params, err)))
+    if ((rc = sim__op_begin(s, &c, sim_op_type_name(SIM_OP_CONFIGURE), subject, params, err)))
         goto out;
     c.next.cfg = *cfg;
     if ((rc = retopologize(&c, &s->cur, err))) {
@@ -483,7 +489,7 @@ int sim_reset(sim *s, int64_t *op, rs_error *err)
 {
     json_t *params = json_object();
     opctx c;
-    int rc = params ? sim__op_begin(s, &c, "reset", "reset", params, err)
+    int rc = params ? sim__op_begin(s, &c, sim_op_type_name(SIM_OP_RESET), "reset", params, err)
                     : rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     json_decref(params);
     if (rc)
@@ -590,7 +596,7 @@ int sim_insert_keys(sim *s, const sim_str *keys, size_t n, bool strict, int64_t 
         rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
         goto out;
     }
-    if ((rc = sim__op_begin(s, &c, "insert_keys", subject, params, err)))
+    if ((rc = sim__op_begin(s, &c, sim_op_type_name(SIM_OP_INSERT_KEYS), subject, params, err)))
         goto out;
     c.keys_only = true;
     for (size_t i = 0; i < n && !rc; i++) {
@@ -634,11 +640,11 @@ typedef struct gen_scan {
 static int gen_scan_op(void *ud, const store_op *o)
 {
     gen_scan *g = ud;
-    if (strcmp(o->type, "reset") == 0) { /* an empty state starts again at 0 */
+    if (sim_op_type_of(o->type) == SIM_OP_RESET) { /* an empty state starts again at 0 */
         g->next = 0;
         return 0;
     }
-    if (strcmp(o->type, "insert_keys") != 0 || !o->params || !strstr(o->params, "generate"))
+    if (sim_op_type_of(o->type) != SIM_OP_INSERT_KEYS || !o->params || !strstr(o->params, "generate"))
         return 0;
     json_t *p = json_loads(o->params, 0, NULL), *gen = json_object_get(p, "generate");
     json_t *pre = json_object_get(gen, "prefix");
@@ -696,7 +702,7 @@ int sim_generate_keys(sim *s, const char *prefix, size_t plen, uint64_t start, u
         rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
         goto out;
     }
-    if ((rc = sim__op_begin(s, &c, "insert_keys", subject, params, err)))
+    if ((rc = sim__op_begin(s, &c, sim_op_type_name(SIM_OP_INSERT_KEYS), subject, params, err)))
         goto out;
     c.keys_only = true;
     char buf[NAME_BUF + 24];
@@ -744,7 +750,7 @@ int sim_delete_keys(sim *s, const sim_str *keys, size_t n, int64_t *op, rs_error
     for (size_t i = 1; i < n; i++)
         if (sim__cmp_bytes(ord[i]->s, ord[i]->len, ord[i - 1]->s, ord[i - 1]->len) == 0)
             dup[ord[i] - keys] = true;
-    if ((rc = sim__op_begin(s, &c, "delete_keys", subject, params, err)))
+    if ((rc = sim__op_begin(s, &c, sim_op_type_name(SIM_OP_DELETE_KEYS), subject, params, err)))
         goto out;
     c.keys_only = true;
     int64_t seq = 0;

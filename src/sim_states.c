@@ -103,19 +103,12 @@ int sim_set_state(sim *s, const char *name, size_t len, bool down, int64_t *op, 
     if (rc)
         return rc;
     json_t *params = json_pack("{s:s%, s:s}", "name", name, len, "state", down ? "down" : "up");
-    char *subject = strndup(name, len);
+    char *subject = NULL;
     opctx c;
-    if (!params || !subject) {
-        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    long i;
+    if ((rc = sim__node_op_begin(s, &c, sim_op_type_name(SIM_OP_SET_STATE), name, len, params,
+                                 &subject, &i, err)))
         goto out;
-    }
-    if ((rc = sim__op_begin(s, &c, "set_state", subject, params, err)))
-        goto out;
-    long i = sim__find_node(&c.next, name, len);
-    if (i < 0) {
-        rc = rs_fail(err, RINGSIM_ENOTFOUND, "node \"%s\" not found", subject);
-        goto abort;
-    }
     if (c.next.nodes[i].down == down) { /* nothing changes: nothing recorded */
         sim__op_abort(&c);
         goto out;

@@ -64,10 +64,8 @@ int sim__keep_before(opctx *c, rs_error *err)
 {
     /* Reset and revert are not undone, but revert by the log reads the
      * nodes a state had from here (revert_by_log): theirs are kept too. */
-    if (strcmp(c->what, "add_node") != 0 && strcmp(c->what, "remove_node") != 0 &&
-        strcmp(c->what, "configure") != 0 && strcmp(c->what, "set_weight") != 0 &&
-        strcmp(c->what, "set_state") != 0 && strcmp(c->what, "import") != 0 &&
-        strcmp(c->what, "revert") != 0 && strcmp(c->what, "reset") != 0)
+    sim_op_type t = sim_op_type_of(c->what);
+    if (!sim_op_is_topology(t) && t != SIM_OP_REVERT && t != SIM_OP_RESET)
         return 0;
     char mk[48], *text = sim__nodeset_text(&c->s->cur);
     sim__before_name(mk, sizeof mk, c->op);

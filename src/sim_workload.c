@@ -303,7 +303,8 @@ static int ins_key(void *ud, const char *k, size_t len)
 static int ins_op(void *ud, const store_op *o)
 {
     ins_ctx *c = ud;
-    bool ins = strcmp(o->type, "insert_keys") == 0, del = strcmp(o->type, "delete_keys") == 0;
+    sim_op_type type = sim_op_type_of(o->type);
+    bool ins = type == SIM_OP_INSERT_KEYS, del = type == SIM_OP_DELETE_KEYS;
     if (!ins && !del)
         return 0;
     c->op = o->id;
@@ -1182,8 +1183,10 @@ static int mv_fn(void *ud, const char *key, const char *from, const char *to)
 /* Whether the operation type leaves the key set alone. */
 static bool topology_only(const char *type)
 {
-    return strcmp(type, "add_node") == 0 || strcmp(type, "remove_node") == 0 ||
-           strcmp(type, "configure") == 0 || strcmp(type, "set_weight") == 0;
+    /* not set_state and import: their moves are followed by a rebuild */
+    sim_op_type t = sim_op_type_of(type);
+    return t == SIM_OP_ADD_NODE || t == SIM_OP_REMOVE_NODE || t == SIM_OP_CONFIGURE ||
+           t == SIM_OP_SET_WEIGHT;
 }
 
 int sim__wl_finish(opctx *c, rs_error *err)
@@ -1475,29 +1478,6 @@ void sim__wl_aborted(sim *s)
     op_end(x);
 }
 
-int sim__wl_from_log(sim *s, sim *origin, int64_t at, rs_error *err)
-{
-    struct sim_wl *x = wl_of(s);
-    if (x) {
-        x->origin = origin != s ? origin : NULL;
-        x->origin_at = at;
-    }
-    if (!x)
-        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-    char *text = NULL;
-    workload w;
-    int rc = at > 0 ? store_op_workload((origin ? origin : s)->st, at, &text, err) : 0;
-    if (!rc)
-        rc = parse_text(text, &w, err);
-    free(text);
-    if (rc)
-        return rc;
-    wl_free(&x->w);
-    x->w = w;
-    cache_drop(x);
-    return 0;
-}
-
 int sim__wl_at(sim *s, int64_t at, workload *out, rs_error *err)
 {
     char *text = NULL;
@@ -1508,6 +1488,27 @@ int sim__wl_at(sim *s, int64_t at, workload *out, rs_error *err)
         wl_init(out);
     free(text);
     return rc;
+}
+
+int sim__wl_from_log(sim *s, sim *origin, int64_t at, rs_error *err)
+{
+    struct sim_wl *x = wl_of(s);
+    if (x) {
+        x->origin = origin != s ? origin : NULL;
+        x->origin_at = at;
+    }
+    if (!x)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    workload w;
+    int rc = sim__wl_at(origin ? origin : s, at, &w, err);
+    if (rc) {
+        wl_free(&w);
+        return rc;
+    }
+    wl_free(&x->w);
+    x->w = w;
+    cache_drop(x);
+    return 0;
 }
 
 /* ---- the workload operation ---- */
@@ -1545,7 +1546,7 @@ int sim__wl_apply(sim *s, const workload *w, bool check, int64_t *op, rs_error *
         json_decref(params);
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     }
-    int rc = sim__op_begin(s, &c, "workload", subject, params, err);
+    int rc = sim__op_begin(s, &c, sim_op_type_name(SIM_OP_WORKLOAD), subject, params, err);
     if (!rc) {
         c.keys_only = true;
         if (check && ((rc = check_stored(s, w->keys, w->nkeys, err)) ||
