@@ -16,6 +16,9 @@ published rules alone, with Python's hashlib and nothing of ringsim --
     the key, or of its {hash tag}, mod 16384, and the split of
     `redis-cli --cluster create` over three masters from the Redis cluster
     tutorial (0-5460, 5461-10922, 10923-16383);
+  * API.md's workloads ("Version 3: traffic"): `keys` shares, and Zipf
+    shares r^-s over the stored keys ranked by sha64(seed + ":" + key)
+    (ties by key bytes), normalised by the exact sum;
   * Lamping & Veach's jump consistent hash (arXiv:1406.2294, their C++
     function, LCG 2862933555777941757, double arithmetic) of sha64(key), the
     first 8 bytes of SHA-256(key) big-endian (API.md, "jump").
@@ -28,6 +31,7 @@ that no longer says what the rules say fails here.
 Usage: scenario_ref.py SCENARIO_DIR.  Exit 0 when every line is found.
 """
 import bisect
+import math
 import hashlib
 import sys
 
@@ -233,12 +237,62 @@ def expected():
     return out
 
 
+def bounds(name, v, places):
+    """The two expect lines that hold v between decimals of `places` digits."""
+    lo = math.floor(v * 10**places) / 10**places
+    return [f"expect {name} > {lo:.{places}f}", f"expect {name} < {lo + 10**-places:.{places}f}"]
+
+
+def request_loads(ring, nodes, share):
+    """Each node's share of requests (share: key -> its share)."""
+    load = {n: 0.0 for n in nodes}
+    for k, w in share.items():
+        load[ring.owner(k)] += w
+    return load
+
+
+def workload_expected(out):
+    # hot-key: four caches, 100 points, 10,000 keys, key-42 takes 30%.
+    ks = keys(10000)
+    share = {k: 0.7 / (len(ks) - 1) for k in ks}
+    share["key-42"] = 0.3
+    four = [f"cache-{i}" for i in range(1, 5)]
+    eight = [f"cache-{i}" for i in range(1, 9)]
+    r4, r8 = Ring(four, 100), Ring(eight, 100)
+    l4, l8 = request_loads(r4, four, share), request_loads(r8, eight, share)
+    out["hot-key"] = [
+        f"expect max_over_mean == {num(max_over_mean(counts(r4, four, ks)))}",
+        f"expect requests_bound == {num(max(1, 4 * 0.3))}",
+        f"expect owner(key-42) == {r4.owner('key-42')}",
+        *bounds("requests_max_over_mean", max(l4.values()) * 4, 3),
+        f"expect requests_bound == {num(max(1, 8 * 0.3))}",
+        *bounds("requests_max_over_mean", max(l8.values()) * 8, 3),
+    ]
+
+    # cache-add: three caches, 160 points, 20,000 keys, Zipf s = 1.1; a
+    # fourth joins.
+    ks = keys(20000)
+    ranked = sorted(ks, key=lambda k: (sha64(f"0:{k}"), k.encode()))
+    weights = [r ** -1.1 for r in range(1, len(ks) + 1)]
+    total = math.fsum(weights)
+    share = {k: w / total for k, w in zip(ranked, weights)}
+    three = [f"cache-{i}" for i in range(1, 4)]
+    before, after = Ring(three, 160), Ring(three + ["cache-4"], 160)
+    moved = [k for k in ks if before.owner(k) != after.owner(k)]
+    out["cache-add"] = [
+        *bounds("hottest_share", max(share.values()), 4),
+        f"expect keys_moved == {len(moved)}",
+        *bounds("requests_moved", math.fsum(share[k] for k in moved), 4),
+    ]
+
+
 def main():
     if len(sys.argv) != 2:
         print("usage: scenario_ref.py SCENARIO_DIR", file=sys.stderr)
         return 2
     failed = 0
     exp = expected()
+    workload_expected(exp)
     for name, lines in exp.items():
         path = f"{sys.argv[1]}/{name}.ringsim"
         try:
