@@ -193,16 +193,6 @@ static int nodeset_load(sim *v, int64_t before, nodeset *x, rs_error *err)
             memcpy(v2.name, json_string_value(nm), v2.len);
             v2.name[v2.len] = 0;
         }
-        json_t *ja = json_array_get(e3, 4);
-        char *at = ja ? json_dumps(ja, JSON_COMPACT) : NULL;
-        rs_error ae;
-        if (ja && v2.name && (!at || sim__attrs_parse(at, &v2, &ae))) {
-            free(at);
-            x->nodes[x->n++] = v2;
-            rc = RINGSIM_EDB;
-            break;
-        }
-        free(at);
         if (v2.ntokens && (v2.tokens = malloc(v2.ntokens * sizeof *v2.tokens)))
             for (size_t k = 0; k < v2.ntokens; k++)
                 v2.tokens[k] = (int64_t)json_integer_value(json_array_get(tok, k));
