@@ -302,6 +302,16 @@ static int post_nodes(sim *s, const api_request *r, json_t **out, rs_error *err)
     return 201;
 }
 
+/* The answer of a change to one node: {"node", "operation"} (null when it
+ * changed nothing). */
+static int node_op_answer(sim *s, const api_request *r, int64_t op, json_t **out, rs_error *err)
+{
+    json_t *node = view_node_get(s, r->seg[1], r->seglen[1], err);
+    *out = json_pack("{s:o*, s:o}", "node", node, "operation",
+                     op ? op_json(s, op, err) : json_null());
+    return 200;
+}
+
 /* PATCH /api/nodes/{name} {"weight": W}: the node's weight changed in
  * place, one set_weight operation ("operation": null when W is the weight
  * it has). */
@@ -326,10 +336,7 @@ static int patch_node(sim *s, const api_request *r, json_t **out, rs_error *err)
     int64_t op = 0;
     if ((rc = sim_set_weight(s, r->seg[1], r->seglen[1], json_number_value(w), &op, err)))
         return rc;
-    json_t *node = view_node_get(s, r->seg[1], r->seglen[1], err);
-    *out = json_pack("{s:o*, s:o}", "node", node, "operation",
-                     op ? op_json(s, op, err) : json_null());
-    return 200;
+    return node_op_answer(s, r, op, out, err);
 }
 
 /* PUT /api/nodes/{name}/state {"state": "down"|"up"}: one set_state
@@ -355,10 +362,7 @@ static int put_node_state(sim *s, const api_request *r, json_t **out, rs_error *
     int64_t op = 0;
     if ((rc = sim_set_state(s, r->seg[1], r->seglen[1], down, &op, err)))
         return rc;
-    json_t *node = view_node_get(s, r->seg[1], r->seglen[1], err);
-    *out = json_pack("{s:o*, s:o}", "node", node, "operation",
-                     op ? op_json(s, op, err) : json_null());
-    return 200;
+    return node_op_answer(s, r, op, out, err);
 }
 
 /* POST /api/traffic/run {"requests", "concurrency", "seed"?, "factor"?,
