@@ -10,6 +10,7 @@
 #include "alg_envoy.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <xxhash.h>
 
 uint64_t envoy_key_hash(const char *key, size_t len) { return XXH64(key, len, 0); }
@@ -59,4 +60,17 @@ int envoy_normalize_weights(const alg_node *nodes, size_t n, double *weight, env
     hw->min_weight = min;
     hw->max_weight = max;
     return 0;
+}
+
+int envoy_with_weights(const alg_node *nodes, size_t n, envoy_weighted_fn fn, void *ud, rs_error *err)
+{
+    double *w = malloc((n ? n : 1) * sizeof *w);
+    if (!w)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    envoy_host_weights hw;
+    int rc = envoy_normalize_weights(nodes, n, w, &hw, err);
+    if (rc == 0)
+        rc = fn(&hw, ud, err);
+    free(w);
+    return rc;
 }

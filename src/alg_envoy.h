@@ -59,5 +59,11 @@ uint64_t envoy_key_hash(const char *key, size_t len);
  * n may be 0 (then *hw is empty, min 1.0, max 0.0). */
 int envoy_normalize_weights(const alg_node *nodes, size_t n, double *weight, envoy_host_weights *hw,
                             rs_error *err);
+/* envoy_normalize_weights into storage of its own, then fn(hw, ud, err):
+ * the builds of the ring and of Maglev's table start the same way.  fn's
+ * answer, or RINGSIM_ENOMEM / the refusal of the weights. */
+typedef int (*envoy_weighted_fn)(const envoy_host_weights *hw, void *ud, rs_error *err);
+int envoy_with_weights(const alg_node *nodes, size_t n, envoy_weighted_fn fn, void *ud,
+                       rs_error *err);
 
 #endif

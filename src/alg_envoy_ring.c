@@ -198,6 +198,19 @@ int envoy_ring_build_weighted(const envoy_host_weights *hw, uint64_t min_ring_si
     return 0;
 }
 
+typedef struct ring_args {
+    uint64_t min_ring_size, max_ring_size;
+    alg_point **points;
+    size_t *npoints;
+} ring_args;
+
+static int ring_weighted(const envoy_host_weights *hw, void *ud, rs_error *err)
+{
+    ring_args *a = ud;
+    return envoy_ring_build_weighted(hw, a->min_ring_size, a->max_ring_size, a->points, a->npoints,
+                                     NULL, err);
+}
+
 int envoy_ring_build(const alg_node *nodes, size_t n, uint64_t min_ring_size,
                      uint64_t max_ring_size, alg_point **points, size_t *npoints, rs_error *err)
 {
@@ -206,17 +219,8 @@ int envoy_ring_build(const alg_node *nodes, size_t n, uint64_t min_ring_size,
     int rc = envoy_ring_check_params(min_ring_size, max_ring_size, err);
     if (rc)
         return rc;
-    if (n == 0)
-        return 0;
-    double *w = malloc(n * sizeof *w);
-    if (!w)
-        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-    envoy_host_weights hw;
-    rc = envoy_normalize_weights(nodes, n, w, &hw, err);
-    if (rc == 0)
-        rc = envoy_ring_build_weighted(&hw, min_ring_size, max_ring_size, points, npoints, NULL, err);
-    free(w);
-    return rc;
+    ring_args a = {min_ring_size, max_ring_size, points, npoints};
+    return n ? envoy_with_weights(nodes, n, ring_weighted, &a, err) : 0;
 }
 
 size_t envoy_ring_lookup(const alg_point *points, size_t n, uint64_t hash, uint32_t attempt)

@@ -162,23 +162,25 @@ fail:
     return rc;
 }
 
+typedef struct maglev_args {
+    uint64_t table_size;
+    uint32_t **table;
+} maglev_args;
+
+static int maglev_weighted(const envoy_host_weights *hw, void *ud, rs_error *err)
+{
+    maglev_args *a = ud;
+    return maglev_build_weighted(hw, a->table_size, a->table, NULL, err);
+}
+
 int maglev_build(const alg_node *nodes, size_t n, uint64_t table_size, uint32_t **table, rs_error *err)
 {
     *table = NULL;
     int rc = maglev_check_table_size(table_size, err);
     if (rc)
         return rc;
-    if (n == 0)
-        return 0;
-    double *w = malloc(n * sizeof *w);
-    if (!w)
-        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-    envoy_host_weights hw;
-    rc = envoy_normalize_weights(nodes, n, w, &hw, err);
-    if (rc == 0)
-        rc = maglev_build_weighted(&hw, table_size, table, NULL, err);
-    free(w);
-    return rc;
+    maglev_args a = {table_size, table};
+    return n ? envoy_with_weights(nodes, n, maglev_weighted, &a, err) : 0;
 }
 
 /* Number of runs of equal owners in table[0..m). */

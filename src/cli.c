@@ -175,18 +175,25 @@ static void wrap(FILE *out, const char *text, int indent, int width)
     }
 }
 
+/* One command in a help listing: its synopsis, and its summary beside it
+ * or on the next line when the synopsis is long. */
+static void help_line(FILE *out, const cmd_def *d)
+{
+    char syn[256];
+    cmd_synopsis(d, syn, sizeof syn);
+    if (strlen(syn) <= 34)
+        fprintf(out, "  %-34s %s\n", syn, d->summary);
+    else
+        fprintf(out, "  %s\n  %-34s %s\n", syn, "", d->summary);
+}
+
 static void print_usage(FILE *out)
 {
     fprintf(out, "usage: ringsim [--db PATH] [--json] COMMAND [ARGS]\n\n");
     for (const cmd_def *d = cmd_table; d->name; d++) {
         if (d->flags & CMD_F_HIDDEN)
             continue;
-        char syn[256];
-        cmd_synopsis(d, syn, sizeof syn);
-        if (strlen(syn) <= 34)
-            fprintf(out, "  %-34s %s\n", syn, d->summary);
-        else
-            fprintf(out, "  %s\n  %-34s %s\n", syn, "", d->summary);
+        help_line(out, d);
     }
     fprintf(out, "\n--db defaults to $RINGSIM_DB or ./ringsim.db.  --json prints the API's "
                  "JSON.\n'ringsim help COMMAND' tells more; the manual is ringsim(1).\n");
@@ -226,12 +233,7 @@ static bool print_group_help(FILE *out, char **words, int n)
         if (!any)
             fprintf(out, "usage: ringsim %.*sCOMMAND [ARGS]\n\n", (int)len, prefix);
         any = true;
-        char syn[256];
-        cmd_synopsis(d, syn, sizeof syn);
-        if (strlen(syn) <= 34)
-            fprintf(out, "  %-34s %s\n", syn, d->summary);
-        else
-            fprintf(out, "  %s\n  %-34s %s\n", syn, "", d->summary);
+        help_line(out, d);
     }
     if (any)
         fprintf(out, "\n'ringsim help %.*sCOMMAND' tells more.\n", (int)len, prefix);

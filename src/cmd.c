@@ -438,14 +438,11 @@ static int run_node_rm(cmd_ctx *c)
     return rc ? rc : answer_change(c);
 }
 
-/* node weight NAME W: the same weight again changes nothing and records
- * nothing ("operation": null). */
-static int run_node_weight(cmd_ctx *c)
+/* The answer of a change to one node (weight, state): the node as it is
+ * now; a change that changed nothing says "operation": null, or in words
+ * "nothing changed: node NAME <same>". */
+static int answer_node_change(cmd_ctx *c, const char *name, const char *same)
 {
-    const char *name = c->l->args[0];
-    int rc = sim_set_weight(c->s, name, strlen(name), c->l->weight, &c->op, &c->err);
-    if (rc)
-        return rc;
     json_t *node = view_node_get(c->s, name, strlen(name), &c->err);
     c->extra = json_pack("{s:o*}", "node", node);
     if (c->op || !c->out)
@@ -454,9 +451,20 @@ static int run_node_weight(cmd_ctx *c)
         json_object_set_new(c->extra, "operation", json_null());
         print_json(c->out, c->extra);
     } else {
-        fprintf(c->out, "nothing changed: node %s already has weight %g\n", name, c->l->weight);
+        fprintf(c->out, "nothing changed: node %s %s\n", name, same);
     }
     return 0;
+}
+
+/* node weight NAME W: the same weight again changes nothing and records
+ * nothing ("operation": null). */
+static int run_node_weight(cmd_ctx *c)
+{
+    const char *name = c->l->args[0];
+    int rc = sim_set_weight(c->s, name, strlen(name), c->l->weight, &c->op, &c->err);
+    char same[64];
+    snprintf(same, sizeof same, "already has weight %g", c->l->weight);
+    return rc ? rc : answer_node_change(c, name, same);
 }
 
 /* node down NAME / node up NAME: one set_state operation; the state it
@@ -466,19 +474,7 @@ static int run_node_state(cmd_ctx *c)
     const char *name = c->l->args[0];
     bool down = !strcmp(c->l->def->name, "node down");
     int rc = sim_set_state(c->s, name, strlen(name), down, &c->op, &c->err);
-    if (rc)
-        return rc;
-    json_t *node = view_node_get(c->s, name, strlen(name), &c->err);
-    c->extra = json_pack("{s:o*}", "node", node);
-    if (c->op || !c->out)
-        return answer_change(c);
-    if (c->l->opt[CMD_O_JSON]) {
-        json_object_set_new(c->extra, "operation", json_null());
-        print_json(c->out, c->extra);
-    } else {
-        fprintf(c->out, "nothing changed: node %s is already %s\n", name, down ? "down" : "up");
-    }
-    return 0;
+    return rc ? rc : answer_node_change(c, name, down ? "is already down" : "is already up");
 }
 
 static sim_str *arg_strs(const cmd_line *l, rs_error *err)

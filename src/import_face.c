@@ -207,23 +207,37 @@ static void print_notes(FILE *out, json_t *imp)
     }
 }
 
-int import_face_run(cmd_ctx *c)
+typedef json_t *(*import_step)(sim *s, const import_result *r, int *line, rs_error *err);
+
+/* The command's text parsed and given to step (apply or preview); its
+ * answer, printed as JSON with --json (*printed then), or NULL with
+ * c->err filled. */
+static json_t *run_step(cmd_ctx *c, import_step step, bool *printed)
 {
     import_result *r = NULL;
     int line = 0;
     int rc = cli_parse(c, &r);
-    json_t *j = rc ? NULL : import_face_apply(c->s, r, &line, &c->err);
+    json_t *j = rc ? NULL : step(c->s, r, &line, &c->err);
     import_free(r);
-    if (!j)
-        return rc ? rc : c->err.code;
-    c->op = json_integer_value(json_object_get(json_object_get(j, "operation"), "id"));
-    c->extra = json_pack("{s:O}", "import", json_object_get(j, "import"));
-    if (c->out && c->l->opt[CMD_O_JSON]) {
+    *printed = j && c->out && c->l->opt[CMD_O_JSON];
+    if (*printed) {
         char *t = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         if (t)
             fprintf(c->out, "%s\n", t);
         free(t);
-    } else if (c->out) {
+    }
+    return j;
+}
+
+int import_face_run(cmd_ctx *c)
+{
+    bool printed;
+    json_t *j = run_step(c, import_face_apply, &printed);
+    if (!j)
+        return c->err.code;
+    c->op = json_integer_value(json_object_get(json_object_get(j, "operation"), "id"));
+    c->extra = json_pack("{s:O}", "import", json_object_get(j, "import"));
+    if (c->out && !printed) {
         json_t *imp = json_object_get(j, "import"), *op = json_object_get(j, "operation"), *e;
         const char *name = json_string_value(json_object_get(imp, "name"));
         fprintf(c->out, "imported %s%s%s%s: %zu node%s, algorithm %s\n",
@@ -259,19 +273,11 @@ int import_face_run(cmd_ctx *c)
 
 int import_face_run_preview(cmd_ctx *c)
 {
-    import_result *r = NULL;
-    int line = 0;
-    int rc = cli_parse(c, &r);
-    json_t *j = rc ? NULL : import_face_preview(c->s, r, &line, &c->err);
-    import_free(r);
+    bool printed;
+    json_t *j = run_step(c, import_face_preview, &printed);
     if (!j)
-        return rc ? rc : c->err.code;
-    if (c->out && c->l->opt[CMD_O_JSON]) {
-        char *t = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-        if (t)
-            fprintf(c->out, "%s\n", t);
-        free(t);
-    } else if (c->out) {
+        return c->err.code;
+    if (c->out && !printed) {
         json_int_t moved = json_integer_value(json_object_get(j, "keys_moved"));
         json_t *imp = json_object_get(j, "import");
         fprintf(c->out, "importing %s (%zu nodes, algorithm %s) would move %lld key%s",

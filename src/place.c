@@ -187,6 +187,18 @@ bool place_takes_param(const place_config *cfg, int param)
     return false;
 }
 
+uint32_t place_slot_count(const char *algorithm)
+{
+    const place_algo *a = place__find(algorithm);
+    return a && a->slot_text ? a->slots : 0;
+}
+
+char *place_slot_text(const char *algorithm, const uint32_t *owner)
+{
+    const place_algo *a = place__find(algorithm);
+    return a && a->slot_text ? a->slot_text(owner) : NULL;
+}
+
 json_t *place_config_json(const place_config *cfg, bool all)
 {
     const place_algo *a = place__find(cfg->algorithm);

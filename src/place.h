@@ -133,6 +133,13 @@ int place_config_from_json(place_config *cfg, const json_t *j, rs_error *err);
 /* Whether cfg's algorithm takes parameter param (a PP_ index).  false for
  * an unknown algorithm. */
 bool place_takes_param(const place_config *cfg, int param);
+/* For an algorithm whose layout is a map of slots held by the masters,
+ * which an import gives node by node (Redis Cluster): how many slots (0:
+ * the algorithm named has no slot map), and the layout state's text of a
+ * map, owner[0..slots) holding node ordinals (malloc'd; NULL when out of
+ * memory or without a slot map). */
+uint32_t place_slot_count(const char *algorithm);
+char *place_slot_text(const char *algorithm, const uint32_t *owner);
 /* Set one parameter by name ("table_size=65537" style from the CLI). */
 int place_config_set_param(place_config *cfg, const char *name, const char *value, rs_error *err);
 /* A short description, "ketama, 3 replicas". malloc'd. */

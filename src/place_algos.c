@@ -1028,6 +1028,15 @@ static void redis_trace(const placement *p, const char *key, size_t len, const p
     (void)p;
 }
 
+static char *redis_slot_text(const uint32_t *owner)
+{
+    size_t len = redis_format(owner, NULL, 0);
+    char *t = malloc(len + 1);
+    if (t)
+        redis_format(owner, t, len + 1);
+    return t;
+}
+
 static const place_algo algo_redis = {
     .name = "redis",
     .title = "Redis Cluster: 16384 hash slots",
@@ -1040,6 +1049,8 @@ static const place_algo algo_redis = {
     .coord_kind = PLACE_COORD_UNSIGNED,
     .col = PLACE_COL_COORD,
     .coord_param = -1,
+    .slots = REDIS_SLOTS,
+    .slot_text = redis_slot_text,
     .top = redis_top,
     .check_nodes = redis_check,
     .build = redis_build_op,

@@ -65,6 +65,12 @@ struct place_algo {
     bool leave_local; /* a leave moves only the leaver's keys */
     bool minimal;     /* a join or leave moves only what must move */
     bool tokens;      /* nodes may bring explicit tokens (Cassandra's initial_token) */
+    /* A layout that is a map of `slots` slots held by the nodes, which an
+     * import gives node by node (Redis Cluster): the layout state's text of
+     * owner[0..slots) (node ordinals), malloc'd; NULL when out of memory.
+     * slots 0: no slot map. */
+    uint32_t slots;
+    char *(*slot_text)(const uint32_t *owner);
     /* k->point indexes pts (a layout of points), so a lookup names the point */
     bool points;
     /* The points a layout of these nodes would hold, an upper bound computed

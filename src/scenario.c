@@ -769,18 +769,6 @@ static int collect_id(void *ud, const sim_op *op)
     return 0;
 }
 
-/* The configuration stored with an operation. */
-static int stored_config(const sim_op *o, place_config *cfg, rs_error *err)
-{
-    place_config_default(cfg);
-    json_t *j = o->config && *o->config ? json_loads(o->config, 0, NULL) : NULL;
-    int rc = j ? place_config_from_json(cfg, j, err)
-               : rs_fail(err, RINGSIM_EDB, "operation %lld has no readable configuration",
-                         (long long)o->id);
-    json_decref(j);
-    return rc;
-}
-
 /* The operations the state after `at` stands on, oldest first, and the
  * configuration they start from: the engine's walk (sim_chain_get), the
  * same one time travel replays. */
@@ -925,11 +913,10 @@ static int emit_key(void *ud, const char *k, size_t n)
 }
 
 /* Whether generate {prefix, start, count} made key. */
-static bool generated(json_t *gen, const char *key, size_t len)
+static bool generated(const sim_op_params *p, const char *key, size_t len)
 {
-    json_t *pre = json_object_get(gen, "prefix");
-    size_t pl = json_string_length(pre);
-    if (len <= pl || memcmp(key, json_string_value(pre), pl) != 0)
+    size_t pl = p->prefix.len;
+    if (len <= pl || memcmp(key, p->prefix.s, pl) != 0)
         return false;
     const char *d = key + pl;
     size_t dl = len - pl;
@@ -941,9 +928,7 @@ static bool generated(json_t *gen, const char *key, size_t len)
             return false;
         v = v * 10 + (uint64_t)(d[i] - '0');
     }
-    uint64_t start = (uint64_t)json_integer_value(json_object_get(gen, "start"));
-    uint64_t count = (uint64_t)json_integer_value(json_object_get(gen, "count"));
-    return v >= start && v - start < count;
+    return v >= p->start && v - p->start < p->count;
 }
 
 /* Whether key existed right before the recipe's operation i: the last
@@ -963,14 +948,15 @@ static int existed_before(exporter *x, size_t i, const char *key, size_t len, bo
             return rc;
         sim_op_type type = sim_op_type_of(o.type);
         bool ins = type == SIM_OP_INSERT_KEYS, del = type == SIM_OP_DELETE_KEYS;
-        json_t *p = ins || del ? json_loads(o.params, 0, NULL) : NULL;
-        json_t *gen = json_object_get(p, "generate");
+        sim_op_params p;
         keyscan ks = {key, len, false, x, false};
-        if (gen)
-            ks.found = generated(gen, key, len);
-        else if (ins || del)
-            rc = sim_log_keys(st, o.id, scan_key, &ks, err);
-        json_decref(p);
+        if ((ins || del) && !(rc = sim_op_params_read(&o, &p, err))) {
+            if (p.generated)
+                ks.found = generated(&p, key, len);
+            else
+                rc = sim_log_keys(st, o.id, scan_key, &ks, err);
+            sim_op_params_clear(&p);
+        }
         sim_op_clear(&o);
         if (rc < 0)
             return rc;
@@ -1003,80 +989,68 @@ static int put_op(exporter *x, size_t i, rs_error *err)
     int rc = sim_log_get(st, x->ops->v[i], &o, err);
     if (rc)
         return rc;
-    json_t *p = json_loads(o.params, 0, NULL);
-    json_t *name = json_object_get(p, "name"), *gen = json_object_get(p, "generate");
-    const char *nm = json_string_value(name);
-    size_t nl = json_string_length(name);
-    sim_op_type type = sim_op_type_of(o.type);
-    if (!p) {
-        rc = rs_fail(err, RINGSIM_EDB, "operation %lld has unreadable parameters", (long long)o.id);
-    } else if (type == SIM_OP_ADD_NODE && nm) {
+    sim_op_params p;
+    if ((rc = sim_op_params_read(&o, &p, err))) {
+        sim_op_clear(&o);
+        return rc;
+    }
+    const sim_node_spec *nd = &p.node;
+    const char *nm = nd->name;
+    size_t nl = nd->len;
+    sim_op_type type = p.type;
+    if (type == SIM_OP_ADD_NODE) {
         rc = sb_str(&x->b, "node add");
-        double w = json_number_value(json_object_get(p, "weight"));
-        if (!rc && w != 1) {
+        if (!rc && nd->weight != 1) {
             char t[40];
-            num_text(t, w);
+            num_text(t, nd->weight);
             rc = sb_printf(&x->b, " --weight %s", t);
         }
-        json_t *tok = json_object_get(p, "tokens"), *t;
-        size_t k;
-        json_array_foreach(tok, k, t)
-        {
-            if (!rc)
-                rc = sb_printf(&x->b, "%s%s", k ? "," : " --tokens ", json_string_value(t));
-        }
-        json_t *sid = json_object_get(p, "id"); /* HAProxy's server id */
-        if (!rc && json_is_integer(sid))
-            rc = sb_printf(&x->b, " --id %lld", (long long)json_integer_value(sid));
+        for (size_t k = 0; !rc && k < nd->ntokens; k++)
+            rc = sb_printf(&x->b, "%s%lld", k ? "," : " --tokens ", (long long)nd->tokens[k]);
+        if (!rc && nd->srv_id) /* HAProxy's server id */
+            rc = sb_printf(&x->b, " --id %lld", (long long)nd->srv_id);
         /* A node added down or as a backup (import); a Redis master's
          * replicas have no option and are not written. */
-        const char *ns = json_string_value(json_object_get(p, "state"));
-        if (!rc && json_is_true(json_object_get(p, "backup")))
+        if (!rc && nd->backup)
             rc = sb_str(&x->b, " --backup");
-        if (!rc && ns && !strcmp(ns, "down"))
+        if (!rc && nd->down)
             rc = sb_str(&x->b, " --down");
         if (!rc && nm[0] == '-')
             rc = sb_str(&x->b, " --");
         if (!rc)
             rc = put_word(x, nm, nl);
-    } else if (type == SIM_OP_SET_STATE && nm) {
-        const char *ns = json_string_value(json_object_get(p, "state"));
-        bool down = ns && !strcmp(ns, "down");
-        rc = sb_str(&x->b, down ? (nm[0] == '-' ? "node down --" : "node down")
-                                : (nm[0] == '-' ? "node up --" : "node up"));
+    } else if (type == SIM_OP_SET_STATE) {
+        rc = sb_str(&x->b, nd->down ? (nm[0] == '-' ? "node down --" : "node down")
+                                    : (nm[0] == '-' ? "node up --" : "node up"));
         if (!rc)
             rc = put_word(x, nm, nl);
-    } else if (type == SIM_OP_REMOVE_NODE && nm) {
+    } else if (type == SIM_OP_REMOVE_NODE) {
         rc = sb_str(&x->b, nm[0] == '-' ? "node rm --" : "node rm");
         if (!rc)
             rc = put_word(x, nm, nl);
-    } else if (type == SIM_OP_SET_WEIGHT && nm) {
+    } else if (type == SIM_OP_SET_WEIGHT) {
         char t[40];
-        num_text(t, json_number_value(json_object_get(p, "weight")));
+        num_text(t, nd->weight);
         rc = sb_str(&x->b, nm[0] == '-' ? "node weight --" : "node weight");
         if (!rc)
             rc = put_word(x, nm, nl);
         if (!rc)
             rc = sb_printf(&x->b, " %s", t);
-    } else if (type == SIM_OP_INSERT_KEYS && gen) {
-        json_t *pre = json_object_get(gen, "prefix");
-        rc = sb_printf(&x->b, "key gen %lld",
-                       (long long)json_integer_value(json_object_get(gen, "count")));
-        if (!rc && strcmp(json_string_value(pre) ? json_string_value(pre) : "", "key-") != 0) {
+    } else if (type == SIM_OP_INSERT_KEYS && p.generated) {
+        rc = sb_printf(&x->b, "key gen %llu", (unsigned long long)p.count);
+        if (!rc && (p.prefix.len != 4 || memcmp(p.prefix.s, "key-", 4) != 0)) {
             rc = sb_str(&x->b, " --prefix");
             if (!rc)
-                rc = put_word(x, json_string_value(pre), json_string_length(pre));
+                rc = put_word(x, p.prefix.s, p.prefix.len);
         }
         /* Always: the default start depends on what was generated before. */
-        json_int_t start = json_integer_value(json_object_get(gen, "start"));
         if (!rc)
-            rc = sb_printf(&x->b, " --start %lld", (long long)start);
+            rc = sb_printf(&x->b, " --start %llu", (unsigned long long)p.start);
     } else if (type == SIM_OP_INSERT_KEYS || type == SIM_OP_DELETE_KEYS) {
-        bool ins = o.type[0] == 'i';
+        bool ins = type == SIM_OP_INSERT_KEYS;
         keyscan ks = {NULL, 0, false, x, false};
         rc = sim_log_keys(st, o.id, dash_key, &ks, err);
-        json_int_t n = json_integer_value(json_object_get(p, "keys"));
-        if (!rc && ins && n == 1) {
+        if (!rc && ins && p.keys == 1) {
             /* one key: `key add KEY` is refused when KEY exists */
             first_key fk = {NULL, 0};
             rc = sim_log_keys(st, o.id, take_first, &fk, err);
@@ -1100,11 +1074,11 @@ static int put_op(exporter *x, size_t i, rs_error *err)
             rc = sim_log_keys(st, o.id, emit_key, &ks, err);
     } else if (type == SIM_OP_CONFIGURE) {
         place_config cfg;
-        if (!(rc = stored_config(&o, &cfg, err)))
+        if (!(rc = sim_op_config(&o, &cfg, err)))
             rc = put_config(x, &cfg, false);
         goto out; /* put_config ends its line */
     } else if (type == SIM_OP_WORKLOAD) {
-        rc = put_workload(x, p);
+        rc = put_workload(x, p.json);
     } else if (type == SIM_OP_IMPORT) {
         rc = rs_fail(err, RINGSIM_EPARAM,
                      "operation %lld is an import (%s): a scenario cannot hold the imported "
@@ -1118,7 +1092,7 @@ done:
     if (!rc)
         rc = sb_str(&x->b, "\n");
 out:
-    json_decref(p);
+    sim_op_params_clear(&p);
     sim_op_clear(&o);
     if (rc == RINGSIM_ENOMEM || rc == RINGSIM_EINTERNAL)
         rs_fail(err, RINGSIM_ENOMEM, "out of memory");
@@ -1169,7 +1143,7 @@ int scenario_export(sim *s, int64_t at, char **text, size_t *len, rs_error *err)
             break;
         bool cfg = sim_op_type_of(o.type) == SIM_OP_CONFIGURE;
         if (cfg)
-            rc = stored_config(&o, &start, err);
+            rc = sim_op_config(&o, &start, err);
         sim_op_clear(&o);
         if (!cfg)
             break;

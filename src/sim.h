@@ -158,6 +158,36 @@ typedef struct sim_node_spec {
     size_t nreplicas;
 } sim_node_spec;
 int sim_add_node_spec(sim *s, const sim_node_spec *spec, int64_t *op, rs_error *err);
+/* An operation's parameters, decoded once for every reader (replay, undo,
+ * diff, the workload cache, scenario export, the views): the one place that
+ * knows the members each type logs.  sim_op_params_read fails with
+ * RINGSIM_EDB ("operation N has unreadable parameters") when a member has
+ * the wrong shape, and RINGSIM_ENOMEM. */
+typedef struct sim_op_params {
+    sim_op_type type;
+    json_t *json; /* the whole object: configure, import and workload read their own members */
+    /* add_node: everything; remove_node: the name; set_weight: name and
+     * weight; set_state: name and down.  Strings borrowed from json. */
+    sim_node_spec node;
+    bool has_node; /* a node operation with a readable name */
+    /* insert_keys made by `key gen`: prefix + (start .. start+count-1). */
+    bool generated;
+    sim_str prefix;
+    uint64_t start, count;
+    int64_t keys;           /* insert_keys/delete_keys: how many keys the operation listed */
+    int64_t to;             /* revert: its target; -1 for the others */
+    int64_t *tokens_;       /* owned by the decoder */
+    const char **replicas_; /* owned by the decoder */
+} sim_op_params;
+int sim_op_params_read(const sim_op *o, sim_op_params *out, rs_error *err);
+/* The configuration an operation left (the log's config): RINGSIM_EDB when
+ * it is unreadable. */
+int sim_op_config(const sim_op *o, place_config *cfg, rs_error *err);
+void sim_op_params_clear(sim_op_params *p);
+/* The key `key gen` makes for number n (prefix + its decimal) into buf,
+ * which has room for NAME_BUF + 24 bytes (a prefix is under NAME_BUF); its
+ * length. */
+size_t sim_generated_key(sim_str prefix, uint64_t n, char *buf);
 int sim_remove_node(sim *s, const char *name, size_t len, int64_t *op, rs_error *err);
 /* Inserts the keys that are new; the rest (existing, or repeated in the
  * list) are skipped and counted -- or, when strict, refused with

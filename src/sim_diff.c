@@ -277,42 +277,30 @@ static int compose_op(compose *c, const store_op *o)
         int rc = store_moves_page(s->st, o->id, 0, -1, &total, on_move, c, c->err);
         if (rc || (type != SIM_OP_ADD_NODE && type != SIM_OP_REMOVE_NODE))
             return rc;
-        json_t *p = json_loads(o->params, 0, NULL), *nm = json_object_get(p, "name");
-        rc = json_is_string(nm)
-                 ? event(c, &c->nodes, json_string_value(nm), json_string_length(nm),
-                         kind_of(c, type == SIM_OP_ADD_NODE ? EV_INSERT : EV_DELETE), OWNER_NONE,
-                         OWNER_NONE)
-                 : rs_fail(c->err, RINGSIM_EDB, "operation %lld has unreadable parameters",
-                           (long long)o->id);
-        json_decref(p);
+        sim_op_params p;
+        if ((rc = sim_op_params_read(o, &p, c->err)))
+            return rc;
+        rc = event(c, &c->nodes, p.node.name, p.node.len,
+                   kind_of(c, type == SIM_OP_ADD_NODE ? EV_INSERT : EV_DELETE), OWNER_NONE,
+                   OWNER_NONE);
+        sim_op_params_clear(&p);
         return rc;
     }
     /* Which keys an insert that skipped some found there is not recorded
      * (skipped < 0: not known, logged before schema 3). */
     keys_ev x = {c, kind_of(c, !ins ? EV_DELETE : o->skipped ? EV_INSERT_MAYBE : EV_INSERT)};
-    json_t *p = ins && strstr(o->params, "generate") ? json_loads(o->params, 0, NULL) : NULL;
-    json_t *gen = json_object_get(p, "generate");
-    int rc = 0;
-    if (gen) {
-        json_t *pre = json_object_get(gen, "prefix");
-        size_t plen = json_string_length(pre);
-        uint64_t start = (uint64_t)json_integer_value(json_object_get(gen, "start"));
-        uint64_t count = (uint64_t)json_integer_value(json_object_get(gen, "count"));
+    sim_op_params p;
+    int rc = sim_op_params_read(o, &p, c->err);
+    if (rc)
+        return rc;
+    if (p.generated) {
         char buf[NAME_BUF + 24];
-        if (plen >= NAME_BUF)
-            rc = rs_fail(c->err, RINGSIM_EDB, "operation %lld has unreadable parameters",
-                         (long long)o->id);
-        else if (plen)
-            memcpy(buf, json_string_value(pre), plen);
-        for (uint64_t i = 0; !rc && i < count; i++) {
-            size_t len = plen + (size_t)snprintf(buf + plen, sizeof buf - plen, "%llu",
-                                                 (unsigned long long)(start + i));
-            rc = on_key(&x, buf, len);
-        }
+        for (uint64_t i = 0; !rc && i < p.count; i++)
+            rc = on_key(&x, buf, sim_generated_key(p.prefix, p.start + i, buf));
     } else {
         rc = store_op_keys_each(s->st, o->id, on_key, &x, c->err);
     }
-    json_decref(p);
+    sim_op_params_clear(&p);
     if (rc == RINGSIM_ENOMEM)
         rs_fail(c->err, rc, "out of memory");
     return rc;
@@ -869,11 +857,10 @@ static int config_after(sim *s, int64_t at, json_t **out, rs_error *err)
         int rc = store_op_get(s->st, at, &o, err);
         if (rc)
             return rc;
-        rc = sim__config_from_json(o.config, &cfg);
+        rc = sim_op_config(&o, &cfg, err);
         store_op_clear(&o);
         if (rc)
-            return rs_fail(err, RINGSIM_EDB, "operation %lld has no readable configuration",
-                           (long long)at);
+            return rc;
     }
     *out = place_config_json(&cfg, true);
     return *out ? 0 : rs_fail(err, RINGSIM_ENOMEM, "out of memory");

@@ -290,53 +290,21 @@ static int replay_op(void *ud, const store_op *o)
         if (rc)
             return rc;
     }
-    json_t *p = json_loads(o->params, 0, NULL);
-    if (!p)
-        return rs_fail(r->err, RINGSIM_EDB, "operation %lld has unreadable parameters",
-                       (long long)o->id);
-    json_t *name = json_object_get(p, "name");
-    json_t *gen = json_object_get(p, "generate");
+    sim_op_params p;
+    if ((rc = sim_op_params_read(o, &p, r->err)))
+        return rc;
+    const sim_node_spec *nd = &p.node;
     if (type == SIM_OP_ADD_NODE) {
-        json_t *jt = json_object_get(p, "tokens");
-        size_t nt = json_array_size(jt);
-        int64_t *tok = nt ? calloc(nt, sizeof *tok) : NULL;
-        for (size_t i = 0; tok && i < nt; i++)
-            tok[i] = strtoll(json_string_value(json_array_get(jt, i))
-                                 ? json_string_value(json_array_get(jt, i))
-                                 : "0",
-                             NULL, 10);
-        node sv = {0};
-        int src = sim__states_from_json(p, &sv);
-        sim_node_spec spec = {json_string_value(name),
-                              json_string_length(name),
-                              json_number_value(json_object_get(p, "weight")),
-                              tok,
-                              nt,
-                              (int64_t)json_integer_value(json_object_get(p, "id")),
-                              sv.down,
-                              sv.backup,
-                              (const char *const *)sv.replicas,
-                              sv.nreplicas};
-        rc = (nt && !tok) || src == RINGSIM_ENOMEM ? rs_fail(r->err, RINGSIM_ENOMEM, "out of memory")
-             : src ? rs_fail(r->err, RINGSIM_EDB, "unreadable node states")
-                   : sim_add_node_spec(m, &spec, &dummy, r->err);
-        free(tok);
-        sim__node_free(&sv);
+        rc = sim_add_node_spec(m, nd, &dummy, r->err);
     } else if (type == SIM_OP_REMOVE_NODE) {
-        rc = sim_remove_node(m, json_string_value(name), json_string_length(name), &dummy, r->err);
+        rc = sim_remove_node(m, nd->name, nd->len, &dummy, r->err);
     } else if (type == SIM_OP_SET_WEIGHT) {
-        rc = sim_set_weight(m, json_string_value(name), json_string_length(name),
-                            json_number_value(json_object_get(p, "weight")), &dummy, r->err);
+        rc = sim_set_weight(m, nd->name, nd->len, nd->weight, &dummy, r->err);
     } else if (type == SIM_OP_SET_STATE) {
-        const char *st = json_string_value(json_object_get(p, "state"));
-        rc = sim_set_state(m, json_string_value(name), json_string_length(name),
-                           st && !strcmp(st, "down"), &dummy, r->err);
-    } else if (type == SIM_OP_INSERT_KEYS && gen) {
-        json_t *pre = json_object_get(gen, "prefix");
-        rc = sim_generate_keys(m, json_string_value(pre), json_string_length(pre),
-                               (uint64_t)json_integer_value(json_object_get(gen, "start")),
-                               (uint64_t)json_integer_value(json_object_get(gen, "count")), &ins,
-                               &skip, &dummy, r->err);
+        rc = sim_set_state(m, nd->name, nd->len, nd->down, &dummy, r->err);
+    } else if (type == SIM_OP_INSERT_KEYS && p.generated) {
+        rc = sim_generate_keys(m, p.prefix.s, p.prefix.len, p.start, p.count, &ins, &skip, &dummy,
+                               r->err);
         if (!rc && skip > 0) {
             char mk[48];
             skipped_name(mk, sizeof mk, o->id);
@@ -346,17 +314,17 @@ static int replay_op(void *ud, const store_op *o)
         rc = replay_keys(r, o, type == SIM_OP_INSERT_KEYS);
     } else if (type == SIM_OP_CONFIGURE) {
         place_config cfg;
-        sim__config_from_json(o->config, &cfg);
-        rc = sim_configure(m, &cfg, &dummy, r->err);
+        if (!(rc = sim_op_config(o, &cfg, r->err)))
+            rc = sim_configure(m, &cfg, &dummy, r->err);
     } else if (type == SIM_OP_WORKLOAD) {
-        rc = replay_workload(m, p, r->err);
+        rc = replay_workload(m, p.json, r->err);
     } else if (type == SIM_OP_IMPORT) {
-        rc = sim__import_replay(m, p, o->config, &dummy, r->err);
+        rc = sim__import_replay(m, o, p.json, &dummy, r->err);
     } else {
         rc = rs_fail(r->err, RINGSIM_EDB, "operation %lld of type %s cannot be replayed here",
                      (long long)o->id, o->type);
     }
-    json_decref(p);
+    sim_op_params_clear(&p);
     if (rc && rc != RINGSIM_ECANCELED) {
         char msg[sizeof r->err->msg];
         snprintf(msg, sizeof msg, "%s", r->err->msg);
@@ -407,14 +375,12 @@ int sim_chain_get(sim *s, int64_t at, sim_chain *out, rs_error *err)
         if ((rc = store_op_get(s->st, base, &o, err)))
             break;
         if (sim_op_type_of(o.type) == SIM_OP_RESET) {
-            if (sim__config_from_json(o.config, &out->start))
-                rc = rs_fail(err, RINGSIM_EDB, "operation %lld has no readable configuration",
-                             (long long)base);
+            rc = sim_op_config(&o, &out->start, err);
             cur = 0;
         } else {
-            json_t *p = json_loads(o.params, 0, NULL);
-            int64_t to = p ? json_integer_value(json_object_get(p, "to")) : -1;
-            json_decref(p);
+            sim_op_params p;
+            int64_t to = sim_op_params_read(&o, &p, err) ? -1 : p.to;
+            sim_op_params_clear(&p);
             if (to < 0 || to >= base)
                 rc = rs_fail(err, RINGSIM_EDB, "operation %lld: bad revert target", (long long)base);
             cur = to;
@@ -870,21 +836,20 @@ static int undo_collect(void *ud, const store_op *o)
     } else if (type == SIM_OP_DELETE_KEYS) {
         u.kind = UNDO_DELETE;
     } else if (type == SIM_OP_INSERT_KEYS) {
-        json_t *p = json_loads(o->params, 0, NULL);
-        json_t *gen = json_object_get(p, "generate");
-        u.kind = UNDO_INSERT;
-        if (gen) {
-            json_t *pre = json_object_get(gen, "prefix");
-            u.kind = UNDO_GENERATE;
-            u.plen = json_string_length(pre);
-            u.prefix = strndup(json_string_value(pre) ? json_string_value(pre) : "", u.plen);
-            u.start = (uint64_t)json_integer_value(json_object_get(gen, "start"));
-            u.count = (uint64_t)json_integer_value(json_object_get(gen, "count"));
+        sim_op_params p;
+        int rc = sim_op_params_read(o, &p, l->err);
+        if (rc)
+            return rc;
+        u.kind = p.generated ? UNDO_GENERATE : UNDO_INSERT;
+        if (p.generated) {
+            u.plen = p.prefix.len;
+            u.prefix = strndup(p.prefix.s, p.prefix.len);
+            u.start = p.start;
+            u.count = p.count;
         }
-        json_decref(p);
-        if (!p || (gen && !u.prefix))
-            return rs_fail(l->err, RINGSIM_EDB, "operation %lld has unreadable parameters",
-                           (long long)o->id);
+        sim_op_params_clear(&p);
+        if (u.kind == UNDO_GENERATE && !u.prefix)
+            return rs_fail(l->err, RINGSIM_ENOMEM, "out of memory");
     }
     l->v[l->n++] = u;
     return 0;
@@ -907,10 +872,8 @@ static int undo_keys(sim *s, sim *v, const undo_op *u, rs_error *err)
     int rc = 0;
     if (u->kind == UNDO_GENERATE) {
         char buf[NAME_BUF + 24];
-        memcpy(buf, u->prefix, u->plen);
         for (uint64_t i = 0; !rc && i < u->count; i++) {
-            size_t len = u->plen +
-                         (size_t)sprintf(buf + u->plen, "%llu", (unsigned long long)(u->start + i));
+            size_t len = sim_generated_key((sim_str){u->prefix, u->plen}, u->start + i, buf);
             rc = sim__kl_collect_str(&l, buf, len);
         }
         if (rc)

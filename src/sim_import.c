@@ -31,7 +31,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alg_redis.h"
 #include "import.h"
 
 static json_t *node_params(const import_node *n)
@@ -94,15 +93,16 @@ static int node_check(const import_node *n, int *line, rs_error *err)
     return rc;
 }
 
-/* The Redis masters' slots as the slot map's text (ordinals in the nodes'
- * order); every slot must have a master, as ringsim's map always covers
- * them all. */
-static int redis_layout(const json_t *nodes, char **out, rs_error *err)
+/* The masters' slots as the slot map's text (ordinals in the nodes'
+ * order), for an algorithm whose layout is one (place_slot_count); every
+ * slot must have a master, as ringsim's map always covers them all. */
+static int slot_layout(const char *algorithm, const json_t *nodes, char **out, rs_error *err)
 {
-    uint32_t *owner = malloc(REDIS_SLOTS * sizeof *owner);
+    uint32_t slots = place_slot_count(algorithm);
+    uint32_t *owner = malloc(slots * sizeof *owner);
     if (!owner)
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-    for (size_t i = 0; i < REDIS_SLOTS; i++)
+    for (size_t i = 0; i < slots; i++)
         owner[i] = UINT32_MAX;
     json_t *n, *r;
     size_t i, k;
@@ -113,7 +113,7 @@ static int redis_layout(const json_t *nodes, char **out, rs_error *err)
         {
             json_int_t a = json_integer_value(json_array_get(r, 0));
             json_int_t b = json_integer_value(json_array_get(r, 1));
-            if (a < 0 || b < a || b >= (json_int_t)REDIS_SLOTS) {
+            if (a < 0 || b < a || b >= (json_int_t)slots) {
                 rc = rs_fail(err, RINGSIM_EDB, "import: a slot range is damaged");
                 break;
             }
@@ -122,22 +122,17 @@ static int redis_layout(const json_t *nodes, char **out, rs_error *err)
         }
     }
     size_t none = 0, first = 0;
-    for (size_t sl = 0; !rc && sl < REDIS_SLOTS; sl++)
+    for (size_t sl = 0; !rc && sl < slots; sl++)
         if (owner[sl] == UINT32_MAX && none++ == 0)
             first = sl;
     if (!rc && none)
         rc = rs_fail(err, RINGSIM_EPARAM,
-                     "%zu of 16384 slots have no master (the first is %zu): ringsim's redis "
+                     "%zu of %u slots have no master (the first is %zu): ringsim's %s "
                      "places every slot on a master; assign them (CLUSTER ADDSLOTS) and import "
                      "again",
-                     none, first);
-    if (!rc) {
-        size_t len = redis_format(owner, NULL, 0);
-        if (!(*out = malloc(len + 1)))
-            rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-        else
-            redis_format(owner, *out, len + 1);
-    }
+                     none, (unsigned)slots, first, algorithm);
+    if (!rc && !(*out = place_slot_text(algorithm, owner)))
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     free(owner);
     return rc;
 }
@@ -156,49 +151,27 @@ static int nodes_from_params(const json_t *arr, node **out, size_t *count, rs_er
     node *v = calloc(n + 1, sizeof *v);
     int rc = v ? 0 : RINGSIM_ENOMEM;
     for (size_t i = 0; !rc && i < n; i++) {
-        json_t *e = json_array_get(arr, i), *nm = json_object_get(e, "name");
-        json_t *tok = json_object_get(e, "tokens"), *rep = json_object_get(e, "replicas");
+        sim_node_spec sp;
+        int64_t *tok = NULL;
+        const char **rep = NULL;
         node *x = &v[got];
-        if (!json_is_string(nm)) {
-            rc = RINGSIM_EDB;
-            break;
-        }
-        x->len = json_string_length(nm);
-        x->name = strndup(json_string_value(nm), x->len);
-        x->weight = json_number_value(json_object_get(e, "weight"));
-        x->srv_id = (int64_t)json_integer_value(json_object_get(e, "id"));
-        x->down = json_is_string(json_object_get(e, "state")) &&
-                  !strcmp(json_string_value(json_object_get(e, "state")), "down");
-        x->backup = json_is_true(json_object_get(e, "backup"));
-        got++;
-        if (!x->name) {
+        rc = sim__spec_from_json(json_array_get(arr, i), &sp, &tok, &rep);
+        if (!rc && !(x->name = strndup(sp.name, sp.len)))
             rc = RINGSIM_ENOMEM;
-            break;
+        if (!rc) {
+            got++;
+            x->len = sp.len;
+            x->weight = sp.weight;
+            x->srv_id = sp.srv_id;
+            x->down = sp.down;
+            x->backup = sp.backup;
+            x->tokens = tok; /* the node owns them now */
+            x->ntokens = sp.ntokens;
+            tok = NULL;
+            rc = sim__node_set_replicas(x, sp.replicas, sp.nreplicas);
         }
-        size_t nt = json_array_size(tok);
-        if (nt && !(x->tokens = malloc(nt * sizeof *x->tokens))) {
-            rc = RINGSIM_ENOMEM;
-            break;
-        }
-        for (size_t k = 0; k < nt; k++) {
-            const char *t = json_string_value(json_array_get(tok, k));
-            x->tokens[k] = t ? strtoll(t, NULL, 10) : 0;
-        }
-        x->ntokens = nt;
-        size_t nr = json_array_size(rep);
-        if (nr && !(x->replicas = calloc(nr, sizeof *x->replicas))) {
-            rc = RINGSIM_ENOMEM;
-            break;
-        }
-        for (size_t k = 0; !rc && k < nr; k++) {
-            const char *r = json_string_value(json_array_get(rep, k));
-            if (!r)
-                rc = RINGSIM_EDB;
-            else if (!(x->replicas[x->nreplicas] = strdup(r)))
-                rc = RINGSIM_ENOMEM;
-            else
-                x->nreplicas++;
-        }
+        free(tok);
+        free(rep);
     }
     if (rc) {
         nodes_free(v, got);
@@ -219,8 +192,8 @@ static int import_apply(sim *s, json_t *params, const place_config *cfg, int64_t
     int rc = place_config_check(cfg, err);
     if (!rc)
         rc = nodes_from_params(nodes, &tn, &n, err);
-    if (!rc && !strcmp(cfg->algorithm, "redis") && n)
-        rc = redis_layout(nodes, &layout, err);
+    if (!rc && place_slot_count(cfg->algorithm) && n)
+        rc = slot_layout(cfg->algorithm, nodes, &layout, err);
     const char *fmt = json_string_value(json_object_get(params, "format"));
     const char *name = json_string_value(json_object_get(params, "name"));
     if (!rc && asprintf(&subject, "%s%s%s: %zu node%s", fmt ? fmt : "import",
@@ -249,7 +222,9 @@ int sim_import_check(const import_result *r, int *line, rs_error *err)
     int rc = 0;
     for (size_t i = 0; !rc && i < import_node_count(r); i++)
         rc = node_check(import_node_at(r, i), line, err);
-    if (rc || strcmp(import_result_algorithm(r), "redis") != 0 || !import_node_count(r))
+    const char *alg = import_result_algorithm(r);
+    uint32_t slots = place_slot_count(alg);
+    if (rc || !slots || !import_node_count(r))
         return rc;
     size_t covered = 0; /* the parser refuses a slot held twice */
     for (size_t i = 0; i < import_node_count(r); i++) {
@@ -257,11 +232,11 @@ int sim_import_check(const import_result *r, int *line, rs_error *err)
         for (size_t k = 0; k < n->nslots; k++)
             covered += (size_t)(n->slots[k].last - n->slots[k].first) + 1;
     }
-    if (covered < REDIS_SLOTS)
+    if (covered < slots)
         rc = rs_fail(err, RINGSIM_EPARAM,
-                     "%zu of 16384 slots have no master: ringsim's redis places every slot on a "
+                     "%zu of %u slots have no master: ringsim's %s places every slot on a "
                      "master; assign them (CLUSTER ADDSLOTS) and import again",
-                     (size_t)REDIS_SLOTS - covered);
+                     (size_t)slots - covered, (unsigned)slots, alg);
     return rc;
 }
 
@@ -305,12 +280,11 @@ int sim_import(sim *s, const import_result *r, int64_t *op, rs_error *err)
     return sim_import_ex(s, r, NULL, op, err);
 }
 
-int sim__import_replay(sim *s, const json_t *params, const char *config, int64_t *op, rs_error *err)
+int sim__import_replay(sim *s, const sim_op *o, const json_t *params, int64_t *op, rs_error *err)
 {
     place_config cfg;
-    if (sim__config_from_json(config, &cfg))
-        return rs_fail(err, RINGSIM_EDB, "import: the logged configuration is damaged");
-    return import_apply(s, (json_t *)params, &cfg, op, err);
+    int rc = sim_op_config(o, &cfg, err);
+    return rc ? rc : import_apply(s, (json_t *)params, &cfg, op, err);
 }
 
 /* ---- the import the state stands on ---- */

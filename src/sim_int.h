@@ -160,6 +160,13 @@ char *sim__attrs_text(const node *x, bool *failed);
 /* Read stored attributes into x (0, or RINGSIM_EDB when damaged). */
 int sim__attrs_parse(const char *text, node *x, rs_error *err);
 
+/* sim_params.c */
+/* A node object as add_node and import log it into spec (strings borrowed
+ * from o); *tokens and *replicas receive what the caller frees (also on
+ * failure).  RINGSIM_EDB when damaged, RINGSIM_ENOMEM. */
+int sim__spec_from_json(const json_t *o, sim_node_spec *spec, int64_t **tokens,
+                        const char ***replicas);
+
 /* sim_states.c */
 /* Copy src's states (down, backup, replicas) into dst, whose replicas must
  * be none; 0 or RINGSIM_ENOMEM (dst then has none). */
@@ -182,7 +189,7 @@ int sim__retopologize_to(opctx *c, const state *old, const char *layout, rs_erro
 /* sim_import.c */
 /* Apply a logged import again from its params (the parsed nodes, layout)
  * and its stored configuration. */
-int sim__import_replay(sim *s, const json_t *params, const char *config, int64_t *op, rs_error *err);
+int sim__import_replay(sim *s, const sim_op *o, const json_t *params, int64_t *op, rs_error *err);
 
 /* sim_history.c */
 int sim__diff_run(sim *s, store *have, store *want, const diff *d, rs_error *err);

@@ -1,0 +1,176 @@
+/* The one decoder of an operation's logged parameters (sim.h
+ * sim_op_params).  The writers are the operations themselves (sim_ops.c,
+ * sim_states.c, sim_history.c's revert, sim_import.c, sim_workload.c); every
+ * reader -- replay, undo, diff, the workload cache, scenario export, the
+ * views -- asks this file, so the members a type logs are known here only.
+ *
+ * What each type logs (params, JSON object):
+ *   add_node     {"name", "weight", "tokens"?: ["decimal"...], "id"?,
+ *                 "state"?: "down"|"up", "backup"?, "replicas"?: [...]}
+ *   remove_node  {"name"}
+ *   set_weight   {"name", "weight"}
+ *   set_state    {"name", "state"}
+ *   insert_keys  {"keys": n} or {"generate": {"prefix", "start", "count"}, ...}
+ *   delete_keys  {"keys": n}
+ *   revert       {"to"}
+ *   configure, import, workload, reset: their own objects (json). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_int.h"
+
+void sim_op_params_clear(sim_op_params *p)
+{
+    json_decref(p->json);
+    free(p->tokens_);
+    free(p->replicas_);
+    memset(p, 0, sizeof *p);
+    p->to = -1;
+}
+
+int sim__spec_from_json(const json_t *o, sim_node_spec *spec, int64_t **tokens, const char ***replicas)
+{
+    json_t *nm = json_object_get(o, "name"), *w = json_object_get(o, "weight");
+    json_t *tok = json_object_get(o, "tokens"), *id = json_object_get(o, "id");
+    json_t *st = json_object_get(o, "state"), *bk = json_object_get(o, "backup");
+    json_t *rp = json_object_get(o, "replicas");
+    memset(spec, 0, sizeof *spec);
+    *tokens = NULL;
+    *replicas = NULL;
+    if (!json_is_string(nm) || (w && !json_is_number(w)) || (tok && !json_is_array(tok)) ||
+        (id && !json_is_integer(id)) || (st && !json_is_string(st)) ||
+        (bk && !json_is_boolean(bk)) || (rp && !json_is_array(rp)))
+        return RINGSIM_EDB;
+    const char *sv = st ? json_string_value(st) : "up";
+    if (strcmp(sv, "down") != 0 && strcmp(sv, "up") != 0)
+        return RINGSIM_EDB;
+    spec->name = json_string_value(nm);
+    spec->len = json_string_length(nm);
+    spec->weight = w ? json_number_value(w) : 1;
+    spec->srv_id = id ? (int64_t)json_integer_value(id) : 0;
+    spec->down = !strcmp(sv, "down");
+    spec->backup = json_is_true(bk);
+    size_t nt = json_array_size(tok), nr = json_array_size(rp);
+    if ((nt && !(*tokens = malloc(nt * sizeof **tokens))) ||
+        (nr && !(*replicas = malloc(nr * sizeof **replicas)))) {
+        free(*tokens);
+        *tokens = NULL;
+        return RINGSIM_ENOMEM;
+    }
+    for (size_t i = 0; i < nt; i++) {
+        const char *t = json_string_value(json_array_get(tok, i));
+        char *end = NULL;
+        (*tokens)[i] = t ? strtoll(t, &end, 10) : 0;
+        if (!t || end == t || *end)
+            return RINGSIM_EDB; /* the caller frees what was allocated */
+    }
+    for (size_t i = 0; i < nr; i++)
+        if (!((*replicas)[i] = json_string_value(json_array_get(rp, i))))
+            return RINGSIM_EDB;
+    spec->tokens = *tokens;
+    spec->ntokens = nt;
+    spec->replicas = *replicas;
+    spec->nreplicas = nr;
+    return 0;
+}
+
+static int node_params(sim_op_params *p)
+{
+    json_t *o = p->json, *nm = json_object_get(o, "name");
+    if (p->type == SIM_OP_ADD_NODE)
+        return sim__spec_from_json(o, &p->node, &p->tokens_, &p->replicas_);
+    if (!json_is_string(nm))
+        return RINGSIM_EDB;
+    p->node.name = json_string_value(nm);
+    p->node.len = json_string_length(nm);
+    if (p->type == SIM_OP_SET_WEIGHT) {
+        json_t *w = json_object_get(o, "weight");
+        if (!json_is_number(w))
+            return RINGSIM_EDB;
+        p->node.weight = json_number_value(w);
+    } else if (p->type == SIM_OP_SET_STATE) {
+        const char *st = json_string_value(json_object_get(o, "state"));
+        if (!st || (strcmp(st, "down") != 0 && strcmp(st, "up") != 0))
+            return RINGSIM_EDB;
+        p->node.down = !strcmp(st, "down");
+    }
+    return 0;
+}
+
+static int keys_params(sim_op_params *p)
+{
+    json_t *n = json_object_get(p->json, "keys"), *gen = json_object_get(p->json, "generate");
+    if (n && !json_is_integer(n))
+        return RINGSIM_EDB;
+    p->keys = n ? (int64_t)json_integer_value(n) : 0;
+    if (!gen)
+        return 0;
+    json_t *pre = json_object_get(gen, "prefix"), *start = json_object_get(gen, "start");
+    json_t *count = json_object_get(gen, "count");
+    if (p->type != SIM_OP_INSERT_KEYS || !json_is_string(pre) ||
+        json_string_length(pre) >= NAME_BUF || !json_is_integer(start) || !json_is_integer(count) ||
+        json_integer_value(start) < 0 || json_integer_value(count) < 0)
+        return RINGSIM_EDB;
+    p->generated = true;
+    p->prefix = (sim_str){json_string_value(pre), json_string_length(pre)};
+    p->start = (uint64_t)json_integer_value(start);
+    p->count = (uint64_t)json_integer_value(count);
+    return 0;
+}
+
+int sim_op_params_read(const sim_op *o, sim_op_params *out, rs_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->to = -1;
+    out->type = sim_op_type_of(o->type);
+    json_error_t je;
+    int rc = (out->json = json_loads(o->params ? o->params : "", 0, &je)) && json_is_object(out->json)
+                 ? 0
+                 : RINGSIM_EDB;
+    switch (rc ? SIM_OP_UNKNOWN : out->type) {
+    case SIM_OP_ADD_NODE:
+    case SIM_OP_REMOVE_NODE:
+    case SIM_OP_SET_WEIGHT:
+    case SIM_OP_SET_STATE:
+        rc = node_params(out);
+        out->has_node = !rc;
+        break;
+    case SIM_OP_INSERT_KEYS:
+    case SIM_OP_DELETE_KEYS:
+        rc = keys_params(out);
+        break;
+    case SIM_OP_REVERT: {
+        json_t *to = json_object_get(out->json, "to");
+        rc = json_is_integer(to) && json_integer_value(to) >= 0 ? 0 : RINGSIM_EDB;
+        out->to = rc ? -1 : (int64_t)json_integer_value(to);
+        break;
+    }
+    default:
+        break;
+    }
+    if (!rc)
+        return 0;
+    sim_op_params_clear(out);
+    return rc == RINGSIM_ENOMEM
+               ? rs_fail(err, rc, "out of memory")
+               : rs_fail(err, rc, "operation %lld has unreadable parameters", (long long)o->id);
+}
+
+int sim_op_config(const sim_op *o, place_config *cfg, rs_error *err)
+{
+    /* "" (never written by this version): the default */
+    return !sim__config_from_json(o->config, cfg)
+               ? 0
+               : rs_fail(err, RINGSIM_EDB, "operation %lld has no readable configuration",
+                         (long long)o->id);
+}
+
+size_t sim_generated_key(sim_str prefix, uint64_t n, char *buf)
+{
+    size_t pl = prefix.len < NAME_BUF ? prefix.len : NAME_BUF - 1;
+    if (pl)
+        memcpy(buf, prefix.s, pl);
+    int w = snprintf(buf + pl, 24, "%llu", (unsigned long long)n);
+    return pl + (size_t)(w > 0 ? w : 0);
+}
