@@ -32,6 +32,29 @@ void sim__node_free(node *x)
     x->nreplicas = 0;
 }
 
+int sim__node_copy(node *dst, const node *src)
+{
+    *dst = (node){0,
+                  strndup(src->name, src->len),
+                  src->len,
+                  src->weight,
+                  0,
+                  NULL,
+                  src->ntokens,
+                  src->srv_id,
+                  false,
+                  false,
+                  NULL,
+                  0};
+    if (src->ntokens && (dst->tokens = malloc(src->ntokens * sizeof *dst->tokens)))
+        memcpy(dst->tokens, src->tokens, src->ntokens * sizeof *dst->tokens);
+    if (dst->name && (!src->ntokens || dst->tokens) && !sim__node_states_copy(dst, src))
+        return 0;
+    sim__node_free(dst);
+    memset(dst, 0, sizeof *dst);
+    return RINGSIM_ENOMEM;
+}
+
 static void state_clear(state *x)
 {
     for (size_t i = 0; i < x->n; i++)
@@ -53,27 +76,13 @@ int sim__state_copy(state *dst, const state *src)
     if (!dst->nodes)
         return RINGSIM_ENOMEM;
     for (size_t i = 0; i < src->n; i++) {
-        dst->nodes[i] = src->nodes[i];
-        dst->nodes[i].name = strdup(src->nodes[i].name);
-        dst->nodes[i].tokens = NULL;
-        dst->nodes[i].replicas = NULL;
-        dst->nodes[i].nreplicas = 0;
-        if (sim__node_states_copy(&dst->nodes[i], &src->nodes[i])) {
-            free(dst->nodes[i].name);
-            dst->nodes[i].name = NULL;
-        }
-        if (src->nodes[i].ntokens && dst->nodes[i].name) {
-            size_t sz = src->nodes[i].ntokens * sizeof(int64_t);
-            dst->nodes[i].tokens = malloc(sz);
-            if (dst->nodes[i].tokens)
-                memcpy(dst->nodes[i].tokens, src->nodes[i].tokens, sz);
-        }
-        if (!dst->nodes[i].name || (src->nodes[i].ntokens && !dst->nodes[i].tokens)) {
-            sim__node_free(&dst->nodes[i]);
+        if (sim__node_copy(&dst->nodes[i], &src->nodes[i])) {
             dst->n = i;
             state_clear(dst);
             return RINGSIM_ENOMEM;
         }
+        dst->nodes[i].id = src->nodes[i].id;
+        dst->nodes[i].keys = src->nodes[i].keys;
     }
     dst->n = src->n;
     return 0;

@@ -124,19 +124,9 @@ static int nodeset_take(nodeset *x, const state *st)
     if (!x->nodes)
         return RINGSIM_ENOMEM;
     for (size_t i = 0; i < st->n; i++) {
-        const node *t = &st->nodes[i];
-        node v = {0,          strndup(t->name, t->len),
-                  t->len,     t->weight,
-                  0,          NULL,
-                  t->ntokens, t->srv_id,
-                  false,      false,
-                  NULL,       0};
-        if (t->ntokens && (v.tokens = malloc(t->ntokens * sizeof *v.tokens)))
-            memcpy(v.tokens, t->tokens, t->ntokens * sizeof *v.tokens);
-        int src = sim__node_states_copy(&v, t);
-        x->nodes[x->n++] = v;
-        if (!v.name || (t->ntokens && !v.tokens) || src)
+        if (sim__node_copy(&x->nodes[x->n], &st->nodes[i]))
             return RINGSIM_ENOMEM;
+        x->n++;
     }
     x->cfg = st->cfg;
     x->layout = place_state_text(st->pl);
@@ -554,16 +544,9 @@ int sim__adopt_nodes(opctx *c, const node *tn, size_t tn_n, const place_config *
     for (size_t i = 0; !rc && i < tn_n; i++) {
         const node *t = &tn[i];
         long j = sim__find_node(&c->next, t->name, t->len);
-        node v = {0,          strndup(t->name, t->len),
-                  t->len,     t->weight,
-                  0,          NULL,
-                  t->ntokens, t->srv_id,
-                  false,      false,
-                  NULL,       0};
+        node v;
         char *tt = t->ntokens ? sim__tokens_text(t->tokens, t->ntokens) : NULL;
-        if (t->ntokens && (v.tokens = malloc(t->ntokens * sizeof *v.tokens)))
-            memcpy(v.tokens, t->tokens, t->ntokens * sizeof *v.tokens);
-        if (!v.name || (t->ntokens && (!v.tokens || !tt)) || sim__node_states_copy(&v, t)) {
+        if (sim__node_copy(&v, t) || (t->ntokens && !tt)) {
             sim__node_free(&v);
             free(tt);
             rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");

@@ -144,6 +144,9 @@ int sim__kl_collect(void *ud, const store_key *k);
 int sim__kl_collect_str(void *ud, const char *s, size_t len);
 void sim__kl_free(keylist *l);
 void sim__node_free(node *x);
+/* A copy of src's name, weight, tokens, server id and states into *dst
+ * (id and keys 0): 0, or RINGSIM_ENOMEM with *dst left empty. */
+int sim__node_copy(node *dst, const node *src);
 void sim__op_abort(opctx *c);
 int sim__op_begin(sim *s, opctx *c, const char *type, const char *subject, json_t *params,
                   rs_error *err);
