@@ -381,13 +381,15 @@ json_t *place_algorithms_json(void)
         static const char *const rk[] = {"walk", "highest", "no"};
         /* bounded_loads: the traffic replay's rule, null when it has none */
         static const char *const bk[] = {NULL, "haproxy", "envoy", "mtz"};
+        /* point_rule: which point decides a key, null without points */
+        const char *pr = !a->points ? NULL : a->nearest ? "nearest" : "successor";
         json_array_append_new(
-            arr, json_pack("{s:s, s:s, s:s, s:s, s:o, s:b, s:s, s:b, s:s, s:s, s:b, s:s?}", "name",
-                           a->name, "title", a->title, "space", a->space, "key_hash", a->key_hash,
-                           "params", ps, "weights", a->weights != PLACE_W_NONE, "weight_rule",
-                           wk[a->weights], "replicas", a->replicas != PLACE_REP_NONE,
+            arr, json_pack("{s:s, s:s, s:s, s:s, s:o, s:b, s:s, s:b, s:s, s:s, s:b, s:s?, s:s?}",
+                           "name", a->name, "title", a->title, "space", a->space, "key_hash",
+                           a->key_hash, "params", ps, "weights", a->weights != PLACE_W_NONE,
+                           "weight_rule", wk[a->weights], "replicas", a->replicas != PLACE_REP_NONE,
                            "replica_rule", rk[a->replicas], "origin", a->origin, "minimal",
-                           a->minimal, "bounded_loads", bk[a->bound]));
+                           a->minimal, "bounded_loads", bk[a->bound], "point_rule", pr));
     }
     return arr;
 }

@@ -1294,6 +1294,7 @@ static const place_algo algo_haproxy = {
     .node_json = haproxy_node_json,
     .trace = haproxy_trace,
     .points = true,
+    .nearest = true,
     .layout_points = haproxy_layout_points,
     .down = PLACE_DOWN_REBUILD,
     .backups = true,

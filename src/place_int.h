@@ -73,6 +73,9 @@ struct place_algo {
     char *(*slot_text)(const uint32_t *owner);
     /* k->point indexes pts (a layout of points), so a lookup names the point */
     bool points;
+    /* with points: a key goes to the nearest point on either side (HAProxy's
+     * chash_get_server_hash), not to the next one clockwise */
+    bool nearest;
     /* The points a layout of these nodes would hold, an upper bound computed
      * without building it (NULL: 0, the layout is bounded by a parameter or
      * there is none). */

@@ -911,6 +911,41 @@ test('each space is labelled as itself: 32-bit ring, 64-bit rings, slots, no rin
   await expectText(page.locator('#weight-help'), 'does not use weights');
 });
 
+test('HAProxy\'s route goes the short way to the nearest point, the ring\'s clockwise', async ({ page, server }) => {
+  for (const name of ['alpha', 'bravo', 'charlie']) {
+    assert.equal((await http(server, 'POST', '/api/nodes', { name })).status, 201);
+  }
+  const route = () => page.locator('#ring-overlay').getAttribute('data-route');
+  // Keys whose HAProxy trace says which side decided: one before, one after.
+  assert.equal((await http(server, 'PUT', '/api/config', { algorithm: 'haproxy' })).status, 200);
+  const side = async (key) => {
+    const t = (await http(server, 'GET', `/api/lookup?key=${encodeURIComponent(key)}`)).body.trace;
+    const d = t.find((s) => s.step === 'nearest').detail;
+    return d.startsWith('the point before') ? 'before' : d.startsWith('the point after') ? 'after' : 'tie';
+  };
+  const found = {};
+  for (let i = 0; i < 200 && !(found.before && found.after); i++) {
+    const k = `k ${i}/%?`;
+    const s = await side(k);
+    if (!found[s]) found[s] = k;
+  }
+  assert.ok(found.before && found.after, 'keys decided on both sides');
+  await eventually('the page on haproxy', async () => (await page.locator('#algorithm').inputValue()) === 'haproxy');
+  for (const [s, want] of [['before', 'counterclockwise'], ['after', 'clockwise']]) {
+    await page.getByLabel('Look up key', { exact: true }).fill(found[s]);
+    await page.getByLabel('Look up key', { exact: true }).press('Enter');
+    await expectText(page.locator('#lookup-result'), `“${found[s]}” →`);
+    await eventually(`route ${want} for a key decided ${s}`, async () => (await route()) === want);
+  }
+  // The seed's ring: always clockwise to the next point, even a key whose
+  // HAProxy point was before it.
+  assert.equal((await http(server, 'PUT', '/api/config', { algorithm: 'ring' })).status, 200);
+  await eventually('the page on ring', async () => (await page.locator('#algorithm').inputValue()) === 'ring');
+  await page.getByLabel('Look up key', { exact: true }).fill(found.before);
+  await page.getByLabel('Look up key', { exact: true }).press('Enter');
+  await eventually('the ring routes clockwise', async () => (await route()) === 'clockwise');
+});
+
 // ---- right data at every moment (issue 8) ------------------------------------------------
 
 /** Delays the answers whose URL matches `pattern` by `ms`. */

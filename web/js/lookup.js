@@ -53,7 +53,7 @@ export function cancelTrace() {
  * space (space.js), keyHash (the catalogue's words for the algorithm's key
  * hash)}.
  */
-export async function traceKey(key, { ring, at, space, keyHash }) {
+export async function traceKey(key, { ring, at, space, keyHash, nearest = false }) {
   const input = $('lookup-key');
   const list = $('lookup-steps');
   const result = $('lookup-result');
@@ -110,7 +110,7 @@ export async function traceKey(key, { ring, at, space, keyHash }) {
   list.dataset.at = at === null ? 'live' : String(at);
 
   const pos = keyDrawPosition(space, answer);
-  ring.setPath({ pos, point: answer.point || null, replicas, node: answer.node });
+  ring.setPath({ pos, point: answer.point || null, replicas, node: answer.node, nearest });
   return answer;
 }
 

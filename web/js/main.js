@@ -943,7 +943,7 @@ function runTrace() {
   }
   const space = state.view.space;
   const algo = catalogueEntry(state.view.config);
-  return traceKey(key, { ring, at: state.view.at, space, keyHash: algo ? algo.key_hash : '' }).then((answer) => {
+  return traceKey(key, { ring, at: state.view.at, space, keyHash: algo ? algo.key_hash : '', nearest: !!algo && algo.point_rule === 'nearest' }).then((answer) => {
     if (answer && space.kind === 'table' && answer.coordinate !== null) strip.setFocus(Number(answer.coordinate), key);
     return answer;
   });

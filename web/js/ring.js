@@ -725,25 +725,29 @@ export class RingView {
     const panel = this.css('--panel');
     const r = g.R + g.band / 2 + 6;
     const owner = path.replicas && path.replicas.length ? path.replicas[0] : path.node;
-    // The route: from the key clockwise to the point that decided, when the
-    // server names one (ring-like algorithms).
+    // The route: from the key to the point that decided, when the server
+    // names one (ring-like algorithms): clockwise to the next point, or the
+    // short way to the nearest one on either side (HAProxy).
     let ownerPos = null;
     if (path.point && Number.isFinite(path.point.position) && path.pos !== null) {
       ownerPos = path.point.position;
       const a0 = this.angle(path.pos);
       let a1 = this.angle(ownerPos);
       if (a1 < a0) a1 += TAU;
+      const back = !!path.nearest && a1 - a0 > Math.PI;
+      if (back) a1 -= TAU;
+      this.overlay.dataset.route = back ? 'counterclockwise' : 'clockwise';
       const colour = nodeColour(owner, 1, this.dark);
       ctx.strokeStyle = colour;
       ctx.lineWidth = 3;
       ctx.setLineDash([6, 4]);
       ctx.beginPath();
-      ctx.arc(g.cx, g.cy, r, a0, a1);
+      ctx.arc(g.cx, g.cy, r, a0, a1, back);
       ctx.stroke();
       ctx.setLineDash([]);
       const ax = g.cx + Math.cos(a1) * r;
       const ay = g.cy + Math.sin(a1) * r;
-      const tangent = a1 + Math.PI / 2;
+      const tangent = a1 + (back ? -1 : 1) * Math.PI / 2;
       ctx.fillStyle = colour;
       ctx.beginPath();
       ctx.moveTo(ax + Math.cos(tangent) * 7, ay + Math.sin(tangent) * 7);
@@ -817,10 +821,12 @@ export class RingView {
   /**
    * The looked-up key: {pos (drawing position or null), point (the
    * server's deciding point, {position} or null), replicas (the server's
-   * preference list, owner first)}; null clears it.
+   * preference list, owner first), nearest (the point is the nearest on
+   * either side: the route goes the short way)}; null clears it.
    */
   setPath(path) {
     this.path = path;
+    if (!path) delete this.overlay.dataset.route;
     this.requestOverlay();
   }
 
