@@ -1092,13 +1092,15 @@ typedef struct route {
 } route;
 
 static const route routes[] = {
-    {"nodes", API_GET, get_nodes_route, API_LOOP, false, true, "nodes", NULL},
+    /* nodes and ring list every point (1M at 1000 nodes x 1000 points: 13 MB,
+     * 1.7 s and 3.4 s measured): long reads, never on the loop */
+    {"nodes", API_GET, get_nodes_route, API_READER, false, true, "nodes", NULL},
     {"nodes", API_POST, post_nodes_route, API_WORKER, true, false, NULL, NULL},
     {"nodes/x", API_GET, get_node_route, API_LOOP, false, true, NULL, NULL},
     {"nodes/x", API_DELETE, delete_node_route, API_WORKER, false, false, NULL, NULL},
     {"nodes/x", API_PATCH, patch_node_route, API_WORKER, true, false, NULL, NULL},
     {"nodes/x/state", API_PUT, put_node_state_route, API_WORKER, true, false, NULL, NULL},
-    {"ring", API_GET, get_ring_route, API_LOOP, false, true, NULL, NULL},
+    {"ring", API_GET, get_ring_route, API_READER, false, true, NULL, NULL},
     {"config", API_GET, get_config_route, API_LOOP, false, true, NULL, NULL},
     {"config", API_PUT, put_config_route, API_WORKER, true, false, NULL, NULL},
     {"keys", API_GET, get_keys_route, API_LOOP, false, true, "keys", NULL},
