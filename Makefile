@@ -10,7 +10,7 @@ JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 TSAN     ?= build-tsan
 PREFIX   ?= /usr/local
 
-.PHONY: all build run test lint-c install package test-asan test-tsan test-crash-long bench bench-layout bench-load fuzz fuzz-api fuzz-http fuzz-open fuzz-import deps deps-test npm clean
+.PHONY: test-long all build run test lint-c install package test-asan test-tsan test-crash-long bench bench-layout bench-load fuzz fuzz-api fuzz-http fuzz-open fuzz-import deps deps-test npm clean
 
 all: build
 
@@ -87,6 +87,12 @@ test-crash-long: build
 	  node tests/crash_test.mjs $(BUILD)/ringsim
 	WRITERS_ROUNDS=$(WRITERS_ROUNDS) WRITERS_VERBOSE=1 \
 	  node tests/writers_test.mjs $(BUILD)/ringsim
+
+# The engine's random topologies (tests/test_sim.c), SIM_ROUNDS seeds
+# instead of make test's 400.
+SIM_ROUNDS ?= 5000
+test-long: build test-crash-long
+	SIM_ROUNDS=$(SIM_ROUNDS) $(BUILD)/test_sim
 
 bench: build
 	$(BUILD)/bench_ringsim

@@ -174,7 +174,11 @@ static void test_random_topologies(void **state)
     static assign a, b, c;
     static const double weights[] = {0.5, 1, 1, 2, 3};
     static const uint32_t ppns[] = {1, 1, 2, 3, 8, 16};
-    for (int round = 0; round < 1000; round++) {
+    /* SIM_ROUNDS: how many random topologies (each its own seed); make
+     * test-long runs many more than make test's 400. */
+    const char *env = getenv("SIM_ROUNDS");
+    int rounds = env && atoi(env) > 0 ? atoi(env) : 400;
+    for (int round = 0; round < rounds; round++) {
         rng = 0x9E3779B97F4A7C15ull * (uint64_t)(round + 1);
         current_round = round;
         sim *s;
