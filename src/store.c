@@ -538,8 +538,11 @@ static int open_db(store *st, const char *name, int flags, rs_error *err)
         return rs_fail(err, RINGSIM_EDB, "cannot open database %s: %s", st->path,
                        st->db ? sqlite3_errmsg(st->db) : "out of memory");
     /* Wait for another process's operation (a big key generation) rather
-     * than failing at once. */
-    sqlite3_busy_timeout(st->db, 30000);
+     * than failing at once: 30 s, or RINGSIM_BUSY_MS (a test hook, so that
+     * the refusal of a locked database is not a 30 s wait). */
+    const char *busy = getenv("RINGSIM_BUSY_MS");
+    long ms = busy && *busy ? strtol(busy, NULL, 10) : 30000;
+    sqlite3_busy_timeout(st->db, ms > 0 && ms <= 30000 ? (int)ms : 30000);
     sqlite3_extended_result_codes(st->db, 1);
     return 0;
 }
@@ -592,7 +595,7 @@ int store_open(store **out, const char *path, rs_error *err)
             goto fail;
         }
         st->wal = journal_is_wal(st);
-        /* Test hook (documented in the README): RINGSIM_MAX_PAGES caps the
+        /* Test hook (README, "Test hooks"): RINGSIM_MAX_PAGES caps the
          * file at that many pages, so that "disk full" can be tested
          * without filling a disk. */
         const char *cap = getenv("RINGSIM_MAX_PAGES");

@@ -976,7 +976,7 @@ if [ "$HAVE_SQLITE" = 1 ]; then
     if [ "$held" = 1 ]; then
         # One command only: ringsim waits for the lock (its busy timeout) before
         # it gives up, which takes a while.
-        rs --db "$LDB" node add l2
+        RINGSIM_BUSY_MS=1500 rs --db "$LDB" node add l2
         if [ "$RC" -eq 1 ] && one_line_err; then pass; else
             fail "refused: node add l2 while another process holds the write lock (exit 1, one line)" \
                 "$(ctx --db "$LDB" node add l2)"; fi
