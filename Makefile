@@ -105,11 +105,12 @@ bench: build
 	$(BUILD)/bench_workload
 	$(BUILD)/bench_traffic
 
-# The keys table's candidate layouts, SQLite alone, at 1M and 10M keys
-# (bench/probe_layout.c; about ten minutes).
+# The keys table's candidate layouts, SQLite alone, at 1M keys (all of
+# them) and 10M keys (today's ring, and schema 6 with and without its
+# position index) (bench/probe_layout.c; tens of minutes on two cores).
 bench-layout: build
 	$(BUILD)/probe_layout 1000000 3
-	$(BUILD)/probe_layout 10000000 1
+	$(BUILD)/probe_layout 10000000 1 /tmp coord-pos,coord-posbulk
 
 # HTTP load with wrk on loopback at 1M keys, beside nginx serving a file in
 # the same run (bench/load.sh; about three minutes).

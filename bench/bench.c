@@ -660,7 +660,7 @@ static int plain_keygen(const char *path)
                           "PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY;"
                           "BEGIN IMMEDIATE",
                           NULL, NULL, NULL) == SQLITE_OK &&
-             sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO keys(key, pos, node) "
+             sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO keys(key, coord, node) "
                                     "VALUES(?1, ?2, ?3)", -1, &ins, NULL) == SQLITE_OK;
     for (uint32_t i = 0; ok && i < NKEYS; i++) {
         int n = sprintf(buf, "key-%u", i);
@@ -670,7 +670,8 @@ static int plain_keygen(const char *path)
         uint32_t pos = (uint32_t)d[0] << 24 | (uint32_t)d[1] << 16 | (uint32_t)d[2] << 8 | d[3];
         size_t o = lower_bound_wrap(ring_pos, REF_NODES, pos);
         sqlite3_bind_text(ins, 1, buf, n, SQLITE_STATIC);
-        sqlite3_bind_int64(ins, 2, pos);
+        /* schema 6: the seed's ring stores its position as the coordinate */
+        sqlite3_bind_int64(ins, 2, (int64_t)((uint64_t)pos ^ 0x8000000000000000ull));
         sqlite3_bind_int64(ins, 3, ring_id[o]);
         ok = sqlite3_step(ins) == SQLITE_DONE;
         sqlite3_reset(ins);
@@ -693,7 +694,8 @@ static void keys_digest(const char *path, int64_t out[4])
     sqlite3_stmt *s;
     memset(out, 0, 4 * sizeof *out);
     if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(db, "SELECT count(*), sum(pos), sum(node), sum(length(key)) "
+        sqlite3_prepare_v2(db, "SELECT count(*), sum(coalesce(pos, coord - "
+                               "(-9223372036854775807 - 1))), sum(node), sum(length(key)) "
                                "FROM keys", -1, &s, NULL) != SQLITE_OK)
         die("cannot read %s: %s", path, sqlite3_errmsg(db));
     if (sqlite3_step(s) == SQLITE_ROW)

@@ -27,8 +27,21 @@
  *                index on key; no pos column (pos is SHA-256 of the key);
  *   coord-derive clustered by (coord, key), unique index on key, owner not
  *                stored: the layout's segments say it, so a move only reads.
+ * and the candidates for schema 6, which must answer a listing in
+ * position order (API.md: GET /api/keys by (position, key)):
+ *   coord-pos    coord-owner with the position stored, no index on it: a
+ *                listing in position order sorts (SQLite's top-N sorter);
+ *   coord-posidx the same with an index on pos, kept at every insert;
+ *   coord-posbulk the index on pos dropped before the batch and built
+ *                again after it (CREATE INDEX sorts instead of inserting
+ *                at random);
+ *   coord-sorted coord-pos with the batch sorted by coordinate first, so
+ *                that the clustered tree takes its rows in order.
+ * Two more steps for the layouts with a position: a page of 100 keys in
+ * (position, key) order at offset 0 and at offset N/2.
  *
- * Usage: probe_layout [N [REPEAT [DIR]]]  (defaults 1000000, 3, /tmp)
+ * Usage: probe_layout [N [REPEAT [DIR [LAYOUTS]]]]  (defaults 1000000, 3,
+ * /tmp, all; LAYOUTS a comma-separated list of names)
  */
 #include <inttypes.h>
 #include <openssl/evp.h>
@@ -41,12 +54,36 @@
 
 #include "bench_util.h"
 
-enum { L_TODAY_RING, L_TODAY_COORD, L_COORD_OWNER, L_COORD_DERIVE, L_COUNT };
-enum { S_INSERT, S_MOVE, S_SWITCH, S_LOOKUP, S_COUNT };
+enum {
+    L_TODAY_RING,
+    L_TODAY_COORD,
+    L_COORD_OWNER,
+    L_COORD_DERIVE,
+    L_COORD_POS,
+    L_COORD_POSIDX,
+    L_COORD_POSBULK,
+    L_COORD_SORTED,
+    L_COUNT
+};
+enum { S_INSERT, S_PAGE0, S_PAGEMID, S_MOVE, S_SWITCH, S_LOOKUP, S_COUNT };
 
-static const char *const layout_name[L_COUNT] = {"today-ring", "today-coord", "coord-owner",
-                                                 "coord-derive"};
-static const char *const step_name[S_COUNT] = {"insert", "move 1%", "switch", "lookup 100k"};
+static const char *const layout_name[L_COUNT] = {"today-ring",    "today-coord", "coord-owner",
+                                                 "coord-derive",  "coord-pos",   "coord-posidx",
+                                                 "coord-posbulk", "coord-sorted"};
+static const char *const step_name[S_COUNT] = {"insert",  "page 0", "page N/2",
+                                               "move 1%", "switch", "lookup 100k"};
+
+#define SCHEMA6                                                                                    \
+    "CREATE TABLE keys(coord INTEGER NOT NULL, key TEXT NOT NULL, node INTEGER, pos INTEGER,"      \
+    " PRIMARY KEY(coord, key)) WITHOUT ROWID;"                                                     \
+    "CREATE UNIQUE INDEX keys_key ON keys(key);"
+#define SWITCH6                                                                                    \
+    "CREATE TABLE k2(coord INTEGER NOT NULL, key TEXT NOT NULL, node INTEGER, pos INTEGER,"        \
+    " PRIMARY KEY(coord, key)) WITHOUT ROWID;"                                                     \
+    "INSERT INTO k2 SELECT (coord * 2654435761) % 9007199254740881 AS c, key, node, pos FROM keys" \
+    " ORDER BY c, key;"                                                                            \
+    "DROP TABLE keys; ALTER TABLE k2 RENAME TO keys;"                                              \
+    "CREATE UNIQUE INDEX keys_key2 ON keys(key);"
 
 static const char *const schema[L_COUNT] = {
     "CREATE TABLE keys(pos INTEGER NOT NULL, key TEXT NOT NULL, node INTEGER, coord INTEGER,"
@@ -63,6 +100,10 @@ static const char *const schema[L_COUNT] = {
     "CREATE TABLE keys(coord INTEGER NOT NULL, key TEXT NOT NULL,"
     " PRIMARY KEY(coord, key)) WITHOUT ROWID;"
     "CREATE UNIQUE INDEX keys_key ON keys(key);",
+    SCHEMA6,
+    SCHEMA6 "CREATE INDEX keys_pos ON keys(pos);",
+    SCHEMA6 "CREATE INDEX keys_pos ON keys(pos);",
+    SCHEMA6,
 };
 
 static const char *const insert_sql[L_COUNT] = {
@@ -70,6 +111,28 @@ static const char *const insert_sql[L_COUNT] = {
     "INSERT INTO keys(pos, key, node, coord) VALUES(?1, ?2, ?4, ?3)",
     "INSERT INTO keys(coord, key, node) VALUES(?3, ?2, ?4)",
     "INSERT INTO keys(coord, key) VALUES(?3, ?2)",
+    "INSERT INTO keys(coord, key, node, pos) VALUES(?3, ?2, ?4, ?1)",
+    "INSERT INTO keys(coord, key, node, pos) VALUES(?3, ?2, ?4, ?1)",
+    "INSERT INTO keys(coord, key, node, pos) VALUES(?3, ?2, ?4, ?1)",
+    "INSERT INTO keys(coord, key, node, pos) VALUES(?3, ?2, ?4, ?1)",
+};
+/* A page in (position, key) order, cut from the index that gives the order
+ * and then read whole (the store's form); NULL: no position stored. */
+static const char *const page_sql[L_COUNT] = {
+    "SELECT k.key, k.pos, k.node FROM (SELECT pos, key FROM keys ORDER BY pos, key LIMIT 100"
+    " OFFSET ?1) AS p JOIN keys AS k ON k.pos = p.pos AND k.key = p.key ORDER BY p.pos, p.key",
+    "SELECT k.key, k.pos, k.node FROM (SELECT pos, key FROM keys ORDER BY pos, key LIMIT 100"
+    " OFFSET ?1) AS p JOIN keys AS k ON k.pos = p.pos AND k.key = p.key ORDER BY p.pos, p.key",
+    NULL,
+    NULL,
+    "SELECT key, pos, node FROM keys ORDER BY pos, key LIMIT 100 OFFSET ?1",
+    "SELECT k.key, k.pos, k.node FROM (SELECT pos, coord, key FROM keys ORDER BY pos, key"
+    " LIMIT 100 OFFSET ?1) AS p JOIN keys AS k ON k.coord = p.coord AND k.key = p.key"
+    " ORDER BY p.pos, p.key",
+    "SELECT k.key, k.pos, k.node FROM (SELECT pos, coord, key FROM keys ORDER BY pos, key"
+    " LIMIT 100 OFFSET ?1) AS p JOIN keys AS k ON k.coord = p.coord AND k.key = p.key"
+    " ORDER BY p.pos, p.key",
+    "SELECT key, pos, node FROM keys ORDER BY pos, key LIMIT 100 OFFSET ?1",
 };
 
 /* The keys of one coordinate range, and where the owner is stored, the
@@ -79,12 +142,20 @@ static const char *const move_read_sql[L_COUNT] = {
     "SELECT key, node FROM keys WHERE coord > ?1 AND coord <= ?2",
     "SELECT key, node FROM keys WHERE coord > ?1 AND coord <= ?2",
     "SELECT key FROM keys WHERE coord > ?1 AND coord <= ?2",
+    "SELECT key, node FROM keys WHERE coord > ?1 AND coord <= ?2",
+    "SELECT key, node FROM keys WHERE coord > ?1 AND coord <= ?2",
+    "SELECT key, node FROM keys WHERE coord > ?1 AND coord <= ?2",
+    "SELECT key, node FROM keys WHERE coord > ?1 AND coord <= ?2",
 };
 static const char *const move_write_sql[L_COUNT] = {
     "UPDATE keys SET node = 999 WHERE pos > ?1 AND pos <= ?2",
     "UPDATE keys SET node = 999 WHERE coord > ?1 AND coord <= ?2",
     "UPDATE keys SET node = 999 WHERE coord > ?1 AND coord <= ?2",
     NULL,
+    "UPDATE keys SET node = 999 WHERE coord > ?1 AND coord <= ?2",
+    "UPDATE keys SET node = 999 WHERE coord > ?1 AND coord <= ?2",
+    "UPDATE keys SET node = 999 WHERE coord > ?1 AND coord <= ?2",
+    "UPDATE keys SET node = 999 WHERE coord > ?1 AND coord <= ?2",
 };
 /* A change of algorithm: every key's coordinate is recomputed.  The
  * clustered layouts rebuild the table in the new order (an INSERT ...
@@ -104,6 +175,10 @@ static const char *const switch_sql[L_COUNT] = {
     " ORDER BY c, key;"
     "DROP TABLE keys; ALTER TABLE k2 RENAME TO keys;"
     "CREATE UNIQUE INDEX keys_key2 ON keys(key);",
+    SWITCH6,
+    SWITCH6 "CREATE INDEX keys_pos2 ON keys(pos);",
+    SWITCH6 "CREATE INDEX keys_pos2 ON keys(pos);",
+    SWITCH6,
 };
 
 static void die(sqlite3 *db, const char *what)
@@ -142,6 +217,27 @@ static uint64_t be(const unsigned char *p, int bytes)
     return v;
 }
 
+typedef struct row {
+    int64_t coord, pos;
+    long i;
+} row;
+
+static int row_cmp(const void *a, const void *b)
+{
+    const row *x = a, *y = b;
+    if (x->coord != y->coord)
+        return x->coord < y->coord ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i; /* "key-N" by N: the probe's keys never tie */
+}
+
+static void bind_row(sqlite3_stmt *ins, const char *key, int len, int64_t pos, int64_t coord, long i)
+{
+    sqlite3_bind_int64(ins, 1, pos);
+    sqlite3_bind_text(ins, 2, key, len, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(ins, 3, coord);
+    sqlite3_bind_int64(ins, 4, (sqlite3_int64)(i % 100));
+}
+
 /* The database and its WAL files. */
 static void remove_files(const char *path)
 {
@@ -171,23 +267,65 @@ static void run(int layout, long n, const char *dir, hasher *h, double t[S_COUNT
         die(db, "prepare insert");
     double t0 = bench_now();
     exec(db, "BEGIN");
+    if (layout == L_COORD_POSBULK)
+        exec(db, "DROP INDEX keys_pos");
+    row *rows = NULL;
+    if (layout == L_COORD_SORTED && !(rows = malloc((size_t)n * sizeof *rows)))
+        die(NULL, "out of memory");
     for (long i = 0; i < n; i++) {
         char key[32];
         int len = snprintf(key, sizeof key, "key-%ld", i);
         unsigned char d[32];
         digest(h, key, (size_t)len, d);
         /* 53 bits: an order-preserving coordinate that SQLite keeps exact */
-        sqlite3_bind_int64(ins, 1, (sqlite3_int64)be(d, 4));
-        sqlite3_bind_text(ins, 2, key, len, SQLITE_STATIC);
-        sqlite3_bind_int64(ins, 3, (sqlite3_int64)(be(d + 4, 8) >> 11));
-        sqlite3_bind_int64(ins, 4, (sqlite3_int64)(i % 100));
+        int64_t pos = (int64_t)be(d, 4), coord = (int64_t)(be(d + 4, 8) >> 11);
+        if (rows) { /* kept, sorted, inserted below */
+            rows[i] = (row){coord, pos, i};
+            continue;
+        }
+        bind_row(ins, key, len, pos, coord, i);
         if (sqlite3_step(ins) != SQLITE_DONE)
             die(db, "insert");
         sqlite3_reset(ins);
     }
+    if (rows) {
+        qsort(rows, (size_t)n, sizeof *rows, row_cmp);
+        for (long i = 0; i < n; i++) {
+            char key[32];
+            int len = snprintf(key, sizeof key, "key-%ld", rows[i].i);
+            bind_row(ins, key, len, rows[i].pos, rows[i].coord, rows[i].i);
+            if (sqlite3_step(ins) != SQLITE_DONE)
+                die(db, "insert");
+            sqlite3_reset(ins);
+        }
+        free(rows);
+    }
+    if (layout == L_COORD_POSBULK)
+        exec(db, "CREATE INDEX keys_pos ON keys(pos)");
     exec(db, "COMMIT");
     t[S_INSERT] = bench_now() - t0;
     sqlite3_finalize(ins);
+
+    for (int p = 0; p < 2; p++) {
+        if (!page_sql[layout]) {
+            t[S_PAGE0 + p] = -1;
+            continue;
+        }
+        sqlite3_stmt *pg = NULL;
+        if (sqlite3_prepare_v2(db, page_sql[layout], -1, &pg, NULL) != SQLITE_OK)
+            die(db, "prepare page");
+        sqlite3_bind_int64(pg, 1, p ? n / 2 : 0);
+        t0 = bench_now();
+        exec(db, "BEGIN");
+        long rows_read = 0;
+        while (sqlite3_step(pg) == SQLITE_ROW)
+            rows_read++;
+        exec(db, "COMMIT");
+        t[S_PAGE0 + p] = bench_now() - t0;
+        sqlite3_finalize(pg);
+        if (rows_read != 100)
+            die(NULL, "a page did not hold 100 keys");
+    }
 
     /* 1% of the space, somewhere in the middle */
     uint64_t top = layout == L_TODAY_RING ? UINT64_C(1) << 32 : UINT64_C(1) << 53;
@@ -251,6 +389,14 @@ int main(int argc, char **argv)
     long n = argc > 1 ? atol(argv[1]) : 1000000;
     int repeat = argc > 2 ? atoi(argv[2]) : 3;
     const char *dir = argc > 3 ? argv[3] : "/tmp";
+    bool on[L_COUNT];
+    for (int l = 0; l < L_COUNT; l++) {
+        char list[512];
+        snprintf(list, sizeof list, ",%s,", argc > 4 ? argv[4] : "");
+        char want[64];
+        snprintf(want, sizeof want, ",%s,", layout_name[l]);
+        on[l] = argc <= 4 || strstr(list, want) || l == L_TODAY_RING; /* the reference */
+    }
     if (n < 1000 || repeat < 1 || repeat > 50) {
         fprintf(stderr, "usage: probe_layout [N>=1000 [REPEAT 1..50 [DIR]]]\n");
         return 2;
@@ -266,6 +412,8 @@ int main(int argc, char **argv)
      * goes falls on all of them */
     for (int r = 0; r < repeat; r++)
         for (int l = 0; l < L_COUNT; l++) {
+            if (!on[l])
+                continue;
             double one[S_COUNT];
             run(l, n, dir, &h, one);
             for (int s = 0; s < S_COUNT; s++)
@@ -280,16 +428,23 @@ int main(int argc, char **argv)
     double ref = med[L_TODAY_RING][S_INSERT];
     printf("probe_layout: %ld keys, median of %d, seconds (ratio to today-ring's insert)\n", n,
            repeat);
-    printf("%-14s", "layout");
+    printf("%-15s", "layout");
     for (int s = 0; s < S_COUNT; s++)
-        printf(" %20s", step_name[s]);
+        printf(" %18s", step_name[s]);
     printf("\n");
     for (int l = 0; l < L_COUNT; l++) {
-        printf("%-14s", layout_name[l]);
+        if (!on[l])
+            continue;
+        printf("%-15s", layout_name[l]);
         for (int s = 0; s < S_COUNT; s++) {
             char cell[40];
-            snprintf(cell, sizeof cell, "%.3f (%.2fx)", med[l][s], med[l][s] / ref);
-            printf(" %20s", cell);
+            if (med[l][s] < 0)
+                snprintf(cell, sizeof cell, "-");
+            else if (s == S_PAGE0 || s == S_PAGEMID) /* seconds alone: no insert to compare */
+                snprintf(cell, sizeof cell, "%.4f", med[l][s]);
+            else
+                snprintf(cell, sizeof cell, "%.3f (%.2fx)", med[l][s], med[l][s] / ref);
+            printf(" %18s", cell);
         }
         printf("\n");
     }

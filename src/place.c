@@ -610,6 +610,17 @@ int place_diff_column(const placement *a, const placement *b)
     return a->a->col;
 }
 
+bool place_same_coords(const placement *a, const placement *b)
+{
+    bool ca = a->a->col == PLACE_COL_COORD, cb = b->a->col == PLACE_COL_COORD;
+    if (!ca || !cb)
+        return !ca && !cb;
+    if (a->a != b->a)
+        return false;
+    return a->a->coord_param < 0 ||
+           a->cfg.param[a->a->coord_param] == b->cfg.param[b->a->coord_param];
+}
+
 int place_segments(const placement *p, place_seg **out, size_t *n)
 {
     if (p->st)

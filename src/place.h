@@ -243,6 +243,10 @@ uint64_t place_top(const placement *p);
 /* The column segments range over, or -1 when keys must be re-placed one by
  * one (no segments, or two placements whose coordinates differ). */
 int place_diff_column(const placement *a, const placement *b);
+/* Whether every key keeps its stored coordinate from a to b: the same
+ * algorithm with the same coordinate parameters, or two algorithms that
+ * store none (the position stands for it). */
+bool place_same_coords(const placement *a, const placement *b);
 /* Segments covering the whole space, in order, by the node that serves
  * (the states applied).  *out malloc'd. */
 int place_segments(const placement *p, place_seg **out, size_t *n);

@@ -25,19 +25,18 @@ static const char *owner_name(const state *x, long idx)
     return idx < 0 ? NULL : x->nodes[idx].name;
 }
 
-/* Move the keys of [lo, hi] (coordinates of column col) from old owner
- * index a (in `old`) to new owner index b (in c->next), fixing counters and
- * the tally. */
-static int move_range(opctx *c, const state *old, int col, uint64_t lo, uint64_t hi, long a, long b,
+/* Move the keys of coordinates [lo, hi] (the position where the algorithm
+ * has no coordinate of its own: both are stored alike) from old owner index
+ * a (in `old`) to new owner index b (in c->next), fixing counters and the
+ * tally. */
+static int move_range(opctx *c, const state *old, uint64_t lo, uint64_t hi, long a, long b,
                       rs_error *err)
 {
     int64_t from = owner_id(old, a), to = owner_id(&c->next, b);
     if (from == to)
         return 0;
     int64_t count;
-    bool by_coord = col == PLACE_COL_COORD;
-    int rc = store_keys_move(c->s->st, by_coord, by_coord ? sim__coord_stored(lo) : (int64_t)lo,
-                             by_coord ? sim__coord_stored(hi) : (int64_t)hi, from, to, c->op,
+    int rc = store_keys_move(c->s->st, sim__coord_stored(lo), sim__coord_stored(hi), from, to, c->op,
                              owner_name(old, a), owner_name(&c->next, b), &c->seq, &count, err);
     if (rc || !count)
         return rc;
@@ -51,7 +50,7 @@ static int move_range(opctx *c, const state *old, int col, uint64_t lo, uint64_t
 /* Both placements cut their space into segments with one owner each: walk
  * the two lists in step; every run where the (old, new) owner pair stays the
  * same and differs is one range query. */
-static int diff_segments(opctx *c, const state *old, int col, rs_error *err)
+static int diff_segments(opctx *c, const state *old, rs_error *err)
 {
     place_seg *sa = NULL, *sb = NULL;
     size_t na = 0, nb = 0;
@@ -80,7 +79,7 @@ static int diff_segments(opctx *c, const state *old, int col, rs_error *err)
             run_hi = hi;
         } else {
             if (in_run) /* move_range compares ids: indexes differ between the two */
-                rc = move_range(c, old, col, run_lo, run_hi, run_a, run_b, err);
+                rc = move_range(c, old, run_lo, run_hi, run_a, run_b, err);
             in_run = true;
             run_lo = lo;
             run_hi = hi;
@@ -96,21 +95,25 @@ static int diff_segments(opctx *c, const state *old, int col, rs_error *err)
         lo = hi + 1;
     }
     if (!rc && in_run)
-        rc = move_range(c, old, col, run_lo, run_hi, run_a, run_b, err);
+        rc = move_range(c, old, run_lo, run_hi, run_a, run_b, err);
     free(sa);
     free(sb);
     return rc;
 }
 
 /* Re-place keys one by one: every key, or (only_leavers) the keys of nodes
- * that are gone from c->next.  Changes are collected first and written
- * after the scan, so the scan never sees its own updates. */
+ * that are gone from c->next.  Where no stored coordinate changes, the
+ * changes are collected first and written after the scan (so that the scan
+ * never sees its own updates), each by its primary key in the table's
+ * order; where coordinates change (a change of algorithm), the table is
+ * rebuilt in the new order.  Moves are recorded in (position, key) order
+ * either way. */
 typedef struct replace_ctx {
     opctx *c;
     const state *old;
     bool only_leavers;
-    keylist changed; /* key bytes; pos holds nothing, node the new owner id */
-    int64_t *coords;
+    keylist changed; /* key bytes, position, the new owner id */
+    int64_t *coords; /* the stored coordinate (in place) */
     bool *has_coord;
     int64_t *from;
     size_t cap;
@@ -118,25 +121,38 @@ typedef struct replace_ctx {
     rs_error *err;
 } replace_ctx;
 
-static int replace_one(void *ud, const store_key *k)
+/* Where key k goes in c->next: *to its new owner id, *has and *coord its
+ * stored coordinate.  Returns whether the key is left where it is (an
+ * algorithm that moves only the leavers' keys). */
+static bool replace_where(replace_ctx *r, const store_key *k, int64_t *to, bool *has, int64_t *coord)
 {
-    replace_ctx *r = ud;
     opctx *c = r->c;
-    if (r->only_leavers && (k->node == STORE_NO_NODE || sim__find_node_id(&c->next, k->node) >= 0))
-        return 0;
-    if (++r->seen % PROGRESS_EVERY == 0) {
-        int rc = c->steps ? sim__poll(c->s, r->err)
-                          : sim__progress(c->s, c->what, r->seen, r->total, r->err);
-        if (rc)
-            return rc;
-    }
     place_key_info ki;
     place_key(c->next.pl, c->s->h, k->key, k->len, &ki);
-    int64_t to = owner_id(&c->next, ki.served); /* a stored key is where it is served */
-    int64_t coord = ki.has_coord ? sim__coord_stored(ki.coord) : 0;
-    bool store_coord = ki.has_coord && place_column(c->next.pl) == PLACE_COL_COORD;
-    if (to == k->node && store_coord == k->has_coord && (!store_coord || coord == k->coord))
+    *has = ki.has_coord && place_column(c->next.pl) == PLACE_COL_COORD;
+    *coord = *has ? sim__coord_stored(ki.coord) : 0;
+    if (r->only_leavers && (k->node == STORE_NO_NODE || sim__find_node_id(&c->next, k->node) >= 0)) {
+        *to = k->node;
+        return true;
+    }
+    *to = owner_id(&c->next, ki.served); /* a stored key is where it is served */
+    return false;
+}
+
+static int replace_progress(replace_ctx *r)
+{
+    opctx *c = r->c;
+    if (++r->seen % PROGRESS_EVERY)
         return 0;
+    return c->steps ? sim__poll(c->s, r->err)
+                    : sim__progress(c->s, c->what, r->seen, r->total, r->err);
+}
+
+/* Note key k (position pos) as leaving `from` for `to`, stored at (has,
+ * coord). */
+static int replace_note(replace_ctx *r, const store_key *k, int64_t from, int64_t to, bool has,
+                        int64_t coord)
+{
     size_t n = r->changed.n;
     if (n == r->cap) {
         size_t cap = r->cap ? r->cap * 2 : 1024;
@@ -156,10 +172,43 @@ static int replace_one(void *ud, const store_key *k)
     if (sim__kl_add(&r->changed, k->key, k->len, k->pos, to))
         return rs_fail(r->err, RINGSIM_ENOMEM, "out of memory");
     r->coords[n] = coord;
-    r->has_coord[n] = store_coord;
-    r->from[n] = k->node;
+    r->has_coord[n] = has;
+    r->from[n] = from;
     return 0;
 }
+
+/* Key k placed anew: noted when its owner changes (at its stored
+ * coordinate in place, at the new one where the table is rebuilt), and
+ * given its new owner and coordinate. */
+static int replace_visit(replace_ctx *r, store_key *k, bool rebuilt)
+{
+    int rc = replace_progress(r);
+    if (rc)
+        return rc;
+    int64_t to, coord;
+    bool has;
+    replace_where(r, k, &to, &has, &coord);
+    if (to != k->node && (rc = replace_note(r, k, k->node, to, rebuilt ? has : k->has_coord,
+                                            rebuilt ? coord : k->coord)))
+        return rc;
+    k->node = to;
+    k->has_coord = has;
+    k->coord = coord;
+    return 0;
+}
+
+/* In place: the keys whose owner changes. */
+static int replace_one(void *ud, const store_key *k)
+{
+    replace_ctx *r = ud;
+    if (r->only_leavers && (k->node == STORE_NO_NODE || sim__find_node_id(&r->c->next, k->node) >= 0))
+        return 0;
+    store_key copy = *k;
+    return replace_visit(r, &copy, false);
+}
+
+/* Rebuilt: every key gets its new coordinate. */
+static int rekey_one(void *ud, store_key *k) { return replace_visit(ud, k, true); }
 
 static const char *name_of_id(const state *x, int64_t id)
 {
@@ -167,31 +216,58 @@ static const char *name_of_id(const state *x, int64_t id)
     return i < 0 ? NULL : x->nodes[i].name;
 }
 
-static int diff_keys(opctx *c, const state *old, bool only_leavers, rs_error *err)
+/* (position, key) order of the noted keys: the key as SQLite compares
+ * text (the bytes, then the length). */
+static int noted_cmp(const void *a, const void *b, void *ud)
+{
+    const keylist *l = ud;
+    const klent *x = &l->v[*(const size_t *)a], *y = &l->v[*(const size_t *)b];
+    if (x->pos != y->pos)
+        return x->pos < y->pos ? -1 : 1;
+    size_t n = x->len < y->len ? x->len : y->len;
+    int c = memcmp(l->buf + x->off, l->buf + y->off, n);
+    return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+static int diff_keys(opctx *c, const state *old, bool only_leavers, bool rebuild, rs_error *err)
 {
     replace_ctx r = {.c = c,
                      .old = old,
                      .only_leavers = only_leavers,
                      .err = err,
                      .total = (uint64_t)sim_key_count(c->s)};
-    int rc = store_keys_each(c->s->st, 1, replace_one, &r, err);
-    for (size_t i = 0; !rc && i < r.changed.n; i++) {
+    int rc = rebuild ? store_keys_rebuild(c->s->st, rekey_one, &r, err)
+                     : store_keys_each(c->s->st, STORE_EACH_TABLE, replace_one, &r, err);
+    for (size_t i = 0; !rc && !rebuild && i < r.changed.n; i++) {
         const klent *e = &r.changed.v[i];
         store_key k = {r.changed.buf + e->off, e->len,     e->pos, e->node,
                        r.has_coord[i],         r.coords[i]};
         rc = store_key_set(c->s->st, &k, err);
-        if (rc || e->node == r.from[i])
-            continue; /* only the coordinate changed */
+        if (!rc && i % PROGRESS_EVERY == PROGRESS_EVERY - 1)
+            rc = sim__poll(c->s, err);
+    }
+    size_t *ord = rc || !r.changed.n ? NULL : malloc(r.changed.n * sizeof *ord);
+    if (!rc && r.changed.n && !ord)
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    for (size_t i = 0; ord && i < r.changed.n; i++)
+        ord[i] = i;
+    if (ord)
+        qsort_r(ord, r.changed.n, sizeof *ord, noted_cmp, &r.changed);
+    for (size_t j = 0; !rc && j < r.changed.n; j++) {
+        size_t i = ord[j];
+        const klent *e = &r.changed.v[i];
         const char *fn = name_of_id(old, r.from[i]), *tn = name_of_id(&c->next, e->node);
         if (c->op)
-            rc = store_move_add(c->s->st, c->op, c->seq++, k.key, k.len, fn, tn, err);
+            rc = store_move_add(c->s->st, c->op, c->seq++, r.changed.buf + e->off, e->len, fn, tn,
+                                err);
         sim__count_owner(&c->next, r.from[i], -1);
         sim__count_owner(&c->next, e->node, 1);
         if (!rc && sim__tally(c, r.from[i], fn, e->node, tn, 1))
             rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-        if (!rc && i % PROGRESS_EVERY == PROGRESS_EVERY - 1)
+        if (!rc && j % PROGRESS_EVERY == PROGRESS_EVERY - 1)
             rc = sim__poll(c->s, err);
     }
+    free(ord);
     sim__kl_free(&r.changed);
     free(r.coords);
     free(r.has_coord);
@@ -244,11 +320,11 @@ int sim__retopologize_to(opctx *c, const state *old, const char *layout, rs_erro
     int rc = sim__build_placement(c->s, &c->next, layout ? NULL : old->pl, layout, err);
     if (rc)
         return rc;
-    int col = place_diff_column(old->pl, c->next.pl);
-    if (col >= 0)
-        rc = diff_segments(c, old, col, err);
+    if (place_diff_column(old->pl, c->next.pl) >= 0)
+        rc = diff_segments(c, old, err);
     else
-        rc = diff_keys(c, old, place_only_leavers_move(old->pl, c->next.pl), err);
+        rc = diff_keys(c, old, place_only_leavers_move(old->pl, c->next.pl),
+                       !place_same_coords(old->pl, c->next.pl), err);
     if (!rc && (old->cfg.replicas > 1 || c->next.cfg.replicas > 1)) {
         replica_ctx r = {c, old};
         rc = store_keys_each(c->s->st, 0, count_replica_moves, &r, err);
@@ -705,6 +781,12 @@ int sim_generate_keys(sim *s, const char *prefix, size_t plen, uint64_t start, u
     if ((rc = sim__op_begin(s, &c, sim_op_type_name(SIM_OP_INSERT_KEYS), subject, params, err)))
         goto out;
     c.keys_only = true;
+    /* A batch of at least a quarter of what is stored, under an algorithm
+     * whose keys keep their position beside their coordinate: the index by
+     * position is built again after it rather than at every insert. */
+    bool bulk = place_column(s->cur.pl) == PLACE_COL_COORD && (int64_t)count >= sim_key_count(s) / 4;
+    if (bulk)
+        rc = store_keys_bulk(s->st, true, err);
     char buf[NAME_BUF + 24];
     memcpy(buf, prefix, plen);
     for (uint64_t i = 0; i < count && !rc; i++) {
@@ -713,6 +795,8 @@ int sim_generate_keys(sim *s, const char *prefix, size_t plen, uint64_t start, u
         if (!rc && i % PROGRESS_EVERY == PROGRESS_EVERY - 1)
             rc = sim__progress(s, "insert_keys", i + 1, count, err);
     }
+    if (!rc && bulk)
+        rc = store_keys_bulk(s->st, false, err);
     if (!rc)
         rc = sim__progress(s, "insert_keys", count, count, err);
     rc = insert_finish(&c, rc, count, inserted, skipped, op, err);

@@ -40,12 +40,12 @@ enum {
     Q_KEYS_CLEAR,
     Q_MOVE_REC,
     Q_MOVE_UPD,
-    Q_MOVE_REC_C,
-    Q_MOVE_UPD_C,
     Q_KEY_SET,
     Q_MOVE_ADD,
     Q_KEYS_BY_KEY,
     Q_KEYS_BY_POS,
+    Q_KEYS_TABLE,
+    Q_KEYS_KIND,
     Q_OP_INS,
     Q_OP_FIN,
     Q_OP_KEY,
@@ -57,7 +57,6 @@ enum {
     Q_MOVES_COUNT,
     Q_DATA_VERSION,
     Q_DENSITY,
-    Q_DENSITY_COORD,
     Q_OP_BASE,
     Q_OPS_WORK,
     Q_PAGE_COUNT,
@@ -90,24 +89,27 @@ static const char *const sql[Q_COUNT] = {
                    "(SELECT coalesce(max(coalesce(seq, id)), 0) + 1 FROM nodes))",
     [Q_NODE_UPD] = "UPDATE nodes SET weight = ?2, keys = ?3 WHERE id = ?1",
     [Q_NODE_DEL] = "DELETE FROM nodes WHERE id = ?1",
-    [Q_KEY_INS] = "INSERT OR IGNORE INTO keys(key, pos, node, coord) VALUES(?1, ?2, ?3, ?4)",
-    [Q_KEY_GET] = "SELECT pos, node, coord FROM keys WHERE key = ?1",
+    /* Schema 6: coord is the key's stored coordinate, pos its position
+     * where that is not the coordinate (NULL: coord holds the position). */
+    [Q_KEY_INS] = "INSERT OR IGNORE INTO keys(key, coord, node, pos) VALUES(?1, ?2, ?3, ?4)",
+    [Q_KEY_GET] = "SELECT key, coord, node, pos FROM keys WHERE key = ?1",
     [Q_KEY_DEL] = "DELETE FROM keys WHERE key = ?1",
     [Q_KEYS_CLEAR] = "DELETE FROM keys",
+    /* A range of coordinates is a run of adjacent rows of the table. */
     [Q_MOVE_REC] = "INSERT INTO moves(op, seq, key, src, dst) "
-                   "SELECT ?1, ?2 + row_number() OVER (ORDER BY pos, key), key, ?3, ?4 "
-                   "FROM keys WHERE pos BETWEEN ?5 AND ?6 AND node IS ?7",
-    [Q_MOVE_UPD] = "UPDATE keys SET node = ?1 WHERE pos BETWEEN ?2 AND ?3 AND node IS ?4",
-    [Q_MOVE_REC_C] = "INSERT INTO moves(op, seq, key, src, dst) "
-                     "SELECT ?1, ?2 + row_number() OVER (ORDER BY coord, key), key, ?3, ?4 "
-                     "FROM keys WHERE coord BETWEEN ?5 AND ?6 AND node IS ?7",
-    [Q_MOVE_UPD_C] = "UPDATE keys SET node = ?1 WHERE coord BETWEEN ?2 AND ?3 AND node IS ?4",
-    /* By the primary key: a pass in position order touches the table in
-     * order and never the key index. */
-    [Q_KEY_SET] = "UPDATE keys SET node = ?2, coord = ?3 WHERE pos = ?4 AND key = ?1",
+                   "SELECT ?1, ?2 + row_number() OVER (ORDER BY coord, key), key, ?3, ?4 "
+                   "FROM keys WHERE coord BETWEEN ?5 AND ?6 AND node IS ?7",
+    [Q_MOVE_UPD] = "UPDATE keys SET node = ?1 WHERE coord BETWEEN ?2 AND ?3 AND node IS ?4",
+    /* By the primary key: a pass in the table's order touches it in order
+     * and never the key index. */
+    [Q_KEY_SET] = "UPDATE keys SET node = ?2 WHERE coord = ?3 AND key = ?1",
     [Q_MOVE_ADD] = "INSERT INTO moves(op, seq, key, src, dst) VALUES(?1, ?2, ?3, ?4, ?5)",
-    [Q_KEYS_BY_KEY] = "SELECT key, pos, node, coord FROM keys ORDER BY key",
-    [Q_KEYS_BY_POS] = "SELECT key, pos, node, coord FROM keys ORDER BY pos, key",
+    [Q_KEYS_BY_KEY] = "SELECT key, coord, node, pos FROM keys ORDER BY key",
+    /* Where keys have coordinates of their own (pos is not NULL). */
+    [Q_KEYS_BY_POS] = "SELECT key, coord, node, pos FROM keys ORDER BY pos, key",
+    [Q_KEYS_TABLE] = "SELECT key, coord, node, pos FROM keys ORDER BY coord, key",
+    /* Every key is of one kind (the algorithm's): the first says which. */
+    [Q_KEYS_KIND] = "SELECT pos IS NOT NULL FROM keys ORDER BY coord, key LIMIT 1",
     [Q_OP_INS] = "INSERT INTO ops(at, type, subject, params, config, keys_moved, moved_from) "
                  "VALUES(?1, ?2, ?3, ?4, ?5, 0, '[]')",
     [Q_OP_FIN] = "UPDATE ops SET keys_moved = ?2, moved_from = ?3, config = ?4, "
@@ -123,8 +125,7 @@ static const char *const sql[Q_COUNT] = {
     [Q_MOVES] = "SELECT key, src, dst FROM moves WHERE op = ?1 ORDER BY seq LIMIT ?2 OFFSET ?3",
     [Q_MOVES_COUNT] = "SELECT count(*) FROM moves WHERE op = ?1",
     [Q_DATA_VERSION] = "PRAGMA data_version",
-    [Q_DENSITY] = "SELECT pos FROM keys",
-    [Q_DENSITY_COORD] = "SELECT coord FROM keys WHERE coord IS NOT NULL",
+    [Q_DENSITY] = "SELECT coord, pos FROM keys",
     [Q_OP_BASE] = "SELECT coalesce(max(id), 0) FROM ops "
                   "WHERE id <= ?1 AND type IN ('reset', 'revert')",
     /* Keys moved, inserted or deleted, and one per operation. */
@@ -210,8 +211,32 @@ static const char schema_v5[] = "ALTER TABLE ops ADD COLUMN requests_moved REAL;
                                 "ALTER TABLE ops ADD COLUMN bytes_moved INTEGER;"
                                 "ALTER TABLE ops ADD COLUMN workload TEXT;";
 
+/* Version 6 (issue 15: the cost follows the change): keys clustered by
+ * (coord, key), where coord is the key's coordinate in the algorithm's
+ * space -- for the algorithms without one of their own (the seed's ring,
+ * jump, rendezvous, multiprobe) the position, in the same order-preserving
+ * encoding (uint64 ^ 2^63, so pos - 2^63) -- and pos kept only where it is
+ * not the coordinate (NULL otherwise).  A node add's arcs are runs of
+ * adjacent rows for every algorithm.  Listings by position (API.md: keys in
+ * (position, key) order) read the table where the coordinate is the
+ * position, and the partial index keys_pos where it is not (it holds no
+ * entry for the seed's ring); a large insert drops it and builds it again
+ * (store_keys_bulk), so that a `key gen` under any algorithm writes one
+ * b-tree besides the table, the key's unique index, at random.  The rows
+ * are copied in the new order: a sequential write. */
+static const char schema_v6[] =
+    "CREATE TABLE keys_v6(coord INTEGER NOT NULL, key TEXT NOT NULL, node INTEGER, pos INTEGER,"
+    "  PRIMARY KEY(coord, key)) WITHOUT ROWID;"
+    "INSERT INTO keys_v6(coord, key, node, pos) SELECT coalesce(coord, pos + "
+    "  (-9223372036854775807 - 1)), key, node, CASE WHEN coord IS NULL THEN NULL ELSE pos END "
+    "  FROM keys ORDER BY 1, 2;"
+    "DROP TABLE keys;"
+    "ALTER TABLE keys_v6 RENAME TO keys;"
+    "CREATE UNIQUE INDEX keys_key ON keys(key);"
+    "CREATE INDEX keys_pos ON keys(pos, key) WHERE pos IS NOT NULL;";
+
 static const char *const migrations[STORE_SCHEMA_VERSION] = {schema_v1, schema_v2, schema_v3,
-                                                             schema_v4, schema_v5};
+                                                             schema_v4, schema_v5, schema_v6};
 
 struct store {
     sqlite3 *db;
@@ -1009,6 +1034,10 @@ int store_node_delete(store *st, int64_t id, rs_error *err)
 
 /* ---- keys ---- */
 
+/* A stored coordinate is the order-preserving uint64 ^ 2^63 (sim_int.h);
+ * a position is stored the same way where it is the coordinate. */
+#define COORD_FLIP 0x8000000000000000ull
+
 static void bind_node(sqlite3_stmt *s, int i, int64_t node)
 {
     if (node == STORE_NO_NODE)
@@ -1022,18 +1051,48 @@ static int64_t column_node(sqlite3_stmt *s, int i)
     return sqlite3_column_type(s, i) == SQLITE_NULL ? STORE_NO_NODE : sqlite3_column_int64(s, i);
 }
 
-static void bind_coord(sqlite3_stmt *s, int i, bool has, int64_t coord)
+/* The coordinate column of k: its own coordinate, or its position. */
+static int64_t key_coord(const store_key *k)
 {
-    if (has)
-        sqlite3_bind_int64(s, i, coord);
+    return k->has_coord ? k->coord : (int64_t)((uint64_t)k->pos ^ COORD_FLIP);
+}
+
+/* The pos column of k: NULL where the coordinate is the position. */
+static void bind_pos(sqlite3_stmt *s, int i, const store_key *k)
+{
+    if (k->has_coord)
+        sqlite3_bind_int64(s, i, k->pos);
     else
         sqlite3_bind_null(s, i);
 }
 
-static void column_coord(sqlite3_stmt *s, int i, store_key *k)
+/* A row of (key, coord, node, pos) from column i on. */
+static void column_key(sqlite3_stmt *s, int i, store_key *k)
 {
-    k->has_coord = sqlite3_column_type(s, i) != SQLITE_NULL;
-    k->coord = k->has_coord ? sqlite3_column_int64(s, i) : 0;
+    k->key = (const char *)sqlite3_column_text(s, i);
+    k->len = (size_t)sqlite3_column_bytes(s, i);
+    int64_t coord = sqlite3_column_int64(s, i + 1);
+    k->node = column_node(s, i + 2);
+    k->has_coord = sqlite3_column_type(s, i + 3) != SQLITE_NULL;
+    k->coord = k->has_coord ? coord : 0;
+    k->pos = k->has_coord ? (uint32_t)sqlite3_column_int64(s, i + 3)
+                          : (uint32_t)((uint64_t)coord ^ COORD_FLIP);
+}
+
+/* Whether the keys have coordinates of their own (every key is of the
+ * kind of the algorithm that placed it; an empty table has none). */
+static int keys_own_coords(store *st, bool *own, rs_error *err)
+{
+    *own = false;
+    sqlite3_stmt *s = stmt(st, Q_KEYS_KIND);
+    if (!s)
+        return dberr(st, err, "reading keys");
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW)
+        *own = sqlite3_column_int(s, 0) != 0;
+    rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : dberr(st, err, "reading keys");
+    sqlite3_reset(s);
+    return rc;
 }
 
 int store_key_insert(store *st, const store_key *k, int *inserted, rs_error *err)
@@ -1041,9 +1100,9 @@ int store_key_insert(store *st, const store_key *k, int *inserted, rs_error *err
     sqlite3_stmt *s = stmt(st, Q_KEY_INS);
     if (s) {
         sqlite3_bind_text(s, 1, k->key, (int)k->len, SQLITE_STATIC);
-        sqlite3_bind_int64(s, 2, k->pos);
+        sqlite3_bind_int64(s, 2, key_coord(k));
         bind_node(s, 3, k->node);
-        bind_coord(s, 4, k->has_coord, k->coord);
+        bind_pos(s, 4, k);
     }
     int rc = run(st, s, err, "inserting a key");
     *inserted = rc ? 0 : sqlite3_changes(st->db);
@@ -1058,11 +1117,9 @@ int store_key_find(store *st, const char *key, size_t len, store_key *out, rs_er
     sqlite3_bind_text(s, 1, key, (int)len, SQLITE_STATIC);
     int rc = sqlite3_step(s);
     if (rc == SQLITE_ROW) {
-        out->key = key;
+        column_key(s, 0, out);
+        out->key = key; /* the row's text goes with the reset */
         out->len = len;
-        out->pos = (uint32_t)sqlite3_column_int64(s, 0);
-        out->node = column_node(s, 1);
-        column_coord(s, 2, out);
         rc = 0;
     } else if (rc == SQLITE_DONE) {
         rc = rs_fail(err, RINGSIM_ENOTFOUND, "key \"%.*s\" not found", (int)len, key);
@@ -1090,18 +1147,21 @@ int store_keys_density(store *st, bool by_coord, uint64_t top, uint32_t bins, in
      * temporary b-tree (3.7 s at a million keys against ~0.1 s). */
     for (uint32_t i = 0; i < bins; i++)
         counts[i] = 0;
-    sqlite3_stmt *s = stmt(st, by_coord ? Q_DENSITY_COORD : Q_DENSITY);
+    sqlite3_stmt *s = stmt(st, Q_DENSITY);
     if (!s)
         return dberr(st, err, "reading keys");
     int rc;
     unsigned __int128 size = (unsigned __int128)top + 1;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        uint64_t v = (uint64_t)sqlite3_column_int64(s, 0);
+        uint64_t v = (uint64_t)sqlite3_column_int64(s, 0) ^ COORD_FLIP;
+        bool own = sqlite3_column_type(s, 1) != SQLITE_NULL;
         if (!by_coord) {
-            counts[(v * bins) >> 32]++;
+            uint64_t pos = own ? (uint32_t)sqlite3_column_int64(s, 1) : (uint32_t)v;
+            counts[(pos * bins) >> 32]++;
             continue;
         }
-        v ^= 1ull << 63; /* the stored form back to the coordinate (sim_int.h) */
+        if (!own) /* a key without a coordinate of its own */
+            continue;
         uint64_t b = (uint64_t)((unsigned __int128)v * bins / size);
         counts[b < bins ? b : bins - 1]++; /* past top only in a damaged file */
     }
@@ -1120,10 +1180,13 @@ int store_key_set(store *st, const store_key *k, rs_error *err)
     if (s) {
         sqlite3_bind_text(s, 1, k->key, (int)k->len, SQLITE_STATIC);
         bind_node(s, 2, k->node);
-        bind_coord(s, 3, k->has_coord, k->coord);
-        sqlite3_bind_int64(s, 4, k->pos);
+        sqlite3_bind_int64(s, 3, key_coord(k));
     }
-    return run(st, s, err, "moving a key");
+    int rc = run(st, s, err, "moving a key");
+    if (!rc && sqlite3_changes(st->db) != 1)
+        rc = rs_fail(err, RINGSIM_EDB, "key \"%.*s\" is not at the coordinate given", (int)k->len,
+                     k->key);
+    return rc;
 }
 
 int store_move_add(store *st, int64_t op, int64_t seq, const char *key, size_t len,
@@ -1140,14 +1203,14 @@ int store_move_add(store *st, int64_t op, int64_t seq, const char *key, size_t l
     return run(st, s, err, "recording a move");
 }
 
-int store_keys_move(store *st, bool by_coord, int64_t lo, int64_t hi, int64_t from, int64_t to,
-                    int64_t op, const char *from_name, const char *to_name, int64_t *seq,
-                    int64_t *count, rs_error *err)
+int store_keys_move(store *st, int64_t lo, int64_t hi, int64_t from, int64_t to, int64_t op,
+                    const char *from_name, const char *to_name, int64_t *seq, int64_t *count,
+                    rs_error *err)
 {
     int rc;
     *count = 0;
     if (op > 0) {
-        sqlite3_stmt *s = stmt(st, by_coord ? Q_MOVE_REC_C : Q_MOVE_REC);
+        sqlite3_stmt *s = stmt(st, Q_MOVE_REC);
         if (s) {
             sqlite3_bind_int64(s, 1, op);
             sqlite3_bind_int64(s, 2, *seq);
@@ -1160,7 +1223,7 @@ int store_keys_move(store *st, bool by_coord, int64_t lo, int64_t hi, int64_t fr
         if ((rc = run(st, s, err, "recording moves")))
             return rc;
     }
-    sqlite3_stmt *s = stmt(st, by_coord ? Q_MOVE_UPD_C : Q_MOVE_UPD);
+    sqlite3_stmt *s = stmt(st, Q_MOVE_UPD);
     if (s) {
         bind_node(s, 1, to);
         sqlite3_bind_int64(s, 2, lo);
@@ -1174,19 +1237,14 @@ int store_keys_move(store *st, bool by_coord, int64_t lo, int64_t hi, int64_t fr
     return 0;
 }
 
-/* Step through rows of (key, pos, node), calling fn for each. */
+/* Step through rows of (key, coord, node, pos), calling fn for each. */
 static int each_key(store *st, sqlite3_stmt *s, store_key_fn fn, void *ud, rs_error *err,
                     const char *what)
 {
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        store_key k = {(const char *)sqlite3_column_text(s, 0),
-                       (size_t)sqlite3_column_bytes(s, 0),
-                       (uint32_t)sqlite3_column_int64(s, 1),
-                       column_node(s, 2),
-                       false,
-                       0};
-        column_coord(s, 3, &k);
+        store_key k;
+        column_key(s, 0, &k);
         int r = fn(ud, &k);
         if (r) {
             sqlite3_reset(s);
@@ -1198,12 +1256,133 @@ static int each_key(store *st, sqlite3_stmt *s, store_key_fn fn, void *ud, rs_er
     return r;
 }
 
-int store_keys_each(store *st, int by_position, store_key_fn fn, void *ud, rs_error *err)
+int store_keys_each(store *st, int order, store_key_fn fn, void *ud, rs_error *err)
 {
-    sqlite3_stmt *s = stmt(st, by_position ? Q_KEYS_BY_POS : Q_KEYS_BY_KEY);
+    bool own = false;
+    int rc = order == STORE_EACH_POSITION ? keys_own_coords(st, &own, err) : 0;
+    if (rc)
+        return rc;
+    /* Where the coordinate is the position, the table's order is it. */
+    int q = order == STORE_EACH_KEY ? Q_KEYS_BY_KEY : own ? Q_KEYS_BY_POS : Q_KEYS_TABLE;
+    sqlite3_stmt *s = stmt(st, q);
     if (!s)
         return dberr(st, err, "reading keys");
     return each_key(st, s, fn, ud, err, "reading keys");
+}
+
+/* ---- a rebuild of the table in a new coordinate order ---- */
+
+typedef struct rebuilt {
+    int64_t coord, node, pos; /* pos < 0: the coordinate is the position */
+    size_t off, len;          /* the key's bytes in the buffer */
+} rebuilt;
+
+typedef struct rebuild_ctx {
+    store_rekey_fn fn;
+    void *ud;
+    rebuilt *v;
+    size_t n, cap;
+    char *bytes;
+    size_t used, room;
+    rs_error *err;
+} rebuild_ctx;
+
+static int rebuild_take(void *ud, const store_key *old)
+{
+    rebuild_ctx *r = ud;
+    store_key k = *old;
+    int rc = r->fn(r->ud, &k);
+    if (rc)
+        return rc;
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 4096;
+        rebuilt *v = realloc(r->v, cap * sizeof *v);
+        if (!v)
+            return rs_fail(r->err, RINGSIM_ENOMEM, "out of memory");
+        r->v = v;
+        r->cap = cap;
+    }
+    if (r->room - r->used < old->len) {
+        size_t room = r->room ? r->room : 65536;
+        while (room - r->used < old->len)
+            room *= 2;
+        char *b = realloc(r->bytes, room);
+        if (!b)
+            return rs_fail(r->err, RINGSIM_ENOMEM, "out of memory");
+        r->bytes = b;
+        r->room = room;
+    }
+    memcpy(r->bytes + r->used, old->key, old->len);
+    r->v[r->n++] = (rebuilt){key_coord(&k), k.node, k.has_coord ? (int64_t)k.pos : -1, r->used,
+                             old->len};
+    r->used += old->len;
+    return 0;
+}
+
+/* The table's order: coordinate, then the key as SQLite compares text
+ * (BINARY: the bytes, then the length). */
+static int rebuilt_cmp(const void *a, const void *b, void *bytes)
+{
+    const rebuilt *x = a, *y = b;
+    if (x->coord != y->coord)
+        return x->coord < y->coord ? -1 : 1;
+    size_t n = x->len < y->len ? x->len : y->len;
+    int c = memcmp((const char *)bytes + x->off, (const char *)bytes + y->off, n);
+    return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+int store_keys_rebuild(store *st, store_rekey_fn fn, void *ud, rs_error *err)
+{
+    rebuild_ctx r = {.fn = fn, .ud = ud, .err = err};
+    sqlite3_stmt *s = stmt(st, Q_KEYS_TABLE), *ins = NULL;
+    int rc = s ? each_key(st, s, rebuild_take, &r, err, "reading keys")
+               : dberr(st, err, "reading keys");
+    if (!rc)
+        qsort_r(r.v, r.n, sizeof *r.v, rebuilt_cmp, r.bytes);
+    /* The new table takes its rows in its own order (appends); the key's
+     * index is built after, by a sort, rather than by random inserts. */
+    if (!rc)
+        rc = exec(st,
+                  "DROP TABLE IF EXISTS keys_new;"
+                  "CREATE TABLE keys_new(coord INTEGER NOT NULL, key TEXT NOT NULL, node INTEGER,"
+                  "  pos INTEGER, PRIMARY KEY(coord, key)) WITHOUT ROWID;",
+                  err, "rebuilding keys");
+    if (!rc && sqlite3_prepare_v2(st->db,
+                                  "INSERT INTO keys_new(coord, key, node, pos) "
+                                  "VALUES(?1, ?2, ?3, ?4)",
+                                  -1, &ins, NULL) != SQLITE_OK)
+        rc = dberr(st, err, "rebuilding keys");
+    for (size_t i = 0; !rc && i < r.n; i++) {
+        const rebuilt *e = &r.v[i];
+        sqlite3_bind_int64(ins, 1, e->coord);
+        sqlite3_bind_text(ins, 2, r.bytes + e->off, (int)e->len, SQLITE_STATIC);
+        bind_node(ins, 3, e->node);
+        if (e->pos < 0)
+            sqlite3_bind_null(ins, 4);
+        else
+            sqlite3_bind_int64(ins, 4, e->pos);
+        rc = run(st, ins, err, "rebuilding keys");
+    }
+    sqlite3_finalize(ins);
+    free(r.v);
+    free(r.bytes);
+    if (!rc)
+        rc = exec(st,
+                  "DROP TABLE keys;"
+                  "ALTER TABLE keys_new RENAME TO keys;"
+                  "CREATE UNIQUE INDEX keys_key ON keys(key);"
+                  "CREATE INDEX keys_pos ON keys(pos, key) WHERE pos IS NOT NULL;",
+                  err, "rebuilding keys");
+    return rc;
+}
+
+int store_keys_bulk(store *st, bool begin, rs_error *err)
+{
+    return exec(st,
+                begin
+                    ? "DROP INDEX IF EXISTS keys_pos"
+                    : "CREATE INDEX IF NOT EXISTS keys_pos ON keys(pos, key) WHERE pos IS NOT NULL",
+                err, begin ? "inserting keys" : "indexing keys");
 }
 
 struct store_cursor {
@@ -1233,13 +1412,7 @@ int store_cursor_next(store_cursor *c, store_key *k, rs_error *err)
         return 0;
     if (rc != SQLITE_ROW)
         return dberr(c->st, err, "reading keys");
-    *k = (store_key){(const char *)sqlite3_column_text(c->s, 0),
-                     (size_t)sqlite3_column_bytes(c->s, 0),
-                     (uint32_t)sqlite3_column_int64(c->s, 1),
-                     column_node(c->s, 2),
-                     false,
-                     0};
-    column_coord(c->s, 3, k);
+    column_key(c->s, 0, k);
     return 1;
 }
 
@@ -1254,27 +1427,34 @@ void store_cursor_close(store_cursor *c)
 int store_keys_page(store *st, const store_key_query *q, int64_t *total, store_key_fn fn, void *ud,
                     rs_error *err)
 {
-    /* Built per call: six shapes of query, each cheap to prepare compared
-     * with the page it reads.  The text is made of constants only; the
-     * prefix travels as a bound parameter, so its length bounds nothing
-     * here. */
+    /* Built per call: a few shapes of query, each cheap to prepare
+     * compared with the page it reads.  The text is made of constants
+     * only; the prefix travels as a bound parameter, so its length bounds
+     * nothing here. */
     if (q->known_total >= 0)
         *total = q->known_total;
     bool pre = q->prefix && q->prefix_len;
     if (pre && q->prefix_len > INT32_MAX)
         return rs_fail(err, RINGSIM_EPARAM, "prefix is too long");
-    char where[160], text[512];
-    /* In coordinate order, the partial index of coordinates serves only
-     * when the query says it wants keys that have one (all of them, where
-     * that order is asked); otherwise SQLite sorts the whole table. */
+    /* In position order: the table's own order where the coordinate is the
+     * position, else the partial index keys_pos (the query says pos IS NOT
+     * NULL, true of every key there, so that SQLite may use it). */
+    bool own = false;
+    int rc = q->order == STORE_ORDER_POSITION && (q->known_total < 0 || q->known_total > 0)
+                 ? keys_own_coords(st, &own, err)
+                 : 0;
+    if (rc)
+        return rc;
+    char where[160], text[600];
+    /* In coordinate order, only the keys that have one of their own (all
+     * of them, where that order is asked). */
     snprintf(where, sizeof where, "1%s%s%s",
              !q->by_node                ? ""
              : q->node == STORE_NO_NODE ? " AND node IS NULL"
                                         : " AND node = ?1",
              pre ? " AND key >= ?2 AND (?3 IS NULL OR key < ?3)" : "",
-             q->order == STORE_ORDER_COORD ? " AND coord IS NOT NULL" : "");
+             q->order == STORE_ORDER_COORD || own ? " AND pos IS NOT NULL" : "");
     sqlite3_stmt *s = NULL;
-    int rc;
     /* The upper bound of the prefix range: the prefix with its last byte
      * below 0xFF incremented (keys are valid UTF-8, so no key has 0xFF).
      * Sized by the prefix, whatever its length. */
@@ -1290,31 +1470,34 @@ int store_keys_page(store *st, const store_key_query *q, int64_t *total, store_k
         if (ulen > 0)
             upper[ulen - 1] = (char)((unsigned char)upper[ulen - 1] + 1);
     }
-    /* Deep pages: OFFSET skips entries of the index that gives the order
-     * (the table, keys_key, keys_coord), and only the page's rows are read
-     * whole -- 0.1 s at offset 500,000 of a million keys where reading
-     * every skipped row took 1 s. */
+    /* Deep pages: OFFSET skips entries of the tree that gives the order
+     * (the table, or keys_key), and only the page's rows are read whole --
+     * 0.1 s at offset 500,000 of a million keys where reading every
+     * skipped row took 1 s. */
     char order[2][64]; /* inside the page, and of its rows */
     const char *d = q->desc ? " DESC" : "";
+    bool by_pos = q->order == STORE_ORDER_COORD || (q->order == STORE_ORDER_POSITION && own);
     for (int i = 0; i < 2; i++) {
         const char *t = i ? "p." : "";
         if (q->order == STORE_ORDER_KEY)
             snprintf(order[i], sizeof order[i], "%skey%s", t, d);
-        else if (q->order == STORE_ORDER_COORD) /* the index's own order */
+        else if (q->order == STORE_ORDER_COORD)
             snprintf(order[i], sizeof order[i], "%scoord%s, %spos%s, %skey%s", t, d, t, d, t, d);
-        else
+        else if (own)
             snprintf(order[i], sizeof order[i], "%spos%s, %skey%s", t, d, t, d);
+        else /* the table's order is the position's */
+            snprintf(order[i], sizeof order[i], "%scoord%s, %skey%s", t, d, t, d);
     }
     rc = 0;
     for (int pass = q->known_total >= 0; pass < 2 && !rc; pass++) {
         if (pass == 0)
             snprintf(text, sizeof text, "SELECT count(*) FROM keys WHERE %s", where);
-        else /* the page cut from an index alone, then its rows */
+        else /* the page cut from one tree alone, then its rows */
             snprintf(text, sizeof text,
-                     "SELECT k.key, k.pos, k.node FROM (SELECT pos, key%s FROM keys "
+                     "SELECT k.key, k.coord, k.node, k.pos FROM (SELECT coord, key%s FROM keys "
                      "WHERE %s ORDER BY %s LIMIT ?4 OFFSET ?5) AS p JOIN keys AS k "
-                     "ON k.pos = p.pos AND k.key = p.key ORDER BY %s",
-                     q->order == STORE_ORDER_COORD ? ", coord" : "", where, order[0], order[1]);
+                     "ON k.coord = p.coord AND k.key = p.key ORDER BY %s",
+                     by_pos ? ", pos" : "", where, order[0], order[1]);
         if (sqlite3_prepare_v2(st->db, text, -1, &s, NULL) != SQLITE_OK) {
             rc = dberr(st, err, "listing keys");
             break;

@@ -7,8 +7,10 @@
  * inserts and deletes, for replay) and moves (key, from, to of every move).
  * WAL mode, one cached prepared statement per query, and one write
  * transaction per operation (store_begin ... store_commit).  Keys are
- * clustered by (position, key) -- arcs are ranges of adjacent pages -- with a
- * unique index on the key for lookups.
+ * clustered by (coordinate, key) -- the coordinate in the algorithm's space,
+ * or the position for the algorithms without one -- so that an arc that
+ * changes hands is a run of adjacent pages for every algorithm, with a
+ * unique index on the key for lookups (schema 6).
  *
  * The store knows SQL and nothing of HTTP or of placement.  Every function
  * returns 0 or a negative RINGSIM_E* code with err filled.  Strings handed to
@@ -23,7 +25,7 @@
 
 #include "error.h"
 
-#define STORE_SCHEMA_VERSION 5
+#define STORE_SCHEMA_VERSION 6
 #define STORE_NO_NODE (-1) /* owner of an unassigned key */
 #define NAME_BUF 256       /* a name of up to 255 bytes plus NUL */
 
@@ -118,7 +120,9 @@ typedef int (*store_key_fn)(void *ud, const store_key *k);
 
 /* *inserted = 1, or 0 when the key exists (nothing changes). */
 int store_key_insert(store *st, const store_key *k, int *inserted, rs_error *err);
-/* Set the node and coordinate of the key k->key at position k->pos. */
+/* Set the node of the key k->key, found by its stored coordinate (k->coord
+ * with has_coord, else its position k->pos): RINGSIM_EDB when it is not
+ * there.  A new coordinate takes store_keys_rebuild. */
 int store_key_set(store *st, const store_key *k, rs_error *err);
 /* Record one move of operation op. */
 int store_move_add(store *st, int64_t op, int64_t seq, const char *key, size_t len,
@@ -128,19 +132,33 @@ int store_key_find(store *st, const char *key, size_t len, store_key *out, rs_er
 /* *deleted = 1, or 0 when the key was not there. */
 int store_key_delete(store *st, const char *key, size_t len, int *deleted, rs_error *err);
 int store_keys_clear(store *st, rs_error *err);
-/* Keys per equal slice of positions [0, 2^32), or with by_coord of stored
- * coordinates [0, top] (keys without one are not counted): counts[bins],
- * zeroed first. */
+/* Keys per equal slice of positions [0, 2^32), or with by_coord of
+ * coordinates [0, top] (keys without one of their own are not counted):
+ * counts[bins], zeroed first. */
 int store_keys_density(store *st, bool by_coord, uint64_t top, uint32_t bins, int64_t *counts,
                        rs_error *err);
-/* Give every key with lo <= pos <= hi owned by `from` to `to`; when op > 0,
- * record each as a move (seq numbers from *seq on, advanced).  *count is the
- * number moved. */
-int store_keys_move(store *st, bool by_coord, int64_t lo, int64_t hi, int64_t from, int64_t to,
-                    int64_t op, const char *from_name, const char *to_name, int64_t *seq,
-                    int64_t *count, rs_error *err);
-/* Every key, ordered by key bytes (order = 0) or by (position, key). */
-int store_keys_each(store *st, int by_position, store_key_fn fn, void *ud, rs_error *err);
+/* Give every key with lo <= stored coordinate <= hi (a key's own, or its
+ * position in the same encoding: uint64 ^ 2^63) owned by `from` to `to`;
+ * when op > 0, record each as a move in (coordinate, key) order (seq
+ * numbers from *seq on, advanced).  *count is the number moved. */
+int store_keys_move(store *st, int64_t lo, int64_t hi, int64_t from, int64_t to, int64_t op,
+                    const char *from_name, const char *to_name, int64_t *seq, int64_t *count,
+                    rs_error *err);
+/* Every key, ordered by key bytes, by (position, key), or in the table's
+ * order (coordinate, key: the cheapest). */
+enum { STORE_EACH_KEY, STORE_EACH_POSITION, STORE_EACH_TABLE };
+int store_keys_each(store *st, int order, store_key_fn fn, void *ud, rs_error *err);
+/* Give every key a new owner and coordinate: fn is called once per key in
+ * the table's order and may change k->node, k->has_coord and k->coord (not
+ * the key or its position); the table is then written anew in the new
+ * order (appends, the key index built by a sort) and takes the old one's
+ * place, inside the caller's transaction.  A change of algorithm. */
+typedef int (*store_rekey_fn)(void *ud, store_key *k);
+int store_keys_rebuild(store *st, store_rekey_fn fn, void *ud, rs_error *err);
+/* Around a large insert of keys with coordinates of their own, inside its
+ * transaction: begin drops the index by position, the end builds it again
+ * by one sort (cheaper than as many inserts at random). */
+int store_keys_bulk(store *st, bool begin, rs_error *err);
 
 /* A pull cursor over every key by key bytes, on a statement of its own (so
  * that two stores can be walked in step).  next gives 1 with a row (valid

@@ -4,6 +4,7 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -107,7 +108,8 @@ static void test_rollback_leaves_nothing(void **state)
     assert_int_equal(store_open(&st, path, &err), 0);
     assert_int_equal(store_begin(st, &err), 0);
     int ins;
-    assert_int_equal(store_key_insert(st, &(store_key){"gone", 4, 1, STORE_NO_NODE, false, 0}, &ins, &err), 0);
+    assert_int_equal(
+        store_key_insert(st, &(store_key){"gone", 4, 1, STORE_NO_NODE, false, 0}, &ins, &err), 0);
     store_rollback(st);
     int n = 0;
     assert_int_equal(store_keys_each(st, 0, count_key, &n, &err), 0);
@@ -167,6 +169,9 @@ static void test_schema_version(void **state)
     unlink(path);
 }
 
+/* A position as the store keeps it where it is the coordinate. */
+static int64_t at(uint32_t pos) { return (int64_t)((uint64_t)pos ^ 0x8000000000000000ull); }
+
 static void test_moves_and_ranges(void **state)
 {
     (void)state;
@@ -178,16 +183,21 @@ static void test_moves_and_ranges(void **state)
     char name[16];
     for (int i = 0; i < 100; i++) {
         snprintf(name, sizeof name, "k%d", i);
-        assert_int_equal(store_key_insert(st, &(store_key){name, strlen(name), (uint32_t)i * 10, 1, false, 0}, &ins, &err), 0);
+        assert_int_equal(
+            store_key_insert(st, &(store_key){name, strlen(name), (uint32_t)i * 10, 1, false, 0},
+                             &ins, &err),
+            0);
     }
     int64_t seq = 0, count, op;
     assert_int_equal(store_op_append(st, "add_node", "b", "{}", "{}", &op, &err), 0);
     /* positions 100..200 inclusive: keys 10..20 */
-    assert_int_equal(store_keys_move(st, false, 100, 200, 1, 2, op, "a", "b", &seq, &count, &err), 0);
+    assert_int_equal(store_keys_move(st, at(100), at(200), 1, 2, op, "a", "b", &seq, &count, &err),
+                     0);
     assert_int_equal(count, 11);
     assert_int_equal(seq, 11);
     /* keys owned by another node in the range are not touched */
-    assert_int_equal(store_keys_move(st, false, 100, 200, 1, 3, op, "a", "c", &seq, &count, &err), 0);
+    assert_int_equal(store_keys_move(st, at(100), at(200), 1, 3, op, "a", "c", &seq, &count, &err),
+                     0);
     assert_int_equal(count, 0);
     assert_int_equal(store_commit(st, &err), 0);
     int64_t total;
@@ -235,7 +245,9 @@ static void test_long_prefix_is_bounded(void **state)
         memset(keys[i], 'a', lens[i]);
         if (i == 2)
             keys[i][300] = 'b';
-        assert_int_equal(store_key_insert(st, &(store_key){keys[i], lens[i], (uint32_t)i, 1, false, 0}, &ins, &err), 0);
+        assert_int_equal(
+            store_key_insert(st, &(store_key){keys[i], lens[i], (uint32_t)i, 1, false, 0}, &ins, &err),
+            0);
     }
     assert_int_equal(store_commit(st, &err), 0);
     size_t plens[] = {1, 200, 255, 256, 300, 301, 4096, BIG};
@@ -324,6 +336,130 @@ static void test_moved_file(void **state)
     store_close(st);
 }
 
+/* ---- schema 5 to 6: the keys table rebuilt clustered by coordinate ---- */
+
+/* The schema a version-5 file has (versions 1 to 5 as they were written),
+ * and its rows: keys of the seed's ring (coordinate NULL) or, with own, of
+ * an algorithm with coordinates of its own. */
+static void write_v5(const char *file, bool own)
+{
+    static const char v5[] =
+        "CREATE TABLE meta(k TEXT PRIMARY KEY, v) WITHOUT ROWID;"
+        "CREATE TABLE nodes(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE,"
+        "  weight REAL NOT NULL, keys INTEGER NOT NULL DEFAULT 0);"
+        "CREATE TABLE keys(pos INTEGER NOT NULL, key TEXT NOT NULL, node INTEGER,"
+        "  PRIMARY KEY(pos, key)) WITHOUT ROWID;"
+        "CREATE UNIQUE INDEX keys_key ON keys(key);"
+        "CREATE TABLE ops(id INTEGER PRIMARY KEY, at TEXT NOT NULL, type TEXT NOT NULL,"
+        "  subject TEXT NOT NULL, params TEXT NOT NULL, config TEXT NOT NULL,"
+        "  keys_moved INTEGER NOT NULL, moved_from TEXT NOT NULL);"
+        "CREATE TABLE op_keys(op INTEGER NOT NULL, seq INTEGER NOT NULL, key TEXT NOT NULL,"
+        "  PRIMARY KEY(op, seq)) WITHOUT ROWID;"
+        "CREATE TABLE moves(op INTEGER NOT NULL, seq INTEGER NOT NULL, key TEXT NOT NULL,"
+        "  src TEXT, dst TEXT, PRIMARY KEY(op, seq)) WITHOUT ROWID;"
+        "INSERT INTO meta(k, v) VALUES('unassigned', 0);"
+        "ALTER TABLE keys ADD COLUMN coord INTEGER;"
+        "CREATE INDEX keys_coord ON keys(coord) WHERE coord IS NOT NULL;"
+        "ALTER TABLE nodes ADD COLUMN tokens TEXT;"
+        "ALTER TABLE ops ADD COLUMN replica_moves INTEGER NOT NULL DEFAULT 0;"
+        "ALTER TABLE ops ADD COLUMN skipped INTEGER;"
+        "ALTER TABLE nodes ADD COLUMN attrs TEXT;"
+        "ALTER TABLE nodes ADD COLUMN seq INTEGER;"
+        "ALTER TABLE ops ADD COLUMN requests_moved REAL;"
+        "ALTER TABLE ops ADD COLUMN bytes_moved INTEGER;"
+        "ALTER TABLE ops ADD COLUMN workload TEXT;"
+        "INSERT INTO nodes(id, name, weight, keys, seq) VALUES(1, 'a', 1, 3, 1), (2, 'b', 1, 2, 2);"
+        "PRAGMA application_id = 1380535879; PRAGMA user_version = 5;" /* "RING" */;
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(file, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, v5, NULL, NULL, NULL), SQLITE_OK);
+    /* (key, pos, node, coord): two keys share a position, one has no owner;
+     * coordinates in another order than positions, one negative. */
+    const char *rows = own ? "INSERT INTO keys(key, pos, node, coord) VALUES"
+                             "('k1', 300, 1, 50), ('k2', 100, 2, -7), ('k3', 100, 1, 900),"
+                             "('k4', 4000000000, 2, 60), ('k5', 7, NULL, 50), ('k6', 200, 1, 1)"
+                           : "INSERT INTO keys(key, pos, node) VALUES"
+                             "('k1', 300, 1), ('k2', 100, 2), ('k3', 100, 1),"
+                             "('k4', 4000000000, 2), ('k5', 7, NULL), ('k6', 200, 1)";
+    assert_int_equal(sqlite3_exec(db, rows, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+}
+
+static int page_names(void *ud, const store_key *k)
+{
+    char *out = ud;
+    strncat(out, k->key, k->len);
+    strcat(out, " ");
+    return 0;
+}
+
+static void test_migrate_5_to_6(void **state)
+{
+    (void)state;
+    for (int own = 0; own < 2; own++) {
+        unlink(path);
+        write_v5(path, own);
+        store *st;
+        rs_error err;
+        assert_int_equal(store_open(&st, path, &err), 0);
+        /* every key with its position, owner and coordinate */
+        static const struct {
+            const char *key;
+            uint32_t pos;
+            int64_t node, coord;
+        } want[] = {{"k1", 300, 1, 50},         {"k2", 100, 2, -7}, {"k3", 100, 1, 900},
+                    {"k4", 4000000000u, 2, 60}, {"k5", 7, -1, 50},  {"k6", 200, 1, 1}};
+        for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+            store_key k;
+            assert_int_equal(store_key_find(st, want[i].key, 2, &k, &err), 0);
+            assert_int_equal(k.pos, want[i].pos);
+            assert_int_equal(k.node, want[i].node);
+            assert_int_equal(k.has_coord, own);
+            if (own)
+                assert_int_equal(k.coord, want[i].coord);
+        }
+        /* a listing in (position, key) order, whole and by owner */
+        char names[64] = "";
+        int64_t total = 0;
+        store_key_query q = {0, false, NULL, 0, 0, 100, -1, STORE_ORDER_POSITION, false};
+        assert_int_equal(store_keys_page(st, &q, &total, page_names, names, &err), 0);
+        assert_string_equal(names, "k5 k2 k3 k6 k1 k4 ");
+        assert_int_equal(total, 6);
+        names[0] = 0;
+        q = (store_key_query){1, true, NULL, 0, 1, 100, -1, STORE_ORDER_POSITION, true};
+        assert_int_equal(store_keys_page(st, &q, &total, page_names, names, &err), 0);
+        assert_string_equal(names, "k6 k3 "); /* k1 k6 k3, reversed, from offset 1 */
+        assert_int_equal(total, 3);
+        /* in coordinate order: only keys that have one of their own */
+        names[0] = 0;
+        q = (store_key_query){0, false, NULL, 0, 0, 100, -1, STORE_ORDER_COORD, false};
+        assert_int_equal(store_keys_page(st, &q, &total, page_names, names, &err), 0);
+        assert_string_equal(names, own ? "k2 k6 k5 k1 k4 k3 " : "");
+        /* positions binned; a range of stored coordinates moves */
+        int64_t counts[2];
+        assert_int_equal(store_keys_density(st, false, 0, 2, counts, &err), 0);
+        assert_int_equal(counts[0], 5);
+        assert_int_equal(counts[1], 1);
+        int64_t seq = 0, count, op;
+        assert_int_equal(store_begin(st, &err), 0);
+        assert_int_equal(store_op_append(st, "add_node", "c", "{}", "{}", &op, &err), 0);
+        int64_t lo = own ? 1 : at(100), hi = own ? 50 : at(300);
+        assert_int_equal(store_keys_move(st, lo, hi, 1, 2, op, "a", "b", &seq, &count, &err), 0);
+        assert_int_equal(count, own ? 2 : 3); /* k6 k1, or k3 k6 k1 */
+        assert_int_equal(store_commit(st, &err), 0);
+        store_close(st);
+        sqlite3 *db;
+        sqlite3_stmt *v;
+        assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+        assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &v, NULL), SQLITE_OK);
+        assert_int_equal(sqlite3_step(v), SQLITE_ROW);
+        assert_int_equal(sqlite3_column_int(v, 0), 6);
+        sqlite3_finalize(v);
+        sqlite3_close(db);
+    }
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -334,6 +470,7 @@ int main(void)
         cmocka_unit_test(test_schema_version),
         cmocka_unit_test(test_long_prefix_is_bounded),
         cmocka_unit_test(test_moved_file),
+        cmocka_unit_test(test_migrate_5_to_6),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
