@@ -36,11 +36,13 @@ static int move_range(opctx *c, const state *old, int col, uint64_t lo, uint64_t
         return 0;
     int64_t count;
     bool by_coord = col == PLACE_COL_COORD;
-    int rc = store_keys_move(c->s->st, by_coord, by_coord ? sim__coord_stored(lo) : (int64_t)lo,
-                             by_coord ? sim__coord_stored(hi) : (int64_t)hi, from, to, c->op,
-                             owner_name(old, a), owner_name(&c->next, b), &c->seq, &count, err);
+    int64_t slo = by_coord ? sim__coord_stored(lo) : (int64_t)lo;
+    int64_t shi = by_coord ? sim__coord_stored(hi) : (int64_t)hi;
+    int rc = store_keys_move(c->s->st, by_coord, slo, shi, from, to, c->op, owner_name(old, a),
+                             owner_name(&c->next, b), &c->seq, &count, err);
     if (rc || !count)
         return rc;
+    sim__wl_range(c, col, slo, shi, from, to, count); /* the workload's cache follows */
     sim__count_owner(&c->next, from, -count);
     sim__count_owner(&c->next, to, count);
     if (sim__tally(c, from, owner_name(old, a), to, owner_name(&c->next, b), count))
@@ -174,6 +176,7 @@ static int diff_keys(opctx *c, const state *old, bool only_leavers, rs_error *er
                      .only_leavers = only_leavers,
                      .err = err,
                      .total = (uint64_t)sim_key_count(c->s)};
+    sim__wl_rekeyed(c);
     int rc = store_keys_each(c->s->st, 1, replace_one, &r, err);
     for (size_t i = 0; !rc && i < r.changed.n; i++) {
         const klent *e = &r.changed.v[i];
@@ -527,8 +530,8 @@ int sim__insert_one(opctx *c, const char *k, size_t len, int64_t *inserted, rs_e
     if (rc || !ins)
         return rc;
     (*inserted)++;
-    sim__wl_note(c, k, len, sk.node, true); /* the workload's cache follows */
-    if (o < 0)                              /* hot path: the owner's index is known, no search */
+    sim__wl_note(c, &sk, true); /* the workload's cache follows */
+    if (o < 0)                  /* hot path: the owner's index is known, no search */
         c->next.unassigned++;
     else
         c->next.nodes[o].keys++;
@@ -765,7 +768,10 @@ int sim_delete_keys(sim *s, const sim_str *keys, size_t n, int64_t *op, rs_error
         if (c.op)
             rc = store_op_add_key(s->st, c.op, seq++, keys[i].s, keys[i].len, err);
         sim__count_owner(&c.next, k.node, -1);
-        sim__wl_note(&c, keys[i].s, keys[i].len, k.node, false);
+        store_key gone = k; /* its bytes: the request's (k's may go with the row) */
+        gone.key = keys[i].s;
+        gone.len = keys[i].len;
+        sim__wl_note(&c, &gone, false);
         if (!rc && i % PROGRESS_EVERY == PROGRESS_EVERY - 1)
             rc = sim__progress(s, "delete_keys", i + 1, n, err);
     }

@@ -97,12 +97,44 @@ static void test_zipf_norm(void **state)
     assert_true(fabs(m.h - (log(1e7) + 0.5772156649015329 + 1 / 2e7)) < 1e-9);
 }
 
+/* The weight table: H bit for bit wl_norm_compute's at every n it covers,
+ * extended in steps, started again for another s. */
+static void test_zipf_table(void **state)
+{
+    (void)state;
+    wl_table t;
+    memset(&t, 0, sizeof t);
+    workload w;
+    wl_init(&w);
+    w.kind = WL_ZIPF;
+    const double ss[] = {0.7, 1.0, 1.3};
+    const uint64_t steps[] = {1, 5, 1000, 1001, 4097, 30000};
+    for (size_t k = 0; k < sizeof ss / sizeof ss[0]; k++) {
+        w.s = ss[k];
+        for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+            assert_int_equal(wl_table_reach(&t, w.s, steps[i]), 0);
+            wl_norm a, b;
+            wl_norm_compute(&w, steps[i], &a);
+            wl_norm_table(&w, &t, steps[i], &b);
+            assert_true(a.h == b.h && a.n == b.n);
+            for (uint64_t r = 1; r <= steps[i]; r += 997)
+                assert_true(wl_share_table(&w, &t, &b, r) == wl_share_of_rank(&w, &a, r));
+        }
+        /* a smaller n is read from the same table */
+        wl_norm a, b;
+        wl_norm_compute(&w, 77, &a);
+        wl_norm_table(&w, &t, 77, &b);
+        assert_true(a.h == b.h);
+    }
+    wl_table_free(&t);
+}
+
 static void test_hotspot_shares(void **state)
 {
     (void)state;
     workload w;
-    assert_int_equal(parse("{\"kind\": \"hotspot\", \"hot_fraction\": 0.25, \"hot_share\": 0.9}", &w),
-                     0);
+    assert_int_equal(
+        parse("{\"kind\": \"hotspot\", \"hot_fraction\": 0.25, \"hot_share\": 0.9}", &w), 0);
     wl_norm m;
     wl_norm_compute(&w, 10, &m);
     assert_int_equal(m.hot, 2); /* max(1, floor(2.5)) */
@@ -204,9 +236,8 @@ static void test_engine(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse),
-        cmocka_unit_test(test_zipf_norm),
-        cmocka_unit_test(test_hotspot_shares),
+        cmocka_unit_test(test_parse),      cmocka_unit_test(test_zipf_norm),
+        cmocka_unit_test(test_zipf_table), cmocka_unit_test(test_hotspot_shares),
         cmocka_unit_test(test_engine),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
