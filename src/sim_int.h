@@ -266,5 +266,8 @@ void sim__wl_range(opctx *c, int col, int64_t lo, int64_t hi, int64_t from, int6
  * change): its moves are read back from the log. */
 void sim__wl_rekeyed(opctx *c);
 void sim__wl_aborted(sim *s);
+/* Whether a reload would leave s with a cache to build at the next read:
+ * the workload in memory or the stored one is not the default. */
+int sim__wl_would_build(sim *s, bool *build, rs_error *err);
 
 #endif

@@ -1907,3 +1907,34 @@ int sim_key_share(sim *s, const char *key, size_t len, double *share, rs_error *
     }
     return share_of(s, key, len, share, err);
 }
+
+int sim__wl_would_build(sim *s, bool *build, rs_error *err)
+{
+    struct sim_wl *x = wl_of(s);
+    *build = false;
+    if (!x)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    if (!simple(&x->w)) {
+        *build = true;
+        return 0;
+    }
+    char *text = NULL;
+    workload w;
+    int rc = store_meta_get(s->st, "workload", &text, err);
+    if (!rc)
+        rc = parse_text(text, &w, err);
+    free(text);
+    if (rc)
+        return rc;
+    *build = !simple(&w);
+    wl_free(&w);
+    return 0;
+}
+
+int sim_workload_warm(sim *s, rs_error *err) { return ensure(s, err); }
+
+bool sim_workload_ready(sim *s)
+{
+    struct sim_wl *x = wl_of(s);
+    return x && (simple(&x->w) || (x->valid && x->at_op == s->at_op && x->dv == s->data_version));
+}

@@ -233,12 +233,76 @@ static void test_engine(void **state)
     unlink(path);
 }
 
+/* The server's loop never builds a workload's cache: a light refresh of a
+ * second connection after a change under a workload other than the
+ * default says heavy (the refresher reloads and warms the spare engine),
+ * and whenever it says light the loop's reads are ready as they are. */
+static void test_refresh_light_never_builds(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/ringsim-test-workload-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    unlink(path);
+    sim *a, *loop;
+    rs_error e;
+    int64_t op, ins, skip;
+    bool heavy;
+    assert_int_equal(sim_open(&a, path, &e), 0);
+    for (int i = 0; i < 4; i++) {
+        char n[16];
+        snprintf(n, sizeof n, "n%d", i);
+        assert_int_equal(sim_add_node(a, n, strlen(n), 1, &op, &e), 0);
+    }
+    assert_int_equal(sim_generate_keys(a, "k", 1, 0, 2000, &ins, &skip, &op, &e), 0);
+    assert_int_equal(sim_open(&loop, path, &e), 0);
+    assert_int_equal(sim_workload_warm(loop, &e), 0);
+    assert_true(sim_workload_ready(loop));
+    const char *ws[] = {
+        "{\"kind\": \"zipf\", \"s\": 1.0}",
+        "{\"kind\": \"zipf\", \"s\": 1.0, \"order\": \"insert\"}",
+        "{\"kind\": \"keys\", \"keys\": [{\"key\": \"k7\", \"share\": 0.4}]}",
+        "{\"kind\": \"uniform\"}",
+    };
+    for (size_t i = 0; i < sizeof ws / sizeof ws[0]; i++) {
+        bool skewed = strstr(ws[i], "uniform") == NULL;
+        for (int step = 0; step < 3; step++) {
+            char pre[32];
+            snprintf(pre, sizeof pre, "w%zu-%d-", i, step);
+            if (step == 0) /* the workload change itself */
+                set(a, ws[i]);
+            else
+                assert_int_equal(sim_generate_keys(a, pre, strlen(pre), 0, 20, &ins, &skip, &op, &e),
+                                 0);
+            assert_int_equal(sim_refresh_light(loop, &heavy, &e), 0);
+            /* heavy for a skewed workload, and for the change away from one */
+            assert_true(heavy == (skewed || (step == 0 && i > 0)));
+            if (heavy) { /* the refresher's part */
+                assert_int_equal(sim_refresh(loop, NULL, &e), 0);
+                assert_int_equal(sim_workload_warm(loop, &e), 0);
+            }
+            assert_true(sim_workload_ready(loop));
+            double ra, rl;
+            int64_t ba, bl;
+            for (size_t n = 0; n < sim_node_count(a); n++) {
+                assert_int_equal(sim_node_load(a, n, &ra, &ba, &e), 0);
+                assert_int_equal(sim_node_load(loop, n, &rl, &bl, &e), 0);
+                assert_true(fabs(ra - rl) < 1e-12 && ba == bl);
+            }
+        }
+    }
+    sim_close(loop);
+    sim_close(a);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse),      cmocka_unit_test(test_zipf_norm),
         cmocka_unit_test(test_zipf_table), cmocka_unit_test(test_hotspot_shares),
-        cmocka_unit_test(test_engine),
+        cmocka_unit_test(test_engine),     cmocka_unit_test(test_refresh_light_never_builds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
