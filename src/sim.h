@@ -477,6 +477,9 @@ typedef int (*sim_share_fn)(void *ud, const char *key, size_t len, double share)
  * otherwise -- ask only about stored keys). */
 int sim_key_share(sim *s, const char *key, size_t len, double *share, rs_error *err);
 int sim_workload_each(sim *s, sim_share_fn fn, void *ud, rs_error *err);
+/* The workload in force right after operation `op` of the log (0: the
+ * default) with every default, as sim_workload_json gives it. */
+int sim_workload_after(sim *s, int64_t op, json_t **out, rs_error *err);
 /* Build the cache now if a read would (a thread that may take a second:
  * the server's refresher before the loop takes this sim). */
 int sim_workload_warm(sim *s, rs_error *err);

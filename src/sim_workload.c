@@ -1938,3 +1938,14 @@ bool sim_workload_ready(sim *s)
     struct sim_wl *x = wl_of(s);
     return x && (simple(&x->w) || (x->valid && x->at_op == s->at_op && x->dv == s->data_version));
 }
+
+int sim_workload_after(sim *s, int64_t op, json_t **out, rs_error *err)
+{
+    workload w;
+    *out = NULL;
+    int rc = sim__wl_at(s, op, &w, err);
+    if (!rc && !(*out = wl_to_json(&w)))
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    wl_free(&w);
+    return rc;
+}

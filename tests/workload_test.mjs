@@ -475,7 +475,8 @@ async function commandLine() {
   }
   check('a requests expectation that does not hold: exit 1', failedExpect);
   const exported = execFileSync(BIN, ['--db', sdb, 'export', '--scenario'], { encoding: 'utf8' });
-  check('export --scenario writes the workload lines', (exported.match(/^workload /gm) || []).length === 2, exported);
+  // the default the first line ran under, then the file's two
+  check('export --scenario writes the workload lines', (exported.match(/^workload /gm) || []).length === 3 && /^workload uniform$/m.test(exported), exported);
   const edb = freshDb();
   const ef = path.join(path.dirname(edb), 'ex.ringsim');
   fs.writeFileSync(ef, exported);
