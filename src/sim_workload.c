@@ -1490,7 +1490,8 @@ void sim__wl_rekeyed(opctx *c)
 typedef struct rk {
     uint64_t ord;
     int64_t node;
-    size_t i; /* the note's index */
+    size_t i;  /* the note's index */
+    size_t at; /* the ranks before it, before the operation */
 } rk;
 
 static int rk_cmp(const void *a, const void *b)
@@ -1536,24 +1537,29 @@ static int resum(struct sim_wl *x)
         free(acc);
         return RINGSIM_ENOMEM;
     }
+    for (int64_t i = 0; dense && i <= hi - lo; i++)
+        map[i] = UINT32_MAX; /* an id between two nodes' ids: none */
     for (size_t k = 0; dense && k < t->n; k++)
         map[t->v[k].id - lo] = (uint32_t)k;
     /* Plain sums over blocks of ranks (a few hundred terms a node: an
      * error of some ulps), the blocks' sums compensated. */
     size_t block = t->n * 4 > 4096 ? t->n * 4 : 4096;
+    bool lost = false;
     for (size_t i0 = 0; i0 < x->n; i0 += block) {
         size_t i1 = x->n - i0 > block ? i0 + block : x->n;
         for (size_t i = i0; i < i1; i++) {
             int64_t id = x->nodeat[i];
             if (id == STORE_NO_NODE)
                 continue;
-            size_t k;
-            if (dense) {
+            size_t k = SIZE_MAX;
+            if (dense && id >= lo && id <= hi)
                 k = map[id - lo];
-            } else {
+            if (k == UINT32_MAX || k == SIZE_MAX) {
                 const tot *f = totals_find(t, id);
-                if (!f)
-                    continue; /* cannot happen: the caller made every slot */
+                if (!f) { /* the caller made every slot: cannot happen */
+                    lost = true;
+                    continue;
+                }
                 k = (size_t)(f - t->v);
             }
             blk[k] += zipf ? x->tab.w[i] : wl_share_of_rank(w, &x->norm, i + 1);
@@ -1570,7 +1576,7 @@ static int resum(struct sim_wl *x)
     }
     free(map);
     free(acc);
-    return 0;
+    return lost ? RINGSIM_EINTERNAL : 0; /* the caller drops the cache */
 }
 
 /* Ranks [from, from + count) to [to, ...), the arrays kept per rank. */
@@ -1631,8 +1637,8 @@ static int apply_notes(sim *s, struct sim_wl *x)
     }
     for (size_t i = 0; !rc && i < na; i++) {
         const klent *e = &x->nadd.v[i];
-        add[i] = (rk){wl_hash_rank(w, s->h, x->nadd.buf + e->off, e->len), e->node, i};
-        size_t at = lower(x->ord, n, add[i].ord);
+        add[i] = (rk){wl_hash_rank(w, s->h, x->nadd.buf + e->off, e->len), e->node, i, 0};
+        size_t at = add[i].at = lower(x->ord, n, add[i].ord);
         if (at < n && x->ord[at] == add[i].ord)
             rc = RINGSIM_EINTERNAL; /* a tie: the full build orders it */
         /* every node a key goes to has its slot before the sum below */
@@ -1697,7 +1703,8 @@ static int apply_notes(sim *s, struct sim_wl *x)
     }
     /* Inserted ranks in, from the back: the runs between them moved up. */
     for (size_t a = na, i = kept, j = m; a > 0; a--) {
-        size_t at = lower(x->ord, i, add[a - 1].ord); /* the kept before it */
+        /* the kept before it: as before the operation when none went */
+        size_t at = nd ? lower(x->ord, i, add[a - 1].ord) : add[a - 1].at;
         j -= i - at;
         move_ranks(x, col, j, at, i - at);
         i = at;
