@@ -445,7 +445,8 @@ int sim_check(sim *s, int64_t *problems, char *report, size_t report_size, rs_er
  * The share of requests each stored key receives and the keys' value
  * sizes.  Reads below may build the engine's cache (a pass over every key,
  * about a second at a million keys) when the workload is not the default;
- * the cache is kept by topology changes and rebuilt after key changes. */
+ * the cache is kept by topology changes, and by inserts and deletes under
+ * a hashed order; other key changes drop it. */
 
 /* Set the workload from its JSON {"kind", ...}: one operation of type
  * `workload` (*op its id).  RINGSIM_EPARAM, nothing changed, for anything
