@@ -329,6 +329,9 @@ int api_serve(const serve_options *o)
                 sim_read_only(sv.loop_sim));
     for (int i = 0; i < W_COUNT; i++)
         sim_set_progress(sv.w[i].sim, http__worker_progress, &sv.w[i]);
+    /* The loop's first read must not build a workload's cache either. */
+    if (sim_workload_warm(sv.loop_sim, &err))
+        fprintf(stderr, "ringsim: cannot build the workload's figures (%s)\n", err.msg);
     sv.broadcast = sim_last_op(sv.loop_sim);
     sv.base = event_base_new();
     if (!sv.base) {

@@ -118,6 +118,11 @@ void *http__refresher_main(void *arg)
         if (sim_refresh(sv->spare_sim, NULL, &err)) /* the loop tries again */
             fprintf(stderr, "ringsim: cannot read the new layout (%s); trying again\n",
                     err.msg[0] ? err.msg : "error");
+        /* A workload's cache (a second at a million keys) is built here too,
+         * never on the loop: sim_refresh_light sends it this way. */
+        else if (sim_workload_warm(sv->spare_sim, &err))
+            fprintf(stderr, "ringsim: cannot build the workload's figures (%s)\n",
+                    err.msg[0] ? err.msg : "error");
         pthread_mutex_lock(&sv->mu);
         sv->refresh_done = true;
         event_active(sv->refresh_ev, EV_READ, 0);

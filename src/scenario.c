@@ -772,12 +772,15 @@ static int collect_id(void *ud, const sim_op *op)
 /* The operations the state after `at` stands on, oldest first, and the
  * configuration they start from: the engine's walk (sim_chain_get), the
  * same one time travel replays. */
-static int recipe(sim *s, int64_t at, idlist *ops, place_config *start, rs_error *err)
+static int recipe(sim *s, int64_t at, idlist *ops, place_config *start, int64_t *base, rs_error *err)
 {
     sim_chain ch;
     int rc = sim_chain_get(s, at, &ch, err);
     if (!rc)
         *start = ch.start;
+    /* The oldest segment starts after a reset (which kept the workload),
+     * a revert to 0, or nothing: the workload of then is its record. */
+    *base = !rc && ch.n ? ch.seg[ch.n - 1].from : 0;
     for (size_t i = ch.n; !rc && i-- > 0;)
         if (ch.seg[i].to > ch.seg[i].from)
             rc = sim_log_each(s, ch.seg[i].from, ch.seg[i].to - ch.seg[i].from, collect_id, ops, err);
@@ -1099,6 +1102,66 @@ out:
     return rc;
 }
 
+/* Whether one of the exported operations sets a workload. */
+static int sets_workload(exporter *x, bool *yes, rs_error *err)
+{
+    *yes = false;
+    for (size_t i = 0; !*yes && i < x->ops->n; i++) {
+        sim_op o;
+        int rc = sim_log_get(x->s, x->ops->v[i], &o, err);
+        if (rc)
+            return rc;
+        *yes = sim_op_type_of(o.type) == SIM_OP_WORKLOAD;
+        sim_op_clear(&o);
+    }
+    return 0;
+}
+
+/* The line after the configuration: the workload the first operation ran
+ * under.  A `keys` workload lists keys the reset cleared (`workload`
+ * refuses keys that are not stored): then `workload uniform` here, and the
+ * listed one at the end (*later) unless an operation sets another. */
+static int start_workload(exporter *x, const json_t *w, bool *later, rs_error *err)
+{
+    *later = false;
+    const char *kind = json_string_value(json_object_get(w, "kind"));
+    json_t *def = NULL; /* the default, as the log's start has it */
+    int rc = sim_workload_after(x->s, 0, &def, err);
+    bool is_default = !rc && json_equal(def, (json_t *)w);
+    json_decref(def);
+    bool keys = kind && !strcmp(kind, "keys");
+    if (!rc && keys && (rc = sets_workload(x, later, err)) == 0)
+        *later = !*later;
+    if (!rc)
+        rc = is_default || keys ? sb_str(&x->b, "workload uniform") : put_workload(x, w);
+    return rc ? rc : sb_str(&x->b, "\n");
+}
+
+/* The `keys` workload start_workload put off, before the expect lines:
+ * written when the state stores every key it lists, else said why not. */
+static int end_workload(exporter *x, sim *state, const json_t *w)
+{
+    const json_t *keys = json_object_get(w, "keys"), *e;
+    size_t i, missing = 0;
+    json_array_foreach(keys, i, e)
+    {
+        const json_t *k = json_object_get(e, "key");
+        uint32_t pos;
+        const char *node;
+        size_t nl;
+        rs_error ke = {0, ""};
+        if (sim_key_get(state, json_string_value(k), json_string_length(k), &pos, &node, &nl, &ke))
+            missing++;
+    }
+    if (missing)
+        return sb_printf(&x->b,
+                         "# the workload in force lists %zu key%s this state does not store: "
+                         "`workload` cannot set it again\n",
+                         missing, missing == 1 ? "" : "s");
+    int rc = put_workload(x, w);
+    return rc ? rc : sb_str(&x->b, "\n");
+}
+
 int scenario_export(sim *s, int64_t at, char **text, size_t *len, rs_error *err)
 {
     *text = NULL;
@@ -1119,8 +1182,9 @@ int scenario_export(sim *s, int64_t at, char **text, size_t *len, rs_error *err)
         rc = rs_fail(err, RINGSIM_ENOTFOUND, "operation %lld not found", (long long)at);
     if (!rc && at >= 0)
         last = at;
+    int64_t base = 0;
     if (!rc)
-        rc = recipe(s, last, &ops, &start, err);
+        rc = recipe(s, last, &ops, &start, &base, err);
     if (!rc)
         rc = sb_printf(&x.b,
                        "# The state after operation %lld\n"
@@ -1131,7 +1195,7 @@ int scenario_export(sim *s, int64_t at, char **text, size_t *len, rs_error *err)
                        "is left\n"
                        "# out (the history keeps it); running this file (`ringsim run FILE`) "
                        "on any\n"
-                       "# database rebuilds the same nodes, keys and configuration.\n\n"
+                       "# database rebuilds the same nodes, keys, configuration and workload.\n\n"
                        "reset\n",
                        (long long)last);
     /* Configurations set before any node or key only set the configuration
@@ -1152,6 +1216,20 @@ int scenario_export(sim *s, int64_t at, char **text, size_t *len, rs_error *err)
         x.cfg = start;
         rc = put_config(&x, &start, true);
     }
+    /* The workload in force at the start (a reset keeps it): written, the
+     * default too, since `reset` on another database keeps that one's. */
+    json_t *wl0 = NULL;
+    bool keys_later = false;
+    if (!rc)
+        rc = sim_workload_after(st, base, &wl0, err);
+    sim_op o1; /* unless the first operation sets one (the export of a copy) */
+    bool set_first = false;
+    if (!rc && first < ops.n && !(rc = sim_log_get(st, ops.v[first], &o1, err))) {
+        set_first = sim_op_type_of(o1.type) == SIM_OP_WORKLOAD;
+        sim_op_clear(&o1);
+    }
+    if (!rc && !set_first)
+        rc = start_workload(&x, wl0, &keys_later, err);
     for (size_t i = first; !rc && i < ops.n; i++)
         rc = put_op(&x, i, err);
     sim_read_end(st);
@@ -1163,6 +1241,8 @@ int scenario_export(sim *s, int64_t at, char **text, size_t *len, rs_error *err)
         if (!rc && last != now)
             rc = sim_at(s, last, &past, err);
         sim_stats ss;
+        if (!rc && keys_later)
+            rc = end_workload(&x, past ? past : s, wl0);
         if (!rc) {
             sim_stats_get(past ? past : s, &ss);
             rc = sb_printf(&x.b, "\nexpect nodes == %lld\nexpect keys == %lld\n",
@@ -1171,6 +1251,7 @@ int scenario_export(sim *s, int64_t at, char **text, size_t *len, rs_error *err)
         sim_close(past);
     }
     free(ops.v);
+    json_decref(wl0);
     if (rc) {
         free(x.b.p);
         if (rc == RINGSIM_ENOMEM || rc == RINGSIM_EINTERNAL || !err->msg[0])

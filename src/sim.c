@@ -431,6 +431,12 @@ static int load_version(sim *s, bool force, bool *changed, rs_error *err)
         rc = store_data_version(s->st, &v, err);
     if (!rc && changed)
         *changed = v != s->data_version;
+    /* Light: a workload's cache is built elsewhere too (sim_workload_warm). */
+    bool build = false;
+    if (!rc && s->light && (force || v != s->data_version))
+        rc = sim__wl_would_build(s, &build, err);
+    if (!rc && build)
+        rc = SIM_HEAVY;
     if (!rc && (force || v != s->data_version) && !(rc = load_state(s, err)) &&
         !(rc = store_last_op(s->st, &s->at_op, err)) && !(rc = sim__wl_load(s, err)))
         s->data_version = v;

@@ -78,7 +78,10 @@ int sim_refresh(sim *s, bool *changed, rs_error *err);
  * (the nodes, configuration and layout state are as they were), the new
  * counters are taken; when the topology changed, nothing is (the state
  * stays as it was) and *heavy says that a sim_refresh would rebuild the
- * layout.  For a thread that must not stall (the server's event loop). */
+ * layout.  So too when a workload other than the default is in force (or
+ * is now): its cache would be built at the next read, so it is left to
+ * sim_refresh and sim_workload_warm.  For a thread that must not stall (the
+ * server's event loop). */
 int sim_refresh_light(sim *s, bool *heavy, rs_error *err);
 void sim_set_progress(sim *s, sim_progress_fn fn, void *ud);
 /* Why the database cannot be written ("the file is not writable: ..."), or
@@ -472,7 +475,8 @@ int sim_check(sim *s, int64_t *problems, char *report, size_t report_size, rs_er
  * The share of requests each stored key receives and the keys' value
  * sizes.  Reads below may build the engine's cache (a pass over every key,
  * about a second at a million keys) when the workload is not the default;
- * the cache is kept by topology changes and rebuilt after key changes. */
+ * the cache is kept by topology changes, and by inserts and deletes under
+ * a hashed order; other key changes drop it. */
 
 /* Set the workload from its JSON {"kind", ...}: one operation of type
  * `workload` (*op its id).  RINGSIM_EPARAM, nothing changed, for anything
@@ -504,5 +508,13 @@ typedef int (*sim_share_fn)(void *ud, const char *key, size_t len, double share)
  * otherwise -- ask only about stored keys). */
 int sim_key_share(sim *s, const char *key, size_t len, double *share, rs_error *err);
 int sim_workload_each(sim *s, sim_share_fn fn, void *ud, rs_error *err);
+/* The workload in force right after operation `op` of the log (0: the
+ * default) with every default, as sim_workload_json gives it. */
+int sim_workload_after(sim *s, int64_t op, json_t **out, rs_error *err);
+/* Build the cache now if a read would (a thread that may take a second:
+ * the server's refresher before the loop takes this sim). */
+int sim_workload_warm(sim *s, rs_error *err);
+/* Whether the reads above answer without building anything. */
+bool sim_workload_ready(sim *s);
 
 #endif

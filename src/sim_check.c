@@ -119,7 +119,7 @@ int sim_check(sim *s, int64_t *problems, char *report, size_t report_size, rs_er
     }
     /* 1. Every key where the ring says, counters equal to the counts. */
     if ((rc = sim__progress(s, "check", 0, 3, err)) ||
-        (rc = store_keys_each(s->st, 1, check_placement, &k, err)))
+        (rc = store_keys_each(s->st, STORE_EACH_POSITION, check_placement, &k, err)))
         goto out;
     for (size_t i = 0; i < s->cur.n; i++)
         if (k.counted[i] != s->cur.nodes[i].keys)

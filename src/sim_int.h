@@ -264,8 +264,20 @@ int sim__wl_apply(sim *s, const struct workload *w, bool check, int64_t *op, rs_
 int sim__wl_finish(opctx *c, rs_error *err);
 void sim__wl_committed(opctx *c);
 /* An insert or delete of the running operation, for the cache to follow
- * (node: the key's node id).  Cannot fail (the cache is rebuilt instead). */
-void sim__wl_note(opctx *c, const char *k, size_t len, int64_t node, bool insert);
+ * (k as stored: its node id, position and coordinate).  Cannot fail (the
+ * cache is rebuilt instead). */
+void sim__wl_note(opctx *c, const store_key *k, bool insert);
+/* The running operation moved `count` keys of column col (PLACE_COL_*)
+ * with lo <= value <= hi (stored values, as store_keys_move takes them)
+ * from node id `from` to `to`: the cache finds their shares in memory. */
+void sim__wl_range(opctx *c, int col, int64_t lo, int64_t hi, int64_t from, int64_t to,
+                   int64_t count);
+/* The running operation re-places keys one by one (their coordinates may
+ * change): its moves are read back from the log. */
+void sim__wl_rekeyed(opctx *c);
 void sim__wl_aborted(sim *s);
+/* Whether a reload would leave s with a cache to build at the next read:
+ * the workload in memory or the stored one is not the default. */
+int sim__wl_would_build(sim *s, bool *build, rs_error *err);
 
 #endif

@@ -25,11 +25,11 @@ static const char *owner_name(const state *x, long idx)
     return idx < 0 ? NULL : x->nodes[idx].name;
 }
 
-/* Move the keys of coordinates [lo, hi] (the position where the algorithm
- * has no coordinate of its own: both are stored alike) from old owner index
- * a (in `old`) to new owner index b (in c->next), fixing counters and the
- * tally. */
-static int move_range(opctx *c, const state *old, uint64_t lo, uint64_t hi, long a, long b,
+/* Move the keys of coordinates [lo, hi] of column col (the position where
+ * the algorithm has no coordinate of its own: both are stored alike) from
+ * old owner index a (in `old`) to new owner index b (in c->next), fixing
+ * counters, the tally and the workload's cache. */
+static int move_range(opctx *c, const state *old, int col, uint64_t lo, uint64_t hi, long a, long b,
                       rs_error *err)
 {
     int64_t from = owner_id(old, a), to = owner_id(&c->next, b);
@@ -40,6 +40,11 @@ static int move_range(opctx *c, const state *old, uint64_t lo, uint64_t hi, long
                              owner_name(old, a), owner_name(&c->next, b), &c->seq, &count, err);
     if (rc || !count)
         return rc;
+    /* The workload's cache follows, in the column's own values (a position,
+     * or a stored coordinate). */
+    bool by_coord = col == PLACE_COL_COORD;
+    sim__wl_range(c, col, by_coord ? sim__coord_stored(lo) : (int64_t)lo,
+                  by_coord ? sim__coord_stored(hi) : (int64_t)hi, from, to, count);
     sim__count_owner(&c->next, from, -count);
     sim__count_owner(&c->next, to, count);
     if (sim__tally(c, from, owner_name(old, a), to, owner_name(&c->next, b), count))
@@ -50,7 +55,7 @@ static int move_range(opctx *c, const state *old, uint64_t lo, uint64_t hi, long
 /* Both placements cut their space into segments with one owner each: walk
  * the two lists in step; every run where the (old, new) owner pair stays the
  * same and differs is one range query. */
-static int diff_segments(opctx *c, const state *old, rs_error *err)
+static int diff_segments(opctx *c, const state *old, int col, rs_error *err)
 {
     place_seg *sa = NULL, *sb = NULL;
     size_t na = 0, nb = 0;
@@ -79,7 +84,7 @@ static int diff_segments(opctx *c, const state *old, rs_error *err)
             run_hi = hi;
         } else {
             if (in_run) /* move_range compares ids: indexes differ between the two */
-                rc = move_range(c, old, run_lo, run_hi, run_a, run_b, err);
+                rc = move_range(c, old, col, run_lo, run_hi, run_a, run_b, err);
             in_run = true;
             run_lo = lo;
             run_hi = hi;
@@ -95,7 +100,7 @@ static int diff_segments(opctx *c, const state *old, rs_error *err)
         lo = hi + 1;
     }
     if (!rc && in_run)
-        rc = move_range(c, old, run_lo, run_hi, run_a, run_b, err);
+        rc = move_range(c, old, col, run_lo, run_hi, run_a, run_b, err);
     free(sa);
     free(sb);
     return rc;
@@ -236,6 +241,7 @@ static int diff_keys(opctx *c, const state *old, bool only_leavers, bool rebuild
                      .only_leavers = only_leavers,
                      .err = err,
                      .total = (uint64_t)sim_key_count(c->s)};
+    sim__wl_rekeyed(c);
     int rc = rebuild ? store_keys_rebuild(c->s->st, rekey_one, &r, err)
                      : store_keys_each(c->s->st, STORE_EACH_TABLE, replace_one, &r, err);
     for (size_t i = 0; !rc && !rebuild && i < r.changed.n; i++) {
@@ -320,14 +326,15 @@ int sim__retopologize_to(opctx *c, const state *old, const char *layout, rs_erro
     int rc = sim__build_placement(c->s, &c->next, layout ? NULL : old->pl, layout, err);
     if (rc)
         return rc;
-    if (place_diff_column(old->pl, c->next.pl) >= 0)
-        rc = diff_segments(c, old, err);
+    int col = place_diff_column(old->pl, c->next.pl);
+    if (col >= 0)
+        rc = diff_segments(c, old, col, err);
     else
         rc = diff_keys(c, old, place_only_leavers_move(old->pl, c->next.pl),
                        !place_same_coords(old->pl, c->next.pl), err);
     if (!rc && (old->cfg.replicas > 1 || c->next.cfg.replicas > 1)) {
         replica_ctx r = {c, old};
-        rc = store_keys_each(c->s->st, 0, count_replica_moves, &r, err);
+        rc = store_keys_each(c->s->st, STORE_EACH_KEY, count_replica_moves, &r, err);
     }
     return rc;
 }
@@ -603,8 +610,8 @@ int sim__insert_one(opctx *c, const char *k, size_t len, int64_t *inserted, rs_e
     if (rc || !ins)
         return rc;
     (*inserted)++;
-    sim__wl_note(c, k, len, sk.node, true); /* the workload's cache follows */
-    if (o < 0)                              /* hot path: the owner's index is known, no search */
+    sim__wl_note(c, &sk, true); /* the workload's cache follows */
+    if (o < 0)                  /* hot path: the owner's index is known, no search */
         c->next.unassigned++;
     else
         c->next.nodes[o].keys++;
@@ -849,7 +856,10 @@ int sim_delete_keys(sim *s, const sim_str *keys, size_t n, int64_t *op, rs_error
         if (c.op)
             rc = store_op_add_key(s->st, c.op, seq++, keys[i].s, keys[i].len, err);
         sim__count_owner(&c.next, k.node, -1);
-        sim__wl_note(&c, keys[i].s, keys[i].len, k.node, false);
+        store_key gone = k; /* its bytes: the request's (k's may go with the row) */
+        gone.key = keys[i].s;
+        gone.len = keys[i].len;
+        sim__wl_note(&c, &gone, false);
         if (!rc && i % PROGRESS_EVERY == PROGRESS_EVERY - 1)
             rc = sim__progress(s, "delete_keys", i + 1, n, err);
     }

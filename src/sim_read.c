@@ -324,7 +324,7 @@ static int each_key_step(void *ud, const store_key *k)
 int sim_keys_each(sim *s, sim_bytes_fn fn, void *ud, rs_error *err)
 {
     each_key e = {fn, ud};
-    return store_keys_each(s->st, 0, each_key_step, &e, err);
+    return store_keys_each(s->st, STORE_EACH_KEY, each_key_step, &e, err);
 }
 
 int sim_read_begin(sim *s, rs_error *err) { return store_begin_read(s->st, err); }

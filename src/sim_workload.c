@@ -22,12 +22,19 @@
  * Building it reads every key once: one SHA-256 per key, a sort; about a
  * second at a million keys.  It is built when first read, and kept by the
  * operations that leave the key set alone (node add and remove, weights,
- * configure): those read back the keys they moved (the log's moves), find
- * each one's share by a binary search of its rank value, and move the
- * node totals by that -- cost O(moved log n), beside the O(moved) writes
- * the operation does anyway.  An operation that changes the key set
- * (insert, delete, reset, revert), a workload change, or a change from
- * another process drops the cache; the next read builds it again.
+ * configure).  Under a hashed order with fixed sizes the cache also keeps
+ * each rank's node and its value of the placement's column (pos or
+ * coordinate), 16 bytes a key more: a change that moves keys by ranges of
+ * that column (sim__wl_range, from move_range) finds the moved keys' ranks
+ * in one pass over that array -- no log read, no hash, O(n) comparisons
+ * and O(moved) additions.  Other changes read back the keys they moved
+ * (the log's moves), find each one's share by a binary search of its rank
+ * value, and move the node totals by that: O(moved log n).  An insert or
+ * delete under a hashed order merges the keys' ranks in place and sums
+ * every node's share again from zipf's weight table (wl_table: additions,
+ * no pow).  Another operation that changes the key set (reset, revert,
+ * import), a workload change, or a change from another process drops the
+ * cache; the next read builds it again.
  *
  * Requests are counted by a key's node (docs/api.md v3 says: by served_by,
  * the node that serves it while its owner is down).  Where a key's node is
@@ -98,6 +105,29 @@ struct sim_wl {
     size_t *mv_idx; /* moved keys' ranks (0-based) and new nodes */
     int64_t *mv_node;
     size_t nmv, mvcap;
+    /* Zipf's weights and running sums: re-summing is additions (kept
+     * across rebuilds while s stays). */
+    wl_table tab;
+    /* The column (PLACE_COL_*) the placement moves keys by, and each
+     * rank's value of it (pos or stored coordinate): a range move finds
+     * its keys here instead of in the log (NULL: none kept). */
+    int ccol;
+    int64_t *colat;
+    size_t rcap;       /* ord, nodeat and colat have room for rcap ranks */
+    int64_t *nadd_col; /* the noted inserts' values of it */
+    size_t nadd_colcap;
+    bool nadd_col_bad;
+    /* The running operation's range moves. */
+    struct rmove *rmv;
+    size_t nrmv, rmvcap;
+    int64_t rmv_count;
+    bool rmv_bad; /* a move the ranges do not describe, or memory */
+    bool rekeyed; /* keys re-placed one by one: coordinates may change */
+};
+
+/* A range move of the running operation (sim__wl_range). */
+struct rmove {
+    int64_t lo, hi, from, to, count, seen;
 };
 
 static void totals_free(totals *t)
@@ -361,6 +391,8 @@ static void cache_drop(struct sim_wl *x)
 {
     free(x->nodeat);
     x->nodeat = NULL;
+    free(x->colat);
+    x->colat = NULL;
     iset_free(x->ins);
     x->ins = NULL;
     for (size_t i = 0; i < x->ntie; i++)
@@ -399,6 +431,9 @@ void sim__wl_close(sim *s)
     op_end(s->wl);
     free(s->wl->mv_idx);
     free(s->wl->mv_node);
+    free(s->wl->rmv);
+    free(s->wl->nadd_col);
+    wl_table_free(&s->wl->tab);
     wl_free(&s->wl->w);
     wl_free(&s->wl->pend);
     totals_free(&s->wl->delta);
@@ -448,6 +483,7 @@ typedef struct ent {
     uint32_t kidx; /* the key's index in key-bytes order: ties */
     int64_t node;
     int64_t bytes;
+    int64_t col; /* the key's value of the placement's column */
 } ent;
 
 typedef struct build {
@@ -460,6 +496,8 @@ typedef struct build {
     char best[NAME_BUF]; /* the first of the rank order (ranked kinds) */
     size_t best_len;
     uint64_t best_ord;
+    int ccol;         /* the placement's column, -1: none */
+    bool col_missing; /* a key without a coordinate in it */
     rs_error *err;
 } build;
 
@@ -506,6 +544,9 @@ static int collect(void *ud, const store_key *k)
     }
     e->node = load_node(k);
     e->bytes = wl_size_of(b->w, b->s->h, k->key, k->len);
+    e->col = b->ccol == PLACE_COL_POS ? (int64_t)k->pos : k->coord;
+    if (b->ccol == PLACE_COL_COORD && !k->has_coord)
+        b->col_missing = true;
     b->n++;
     if (b->n % PROGRESS_EVERY == 0)
         return sim__poll(b->s, b->err);
@@ -637,7 +678,7 @@ static int ties_collect(sim *s, struct sim_wl *x, const ent *v, size_t n, rs_err
         rc = RINGSIM_ENOMEM;
     if (!rc) {
         tie_ctx t = {x, mark, ordof, 0};
-        rc = store_keys_each(s->st, 0, tie_fn, &t, err);
+        rc = store_keys_each(s->st, STORE_EACH_KEY, tie_fn, &t, err);
         qsort(x->tie, x->ntie, sizeof *x->tie, tie_cmp);
     }
     free(mark);
@@ -646,8 +687,9 @@ static int ties_collect(sim *s, struct sim_wl *x, const ent *v, size_t n, rs_err
 }
 
 /* at: the operation of the log the state stands after (insert order);
- * -1: the sim's own last (or the one its view was made for). */
-static int cache_build(sim *s, int64_t at, rs_error *err)
+ * -1: the sim's own last (or the one its view was made for).  pl: the
+ * state's placement (its column), NULL when unknown. */
+static int cache_build(sim *s, int64_t at, const placement *pl, rs_error *err)
 {
     struct sim_wl *x = s->wl;
     const workload *w = &x->w;
@@ -659,8 +701,8 @@ static int cache_build(sim *s, int64_t at, rs_error *err)
         if ((rc = ins_build(o, a, &x->ins, err)))
             return rc;
     }
-    build b = {s, w, NULL, 0, 0, NULL, 0, {0}, 0, 0, err};
-    rc = store_keys_each(s->st, 0, collect, &b, err);
+    build b = {s, w, NULL, 0, 0, NULL, 0, {0}, 0, 0, pl ? place_column(pl) : -1, false, err};
+    rc = store_keys_each(s->st, STORE_EACH_KEY, collect, &b, err);
     keys_norm kn = {0, 0, 0, 1};
     const wl_item *khot = NULL;
     if (!rc && w->kind == WL_KEYS) {
@@ -674,11 +716,19 @@ static int cache_build(sim *s, int64_t at, rs_error *err)
     if (wl_ranked(w)) {
         if (b.n > 1)
             qsort(b.v, b.n, sizeof *b.v, ent_cmp);
-        if (b.n && !(x->ord = malloc(b.n * sizeof *x->ord))) {
+        /* Room for inserts: apply_notes grows the arrays in place. */
+        x->rcap = b.n + b.n / 8 + 1024;
+        if (b.n && !(x->ord = malloc(x->rcap * sizeof *x->ord))) {
             rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
             goto out;
         }
-        if (w->order == WL_ORDER_HASHED && b.n && !(x->nodeat = malloc(b.n * sizeof *x->nodeat))) {
+        if (w->order == WL_ORDER_HASHED && b.n && !(x->nodeat = malloc(x->rcap * sizeof *x->nodeat))) {
+            rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+            goto out;
+        }
+        x->ccol = b.ccol;
+        if (x->nodeat && b.ccol >= 0 && !b.col_missing &&
+            !(x->colat = malloc(x->rcap * sizeof *x->colat))) {
             rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
             goto out;
         }
@@ -686,6 +736,8 @@ static int cache_build(sim *s, int64_t at, rs_error *err)
             x->ord[i] = b.v[i].ord;
             if (x->nodeat)
                 x->nodeat[i] = b.v[i].node;
+            if (x->colat)
+                x->colat[i] = b.v[i].col;
             if (i && b.v[i].ord == b.v[i - 1].ord)
                 x->ties = true;
         }
@@ -693,12 +745,16 @@ static int cache_build(sim *s, int64_t at, rs_error *err)
             goto out;
     }
     x->n = b.n;
-    wl_norm_compute(w, b.n, &x->norm);
+    if (w->kind == WL_ZIPF && wl_table_reach(&x->tab, w->s, b.n)) {
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        goto out;
+    }
+    wl_norm_table(w, &x->tab, b.n, &x->norm);
     /* Per node, in rank order (the kind keys asks each key's entry). */
     for (size_t i = 0; i < b.n; i++) {
         double sh;
         if (wl_ranked(w))
-            sh = wl_share_of_rank(w, &x->norm, i + 1);
+            sh = wl_share_table(w, &x->tab, &x->norm, i + 1);
         else if (w->kind == WL_KEYS)
             sh = 0; /* below, by key */
         else
@@ -750,7 +806,7 @@ static int cache_build(sim *s, int64_t at, rs_error *err)
         size_t hl = b.first_len;
         x->max_share = 1.0 / (double)b.n;
         if (wl_ranked(w)) {
-            x->max_share = wl_share_of_rank(w, &x->norm, 1);
+            x->max_share = wl_share_table(w, &x->tab, &x->norm, 1);
             hk = NULL; /* the key of rank 1: by its index in key order */
         } else if (w->kind == WL_KEYS && khot && keys_share(&kn, khot) >= kn.rest) {
             x->max_share = keys_share(&kn, khot);
@@ -769,7 +825,7 @@ static int cache_build(sim *s, int64_t at, rs_error *err)
              * hottest, the first of the cold ones in the order */
             x->max_share = wl_share_of_rank(w, &x->norm, x->norm.hot + 1);
             nth t = {b.v[x->norm.hot].kidx, 0, NULL, 0};
-            rc = store_keys_each(s->st, 0, nth_fn, &t, err);
+            rc = store_keys_each(s->st, STORE_EACH_KEY, nth_fn, &t, err);
             if (rc == 1)
                 rc = 0;
             x->hot = t.key;
@@ -801,13 +857,13 @@ static int ensure(sim *s, rs_error *err)
          * that state (once), dropped with the rollback. */
         if (x->post_built)
             return 0;
-        int rc = cache_build(s, s->record ? sim_last_op(s) : -1, err);
+        int rc = cache_build(s, s->record ? sim_last_op(s) : -1, NULL, err);
         x->post_built = rc == 0;
         return rc;
     }
     if (x->valid && x->at_op == s->at_op && x->dv == s->data_version)
         return 0;
-    int rc = cache_build(s, -1, err);
+    int rc = cache_build(s, -1, s->cur.pl, err);
     if (rc) {
         cache_drop(x);
         return rc;
@@ -882,7 +938,7 @@ static int share_of_at(sim *s, const char *key, size_t len, double *out, size_t 
         lo += a - f;
     }
     *rank = lo;
-    *out = wl_share_of_rank(w, &x->norm, lo + 1);
+    *out = wl_share_table(w, &x->tab, &x->norm, lo + 1);
     return 0;
 }
 
@@ -1038,13 +1094,13 @@ int sim_workload_each(sim *s, sim_share_fn fn, void *ud, rs_error *err)
                 return rc;
             keys_norm_compute(w, e.n, listed, sum, &e.kn);
         }
-        rc = store_keys_each(s->st, 0, each_simple, &e, err);
+        rc = store_keys_each(s->st, STORE_EACH_KEY, each_simple, &e, err);
         return e.stop ? 0 : rc;
     }
     /* Ranked: collect (rank value, key), sort, hand out by rank. */
     keylist l;
     memset(&l, 0, sizeof l);
-    if ((rc = store_keys_each(s->st, 0, sim__kl_collect, &l, err)))
+    if ((rc = store_keys_each(s->st, STORE_EACH_KEY, sim__kl_collect, &l, err)))
         goto out;
     ent *v = l.n ? malloc(l.n * sizeof *v) : NULL;
     if (l.n && !v) {
@@ -1180,6 +1236,90 @@ static int mv_fn(void *ud, const char *key, const char *from, const char *to)
     return 0;
 }
 
+static int rmove_cmp(const void *a, const void *b)
+{
+    const struct rmove *x = a, *y = b;
+    return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+#define MEM_BUCKET_BITS 12
+
+/* The moved keys' shares from memory: the running operation's range moves
+ * (sorted, disjoint) against every rank's column value and node, one pass
+ * of O(n) comparisons (a bucket table skips most ranges) and O(moved)
+ * additions -- no log read, no hash.  *ok false when the ranges do not
+ * account for every move exactly (the caller reads the log). */
+static int mem_moves(sim *s, struct sim_wl *x, mv_ctx *m, bool *ok)
+{
+    *ok = false;
+    size_t nr = x->nrmv;
+    struct rmove *r = x->rmv;
+    if (!nr)
+        return 0;
+    qsort(r, nr, sizeof *r, rmove_cmp);
+    uint64_t base = (uint64_t)r[0].lo ^ (1ull << 63), top = 0;
+    for (size_t j = 0; j < nr; j++) {
+        if (j && r[j].lo <= r[j - 1].hi)
+            return 0; /* overlapping: not what diff_segments makes */
+        uint64_t h = (uint64_t)r[j].hi ^ (1ull << 63);
+        top = h > top ? h : top;
+        r[j].seen = 0;
+    }
+    /* bucket b covers [base + b << shift, ...): first[b] is the first
+     * range that can hold a value of it */
+    unsigned shift = 0;
+    while (shift < 64 && ((top - base) >> shift) >= (1u << MEM_BUCKET_BITS))
+        shift++;
+    size_t nb = (size_t)((top - base) >> shift) + 1;
+    uint32_t *first = malloc(nb * sizeof *first);
+    if (!first)
+        return 0;
+    for (size_t b = 0, j = 0; b < nb; b++) {
+        while (j < nr && (((uint64_t)r[j].hi ^ (1ull << 63)) - base) >> shift < b)
+            j++;
+        first[b] = (uint32_t)j;
+    }
+    const workload *w = &x->w;
+    int rc = 0;
+    for (size_t i = 0; i < x->n && !rc; i++) {
+        uint64_t v = (uint64_t)x->colat[i] ^ (1ull << 63);
+        if (v < base || v > top)
+            continue;
+        size_t j = first[(v - base) >> shift];
+        while (j < nr && ((uint64_t)r[j].hi ^ (1ull << 63)) < v)
+            j++;
+        if (j == nr || ((uint64_t)r[j].lo ^ (1ull << 63)) > v || x->nodeat[i] != r[j].from)
+            continue;
+        double sh = wl_share_table(w, &x->tab, &x->norm, i + 1);
+        r[j].seen++;
+        wl_sum_add(&m->req, sh);
+        tot *tf = r[j].from != STORE_NO_NODE ? totals_slot(&x->delta, r[j].from) : NULL;
+        tot *tt = r[j].to != STORE_NO_NODE ? totals_slot(&x->delta, r[j].to) : NULL;
+        if ((r[j].from != STORE_NO_NODE && !tf) || (r[j].to != STORE_NO_NODE && !tt) ||
+            (x->nmv == x->mvcap && mv_grow(x)))
+            rc = RINGSIM_ENOMEM;
+        if (rc)
+            break;
+        if (tf)
+            wl_sum_add(&tf->req, -sh);
+        if (tt)
+            wl_sum_add(&tt->req, sh);
+        x->mv_idx[x->nmv] = i;
+        x->mv_node[x->nmv++] = r[j].to;
+    }
+    free(first);
+    *ok = !rc;
+    for (size_t j = 0; j < nr && *ok; j++)
+        *ok = r[j].seen == r[j].count;
+    if (!*ok) { /* start again from the log */
+        totals_free(&x->delta);
+        x->nmv = 0;
+        m->req = (wl_sum){0, 0};
+    }
+    (void)s;
+    return 0;
+}
+
 /* Whether the operation type leaves the key set alone. */
 static bool topology_only(const char *type)
 {
@@ -1232,7 +1372,7 @@ int sim__wl_finish(opctx *c, rs_error *err)
                 saved = x->w;
                 x->w = x->pend;
             }
-            rc = cache_build(s, c->op, err);
+            rc = cache_build(s, c->op, c->next.pl ? c->next.pl : s->cur.pl, err);
             if (x->pend_set)
                 x->w = saved;
             if (rc)
@@ -1240,7 +1380,16 @@ int sim__wl_finish(opctx *c, rs_error *err)
         }
         x->delta_ok = keep;
         int64_t total = 0;
-        rc = store_moves_page(s->st, c->op, 0, INT64_MAX, &total, mv_fn, &m, err);
+        bool mem = false;
+        /* With fixed sizes, every move a range of the placement's column and
+         * each rank's value of it kept: the shares come from memory. */
+        if (keep && m.per_key_share && wl_sizes_fixed(w) && x->nodeat && x->colat && !x->rmv_bad &&
+            !x->rekeyed && x->rmv_count == c->moved && (rc = mem_moves(s, x, &m, &mem)))
+            return rc;
+        if (mem)
+            m.bytes = c->moved * wl_fixed_bytes(w);
+        else
+            rc = store_moves_page(s->st, c->op, 0, INT64_MAX, &total, mv_fn, &m, err);
         /* Built for the state the operation leaves: valid once committed. */
         x->post_built = !keep && m.per_key_share;
         if (rc)
@@ -1266,12 +1415,17 @@ static void op_end(struct sim_wl *x)
     x->delta_ok = false;
     x->post_built = false;
     x->nmv = 0;
+    x->nrmv = 0;
+    x->rmv_count = 0;
+    x->rmv_bad = false;
+    x->rekeyed = false;
+    x->nadd_col_bad = false;
     x->note_state = 0;
     sim__kl_free(&x->nadd);
     sim__kl_free(&x->ndel);
 }
 
-void sim__wl_note(opctx *c, const char *k, size_t len, int64_t node, bool insert)
+void sim__wl_note(opctx *c, const store_key *k, bool insert)
 {
     sim *s = c->s;
     struct sim_wl *x = s->wl;
@@ -1282,14 +1436,62 @@ void sim__wl_note(opctx *c, const char *k, size_t len, int64_t node, bool insert
                                 x->dv == s->data_version
                             ? 1
                             : 2;
-    if (x->note_state == 1 && sim__kl_add(insert ? &x->nadd : &x->ndel, k, len, 0, node))
+    if (x->note_state != 1)
+        return;
+    keylist *l = insert ? &x->nadd : &x->ndel;
+    if (insert && x->colat && l->n == x->nadd_colcap) {
+        size_t cap = x->nadd_colcap ? x->nadd_colcap * 2 : 1024;
+        int64_t *g = realloc(x->nadd_col, cap * sizeof *g);
+        if (!g) {
+            x->note_state = 2;
+            return;
+        }
+        x->nadd_col = g;
+        x->nadd_colcap = cap;
+    }
+    if (insert && x->colat) {
+        x->nadd_col[l->n] = x->ccol == PLACE_COL_POS ? (int64_t)k->pos : k->coord;
+        if (x->ccol == PLACE_COL_COORD && !k->has_coord)
+            x->nadd_col_bad = true;
+    }
+    if (sim__kl_add(l, k->key, k->len, k->pos, k->node))
         x->note_state = 2;
+}
+
+void sim__wl_range(opctx *c, int col, int64_t lo, int64_t hi, int64_t from, int64_t to, int64_t count)
+{
+    struct sim_wl *x = c->s->wl;
+    if (!x || x->rmv_bad)
+        return;
+    x->rmv_count += count;
+    if (!x->colat || col != x->ccol) {
+        x->rmv_bad = true;
+        return;
+    }
+    if (x->nrmv == x->rmvcap) {
+        size_t cap = x->rmvcap ? x->rmvcap * 2 : 64;
+        struct rmove *g = realloc(x->rmv, cap * sizeof *g);
+        if (!g) {
+            x->rmv_bad = true;
+            return;
+        }
+        x->rmv = g;
+        x->rmvcap = cap;
+    }
+    x->rmv[x->nrmv++] = (struct rmove){lo, hi, from, to, count, 0};
+}
+
+void sim__wl_rekeyed(opctx *c)
+{
+    if (c->s->wl)
+        c->s->wl->rekeyed = true;
 }
 
 typedef struct rk {
     uint64_t ord;
     int64_t node;
-    size_t i; /* the note's index */
+    size_t i;  /* the note's index */
+    size_t at; /* the ranks before it, before the operation */
 } rk;
 
 static int rk_cmp(const void *a, const void *b)
@@ -1311,40 +1513,138 @@ static size_t lower(const uint64_t *v, size_t n, uint64_t key)
     return lo;
 }
 
-/* The cache after the noted inserts and deletes, ranked by hash: ranks
- * merged (O(n + k log k)), shares and node totals summed again (O(n)).
- * Nonzero when it cannot be done exactly (memory, a tie of rank values, the
- * hottest key deleted): the caller drops the cache. */
+/* Every node's requests summed again over the ranks: zipf's weights
+ * added per node and divided by H once, the other kinds' shares added.
+ * Node ids map to x->tot's slots directly when they are few and close
+ * (they are the store's row ids); every id in nodeat has its slot. */
+static int resum(struct sim_wl *x)
+{
+    const workload *w = &x->w;
+    totals *t = &x->tot;
+    bool zipf = w->kind == WL_ZIPF && x->tab.n >= x->n && x->tab.s == w->s;
+    int64_t lo = t->n ? t->v[0].id : 0, hi = t->n ? t->v[t->n - 1].id : 0;
+    bool dense = t->n && lo >= 0 && hi - lo < 65536;
+    uint32_t *map = dense ? malloc((size_t)(hi - lo + 1) * sizeof *map) : NULL;
+    wl_sum *acc = t->n ? calloc(t->n, sizeof *acc) : NULL;
+    if ((dense && !map) || (t->n && !acc)) {
+        free(map);
+        free(acc);
+        return RINGSIM_ENOMEM;
+    }
+    double *blk = t->n ? calloc(t->n, sizeof *blk) : NULL;
+    if (t->n && !blk) {
+        free(map);
+        free(acc);
+        return RINGSIM_ENOMEM;
+    }
+    for (int64_t i = 0; dense && i <= hi - lo; i++)
+        map[i] = UINT32_MAX; /* an id between two nodes' ids: none */
+    for (size_t k = 0; dense && k < t->n; k++)
+        map[t->v[k].id - lo] = (uint32_t)k;
+    /* Plain sums over blocks of ranks (a few hundred terms a node: an
+     * error of some ulps), the blocks' sums compensated. */
+    size_t block = t->n * 4 > 4096 ? t->n * 4 : 4096;
+    bool lost = false;
+    for (size_t i0 = 0; i0 < x->n; i0 += block) {
+        size_t i1 = x->n - i0 > block ? i0 + block : x->n;
+        for (size_t i = i0; i < i1; i++) {
+            int64_t id = x->nodeat[i];
+            if (id == STORE_NO_NODE)
+                continue;
+            size_t k = SIZE_MAX;
+            if (dense && id >= lo && id <= hi)
+                k = map[id - lo];
+            if (k == UINT32_MAX || k == SIZE_MAX) {
+                const tot *f = totals_find(t, id);
+                if (!f) { /* the caller made every slot: cannot happen */
+                    lost = true;
+                    continue;
+                }
+                k = (size_t)(f - t->v);
+            }
+            blk[k] += zipf ? x->tab.w[i] : wl_share_of_rank(w, &x->norm, i + 1);
+        }
+        for (size_t k = 0; k < t->n; k++) {
+            wl_sum_add(&acc[k], blk[k]);
+            blk[k] = 0;
+        }
+    }
+    free(blk);
+    for (size_t k = 0; k < t->n; k++) {
+        double v = wl_sum_get(&acc[k]);
+        t->v[k].req = (wl_sum){zipf && x->norm.h > 0 ? v / x->norm.h : v, 0};
+    }
+    free(map);
+    free(acc);
+    return lost ? RINGSIM_EINTERNAL : 0; /* the caller drops the cache */
+}
+
+/* Ranks [from, from + count) to [to, ...), the arrays kept per rank. */
+static void move_ranks(struct sim_wl *x, bool col, size_t to, size_t from, size_t count)
+{
+    if (to == from || !count)
+        return;
+    memmove(&x->ord[to], &x->ord[from], count * sizeof *x->ord);
+    memmove(&x->nodeat[to], &x->nodeat[from], count * sizeof *x->nodeat);
+    if (col)
+        memmove(&x->colat[to], &x->colat[from], count * sizeof *x->colat);
+}
+
+static int size_cmp(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The cache after the noted inserts and deletes, ranked by hash: the
+ * deleted ranks taken out and the inserted merged in place (O(n) moves,
+ * O(k log n) searches), then every node's requests summed again from the
+ * weight table (O(n) additions: every rank after an inserted one shifts,
+ * so every share changes).  Nonzero when it cannot be done exactly
+ * (memory, a tie of rank values, the hottest key deleted): the caller
+ * drops the cache. */
 static int apply_notes(sim *s, struct sim_wl *x)
 {
     const workload *w = &x->w;
     size_t n = x->n, na = x->nadd.n, nd = x->ndel.n;
     if (w->kind == WL_HOTSPOT && w->hot_share < w->hot_fraction)
         return RINGSIM_EINTERNAL; /* a cold key may be the hottest: built again */
+    if (x->colat && x->nadd_col_bad) {
+        free(x->colat); /* an inserted key without a coordinate */
+        x->colat = NULL;
+    }
+    bool col = x->colat != NULL;
     rk *add = na ? malloc(na * sizeof *add) : NULL;
-    unsigned char *gone = n ? calloc(n, 1) : NULL;
-    uint64_t *ord = NULL;
-    int64_t *nodeat = NULL;
-    int rc = (na && !add) || (n && !gone) ? RINGSIM_ENOMEM : 0;
+    size_t *gone = nd ? malloc(nd * sizeof *gone) : NULL;
+    int rc = (na && !add) || (nd && !gone) ? RINGSIM_ENOMEM : 0;
     for (size_t i = 0; !rc && i < nd; i++) {
         const klent *e = &x->ndel.v[i];
         uint64_t v = wl_hash_rank(w, s->h, x->ndel.buf + e->off, e->len);
         size_t at = lower(x->ord, n, v);
-        if (at >= n || x->ord[at] != v || gone[at])
+        if (at >= n || x->ord[at] != v)
             rc = RINGSIM_EINTERNAL;
         else
-            gone[at] = 1;
+            gone[i] = at;
         tot *t = !rc && e->node != STORE_NO_NODE ? totals_slot(&x->tot, e->node) : NULL;
         if (t)
             t->bytes -= wl_size_of(w, s->h, x->ndel.buf + e->off, e->len);
     }
+    if (!rc && nd > 1) {
+        qsort(gone, nd, sizeof *gone, size_cmp);
+        for (size_t i = 1; !rc && i < nd; i++)
+            if (gone[i] == gone[i - 1])
+                rc = RINGSIM_EINTERNAL;
+    }
     for (size_t i = 0; !rc && i < na; i++) {
         const klent *e = &x->nadd.v[i];
-        add[i] = (rk){wl_hash_rank(w, s->h, x->nadd.buf + e->off, e->len), e->node, i};
-        size_t at = lower(x->ord, n, add[i].ord);
+        add[i] = (rk){wl_hash_rank(w, s->h, x->nadd.buf + e->off, e->len), e->node, i, 0};
+        size_t at = add[i].at = lower(x->ord, n, add[i].ord);
         if (at < n && x->ord[at] == add[i].ord)
             rc = RINGSIM_EINTERNAL; /* a tie: the full build orders it */
+        /* every node a key goes to has its slot before the sum below */
         tot *t = !rc && e->node != STORE_NO_NODE ? totals_slot(&x->tot, e->node) : NULL;
+        if (!rc && e->node != STORE_NO_NODE && !t)
+            rc = RINGSIM_ENOMEM;
         if (t)
             t->bytes += wl_size_of(w, s->h, x->nadd.buf + e->off, e->len);
     }
@@ -1355,67 +1655,74 @@ static int apply_notes(sim *s, struct sim_wl *x)
                 rc = RINGSIM_EINTERNAL;
     }
     size_t m = n - nd + na;
-    if (!rc && m && (!(ord = malloc(m * sizeof *ord)) || !(nodeat = malloc(m * sizeof *nodeat))))
-        rc = RINGSIM_ENOMEM;
-    /* Merge; the hottest key is rank 1's: kept, or an inserted one. */
-    const rk *hot_add = NULL;
-    bool hot_kept = false;
-    size_t j = 0, a = 0;
-    for (size_t i = 0; !rc && (i < n || a < na);) {
-        bool take_add = a < na && (i >= n || add[a].ord < x->ord[i]);
-        if (!take_add && gone[i]) {
-            i++;
-            continue;
-        }
-        if (j == 0) {
-            hot_add = take_add ? &add[a] : NULL;
-            hot_kept = !take_add && i == 0;
-        }
-        ord[j] = take_add ? add[a].ord : x->ord[i];
-        nodeat[j++] = take_add ? add[a++].node : x->nodeat[i++];
-    }
-    if (!rc && m && !hot_add && !hot_kept)
+    /* The hottest key is rank 1's: kept, or an inserted one. */
+    size_t k = 0; /* the first rank kept */
+    while (!rc && k < nd && gone[k] == k)
+        k++;
+    bool first_add = !rc && na && (k >= n || add[0].ord < x->ord[k]);
+    if (!rc && m && k > 0 && !first_add)
         rc = RINGSIM_EINTERNAL; /* the hottest key went: its name is not kept */
     char *hot = NULL;
     size_t hot_len = 0;
-    if (!rc && hot_add) {
-        const klent *e = &x->nadd.v[hot_add->i];
+    if (!rc && first_add) {
+        const klent *e = &x->nadd.v[add[0].i];
         if (!(hot = strndup(x->nadd.buf + e->off, e->len)))
             rc = RINGSIM_ENOMEM;
         hot_len = e->len;
     }
+    if (!rc && w->kind == WL_ZIPF && wl_table_reach(&x->tab, w->s, m))
+        rc = RINGSIM_ENOMEM;
+    if (!rc && m > x->rcap) { /* room first: nothing below can fail */
+        size_t cap = m + m / 8 + 1024;
+        uint64_t *o = realloc(x->ord, cap * sizeof *o);
+        if (o)
+            x->ord = o;
+        int64_t *d = o ? realloc(x->nodeat, cap * sizeof *d) : NULL;
+        if (d)
+            x->nodeat = d;
+        int64_t *cv = d && col ? realloc(x->colat, cap * sizeof *cv) : NULL;
+        if (cv)
+            x->colat = cv;
+        if (!o || !d || (col && !cv))
+            rc = RINGSIM_ENOMEM;
+        else
+            x->rcap = cap;
+    }
     if (rc) {
         free(add);
         free(gone);
-        free(ord);
-        free(nodeat);
+        free(hot);
         return rc;
     }
-    free(x->ord);
-    free(x->nodeat);
-    x->ord = ord;
-    x->nodeat = nodeat;
+    /* Deleted ranks out, in place: the runs between them moved down. */
+    size_t kept = nd ? gone[0] : n;
+    for (size_t g = 0; g < nd; g++) {
+        size_t from = gone[g] + 1, to = g + 1 < nd ? gone[g + 1] : n;
+        move_ranks(x, col, kept, from, to - from);
+        kept += to - from;
+    }
+    /* Inserted ranks in, from the back: the runs between them moved up. */
+    for (size_t a = na, i = kept, j = m; a > 0; a--) {
+        /* the kept before it: as before the operation when none went */
+        size_t at = nd ? lower(x->ord, i, add[a - 1].ord) : add[a - 1].at;
+        j -= i - at;
+        move_ranks(x, col, j, at, i - at);
+        i = at;
+        j--;
+        x->ord[j] = add[a - 1].ord;
+        x->nodeat[j] = add[a - 1].node;
+        if (col)
+            x->colat[j] = x->nadd_col[add[a - 1].i];
+    }
     x->n = m;
     if (hot) {
         free(x->hot);
         x->hot = hot;
         x->hot_len = hot_len;
     }
-    wl_norm_compute(w, m, &x->norm);
-    for (size_t i = 0; i < x->tot.n; i++)
-        x->tot.v[i].req = (wl_sum){0, 0};
-    tot *last = NULL;
-    for (size_t i = 0; i < m && !rc; i++) {
-        if (nodeat[i] == STORE_NO_NODE)
-            continue;
-        tot *t = last && last->id == nodeat[i] ? last : totals_slot(&x->tot, nodeat[i]);
-        if (!t)
-            rc = RINGSIM_ENOMEM;
-        else
-            wl_sum_add(&t->req, wl_share_of_rank(w, &x->norm, i + 1));
-        last = t;
-    }
-    x->max_share = m ? wl_share_of_rank(w, &x->norm, 1) : 0;
+    wl_norm_table(w, &x->tab, m, &x->norm);
+    rc = resum(x);
+    x->max_share = m ? wl_share_table(w, &x->tab, &x->norm, 1) : 0;
     free(add);
     free(gone);
     return rc;
@@ -1427,6 +1734,10 @@ void sim__wl_committed(opctx *c)
     struct sim_wl *x = s->wl;
     if (!x)
         return;
+    if (x->rekeyed && x->ccol == PLACE_COL_COORD && !x->post_built) {
+        free(x->colat); /* coordinates may have changed */
+        x->colat = NULL;
+    }
     if (x->pend_set) {
         wl_free(&x->w);
         x->w = x->pend;
@@ -1602,4 +1913,46 @@ int sim_key_share(sim *s, const char *key, size_t len, double *share, rs_error *
         return 0;
     }
     return share_of(s, key, len, share, err);
+}
+
+int sim__wl_would_build(sim *s, bool *build, rs_error *err)
+{
+    struct sim_wl *x = wl_of(s);
+    *build = false;
+    if (!x)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    if (!simple(&x->w)) {
+        *build = true;
+        return 0;
+    }
+    char *text = NULL;
+    workload w;
+    int rc = store_meta_get(s->st, "workload", &text, err);
+    if (!rc)
+        rc = parse_text(text, &w, err);
+    free(text);
+    if (rc)
+        return rc;
+    *build = !simple(&w);
+    wl_free(&w);
+    return 0;
+}
+
+int sim_workload_warm(sim *s, rs_error *err) { return ensure(s, err); }
+
+bool sim_workload_ready(sim *s)
+{
+    struct sim_wl *x = wl_of(s);
+    return x && (simple(&x->w) || (x->valid && x->at_op == s->at_op && x->dv == s->data_version));
+}
+
+int sim_workload_after(sim *s, int64_t op, json_t **out, rs_error *err)
+{
+    workload w;
+    *out = NULL;
+    int rc = sim__wl_at(s, op, &w, err);
+    if (!rc && !(*out = wl_to_json(&w)))
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    wl_free(&w);
+    return rc;
 }

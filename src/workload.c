@@ -481,10 +481,11 @@ void wl_norm_compute(const workload *w, uint64_t n, wl_norm *out)
     memset(out, 0, sizeof *out);
     out->n = n;
     if (w->kind == WL_ZIPF) {
-        /* Smallest terms first, compensated: the error stays a few ulps
-         * at any n and any s (no closed form, no approximation). */
+        /* Compensated (Neumaier): the error stays a few ulps at any n and
+         * any s, in either order (no closed form, no approximation).  In
+         * increasing r, as wl_table sums it, so the two agree bit for bit. */
         wl_sum t = {0, 0};
-        for (uint64_t r = n; r >= 1; r--)
+        for (uint64_t r = 1; r <= n; r++)
             wl_sum_add(&t, pow((double)r, -w->s));
         out->h = wl_sum_get(&t);
     } else if (w->kind == WL_HOTSPOT) {
@@ -509,6 +510,57 @@ double wl_share_of_rank(const workload *w, const wl_norm *m, uint64_t r)
     default:
         return 1.0 / (double)m->n;
     }
+}
+
+void wl_table_free(wl_table *t)
+{
+    free(t->w);
+    free(t->h);
+    memset(t, 0, sizeof *t);
+}
+
+int wl_table_reach(wl_table *t, double s, uint64_t n)
+{
+    if (t->n && t->s != s)
+        wl_table_free(t);
+    if (n <= t->n)
+        return 0;
+    if (n > t->cap) {
+        uint64_t cap = t->cap ? t->cap : 1024;
+        while (cap < n)
+            cap *= 2;
+        if (cap > SIZE_MAX / sizeof(double))
+            return RINGSIM_ENOMEM;
+        double *w = realloc(t->w, (size_t)cap * sizeof *w);
+        if (w)
+            t->w = w;
+        double *h = realloc(t->h, (size_t)cap * sizeof *h);
+        if (h)
+            t->h = h;
+        if (!w || !h)
+            return RINGSIM_ENOMEM;
+        t->cap = cap;
+    }
+    t->s = s;
+    for (uint64_t r = t->n + 1; r <= n; r++) {
+        /* the same terms, in the same order, as wl_norm_compute */
+        t->w[r - 1] = pow((double)r, -s);
+        wl_sum_add(&t->run, t->w[r - 1]);
+        t->h[r - 1] = wl_sum_get(&t->run);
+    }
+    t->n = n;
+    return 0;
+}
+
+void wl_norm_table(const workload *w, const wl_table *t, uint64_t n, wl_norm *out)
+{
+    if (w->kind != WL_ZIPF || n > t->n || !n || t->s != w->s) {
+        wl_norm_compute(w, n, out);
+        return;
+    }
+    memset(out, 0, sizeof *out);
+    out->n = n;
+    out->h = t->h[n - 1];
 }
 
 size_t wl_ycsb_key(uint64_t n, char *out)

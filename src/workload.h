@@ -9,7 +9,7 @@
  *
  *   uniform   every stored key 1/n
  *   zipf      rank r (1 = hottest) gets r^-s / H(n, s), H summed exactly
- *             (Neumaier's compensated sum, smallest terms first): no closed
+ *             (Neumaier's compensated sum, either order): no closed
  *             form, so s = 1 and n = 10M are exact too
  *   hotspot   the first h = max(1, floor(hot_fraction * n)) keys of the
  *             order share hot_share equally, the rest the remainder
@@ -19,7 +19,7 @@
  * bytes; `insert` by insertion (the first inserted is the hottest).
  *
  * Costs: parsing is O(listed keys log listed keys); wl_share_of_rank is
- * O(1) once wl_norm has summed H (O(n) pow calls, once per key count).
+ * O(1) once wl_norm has summed H (O(n) pow calls, or O(1) from a wl_table).
  */
 #ifndef RINGSIM_WORKLOAD_H
 #define RINGSIM_WORKLOAD_H
@@ -102,24 +102,6 @@ int64_t wl_size_of(const workload *w, hasher *h, const char *key, size_t len);
 /* The listed entry of key in a sorted list, or NULL. */
 const wl_item *wl_find(const wl_item *v, size_t n, const char *key, size_t len);
 
-/* Normalisation of a ranked workload over n keys (zipf: H(n, s) by a
- * compensated sum; hotspot: the hot count).  Cannot fail. */
-typedef struct wl_norm {
-    uint64_t n;
-    double h;     /* zipf: sum of r^-s, r = 1..n */
-    uint64_t hot; /* hotspot: keys in the hot set */
-} wl_norm;
-void wl_norm_compute(const workload *w, uint64_t n, wl_norm *out);
-/* Share of the key of rank r (1-based) among norm->n keys. */
-double wl_share_of_rank(const workload *w, const wl_norm *norm, uint64_t r);
-
-/* YCSB's key name for record n (CoreWorkload.buildKeyName, insertorder=
- * hashed, zeropadding 1): "user" + Long.toString(Math.abs(fnvhash64(n)))
- * (Utils.java), Math.abs(Long.MIN_VALUE) staying negative as in Java.
- * Writes at most WL_YCSB_KEY_MAX bytes (with a NUL); returns the length. */
-#define WL_YCSB_KEY_MAX 32
-size_t wl_ycsb_key(uint64_t n, char *out);
-
 /* Neumaier's compensated sum (used for shares of nodes too). */
 typedef struct wl_sum {
     double s, c;
@@ -134,5 +116,47 @@ static inline void wl_sum_add(wl_sum *a, double x)
     a->s = t;
 }
 static inline double wl_sum_get(const wl_sum *a) { return a->s + a->c; }
+
+/* Normalisation of a ranked workload over n keys (zipf: H(n, s) by a
+ * compensated sum; hotspot: the hot count).  Cannot fail. */
+typedef struct wl_norm {
+    uint64_t n;
+    double h;     /* zipf: sum of r^-s, r = 1..n */
+    uint64_t hot; /* hotspot: keys in the hot set */
+} wl_norm;
+void wl_norm_compute(const workload *w, uint64_t n, wl_norm *out);
+/* Share of the key of rank r (1-based) among norm->n keys. */
+double wl_share_of_rank(const workload *w, const wl_norm *norm, uint64_t r);
+
+/* Zipf's weights r^-s and their running sums H(r, s), r = 1..n, kept so
+ * that an engine summing shares again (after an insert) adds instead of
+ * calling pow: 16 bytes a rank, extended as n grows, pow once a rank. */
+typedef struct wl_table {
+    double s;
+    uint64_t n, cap;
+    double *w; /* w[r - 1] = r^-s */
+    double *h; /* h[r - 1] = H(r, s), bit for bit wl_norm_compute's */
+    wl_sum run;
+} wl_table;
+/* Extend t to n ranks of exponent s (a table of another s starts again);
+ * RINGSIM_ENOMEM, t unchanged but for its capacity. */
+int wl_table_reach(wl_table *t, double s, uint64_t n);
+void wl_table_free(wl_table *t);
+/* wl_norm_compute, in O(1) from t when it covers zipf's n ranks. */
+void wl_norm_table(const workload *w, const wl_table *t, uint64_t n, wl_norm *out);
+/* The share of rank r, as wl_share_of_rank, from t when it covers r. */
+static inline double wl_share_table(const workload *w, const wl_table *t, const wl_norm *m, uint64_t r)
+{
+    if (w->kind == WL_ZIPF && r >= 1 && r <= t->n && t->s == w->s && m->n)
+        return t->w[r - 1] / m->h;
+    return wl_share_of_rank(w, m, r);
+}
+
+/* YCSB's key name for record n (CoreWorkload.buildKeyName, insertorder=
+ * hashed, zeropadding 1): "user" + Long.toString(Math.abs(fnvhash64(n)))
+ * (Utils.java), Math.abs(Long.MIN_VALUE) staying negative as in Java.
+ * Writes at most WL_YCSB_KEY_MAX bytes (with a NUL); returns the length. */
+#define WL_YCSB_KEY_MAX 32
+size_t wl_ycsb_key(uint64_t n, char *out);
 
 #endif

@@ -285,7 +285,7 @@ echo "== 6. export --scenario: the same state on an empty database"
 # and check passes on the copy.
 same_state() {
     local d=$1 a=$2 b=$3 c
-    for c in "node ls" "key ls" config; do
+    for c in "node ls" "key ls" config workload stats; do
         # shellcheck disable=SC2086
         "$BIN" --db "$a" --json $c >"$TMP/sa.json"
         # shellcheck disable=SC2086
@@ -355,6 +355,51 @@ r node add j3
 round_trip "jump with a middle node removed (MementoHash's state)" "$DB"
 "$BIN" --db "$DB" export --scenario >"$TMP/x.ringsim"
 expect_eq "the export ends with expect lines of the state" "expect nodes == 3|expect keys == 300" "$(tail -n 2 "$TMP/x.ringsim" | paste -sd '|')"
+# A workload set before a reset stays in force (a reset keeps it): the export
+# sets it again, and the copy answers the same workload, requests per node
+# (node ls) and requests figures (stats) -- replayed into a fresh database
+# and into one whose own workload differs.
+DB=$(newdb)
+r node add w1
+r node add w2
+r key gen 400
+r workload zipf --param s=1.3 --param seed=4 --param sizes.kind=uniform --param sizes.min=10 --param sizes.max=90
+r reset
+r node add w3
+r node add w4
+r key gen 300 --prefix after-
+r node add w5
+round_trip "a zipf workload set before a reset" "$DB"
+if grep -qx 'workload zipf --param s=1.3 --param seed=4 --param order=hashed --param sizes.kind=uniform --param sizes.min=10 --param sizes.max=90 --param sizes.seed=0' "$TMP/x.ringsim"; then pass; else
+    fail "the export sets the workload of before the reset, every parameter" "$(head -n 14 "$TMP/x.ringsim")"; fi
+other=$(newdb)
+"$BIN" --db "$other" workload hotspot --param hot_fraction=0.2 --param hot_share=0.5 >/dev/null
+rs --db "$other" run "$TMP/x.ringsim"
+if [ "$RC" -eq 0 ]; then pass; else fail "the export runs on a database with another workload" "$(ctx run x.ringsim)"; fi
+same_state "a zipf workload set before a reset, run where another workload was" "$DB" "$other"
+# The default before the reset: written too, so another database's goes.
+r workload uniform
+r reset
+r node add u1
+r key gen 20
+other=$(newdb)
+"$BIN" --db "$other" workload zipf --param s=0.9 >/dev/null
+"$BIN" --db "$DB" export --scenario >"$TMP/x.ringsim"
+rs --db "$other" run "$TMP/x.ringsim"
+same_state "the default workload before a reset, run where zipf was" "$DB" "$other"
+# A keys workload lists keys the reset cleared: set last, once they are back.
+DB=$(newdb)
+r node add k1
+r node add k2
+r key add hot1 hot2
+r key gen 100
+r workload keys --param 'keys=[{"key":"hot1","share":0.3},{"key":"hot2","share":0.2}]'
+r reset
+r key add hot1 hot2
+r key gen 50
+round_trip "a keys workload set before a reset, its keys stored again" "$DB"
+expect_eq "workload uniform first, the keys workload last (before the expect lines)" "workload uniform|workload keys|expect nodes" \
+    "$(grep -E '^(workload|expect)' "$TMP/x.ringsim" | cut -d' ' -f1,2 | head -n 3 | paste -sd '|')"
 
 # ---------------------------------------------------------------------------
 echo "== 7. --csv: RFC 4180, parsed back by Python's csv module"

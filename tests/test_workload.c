@@ -97,12 +97,44 @@ static void test_zipf_norm(void **state)
     assert_true(fabs(m.h - (log(1e7) + 0.5772156649015329 + 1 / 2e7)) < 1e-9);
 }
 
+/* The weight table: H bit for bit wl_norm_compute's at every n it covers,
+ * extended in steps, started again for another s. */
+static void test_zipf_table(void **state)
+{
+    (void)state;
+    wl_table t;
+    memset(&t, 0, sizeof t);
+    workload w;
+    wl_init(&w);
+    w.kind = WL_ZIPF;
+    const double ss[] = {0.7, 1.0, 1.3};
+    const uint64_t steps[] = {1, 5, 1000, 1001, 4097, 30000};
+    for (size_t k = 0; k < sizeof ss / sizeof ss[0]; k++) {
+        w.s = ss[k];
+        for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+            assert_int_equal(wl_table_reach(&t, w.s, steps[i]), 0);
+            wl_norm a, b;
+            wl_norm_compute(&w, steps[i], &a);
+            wl_norm_table(&w, &t, steps[i], &b);
+            assert_true(a.h == b.h && a.n == b.n);
+            for (uint64_t r = 1; r <= steps[i]; r += 997)
+                assert_true(wl_share_table(&w, &t, &b, r) == wl_share_of_rank(&w, &a, r));
+        }
+        /* a smaller n is read from the same table */
+        wl_norm a, b;
+        wl_norm_compute(&w, 77, &a);
+        wl_norm_table(&w, &t, 77, &b);
+        assert_true(a.h == b.h);
+    }
+    wl_table_free(&t);
+}
+
 static void test_hotspot_shares(void **state)
 {
     (void)state;
     workload w;
-    assert_int_equal(parse("{\"kind\": \"hotspot\", \"hot_fraction\": 0.25, \"hot_share\": 0.9}", &w),
-                     0);
+    assert_int_equal(
+        parse("{\"kind\": \"hotspot\", \"hot_fraction\": 0.25, \"hot_share\": 0.9}", &w), 0);
     wl_norm m;
     wl_norm_compute(&w, 10, &m);
     assert_int_equal(m.hot, 2); /* max(1, floor(2.5)) */
@@ -201,13 +233,76 @@ static void test_engine(void **state)
     unlink(path);
 }
 
+/* The server's loop never builds a workload's cache: a light refresh of a
+ * second connection after a change under a workload other than the
+ * default says heavy (the refresher reloads and warms the spare engine),
+ * and whenever it says light the loop's reads are ready as they are. */
+static void test_refresh_light_never_builds(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/ringsim-test-workload-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    unlink(path);
+    sim *a, *loop;
+    rs_error e;
+    int64_t op, ins, skip;
+    bool heavy;
+    assert_int_equal(sim_open(&a, path, &e), 0);
+    for (int i = 0; i < 4; i++) {
+        char n[16];
+        snprintf(n, sizeof n, "n%d", i);
+        assert_int_equal(sim_add_node(a, n, strlen(n), 1, &op, &e), 0);
+    }
+    assert_int_equal(sim_generate_keys(a, "k", 1, 0, 2000, &ins, &skip, &op, &e), 0);
+    assert_int_equal(sim_open(&loop, path, &e), 0);
+    assert_int_equal(sim_workload_warm(loop, &e), 0);
+    assert_true(sim_workload_ready(loop));
+    const char *ws[] = {
+        "{\"kind\": \"zipf\", \"s\": 1.0}",
+        "{\"kind\": \"zipf\", \"s\": 1.0, \"order\": \"insert\"}",
+        "{\"kind\": \"keys\", \"keys\": [{\"key\": \"k7\", \"share\": 0.4}]}",
+        "{\"kind\": \"uniform\"}",
+    };
+    for (size_t i = 0; i < sizeof ws / sizeof ws[0]; i++) {
+        bool skewed = strstr(ws[i], "uniform") == NULL;
+        for (int step = 0; step < 3; step++) {
+            char pre[32];
+            snprintf(pre, sizeof pre, "w%zu-%d-", i, step);
+            if (step == 0) /* the workload change itself */
+                set(a, ws[i]);
+            else
+                assert_int_equal(sim_generate_keys(a, pre, strlen(pre), 0, 20, &ins, &skip, &op, &e),
+                                 0);
+            assert_int_equal(sim_refresh_light(loop, &heavy, &e), 0);
+            /* heavy for a skewed workload, and for the change away from one */
+            assert_true(heavy == (skewed || (step == 0 && i > 0)));
+            if (heavy) { /* the refresher's part */
+                assert_int_equal(sim_refresh(loop, NULL, &e), 0);
+                assert_int_equal(sim_workload_warm(loop, &e), 0);
+            }
+            assert_true(sim_workload_ready(loop));
+            double ra, rl;
+            int64_t ba, bl;
+            for (size_t n = 0; n < sim_node_count(a); n++) {
+                assert_int_equal(sim_node_load(a, n, &ra, &ba, &e), 0);
+                assert_int_equal(sim_node_load(loop, n, &rl, &bl, &e), 0);
+                assert_true(fabs(ra - rl) < 1e-12 && ba == bl);
+            }
+        }
+    }
+    sim_close(loop);
+    sim_close(a);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse),
-        cmocka_unit_test(test_zipf_norm),
-        cmocka_unit_test(test_hotspot_shares),
-        cmocka_unit_test(test_engine),
+        cmocka_unit_test(test_parse),      cmocka_unit_test(test_zipf_norm),
+        cmocka_unit_test(test_zipf_table), cmocka_unit_test(test_hotspot_shares),
+        cmocka_unit_test(test_engine),     cmocka_unit_test(test_refresh_light_never_builds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

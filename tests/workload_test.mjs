@@ -193,6 +193,48 @@ async function movedShares(s) {
   check('uniform: requests_moved = keys_moved / keys', close(op.requests_moved, op.keys_moved / keys.length) && op.bytes_moved === op.keys_moved, JSON.stringify(op));
 }
 
+// Fixed sizes: a range move's shares come from the cache in memory, and an
+// insert or delete merges ranks and sums every share again from a weight
+// table.  Each figure against a fresh computation from the key list, on a
+// position-ranged algorithm (ring) and a coordinate-ranged one (ketama).
+async function cachePaths(s) {
+  for (const n of ['c1', 'c2', 'c3']) await s.post('/api/nodes', { name: n });
+  await s.post('/api/keys', { generate: { count: 2500 } });
+  const w = { kind: 'zipf', s: 1.05, seed: 3, order: 'hashed', sizes: { kind: 'fixed', bytes: 10 } };
+  eq('PUT zipf 1.05 fixed sizes', (await s.put('/api/workload', w)).status, 200);
+  await agree(s, w, 'cache paths: start');
+  for (const alg of ['ring', 'ketama']) {
+    eq(`configure ${alg}`, (await s.put('/api/config', { algorithm: alg })).status, 200);
+    await s.ok('/api/nodes'); // the cache is built for the state now
+    const moveBy = async (label, f) => {
+      const keys = (await s.allKeys()).keys.map((k) => k.key);
+      const sh = shares(w, keys);
+      const op = (await f()).json.operation;
+      const mv = await s.allMoves(op.id);
+      let want = 0;
+      for (const m of mv.moves) want += sh.get(m.key);
+      check(`${alg} ${label}: requests_moved is the sum of the moved keys' shares`, op.keys_moved > 0 && close(op.requests_moved, want), `${op.requests_moved} vs ${want} (${op.keys_moved} moved)`);
+      eq(`${alg} ${label}: bytes_moved`, op.bytes_moved, op.keys_moved * 10);
+      await agree(s, w, `${alg} after ${label}`);
+    };
+    await moveBy('add c4', () => s.post('/api/nodes', { name: 'c4' }));
+    await moveBy('weight c1 3', () => s.req('PATCH', '/api/nodes/c1', { body: { weight: 3 } }));
+    // inserts: ranks merged, every share summed again
+    const pre = `more-${alg}-`;
+    eq(`${alg}: insert 300`, (await s.post('/api/keys', { generate: { prefix: pre, count: 300 } })).status, 201);
+    await agree(s, w, `${alg} after inserting 300 keys`);
+    await moveBy('remove c4 after the insert', () => s.del('/api/nodes/c4'));
+    // deletes, the hottest key among them once
+    const hot = (await s.ok('/api/stats')).requests.hottest_key.key;
+    for (const k of [`${pre}0`, `${pre}7`, alg === 'ring' ? 'key-11' : 'key-12', hot]) {
+      eq(`${alg}: delete ${k}`, (await s.del(`/api/keys/${encodeURIComponent(k)}`)).status, 200);
+      await agree(s, w, `${alg} after deleting ${k}`);
+    }
+    await moveBy('weight c1 1 after the deletes', () => s.req('PATCH', '/api/nodes/c1', { body: { weight: 1 } }));
+  }
+  await s.put('/api/config', { algorithm: 'ring' });
+}
+
 async function refusals(s) {
   await s.post('/api/nodes', { name: 'a' });
   await s.post('/api/keys', { generate: { count: 50 } });
@@ -433,7 +475,8 @@ async function commandLine() {
   }
   check('a requests expectation that does not hold: exit 1', failedExpect);
   const exported = execFileSync(BIN, ['--db', sdb, 'export', '--scenario'], { encoding: 'utf8' });
-  check('export --scenario writes the workload lines', (exported.match(/^workload /gm) || []).length === 2, exported);
+  // the default the first line ran under, then the file's two
+  check('export --scenario writes the workload lines', (exported.match(/^workload /gm) || []).length === 3 && /^workload uniform$/m.test(exported), exported);
   const edb = freshDb();
   const ef = path.join(path.dirname(edb), 'ex.ringsim');
   fs.writeFileSync(ef, exported);
@@ -447,6 +490,7 @@ async function commandLine() {
 async function main() {
   await withServer('workload every algorithm', everyAlgorithm);
   await withServer('workload requests_moved', movedShares);
+  await withServer('workload cache paths', cachePaths);
   await withServer('workload refusals', refusals);
   await withServer('workload history', history);
   await withServer('workload insert order', insertOrder);

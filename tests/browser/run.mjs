@@ -1338,6 +1338,59 @@ test('theory: the chart of max/mean against points per node and the server\'s se
   assert.equal(await page.locator('#theory-moves tbody tr').count(), api.algorithms.length);
 });
 
+test('theory: a requests view beside the keys view — each node\'s share of requests against the ideal 1/N and the floor', async ({ browser, server, errors }) => {
+  await loadSample(server);
+  // One key takes 30% of requests: the floor (bound / N) lies above the ideal.
+  const hot = { kind: 'keys', keys: [{ key: 'key-7', share: 0.3 }] };
+  assert.equal((await http(server, 'PUT', '/api/workload', hot)).status, 200);
+  const page = await openPage(browser, server, errors, { viewport: { width: 1366, height: 800 }, bypassCSP: true });
+  await expectText(page.locator('#keys-count'), '1,000 keys');
+  await page.getByRole('button', { name: 'Show theory', exact: true }).click();
+  await eventually('theory chart', async () => (await page.locator('#theory-chart path.measured').count()) === 1, 30000);
+  const keysView = page.getByRole('button', { name: 'Keys view', exact: true });
+  const reqView = page.getByRole('button', { name: 'Requests view', exact: true });
+  assert.equal(await keysView.getAttribute('aria-pressed'), 'true', 'keys first');
+  await reqView.click();
+  await eventually('requests chart', async () => (await page.locator('#theory-requests-chart rect.req-bar').count()) > 0);
+  assert.equal(await reqView.getAttribute('aria-pressed'), 'true');
+  assert.equal(await page.locator('#theory-chart').isVisible(), false, 'the keys chart is put away');
+  const st = (await http(server, 'GET', '/api/stats')).body;
+  const per = st.per_node;
+  assert.equal(await page.locator('#theory-requests-chart rect.req-bar').count(), per.length, 'a bar per node');
+  // Bars busiest first, each as tall as the node's share (heights in proportion).
+  const bars = await page.$$eval('#theory-requests-chart rect.req-bar', (rs) => rs.map((r) => ({ node: r.getAttribute('data-node'), h: Number(r.getAttribute('height')) })));
+  const want = [...per].sort((a, b) => b.requests - a.requests || (a.name < b.name ? -1 : 1));
+  assert.deepEqual(bars.map((b) => b.node), want.map((p) => p.name), 'busiest first');
+  const k = bars[0].h / want[0].requests;
+  for (let i = 0; i < bars.length; i++) assert.ok(Math.abs(bars[i].h - want[i].requests * k) < 0.05, `${bars[i].node}: bar height in proportion to its requests`);
+  // The ideal and the floor, labelled with their values.
+  const ideal = 1 / per.length;
+  const floor = st.requests.bound / per.length;
+  assert.ok(floor > ideal, 'the hot key raises the floor above the ideal');
+  const labels = await page.locator('#theory-requests-chart text.level-label').allTextContents();
+  assert.equal(labels.length, 2, 'the ideal and the floor');
+  assert.match(labels[0], new RegExp(`^ideal 1/N ${(ideal * 100).toFixed(1)}`));
+  assert.match(labels[1], new RegExp(`^floor ${(floor * 100).toFixed(1)}`));
+  const busiest = want[0];
+  const sentence = await page.locator('#theory-requests-sentence').textContent();
+  assert.ok(sentence.startsWith(`${busiest.name} serves ${(busiest.requests * 100).toFixed(2)}% of requests`), sentence);
+  assert.ok(sentence.includes(`No placement does better than ${st.requests.bound.toFixed(3)}×`), sentence);
+  assert.ok(sentence.includes('key-7'), 'the hottest key named');
+  // axe on the requests view.
+  await page.addScriptTag({ path: axePath });
+  const result = await page.evaluate(async () => {
+    // eslint-disable-next-line no-undef
+    const r = await axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
+  });
+  assert.deepEqual(result.filter((v) => v.impact === 'serious' || v.impact === 'critical'), []);
+  // Back to keys: the keys chart again, the requests one put away.
+  await keysView.click();
+  assert.equal(await page.locator('#theory-chart').isVisible(), true);
+  assert.equal(await page.locator('#theory-requests-chart').isVisible(), false);
+  await page.context().close();
+});
+
 test('traffic replay: in flight per node without and with the factor, side by side', async ({ page, server }) => {
   await loadSample(server);
   await expectText(page.locator('#keys-count'), '1,000 keys');

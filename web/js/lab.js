@@ -7,6 +7,7 @@
 // el()/textContent only; charts are SVG built with DOM APIs.
 
 import { $, el, setError } from './dom.js';
+import { setupTheoryViews, theoryViewsShown } from './theory_requests.js';
 import {
   RING_SIZE, cutText, displayName, formatInt, formatNumber, formatPercent, groupCounts, humanMessage, nodeColour, visibleText,
 } from './format.js';
@@ -583,6 +584,7 @@ async function runTheory() {
       ]))),
     );
     $('theory-moves').hidden = false;
+    theoryViewsShown();
   } catch (err) {
     $('theory-status').textContent = '';
     setError('theory-error', err.message);
@@ -992,6 +994,7 @@ export function setupLab({
   const preview = new Preview({ ring, placement });
   new Compare();
   $('theory-run').addEventListener('click', runTheory);
+  setupTheoryViews();
   new ScenarioFiles({ api, confirmInPage });
   setupExports(ring, getView);
   return { preview };
