@@ -455,17 +455,24 @@ static int parse_text(const char *text, workload *out, rs_error *err)
     return rc ? rs_fail(err, RINGSIM_EDB, "the stored workload is not readable") : 0;
 }
 
+/* The workload the database stores (the default when none). */
+static int stored_workload(sim *s, workload *w, rs_error *err)
+{
+    char *text = NULL;
+    int rc = store_meta_get(s->st, "workload", &text, err);
+    if (!rc)
+        rc = parse_text(text, w, err);
+    free(text);
+    return rc;
+}
+
 int sim__wl_load(sim *s, rs_error *err)
 {
     struct sim_wl *x = wl_of(s);
     if (!x)
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-    char *text = NULL;
     workload w;
-    int rc = store_meta_get(s->st, "workload", &text, err);
-    if (!rc)
-        rc = parse_text(text, &w, err);
-    free(text);
+    int rc = stored_workload(s, &w, err);
     if (rc)
         return rc;
     wl_free(&x->w);
@@ -1925,12 +1932,8 @@ int sim__wl_would_build(sim *s, bool *build, rs_error *err)
         *build = true;
         return 0;
     }
-    char *text = NULL;
     workload w;
-    int rc = store_meta_get(s->st, "workload", &text, err);
-    if (!rc)
-        rc = parse_text(text, &w, err);
-    free(text);
+    int rc = stored_workload(s, &w, err);
     if (rc)
         return rc;
     *build = !simple(&w);
