@@ -678,6 +678,14 @@ int sim_preview_run(sim *s, sim_preview *p, int (*op)(sim *, void *, rs_error *)
 }
 
 /* Write counters and the log entry, commit, and swap the new state in. */
+int sim__op_end(opctx *c, int rc, int64_t *op_out, rs_error *err)
+{
+    if (!rc)
+        return sim__op_commit(c, op_out, err);
+    sim__op_abort(c);
+    return rc;
+}
+
 int sim__op_commit(opctx *c, int64_t *op_out, rs_error *err)
 {
     sim *s = c->s;

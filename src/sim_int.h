@@ -151,6 +151,9 @@ void sim__op_abort(opctx *c);
 int sim__op_begin(sim *s, opctx *c, const char *type, const char *subject, json_t *params,
                   rs_error *err);
 int sim__op_commit(opctx *c, int64_t *op_out, rs_error *err);
+/* The end of an operation begun on c: committed when rc is 0 (its answer),
+ * else rolled back (rc). */
+int sim__op_end(opctx *c, int rc, int64_t *op_out, rs_error *err);
 int sim__poll(sim *s, rs_error *err);
 int sim__progress(sim *s, const char *what, uint64_t done, uint64_t total, rs_error *err);
 int sim__state_copy(state *dst, const state *src);

@@ -402,13 +402,13 @@ int sim_add_node_spec(sim *s, const sim_node_spec *spec, int64_t *op, rs_error *
         goto out;
     if (sim__find_node(&c.next, name, len) >= 0) {
         rc = rs_fail(err, RINGSIM_ECONFLICT, "node \"%s\" already exists", subject);
-        goto abort;
+        goto end; /* rc != 0: rolled back */
     }
     if ((rc = check_weight(weight, err)))
-        goto abort;
+        goto end;
     int64_t id;
     if ((rc = store_node_insert(s->st, name, len, weight, tokens, &id, err)))
-        goto abort;
+        goto end;
     node added = {id,           subject, len,   weight, 0, tok, spec->ntokens,
                   spec->srv_id, false,   false, NULL,   0};
     if (sim__node_states_copy(&added, &(node){.down = spec->down,
@@ -416,7 +416,7 @@ int sim_add_node_spec(sim *s, const sim_node_spec *spec, int64_t *op, rs_error *
                                               .replicas = (char **)spec->replicas,
                                               .nreplicas = spec->nreplicas})) {
         rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-        goto abort;
+        goto end;
     }
     bool failed;
     char *attrs = sim__attrs_text(&added, &failed);
@@ -428,7 +428,7 @@ int sim_add_node_spec(sim *s, const sim_node_spec *spec, int64_t *op, rs_error *
         added.name = NULL; /* subject's, freed below */
         added.tokens = NULL;
         sim__node_free(&added);
-        goto abort;
+        goto end;
     }
     state *x = &c.next; /* nodes has room for one more (sim__state_copy) */
     if (tok)
@@ -436,12 +436,9 @@ int sim_add_node_spec(sim *s, const sim_node_spec *spec, int64_t *op, rs_error *
     x->nodes[x->n++] = added;
     subject = NULL;
     tok = NULL;
-    if ((rc = retopologize(&c, &s->cur, err)))
-        goto abort;
-    rc = sim__op_commit(&c, op, err);
-    goto out;
-abort:
-    sim__op_abort(&c);
+    rc = retopologize(&c, &s->cur, err);
+end:
+    rc = sim__op_end(&c, rc, op, err);
 out:
     free(subject);
     free(tokens);
@@ -488,12 +485,9 @@ int sim_remove_node(sim *s, const char *name, size_t len, int64_t *op, rs_error 
     memmove(&c.next.nodes[i], &c.next.nodes[i + 1], (c.next.n - (size_t)i - 1) * sizeof gone);
     c.next.n--;
     sim__node_free(&gone);
-    if ((rc = retopologize(&c, &s->cur, err)) || (rc = store_node_delete(s->st, gone.id, err)))
-        goto abort;
-    rc = sim__op_commit(&c, op, err);
-    goto out;
-abort:
-    sim__op_abort(&c);
+    if (!(rc = retopologize(&c, &s->cur, err)))
+        rc = store_node_delete(s->st, gone.id, err);
+    rc = sim__op_end(&c, rc, op, err);
 out:
     free(subject);
     json_decref(params);
@@ -520,12 +514,7 @@ int sim_set_weight(sim *s, const char *name, size_t len, double weight, int64_t 
     /* The same node with another weight: the placement says which keys
      * move (ketama's or Envoy's arithmetic may move keys between others). */
     c.next.nodes[i].weight = weight;
-    if ((rc = retopologize(&c, &s->cur, err)))
-        goto abort;
-    rc = sim__op_commit(&c, op, err);
-    goto out;
-abort:
-    sim__op_abort(&c);
+    rc = sim__op_end(&c, retopologize(&c, &s->cur, err), op, err);
 out:
     free(subject);
     json_decref(params);

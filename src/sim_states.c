@@ -122,12 +122,9 @@ int sim_set_state(sim *s, const char *name, size_t len, bool down, int64_t *op, 
     free(attrs);
     /* The same nodes, one of them serving or not: the placement says
      * whose keys are served elsewhere. */
-    if (rc || (rc = sim__retopologize_to(&c, &s->cur, NULL, err)))
-        goto abort;
-    rc = sim__op_commit(&c, op, err);
-    goto out;
-abort:
-    sim__op_abort(&c);
+    if (!rc)
+        rc = sim__retopologize_to(&c, &s->cur, NULL, err);
+    rc = sim__op_end(&c, rc, op, err);
 out:
     free(subject);
     json_decref(params);
