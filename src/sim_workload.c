@@ -136,7 +136,8 @@ static void totals_free(totals *t)
     memset(t, 0, sizeof *t);
 }
 
-static tot *totals_slot(totals *t, int64_t id)
+/* The index of the first entry with an id >= id. */
+static size_t totals_lower(const totals *t, int64_t id)
 {
     size_t lo = 0, hi = t->n;
     while (lo < hi) {
@@ -146,6 +147,12 @@ static tot *totals_slot(totals *t, int64_t id)
         else
             hi = mid;
     }
+    return lo;
+}
+
+static tot *totals_slot(totals *t, int64_t id)
+{
+    size_t lo = totals_lower(t, id);
     if (lo < t->n && t->v[lo].id == id)
         return &t->v[lo];
     if (t->n == t->cap) {
@@ -164,14 +171,7 @@ static tot *totals_slot(totals *t, int64_t id)
 
 static const tot *totals_find(const totals *t, int64_t id)
 {
-    size_t lo = 0, hi = t->n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (t->v[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = totals_lower(t, id);
     return lo < t->n && t->v[lo].id == id ? &t->v[lo] : NULL;
 }
 
