@@ -1337,7 +1337,7 @@ int store_keys_rebuild(store *st, store_rekey_fn fn, void *ud, rs_error *err)
     sqlite3_stmt *s = stmt(st, Q_KEYS_TABLE), *ins = NULL;
     int rc = s ? each_key(st, s, rebuild_take, &r, err, "reading keys")
                : dberr(st, err, "reading keys");
-    if (!rc)
+    if (!rc && r.n) /* none: r.v is NULL, which qsort_r must not be given */
         qsort_r(r.v, r.n, sizeof *r.v, rebuilt_cmp, r.bytes);
     /* The new table takes its rows in its own order (appends); the key's
      * index is built after, by a sort, rather than by random inserts. */
