@@ -584,7 +584,9 @@ int sim_reset(sim *s, int64_t *op, rs_error *err)
 
 /* Insert one key under the new placement (the current one when the
  * operation does not change the topology); counts it. */
-int sim__insert_one(opctx *c, const char *k, size_t len, int64_t *inserted, rs_error *err)
+/* Key k as it is to be stored (*sk, borrowing k) and the index of the node
+ * that serves it (-1: nobody). */
+static long place_new(opctx *c, const char *k, size_t len, store_key *sk)
 {
     sim *s = c->s;
     const placement *pl = c->next.pl ? c->next.pl : s->cur.pl;
@@ -592,18 +594,97 @@ int sim__insert_one(opctx *c, const char *k, size_t len, int64_t *inserted, rs_e
     place_key(pl, s->h, k, len, &ki);
     long o = ki.served; /* a stored key is where it is served */
     bool col = ki.has_coord && place_column(pl) == PLACE_COL_COORD;
-    store_key sk = {
+    *sk = (store_key){
         k, len, ki.position, owner_id(&c->next, o), col, col ? sim__coord_stored(ki.coord) : 0};
-    int ins;
-    int rc = store_key_insert(s->st, &sk, &ins, err);
-    if (rc || !ins)
-        return rc;
+    return o;
+}
+
+/* A key the store took: counted, on its node o, in the workload's cache. */
+static void count_new(opctx *c, const store_key *sk, long o, int64_t *inserted)
+{
     (*inserted)++;
-    sim__wl_note(c, &sk, true); /* the workload's cache follows */
-    if (o < 0)                  /* hot path: the owner's index is known, no search */
+    sim__wl_note(c, sk, true); /* the workload's cache follows */
+    if (o < 0)                 /* hot path: the owner's index is known, no search */
         c->next.unassigned++;
     else
         c->next.nodes[o].keys++;
+}
+
+int sim__insert_one(opctx *c, const char *k, size_t len, int64_t *inserted, rs_error *err)
+{
+    store_key sk;
+    long o = place_new(c, k, len, &sk);
+    int ins;
+    int rc = store_key_insert(c->s->st, &sk, &ins, err);
+    if (!rc && ins)
+        count_new(c, &sk, o, inserted);
+    return rc;
+}
+
+/* Keys made by key gen are placed and stored in batches in the table's
+ * order (store_keys_insert_batch), and counted in number order as one by
+ * one: at most GEN_BATCH keys and GEN_NAMES bytes of names a batch (about
+ * 100 MB). */
+#define GEN_BATCH (1u << 20)
+#define GEN_NAMES (64u << 20)
+
+typedef struct gen_batch {
+    size_t cap; /* keys a batch holds */
+    store_key *sk;
+    long *owner;
+    int *ins;
+    char *names; /* cap names of at most plen + 20 bytes each */
+} gen_batch;
+
+static int gen_batch_init(gen_batch *b, size_t plen, uint64_t count, rs_error *err)
+{
+    size_t per = plen + 21, cap = GEN_NAMES / per;
+    cap = cap > GEN_BATCH ? GEN_BATCH : cap;
+    cap = count < cap ? (size_t)count : cap;
+    cap = cap ? cap : 1;
+    *b = (gen_batch){cap, malloc(cap * sizeof *b->sk), malloc(cap * sizeof *b->owner),
+                     malloc(cap * sizeof *b->ins), malloc(cap * per)};
+    return b->sk && b->owner && b->ins && b->names ? 0
+                                                   : rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+}
+
+typedef struct gen_poll_ctx {
+    sim *s;
+    rs_error *err;
+} gen_poll_ctx;
+
+/* Between the batch's inserts: a cancellation asked for stops it. */
+static int gen_poll(void *ud)
+{
+    gen_poll_ctx *p = ud;
+    return sim__poll(p->s, p->err);
+}
+
+static void gen_batch_free(gen_batch *b)
+{
+    free(b->sk);
+    free(b->owner);
+    free(b->ins);
+    free(b->names);
+}
+
+/* prefix + start .. start + n - 1 (n <= b->cap) into b, placed; progress
+ * by key as they are made (done before them, count in all). */
+static int gen_batch_fill(opctx *c, gen_batch *b, sim_str prefix, uint64_t start, size_t n,
+                          uint64_t done, uint64_t count, rs_error *err)
+{
+    char *k = b->names;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = sim_generated_key(prefix, start + i, k);
+        b->owner[i] = place_new(c, k, len, &b->sk[i]);
+        k += len;
+        uint64_t at = done + i + 1;
+        if (at % PROGRESS_EVERY == 0) {
+            int rc = sim__progress(c->s, "insert_keys", at, count, err);
+            if (rc)
+                return rc;
+        }
+    }
     return 0;
 }
 
@@ -780,19 +861,28 @@ int sim_generate_keys(sim *s, const char *prefix, size_t plen, uint64_t start, u
     /* A batch of at least a quarter of what is stored, under an algorithm
      * whose keys keep their position beside their coordinate: the index by
      * position is built again after it rather than at every insert. */
-    bool bulk = place_column(s->cur.pl) == PLACE_COL_COORD && (int64_t)count >= sim_key_count(s) / 4;
+    bool bulk = (int64_t)count >= sim_key_count(s) / 4;
+    bool with_pos = place_column(s->cur.pl) == PLACE_COL_COORD;
     if (bulk)
-        rc = store_keys_bulk(s->st, true, err);
-    char buf[NAME_BUF + 24];
-    memcpy(buf, prefix, plen);
-    for (uint64_t i = 0; i < count && !rc; i++) {
-        size_t len = plen + (size_t)sprintf(buf + plen, "%llu", (unsigned long long)(start + i));
-        rc = sim__insert_one(&c, buf, len, inserted, err);
-        if (!rc && i % PROGRESS_EVERY == PROGRESS_EVERY - 1)
-            rc = sim__progress(s, "insert_keys", i + 1, count, err);
+        rc = store_keys_bulk(s->st, true, with_pos, err);
+    gen_batch b;
+    if (!rc)
+        rc = gen_batch_init(&b, plen, count, err);
+    else
+        memset(&b, 0, sizeof b);
+    for (uint64_t done = 0; done < count && !rc; done += b.cap) {
+        size_t n = count - done < b.cap ? (size_t)(count - done) : b.cap;
+        rc = gen_batch_fill(&c, &b, (sim_str){prefix, plen}, start + done, n, done, count, err);
+        if (!rc)
+            rc = store_keys_insert_batch(s->st, b.sk, n, b.ins, gen_poll, &(gen_poll_ctx){s, err},
+                                         err);
+        for (size_t i = 0; !rc && i < n; i++)
+            if (b.ins[i])
+                count_new(&c, &b.sk[i], b.owner[i], inserted);
     }
+    gen_batch_free(&b);
     if (!rc && bulk)
-        rc = store_keys_bulk(s->st, false, err);
+        rc = store_keys_bulk(s->st, false, with_pos, err);
     if (!rc)
         rc = sim__progress(s, "insert_keys", count, count, err);
     rc = insert_finish(&c, rc, count, inserted, skipped, op, err);

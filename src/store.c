@@ -1109,6 +1109,37 @@ int store_key_insert(store *st, const store_key *k, int *inserted, rs_error *err
     return rc;
 }
 
+static int batch_cmp(const void *a, const void *b, void *ud)
+{
+    const store_key *v = ud, *x = &v[*(const size_t *)a], *y = &v[*(const size_t *)b];
+    int64_t cx = key_coord(x), cy = key_coord(y);
+    if (cx != cy)
+        return cx < cy ? -1 : 1;
+    size_t n = x->len < y->len ? x->len : y->len;
+    int c = memcmp(x->key, y->key, n);
+    return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+int store_keys_insert_batch(store *st, const store_key *v, size_t n, int *inserted,
+                            store_poll_fn poll, void *ud, rs_error *err)
+{
+    size_t *ord = n ? malloc(n * sizeof *ord) : NULL;
+    if (n && !ord)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        ord[i] = i;
+    if (n)
+        qsort_r(ord, n, sizeof *ord, batch_cmp, (void *)v);
+    int rc = 0;
+    for (size_t j = 0; j < n && !rc; j++) {
+        rc = store_key_insert(st, &v[ord[j]], &inserted[ord[j]], err);
+        if (!rc && poll && j % 16384 == 16383)
+            rc = poll(ud);
+    }
+    free(ord);
+    return rc;
+}
+
 int store_key_find(store *st, const char *key, size_t len, store_key *out, rs_error *err)
 {
     sqlite3_stmt *s = stmt(st, Q_KEY_GET);
@@ -1376,13 +1407,19 @@ int store_keys_rebuild(store *st, store_rekey_fn fn, void *ud, rs_error *err)
     return rc;
 }
 
-int store_keys_bulk(store *st, bool begin, rs_error *err)
+int store_keys_bulk(store *st, bool begin, bool with_pos, rs_error *err)
 {
-    return exec(st,
-                begin
-                    ? "DROP INDEX IF EXISTS keys_pos"
-                    : "CREATE INDEX IF NOT EXISTS keys_pos ON keys(pos, key) WHERE pos IS NOT NULL",
-                err, begin ? "inserting keys" : "indexing keys");
+    int rc = exec(st,
+                  begin ? "DROP INDEX IF EXISTS keys_key"
+                        : "CREATE UNIQUE INDEX IF NOT EXISTS keys_key ON keys(key)",
+                  err, begin ? "inserting keys" : "indexing keys");
+    if (!rc && with_pos)
+        rc = exec(
+            st,
+            begin ? "DROP INDEX IF EXISTS keys_pos"
+                  : "CREATE INDEX IF NOT EXISTS keys_pos ON keys(pos, key) WHERE pos IS NOT NULL",
+            err, begin ? "inserting keys" : "indexing keys");
+    return rc;
 }
 
 struct store_cursor {

@@ -120,6 +120,15 @@ typedef int (*store_key_fn)(void *ud, const store_key *k);
 
 /* *inserted = 1, or 0 when the key exists (nothing changes). */
 int store_key_insert(store *st, const store_key *k, int *inserted, rs_error *err);
+/* The keys v[0..n) inserted in the table's order (stored coordinate, then
+ * key), not in v's: a batch in the clustered order writes each page of the
+ * table once instead of once per key.  inserted[i] as store_key_insert
+ * says it for v[i].  poll(ud) is asked every 16384 keys (a cancellation):
+ * its non-zero answer stops the batch and is returned, as is the first
+ * failure. */
+typedef int (*store_poll_fn)(void *ud);
+int store_keys_insert_batch(store *st, const store_key *v, size_t n, int *inserted,
+                            store_poll_fn poll, void *ud, rs_error *err);
 /* Set the node of the key k->key, found by its stored coordinate (k->coord
  * with has_coord, else its position k->pos): RINGSIM_EDB when it is not
  * there.  A new coordinate takes store_keys_rebuild. */
@@ -155,10 +164,13 @@ int store_keys_each(store *st, int order, store_key_fn fn, void *ud, rs_error *e
  * place, inside the caller's transaction.  A change of algorithm. */
 typedef int (*store_rekey_fn)(void *ud, store_key *k);
 int store_keys_rebuild(store *st, store_rekey_fn fn, void *ud, rs_error *err);
-/* Around a large insert of keys with coordinates of their own, inside its
- * transaction: begin drops the index by position, the end builds it again
- * by one sort (cheaper than as many inserts at random). */
-int store_keys_bulk(store *st, bool begin, rs_error *err);
+/* Around a large insert, inside its transaction: begin drops the key's
+ * unique index and (with_pos: keys with coordinates of their own) the index
+ * by position, the end builds them again by one sort each (cheaper than as
+ * many inserts at random).  In between, the primary key (coordinate, key)
+ * still refuses a key stored twice: a key's coordinate is a function of
+ * the key under the placement that stores it. */
+int store_keys_bulk(store *st, bool begin, bool with_pos, rs_error *err);
 
 /* A pull cursor over every key by key bytes, on a statement of its own (so
  * that two stores can be walked in step).  next gives 1 with a row (valid

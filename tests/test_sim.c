@@ -47,8 +47,7 @@ typedef struct assign {
     int n;
 } assign;
 
-static int collect(void *ud, const char *key, size_t len, uint32_t pos, const char *node,
-                   size_t nl)
+static int collect(void *ud, const char *key, size_t len, uint32_t pos, const char *node, size_t nl)
 {
     (void)pos;
     assign *a = ud;
@@ -67,8 +66,8 @@ static void capture(sim *s, assign *a, int nkeys)
     a->n = nkeys;
     assert_int_equal(sim_keys_page(s, NULL, 0, NULL, 0, 0, INT64_MAX, &total, collect, a, &err), 0);
     if (total != nkeys)
-        fprintf(stderr, "test_random_topologies: round %d (seed %#llx) failed\n",
-                current_round, 0x9E3779B97F4A7C15ull * (unsigned long long)(current_round + 1));
+        fprintf(stderr, "test_random_topologies: round %d (seed %#llx) failed\n", current_round,
+                0x9E3779B97F4A7C15ull * (unsigned long long)(current_round + 1));
     assert_int_equal(total, nkeys);
 }
 
@@ -94,9 +93,9 @@ static void brute_check(sim *s, int nkeys, assign *a)
             for (uint32_t j = 0; j < v[i].points; j++) {
                 size_t ll = ring_label(label, v[i].name, v[i].len, j);
                 uint32_t q = hash_position(h, label, ll);
-#define LESS(q, name, j, bq, bname, bj)                                                      \
-    ((q) < (bq) || ((q) == (bq) && (strcmp(name, bname) < 0 ||                              \
-                                    (strcmp(name, bname) == 0 && (j) < (bj)))))
+#define LESS(q, name, j, bq, bname, bj)                                                            \
+    ((q) < (bq) ||                                                                                 \
+     ((q) == (bq) && (strcmp(name, bname) < 0 || (strcmp(name, bname) == 0 && (j) < (bj)))))
                 if (!first || LESS(q, v[i].name, j, fp, first, fi))
                     first = v[i].name, fp = q, fi = j;
                 if (q >= p && (!best || LESS(q, v[i].name, j, bp, best, bi)))
@@ -166,6 +165,47 @@ static void expect_check_ok(sim *s)
     if (problems)
         fprintf(stderr, "%s", report);
     assert_int_equal(problems, 0);
+}
+
+/* A large key gen (at least a quarter of what is stored) is stored in the
+ * table's order with the key's indexes dropped and built again: keys that
+ * exist are still skipped (the primary key refuses them), every key is
+ * found by name afterwards, the counters add up and check passes -- under
+ * the seed's ring and under an algorithm with coordinates of its own. */
+static void test_bulk_key_gen(void **state)
+{
+    (void)state;
+    static const char *const algs[] = {"ring", "ketama", "cassandra"};
+    for (size_t a = 0; a < sizeof algs / sizeof *algs; a++) {
+        sim *s;
+        rs_error err;
+        int64_t op, ins, skip;
+        assert_int_equal(sim_open(&s, ":memory:", &err), 0);
+        place_config cfg;
+        place_config_default(&cfg);
+        snprintf(cfg.algorithm, sizeof cfg.algorithm, "%s", algs[a]);
+        assert_int_equal(sim_configure(s, &cfg, &op, &err), 0);
+        assert_int_equal(sim_add_node(s, "alpha", 5, 1, &op, &err), 0);
+        assert_int_equal(sim_add_node(s, "bravo", 5, 2, &op, &err), 0);
+        assert_int_equal(sim_generate_keys(s, "k", 1, 0, 1000, &ins, &skip, &op, &err), 0);
+        assert_int_equal(ins, 1000);
+        /* 2000 >= 1000 / 4: the bulk path; 500 of them exist */
+        assert_int_equal(sim_generate_keys(s, "k", 1, 500, 2000, &ins, &skip, &op, &err), 0);
+        assert_int_equal(ins, 1500);
+        assert_int_equal(skip, 500);
+        assert_int_equal(sim_key_count(s), 2500);
+        char k[16];
+        for (int i = 0; i < 2500; i += 7) {
+            snprintf(k, sizeof k, "k%d", i);
+            uint32_t pos;
+            const char *node = NULL;
+            size_t nl = 0;
+            if (sim_key_get(s, k, strlen(k), &pos, &node, &nl, &err) != 0)
+                fail_msg("%s: key %s not found after the bulk insert", algs[a], k);
+        }
+        expect_check_ok(s);
+        sim_close(s);
+    }
 }
 
 static void test_random_topologies(void **state)
@@ -398,8 +438,7 @@ static void test_other_process_changes_are_seen(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
-static int count_keys(void *ud, const char *key, size_t len, uint32_t pos, const char *node,
-                      size_t nl)
+static int count_keys(void *ud, const char *key, size_t len, uint32_t pos, const char *node, size_t nl)
 {
     (void)key, (void)len, (void)pos, (void)node, (void)nl;
     (*(int *)ud)++;
@@ -424,20 +463,22 @@ static void test_keys_page_prefix_is_validated(void **state)
     sim_str k = {big, NAME_MAX_BYTES};
     assert_int_equal(sim_insert_keys(s, &k, 1, true, &ins, &skip, &op, &err), 0);
     int n = 0;
-    assert_int_equal(sim_keys_page(s, NULL, 0, big, NAME_MAX_BYTES, 0, 10, &total, count_keys,
-                                   &n, &err), 0);
+    assert_int_equal(
+        sim_keys_page(s, NULL, 0, big, NAME_MAX_BYTES, 0, 10, &total, count_keys, &n, &err), 0);
     assert_int_equal(total, 1);
     assert_int_equal(n, 1);
     size_t too_long[] = {256, 300, 4096, 70000};
     for (size_t i = 0; i < sizeof too_long / sizeof too_long[0]; i++) {
         n = 0;
-        assert_int_equal(sim_keys_page(s, NULL, 0, big, too_long[i], 0, 10, &total, count_keys,
-                                       &n, &err), RINGSIM_ENAME);
+        assert_int_equal(
+            sim_keys_page(s, NULL, 0, big, too_long[i], 0, 10, &total, count_keys, &n, &err),
+            RINGSIM_ENAME);
         assert_non_null(strstr(err.msg, "prefix"));
         assert_int_equal(n, 0);
         /* the node filter too */
-        assert_int_equal(sim_keys_page(s, big, too_long[i], NULL, 0, 0, 10, &total, count_keys,
-                                       &n, &err), RINGSIM_ENAME);
+        assert_int_equal(
+            sim_keys_page(s, big, too_long[i], NULL, 0, 0, 10, &total, count_keys, &n, &err),
+            RINGSIM_ENAME);
     }
     assert_int_equal(sim_keys_page(s, NULL, 0, "a\x01", 2, 0, 10, &total, count_keys, &n, &err),
                      RINGSIM_ENAME);
@@ -467,8 +508,9 @@ static void test_damaged_node_name_is_refused(void **state)
     sim_close(s);
     sqlite3 *db;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db, "UPDATE nodes SET name = printf('%.*c', 4000, 'x')",
-                                  NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(
+        sqlite3_exec(db, "UPDATE nodes SET name = printf('%.*c', 4000, 'x')", NULL, NULL, NULL),
+        SQLITE_OK);
     sqlite3_close(db);
     assert_int_equal(sim_open(&s, path, &err), RINGSIM_ENOTDB);
     assert_null(s);
@@ -592,8 +634,7 @@ static int cancel_nth(void *ud, const char *what, uint64_t done, uint64_t total)
     return ++c->calls == c->cancel_at;
 }
 
-static int fp_key(void *ud, const char *key, size_t len, uint32_t pos, const char *node,
-                  size_t nl)
+static int fp_key(void *ud, const char *key, size_t len, uint32_t pos, const char *node, size_t nl)
 {
     uint64_t *h = ud;
     for (size_t i = 0; i < len; i++)
@@ -610,8 +651,7 @@ static uint64_t fingerprint(sim *s)
     uint64_t h = 14695981039346656037ull;
     int64_t total;
     rs_error err;
-    assert_int_equal(sim_keys_page(s, NULL, 0, NULL, 0, 0, INT64_MAX, &total, fp_key, &h, &err),
-                     0);
+    assert_int_equal(sim_keys_page(s, NULL, 0, NULL, 0, 0, INT64_MAX, &total, fp_key, &h, &err), 0);
     sim_node_view *v;
     size_t n;
     assert_int_equal(sim_nodes(s, &v, &n, &err), 0);
@@ -625,11 +665,21 @@ static uint64_t fingerprint(sim *s)
 }
 
 #define LIST 17000 /* one report at 16384 */
-enum { OP_GEN, OP_INSERT, OP_DELETE, OP_CONFIGURE, OP_ADD, OP_REMOVE, OP_REVERT, OP_CHECK,
-       OP_AT, OP_KINDS };
-static const char *const op_names[OP_KINDS] = {"generate", "insert", "delete", "configure",
-                                               "node add", "node remove", "revert", "check",
-                                               "time travel"};
+enum {
+    OP_GEN,
+    OP_INSERT,
+    OP_DELETE,
+    OP_CONFIGURE,
+    OP_ADD,
+    OP_REMOVE,
+    OP_REVERT,
+    OP_CHECK,
+    OP_AT,
+    OP_KINDS
+};
+static const char *const op_names[OP_KINDS] = {"generate",  "insert",   "delete",
+                                               "configure", "node add", "node remove",
+                                               "revert",    "check",    "time travel"};
 
 static int run_kind(sim *s, int kind, sim_str *list, rs_error *err)
 {
@@ -680,7 +730,7 @@ static void test_cancel_rolls_back_whole(void **state)
     assert_int_equal(sim_generate_keys(s, "key-", 4, 0, LIST, &ins, &skip, &op, &err), 0);
     assert_int_equal(op, 3);
     assert_int_equal(sim_add_node(s, "charlie", 7, 2, &op, &err), 0);
-    char (*names)[16] = malloc(LIST * sizeof *names);
+    char(*names)[16] = malloc(LIST * sizeof *names);
     sim_str *list = malloc(LIST * sizeof *list);
     assert_non_null(names);
     assert_non_null(list);
@@ -797,7 +847,7 @@ typedef struct builder {
     const ring_node *nodes;
     int rounds;
     uint32_t *owner; /* owner names' first byte at every point, per round */
-    size_t n, ties; /* points on the position of a point of the other node */
+    size_t n, ties;  /* points on the position of a point of the other node */
     int failed;
 } builder;
 
@@ -971,6 +1021,7 @@ int main(void)
         cmocka_unit_test(test_layout_limit),
         cmocka_unit_test(test_join_order_survives_reload),
         cmocka_unit_test(test_rings_on_two_threads),
+        cmocka_unit_test(test_bulk_key_gen),
     };
     /* RINGSIM_TEST_FILTER (a cmocka pattern, * and ? allowed) runs some
      * tests only: the ThreadSanitizer build runs the threaded ones. */
