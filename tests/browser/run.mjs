@@ -669,7 +669,15 @@ test('ring hover, key click traces, history lists the moves, table row traces', 
   const bravoEntry = page.locator('#history-list li', { hasText: 'Added node bravo' });
   const movesButton = bravoEntry.locator('button[aria-expanded]');
   assert.equal(await movesButton.textContent(), '1 moved (from alpha 1)');
+  // The list is drawn again as the server's events arrive (the answer to the
+  // add, then its event): a click that lands on the list being replaced is
+  // lost, and is given again to the list as it now is.
   await movesButton.click();
+  await eventually('the moves open', async () => {
+    if ((await movesButton.getAttribute('aria-expanded')) === 'true') return true;
+    await movesButton.click();
+    return false;
+  });
   await expectText(bravoEntry.locator('.op-detail'), `${soloKey} : alpha → bravo`);
   assert.equal(await movesButton.getAttribute('aria-expanded'), 'true');
   // A keys table row runs the lookup trace: the server's first step.
