@@ -682,15 +682,56 @@ static int write_redis(ex *x)
                  "agree'; then\n            n=$((n + 1))\n        else\n            n=0\n"
                  "        fi\n        sleep 1\n    done\n}\n",
                  (long long)x->imp_id, moved, moved == 1 ? "" : "s", entry);
-    /* New masters join first, with no slots. */
+    if (!rc)
+        rc = str(x, "# and a reshard tells every master the slot's new owner: after add-node,\n"
+                    "# wait until the node at HOST:PORT has heard of the node ID (gossip)\n"
+                    "knows() {\n"
+                    "    until redis-cli -h \"$1\" -p \"$2\" cluster nodes 2>/dev/null | "
+                    "grep -q \"^$3 \"; do\n        sleep 1\n    done\n}\n");
+    /* New masters join first, with no slots. A reshard tells every master
+     * the slot's new owner, and a master that has not yet heard of it by
+     * gossip refuses ("I don't know about node"): each one joined waits
+     * until it and every master in the cluster (the imported ones, those
+     * joined before it) know each other. */
+    bool *joined = rc ? NULL : calloc(x->n + 1, sizeof *joined);
+    if (!rc && !joined)
+        rc = nomem(x);
     for (size_t i = 0; !rc && i < x->n; i++) {
         bool old = false;
         for (size_t j = 0; j < ni; j++)
             old = old || map[j] == i;
-        if (!old)
-            rc = fmt(x, "redis-cli --cluster add-node %.*s %s\nagree\n", (int)x->pn[i].len,
-                     x->pn[i].name, entry);
+        if (old)
+            continue;
+        char nh[256];
+        long np;
+        rc = fmt(x, "redis-cli --cluster add-node %.*s %s\n", (int)x->pn[i].len, x->pn[i].name,
+                 entry);
+        if (!rc && host_port(x->pn[i].name, x->pn[i].len, nh, sizeof nh, &np)) {
+            rc = fmt(x, "new=\"$(redis-cli -h %s -p %ld cluster myid)\"\n", nh, np);
+            for (size_t j = 0; !rc && j < ni + x->n; j++) {
+                const char *m = NULL;
+                size_t ml = 0;
+                if (j < ni) {
+                    json_t *nm = json_object_get(json_array_get(inodes, j), "name");
+                    m = json_string_value(nm);
+                    ml = json_string_length(nm);
+                } else if (joined[j - ni]) {
+                    m = x->pn[j - ni].name;
+                    ml = x->pn[j - ni].len;
+                }
+                if (m && host_port(m, ml, host, sizeof host, &port)) {
+                    rc = fmt(x, "id=\"$(redis-cli -h %s -p %ld cluster myid)\"\n", host, port);
+                    if (!rc)
+                        rc = fmt(x, "knows %s %ld \"$new\"\nknows %s %ld \"$id\"\n", host, port,
+                                 nh, np);
+                }
+            }
+        }
+        joined[i] = true;
+        if (!rc)
+            rc = str(x, "agree\n");
     }
+    free(joined);
     /* One reshard per run of slots that go from one master to another.
      * redis-cli's reshard with one source moves that source's lowest
      * slots, so each turn takes a run that starts at its source's lowest
