@@ -722,8 +722,8 @@ static int write_redis(ex *x)
                 if (m && host_port(m, ml, host, sizeof host, &port)) {
                     rc = fmt(x, "id=\"$(redis-cli -h %s -p %ld cluster myid)\"\n", host, port);
                     if (!rc)
-                        rc = fmt(x, "knows %s %ld \"$new\"\nknows %s %ld \"$id\"\n", host, port,
-                                 nh, np);
+                        rc = fmt(x, "knows %s %ld \"$new\"\nknows %s %ld \"$id\"\n", host, port, nh,
+                                 np);
                 }
             }
         }

@@ -118,6 +118,45 @@ long sim__find_node_id(const state *x, int64_t id)
     return -1;
 }
 
+static int id_place_cmp(const void *a, const void *b)
+{
+    const sim__id_place *x = a, *y = b;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+int sim__ids_build(sim__ids *m, const state *x)
+{
+    m->n = 0;
+    m->v = malloc((x->n + 1) * sizeof *m->v);
+    if (!m->v)
+        return RINGSIM_ENOMEM;
+    for (size_t i = 0; i < x->n; i++)
+        m->v[i] = (sim__id_place){x->nodes[i].id, (long)i};
+    m->n = x->n;
+    qsort(m->v, m->n, sizeof *m->v, id_place_cmp);
+    return 0;
+}
+
+long sim__ids_find(const sim__ids *m, int64_t id)
+{
+    size_t lo = 0, hi = m->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->v[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < m->n && m->v[lo].id == id ? m->v[lo].at : -1;
+}
+
+void sim__ids_free(sim__ids *m)
+{
+    free(m->v);
+    m->v = NULL;
+    m->n = 0;
+}
+
 /* Add delta to the key counter of the owner with this id (STORE_NO_NODE:
  * the unassigned keys).  An id no longer in x (a removed node) is skipped. */
 void sim__count_owner(state *x, int64_t id, int64_t delta)
@@ -574,6 +613,11 @@ static int tally_add(tally_list *t, int64_t id, const char *name, int64_t count)
 }
 
 /* count keys moved from one node to another. */
+int sim__tally_side(opctx *c, bool to, int64_t id, const char *name, int64_t count)
+{
+    return tally_add(to ? &c->to : &c->from, id, name, count) ? RINGSIM_ENOMEM : 0;
+}
+
 int sim__tally(opctx *c, int64_t from_id, const char *from_name, int64_t to_id, const char *to_name,
                int64_t count)
 {

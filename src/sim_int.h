@@ -139,6 +139,21 @@ int sim__config_from_json(const char *text, place_config *cfg);
 void sim__count_owner(state *x, int64_t id, int64_t delta);
 long sim__find_node(const state *x, const char *name, size_t len);
 long sim__find_node_id(const state *x, int64_t id);
+/* Node ids to their places in a state, for loops over many keys (a state's
+ * nodes are in join order, so sim__find_node_id is a scan). */
+typedef struct sim__id_place {
+    int64_t id;
+    long at;
+} sim__id_place;
+typedef struct sim__ids {
+    sim__id_place *v;
+    size_t n;
+} sim__ids;
+/* 0, or RINGSIM_ENOMEM with *m empty. */
+int sim__ids_build(sim__ids *m, const state *x);
+/* The place of the node with this id, or -1 (none, or STORE_NO_NODE). */
+long sim__ids_find(const sim__ids *m, int64_t id);
+void sim__ids_free(sim__ids *m);
 int sim__kl_add(keylist *l, const char *k, size_t len, uint32_t pos, int64_t node);
 int sim__kl_collect(void *ud, const store_key *k);
 int sim__kl_collect_str(void *ud, const char *s, size_t len);
@@ -159,6 +174,9 @@ int sim__progress(sim *s, const char *what, uint64_t done, uint64_t total, rs_er
 int sim__state_copy(state *dst, const state *src);
 int sim__tally(opctx *c, int64_t from_id, const char *from_name, int64_t to_id, const char *to_name,
                int64_t count);
+/* One side of sim__tally (the keys that left from_id, to_id's arrivals),
+ * for a caller that counts many keys first: c->moved is not touched. */
+int sim__tally_side(opctx *c, bool to, int64_t id, const char *name, int64_t count);
 char *sim__tokens_text(const int64_t *t, size_t n);
 /* A node's attributes as stored (a JSON object as text, malloc'd), or NULL
  * when it has none; *failed is set when out of memory. */

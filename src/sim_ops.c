@@ -117,8 +117,9 @@ typedef struct replace_ctx {
     opctx *c;
     const state *old;
     bool only_leavers;
-    keylist changed; /* key bytes, position, the new owner id */
-    int64_t *coords; /* the stored coordinate (in place) */
+    sim__ids old_ids, next_ids; /* node id -> place, in old and in c->next */
+    keylist changed;            /* key bytes, position, the new owner id */
+    int64_t *coords;            /* the stored coordinate (in place) */
     bool *has_coord;
     int64_t *from;
     size_t cap;
@@ -136,7 +137,7 @@ static bool replace_where(replace_ctx *r, const store_key *k, int64_t *to, bool 
     place_key(c->next.pl, c->s->h, k->key, k->len, &ki);
     *has = ki.has_coord && place_column(c->next.pl) == PLACE_COL_COORD;
     *coord = *has ? sim__coord_stored(ki.coord) : 0;
-    if (r->only_leavers && (k->node == STORE_NO_NODE || sim__find_node_id(&c->next, k->node) >= 0)) {
+    if (r->only_leavers && (k->node == STORE_NO_NODE || sim__ids_find(&r->next_ids, k->node) >= 0)) {
         *to = k->node;
         return true;
     }
@@ -206,7 +207,7 @@ static int replace_visit(replace_ctx *r, store_key *k, bool rebuilt)
 static int replace_one(void *ud, const store_key *k)
 {
     replace_ctx *r = ud;
-    if (r->only_leavers && (k->node == STORE_NO_NODE || sim__find_node_id(&r->c->next, k->node) >= 0))
+    if (r->only_leavers && (k->node == STORE_NO_NODE || sim__ids_find(&r->next_ids, k->node) >= 0))
         return 0;
     store_key copy = *k;
     return replace_visit(r, &copy, false);
@@ -215,23 +216,64 @@ static int replace_one(void *ud, const store_key *k)
 /* Rebuilt: every key gets its new coordinate. */
 static int rekey_one(void *ud, store_key *k) { return replace_visit(ud, k, true); }
 
-static const char *name_of_id(const state *x, int64_t id)
-{
-    long i = id == STORE_NO_NODE ? -1 : sim__find_node_id(x, id);
-    return i < 0 ? NULL : x->nodes[i].name;
-}
-
 /* (position, key) order of the noted keys: the key as SQLite compares
  * text (the bytes, then the length). */
-static int noted_cmp(const void *a, const void *b, void *ud)
+static int klent_cmp(const keylist *l, const klent *x, const klent *y)
 {
-    const keylist *l = ud;
-    const klent *x = &l->v[*(const size_t *)a], *y = &l->v[*(const size_t *)b];
     if (x->pos != y->pos)
         return x->pos < y->pos ? -1 : 1;
     size_t n = x->len < y->len ? x->len : y->len;
     int c = memcmp(l->buf + x->off, l->buf + y->off, n);
     return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+static int noted_cmp(const void *a, const void *b, void *ud)
+{
+    const keylist *l = ud;
+    return klent_cmp(l, &l->v[*(const size_t *)a], &l->v[*(const size_t *)b]);
+}
+
+/* The keys counted by the place of their node (count[n]: the unassigned, or
+ * a node not in the state), and the places in the order they first came. */
+typedef struct side_count {
+    int64_t *count;
+    long *order;
+    size_t n, norder;
+} side_count;
+
+static int side_init(side_count *t, size_t n)
+{
+    *t = (side_count){calloc(n + 1, sizeof *t->count), malloc((n + 1) * sizeof *t->order), n, 0};
+    return t->count && t->order ? 0 : RINGSIM_ENOMEM;
+}
+
+static void side_add(side_count *t, long at)
+{
+    size_t i = at < 0 ? t->n : (size_t)at;
+    if (!t->count[i]++)
+        t->order[t->norder++] = (long)i;
+}
+
+static void side_free(side_count *t)
+{
+    free(t->count);
+    free(t->order);
+}
+
+/* The counted keys into one side of the tally and into the node counters
+ * of c->next (x: the state the places are in; lone_id: the node of the
+ * keys counted at place n). */
+static int side_apply(opctx *c, const side_count *t, const state *x, bool to, int64_t lone_id)
+{
+    for (size_t j = 0; j < t->norder; j++) {
+        size_t i = (size_t)t->order[j];
+        int64_t id = i < t->n ? x->nodes[i].id : lone_id;
+        const char *name = i < t->n ? x->nodes[i].name : NULL;
+        sim__count_owner(&c->next, id, to ? t->count[i] : -t->count[i]);
+        if (sim__tally_side(c, to, id, name, t->count[i]))
+            return RINGSIM_ENOMEM;
+    }
+    return 0;
 }
 
 static int diff_keys(opctx *c, const state *old, bool only_leavers, bool rebuild, rs_error *err)
@@ -242,7 +284,13 @@ static int diff_keys(opctx *c, const state *old, bool only_leavers, bool rebuild
                      .err = err,
                      .total = (uint64_t)sim_key_count(c->s)};
     sim__wl_rekeyed(c);
-    int rc = rebuild ? store_keys_rebuild(c->s->st, rekey_one, &r, err)
+    side_count fromc = {0}, toc = {0};
+    int rc = sim__ids_build(&r.old_ids, old) || sim__ids_build(&r.next_ids, &c->next) ||
+                     side_init(&fromc, old->n) || side_init(&toc, c->next.n)
+                 ? rs_fail(err, RINGSIM_ENOMEM, "out of memory")
+                 : 0;
+    if (!rc)
+        rc = rebuild ? store_keys_rebuild(c->s->st, rekey_one, &r, err)
                      : store_keys_each(c->s->st, STORE_EACH_TABLE, replace_one, &r, err);
     for (size_t i = 0; !rc && !rebuild && i < r.changed.n; i++) {
         const klent *e = &r.changed.v[i];
@@ -257,22 +305,49 @@ static int diff_keys(opctx *c, const state *old, bool only_leavers, bool rebuild
         rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     for (size_t i = 0; ord && i < r.changed.n; i++)
         ord[i] = i;
-    if (ord)
+    /* Noted in the old table's order, which is often (position, key)
+     * already (from the seed's ring, jump, rendezvous, multiprobe). */
+    bool sorted = true;
+    for (size_t i = 1; ord && sorted && i < r.changed.n; i++)
+        sorted = klent_cmp(&r.changed, &r.changed.v[i - 1], &r.changed.v[i]) <= 0;
+    if (ord && !sorted)
         qsort_r(ord, r.changed.n, sizeof *ord, noted_cmp, &r.changed);
+    /* A key's owner is found in both states; a node that is not there (the
+     * unassigned keys) counts apart, by its id. */
+    int64_t lone_from = STORE_NO_NODE, lone_to = STORE_NO_NODE;
     for (size_t j = 0; !rc && j < r.changed.n; j++) {
         size_t i = ord[j];
         const klent *e = &r.changed.v[i];
-        const char *fn = name_of_id(old, r.from[i]), *tn = name_of_id(&c->next, e->node);
+        long fi = sim__ids_find(&r.old_ids, r.from[i]), ti = sim__ids_find(&r.next_ids, e->node);
+        const char *fn = fi < 0 ? NULL : old->nodes[fi].name;
+        const char *tn = ti < 0 ? NULL : c->next.nodes[ti].name;
         if (c->op)
             rc = store_move_add(c->s->st, c->op, c->seq++, r.changed.buf + e->off, e->len, fn, tn,
                                 err);
-        sim__count_owner(&c->next, r.from[i], -1);
-        sim__count_owner(&c->next, e->node, 1);
-        if (!rc && sim__tally(c, r.from[i], fn, e->node, tn, 1))
-            rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        if ((fi < 0 && fromc.count[old->n] && r.from[i] != lone_from) ||
+            (ti < 0 && toc.count[c->next.n] && e->node != lone_to)) {
+            /* two owners outside the states: counted one by one */
+            sim__count_owner(&c->next, r.from[i], -1);
+            sim__count_owner(&c->next, e->node, 1);
+            if (!rc && sim__tally(c, r.from[i], fn, e->node, tn, 1))
+                rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        } else {
+            lone_from = fi < 0 ? r.from[i] : lone_from;
+            lone_to = ti < 0 ? e->node : lone_to;
+            side_add(&fromc, fi);
+            side_add(&toc, ti);
+            c->moved++;
+        }
         if (!rc && j % PROGRESS_EVERY == PROGRESS_EVERY - 1)
             rc = sim__poll(c->s, err);
     }
+    if (!rc && (side_apply(c, &fromc, old, false, lone_from) ||
+                side_apply(c, &toc, &c->next, true, lone_to)))
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    side_free(&fromc);
+    side_free(&toc);
+    sim__ids_free(&r.old_ids);
+    sim__ids_free(&r.next_ids);
     free(ord);
     sim__kl_free(&r.changed);
     free(r.coords);
