@@ -10,7 +10,7 @@ JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 TSAN     ?= build-tsan
 PREFIX   ?= /usr/local
 
-.PHONY: test-long all build run test lint-c install package test-asan test-tsan test-crash-long bench bench-layout bench-load fuzz fuzz-api fuzz-http fuzz-open fuzz-import deps deps-test npm clean
+.PHONY: test-long all build run test lint-c install package test-asan test-tsan test-crash-long bench bench-10m bench-layout bench-load fuzz fuzz-api fuzz-http fuzz-open fuzz-import deps deps-test npm clean
 
 all: build
 
@@ -104,6 +104,12 @@ bench: build
 	$(BUILD)/bench_textbook
 	$(BUILD)/bench_workload
 	$(BUILD)/bench_traffic
+
+# 10M keys / 1000 nodes against 1M / 100 under ring and cassandra: key gen
+# and a node add per key moved (bench/bench_place.c part 5; about five
+# minutes, 1.2 GB of work files under $TMPDIR).
+bench-10m: build
+	$(BUILD)/bench_place --10m
 
 # The keys table's candidate layouts, SQLite alone, at 1M keys (all of
 # them) and 10M keys (today's ring, and schema 6 with and without its

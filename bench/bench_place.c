@@ -20,6 +20,11 @@
  *      against the same under ring (run before and after them, the mean).
  *      Goal <= 1.2x.
  *
+ *   5. (`bench_place --10m` alone, about five minutes) 10M keys / 1000
+ *      nodes against 1M keys / 100 nodes in the same run, under ring and
+ *      cassandra: `key gen` (goal <= 12x) and a node add per key moved
+ *      (median of 3; goal <= 2x).
+ *
  * `bench_place --table` prints the first part only.
  * Engine calls run in this process on files in a fresh folder under $TMPDIR
  * (or /tmp), removed at the end.  About three minutes on two busy cores.
@@ -198,10 +203,20 @@ static double node_add(sim *s, int64_t *moved)
     return bench_median(t, 3);
 }
 
+static void remove_db(const char *dir, const char *name)
+{
+    static const char *const suffix[] = {"", "-wal", "-shm"};
+    char path[600];
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/%s%s", dir, name, suffix[i]);
+        unlink(path);
+    }
+}
+
 /* key gen 1000000 on a fresh db of 100 nodes under alg, in seconds. */
 static double keygen_under(const char *dir, const char *alg)
 {
-    char name[64], path[600];
+    char name[64];
     snprintf(name, sizeof name, "gen-%s.db", alg);
     sim *s = open_db(dir, name);
     rs_error err;
@@ -215,12 +230,43 @@ static double keygen_under(const char *dir, const char *alg)
     double t;
     populate(s, 0, 1000000, &t);
     sim_close(s);
-    static const char *const suffix[] = {"", "-wal", "-shm"};
-    for (size_t i = 0; i < 3; i++) {
-        snprintf(path, sizeof path, "%s/%s%s", dir, name, suffix[i]);
-        unlink(path);
-    }
+    remove_db(dir, name);
     return t;
+}
+
+/* Part 5: 10M keys / 1000 nodes against 1M / 100, each algorithm's keys
+ * generated under it (a switch at 10M would take minutes). */
+static int large(const char *dir)
+{
+    static const char *const algs[] = {"ring", "cassandra"};
+    int met = 0, total = 0;
+    printf("5. 10M keys / 1000 nodes against 1M keys / 100 nodes\n");
+    printf("  %-10s %10s %10s %7s   %22s %22s %7s\n", "algorithm", "gen 1M s", "gen 10M s", "ratio",
+           "node add 1M/100", "node add 10M/1000", "per key");
+    for (size_t a = 0; a < sizeof algs / sizeof algs[0]; a++) {
+        sim *m = open_db(dir, "m.db"), *g = open_db(dir, "g.db");
+        configure(m, algs[a]);
+        configure(g, algs[a]);
+        double tm, tg;
+        populate(m, 100, 1000000, &tm);
+        populate(g, 1000, 10000000, &tg);
+        int64_t mm = 0, gm = 0;
+        double am = node_add(m, &mm), ag = node_add(g, &gm);
+        double rg = tg / tm, ra = (ag / (double)(gm ? gm : 1)) / (am / (double)(mm ? mm : 1));
+        total += 2;
+        met += (rg <= 12) + (ra <= 2);
+        printf("  %-10s %10.2f %10.2f %6.2fx%s %9.1f ms %6lld mv %9.1f ms %6lld mv %6.2fx%s\n",
+               algs[a], tm, tg, rg, rg <= 12 ? "" : "!", am * 1e3, (long long)mm, ag * 1e3,
+               (long long)gm, ra, ra <= 2 ? "" : "!");
+        sim_close(m);
+        sim_close(g);
+        remove_db(dir, "m.db");
+        remove_db(dir, "g.db");
+    }
+    printf("  (! over the goal: key gen <= 12x, node add <= 2x per key moved)\n"
+           "\ngoals met: %d of %d\n",
+           met, total);
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -229,7 +275,9 @@ int main(int argc, char **argv)
                                        "ketama",    "nginx", "envoy-ring", "maglev",
                                        "cassandra", "redis", "haproxy",    "twemproxy"};
     size_t nalg = sizeof algs / sizeof algs[0];
-    table(algs, nalg);
+    bool ten_m = argc > 1 && !strcmp(argv[1], "--10m");
+    if (!ten_m)
+        table(algs, nalg);
     if (argc > 1 && !strcmp(argv[1], "--table")) /* the table alone: seconds, not minutes */
         return 0;
 
@@ -239,6 +287,11 @@ int main(int argc, char **argv)
     if (!mkdtemp(dir)) {
         perror("mkdtemp");
         return 1;
+    }
+    if (ten_m) {
+        int rc = large(dir);
+        rmdir(dir);
+        return rc;
     }
     sim *big = open_db(dir, "big.db"), *small = open_db(dir, "small.db");
     double gen;

@@ -60,7 +60,15 @@ static int ring_build_op(placement *p, const place_from *from, rs_error *err)
     for (size_t i = 0; i < p->n; i++)
         rn[i] = (ring_node){p->nodes[i].name, p->nodes[i].len,
                             place_node_points(&p->cfg, p->nodes[i].weight)};
-    int rc = ring_points(&p->pts, &p->npts, from->h, rn, p->n);
+    /* After a change of topology, the nodes that stay keep their points. */
+    const placement *q = from->prev;
+    ring_node *qn = q && q->pts ? malloc((q->n + 1) * sizeof *qn) : NULL;
+    for (size_t i = 0; qn && i < q->n; i++)
+        qn[i] = (ring_node){q->nodes[i].name, q->nodes[i].len,
+                            place_node_points(&q->cfg, q->nodes[i].weight)};
+    int rc = qn ? ring_points_from(&p->pts, &p->npts, from->h, rn, p->n, q->pts, q->npts, qn, q->n)
+                : ring_points(&p->pts, &p->npts, from->h, rn, p->n);
+    free(qn);
     free(rn);
     return rc ? rs_fail(err, rc, "out of memory building the ring") : 0;
 }

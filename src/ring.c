@@ -11,6 +11,7 @@
 #define _GNU_SOURCE /* qsort_r */
 #include "ring.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +69,95 @@ int ring_points(alg_point **out, size_t *npts, hasher *h, const ring_node *nodes
         }
     }
     qsort_r(pts, total, sizeof *pts, cmp_point, (void *)nodes);
+    *out = pts;
+    *npts = total;
+    return 0;
+}
+
+/* Node indices by name, for finding a name's place in a node array. */
+static int cmp_by_name(const void *a, const void *b, void *ctx)
+{
+    const ring_node *nodes = ctx, *p = &nodes[*(const size_t *)a], *q = &nodes[*(const size_t *)b];
+    return alg_bytes_cmp(p->name, p->len, q->name, q->len);
+}
+
+static long find_by_name(const size_t *ord, const ring_node *nodes, size_t n, const ring_node *x)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const ring_node *m = &nodes[ord[mid]];
+        int c = alg_bytes_cmp(m->name, m->len, x->name, x->len);
+        if (c == 0)
+            return (long)ord[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
+}
+
+int ring_points_from(alg_point **out, size_t *npts, hasher *h, const ring_node *nodes, size_t n,
+                     const alg_point *prev, size_t nprev, const ring_node *prev_nodes, size_t prev_n)
+{
+    *out = NULL;
+    *npts = 0;
+    size_t *ord = malloc((prev_n + 1) * sizeof *ord);
+    long *now = malloc((prev_n + 1) * sizeof *now); /* prev index -> index in nodes, or -1 */
+    bool *kept = calloc(n + 1, sizeof *kept);
+    size_t total = 0, fresh = 0;
+    for (size_t i = 0; i < n; i++)
+        total += nodes[i].points;
+    alg_point *pts = malloc((total ? total : 1) * sizeof *pts);
+    alg_point *add = malloc((total ? total : 1) * sizeof *add);
+    int rc = ord && now && kept && pts && add ? 0 : RINGSIM_ENOMEM;
+    for (size_t i = 0; !rc && i < prev_n; i++) {
+        ord[i] = i;
+        now[i] = -1;
+    }
+    if (!rc && prev_n)
+        qsort_r(ord, prev_n, sizeof *ord, cmp_by_name, (void *)prev_nodes);
+    for (size_t i = 0; !rc && i < n; i++) {
+        long j = find_by_name(ord, prev_nodes, prev_n, &nodes[i]);
+        if (j >= 0 && prev_nodes[j].points == nodes[i].points) {
+            now[j] = (long)i;
+            kept[i] = true;
+        }
+    }
+    /* The new nodes' points, sorted. */
+    char label[NAME_LABEL_MAX];
+    for (size_t i = 0; !rc && i < n; i++)
+        for (uint32_t j = 0; !kept[i] && j < nodes[i].points; j++) {
+            size_t ll = ring_label(label, nodes[i].name, nodes[i].len, j);
+            add[fresh++] = (alg_point){hash_position(h, label, ll), (uint32_t)i, j};
+        }
+    if (!rc && fresh)
+        qsort_r(add, fresh, sizeof *add, cmp_point, (void *)nodes);
+    /* The kept points stay in order (their names are the same): merge. */
+    size_t k = 0, a = 0;
+    for (size_t i = 0; !rc && i <= nprev; i++) {
+        alg_point q;
+        bool have = false;
+        if (i < nprev && prev[i].node < prev_n && now[prev[i].node] >= 0) {
+            q = (alg_point){prev[i].coord, (uint32_t)now[prev[i].node], prev[i].index};
+            have = true;
+        }
+        while (a < fresh && (i == nprev || (have && cmp_point(&add[a], &q, (void *)nodes) < 0)))
+            pts[k++] = add[a++];
+        if (have)
+            pts[k++] = q;
+    }
+    if (!rc && k != total) /* not the ring prev claimed to be: build it afresh */
+        rc = -1;
+    free(ord);
+    free(now);
+    free(kept);
+    free(add);
+    if (rc) {
+        free(pts);
+        return rc < 0 ? ring_points(out, npts, h, nodes, n) : rc;
+    }
     *out = pts;
     *npts = total;
     return 0;

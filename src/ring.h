@@ -42,6 +42,14 @@ typedef struct ring_node {
  * malloc'd (free() it), *npts its length.  0 or RINGSIM_ENOMEM (*out NULL). */
 int ring_points(alg_point **out, size_t *npts, hasher *h, const ring_node *nodes, size_t n);
 
+/* ring_points again after a change of topology: prev[0..nprev) is what
+ * ring_points gave for prev_nodes[0..prev_n).  A node of the same name and
+ * number of points keeps its points (relabelled), the others are hashed,
+ * and the two sorted runs are merged: O(P) instead of P hashes and a sort,
+ * with the same result as ring_points(nodes). */
+int ring_points_from(alg_point **out, size_t *npts, hasher *h, const ring_node *nodes, size_t n,
+                     const alg_point *prev, size_t nprev, const ring_node *prev_nodes, size_t prev_n);
+
 typedef struct ring ring;
 
 /* An index over pts[0..n) in ring order, coordinates in [0, top].  pts is

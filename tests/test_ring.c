@@ -166,6 +166,61 @@ static void test_equal_positions_order(void **state)
     hasher_free(h);
 }
 
+/* Points kept from the ring before a change of topology: the same array
+ * as building afresh, over random changes (nodes gone, new, their points
+ * changed, the order shuffled), ties included (2000 nodes of 100 points
+ * give equal positions). */
+static void test_points_from_prev(void **state)
+{
+    (void)state;
+    hasher *h = hasher_new();
+    enum { POOL = 2400 };
+    static char names[POOL][16];
+    static ring_node a[POOL], b[POOL];
+    for (size_t i = 0; i < POOL; i++)
+        snprintf(names[i], 16, "node-%u", (unsigned)i);
+    for (int round = 0; round < 12; round++) {
+        size_t na = 0, nb = 0;
+        size_t pool = round == 0 ? 2000 : 1 + rnd() % 60;
+        uint32_t pmax = round == 0 ? 100 : 1 + rnd() % 8;
+        for (size_t i = 0; i < pool; i++)
+            if (round == 0 || rnd() % 4)
+                a[na++] = (ring_node){names[i], strlen(names[i]), 1 + rnd() % pmax};
+        for (size_t i = 0; i < na; i++) {
+            uint32_t r = rnd() % 10;
+            if (r == 0)
+                continue; /* gone */
+            b[nb] = a[i];
+            if (r == 1)
+                b[nb].points = 1 + rnd() % pmax; /* maybe another count */
+            nb++;
+        }
+        for (size_t i = pool; i < pool + 1 + rnd() % 5; i++) /* new ones */
+            b[nb++] = (ring_node){names[i], strlen(names[i]), 1 + rnd() % pmax};
+        for (size_t i = nb; i > 1; i--) { /* any order */
+            size_t j = rnd() % i;
+            ring_node t = b[i - 1];
+            b[i - 1] = b[j];
+            b[j] = t;
+        }
+        alg_point *pa, *want, *got;
+        size_t npa, nwant, ngot;
+        assert_int_equal(ring_points(&pa, &npa, h, a, na), 0);
+        assert_int_equal(ring_points(&want, &nwant, h, b, nb), 0);
+        assert_int_equal(ring_points_from(&got, &ngot, h, b, nb, pa, npa, a, na), 0);
+        assert_int_equal(ngot, nwant);
+        for (size_t i = 0; i < nwant; i++) {
+            assert_true(got[i].coord == want[i].coord);
+            assert_int_equal(got[i].node, want[i].node);
+            assert_int_equal(got[i].index, want[i].index);
+        }
+        free(pa);
+        free(want);
+        free(got);
+    }
+    hasher_free(h);
+}
+
 static void test_arc_shares(void **state)
 {
     (void)state;
@@ -202,8 +257,8 @@ static void test_points_rounding(void **state)
     place_config cfg;
     place_config_default(&cfg);
     cfg.param[PP_POINTS_PER_NODE] = 3;
-    assert_int_equal(place_node_points(&cfg, 0.5), 2);  /* 1.5 rounds away from zero */
-    assert_int_equal(place_node_points(&cfg, 0.1), 1);  /* max(1, 0) */
+    assert_int_equal(place_node_points(&cfg, 0.5), 2); /* 1.5 rounds away from zero */
+    assert_int_equal(place_node_points(&cfg, 0.1), 1); /* max(1, 0) */
     assert_int_equal(place_node_points(&cfg, 2), 6);
     cfg.param[PP_POINTS_PER_NODE] = 1;
     assert_int_equal(place_node_points(&cfg, 2.5), 3);
@@ -218,6 +273,7 @@ int main(void)
         cmocka_unit_test(test_successor_matches_brute_force),
         cmocka_unit_test(test_empty_ring),
         cmocka_unit_test(test_equal_positions_order),
+        cmocka_unit_test(test_points_from_prev),
         cmocka_unit_test(test_arc_shares),
         cmocka_unit_test(test_points_rounding),
     };
