@@ -633,9 +633,14 @@ int store_open(store **out, const char *path, rs_error *err)
             }
         }
     }
+    /* Temporary storage in files (SQLite's default, $SQLITE_TMPDIR or
+     * $TMPDIR, else /var/tmp or /tmp), not in memory: the sorts that build
+     * an index over every key spill there, and SQLite's in-memory spill is
+     * the slower one -- the key index of 10M keys took 26.7 s and 697 MB
+     * in memory, 15.0 s and 138 MB in files (docs/benchmarks.md). */
     if ((rc = exec(st,
                    "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536;"
-                   "PRAGMA temp_store = MEMORY; PRAGMA foreign_keys = OFF;",
+                   "PRAGMA temp_store = FILE; PRAGMA foreign_keys = OFF;",
                    err, "setting pragmas")))
         goto fail;
     /* The file as opened, known by device and inode: a path that names
