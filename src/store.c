@@ -144,7 +144,8 @@ static const char *const sql[Q_COUNT] = {
     [Q_META_OLDEST] = "SELECT coalesce(min(CAST(substr(k, length(?1) + 1) AS INTEGER)), 0) "
                       "FROM meta WHERE substr(k, 1, length(?1)) = ?1",
     /* The entries named prefix + number beyond ?2 bytes, counted from the
-     * newest. */
+     * newest (length(v): bytes, from the header, for the blobs that
+     * store_meta_set writes). */
     [Q_META_TRIM] = "DELETE FROM meta WHERE k IN (SELECT k FROM (SELECT k, sum(length(v)) OVER "
                     "(ORDER BY CAST(substr(k, length(?1) + 1) AS INTEGER) DESC) AS run "
                     "FROM meta WHERE substr(k, 1, length(?1)) = ?1) WHERE run > ?2)",
@@ -887,9 +888,14 @@ int store_meta_get(store *st, const char *name, char **out, rs_error *err)
 int store_meta_set(store *st, const char *name, const char *value, rs_error *err)
 {
     sqlite3_stmt *s = stmt(st, Q_META_SET);
+    /* Stored as a blob of the text's bytes (read back as text alike):
+     * SQLite's length() of a blob is read from the record's header, of a
+     * text by counting its characters, and store_meta_trim sums the
+     * lengths of every kept state at each change of topology (8 MB at
+     * 1000 nodes: 11 ms a node add as text). */
     if (s) {
         sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
-        sqlite3_bind_text(s, 2, value, -1, SQLITE_STATIC);
+        sqlite3_bind_blob(s, 2, value, (int)strlen(value), SQLITE_STATIC);
     }
     return run(st, s, err, "writing meta");
 }

@@ -72,8 +72,8 @@ bool store_in_transaction(const store *st);
  * snapshot. */
 int store_data_version(store *st, int64_t *out, rs_error *err);
 
-/* meta: text values by name; *out is malloc'd (caller frees), NULL when
- * missing. */
+/* meta: text values by name (stored as blobs of their bytes); *out is
+ * malloc'd (caller frees), NULL when missing. */
 int store_meta_get(store *st, const char *name, char **out, rs_error *err);
 int store_meta_set(store *st, const char *name, const char *value, rs_error *err);
 /* Delete the entries named prefix + a number, for numbers below `below`. */
