@@ -233,8 +233,8 @@ static int noted_cmp(const void *a, const void *b, void *ud)
     return klent_cmp(l, &l->v[*(const size_t *)a], &l->v[*(const size_t *)b]);
 }
 
-/* The keys counted by the place of their node (count[n]: the unassigned, or
- * a node not in the state), and the places in the order they first came. */
+/* The keys counted by the place of their node (count[n]: the unassigned),
+ * and the places in the order they first came. */
 typedef struct side_count {
     int64_t *count;
     long *order;
@@ -261,13 +261,12 @@ static void side_free(side_count *t)
 }
 
 /* The counted keys into one side of the tally and into the node counters
- * of c->next (x: the state the places are in; lone_id: the node of the
- * keys counted at place n). */
-static int side_apply(opctx *c, const side_count *t, const state *x, bool to, int64_t lone_id)
+ * of c->next (x: the state the places are in). */
+static int side_apply(opctx *c, const side_count *t, const state *x, bool to)
 {
     for (size_t j = 0; j < t->norder; j++) {
         size_t i = (size_t)t->order[j];
-        int64_t id = i < t->n ? x->nodes[i].id : lone_id;
+        int64_t id = i < t->n ? x->nodes[i].id : STORE_NO_NODE;
         const char *name = i < t->n ? x->nodes[i].name : NULL;
         sim__count_owner(&c->next, id, to ? t->count[i] : -t->count[i]);
         if (sim__tally_side(c, to, id, name, t->count[i]))
@@ -312,9 +311,7 @@ static int diff_keys(opctx *c, const state *old, bool only_leavers, bool rebuild
         sorted = klent_cmp(&r.changed, &r.changed.v[i - 1], &r.changed.v[i]) <= 0;
     if (ord && !sorted)
         qsort_r(ord, r.changed.n, sizeof *ord, noted_cmp, &r.changed);
-    /* A key's owner is found in both states; a node that is not there (the
-     * unassigned keys) counts apart, by its id. */
-    int64_t lone_from = STORE_NO_NODE, lone_to = STORE_NO_NODE;
+    /* A key's owner is found in both states, or is nobody (unassigned). */
     for (size_t j = 0; !rc && j < r.changed.n; j++) {
         size_t i = ord[j];
         const klent *e = &r.changed.v[i];
@@ -324,16 +321,13 @@ static int diff_keys(opctx *c, const state *old, bool only_leavers, bool rebuild
         if (c->op)
             rc = store_move_add(c->s->st, c->op, c->seq++, r.changed.buf + e->off, e->len, fn, tn,
                                 err);
-        if ((fi < 0 && fromc.count[old->n] && r.from[i] != lone_from) ||
-            (ti < 0 && toc.count[c->next.n] && e->node != lone_to)) {
-            /* two owners outside the states: counted one by one */
+        if ((fi < 0 && r.from[i] != STORE_NO_NODE) || (ti < 0 && e->node != STORE_NO_NODE)) {
+            /* an id in neither state (never seen): counted as it is */
             sim__count_owner(&c->next, r.from[i], -1);
             sim__count_owner(&c->next, e->node, 1);
             if (!rc && sim__tally(c, r.from[i], fn, e->node, tn, 1))
                 rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
         } else {
-            lone_from = fi < 0 ? r.from[i] : lone_from;
-            lone_to = ti < 0 ? e->node : lone_to;
             side_add(&fromc, fi);
             side_add(&toc, ti);
             c->moved++;
@@ -341,8 +335,7 @@ static int diff_keys(opctx *c, const state *old, bool only_leavers, bool rebuild
         if (!rc && j % PROGRESS_EVERY == PROGRESS_EVERY - 1)
             rc = sim__poll(c->s, err);
     }
-    if (!rc && (side_apply(c, &fromc, old, false, lone_from) ||
-                side_apply(c, &toc, &c->next, true, lone_to)))
+    if (!rc && (side_apply(c, &fromc, old, false) || side_apply(c, &toc, &c->next, true)))
         rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     side_free(&fromc);
     side_free(&toc);
