@@ -1057,6 +1057,10 @@ function showProgress(p) {
 // ---- live updates ----------------------------------------------------------------
 
 let sse = null;
+// "Live" means connected and showing the current state: the connection line
+// says so only once the first view (controls, ring, tables) is drawn.
+let markLoaded;
+const firstLoad = new Promise((resolve) => { markLoaded = resolve; });
 
 function connect() {
   const c = $('connection');
@@ -1065,10 +1069,14 @@ function connect() {
     api.cancel().catch(() => { /* the operation may have ended meanwhile */ });
   };
   sse = new EventSource(eventsUrl());
-  sse.addEventListener('open', () => {
+  sse.addEventListener('open', async () => {
+    catchUp();
+    await firstLoad;
+    // A first load that failed keeps its "Server unreachable" line until a
+    // load succeeds (setConnectionError turns it to Live then).
+    if (sse.readyState !== EventSource.OPEN || c.dataset.state === 'down') return;
     c.dataset.state = 'live';
     c.textContent = 'Live';
-    catchUp();
   });
   sse.addEventListener('error', () => {
     c.dataset.state = sse.readyState === EventSource.CLOSED ? 'down' : 'connecting';
@@ -1117,6 +1125,7 @@ async function start() {
     setConnectionError(err);
   }
   await refresh();
+  markLoaded();
   const op = state.ops.get(state.lastId);
   if (op) {
     showOperation(op);
