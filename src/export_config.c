@@ -139,6 +139,7 @@ static int refuse(ex *x, size_t i, const char *why)
 static int whole_weight(ex *x, size_t i, double lo, double hi, long *w)
 {
     double v = x->pn[i].weight;
+    *w = 0;
     if (v != floor(v) || v < lo || v > hi) {
         char why[160];
         snprintf(why, sizeof why, "has weight %g: %s takes whole weights from %g to %g", v, x->fmt,

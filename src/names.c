@@ -133,7 +133,7 @@ char *names_nfc(const char *s, size_t len, size_t *out_len)
 
 bool names_look_alike(const char *a, size_t al, const char *b, size_t bl)
 {
-    size_t na, nb;
+    size_t na = 0, nb = 0;
     char *x = names_nfc(a, al, &na), *y = names_nfc(b, bl, &nb);
     bool same = x && y && na == nb && !memcmp(x, y, na);
     free(x);

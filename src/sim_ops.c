@@ -543,7 +543,7 @@ int sim_remove_node(sim *s, const char *name, size_t len, int64_t *op, rs_error 
     json_t *params = json_pack("{s:s%}", "name", name, len);
     char *subject = NULL;
     opctx c;
-    long i;
+    long i = -1;
     if ((rc = sim__node_op_begin(s, &c, sim_op_type_name(SIM_OP_REMOVE_NODE), name, len, params,
                                  &subject, &i, err)))
         goto out;
@@ -571,7 +571,7 @@ int sim_set_weight(sim *s, const char *name, size_t len, double weight, int64_t 
     json_t *params = json_pack("{s:s%, s:f}", "name", name, len, "weight", weight);
     char *subject = NULL;
     opctx c;
-    long i;
+    long i = -1;
     if ((rc = sim__node_op_begin(s, &c, sim_op_type_name(SIM_OP_SET_WEIGHT), name, len, params,
                                  &subject, &i, err)))
         goto out;
