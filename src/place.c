@@ -417,6 +417,40 @@ uint32_t place__points(int64_t per_node, double weight)
 
 /* ---- building ---- */
 
+/* p->by_node and p->node_at from p->sizes: a counting sort of the points by
+ * node, O(points + nodes), so a node's points are read without a scan. */
+static int group_points(placement *p, rs_error *err)
+{
+    p->node_at = malloc((p->n + 1) * sizeof *p->node_at);
+    p->by_node = malloc(p->npts * sizeof *p->by_node);
+    if (!p->node_at || !p->by_node)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    size_t at = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        p->node_at[i] = at;
+        at += (size_t)p->sizes[i];
+    }
+    p->node_at[p->n] = at;
+    size_t *next = calloc(p->n + 1, sizeof *next);
+    if (!next)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    for (size_t k = 0; k < p->npts; k++) {
+        size_t node = p->pts[k].node;
+        p->by_node[p->node_at[node] + next[node]++] = k;
+    }
+    free(next);
+    return 0;
+}
+
+const size_t *place__node_points(const placement *p, size_t node, size_t *count)
+{
+    *count = 0;
+    if (!p->by_node || node >= p->n)
+        return NULL;
+    *count = p->node_at[node + 1] - p->node_at[node];
+    return p->by_node + p->node_at[node];
+}
+
 int place_build(placement **out, hasher *h, const place_config *cfg, const place_node *nodes,
                 size_t n, const placement *prev, const char *state, rs_error *err)
 {
@@ -460,6 +494,8 @@ int place_build(placement **out, hasher *h, const place_config *cfg, const place
         p->sizes[k] = 1;
     if (!rc && p->npts && ring_index(&p->ring, p->pts, p->npts, p->top))
         rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    if (!rc && p->npts && !p->table)
+        rc = group_points(p, err);
     if (!rc)
         rc = place__states_build(p, h, err);
     if (rc) {
@@ -486,6 +522,8 @@ void place_free(placement *p)
     free(p->anodes);
     free(p->node_hash);
     free(p->sizes);
+    free(p->by_node);
+    free(p->node_at);
     free(p);
 }
 
@@ -765,6 +803,8 @@ size_t place_memory_bytes(const placement *p)
     size_t b = sizeof *p + p->n * (sizeof *p->ids + sizeof *p->sizes);
     b += p->npts * sizeof *p->pts;
     b += ring_memory_bytes(p->ring); /* the successor index over the points */
+    /* not p->by_node: ringsim's index for drawing a node's points, which
+     * the real systems, whose memory this compares, do not hold */
     if (p->table)
         b += (size_t)(p->top + 1) * sizeof *p->table;
     if (p->node_hash)
@@ -799,11 +839,12 @@ void place_node_json(const placement *p, size_t node, json_t *obj)
         return;
     json_t *t = json_array();
     char buf[24];
-    for (size_t i = 0; t && i < p->npts; i++)
-        if (p->pts[i].node == node) {
-            place_coord_str(p, p->pts[i].coord, buf);
-            json_array_append_new(t, json_string(buf));
-        }
+    size_t m;
+    const size_t *at = place__node_points(p, node, &m);
+    for (size_t i = 0; t && i < m; i++) {
+        place_coord_str(p, p->pts[at[i]].coord, buf);
+        json_array_append_new(t, json_string(buf));
+    }
     json_object_set_new(obj, "tokens", t);
 }
 

@@ -1212,11 +1212,12 @@ static void haproxy_node_json(const placement *p, size_t node, json_t *obj)
     json_object_set_new(obj, "id_assigned", json_boolean(p->nodes[node].srv_id == 0));
     json_t *t = json_array();
     char buf[24];
-    for (size_t i = 0; t && i < p->npts; i++)
-        if (p->pts[i].node == node) {
-            snprintf(buf, sizeof buf, "%llu", (unsigned long long)p->pts[i].coord);
-            json_array_append_new(t, json_string(buf));
-        }
+    size_t m;
+    const size_t *at = place__node_points(p, node, &m);
+    for (size_t i = 0; t && i < m; i++) {
+        snprintf(buf, sizeof buf, "%llu", (unsigned long long)p->pts[at[i]].coord);
+        json_array_append_new(t, json_string(buf));
+    }
     json_object_set_new(obj, "tokens", t);
 }
 

@@ -50,8 +50,15 @@ struct placement {
     uint64_t *node_hash; /* per node: sha64(name) (rendezvous) */
     void *extra;         /* the algorithm's own (memento) */
     uint64_t *sizes;     /* points / slots / entries per node */
+    /* With points and no table: the indexes into pts grouped by node, each
+     * node's in ring order, node i's at by_node[node_at[i] .. node_at[i+1]) */
+    size_t *by_node, *node_at;
     place_states *st;    /* the nodes' states, NULL while every node is up */
 };
+
+/* Node `node`'s points as indexes into p->pts, in ring order; *count of
+ * them (0 and NULL without points or with a table). */
+const size_t *place__node_points(const placement *p, size_t node, size_t *count);
 
 struct place_algo {
     const char *name, *title, *origin, *key_hash, *space;

@@ -389,12 +389,77 @@ static void test_lookup_point_every_ring(void **state)
     }
 }
 
+/* A node's "tokens" (GET /api/nodes) are its points of the drawn layout, in
+ * ring order, for every algorithm that draws points with coordinates --
+ * after removals, so that the node ordinals have shifted and a kept point
+ * belongs to a renumbered node. */
+static void test_node_tokens_every_algorithm(void **state)
+{
+    (void)state;
+    json_t *cat = catalogue();
+    size_t ai;
+    json_t *a;
+    size_t checked = 0;
+    json_array_foreach(cat, ai, a)
+    {
+        const char *alg = json_string_value(json_object_get(a, "name"));
+        sim *s;
+        rs_error err;
+        int64_t op;
+        assert_int_equal(sim_open(&s, ":memory:", &err), 0);
+        place_config cfg;
+        place_config_default(&cfg);
+        snprintf(cfg.algorithm, sizeof cfg.algorithm, "%s", alg);
+        assert_int_equal(sim_configure(s, &cfg, &op, &err), 0);
+        char nm[32];
+        for (int i = 0; i < 7; i++) {
+            node_name(nm, sizeof nm, i);
+            CHECK(sim_add_node(s, nm, strlen(nm), 1, &op, &err) == 0);
+        }
+        for (int i = 0; i < 7; i += 3) {
+            node_name(nm, sizeof nm, i);
+            CHECK(sim_remove_node(s, nm, strlen(nm), &op, &err) == 0);
+        }
+        const placement *p = sim_placement(s);
+        json_t *lay = place_layout_json(p, sim_node_names(s));
+        json_t *pts = json_object_get(lay, "points");
+        for (size_t n = 0; n < place_node_count(p); n++) {
+            json_t *o = json_object();
+            place_node_json(p, n, o);
+            json_t *tok = json_object_get(o, "tokens");
+            json_t *want = json_array();
+            size_t i;
+            json_t *pt;
+            json_array_foreach(pts, i, pt)
+            {
+                json_t *c = json_object_get(pt, "coordinate");
+                if (c && !strcmp(json_string_value(json_object_get(pt, "node")),
+                                 sim_node_names(s)[n]))
+                    json_array_append(want, c);
+            }
+            current = alg;
+            if (json_array_size(want)) {
+                CHECK(tok != NULL);
+                CHECK(json_equal(tok, want));
+                checked++;
+            }
+            json_decref(want);
+            json_decref(o);
+        }
+        json_decref(lay);
+        sim_close(s);
+    }
+    CHECK(checked >= 4 * 5); /* ring, ketama, nginx, cassandra, ... for each kept node */
+    json_decref(cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_algorithm),
         cmocka_unit_test(test_lookup_point_every_ring),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_node_tokens_every_algorithm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
