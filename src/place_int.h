@@ -53,7 +53,7 @@ struct placement {
     /* With points and no table: the indexes into pts grouped by node, each
      * node's in ring order, node i's at by_node[node_at[i] .. node_at[i+1]) */
     size_t *by_node, *node_at;
-    place_states *st;    /* the nodes' states, NULL while every node is up */
+    place_states *st; /* the nodes' states, NULL while every node is up */
 };
 
 /* Node `node`'s points as indexes into p->pts, in ring order; *count of
