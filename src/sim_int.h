@@ -55,6 +55,8 @@ struct sim {
     int64_t data_version;
     int64_t at_op;       /* the last logged operation the state in memory holds */
     uint64_t max_points; /* SIM_MAX_LAYOUT_POINTS, or the test hook's */
+    size_t gen_batch;    /* keys a key gen stores a batch, at most: 0 for
+                          * GEN_BATCH (sim_ops.c); tests lower it */
     bool loading;        /* building the stored layout, not a change */
     uint64_t builds_own; /* layouts built (see sim_history.builds) */
     uint64_t *builds;    /* where they are counted: &builds_own, or the

@@ -704,10 +704,11 @@ typedef struct gen_batch {
     char *names; /* cap names of at most plen + 20 bytes each */
 } gen_batch;
 
-static int gen_batch_init(gen_batch *b, size_t plen, uint64_t count, rs_error *err)
+static int gen_batch_init(gen_batch *b, size_t most, size_t plen, uint64_t count, rs_error *err)
 {
     size_t per = plen + 21, cap = GEN_NAMES / per;
-    cap = cap > GEN_BATCH ? GEN_BATCH : cap;
+    most = most ? most : GEN_BATCH;
+    cap = cap > most ? most : cap;
     cap = count < cap ? (size_t)count : cap;
     cap = cap ? cap : 1;
     *b = (gen_batch){cap, malloc(cap * sizeof *b->sk), malloc(cap * sizeof *b->owner),
@@ -754,6 +755,79 @@ static int gen_batch_fill(opctx *c, gen_batch *b, sim_str prefix, uint64_t start
         }
     }
     return 0;
+}
+
+/* A key gen of more than one batch places every key first and stores them
+ * in the table's order, batch after batch: each batch is then a run of the
+ * coordinate space, so that the table's pages are written once in all
+ * rather than once per batch (a key gen of 10M keys into an empty table
+ * appends).  A key is 24 bytes meanwhile (240 MB at SIM_MAX_GENERATE), its
+ * name made again from its number. */
+typedef struct gen_row {
+    int64_t column; /* store_key_column: the table's order */
+    uint32_t off;   /* number - start */
+    uint32_t pos;
+    int32_t owner; /* index into the new state's nodes, -1: none */
+    bool has_coord;
+} gen_row;
+
+typedef struct gen_order {
+    sim_str prefix;
+    uint64_t start;
+} gen_order;
+
+static int gen_row_cmp(const void *a, const void *b, void *ud)
+{
+    const gen_row *x = a, *y = b;
+    if (x->column != y->column)
+        return x->column < y->column ? -1 : 1;
+    const gen_order *g = ud; /* the same column: by name, as the table */
+    char p[NAME_BUF + 24], q[NAME_BUF + 24];
+    size_t lp = sim_generated_key(g->prefix, g->start + x->off, p);
+    size_t lq = sim_generated_key(g->prefix, g->start + y->off, q);
+    int c = memcmp(p, q, lp < lq ? lp : lq);
+    return c ? c : (lp > lq) - (lp < lq);
+}
+
+/* Every key placed into rows[0..count), then sorted into the table's order;
+ * progress over the first half of `count`. */
+static int gen_rows_place(opctx *c, gen_row *rows, sim_str prefix, uint64_t start, uint64_t count,
+                          rs_error *err)
+{
+    char k[NAME_BUF + 24];
+    for (uint64_t i = 0; i < count; i++) {
+        store_key sk;
+        size_t len = sim_generated_key(prefix, start + i, k);
+        long o = place_new(c, k, len, &sk);
+        rows[i] = (gen_row){store_key_column(&sk), (uint32_t)i, sk.pos, (int32_t)o, sk.has_coord};
+        if ((i + 1) % PROGRESS_EVERY == 0) {
+            int rc = sim__progress(c->s, "insert_keys", (i + 1) / 2, count, err);
+            if (rc)
+                return rc;
+        }
+    }
+    qsort_r(rows, (size_t)count, sizeof *rows, gen_row_cmp, &(gen_order){prefix, start});
+    return sim__poll(c->s, err);
+}
+
+/* rows[0..n) into b as keys to store (n <= b->cap); progress over the
+ * second half of `count` (done stored before them). */
+static void gen_batch_from_rows(opctx *c, gen_batch *b, const gen_row *rows, size_t n,
+                                sim_str prefix, uint64_t start)
+{
+    char *k = b->names;
+    for (size_t i = 0; i < n; i++) {
+        const gen_row *r = &rows[i];
+        size_t len = sim_generated_key(prefix, start + r->off, k);
+        b->owner[i] = r->owner;
+        b->sk[i] = (store_key){k,
+                               len,
+                               r->pos,
+                               owner_id(&c->next, r->owner),
+                               r->has_coord,
+                               r->has_coord ? r->column : 0};
+        k += len;
+    }
 }
 
 static char *count_subject(size_t n, const sim_str *one)
@@ -935,12 +1009,23 @@ int sim_generate_keys(sim *s, const char *prefix, size_t plen, uint64_t start, u
         rc = store_keys_bulk(s->st, true, with_pos, err);
     gen_batch b;
     if (!rc)
-        rc = gen_batch_init(&b, plen, count, err);
+        rc = gen_batch_init(&b, s->gen_batch, plen, count, err);
     else
         memset(&b, 0, sizeof b);
+    sim_str pre = {prefix, plen};
+    gen_row *rows = NULL; /* more than one batch: every key placed first */
+    if (!rc && count > b.cap && !(rows = malloc((size_t)count * sizeof *rows)))
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    if (!rc && rows)
+        rc = gen_rows_place(&c, rows, pre, start, count, err);
     for (uint64_t done = 0; done < count && !rc; done += b.cap) {
         size_t n = count - done < b.cap ? (size_t)(count - done) : b.cap;
-        rc = gen_batch_fill(&c, &b, (sim_str){prefix, plen}, start + done, n, done, count, err);
+        if (rows) {
+            gen_batch_from_rows(&c, &b, rows + done, n, pre, start);
+            rc = sim__progress(s, "insert_keys", (count + done) / 2, count, err);
+        } else {
+            rc = gen_batch_fill(&c, &b, pre, start + done, n, done, count, err);
+        }
         if (!rc)
             rc = store_keys_insert_batch(s->st, b.sk, n, b.ins, gen_poll, &(gen_poll_ctx){s, err},
                                          err);
@@ -949,6 +1034,7 @@ int sim_generate_keys(sim *s, const char *prefix, size_t plen, uint64_t start, u
                 count_new(&c, &b.sk[i], b.owner[i], inserted);
     }
     gen_batch_free(&b);
+    free(rows);
     if (!rc && bulk)
         rc = store_keys_bulk(s->st, false, with_pos, err);
     if (!rc)

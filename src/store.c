@@ -1068,6 +1068,8 @@ static int64_t key_coord(const store_key *k)
     return k->has_coord ? k->coord : (int64_t)((uint64_t)k->pos ^ COORD_FLIP);
 }
 
+int64_t store_key_column(const store_key *k) { return key_coord(k); }
+
 /* The pos column of k: NULL where the coordinate is the position. */
 static void bind_pos(sqlite3_stmt *s, int i, const store_key *k)
 {

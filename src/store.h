@@ -118,6 +118,9 @@ typedef struct store_key {
 } store_key;
 typedef int (*store_key_fn)(void *ud, const store_key *k);
 
+/* The value of k's coordinate column, the table's order before the key:
+ * its own coordinate, or its position (order-preserving). */
+int64_t store_key_column(const store_key *k);
 /* *inserted = 1, or 0 when the key exists (nothing changes). */
 int store_key_insert(store *st, const store_key *k, int *inserted, rs_error *err);
 /* The keys v[0..n) inserted in the table's order (stored coordinate, then

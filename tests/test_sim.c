@@ -208,6 +208,118 @@ static void test_bulk_key_gen(void **state)
     }
 }
 
+/* Every stored key's text and owner, in storage order (coordinate, key). */
+typedef struct key_dump {
+    char *buf;
+    size_t len, cap;
+} key_dump;
+
+static int dump_key(void *ud, const char *k, size_t len)
+{
+    key_dump *d = ud;
+    if (d->len + len + 1 > d->cap) {
+        d->cap = (d->len + len + 1) * 2;
+        d->buf = realloc(d->buf, d->cap);
+        assert_non_null(d->buf);
+    }
+    memcpy(d->buf + d->len, k, len);
+    d->len += len;
+    d->buf[d->len++] = '\n';
+    return 0;
+}
+
+typedef struct gen_watch {
+    uint64_t last, total, reports, stop_at; /* stop_at: cancel there (0: never) */
+    double frac;                            /* done / total, which must not go back */
+    bool backwards;
+} gen_watch;
+
+static int watch_gen(void *ud, const char *what, uint64_t done, uint64_t total)
+{
+    gen_watch *w = ud;
+    (void)what;
+    double f = total ? (double)done / (double)total : 1;
+    if (f < w->frac)
+        w->backwards = true;
+    w->frac = f;
+    if (total > 1) /* the commit's last chance to cancel reports 1 of 1 */
+        w->last = done;
+    if (total > 1)
+        w->total = total;
+    w->reports++;
+    return w->stop_at && done >= w->stop_at;
+}
+
+/* A key gen of several batches places every key first and stores them in
+ * the table's order: the same keys, owners, counts and log as one batch,
+ * keys that exist skipped, progress that only goes forward, and a
+ * cancellation half-way leaves nothing. */
+static void test_key_gen_in_batches(void **state)
+{
+    (void)state;
+    static const char *const algs[] = {"ring", "ketama", "cassandra", "maglev", "jump"};
+    for (size_t a = 0; a < sizeof algs / sizeof *algs; a++) {
+        sim *s[2];
+        key_dump d[2] = {{0}};
+        int64_t ins[2], skip[2];
+        for (int k = 0; k < 2; k++) {
+            rs_error err;
+            int64_t op;
+            assert_int_equal(sim_open(&s[k], ":memory:", &err), 0);
+            s[k]->gen_batch = k ? 0 : 97; /* the first in batches of 97 keys */
+            place_config cfg;
+            place_config_default(&cfg);
+            snprintf(cfg.algorithm, sizeof cfg.algorithm, "%s", algs[a]);
+            assert_int_equal(sim_configure(s[k], &cfg, &op, &err), 0);
+            static const char *const nodes[] = {"alpha", "bravo", "charlie", "delta"};
+            for (int n = 0; n < 4; n++)
+                assert_int_equal(sim_add_node(s[k], nodes[n], strlen(nodes[n]), 1, &op, &err), 0);
+            sim_str some[] = {{"g7", 2}, {"g1000", 5}, {"g2999", 5}, {"other", 5}};
+            int64_t i1, s1;
+            assert_int_equal(sim_insert_keys(s[k], some, 4, false, &i1, &s1, &op, &err), 0);
+            gen_watch w = {0};
+            sim_set_progress(s[k], watch_gen, &w);
+            assert_int_equal(sim_generate_keys(s[k], "g", 1, 0, 3000, &ins[k], &skip[k], &op, &err),
+                             0);
+            assert_false(w.backwards);
+            assert_int_equal(w.last, 3000);
+            assert_int_equal(w.total, 3000);
+            /* Cancelled in its second half (storing), the key gen leaves nothing. */
+            int64_t before = sim_key_count(s[k]), last_op = 0, i2, s2;
+            assert_int_equal(sim_log_last(s[k], &last_op, &err), 0);
+            w = (gen_watch){.stop_at = 2200};
+            assert_int_equal(sim_generate_keys(s[k], "h", 1, 0, 3000, &i2, &s2, &op, &err),
+                             RINGSIM_ECANCELED);
+            sim_set_progress(s[k], NULL, NULL);
+            int64_t now_op = 0;
+            assert_int_equal(sim_log_last(s[k], &now_op, &err), 0);
+            assert_int_equal(now_op, last_op);
+            assert_int_equal(sim_key_count(s[k]), before);
+            assert_int_equal(sim_keys_each(s[k], dump_key, &d[k], &err), 0);
+            expect_check_ok(s[k]);
+        }
+        assert_int_equal(ins[0], 2997);
+        assert_int_equal(skip[0], 3);
+        assert_int_equal(ins[0], ins[1]);
+        assert_int_equal(skip[0], skip[1]);
+        assert_int_equal(d[0].len, d[1].len);
+        assert_memory_equal(d[0].buf, d[1].buf, d[0].len);
+        sim_node_view *v[2];
+        size_t n[2];
+        rs_error err;
+        for (int k = 0; k < 2; k++)
+            assert_int_equal(sim_nodes(s[k], &v[k], &n[k], &err), 0);
+        assert_int_equal(n[0], n[1]);
+        for (size_t i = 0; i < n[0]; i++)
+            assert_int_equal(v[0][i].keys, v[1][i].keys);
+        for (int k = 0; k < 2; k++) {
+            free(v[k]);
+            free(d[k].buf);
+            sim_close(s[k]);
+        }
+    }
+}
+
 static void test_random_topologies(void **state)
 {
     (void)state;
@@ -1022,6 +1134,7 @@ int main(void)
         cmocka_unit_test(test_join_order_survives_reload),
         cmocka_unit_test(test_rings_on_two_threads),
         cmocka_unit_test(test_bulk_key_gen),
+        cmocka_unit_test(test_key_gen_in_batches),
     };
     /* RINGSIM_TEST_FILTER (a cmocka pattern, * and ? allowed) runs some
      * tests only: the ThreadSanitizer build runs the threaded ones. */
