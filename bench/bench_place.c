@@ -23,7 +23,7 @@
  *   5. (`bench_place --10m` alone, about five minutes) 10M keys / 1000
  *      nodes against 1M keys / 100 nodes in the same run, under ring and
  *      cassandra: `key gen` (1M: median of 3 fresh files; 10M: one run;
- *      goal <= 12x) and a node add per key moved (median of 3; goal <= 2x).
+ *      goal <= 12x) and a node add per key moved (median of 7; goal <= 2x).
  *
  * `bench_place --table` prints the first part only.
  * Engine calls run in this process on files in a fresh folder under $TMPDIR
@@ -183,14 +183,15 @@ static double configure(sim *s, const char *alg)
     return bench_now() - t0;
 }
 
-/* Median of 3 node adds (each undone by a remove, not timed); *moved: the
- * keys the add moved. */
+/* Median of 7 node adds (each undone by a remove, not timed); *moved: the
+ * keys the add moved.  They take 10-30 ms: a median of 3 at 10M keys moved
+ * from 19.6 to 27.0 ms between two runs of the same build. */
 static double node_add(sim *s, int64_t *moved)
 {
-    double t[3];
+    double t[7];
     rs_error err;
     int64_t op;
-    for (int r = 0; r < 3; r++) {
+    for (int r = 0; r < 7; r++) {
         double t0 = bench_now();
         must(sim_add_node(s, "10.255.255.1:11211", 18, 1, &op, &err), &err, "node add");
         t[r] = bench_now() - t0;
@@ -200,7 +201,7 @@ static double node_add(sim *s, int64_t *moved)
         store_op_clear(&o);
         must(sim_remove_node(s, "10.255.255.1:11211", 18, &op, &err), &err, "node rm");
     }
-    return bench_median(t, 3);
+    return bench_median(t, 7);
 }
 
 static void remove_db(const char *dir, const char *name)
