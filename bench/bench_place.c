@@ -20,7 +20,7 @@
  *      against the same under ring (run before and after them, the mean).
  *      Goal <= 1.2x.
  *
- *   5. (`bench_place --10m` alone, about five minutes) 10M keys / 1000
+ *   5. (`bench_place --10m` alone, about two minutes) 10M keys / 1000
  *      nodes against 1M keys / 100 nodes in the same run, under ring and
  *      cassandra: `key gen` (1M: median of 3 fresh files; 10M: one run;
  *      goal <= 12x) and a node add per key moved (median of 7; goal <= 2x).
