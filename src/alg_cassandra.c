@@ -8,9 +8,11 @@
  * context); equal tokens are then adjacent, which is where the duplicate
  * rules apply.
  */
+#define _GNU_SOURCE /* qsort_r */
 #include "alg_cassandra.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,8 +210,62 @@ static long tokens_of(const alg_node *node, const cassandra_tokens *ex, uint32_t
     return p < 1 ? 1 : (long)p;
 }
 
-int cassandra_ring(const alg_node *nodes, size_t n, const cassandra_tokens *explicit_tokens,
-                   uint32_t num_tokens, alg_point **out, size_t *count, rs_error *err)
+/* Node indices by name (ctx: the nodes), to find a name among them. */
+static int cmp_by_name(const void *a, const void *b, void *ctx)
+{
+    const alg_node *nodes = ctx, *p = &nodes[*(const size_t *)a], *q = &nodes[*(const size_t *)b];
+    return alg_bytes_cmp(p->name, p->len, q->name, q->len);
+}
+
+static long find_by_name(const size_t *ord, const alg_node *nodes, size_t n, const alg_node *x)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = alg_bytes_cmp(nodes[ord[mid]].name, nodes[ord[mid]].len, x->name, x->len);
+        if (c == 0)
+            return (long)ord[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
+}
+
+static bool derived(const cassandra_tokens *ex, size_t i) { return !ex || ex[i].count == 0; }
+
+/* For each node of the previous ring, its index among nodes when it stays
+ * with the same derived tokens (name, token count, no explicit list; so its
+ * tokens are the same), else -1: now[0..prev->n).  *kept: whether node i
+ * keeps its tokens. */
+static int match_prev(const alg_node *nodes, size_t n, const cassandra_tokens *ex,
+                      uint32_t num_tokens, const cassandra_prev *prev, long *now, bool *kept)
+{
+    size_t *ord = malloc((prev->n + 1) * sizeof *ord);
+    if (!ord)
+        return RINGSIM_ENOMEM;
+    for (size_t i = 0; i < prev->n; i++) {
+        ord[i] = i;
+        now[i] = -1;
+    }
+    qsort_r(ord, prev->n, sizeof *ord, cmp_by_name, (void *)prev->nodes);
+    for (size_t i = 0; i < n; i++) {
+        long j = derived(ex, i) ? find_by_name(ord, prev->nodes, prev->n, &nodes[i]) : -1;
+        if (j >= 0 && derived(prev->ex, (size_t)j) &&
+            tokens_of(&nodes[i], NULL, num_tokens, NULL) ==
+                tokens_of(&prev->nodes[j], NULL, prev->num_tokens, NULL)) {
+            now[j] = (long)i;
+            kept[i] = true;
+        }
+    }
+    free(ord);
+    return 0;
+}
+
+int cassandra_ring_from(const alg_node *nodes, size_t n, const cassandra_tokens *explicit_tokens,
+                        uint32_t num_tokens, const cassandra_prev *prev, alg_point **out,
+                        size_t *count, rs_error *err)
 {
     *out = NULL;
     *count = 0;
@@ -222,17 +278,25 @@ int cassandra_ring(const alg_node *nodes, size_t n, const cassandra_tokens *expl
         total += (size_t)t;
     }
     int rc = RINGSIM_ENOMEM;
-    sort_point *sp = malloc((total ? total : 1) * sizeof *sp);
+    /* room for prev's points besides: a prev that is not what it claims
+     * (more points on a node) is found below, not written past the end */
+    sort_point *sp = malloc((total + (prev ? prev->npts : 0) + 1) * sizeof *sp);
+    sort_point *fresh = malloc((total ? total : 1) * sizeof *fresh);
     alg_point *pts = malloc((total ? total : 1) * sizeof *pts);
     size_t label_cap = longest + 24; /* "#" and a long's digits */
     char *label = malloc(label_cap);
-    if (!sp || !pts || !label)
+    long *now = prev ? malloc((prev->n + 1) * sizeof *now) : NULL;
+    bool *kept = calloc(n + 1, sizeof *kept);
+    if (!sp || !fresh || !pts || !label || !kept || (prev && !now))
         goto fail;
-    size_t k = 0;
+    if (prev && match_prev(nodes, n, explicit_tokens, num_tokens, prev, now, kept))
+        goto fail;
+    /* The tokens of the nodes that do not keep theirs, sorted. */
+    size_t nf = 0;
     for (size_t i = 0; i < n; i++) {
         const cassandra_tokens *ex = explicit_tokens ? &explicit_tokens[i] : NULL;
         const alg_node *nd = &nodes[i];
-        long t = tokens_of(nd, ex, num_tokens, NULL);
+        long t = kept[i] ? 0 : tokens_of(nd, ex, num_tokens, NULL);
         for (long j = 0; j < t; j++) {
             int64_t tok;
             if (ex && ex->count > 0) {
@@ -244,11 +308,38 @@ int cassandra_ring(const alg_node *nodes, size_t n, const cassandra_tokens *expl
                     ll += (size_t)snprintf(label + ll, label_cap - ll, "#%ld", j);
                 tok = cassandra_token(label, ll);
             }
-            sp[k++] = (sort_point){alg_from_signed(tok), nd->name,    nd->len,
-                                   (uint32_t)i,          (uint32_t)j, ex && ex->count > 0};
+            fresh[nf++] = (sort_point){alg_from_signed(tok), nd->name,    nd->len,
+                                       (uint32_t)i,          (uint32_t)j, ex && ex->count > 0};
         }
     }
-    qsort(sp, total, sizeof *sp, cmp_point);
+    qsort(fresh, nf, sizeof *fresh, cmp_point);
+    /* The kept tokens stay in order (their names are the same): merge. */
+    size_t k = 0, a = 0;
+    size_t np = prev ? prev->npts : 0;
+    for (size_t i = 0; i <= np; i++) {
+        sort_point q;
+        bool have = false;
+        if (i < np && prev->pts[i].node < prev->n && now[prev->pts[i].node] >= 0) {
+            const alg_node *nd = &nodes[now[prev->pts[i].node]];
+            q = (sort_point){
+                prev->pts[i].coord, nd->name, nd->len, (uint32_t)now[prev->pts[i].node],
+                prev->pts[i].index, 0};
+            have = true;
+        }
+        while (a < nf && (i == np || (have && cmp_point(&fresh[a], &q) < 0)))
+            sp[k++] = fresh[a++];
+        if (have)
+            sp[k++] = q;
+    }
+    if (k != total || a != nf) { /* not the ring prev claimed to be: build it afresh */
+        free(label);
+        free(sp);
+        free(fresh);
+        free(pts);
+        free(now);
+        free(kept);
+        return cassandra_ring_from(nodes, n, explicit_tokens, num_tokens, NULL, out, count, err);
+    }
     size_t m = 0;
     for (size_t i = 0; i < total; i++) {
         const sort_point *p = &sp[i];
@@ -269,14 +360,26 @@ int cassandra_ring(const alg_node *nodes, size_t n, const cassandra_tokens *expl
     }
     free(label);
     free(sp);
+    free(fresh);
+    free(now);
+    free(kept);
     *out = pts;
     *count = m;
     return 0;
 fail:
     free(label);
     free(sp);
+    free(fresh);
     free(pts);
+    free(now);
+    free(kept);
     return rc == RINGSIM_ENOMEM ? rs_fail(err, rc, "out of memory") : rc;
+}
+
+int cassandra_ring(const alg_node *nodes, size_t n, const cassandra_tokens *explicit_tokens,
+                   uint32_t num_tokens, alg_point **out, size_t *count, rs_error *err)
+{
+    return cassandra_ring_from(nodes, n, explicit_tokens, num_tokens, NULL, out, count, err);
 }
 
 size_t cassandra_lookup(const alg_point *pts, size_t n, int64_t token)

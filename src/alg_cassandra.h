@@ -86,6 +86,25 @@ typedef struct cassandra_tokens {
 int cassandra_ring(const alg_node *nodes, size_t n, const cassandra_tokens *explicit_tokens,
                    uint32_t num_tokens, alg_point **out, size_t *count, rs_error *err);
 
+/* A ring cassandra_ring built, and what it was built from (all borrowed). */
+typedef struct cassandra_prev {
+    const alg_point *pts;
+    size_t npts;
+    const alg_node *nodes;
+    const cassandra_tokens *ex; /* NULL, or n entries */
+    size_t n;
+    uint32_t num_tokens;
+} cassandra_prev;
+
+/* The same ring as cassandra_ring, built from prev (NULL: from nothing):
+ * the nodes of prev that stay with tokens derived the same way (same name,
+ * same count, no explicit list) keep theirs without hashing or sorting
+ * them again; the others' are made and merged in.  O(tokens) plus the new
+ * tokens sorted, where cassandra_ring hashes and sorts them all. */
+int cassandra_ring_from(const alg_node *nodes, size_t n, const cassandra_tokens *explicit_tokens,
+                        uint32_t num_tokens, const cassandra_prev *prev, alg_point **out,
+                        size_t *count, rs_error *err);
+
 /* Index of the point that owns a key token: the first with token >= it,
  * wrapping.  n > 0.  Cannot fail. */
 size_t cassandra_lookup(const alg_point *pts, size_t n, int64_t token);

@@ -819,7 +819,6 @@ static const place_algo algo_multiprobe = {
 
 static int cassandra_build_op(placement *p, const place_from *from, rs_error *err)
 {
-    (void)from;
     if (!p->n)
         return 0;
     cassandra_tokens *t = calloc(p->n, sizeof *t);
@@ -827,8 +826,17 @@ static int cassandra_build_op(placement *p, const place_from *from, rs_error *er
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     for (size_t i = 0; i < p->n; i++)
         t[i] = (cassandra_tokens){p->nodes[i].tokens, p->nodes[i].ntokens};
-    int rc = cassandra_ring(p->anodes, p->n, t, (uint32_t)p->cfg.param[PP_NUM_TOKENS], &p->pts,
-                            &p->npts, err);
+    /* After a change of topology, the nodes that stay keep their tokens. */
+    const placement *q = from->prev;
+    cassandra_tokens *qt = q && q->pts ? calloc(q->n + 1, sizeof *qt) : NULL;
+    for (size_t i = 0; qt && i < q->n; i++)
+        qt[i] = (cassandra_tokens){q->nodes[i].tokens, q->nodes[i].ntokens};
+    cassandra_prev prev = {qt ? q->pts : NULL,    qt ? q->npts : 0,
+                           qt ? q->anodes : NULL, qt,
+                           qt ? q->n : 0,         qt ? (uint32_t)q->cfg.param[PP_NUM_TOKENS] : 0};
+    int rc = cassandra_ring_from(p->anodes, p->n, t, (uint32_t)p->cfg.param[PP_NUM_TOKENS],
+                                 qt ? &prev : NULL, &p->pts, &p->npts, err);
+    free(qt);
     free(t);
     return rc;
 }

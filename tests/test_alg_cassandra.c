@@ -272,6 +272,102 @@ static void test_replicas_distinct(void **state)
     free(pts);
 }
 
+static uint64_t from_rng = 0x2545F4914F6CDD1Dull;
+static uint32_t from_rnd(void)
+{
+    from_rng ^= from_rng << 13;
+    from_rng ^= from_rng >> 7;
+    from_rng ^= from_rng << 17;
+    return (uint32_t)(from_rng >> 11);
+}
+
+/* One random node set drawn from a pool of names: some with explicit
+ * tokens (a few shared on purpose, which Cassandra refuses), weights that
+ * change the derived count, any order. */
+static size_t random_set(alg_node *nodes, cassandra_tokens *ex, int64_t (*toks)[4],
+                         char (*names)[12], size_t pool)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < pool; i++) {
+        if (from_rnd() % 3 == 0)
+            continue;
+        nodes[n] = (alg_node){names[i], strlen(names[i]), 0.5 * (double)(1 + from_rnd() % 4)};
+        ex[n] = (cassandra_tokens){NULL, 0};
+        if (from_rnd() % 6 == 0) {
+            size_t c = 1 + from_rnd() % 3;
+            for (size_t j = 0; j < c; j++) /* small values: collisions happen */
+                toks[n][j] = (int64_t)(from_rnd() % 40) - 20;
+            ex[n] = (cassandra_tokens){toks[n], c};
+        }
+        n++;
+    }
+    for (size_t i = n; i > 1; i--) {
+        size_t j = from_rnd() % i;
+        alg_node t = nodes[i - 1];
+        nodes[i - 1] = nodes[j];
+        nodes[j] = t;
+        cassandra_tokens u = ex[i - 1];
+        ex[i - 1] = ex[j];
+        ex[j] = u;
+        int64_t v[4];
+        memcpy(v, toks[i - 1], sizeof v);
+        memcpy(toks[i - 1], toks[j], sizeof v);
+        memcpy(toks[j], v, sizeof v);
+        if (ex[i - 1].count)
+            ex[i - 1].tokens = toks[i - 1];
+        if (ex[j].count)
+            ex[j].tokens = toks[j];
+    }
+    return n;
+}
+
+/* A ring built from the one before (nodes kept, added, removed, reweighted,
+ * given tokens, num_tokens changed) is the ring built from nothing, point
+ * for point, and refuses what it refuses with the same message. */
+static void test_ring_from_prev(void **state)
+{
+    (void)state;
+    enum { POOL = 14 };
+    char names[POOL][12];
+    for (size_t i = 0; i < POOL; i++)
+        snprintf(names[i], sizeof names[i], "10.0.0.%zu", i);
+    size_t kept_rounds = 0;
+    for (int round = 0; round < 400; round++) {
+        alg_node a[POOL], b[POOL];
+        cassandra_tokens ea[POOL], eb[POOL];
+        int64_t ta[POOL][4], tb[POOL][4];
+        size_t na = random_set(a, ea, ta, names, POOL);
+        uint32_t nta = 1 + from_rnd() % 8, ntb = from_rnd() % 4 ? nta : 1 + from_rnd() % 8;
+        alg_point *pa;
+        size_t npa;
+        if (cassandra_ring(a, na, ea, nta, &pa, &npa, NULL))
+            continue; /* a refused ring is never a previous one */
+        size_t nb = random_set(b, eb, tb, names, POOL);
+        alg_point *want = NULL, *got = NULL;
+        size_t nwant = 0, ngot = 0;
+        rs_error e1 = {0}, e2 = {0};
+        int r1 = cassandra_ring(b, nb, eb, ntb, &want, &nwant, &e1);
+        cassandra_prev prev = {pa, npa, a, ea, na, nta};
+        int r2 = cassandra_ring_from(b, nb, eb, ntb, &prev, &got, &ngot, &e2);
+        assert_int_equal(r1, r2);
+        if (r1) {
+            assert_string_equal(e1.msg, e2.msg);
+        } else {
+            assert_int_equal(ngot, nwant);
+            for (size_t i = 0; i < nwant; i++) {
+                assert_true(got[i].coord == want[i].coord);
+                assert_int_equal(got[i].node, want[i].node);
+                assert_int_equal(got[i].index, want[i].index);
+            }
+            kept_rounds++;
+        }
+        free(pa);
+        free(want);
+        free(got);
+    }
+    assert_true(kept_rounds > 100); /* most rounds compare two rings */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -283,6 +379,7 @@ int main(void)
         cmocka_unit_test(test_token_counts),
         cmocka_unit_test(test_duplicate_tokens),
         cmocka_unit_test(test_replicas_distinct),
+        cmocka_unit_test(test_ring_from_prev),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
