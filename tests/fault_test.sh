@@ -85,6 +85,10 @@ serve() {
     local db=$1 i
     shift
     SERR=$TMP/serve.err
+    # Emptied here, not only by the background job's redirections: the loop
+    # below could otherwise read the last server's port before the job ran.
+    : >"$TMP/serve.out"
+    : >"$SERR"
     env "$@" "${RUNAS[@]}" "$BIN" serve --port 0 --db "$db" >"$TMP/serve.out" 2>"$SERR" &
     SRV=$!
     PORT=
