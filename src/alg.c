@@ -26,6 +26,34 @@ int alg_bytes_cmp(const char *a, size_t al, const char *b, size_t bl)
     return c ? c : (al > bl) - (al < bl);
 }
 
+static int cmp_named(const void *a, const void *b)
+{
+    const alg_named *x = a, *y = b;
+    return alg_bytes_cmp(x->name, x->len, y->name, y->len);
+}
+
+void alg_named_sort(alg_named *v, size_t n)
+{
+    if (n)
+        qsort(v, n, sizeof *v, cmp_named);
+}
+
+long alg_named_find(const alg_named *v, size_t n, const char *name, size_t len)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = alg_bytes_cmp(v[mid].name, v[mid].len, name, len);
+        if (c == 0)
+            return (long)v[mid].idx;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
+}
+
 size_t alg_put_u64(char *out, uint64_t v)
 {
     char tmp[20];

@@ -66,6 +66,14 @@ void alg_sort_points(alg_point *p, size_t n);
 /* memcmp order of two names' bytes, the shorter first on a common prefix
  * (std::string's operator<, Java's unsigned byte order). */
 int alg_bytes_cmp(const char *a, size_t al, const char *b, size_t bl);
+/* A name and its index in the caller's array: sorted by name with
+ * alg_named_sort, then found with alg_named_find (the index, or -1). */
+typedef struct alg_named {
+    const char *name;
+    size_t len, idx;
+} alg_named;
+void alg_named_sort(alg_named *v, size_t n);
+long alg_named_find(const alg_named *v, size_t n, const char *name, size_t len);
 /* v in decimal digits into out (room for 20), no NUL; the length. */
 size_t alg_put_u64(char *out, uint64_t v);
 

@@ -8,7 +8,6 @@
  * context); equal tokens are then adjacent, which is where the duplicate
  * rules apply.
  */
-#define _GNU_SOURCE /* qsort_r */
 #include "alg_cassandra.h"
 
 #include <math.h>
@@ -210,29 +209,6 @@ static long tokens_of(const alg_node *node, const cassandra_tokens *ex, uint32_t
     return p < 1 ? 1 : (long)p;
 }
 
-/* Node indices by name (ctx: the nodes), to find a name among them. */
-static int cmp_by_name(const void *a, const void *b, void *ctx)
-{
-    const alg_node *nodes = ctx, *p = &nodes[*(const size_t *)a], *q = &nodes[*(const size_t *)b];
-    return alg_bytes_cmp(p->name, p->len, q->name, q->len);
-}
-
-static long find_by_name(const size_t *ord, const alg_node *nodes, size_t n, const alg_node *x)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int c = alg_bytes_cmp(nodes[ord[mid]].name, nodes[ord[mid]].len, x->name, x->len);
-        if (c == 0)
-            return (long)ord[mid];
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return -1;
-}
-
 static bool derived(const cassandra_tokens *ex, size_t i) { return !ex || ex[i].count == 0; }
 
 /* For each node of the previous ring, its index among nodes when it stays
@@ -242,16 +218,16 @@ static bool derived(const cassandra_tokens *ex, size_t i) { return !ex || ex[i].
 static int match_prev(const alg_node *nodes, size_t n, const cassandra_tokens *ex,
                       uint32_t num_tokens, const cassandra_prev *prev, long *now, bool *kept)
 {
-    size_t *ord = malloc((prev->n + 1) * sizeof *ord);
+    alg_named *ord = malloc((prev->n + 1) * sizeof *ord);
     if (!ord)
         return RINGSIM_ENOMEM;
     for (size_t i = 0; i < prev->n; i++) {
-        ord[i] = i;
+        ord[i] = (alg_named){prev->nodes[i].name, prev->nodes[i].len, i};
         now[i] = -1;
     }
-    qsort_r(ord, prev->n, sizeof *ord, cmp_by_name, (void *)prev->nodes);
+    alg_named_sort(ord, prev->n);
     for (size_t i = 0; i < n; i++) {
-        long j = derived(ex, i) ? find_by_name(ord, prev->nodes, prev->n, &nodes[i]) : -1;
+        long j = derived(ex, i) ? alg_named_find(ord, prev->n, nodes[i].name, nodes[i].len) : -1;
         if (j >= 0 && derived(prev->ex, (size_t)j) &&
             tokens_of(&nodes[i], NULL, num_tokens, NULL) ==
                 tokens_of(&prev->nodes[j], NULL, prev->num_tokens, NULL)) {
@@ -278,6 +254,7 @@ int cassandra_ring_from(const alg_node *nodes, size_t n, const cassandra_tokens 
         total += (size_t)t;
     }
     int rc = RINGSIM_ENOMEM;
+    bool afresh = false; /* prev is not the ring it claims to be */
     /* room for prev's points besides: a prev that is not what it claims
      * (more points on a node) is found below, not written past the end */
     sort_point *sp = malloc((total + (prev ? prev->npts : 0) + 1) * sizeof *sp);
@@ -331,17 +308,9 @@ int cassandra_ring_from(const alg_node *nodes, size_t n, const cassandra_tokens 
         if (have)
             sp[k++] = q;
     }
-    if (k != total || a != nf) { /* not the ring prev claimed to be: build it afresh */
-        free(label);
-        free(sp);
-        free(fresh);
-        free(pts);
-        free(now);
-        free(kept);
-        return cassandra_ring_from(nodes, n, explicit_tokens, num_tokens, NULL, out, count, err);
-    }
+    afresh = k != total || a != nf;
     size_t m = 0;
-    for (size_t i = 0; i < total; i++) {
+    for (size_t i = 0; !afresh && i < total; i++) {
         const sort_point *p = &sp[i];
         if (i > 0 && sp[i - 1].coord == p->coord) {
             const sort_point *q = &sp[i - 1];
@@ -358,14 +327,12 @@ int cassandra_ring_from(const alg_node *nodes, size_t n, const cassandra_tokens 
         }
         pts[m++] = (alg_point){p->coord, p->node, p->index};
     }
-    free(label);
-    free(sp);
-    free(fresh);
-    free(now);
-    free(kept);
-    *out = pts;
-    *count = m;
-    return 0;
+    if (!afresh) {
+        *out = pts;
+        *count = m;
+        pts = NULL;
+        rc = 0;
+    }
 fail:
     free(label);
     free(sp);
@@ -373,6 +340,8 @@ fail:
     free(pts);
     free(now);
     free(kept);
+    if (afresh)
+        return cassandra_ring_from(nodes, n, explicit_tokens, num_tokens, NULL, out, count, err);
     return rc == RINGSIM_ENOMEM ? rs_fail(err, rc, "out of memory") : rc;
 }
 

@@ -74,36 +74,12 @@ int ring_points(alg_point **out, size_t *npts, hasher *h, const ring_node *nodes
     return 0;
 }
 
-/* Node indices by name, for finding a name's place in a node array. */
-static int cmp_by_name(const void *a, const void *b, void *ctx)
-{
-    const ring_node *nodes = ctx, *p = &nodes[*(const size_t *)a], *q = &nodes[*(const size_t *)b];
-    return alg_bytes_cmp(p->name, p->len, q->name, q->len);
-}
-
-static long find_by_name(const size_t *ord, const ring_node *nodes, size_t n, const ring_node *x)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        const ring_node *m = &nodes[ord[mid]];
-        int c = alg_bytes_cmp(m->name, m->len, x->name, x->len);
-        if (c == 0)
-            return (long)ord[mid];
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return -1;
-}
-
 int ring_points_from(alg_point **out, size_t *npts, hasher *h, const ring_node *nodes, size_t n,
                      const alg_point *prev, size_t nprev, const ring_node *prev_nodes, size_t prev_n)
 {
     *out = NULL;
     *npts = 0;
-    size_t *ord = malloc((prev_n + 1) * sizeof *ord);
+    alg_named *ord = malloc((prev_n + 1) * sizeof *ord);
     long *now = malloc((prev_n + 1) * sizeof *now); /* prev index -> index in nodes, or -1 */
     bool *kept = calloc(n + 1, sizeof *kept);
     size_t total = 0, fresh = 0;
@@ -113,13 +89,13 @@ int ring_points_from(alg_point **out, size_t *npts, hasher *h, const ring_node *
     alg_point *add = malloc((total ? total : 1) * sizeof *add);
     int rc = ord && now && kept && pts && add ? 0 : RINGSIM_ENOMEM;
     for (size_t i = 0; !rc && i < prev_n; i++) {
-        ord[i] = i;
+        ord[i] = (alg_named){prev_nodes[i].name, prev_nodes[i].len, i};
         now[i] = -1;
     }
-    if (!rc && prev_n)
-        qsort_r(ord, prev_n, sizeof *ord, cmp_by_name, (void *)prev_nodes);
+    if (!rc)
+        alg_named_sort(ord, prev_n);
     for (size_t i = 0; !rc && i < n; i++) {
-        long j = find_by_name(ord, prev_nodes, prev_n, &nodes[i]);
+        long j = alg_named_find(ord, prev_n, nodes[i].name, nodes[i].len);
         if (j >= 0 && prev_nodes[j].points == nodes[i].points) {
             now[j] = (long)i;
             kept[i] = true;
