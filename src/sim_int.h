@@ -86,8 +86,7 @@ typedef struct tally_list {
 typedef struct opctx {
     sim *s;
     state next;
-    int64_t op;  /* log id, 0 when not recording */
-    int64_t seq; /* moves recorded so far */
+    int64_t op; /* log id, 0 when not recording */
     int64_t moved;
     int64_t replica_moves; /* copies added to preference lists beyond owners */
     int64_t skipped;       /* keys an insert found already there; -1 others */

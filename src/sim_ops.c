@@ -36,8 +36,8 @@ static int move_range(opctx *c, const state *old, int col, uint64_t lo, uint64_t
     if (from == to)
         return 0;
     int64_t count;
-    int rc = store_keys_move(c->s->st, sim__coord_stored(lo), sim__coord_stored(hi), from, to, c->op,
-                             owner_name(old, a), owner_name(&c->next, b), &c->seq, &count, err);
+    int rc = store_keys_move(c->s->st, sim__coord_stored(lo), sim__coord_stored(hi), from, to,
+                             c->op, owner_name(old, a), owner_name(&c->next, b), &count, err);
     if (rc || !count)
         return rc;
     /* The workload's cache follows, in the column's own values (a position,
@@ -319,8 +319,7 @@ static int diff_keys(opctx *c, const state *old, bool only_leavers, bool rebuild
         const char *fn = fi < 0 ? NULL : old->nodes[fi].name;
         const char *tn = ti < 0 ? NULL : c->next.nodes[ti].name;
         if (c->op)
-            rc = store_move_add(c->s->st, c->op, c->seq++, r.changed.buf + e->off, e->len, fn, tn,
-                                err);
+            rc = store_move_add(c->s->st, c->op, r.changed.buf + e->off, e->len, fn, tn, err);
         if ((fi < 0 && r.from[i] != STORE_NO_NODE) || (ti < 0 && e->node != STORE_NO_NODE)) {
             /* an id in neither state (never seen): counted as it is */
             sim__count_owner(&c->next, r.from[i], -1);

@@ -19,6 +19,8 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 
+#include "moverun.h"
+
 #define APPLICATION_ID 0x52494E47 /* "RING" */
 #define PATH_MAX_MSG 320          /* a message naming the file (rs_error's size) */
 
@@ -38,10 +40,11 @@ enum {
     Q_KEY_GET,
     Q_KEY_DEL,
     Q_KEYS_CLEAR,
-    Q_MOVE_REC,
+    Q_MOVE_KEYS,
     Q_MOVE_UPD,
     Q_KEY_SET,
-    Q_MOVE_ADD,
+    Q_RUN_INS,
+    Q_RUN_END,
     Q_KEYS_BY_KEY,
     Q_KEYS_BY_POS,
     Q_KEYS_TABLE,
@@ -96,14 +99,14 @@ static const char *const sql[Q_COUNT] = {
     [Q_KEY_DEL] = "DELETE FROM keys WHERE key = ?1",
     [Q_KEYS_CLEAR] = "DELETE FROM keys",
     /* A range of coordinates is a run of adjacent rows of the table. */
-    [Q_MOVE_REC] = "INSERT INTO moves(op, seq, key, src, dst) "
-                   "SELECT ?1, ?2 + row_number() OVER (ORDER BY coord, key), key, ?3, ?4 "
-                   "FROM keys WHERE coord BETWEEN ?5 AND ?6 AND node IS ?7",
+    [Q_MOVE_KEYS] = "SELECT key FROM keys WHERE coord BETWEEN ?1 AND ?2 AND node IS ?3 "
+                    "ORDER BY coord, key",
     [Q_MOVE_UPD] = "UPDATE keys SET node = ?1 WHERE coord BETWEEN ?2 AND ?3 AND node IS ?4",
     /* By the primary key: a pass in the table's order touches it in order
      * and never the key index. */
     [Q_KEY_SET] = "UPDATE keys SET node = ?2 WHERE coord = ?3 AND key = ?1",
-    [Q_MOVE_ADD] = "INSERT INTO moves(op, seq, key, src, dst) VALUES(?1, ?2, ?3, ?4, ?5)",
+    [Q_RUN_INS] = "INSERT INTO move_runs(op, first, n, names, data) VALUES(?1, ?2, ?3, ?4, ?5)",
+    [Q_RUN_END] = "SELECT coalesce(max(first + n), 0) FROM move_runs WHERE op = ?1",
     [Q_KEYS_BY_KEY] = "SELECT key, coord, node, pos FROM keys ORDER BY key",
     /* Where keys have coordinates of their own (pos is not NULL). */
     [Q_KEYS_BY_POS] = "SELECT key, coord, node, pos FROM keys ORDER BY pos, key",
@@ -122,8 +125,11 @@ static const char *const sql[Q_COUNT] = {
               "ORDER BY id LIMIT ?2",
     [Q_OP_LAST] = "SELECT coalesce(max(id), 0) FROM ops",
     [Q_OP_KEYS] = "SELECT key FROM op_keys WHERE op = ?1 ORDER BY seq",
-    [Q_MOVES] = "SELECT key, src, dst FROM moves WHERE op = ?1 ORDER BY seq LIMIT ?2 OFFSET ?3",
-    [Q_MOVES_COUNT] = "SELECT count(*) FROM moves WHERE op = ?1",
+    /* The runs that may hold the move at index ?2 and after (a run holds
+     * at most MOVERUN_MAX), found by the index on (op, first). */
+    [Q_MOVES] = "SELECT first, n, names, data FROM move_runs WHERE op = ?1 AND first > ?2 "
+                "ORDER BY first",
+    [Q_MOVES_COUNT] = "SELECT coalesce(sum(n), 0) FROM move_runs WHERE op = ?1",
     [Q_DATA_VERSION] = "PRAGMA data_version",
     [Q_DENSITY] = "SELECT coord, pos FROM keys",
     [Q_OP_BASE] = "SELECT coalesce(max(id), 0) FROM ops "
@@ -236,8 +242,18 @@ static const char schema_v6[] =
     "CREATE UNIQUE INDEX keys_key ON keys(key);"
     "CREATE INDEX keys_pos ON keys(pos, key) WHERE pos IS NOT NULL;";
 
-static const char *const migrations[STORE_SCHEMA_VERSION] = {schema_v1, schema_v2, schema_v3,
-                                                             schema_v4, schema_v5, schema_v6};
+/* Version 7: an operation's moves in runs of up to MOVERUN_MAX, each two
+ * blobs (moverun.h), instead of a row per move with both names written out:
+ * a switch of algorithm at 1M keys wrote 990,000 rows.  `first` is the
+ * index in the operation's moves of the run's first.  The rows of `moves`
+ * are copied into runs by migrate_moves, which then drops the table. */
+static const char schema_v7[] =
+    "CREATE TABLE move_runs(op INTEGER NOT NULL, first INTEGER NOT NULL, n INTEGER NOT NULL,"
+    "  names BLOB NOT NULL, data BLOB NOT NULL);"
+    "CREATE UNIQUE INDEX move_runs_at ON move_runs(op, first);";
+
+static const char *const migrations[STORE_SCHEMA_VERSION] = {
+    schema_v1, schema_v2, schema_v3, schema_v4, schema_v5, schema_v6, schema_v7};
 
 struct store {
     sqlite3 *db;
@@ -252,6 +268,12 @@ struct store {
     char moved[PATH_MAX_MSG]; /* why the path no longer names it, "" if it does */
     bool replaced;            /* the path names another file */
     bool settled;             /* what settle_moved does is done */
+    /* Moves recorded and not yet written: the run of operation run_op whose
+     * first move is the operation's run_first-th.  Written when full, when
+     * another operation records, before moves are read and at commit;
+     * dropped at begin and rollback. */
+    moverun run;
+    int64_t run_op, run_first;
 };
 
 static int dberr(store *st, rs_error *err, const char *what)
@@ -361,6 +383,35 @@ static int read_version(store *st, int64_t *app, int64_t *version, int64_t *tabl
            pragma_int(st, "SELECT count(*) FROM sqlite_schema", tables);
 }
 
+static int run_flush(store *st, rs_error *err);
+static void run_drop(store *st);
+static int run_record(store *st, int64_t op, const char *key, size_t len, const char *from_name,
+                      const char *to_name, rs_error *err);
+
+/* Schema 7's second step: every row of `moves` into runs, in (op, seq)
+ * order, then the table dropped. */
+static int migrate_moves(store *st, rs_error *err)
+{
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(st->db, "SELECT op, key, src, dst FROM moves ORDER BY op, seq", -1, &s,
+                           NULL) != SQLITE_OK)
+        return dberr(st, err, "upgrading the schema");
+    int rc = 0, step;
+    while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW)
+        rc = run_record(st, sqlite3_column_int64(s, 0), (const char *)sqlite3_column_text(s, 1),
+                        (size_t)sqlite3_column_bytes(s, 1), (const char *)sqlite3_column_text(s, 2),
+                        (const char *)sqlite3_column_text(s, 3), err);
+    if (!rc && step != SQLITE_DONE)
+        rc = dberr(st, err, "upgrading the schema");
+    sqlite3_finalize(s);
+    if (!rc)
+        rc = run_flush(st, err);
+    if (!rc)
+        rc = exec(st, "DROP TABLE moves", err, "upgrading the schema");
+    run_drop(st);
+    return rc;
+}
+
 /* Create or migrate the schema.  Refuses files of other programs and files
  * from a newer ringsim. */
 static int setup_schema(store *st, rs_error *err)
@@ -392,7 +443,8 @@ static int setup_schema(store *st, rs_error *err)
     if (app != APPLICATION_ID)
         version = 0;
     for (int64_t v = version; v < STORE_SCHEMA_VERSION; v++)
-        if ((rc = exec(st, migrations[v], err, "upgrading the schema")))
+        if ((rc = exec(st, migrations[v], err, "upgrading the schema")) ||
+            (v == 6 && (rc = migrate_moves(st, err))))
             goto fail;
     char buf[128];
     snprintf(buf, sizeof buf, "PRAGMA application_id = %d; PRAGMA user_version = %d;",
@@ -402,6 +454,7 @@ static int setup_schema(store *st, rs_error *err)
         goto fail;
     return 0;
 fail:
+    run_drop(st);
     sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
     return rc;
 }
@@ -801,6 +854,7 @@ void store_close(store *st)
     for (int i = 0; i < Q_COUNT; i++)
         sqlite3_finalize(st->q[i]);
     sqlite3_close(st->db);
+    moverun_free(&st->run);
     free(st->path);
     free(st);
 }
@@ -810,6 +864,7 @@ int store_begin(store *st, rs_error *err)
     if (st->read_only[0] || sqlite3_db_readonly(st->db, "main") == 1)
         return rs_fail(err, RINGSIM_EREADONLY, "database %s is read-only: %s", st->path,
                        st->read_only[0] ? st->read_only : "SQLite opened it read-only");
+    run_drop(st);
     int rc = run(st, stmt(st, Q_BEGIN), err, "starting a transaction");
     if (!rc && !unmoved(st)) {
         store_rollback(st);
@@ -821,6 +876,11 @@ int store_begin(store *st, rs_error *err)
 
 int store_commit(store *st, rs_error *err)
 {
+    int rc = run_flush(st, err);
+    if (rc) {
+        store_rollback(st);
+        return rc;
+    }
     /* Checked again with the work done: the file may have gone while the
      * operation ran (a long one, or one that waited for the lock). */
     if (sqlite3_txn_state(st->db, "main") == SQLITE_TXN_WRITE && !unmoved(st)) {
@@ -828,7 +888,7 @@ int store_commit(store *st, rs_error *err)
         settle_moved(st);
         return moved_fail(st, err);
     }
-    int rc = run(st, stmt(st, Q_COMMIT), err, "committing");
+    rc = run(st, stmt(st, Q_COMMIT), err, "committing");
     if (rc)
         store_rollback(st);
     return rc;
@@ -836,6 +896,7 @@ int store_commit(store *st, rs_error *err)
 
 void store_rollback(store *st)
 {
+    run_drop(st);
     if (!sqlite3_get_autocommit(st->db))
         sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 }
@@ -1233,38 +1294,83 @@ int store_key_set(store *st, const store_key *k, rs_error *err)
     return rc;
 }
 
-int store_move_add(store *st, int64_t op, int64_t seq, const char *key, size_t len,
-                   const char *from_name, const char *to_name, rs_error *err)
+/* Write the run being filled, if it holds anything. */
+static int run_flush(store *st, rs_error *err)
 {
-    sqlite3_stmt *s = stmt(st, Q_MOVE_ADD);
+    moverun *r = &st->run;
+    if (!r->n)
+        return 0;
+    sqlite3_stmt *s = stmt(st, Q_RUN_INS);
     if (s) {
-        sqlite3_bind_int64(s, 1, op);
-        sqlite3_bind_int64(s, 2, seq);
-        sqlite3_bind_text(s, 3, key, (int)len, SQLITE_STATIC);
-        sqlite3_bind_text(s, 4, from_name, -1, SQLITE_STATIC);
-        sqlite3_bind_text(s, 5, to_name, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(s, 1, st->run_op);
+        sqlite3_bind_int64(s, 2, st->run_first);
+        sqlite3_bind_int64(s, 3, r->n);
+        sqlite3_bind_blob(s, 4, r->names.p ? r->names.p : "", (int)r->names.n, SQLITE_STATIC);
+        sqlite3_bind_blob(s, 5, r->data.p, (int)r->data.n, SQLITE_STATIC);
     }
-    return run(st, s, err, "recording a move");
+    int rc = run(st, s, err, "recording moves");
+    if (!rc) {
+        st->run_first += r->n;
+        moverun_clear(r);
+    }
+    return rc;
+}
+
+/* Forget what was recorded and not written (the transaction is gone). */
+static void run_drop(store *st)
+{
+    moverun_clear(&st->run);
+    st->run_op = 0;
+}
+
+static int run_record(store *st, int64_t op, const char *key, size_t len, const char *from_name,
+                      const char *to_name, rs_error *err)
+{
+    int rc = 0;
+    if (op != st->run_op) {
+        /* Another operation's moves: it may have some already. */
+        if ((rc = run_flush(st, err)))
+            return rc;
+        sqlite3_stmt *s = stmt(st, Q_RUN_END);
+        if (s)
+            sqlite3_bind_int64(s, 1, op);
+        if ((rc = one_int(st, s, &st->run_first, err, "recording moves")))
+            return rc;
+        st->run_op = op;
+    } else if (moverun_full(&st->run) && (rc = run_flush(st, err))) {
+        return rc;
+    }
+    if (moverun_add(&st->run, key, len, from_name, to_name))
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    return 0;
+}
+
+int store_move_add(store *st, int64_t op, const char *key, size_t len, const char *from_name,
+                   const char *to_name, rs_error *err)
+{
+    return run_record(st, op, key, len, from_name, to_name, err);
 }
 
 int store_keys_move(store *st, int64_t lo, int64_t hi, int64_t from, int64_t to, int64_t op,
-                    const char *from_name, const char *to_name, int64_t *seq, int64_t *count,
-                    rs_error *err)
+                    const char *from_name, const char *to_name, int64_t *count, rs_error *err)
 {
-    int rc;
+    int rc = 0;
     *count = 0;
     if (op > 0) {
-        sqlite3_stmt *s = stmt(st, Q_MOVE_REC);
-        if (s) {
-            sqlite3_bind_int64(s, 1, op);
-            sqlite3_bind_int64(s, 2, *seq);
-            sqlite3_bind_text(s, 3, from_name, -1, SQLITE_STATIC);
-            sqlite3_bind_text(s, 4, to_name, -1, SQLITE_STATIC);
-            sqlite3_bind_int64(s, 5, lo);
-            sqlite3_bind_int64(s, 6, hi);
-            bind_node(s, 7, from);
-        }
-        if ((rc = run(st, s, err, "recording moves")))
+        sqlite3_stmt *s = stmt(st, Q_MOVE_KEYS);
+        if (!s)
+            return dberr(st, err, "recording moves");
+        sqlite3_bind_int64(s, 1, lo);
+        sqlite3_bind_int64(s, 2, hi);
+        bind_node(s, 3, from);
+        int step;
+        while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW)
+            rc = run_record(st, op, (const char *)sqlite3_column_text(s, 0),
+                            (size_t)sqlite3_column_bytes(s, 0), from_name, to_name, err);
+        if (!rc && step != SQLITE_DONE)
+            rc = dberr(st, err, "recording moves");
+        sqlite3_reset(s);
+        if (rc)
             return rc;
     }
     sqlite3_stmt *s = stmt(st, Q_MOVE_UPD);
@@ -1277,7 +1383,6 @@ int store_keys_move(store *st, int64_t lo, int64_t hi, int64_t from, int64_t to,
     if ((rc = run(st, s, err, "moving keys")))
         return rc;
     *count = sqlite3_changes(st->db);
-    *seq += *count;
     return 0;
 }
 
@@ -1833,29 +1938,65 @@ int store_op_keys_each(store *st, int64_t op, store_str_fn fn, void *ud, rs_erro
     return r;
 }
 
+typedef struct page_ctx {
+    store_move_fn fn;
+    void *ud;
+    bool stopped; /* the answer is fn's */
+} page_ctx;
+
+static int page_move(void *ud, const char *key, const char *from, const char *to)
+{
+    page_ctx *p = ud;
+    int r = p->fn(p->ud, key, from, to);
+    p->stopped = r != 0;
+    return r;
+}
+
 int store_moves_page(store *st, int64_t op, int64_t offset, int64_t limit, int64_t *total,
                      store_move_fn fn, void *ud, rs_error *err)
 {
+    int rc = run_flush(st, err);
+    if (rc)
+        return rc;
     sqlite3_stmt *s = stmt(st, Q_MOVES_COUNT);
     if (!s)
         return dberr(st, err, "reading moves");
     sqlite3_bind_int64(s, 1, op);
-    int rc = one_int(st, s, total, err, "reading moves");
-    if (rc)
+    if ((rc = one_int(st, s, total, err, "reading moves")))
         return rc;
+    if (offset < 0)
+        offset = 0;
     if (!(s = stmt(st, Q_MOVES)))
         return dberr(st, err, "reading moves");
     sqlite3_bind_int64(s, 1, op);
-    sqlite3_bind_int64(s, 2, limit);
-    sqlite3_bind_int64(s, 3, offset);
-    int r = 0;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        r = fn(ud, (const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1),
-               (const char *)sqlite3_column_text(s, 2));
-        if (r)
+    sqlite3_bind_int64(s, 2, offset > MOVERUN_MAX ? offset - MOVERUN_MAX : -1);
+    page_ctx p = {fn, ud, false};
+    int r = 0, step = SQLITE_DONE;
+    while (!r && (limit < 0 || limit > 0) && (step = sqlite3_step(s)) == SQLITE_ROW) {
+        int64_t first = sqlite3_column_int64(s, 0), n = sqlite3_column_int64(s, 1), seen = 0;
+        if (first + n <= offset)
+            continue;
+        const void *names = sqlite3_column_blob(s, 2);
+        size_t names_len = (size_t)sqlite3_column_bytes(s, 2);
+        const void *data = sqlite3_column_blob(s, 3);
+        size_t data_len = (size_t)sqlite3_column_bytes(s, 3);
+        if (n < 0 || n > MOVERUN_MAX) {
+            r = RINGSIM_ENOTDB;
             break;
+        }
+        r = moverun_each(names, names_len, data, data_len, n, offset > first ? offset - first : 0,
+                         limit, page_move, &p, &seen);
+        if (limit > 0)
+            limit -= seen;
     }
-    if (!r && rc != SQLITE_DONE)
+    if (p.stopped)
+        ; /* fn's answer, with its own message */
+    else if (r == RINGSIM_ENOTDB)
+        r = rs_fail(err, RINGSIM_ENOTDB, "database %s is damaged (the moves of operation %lld)",
+                    st->path, (long long)op);
+    else if (r == RINGSIM_ENOMEM)
+        r = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    else if (!r && (limit < 0 || limit > 0) && step != SQLITE_DONE)
         r = dberr(st, err, "reading moves");
     sqlite3_reset(s);
     return r;

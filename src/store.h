@@ -4,7 +4,8 @@
  * Tables: meta (schema version, configuration, counters), nodes, keys (with
  * position and owner), ops (the operation log with each operation's
  * parameters and the configuration after it), op_keys (key lists of explicit
- * inserts and deletes, for replay) and moves (key, from, to of every move).
+ * inserts and deletes, for replay) and move_runs (key, from, to of every
+ * move, packed in runs: moverun.h).
  * WAL mode, one cached prepared statement per query, and one write
  * transaction per operation (store_begin ... store_commit).  Keys are
  * clustered by (coordinate, key) -- the coordinate in the algorithm's space,
@@ -25,7 +26,7 @@
 
 #include "error.h"
 
-#define STORE_SCHEMA_VERSION 6
+#define STORE_SCHEMA_VERSION 7
 #define STORE_NO_NODE (-1) /* owner of an unassigned key */
 #define NAME_BUF 256       /* a name of up to 255 bytes plus NUL */
 
@@ -136,9 +137,11 @@ int store_keys_insert_batch(store *st, const store_key *v, size_t n, int *insert
  * with has_coord, else its position k->pos): RINGSIM_EDB when it is not
  * there.  A new coordinate takes store_keys_rebuild. */
 int store_key_set(store *st, const store_key *k, rs_error *err);
-/* Record one move of operation op. */
-int store_move_add(store *st, int64_t op, int64_t seq, const char *key, size_t len,
-                   const char *from_name, const char *to_name, rs_error *err);
+/* Record one move of operation op, after those it recorded before (names
+ * NULL for unassigned).  Moves are kept in runs (moverun.h) written as they
+ * fill, before any read of moves and at commit; a rollback drops them. */
+int store_move_add(store *st, int64_t op, const char *key, size_t len, const char *from_name,
+                   const char *to_name, rs_error *err);
 /* RINGSIM_ENOTFOUND when missing. */
 int store_key_find(store *st, const char *key, size_t len, store_key *out, rs_error *err);
 /* *deleted = 1, or 0 when the key was not there. */
@@ -151,11 +154,10 @@ int store_keys_density(store *st, bool by_coord, uint64_t top, uint32_t bins, in
                        rs_error *err);
 /* Give every key with lo <= stored coordinate <= hi (a key's own, or its
  * position in the same encoding: uint64 ^ 2^63) owned by `from` to `to`;
- * when op > 0, record each as a move in (coordinate, key) order (seq
- * numbers from *seq on, advanced).  *count is the number moved. */
+ * when op > 0, record each as a move in (coordinate, key) order, after
+ * the operation's earlier moves.  *count is the number moved. */
 int store_keys_move(store *st, int64_t lo, int64_t hi, int64_t from, int64_t to, int64_t op,
-                    const char *from_name, const char *to_name, int64_t *seq, int64_t *count,
-                    rs_error *err);
+                    const char *from_name, const char *to_name, int64_t *count, rs_error *err);
 /* Every key, ordered by key bytes, by (position, key), or in the table's
  * order (coordinate, key: the cheapest). */
 enum { STORE_EACH_KEY, STORE_EACH_POSITION, STORE_EACH_TABLE };
@@ -263,6 +265,9 @@ int store_op_base(store *st, int64_t upto, int64_t *out, rs_error *err);
 /* The key list of an explicit insert or delete, in request order. */
 typedef int (*store_str_fn)(void *ud, const char *s, size_t len);
 int store_op_keys_each(store *st, int64_t op, store_str_fn fn, void *ud, rs_error *err);
+/* Moves offset .. offset + limit - 1 of operation op in the order recorded
+ * (limit negative: all), *total the number it has; from and to are NULL
+ * for unassigned.  fn's non-zero answer stops the page and is returned. */
 typedef int (*store_move_fn)(void *ud, const char *key, const char *from, const char *to);
 int store_moves_page(store *st, int64_t op, int64_t offset, int64_t limit, int64_t *total,
                      store_move_fn fn, void *ud, rs_error *err);

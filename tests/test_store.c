@@ -14,6 +14,8 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "moverun.h"
+#include "sbuf.h"
 #include "store.h"
 
 static char dir[] = "/tmp/ringsim-store-XXXXXX";
@@ -188,16 +190,13 @@ static void test_moves_and_ranges(void **state)
                              &ins, &err),
             0);
     }
-    int64_t seq = 0, count, op;
+    int64_t count, op;
     assert_int_equal(store_op_append(st, "add_node", "b", "{}", "{}", &op, &err), 0);
     /* positions 100..200 inclusive: keys 10..20 */
-    assert_int_equal(store_keys_move(st, at(100), at(200), 1, 2, op, "a", "b", &seq, &count, &err),
-                     0);
+    assert_int_equal(store_keys_move(st, at(100), at(200), 1, 2, op, "a", "b", &count, &err), 0);
     assert_int_equal(count, 11);
-    assert_int_equal(seq, 11);
     /* keys owned by another node in the range are not touched */
-    assert_int_equal(store_keys_move(st, at(100), at(200), 1, 3, op, "a", "c", &seq, &count, &err),
-                     0);
+    assert_int_equal(store_keys_move(st, at(100), at(200), 1, 3, op, "a", "c", &count, &err), 0);
     assert_int_equal(count, 0);
     assert_int_equal(store_commit(st, &err), 0);
     int64_t total;
@@ -338,6 +337,147 @@ static void test_moved_file(void **state)
 
 /* ---- schema 5 to 6: the keys table rebuilt clustered by coordinate ---- */
 
+/* Moves as recorded, one line each: "key from to" ("-" for NULL). */
+static int list_move(void *ud, const char *key, const char *from, const char *to)
+{
+    sbuf *b = ud;
+    return sb_printf(b, "%s %s %s\n", key, from ? from : "-", to ? to : "-");
+}
+
+static const char *move_from(int i)
+{
+    static const char *const names[] = {"a", NULL, "b \"c\"", "n\xc3\xa9"};
+    return names[i % 4];
+}
+
+/* The expected lines of moves lo .. hi - 1 of the op that recorded i. */
+static void want_moves(sbuf *b, const char *tag, int lo, int hi)
+{
+    for (int i = lo; i < hi; i++) {
+        const char *f = move_from(i), *t = move_from(i + 1);
+        assert_int_equal(sb_printf(b, "%s%d %s %s\n", tag, i, f ? f : "-", t ? t : "-"), 0);
+    }
+}
+
+static void check_page(store *st, int64_t op, const char *tag, int n, int64_t off, int64_t lim)
+{
+    sbuf got = {0}, want = {0};
+    int64_t total = -1;
+    rs_error err;
+    assert_int_equal(store_moves_page(st, op, off, lim, &total, list_move, &got, &err), 0);
+    assert_int_equal(total, n);
+    int64_t lo = off < n ? off : n, hi = lim < 0 || off + lim > n ? n : off + lim;
+    want_moves(&want, tag, (int)lo, (int)(hi > lo ? hi : lo));
+    assert_string_equal(got.p ? got.p : "", want.p ? want.p : "");
+    free(got.p);
+    free(want.p);
+}
+
+/* Schema 7: moves are kept in runs of MOVERUN_MAX.  Pages across runs,
+ * two operations recording in turn in one transaction, names with quotes
+ * and UTF-8, NULL (unassigned) on either side, and a rollback that drops
+ * what was recorded and not yet written. */
+static void test_moves_in_runs(void **state)
+{
+    (void)state;
+    store *st;
+    rs_error err;
+    assert_int_equal(store_open(&st, ":memory:", &err), 0);
+    assert_int_equal(store_begin(st, &err), 0);
+    int64_t a, b;
+    assert_int_equal(store_op_append(st, "add_node", "a", "{}", "{}", &a, &err), 0);
+    assert_int_equal(store_op_append(st, "add_node", "b", "{}", "{}", &b, &err), 0);
+    const int na = 2 * MOVERUN_MAX + 17, nb = 5;
+    char key[32];
+    for (int i = 0; i < na; i++) {
+        snprintf(key, sizeof key, "x%d", i);
+        assert_int_equal(
+            store_move_add(st, a, key, strlen(key), move_from(i), move_from(i + 1), &err), 0);
+        if (i == MOVERUN_MAX + 3) /* b records between two of a's */
+            for (int j = 0; j < nb; j++) {
+                snprintf(key, sizeof key, "y%d", j);
+                assert_int_equal(
+                    store_move_add(st, b, key, strlen(key), move_from(j), move_from(j + 1), &err),
+                    0);
+            }
+    }
+    /* read inside the transaction: what is pending is written first */
+    check_page(st, a, "x", na, 0, -1);
+    assert_int_equal(store_commit(st, &err), 0);
+    check_page(st, a, "x", na, 0, -1);
+    check_page(st, b, "y", nb, 0, -1);
+    check_page(st, a, "x", na, MOVERUN_MAX - 2, 5); /* across the first run's end */
+    check_page(st, a, "x", na, MOVERUN_MAX + 2, 3); /* across b's turn */
+    check_page(st, a, "x", na, na - 3, 100);        /* the end */
+    check_page(st, a, "x", na, na + 5, 10);         /* past it: nothing */
+    check_page(st, a, "x", na, 7, 0);               /* no room: nothing */
+    check_page(st, b, "y", nb, 2, 2);
+    /* a rollback drops moves recorded and not written; a later commit of
+     * another operation writes none of them */
+    int64_t c;
+    assert_int_equal(store_begin(st, &err), 0);
+    assert_int_equal(store_op_append(st, "add_node", "c", "{}", "{}", &c, &err), 0);
+    assert_int_equal(store_move_add(st, c, "z", 1, "a", "b", &err), 0);
+    store_rollback(st);
+    assert_int_equal(store_begin(st, &err), 0);
+    assert_int_equal(store_op_append(st, "add_node", "c", "{}", "{}", &c, &err), 0);
+    assert_int_equal(store_commit(st, &err), 0);
+    check_page(st, c, "z", 0, 0, -1);
+    check_page(st, a, "x", na, 0, -1);
+    store_close(st);
+}
+
+static int ignore_move(void *ud, const char *key, const char *from, const char *to)
+{
+    (void)key, (void)from, (void)to;
+    ++*(int *)ud;
+    return 0;
+}
+
+/* A damaged run is refused, never read past. */
+static void test_moverun_damaged(void **state)
+{
+    (void)state;
+    moverun r = {0};
+    assert_int_equal(moverun_add(&r, "key", 3, "a", NULL), 0);
+    assert_int_equal(moverun_add(&r, "k2", 2, "bb", "a"), 0);
+    int calls = 0;
+    int64_t seen;
+    assert_int_equal(
+        moverun_each(r.names.p, r.names.n, r.data.p, r.data.n, 2, 0, -1, ignore_move, &calls, &seen),
+        0);
+    assert_int_equal(calls, 2);
+    assert_int_equal(seen, 2);
+    /* every shorter data blob, a count off by one either way, names cut */
+    for (size_t cut = 0; cut < r.data.n; cut++)
+        assert_int_equal(moverun_each(r.names.p, r.names.n, r.data.p, cut, 2, 0, -1, ignore_move,
+                                      &calls, &seen),
+                         RINGSIM_ENOTDB);
+    assert_int_equal(
+        moverun_each(r.names.p, r.names.n, r.data.p, r.data.n, 1, 0, -1, ignore_move, &calls, &seen),
+        RINGSIM_ENOTDB);
+    assert_int_equal(
+        moverun_each(r.names.p, r.names.n, r.data.p, r.data.n, 3, 0, -1, ignore_move, &calls, &seen),
+        RINGSIM_ENOTDB);
+    assert_int_equal(moverun_each(r.names.p, r.names.n - 1, r.data.p, r.data.n, 2, 0, -1,
+                                  ignore_move, &calls, &seen),
+                     RINGSIM_ENOTDB);
+    /* a name index past the names: the second move's "to" */
+    char bad[64];
+    memcpy(bad, r.data.p, r.data.n);
+    bad[r.data.n - 1] = 9;
+    assert_int_equal(
+        moverun_each(r.names.p, r.names.n, bad, r.data.n, 2, 0, -1, ignore_move, &calls, &seen),
+        RINGSIM_ENOTDB);
+    /* a varint that never ends */
+    memset(bad, 0xff, sizeof bad);
+    assert_int_equal(
+        moverun_each(r.names.p, r.names.n, bad, sizeof bad, 1, 0, -1, ignore_move, &calls, &seen),
+        RINGSIM_ENOTDB);
+    moverun_free(&r);
+    moverun_free(&r); /* twice: the struct is zeroed */
+}
+
 /* The schema a version-5 file has (versions 1 to 5 as they were written),
  * and its rows: keys of the seed's ring (coordinate NULL) or, with own, of
  * an algorithm with coordinates of its own. */
@@ -369,6 +509,11 @@ static void write_v5(const char *file, bool own)
         "ALTER TABLE ops ADD COLUMN bytes_moved INTEGER;"
         "ALTER TABLE ops ADD COLUMN workload TEXT;"
         "INSERT INTO nodes(id, name, weight, keys, seq) VALUES(1, 'a', 1, 3, 1), (2, 'b', 1, 2, 2);"
+        /* moves in rows, one per move (before schema 7) */
+        "INSERT INTO ops(id, at, type, subject, params, config, keys_moved, moved_from) "
+        "  VALUES(1, 't', 'add_node', 'b', '{}', '{}', 3, '[]');"
+        "INSERT INTO moves(op, seq, key, src, dst) VALUES(1, 3, 'k3', 'a', NULL),"
+        "  (1, 1, 'k1', 'a', 'b'), (1, 2, 'k2', NULL, 'b');"
         "PRAGMA application_id = 1380535879; PRAGMA user_version = 5;" /* "RING" */;
     sqlite3 *db;
     assert_int_equal(sqlite3_open(file, &db), SQLITE_OK);
@@ -402,6 +547,13 @@ static void test_migrate_5_to_6(void **state)
         store *st;
         rs_error err;
         assert_int_equal(store_open(&st, path, &err), 0);
+        /* the moves, in runs now, in the order of their rows */
+        sbuf got = {0};
+        int64_t n = 0;
+        assert_int_equal(store_moves_page(st, 1, 0, -1, &n, list_move, &got, &err), 0);
+        assert_int_equal(n, 3);
+        assert_string_equal(got.p, "k1 a b\nk2 - b\nk3 a -\n");
+        free(got.p);
         /* every key with its position, owner and coordinate */
         static const struct {
             const char *key;
@@ -440,11 +592,11 @@ static void test_migrate_5_to_6(void **state)
         assert_int_equal(store_keys_density(st, false, 0, 2, counts, &err), 0);
         assert_int_equal(counts[0], 5);
         assert_int_equal(counts[1], 1);
-        int64_t seq = 0, count, op;
+        int64_t count, op;
         assert_int_equal(store_begin(st, &err), 0);
         assert_int_equal(store_op_append(st, "add_node", "c", "{}", "{}", &op, &err), 0);
         int64_t lo = own ? 1 : at(100), hi = own ? 50 : at(300);
-        assert_int_equal(store_keys_move(st, lo, hi, 1, 2, op, "a", "b", &seq, &count, &err), 0);
+        assert_int_equal(store_keys_move(st, lo, hi, 1, 2, op, "a", "b", &count, &err), 0);
         assert_int_equal(count, own ? 2 : 3); /* k6 k1, or k3 k6 k1 */
         assert_int_equal(store_commit(st, &err), 0);
         store_close(st);
@@ -453,7 +605,7 @@ static void test_migrate_5_to_6(void **state)
         assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
         assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &v, NULL), SQLITE_OK);
         assert_int_equal(sqlite3_step(v), SQLITE_ROW);
-        assert_int_equal(sqlite3_column_int(v, 0), 6);
+        assert_int_equal(sqlite3_column_int(v, 0), STORE_SCHEMA_VERSION);
         sqlite3_finalize(v);
         sqlite3_close(db);
     }
@@ -467,6 +619,8 @@ int main(void)
         cmocka_unit_test(test_rollback_leaves_nothing),
         cmocka_unit_test(test_refuses_foreign_files),
         cmocka_unit_test(test_moves_and_ranges),
+        cmocka_unit_test(test_moves_in_runs),
+        cmocka_unit_test(test_moverun_damaged),
         cmocka_unit_test(test_schema_version),
         cmocka_unit_test(test_long_prefix_is_bounded),
         cmocka_unit_test(test_moved_file),
