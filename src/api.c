@@ -1124,6 +1124,9 @@ static const route routes[] = {
     {"scenarios/x", API_GET, get_scenario_route, API_LOOP, false, true, NULL, NULL},
     {"scenarios/x", API_POST, post_scenarios_route, API_WORKER, true, false, NULL, NULL},
     /* the export reads the log for itself (?at= is its own parameter) */
+    /* every key, streamed, of now or of the past (?at=); the other exports
+     * read at= themselves (a scenario's recipe of the past is the log's) */
+    {"export/keys", API_GET, get_export_route, API_READER, false, true, API_CSV_OWN, NULL},
     {"export/x", API_GET, get_export_route, API_READER, false, false, API_CSV_OWN, NULL},
     {"theory", API_GET, get_theory_route, API_READER, false, true, NULL, NULL},
     /* the difference between two states may compare them whole (time travel) */
@@ -1145,6 +1148,9 @@ static bool path_matches(const api_request *r, const char *path)
     const char *third = slash ? strchr(slash + 1, '/') : NULL; /* "nodes/x/state" */
     if (third)
         return seg_is(r, 0, first) && r->nseg == 3 && seg_is(r, 2, third + 1);
+    /* "export/keys": that second segment; "export/x": any */
+    if (slash && strcmp(slash + 1, "x") && !(r->nseg == 2 && seg_is(r, 1, slash + 1)))
+        return false;
     return seg_is(r, 0, first) && r->nseg == (slash ? 2 : 1);
 }
 

@@ -625,7 +625,16 @@ static int workload_param(json_t *spec, const char *p, rs_error *err)
     memcpy(name, p, nl);
     name[nl] = 0;
     const char *val = eq + 1;
-    json_t *v = *val == '[' || *val == '{' ? json_loads(val, 0, NULL) : json_string(val);
+    /* JSON for a list or an object, a number for plain decimal digits (an
+     * integer exactly, as a seed past 2^53 needs), else text (a kind, an
+     * order; a number written otherwise, "0x10", is then refused). */
+    double d;
+    char *end;
+    errno = 0;
+    long long i = strtoll(val, &end, 10);
+    json_t *v = *val == '[' || *val == '{'  ? json_loads(val, 0, NULL)
+                : cmd_parse_number(val, &d) ? json_string(val)
+                                            : (!*end && !errno ? json_integer(i) : json_real(d));
     if (!v)
         return rs_fail(err, RINGSIM_EPARAM, "--param %s: the value is not valid JSON", name);
     json_t *into = spec;
@@ -1279,7 +1288,7 @@ static int run_traffic(cmd_ctx *c)
     const char *sd = l->opt[CMD_O_SEED], *fc = l->opt[CMD_O_FACTOR];
     traffic_params p = {0, 0, 0, -1, 0};
     uint64_t u;
-    if (!rq || !cc)
+    if (!rq || !cc) /* cmd_parse refuses it; a scenario line is parsed the same way */
         return rs_fail(&c->err, RINGSIM_EPARAM, "traffic run needs --requests N and --concurrency C");
     if (parse_u64(rq, &p.requests) || p.requests < 1 || p.requests > TRAFFIC_MAX_REQUESTS)
         return rs_fail(&c->err, RINGSIM_EPARAM,
@@ -1350,6 +1359,10 @@ static int run_traffic(cmd_ctx *c)
             json_number_value(json_object_get(j, "peak_in_flight_max_over_mean")),
             100 * json_number_value(json_object_get(j, "sent_away")),
             json_number_value(json_object_get(j, "probes_per_request")));
+    json_int_t unserved = json_integer_value(json_object_get(j, "unserved"));
+    if (unserved)
+        fprintf(out, "%lld requests unserved: every node that could serve their keys is down\n",
+                (long long)unserved);
     json_decref(j);
     return 0;
 }
@@ -1365,47 +1378,48 @@ const cmd_def cmd_table[] = {
      "reaches every open page within a second. On an address other than loopback every "
      "request needs the access token: --token, $RINGSIM_TOKEN, or one made up and printed "
      "in the URL.",
-     NULL},
+     NULL, 0},
     {"node add", "NAME", 1, 1, O(WEIGHT) | O(TOKENS) | O(ID) | O(BACKUP) | O(DOWN), CMD_F_CHANGE,
      "add a node",
      "Adds the node NAME; the keys of the arcs it takes over move to it. A node with a "
      "weight holds a proportional number of points (or slots, or table entries).",
-     run_node_add},
+     run_node_add, 0},
     {"node rm", "NAME", 1, 1, 0, CMD_F_CHANGE, "remove a node",
-     "Removes the node NAME; its keys move to the nodes that now own their positions.", run_node_rm},
+     "Removes the node NAME; its keys move to the nodes that now own their positions.", run_node_rm,
+     0},
     {"node weight", "NAME W", 2, 2, 0, CMD_F_CHANGE, "change a node's weight in place",
      "Gives the node NAME the weight W (a number above 0, in decimal digits); the keys move "
      "as the placement says. One set_weight operation; the weight it already has changes "
      "nothing and records nothing.",
-     run_node_weight},
+     run_node_weight, 0},
     {"node down", "NAME", 1, 1, 0, CMD_F_CHANGE, "mark a node down (failed, still configured)",
      "Marks the node NAME down: it stays in the configuration and its keys are served as the "
      "algorithm's real system serves them when that server fails (docs/api.md, Node states). "
      "One set_state operation; a node already down changes nothing and records nothing.",
-     run_node_state},
+     run_node_state, 0},
     {"node up", "NAME", 1, 1, 0, CMD_F_CHANGE, "mark a node up again",
      "Marks the node NAME up: the keys it owns come back to it. One set_state operation; a "
      "node already up changes nothing and records nothing.",
-     run_node_state},
+     run_node_state, 0},
     {"node ls", "", 0, 0, O(CSV), 0, "list nodes (like nodetool status)",
      "Lists the nodes by position: weight, points, keys (those it serves), key share, ring "
      "share and state (up or down).",
-     run_node_ls},
+     run_node_ls, 0},
     {"key add", "KEY...", 1, -1, 0, CMD_F_CHANGE, "insert keys",
      "Inserts the keys. One key must be new; in a list, keys that exist are skipped and "
      "counted.",
-     run_key_add},
+     run_key_add, 0},
     {"key rm", "KEY...", 1, -1, 0, CMD_F_CHANGE, "delete keys",
-     "Deletes the keys; every one of them must exist.", run_key_rm},
+     "Deletes the keys; every one of them must exist.", run_key_rm, 0},
     {"key ls", "", 0, 0, O(NODE) | O(CSV), 0, "list keys by position",
-     "Lists every stored key with its position and node, ordered by (position, key).", run_key_ls},
+     "Lists every stored key with its position and node, ordered by (position, key).", run_key_ls, 0},
     {"key gen", "COUNT", 1, 1, O(PREFIX) | O(START) | O(YCSB), CMD_F_CHANGE, "insert generated keys",
      "Inserts the keys P+S ... P+(S+COUNT-1): COUNT from 1 to 10,000,000, prefix P "
      "(default key-), start S (default 0). Keys that exist are skipped. With --ycsb, "
      "YCSB's own key names for the record numbers S ... S+COUNT-1 (S default 0): "
      "user followed by Math.abs(Utils.fnvhash64(n)), as CoreWorkload's buildKeyName "
      "makes them with insertorder=hashed.",
-     run_key_gen},
+     run_key_gen, 0},
     {"workload", "[KIND]", 0, 1, O(PARAM), CMD_F_CHANGE_ARGS,
      "show or set the workload: each key's share of requests",
      "Without KIND, shows the workload. With KIND (uniform, zipf, hotspot, keys) and its "
@@ -1415,38 +1429,38 @@ const cmd_def cmd_table[] = {
      "sizes.max=1000), sets it: one workload operation. --param alone changes the current "
      "workload's parameters. Nodes then answer requests and bytes, operations "
      "requests_moved and bytes_moved.",
-     run_workload},
+     run_workload, 0},
     {"lookup", "KEY", 1, 1, 0, 0, "where a key goes, stored or not",
      "Shows where KEY goes: its position, hash, coordinate, owner, replicas and the steps "
      "from key to owner.",
-     run_lookup},
+     run_lookup, 0},
     {"stats", "", 0, 0, 0, 0, "balance statistics",
-     "Keys per node: mean, population standard deviation, cv, min, max, max/mean.", run_stats},
+     "Keys per node: mean, population standard deviation, cv, min, max, max/mean.", run_stats, 0},
     {"log", "[ID]", 0, 1, O(CSV), 0, "the operation log, or one operation's moves",
-     "Lists every operation; with ID, that operation and every key it moved (from, to).", run_log},
+     "Lists every operation; with ID, that operation and every key it moved (from, to).", run_log, 0},
     {"diff", "A B", 2, 2, 0, 0, "what changed between the states after two operations",
      "What changed from the state after operation A to the state after operation B (0: "
      "the empty start; either may be the later): keys moved (from, to; every one listed), "
      "keys and nodes added and removed, whether the configuration changed. Composed from "
      "the log's records of the operations in between (through resets and reverts), so it "
      "costs what they changed. Nothing is recorded.",
-     run_diff},
+     run_diff, 0},
     {"ring", "", 0, 0, 0, 0, "the ring's points in order",
-     "Lists the points (or slot ranges, or table runs) of the current placement.", run_ring},
+     "Lists the points (or slot ranges, or table runs) of the current placement.", run_ring, 0},
     {"config", "", 0, 0, CONFIG_OPTS, CMD_F_CHANGE_OPTS, "show or change the configuration",
      "Without options, shows the configuration. With options, switches the algorithm, its "
      "parameters or the number of replicas: one configure operation, and keys move as the "
      "new placement says.",
-     run_config},
+     run_config, 0},
     {"algorithms", "", 0, 0, 0, CMD_F_NO_DB, "the placement algorithms and their parameters",
      "Lists the placement algorithms: what each reproduces, its parameters and defaults, "
      "whether it honours weights and replicas.",
-     run_algorithms},
+     run_algorithms, 0},
     {"compare", "", 0, 0, O(ALGORITHMS) | O(PARAM), 0, "the nodes and keys placed by each algorithm",
      "Places the current nodes and keys with each algorithm side by side: max/mean, cv, "
      "structural balance, lookup time, memory, keys moved if a node joined or left. "
      "Nothing is recorded.",
-     run_compare},
+     run_compare, 0},
     {"traffic run", "", 0, 0, O(REQUESTS) | O(CONCURRENCY) | O(SEED) | O(FACTOR), 0,
      "replay requests through the placement and its bounded loads",
      "Replays N requests drawn from the workload's shares, C in flight on average (Poisson "
@@ -1455,19 +1469,19 @@ const cmd_def cmd_table[] = {
      "each request goes where that balancer's bounded-load rule sends it. Per node: requests "
      "handled, peak in flight, share of its own keys' requests served elsewhere. Nothing is "
      "recorded.",
-     run_traffic},
+     run_traffic, O(REQUESTS) | O(CONCURRENCY)},
     {"preview node", "add|rm|down|up NAME", 2, 2, O(WEIGHT) | O(TOKENS) | O(ID), 0,
      "what adding, removing or failing a node would do",
      "What `node add NAME`, `node rm NAME`, `node down NAME` or `node up NAME` would do: "
      "keys moved by source and destination, replica copies, statistics before and after. "
      "Nothing is recorded.",
-     run_preview_node},
+     run_preview_node, 0},
     {"preview config", "", 0, 0, CONFIG_OPTS, 0, "what a configuration change would do",
-     "What `config` with these options would do. Nothing is recorded.", run_preview_config},
+     "What `config` with these options would do. Nothing is recorded.", run_preview_config, 0},
     {"preview import", "FILE|-", 1, 1, O(FORMAT) | O(NAME), 0, "what importing a cluster would do",
      "What `import` of this text would do: keys moved by source and destination, statistics "
      "before and after, the nodes and notes read from the text. Nothing is recorded.",
-     import_face_run_preview},
+     import_face_run_preview, 0},
     /* Not CMD_F_CHANGE: a scenario (POST /api/scenarios/run too) must not
      * read the server's files. */
     {"import", "FILE|-", 1, 1, O(FORMAT) | O(NAME), 0,
@@ -1480,17 +1494,17 @@ const cmd_def cmd_table[] = {
      "states and slots; stored keys move as the new placement says. A text the real program "
      "would refuse is refused with its line; --name picks one section when the text has "
      "several.",
-     import_face_run},
+     import_face_run, 0},
     {"revert", "ID", 1, 1, 0, CMD_F_CHANGE, "make the state what it was after operation ID",
      "The nodes, keys and configuration become what they were right after operation ID "
      "(0: empty). The history is kept: the revert is one more operation.",
-     run_revert},
+     run_revert, 0},
     {"reset", "", 0, 0, 0, CMD_F_CHANGE, "remove every node and key",
-     "Removes every node and key and keeps the configuration; one operation.", run_reset},
+     "Removes every node and key and keeps the configuration; one operation.", run_reset, 0},
     {"check", "", 0, 0, 0, 0, "verify placement and replay the log",
      "Verifies the database: every key is on the node the placement says, and replaying "
      "the operation log gives the stored state. Exit 1 when something is wrong.",
-     run_check},
+     run_check, 0},
     {"run", "FILE | --builtin NAME", 0, 1, O(BUILTIN), 0, "run a scenario file",
      "Runs a scenario: one command a line, the words of this command line without "
      "`ringsim` (blank lines and lines starting with # are ignored), each change one "
@@ -1500,7 +1514,7 @@ const cmd_def cmd_table[] = {
      "<= > >=). "
      "Prints a report. Exit 1 at the first failing line, exit 2 on a syntax error; both "
      "name the file and line. FILE - reads standard input.",
-     NULL},
+     NULL, 0},
     {"export", "--scenario | --config F", 0, 0, O(SCENARIO) | O(CONFIG), 0,
      "write the history as a scenario file, or the nodes as a real system's configuration",
      "With --scenario, writes a scenario file of the operations that rebuild the current "
@@ -1510,17 +1524,17 @@ const cmd_def cmd_table[] = {
      "back to the same owners; cassandra's initial_token lines; redis's redis-cli --cluster "
      "commands from the imported slot layout to the current one; nodetool-ring and "
      "redis-nodes status text.",
-     NULL},
+     NULL, 0},
     {"scenarios", "[NAME]", 0, 1, 0, CMD_F_NO_DB, "the built-in scenarios, or one's text",
-     "Lists the scenarios built into ringsim; with NAME, prints that scenario's file.", NULL},
+     "Lists the scenarios built into ringsim; with NAME, prints that scenario's file.", NULL, 0},
     {"help", "[COMMAND]", 0, -1, 0, CMD_F_NO_DB, "this list, or one command's usage",
      "Without COMMAND, lists the commands; with COMMAND (\"node add\", \"run\"...), its "
      "usage and options; with a command group (\"node\", \"key\", \"preview\"), the "
      "group's commands.",
-     NULL},
+     NULL, 0},
     {"complete", "WORD...", 0, -1, 0, CMD_F_NO_DB | CMD_F_HIDDEN,
-     "completion candidates for the shell", "Used by the bash completion script.", NULL},
-    {NULL, NULL, 0, 0, 0, 0, NULL, NULL, NULL},
+     "completion candidates for the shell", "Used by the bash completion script.", NULL, 0},
+    {NULL, NULL, 0, 0, 0, 0, NULL, NULL, NULL, 0},
 };
 
 #undef O
@@ -1743,6 +1757,14 @@ int cmd_parse(cmd_line *l, int argc, char **argv, rs_error *err)
     }
     if (l->opt[CMD_O_CSV] && l->opt[CMD_O_JSON])
         return fail_usage(err, "--csv and --json: choose one%s", "");
+    for (int o = 0; o < CMD_O_COUNT; o++)
+        if ((d->required & CMD_BIT(o)) && !l->opt[o]) {
+            char syn[256];
+            err->code = RINGSIM_EPARAM;
+            snprintf(err->msg, sizeof err->msg, "--%s is needed: usage: %s", cmd_options[o].name,
+                     cmd_synopsis(d, syn, sizeof syn));
+            return CMD_EXIT_USAGE;
+        }
     if (l->nargs < d->min_args || (d->max_args >= 0 && l->nargs > d->max_args)) {
         char syn[256];
         err->code = RINGSIM_EPARAM;
@@ -1788,8 +1810,10 @@ char *cmd_synopsis(const cmd_def *d, char *buf, size_t size)
         if (!(d->options & CMD_BIT(o)) || o == CMD_O_BUILTIN || o == CMD_O_SCENARIO)
             continue;
         const cmd_option *op = &cmd_options[o];
-        n += (size_t)snprintf(buf + n, size - n, " [--%s%s%s]%s", op->name, op->arg ? " " : "",
-                              op->arg ? op->arg : "", o == CMD_O_PARAM ? "..." : "");
+        bool req = d->required & CMD_BIT(o);
+        n += (size_t)snprintf(buf + n, size - n, " %s--%s%s%s%s%s", req ? "" : "[", op->name,
+                              op->arg ? " " : "", op->arg ? op->arg : "", req ? "" : "]",
+                              o == CMD_O_PARAM ? "..." : "");
     }
     return buf;
 }

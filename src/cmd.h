@@ -96,6 +96,7 @@ typedef struct cmd_def {
     /* The handler: 0, or a negative RINGSIM_E code with c->err filled.
      * NULL when the command line runs the command itself. */
     int (*run)(cmd_ctx *c);
+    unsigned required; /* CMD_BIT()s of the options it cannot run without */
 } cmd_def;
 
 /* The table, in the order help lists it; ends with a NULL name. */

@@ -228,6 +228,12 @@ size_t place_down_count(const placement *p);
  * place_node_size while every node is up; the rebuilt continuum's count
  * for the algorithms that rebuild it; 0 for a node that is down). */
 uint64_t place_serving_size(const placement *p, size_t i);
+/* The layout that serves where the algorithm builds its layout again from
+ * the serving nodes (REBUILD with nodes down, not in panic): that layout,
+ * its node i being p's (*map)[i], with place_node_count(result) entries;
+ * otherwise p itself and *map NULL.  Borrowed from p, valid as long as p;
+ * cannot fail. */
+const placement *place_serving_layout(const placement *p, const size_t **map);
 /* Whether every node is in panic (Envoy): the down nodes serve anyway. */
 bool place_in_panic(const placement *p);
 /* How the algorithm treats a down node, in a sentence. */

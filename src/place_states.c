@@ -297,6 +297,16 @@ uint64_t place_serving_size(const placement *p, size_t i)
 
 bool place_in_panic(const placement *p) { return p->st && p->st->panic; }
 
+const placement *place_serving_layout(const placement *p, const size_t **map)
+{
+    if (p->st && p->st->sub) {
+        *map = p->st->map;
+        return p->st->sub;
+    }
+    *map = NULL;
+    return p;
+}
+
 const char *place_down_rule_text(const placement *p)
 {
     const place_algo *a = p->a;

@@ -582,8 +582,10 @@ static void keys_norm_compute(const workload *w, size_t n, size_t listed, double
     o->listed = listed;
     o->sum = sum;
     o->scale = 1;
-    o->rest = n > listed ? (1 - sum) / (double)(n - listed) : 0;
-    if (n == listed && listed)
+    o->rest = n > listed && sum < 1 ? (1 - sum) / (double)(n - listed) : 0;
+    /* Every key listed, or shares over 1 by rounding (workload.c allows
+     * an ulp a share): scaled to sum to 1, never a negative rest. */
+    if ((n == listed && listed) || sum > 1)
         o->scale = sum > 0 ? 1 / sum : 0;
     (void)w;
 }

@@ -477,7 +477,7 @@ static int replay_prepare(replay *r, const traffic_model *m)
 {
     memset(r, 0, sizeof *r);
     r->m = m;
-    r->active = calloc(m->n, sizeof *r->active);
+    r->active = calloc(m->n + 1, sizeof *r->active);
     if (!r->active)
         return RINGSIM_ENOMEM;
     if (!m->factor || m->rule == PLACE_BOUND_NONE)
@@ -520,6 +520,7 @@ static int replay_prepare(replay *r, const traffic_model *m)
 void traffic_result_clear(traffic_result *r)
 {
     free(r->node);
+    free(r->serves);
     free(r->sample_at);
     free(r->timeline);
     memset(r, 0, sizeof *r);
@@ -532,8 +533,8 @@ int traffic_replay(const traffic_model *m, const traffic_params *p, traffic_prog
     int rc = traffic_params_check(p, err);
     if (rc)
         return rc;
-    if (!m->n || !m->nkeys)
-        return rs_fail(err, RINGSIM_EPARAM, "a replay needs at least one node and one key");
+    if (!m->nkeys) /* no node (every one down) is a replay of unserved requests */
+        return rs_fail(err, RINGSIM_EPARAM, "a replay needs at least one key");
     bool bounded = m->factor && m->rule != PLACE_BOUND_NONE &&
                    (m->rule == PLACE_BOUND_ENVOY || m->npts > 0);
     traffic_model mm = *m;
@@ -543,8 +544,11 @@ int traffic_replay(const traffic_model *m, const traffic_params *p, traffic_prog
     out->factor = bounded ? m->factor : 0;
     out->n = m->n;
     out->requests = p->requests;
-    out->node = calloc(m->n, sizeof *out->node);
-    uint32_t ns = p->samples;
+    out->node = calloc(m->n + 1, sizeof *out->node);
+    out->serves = calloc(m->n + 1, sizeof *out->serves);
+    for (size_t i = 0; out->serves && i < m->n; i++)
+        out->serves[i] = m->weight[i] > 0;
+    uint32_t ns = m->n ? p->samples : 0;
     if (ns && (uint64_t)ns * m->n > TRAFFIC_MAX_TIMELINE)
         ns = (uint32_t)(TRAFFIC_MAX_TIMELINE / m->n);
     if (ns > p->requests)
@@ -556,8 +560,8 @@ int traffic_replay(const traffic_model *m, const traffic_params *p, traffic_prog
     alias a = {0};
     uint32_t *flight = NULL; /* the node of each request in flight */
     size_t fcap = 0;
-    if (!out->node || (ns && (!out->sample_at || !out->timeline)) || replay_prepare(&r, &mm) ||
-        alias_build(&a, m->share, m->nkeys)) {
+    if (!out->node || !out->serves || (ns && (!out->sample_at || !out->timeline)) ||
+        replay_prepare(&r, &mm) || alias_build(&a, m->share, m->nkeys)) {
         rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory for the replay");
         goto done;
     }
@@ -579,7 +583,12 @@ int traffic_replay(const traffic_model *m, const traffic_params *p, traffic_prog
             flight[at] = flight[--r.total];
             r.active[node]--;
         }
-        uint32_t key = alias_draw(&a, rng_next(&g)), own = m->node[key], to = choose(&r, key);
+        uint32_t key = alias_draw(&a, rng_next(&g)), own = m->node[key];
+        if (own == TRAFFIC_UNSERVED) { /* nobody to send it to */
+            out->unserved++;
+            goto next;
+        }
+        uint32_t to = choose(&r, key);
         if (m->observe)
             m->observe(m->observe_ud, key, to, r.active, r.total);
         if (r.total == fcap) {
@@ -602,6 +611,7 @@ int traffic_replay(const traffic_model *m, const traffic_params *p, traffic_prog
             out->node[own].sent_away++;
             out->sent_away++;
         }
+    next:
         if (q + 1 == next_sample) {
             out->sample_at[taken] = q + 1;
             memcpy(&out->timeline[(size_t)taken * m->n], r.active, m->n * sizeof *r.active);
@@ -635,9 +645,13 @@ typedef struct collect {
     sim *s;
 } collect;
 
-/* A request goes to its key's node: the placement's owner.  The one place
- * that says so (a node that is down would send it to its served_by). */
-static uint32_t key_node(const place_key_info *k) { return (uint32_t)k->owner; }
+/* A request goes to the node that serves its key: the owner by placement,
+ * or with nodes down whoever the system's rule names (served_by); nobody
+ * when every node of its list is down.  The one place that says so. */
+static uint32_t key_node(const place_key_info *k)
+{
+    return k->served < 0 ? TRAFFIC_UNSERVED : (uint32_t)k->served;
+}
 
 /* *p holds cap elements of size bytes after it: 0 or RINGSIM_ENOMEM. */
 static int grow(void *p, size_t size, size_t cap)
@@ -667,8 +681,6 @@ static int collect_key(void *ud, const char *key, size_t len, double share)
         return RINGSIM_ENOMEM;
     place_key_info k;
     place_key(c->pl, c->h, key, len, &k);
-    if (k.owner < 0)
-        return RINGSIM_EINTERNAL;
     c->share[c->n] = share;
     c->node[c->n] = key_node(&k);
     if (c->want_point)
@@ -683,6 +695,35 @@ static int run_progress(void *ud, uint64_t done, uint64_t total)
 {
     rs_error e;
     return sim__progress(ud, "traffic", done, total, &e) != 0;
+}
+
+/* A result over the serving layout's nodes, moved to p's nodes (map[i]:
+ * p's index of node i); the others handled nothing. */
+static int remap_result(traffic_result *r, const size_t *map, size_t full, rs_error *err)
+{
+    traffic_node_stat *node = calloc(full + 1, sizeof *node);
+    bool *serves = calloc(full + 1, sizeof *serves);
+    uint32_t *tl = r->nsamples ? calloc((size_t)r->nsamples * full, sizeof *tl) : NULL;
+    if (!node || !serves || (r->nsamples && !tl)) {
+        free(node);
+        free(serves);
+        free(tl);
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < r->n; i++) {
+        node[map[i]] = r->node[i];
+        serves[map[i]] = r->serves[i];
+        for (uint32_t j = 0; j < r->nsamples; j++)
+            tl[(size_t)j * full + map[i]] = r->timeline[(size_t)j * r->n + i];
+    }
+    free(r->node);
+    free(r->serves);
+    free(r->timeline);
+    r->node = node;
+    r->serves = serves;
+    r->timeline = tl;
+    r->n = full;
+    return 0;
 }
 
 int traffic_run(sim *s, const traffic_params *p, traffic_result *out, rs_error *err)
@@ -713,10 +754,17 @@ int traffic_run(sim *s, const traffic_params *p, traffic_result *out, rs_error *
     if (sim_key_count(s) <= 0)
         return rs_fail(err, RINGSIM_EPARAM,
                        "a replay draws its requests from the stored keys: there is none");
-    const placement *pl = sim_placement(s);
+    /* With nodes down, the layout that serves: the algorithms that build
+     * theirs again from the serving nodes (HAProxy's tree, Envoy's ring
+     * and table, ketama, nutcracker, rendezvous) are replayed on that
+     * layout, its nodes mapped back; the others walk past the down nodes
+     * (served_by), which have no room under MTZ (weight 0). */
+    const size_t *map;
+    const placement *pl = place_serving_layout(sim_placement(s), &map);
     const place_node *pn = sim_place_nodes(s);
-    size_t npts = place_point_count(pl);
-    double *weight = malloc(n * sizeof *weight);
+    size_t npts = place_point_count(pl), full = n;
+    n = place_node_count(pl);
+    double *weight = malloc((n + 1) * sizeof *weight);
     uint32_t *pt_node = malloc((npts + 1) * sizeof *pt_node);
     collect c = {.pl = pl, .h = sim_hasher(s), .s = s};
     c.want_point = factor && (rule == PLACE_BOUND_HAPROXY || rule == PLACE_BOUND_MTZ);
@@ -725,25 +773,43 @@ int traffic_run(sim *s, const traffic_params *p, traffic_result *out, rs_error *
         rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
         goto done;
     }
-    for (size_t i = 0; i < n; i++)
-        weight[i] = pn[i].weight;
+    for (size_t i = 0; i < n; i++) {
+        const place_node *x = &pn[map ? map[i] : i];
+        weight[i] = x->down && !place_in_panic(pl) ? 0 : x->weight;
+    }
     for (size_t i = 0; i < npts; i++)
         pt_node[i] = place_point_node(pl, i);
+    /* HAProxy counts the weights of the servers in its tree only
+     * (recount_servers: tot_weight is the active servers', or the
+     * backups' in use): a server with no point takes no slot. */
+    if (rule == PLACE_BOUND_HAPROXY && npts) {
+        bool *in = calloc(n + 1, sizeof *in);
+        if (!in) {
+            rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+            goto done;
+        }
+        for (size_t i = 0; i < npts; i++)
+            in[pt_node[i]] = true;
+        for (size_t i = 0; i < n; i++)
+            weight[i] = in[i] ? weight[i] : 0;
+        free(in);
+    }
     if (collect_room(&c, (size_t)sim_key_count(s))) {
         rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory for the keys");
         goto done;
     }
     if ((rc = sim_workload_each(s, collect_key, &c, err))) {
-        if (rc == RINGSIM_ENOMEM || rc == RINGSIM_EINTERNAL || rc == RINGSIM_ECANCELED)
+        if (rc == RINGSIM_ENOMEM || rc == RINGSIM_ECANCELED)
             rc = rs_fail(err, rc, "%s",
-                         rc == RINGSIM_ENOMEM      ? "out of memory reading the keys"
-                         : rc == RINGSIM_ECANCELED ? "the replay was cancelled"
-                                                   : "a stored key has no node");
+                         rc == RINGSIM_ENOMEM ? "out of memory reading the keys"
+                                              : "the replay was cancelled");
         goto done;
     }
     traffic_model m = {rule,    (uint32_t)factor, n,       weight, npts, pt_node, c.n,
                        c.share, c.node,           c.point, c.hash, NULL, NULL};
     rc = traffic_replay(&m, p, run_progress, s, out, err);
+    if (!rc && map)
+        rc = remap_result(out, map, full, err);
 done:
     free(weight);
     free(pt_node);
@@ -754,15 +820,21 @@ done:
     return rc;
 }
 
+/* Over the nodes that can take a request: a down node is no part of the
+ * load a balancer spreads. */
 static double max_over_mean(const traffic_result *r, bool peak)
 {
     double sum = 0, max = 0;
+    size_t n = 0;
     for (size_t i = 0; i < r->n; i++) {
+        if (r->serves && !r->serves[i])
+            continue;
         double v = (double)(peak ? r->node[i].peak : r->node[i].handled);
         sum += v;
         max = v > max ? v : max;
+        n++;
     }
-    return sum > 0 ? max / (sum / (double)r->n) : 0;
+    return sum > 0 ? max / (sum / (double)n) : 0;
 }
 
 json_t *traffic_json(sim *s, const traffic_params *p, const traffic_result *r, rs_error *err)
@@ -791,13 +863,14 @@ json_t *traffic_json(sim *s, const traffic_params *p, const traffic_result *r, r
     }
     free(v);
     json_t *o = json_pack(
-        "{s:I, s:f, s:I, s:o*, s:f, s:f, s:f, s:f, s:s, s:s, s:I}", "requests",
+        "{s:I, s:f, s:I, s:o*, s:f, s:f, s:f, s:f, s:I, s:s, s:s, s:I}", "requests",
         (json_int_t)r->requests, "concurrency", p->concurrency, "seed", (json_int_t)p->seed,
         "nodes", nodes, "requests_max_over_mean", max_over_mean(r, false),
         "peak_in_flight_max_over_mean", max_over_mean(r, true), "sent_away",
         r->requests ? (double)r->sent_away / (double)r->requests : 0.0, "probes_per_request",
-        r->requests ? (double)r->probes / (double)r->requests : 0.0, "algorithm",
-        sim_config(s)->algorithm, "rule", rules[r->rule], "factor", (json_int_t)r->factor);
+        r->requests ? (double)r->probes / (double)r->requests : 0.0, "unserved",
+        (json_int_t)r->unserved, "algorithm", sim_config(s)->algorithm, "rule", rules[r->rule],
+        "factor", (json_int_t)r->factor);
     if (o && tl)
         json_object_set_new(o, "timeline", json_pack("{s:o, s:o}", "at", at, "in_flight", tl));
     else {

@@ -71,7 +71,7 @@ typedef struct traffic_model {
     const uint32_t *pt_node; /* npts: each point's node */
     size_t nkeys;
     const double *share;       /* nkeys shares summing to 1 */
-    const uint32_t *node;      /* nkeys: the key's node */
+    const uint32_t *node;      /* nkeys: the node that serves the key, or TRAFFIC_UNSERVED */
     const uint32_t *point;     /* nkeys: the point that decided (HAProxy, MTZ; else NULL) */
     const uint64_t *hash;      /* nkeys: the request's hash (Envoy; else NULL) */
     traffic_assign_fn observe; /* may be NULL */
@@ -85,12 +85,19 @@ typedef struct traffic_node_stat {
     uint64_t sent_away; /* of those, served by another node */
 } traffic_node_stat;
 
+/* A key no node serves (every node of its list is down): its requests
+ * are counted as unserved and go nowhere. */
+#define TRAFFIC_UNSERVED UINT32_MAX
+
 typedef struct traffic_result {
     place_bound rule; /* the rule applied (NONE when the factor is 0) */
     uint32_t factor;
     size_t n;
     traffic_node_stat *node; /* n, by placement index */
+    bool *serves;            /* n: whether the node can take a request (weight above 0,
+                                not down, in HAProxy's tree): the max/means are over these */
     uint64_t requests, probes, sent_away;
+    uint64_t unserved; /* requests for keys no node serves */
     uint32_t nsamples;
     uint64_t *sample_at; /* nsamples: the request after which each was taken */
     uint32_t *timeline;  /* nsamples x n: in flight per node */

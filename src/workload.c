@@ -4,6 +4,8 @@
  */
 #include "workload.h"
 
+#include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,8 +113,8 @@ static int only(const json_t *o, const char *const *allowed, const char *what, r
     return 0;
 }
 
-/* A number member (absent: *out keeps its default).  Strings of a number
- * are taken as well: the command line's --param NAME=VALUE sends text. */
+/* A number member (absent: *out keeps its default): a JSON number, never
+ * text (the command line's --param sends a plain decimal as a number). */
 static int num(const json_t *o, const char *name, double *out, bool *given, rs_error *err)
 {
     json_t *v = json_object_get(o, name);
@@ -120,25 +122,23 @@ static int num(const json_t *o, const char *name, double *out, bool *given, rs_e
         *given = v != NULL;
     if (!v)
         return 0;
-    if (json_is_number(v)) {
-        *out = json_number_value(v);
-    } else if (json_is_string(v)) {
-        char *end;
-        const char *t = json_string_value(v);
-        *out = strtod(t, &end);
-        if (end == t || *end)
-            return refuse(err, "%s must be a number", name);
-    } else {
-        return refuse(err, "%s must be a number", name);
+    if (!json_is_number(v)) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "%s must be a number%s%.40s%s", name,
+                 json_is_string(v) ? ", not \"" : "", json_is_string(v) ? json_string_value(v) : "",
+                 json_is_string(v) ? "\"" : "");
+        return refuse(err, "%s", msg);
     }
+    *out = json_number_value(v);
     if (!isfinite(*out))
         return refuse(err, "%s must be a finite number", name);
     return 0;
 }
 
-/* An integer member in [lo, hi]. */
-static int integer(const json_t *o, const char *name, int64_t lo, int64_t hi, int64_t *out,
-                   rs_error *err)
+/* An integer member in [lo, hi]; text only where text_ok (a seed: its
+ * decimal digits, which a JSON number past 2^53 would round). */
+static int integer_of(const json_t *o, const char *name, int64_t lo, int64_t hi, bool text_ok,
+                      int64_t *out, rs_error *err)
 {
     json_t *v = json_object_get(o, name);
     if (!v)
@@ -149,11 +149,12 @@ static int integer(const json_t *o, const char *name, int64_t lo, int64_t hi, in
     } else if (json_is_real(v) && json_real_value(v) == floor(json_real_value(v)) &&
                fabs(json_real_value(v)) < 9e15) {
         x = (long long)json_real_value(v);
-    } else if (json_is_string(v)) {
+    } else if (text_ok && json_is_string(v)) {
         char *end;
         const char *t = json_string_value(v);
+        errno = 0;
         x = strtoll(t, &end, 10);
-        if (end == t || *end)
+        if (end == t || *end || errno || !(*t == '-' || (*t >= '0' && *t <= '9')))
             return refuse(err, "%s must be a decimal integer", name);
     } else {
         return refuse(err, "%s must be a decimal integer", name);
@@ -165,6 +166,17 @@ static int integer(const json_t *o, const char *name, int64_t lo, int64_t hi, in
     }
     *out = x;
     return 0;
+}
+
+static int integer(const json_t *o, const char *name, int64_t lo, int64_t hi, int64_t *out,
+                   rs_error *err)
+{
+    return integer_of(o, name, lo, hi, false, out, err);
+}
+
+static int seed_of(const json_t *o, int64_t *out, rs_error *err)
+{
+    return integer_of(o, "seed", INT64_MIN, INT64_MAX, true, out, err);
 }
 
 static int order_of(const json_t *o, wl_order *out, rs_error *err)
@@ -276,7 +288,7 @@ static int sizes_parse(const json_t *j, workload *w, rs_error *err)
             return refuse(err, "%s", "sizes uniform needs min and max");
         if ((rc = integer(j, "min", 0, INT64_C(1) << 50, &w->min, err)) ||
             (rc = integer(j, "max", 0, INT64_C(1) << 50, &w->max, err)) ||
-            (rc = integer(j, "seed", INT64_MIN, INT64_MAX, &w->size_seed, err)))
+            (rc = seed_of(j, &w->size_seed, err)))
             return rc;
         if (w->min > w->max)
             return refuse(err, "%s", "sizes uniform needs min <= max");
@@ -303,8 +315,8 @@ static int parse(const json_t *j, workload *w, rs_error *err)
     json_t *jk = json_object_get(j, "kind");
     const char *k = json_string_value(jk);
     if (!jk)
-        k = "uniform";
-    else if (!k)
+        return refuse(err, "%s", "a workload needs its kind: uniform, zipf, hotspot or keys");
+    if (!k)
         return refuse(err, "%s", "kind must be a string");
     int rc;
     bool given;
@@ -322,7 +334,7 @@ static int parse(const json_t *j, workload *w, rs_error *err)
             return refuse(err, "%s", "zipf needs s (the exponent, s > 0)");
         if (!(w->s > 0))
             return refuse(err, "%s", "s must be a finite number > 0");
-        if ((rc = integer(j, "seed", INT64_MIN, INT64_MAX, &w->seed, err)))
+        if ((rc = seed_of(j, &w->seed, err)))
             return rc;
         rc = order_of(j, &w->order, err);
     } else if (strcmp(k, "hotspot") == 0) {
@@ -340,7 +352,7 @@ static int parse(const json_t *j, workload *w, rs_error *err)
             return refuse(err, "%s", "hot_fraction must be inside (0, 1)");
         if (!(w->hot_share >= 0 && w->hot_share <= 1))
             return refuse(err, "%s", "hot_share must be inside [0, 1]");
-        if ((rc = integer(j, "seed", INT64_MIN, INT64_MAX, &w->seed, err)))
+        if ((rc = seed_of(j, &w->seed, err)))
             return rc;
         rc = order_of(j, &w->order, err);
     } else if (strcmp(k, "keys") == 0) {
@@ -352,10 +364,15 @@ static int parse(const json_t *j, workload *w, rs_error *err)
             return refuse(err, "%s", "workload keys needs keys: [{\"key\", \"share\"}...]");
         if ((rc = items_parse(json_object_get(j, "keys"), "share", false, &w->keys, &w->nkeys, err)))
             return rc;
+        /* Over 1 is refused; within the rounding of the decimals given (an
+         * ulp of 1 a share) the sum is taken as 1 and the shares scaled. */
         wl_sum t = {0, 0};
-        for (size_t i = 0; i < w->nkeys; i++)
+        for (size_t i = 0; i < w->nkeys; i++) {
+            if (w->keys[i].share > 1)
+                return refuse(err, "%s", "a key's share must be at most 1");
             wl_sum_add(&t, w->keys[i].share);
-        if (wl_sum_get(&t) > 1 + 1e-12)
+        }
+        if (wl_sum_get(&t) > 1 + (double)w->nkeys * DBL_EPSILON)
             return refuse(err, "%s", "the keys' shares sum over 1");
     } else {
         return refuse(err, "unknown workload kind %.60s (uniform, zipf, hotspot, keys)", k);

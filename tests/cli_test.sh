@@ -1263,6 +1263,29 @@ rs --db "$DB" lookup user:42
 expect_eq "under ring the position is SHA-256's" "position    $(pos_of user:42)" "$(grep '^position ' "$O")"
 
 # ===========================================================================
+echo "== 10b. Workloads and the replay: numbers in decimal, usage, down nodes"
+# ===========================================================================
+DB=$(new_db workload)
+for n in a b c; do rs --db "$DB" node add "$n"; done
+rs --db "$DB" key gen 200
+refused "workload zipf --param s=0x10 (hex is no number here)" "$DB" workload zipf --param s=0x10
+refused "workload zipf --param s=inf" "$DB" workload zipf --param s=inf
+refused "workload keys with a share over 1" "$DB" workload keys \
+    --param 'keys=[{"key": "key-1", "share": 1.000000000001}]'
+ok "workload zipf --param s=1.5 --param seed=12345678901234567" --db "$DB" workload zipf \
+    --param s=1.5 --param seed=12345678901234567
+rs --db "$DB" --json workload
+# (read as text: JSON.parse would round it)
+expect_eq "the seed past 2^53 is kept to the digit" '"seed": 12345678901234567,' \
+    "$(grep -o '"seed": [0-9]*,' "$O")"
+usage_err "traffic run without --concurrency" "$DB" traffic run --requests 5
+usage_err "traffic run without --requests" "$DB" traffic run --concurrency 5
+rs --db "$DB" node down b
+rs --db "$DB" --json traffic run --requests 20000 --concurrency 4
+expect_eq "the replay sends nothing to a down node" "0 0" \
+    "$(jsval 'const j = J(A[0]); return j.nodes.find((n) => n.name === "b").handled + " " + j.unserved' "$O")"
+
+# ===========================================================================
 echo "== 11. Ctrl-C cancels a long command and rolls it back whole"
 # ===========================================================================
 # The signal comes while the operation runs (0.4 s after it

@@ -568,8 +568,11 @@ static sim *filled(const char *alg, const char *param, const char *value, int no
     for (int i = 0; i < nodes; i++) {
         char name[32];
         snprintf(name, sizeof name, "cache-%d", i);
-        assert_int_equal(
-            sim_add_node(s, name, strlen(name), strcmp(alg, "jump") ? 1 + i % 3 : 1, &op, &err), 0);
+        /* weights 1, 2, 3 where the algorithm honours them */
+        int rc = sim_add_node(s, name, strlen(name), 1 + i % 3, &op, &err);
+        if (rc == RINGSIM_EPARAM)
+            rc = sim_add_node(s, name, strlen(name), 1, &op, &err);
+        assert_int_equal(rc, 0);
     }
     if (keys)
         assert_int_equal(sim_generate_keys(s, "k", 1, 0, (uint64_t)keys, &ins, &skip, &op, &err), 0);
@@ -698,6 +701,89 @@ static void test_engine(void **st)
     sim_close(s);
 }
 
+/* With nodes down a request goes where the key is served (served_by, by
+ * each system's rule): over many requests, each node handles its share of
+ * requests as the nodes' figures say, a down node none, and the keys no
+ * node serves are unserved; the bounded rules never send to a down node;
+ * with every node down, everything is unserved. */
+static void test_down_nodes(void **st)
+{
+    (void)st;
+    rs_error err;
+    static const char *const algs[][2] = {
+        {"ring", NULL},         {"ring", "balance_factor"},
+        {"jump", NULL},         {"rendezvous", NULL},
+        {"multiprobe", NULL},   {"ketama", NULL},
+        {"nginx", NULL},        {"envoy-ring", NULL},
+        {"envoy-ring", "hash_balance_factor"}, {"maglev", "hash_balance_factor"},
+        {"cassandra", NULL},    {"redis", NULL},
+        {"haproxy", NULL},      {"haproxy", "hash_balance_factor"},
+        {"twemproxy", NULL},
+    };
+    for (size_t a = 0; a < sizeof algs / sizeof algs[0]; a++) {
+        const char *alg = algs[a][0], *param = algs[a][1];
+        sim *s = filled(alg, param, param ? "125" : NULL, 6, 2000);
+        int64_t op;
+        /* one of six down: Envoy stays out of panic (83% healthy) */
+        assert_int_equal(sim_set_state(s, "cache-1", 7, true, &op, &err), 0);
+        traffic_params p = {400000, 20, 3, -1, 0};
+        traffic_result r;
+        assert_int_equal(traffic_run(s, &p, &r, &err), 0);
+        sim_node_view *v;
+        size_t nv;
+        assert_int_equal(sim_nodes(s, &v, &nv, &err), 0);
+        double served = 0;
+        for (size_t i = 0; i < nv; i++) {
+            double share;
+            int64_t bytes;
+            assert_int_equal(sim_node_load(s, v[i].index, &share, &bytes, &err), 0);
+            const traffic_node_stat *t = &r.node[v[i].index];
+            if (v[i].down) {
+                assert_int_equal(t->handled, 0);
+                assert_false(r.serves[v[i].index]);
+                assert_true(share == 0);
+            }
+            served += share;
+            if (!param) { /* f = 0: the exact shares, within 5 sd */
+                double got = (double)t->handled / (double)p.requests;
+                double sd = sqrt(share * (1 - share) / (double)p.requests);
+                if (fabs(got - share) > 5 * sd + 1e-12)
+                    fprintf(stderr, "test_traffic: %s %.*s handled %.5f, share %.5f\n", alg,
+                            (int)v[i].len, v[i].name, got, share);
+                assert_true(fabs(got - share) <= 5 * sd + 1e-12);
+            }
+        }
+        double un = (double)r.unserved / (double)p.requests;
+        double rest = served < 1 ? 1 - served : 0; /* served may pass 1 by rounding */
+        double sd = sqrt(rest * (1 - rest) / (double)p.requests);
+        if (fabs(un - rest) > 5 * sd + 1e-12)
+            fprintf(stderr, "test_traffic: %s unserved %.5f, expected %.5f\n", alg, un, rest);
+        assert_true(fabs(un - rest) <= 5 * sd + 1e-12);
+        if (param)
+            assert_true(r.sent_away > 0);
+        free(v);
+        traffic_result_clear(&r);
+        /* every node down: nothing served, and no failure */
+        for (int i = 0; i < 6; i++) {
+            char name[32];
+            snprintf(name, sizeof name, "cache-%d", i);
+            if (i != 1)
+                assert_int_equal(sim_set_state(s, name, strlen(name), true, &op, &err), 0);
+        }
+        /* Envoy in panic sends to every host (down ones included), as
+         * LoadBalancerBase does; the others serve nothing */
+        bool panic = place_in_panic(sim_placement(s));
+        assert_int_equal(traffic_run(s, &p, &r, &err), 0);
+        assert_int_equal(r.unserved, panic ? 0 : p.requests);
+        uint64_t handled = 0;
+        for (size_t i = 0; i < r.n; i++)
+            handled += r.node[i].handled;
+        assert_int_equal(handled + r.unserved, p.requests);
+        traffic_result_clear(&r);
+        sim_close(s);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -709,6 +795,7 @@ int main(void)
         cmocka_unit_test(test_same_seed_same_answer),
         cmocka_unit_test(test_refusals_and_cancel),
         cmocka_unit_test(test_engine),
+        cmocka_unit_test(test_down_nodes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -260,6 +260,15 @@ async function refusals(s) {
     { kind: 'uniform', sizes: { kind: 'fixed', bytes: -1 } },
     { kind: 'uniform', sizes: { kind: 'keys', keys: [{ key: 'nope', bytes: 3 }], rest: 1 } },
     { kind: 'uniform', s: 1 },
+    {},
+    { kind: 'zipf', s: '1' },
+    { kind: 'zipf', s: '0x10' },
+    { kind: 'hotspot', hot_fraction: '0.5', hot_share: '0.5' },
+    { kind: 'keys', keys: [{ key: 'key-1', share: '0.1' }] },
+    { kind: 'keys', keys: [{ key: 'key-1', share: 1.000000000001 }] },
+    { kind: 'keys', keys: [{ key: 'key-1', share: 1.0000000000000002 }] },
+    { kind: 'uniform', sizes: { kind: 'fixed', bytes: '100' } },
+    { kind: 'zipf', s: 1, seed: ' 5' },
   ];
   for (const b of bad) {
     const r = await s.put('/api/workload', b);
