@@ -1196,6 +1196,10 @@ static int preview(cmd_ctx *c, view_preview_req *req)
         print_tally(out, "; to", json_object_get(j, "moved_to"));
         fprintf(out, "\nreplica copies added: %lld\n",
                 (long long)json_integer_value(json_object_get(j, "replica_moves")));
+        if (moved && skewed(c->s)) /* the miss spike for a cache, what a join streams */
+            fprintf(out, "%.1f%% of requests would move, %lld bytes\n",
+                    100 * json_number_value(json_object_get(j, "requests_moved")),
+                    (long long)json_integer_value(json_object_get(j, "bytes_moved")));
         fprintf(out, "max/mean %.4f -> %.4f, cv %.4f -> %.4f, nodes %lld -> %lld\n",
                 json_number_value(json_object_get(b, "max_over_mean")),
                 json_number_value(json_object_get(a, "max_over_mean")),
@@ -1249,8 +1253,11 @@ static int run_compare(cmd_ctx *c)
             (long long)json_integer_value(json_object_get(j, "keys")),
             (long long)json_integer_value(json_object_get(j, "nodes")),
             json_is_true(json_object_get(smp, "sampled")) ? " (an even sample of keys placed)" : "");
-    fprintf(out, "  %-11s %9s %8s %10s %10s %9s %9s %9s\n", "ALGORITHM", "MAX/MEAN", "CV",
+    /* Under a skewed workload, the requests beside the keys. */
+    bool req = skewed(c->s);
+    fprintf(out, "  %-11s %9s %8s %10s %10s %9s %9s %9s", "ALGORITHM", "MAX/MEAN", "CV",
             "STRUCTURAL", "LOOKUP ns", "MEMORY", "+1 MOVES", "-1 MOVES");
+    fprintf(out, req ? " %9s %8s %8s\n" : "\n", "REQ M/M", "+1 REQ%", "-1 REQ%");
     json_t *e;
     size_t i;
     json_array_foreach(json_object_get(j, "results"), i, e)
@@ -1264,7 +1271,7 @@ static int run_compare(cmd_ctx *c)
             continue;
         }
         json_t *st = json_object_get(e, "stats");
-        fprintf(out, "%c %-11s %9.4f %8.4f %10.4f %10.0f %9lld %9lld %9lld\n", mark, name,
+        fprintf(out, "%c %-11s %9.4f %8.4f %10.4f %10.0f %9lld %9lld %9lld", mark, name,
                 json_number_value(json_object_get(st, "max_over_mean")),
                 json_number_value(json_object_get(st, "cv")),
                 json_number_value(json_object_get(e, "structural_max_over_mean")),
@@ -1272,6 +1279,13 @@ static int run_compare(cmd_ctx *c)
                 (long long)json_integer_value(json_object_get(e, "memory_bytes")),
                 (long long)json_integer_value(json_object_get(e, "moves_if_added")),
                 (long long)json_integer_value(json_object_get(e, "moves_if_removed")));
+        if (req)
+            fprintf(out, " %9.4f %7.2f%% %7.2f%%",
+                    json_number_value(
+                        json_object_get(json_object_get(st, "requests"), "max_over_mean")),
+                    100 * json_number_value(json_object_get(e, "requests_moved_if_added")),
+                    100 * json_number_value(json_object_get(e, "requests_moved_if_removed")));
+        fprintf(out, "\n");
     }
     fprintf(out, "(* the current algorithm; +1: keys moved if a node joined, -1: mean if one "
                  "left)\n");

@@ -29,6 +29,7 @@ typedef struct sample {
     uint64_t seen, step;
     double *w;   /* each sampled key's share of requests (sim_key_share) */
     double wsum; /* theirs in all: 1 when every key is sampled */
+    int64_t *b;  /* each sampled key's size in bytes (sim_key_bytes) */
 } sample;
 
 static int take(void *ud, const char *key, size_t len)
@@ -83,18 +84,22 @@ static void place_all(const placement *p, hasher *h, const sample *sm, long *own
 }
 
 /* How many sampled keys change owner between a (owners own_a over nodes
- * ids_a) and placement b over ids_b. */
+ * ids_a) and placement b over ids_b; *requests their share of requests,
+ * *bytes their sizes (of the sample: the caller scales). */
 static uint64_t count_moves(const placement *b, hasher *h, const sample *sm, const long *own_a,
                             const int64_t *ids_a, const int64_t *ids_b, long *scratch,
-                            double *requests)
+                            double *requests, double *bytes)
 {
     place_all(b, h, sm, scratch);
     uint64_t moved = 0;
     double req = 0, c = 0; /* Neumaier's sum of the moved keys' shares */
+    *bytes = 0;
     for (size_t i = 0; i < sm->n; i++) {
         int64_t x = own_a[i] < 0 ? -1 : ids_a[own_a[i]];
         int64_t y = scratch[i] < 0 ? -1 : ids_b[scratch[i]];
         moved += x != y;
+        if (x != y && sm->b)
+            *bytes += (double)sm->b[i];
         if (x != y && sm->w) {
             double t = req + sm->w[i];
             c += fabs(req) >= fabs(sm->w[i]) ? (req - t) + sm->w[i] : (sm->w[i] - t) + req;
@@ -128,6 +133,29 @@ static void stats_of(const int64_t *count, size_t n, sim_stats *st)
     st->max_over_mean = st->mean > 0 ? (double)st->max / st->mean : 0;
 }
 
+/* max/mean and cv of the nodes' shares of requests under this placement
+ * (the sample's shares scaled to sum to 1), as GET /api/stats gives them. */
+static void requests_of(const sample *sm, const long *own, size_t n, compare_result *r)
+{
+    r->req_max_over_mean = r->req_cv = 0;
+    double *load = n && sm->w ? calloc(n, sizeof *load) : NULL;
+    if (!load || !(sm->wsum > 0)) {
+        free(load);
+        return;
+    }
+    for (size_t i = 0; i < sm->n; i++)
+        if (own[i] >= 0)
+            load[own[i]] += sm->w[i] / sm->wsum;
+    double mean = 1.0 / (double)n, max = 0, sq = 0;
+    for (size_t i = 0; i < n; i++) {
+        max = load[i] > max ? load[i] : max;
+        sq += (load[i] - mean) * (load[i] - mean);
+    }
+    r->req_max_over_mean = max / mean;
+    r->req_cv = sqrt(sq / (double)n) / mean;
+    free(load);
+}
+
 static void one(sim *s, const sample *sm, double scale, compare_result *r, long *own, long *scratch,
                 int64_t *count)
 {
@@ -149,6 +177,7 @@ static void one(sim *s, const sample *sm, double scale, compare_result *r, long 
     for (size_t i = 0; i < n; i++)
         count[i] = (int64_t)((double)count[i] * scale + 0.5);
     stats_of(count, n, &r->stats);
+    requests_of(sm, own, n, r);
     r->structural = place_structural_max_over_mean(p);
     r->memory_bytes = place_memory_bytes(p);
 
@@ -168,9 +197,11 @@ static void one(sim *s, const sample *sm, double scale, compare_result *r, long 
     placement *q = NULL;
     rs_error e;
     if (place_build(&q, h, &r->cfg, more, n + 1, p, NULL, &e) == 0) {
+        double b;
         r->moves_if_added = (double)count_moves(q, h, sm, own, ids, ids, scratch,
-                                                &r->requests_if_added) *
+                                                &r->requests_if_added, &b) *
                             scale;
+        r->bytes_if_added = b * scale;
         r->has_added = true;
     }
     place_free(q);
@@ -178,7 +209,7 @@ static void one(sim *s, const sample *sm, double scale, compare_result *r, long 
     /* One node less: up to COMPARE_REMOVALS nodes spread over the join
      * order, each removed in turn from the full layout. */
     size_t k = n < COMPARE_REMOVALS ? n : COMPARE_REMOVALS;
-    double sum = 0, rsum = 0;
+    double sum = 0, rsum = 0, bsum = 0;
     size_t done = 0;
     for (size_t t = 0; t < k && n > 0; t++) {
         size_t victim = k == n ? t : t * n / k;
@@ -190,9 +221,10 @@ static void one(sim *s, const sample *sm, double scale, compare_result *r, long 
             }
         placement *w = NULL;
         if (place_build(&w, h, &r->cfg, more, m, p, NULL, &e) == 0) {
-            double rq;
-            sum += (double)count_moves(w, h, sm, own, ids, ids_less, scratch, &rq) * scale;
+            double rq, b;
+            sum += (double)count_moves(w, h, sm, own, ids, ids_less, scratch, &rq, &b) * scale;
             rsum += rq;
+            bsum += b * scale;
             done++;
         }
         place_free(w);
@@ -201,6 +233,7 @@ static void one(sim *s, const sample *sm, double scale, compare_result *r, long 
     r->removed_of = n;
     r->moves_if_removed = done ? sum / (double)done : 0;
     r->requests_if_removed = done ? rsum / (double)done : 0;
+    r->bytes_if_removed = done ? bsum / (double)done : 0;
 out:
     free(more);
     free(ids);
@@ -217,10 +250,13 @@ int compare_run(sim *s, compare_result *res, size_t nres, uint64_t max_keys, com
                                                      : 1;
     int rc = sim_keys_each(s, take, &sm, err);
     /* The sampled keys' shares of requests (docs/api.md v3 traffic). */
-    if (!rc && sm.n && !(sm.w = malloc(sm.n * sizeof *sm.w)))
+    if (!rc && sm.n &&
+        (!(sm.w = malloc(sm.n * sizeof *sm.w)) || !(sm.b = malloc(sm.n * sizeof *sm.b))))
         rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     for (size_t i = 0; !rc && i < sm.n; i++) {
         rc = sim_key_share(s, sm.buf + sm.off[i], sm.len[i], &sm.w[i], err);
+        if (!rc)
+            rc = sim_key_bytes(s, sm.buf + sm.off[i], sm.len[i], &sm.b[i], err);
         sm.wsum += rc ? 0 : sm.w[i];
     }
     if (!rc && sm.step == 1)
@@ -243,6 +279,7 @@ int compare_run(sim *s, compare_result *res, size_t nres, uint64_t max_keys, com
     free(sm.off);
     free(sm.len);
     free(sm.w);
+    free(sm.b);
     return rc == RINGSIM_ENOMEM ? rs_fail(err, rc, "out of memory") : rc;
 }
 

@@ -31,6 +31,8 @@ typedef struct compare_result {
     bool has_added;
     double moves_if_added, moves_if_removed;
     double requests_if_added, requests_if_removed; /* shares of requests */
+    double bytes_if_added, bytes_if_removed;       /* the moved keys' sizes */
+    double req_max_over_mean, req_cv;              /* of the nodes' request shares */
     size_t removed_sampled, removed_of;
 } compare_result;
 

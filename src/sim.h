@@ -507,6 +507,8 @@ typedef int (*sim_share_fn)(void *ud, const char *key, size_t len, double share)
  * not stored: RINGSIM_EINTERNAL for ranked workloads, the rest's share
  * otherwise -- ask only about stored keys). */
 int sim_key_share(sim *s, const char *key, size_t len, double *share, rs_error *err);
+/* A key's value size in bytes under the workload's sizes (1 by default). */
+int sim_key_bytes(sim *s, const char *key, size_t len, int64_t *bytes, rs_error *err);
 int sim_workload_each(sim *s, sim_share_fn fn, void *ud, rs_error *err);
 /* The workload in force right after operation `op` of the log (0: the
  * default) with every default, as sim_workload_json gives it. */

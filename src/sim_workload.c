@@ -1924,6 +1924,15 @@ int sim_key_share(sim *s, const char *key, size_t len, double *share, rs_error *
     return share_of(s, key, len, share, err);
 }
 
+int sim_key_bytes(sim *s, const char *key, size_t len, int64_t *bytes, rs_error *err)
+{
+    struct sim_wl *x = wl_of(s);
+    if (!x)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    *bytes = wl_size_of(&x->w, sim_hasher(s), key, len);
+    return 0;
+}
+
 int sim__wl_would_build(sim *s, bool *build, rs_error *err)
 {
     struct sim_wl *x = wl_of(s);

@@ -578,7 +578,7 @@ json_t *view_compare(sim *s, const char *algorithms, const char *const *params, 
         free(res);
         return NULL;
     }
-    json_t *arr = json_array();
+    json_t *reqs = view_requests(s, err), *arr = reqs ? json_array() : NULL;
     for (size_t i = 0; arr && i < n; i++) {
         compare_result *r = &res[i];
         json_t *cj = place_config_json(&r->cfg, false);
@@ -594,7 +594,18 @@ json_t *view_compare(sim *s, const char *algorithms, const char *const *params, 
                 o, "error",
                 json_pack("{s:s, s:s}", "code", ringsim_errcode(r->rc), "message", r->err.msg));
         } else {
-            json_object_set_new(o, "stats", stats_json(&r->stats));
+            json_t *st = stats_json(&r->stats);
+            /* the requests as GET /api/stats gives them: the hottest key and
+             * the bound are the workload's, the same under every algorithm */
+            json_t *rq = reqs ? json_deep_copy(reqs) : NULL;
+            if (st && rq) {
+                json_object_set_new(rq, "max_over_mean", json_real(r->req_max_over_mean));
+                json_object_set_new(rq, "cv", json_real(r->req_cv));
+                json_object_set_new(st, "requests", rq);
+            } else {
+                json_decref(rq);
+            }
+            json_object_set_new(o, "stats", st);
             json_object_set_new(o, "structural_max_over_mean", json_real(r->structural));
             json_object_set_new(o, "lookup_ns", json_real(r->lookup_ns));
             json_object_set_new(o, "memory_bytes", json_integer((json_int_t)r->memory_bytes));
@@ -606,6 +617,11 @@ json_t *view_compare(sim *s, const char *algorithms, const char *const *params, 
             json_object_set_new(o, "requests_moved_if_added",
                                 r->has_added ? json_real(r->requests_if_added) : json_null());
             json_object_set_new(o, "requests_moved_if_removed", json_real(r->requests_if_removed));
+            json_object_set_new(o, "bytes_moved_if_added",
+                                r->has_added ? json_integer((json_int_t)(r->bytes_if_added + 0.5))
+                                             : json_null());
+            json_object_set_new(o, "bytes_moved_if_removed",
+                                json_integer((json_int_t)(r->bytes_if_removed + 0.5)));
             json_object_set_new(o, "removed_sampled",
                                 json_pack("{s:I, s:I}", "nodes", (json_int_t)r->removed_sampled,
                                           "of", (json_int_t)r->removed_of));
@@ -613,6 +629,7 @@ json_t *view_compare(sim *s, const char *algorithms, const char *const *params, 
         json_array_append_new(arr, o);
     }
     free(res);
+    json_decref(reqs);
     json_t *o = arr ? json_pack("{s:I, s:I, s:o, s:o}", "keys", (json_int_t)info.keys, "nodes",
                                 (json_int_t)sim_node_count(s), "sample",
                                 json_pack("{s:I, s:I, s:b}", "keys", (json_int_t)info.sampled,

@@ -327,7 +327,7 @@ async function history(s) {
 async function compareEntries(s) {
   for (const n of ['n1', 'n2', 'n3', 'n4', 'n5']) await s.post('/api/nodes', { name: n });
   await s.post('/api/keys', { generate: { count: 1200 } });
-  await s.put('/api/workload', { kind: 'zipf', s: 0.9, seed: 4 });
+  await s.put('/api/workload', { kind: 'zipf', s: 0.9, seed: 4, sizes: { kind: 'uniform', min: 10, max: 900 } });
   const algs = (await s.ok('/api/config')).algorithms.map((a) => a.name);
   for (const a of algs) {
     if ((await s.put('/api/config', { algorithm: a })).status !== 200) continue;
@@ -338,8 +338,16 @@ async function compareEntries(s) {
       check(`compare ${a}: an entry and a preview`, false, JSON.stringify(c).slice(0, 300));
       continue;
     }
-    if (entry.moves_if_added === pv.json.keys_moved)
+    if (entry.moves_if_added === pv.json.keys_moved) {
       check(`compare ${a}: requests_moved_if_added = the preview's requests_moved`, close(entry.requests_moved_if_added, pv.json.requests_moved), `${entry.requests_moved_if_added} vs ${pv.json.requests_moved}`);
+      eq(`compare ${a}: bytes_moved_if_added = the preview's bytes_moved`, entry.bytes_moved_if_added, pv.json.bytes_moved);
+    }
+    check(`compare ${a}: bytes_moved_if_removed is a whole number of bytes`, Number.isInteger(entry.bytes_moved_if_removed) && entry.bytes_moved_if_removed >= 0, String(entry.bytes_moved_if_removed));
+    // the current algorithm's requests are the ones GET /api/stats gives
+    // (the placement's owners: every node is up here)
+    const st = (await s.ok('/api/stats')).requests, er = entry.stats.requests || {};
+    check(`compare ${a}: stats.requests max/mean and cv as GET /api/stats`, close(er.max_over_mean, st.max_over_mean) && close(er.cv, st.cv), `${JSON.stringify(er)} vs ${JSON.stringify(st)}`);
+    eq(`compare ${a}: stats.requests hottest key and bound as GET /api/stats`, [er.hottest_key, er.bound], [st.hottest_key, st.bound]);
     check(`compare ${a}: requests_moved_if_removed is a share`, entry.requests_moved_if_removed >= 0 && entry.requests_moved_if_removed <= 1, String(entry.requests_moved_if_removed));
   }
   await s.put('/api/config', { algorithm: 'ring' });
