@@ -216,7 +216,7 @@ static int parse_node_spec(const json_t *body, sim_node_spec *spec, int64_t **to
     double weight = 1;
     if (w && !json_is_null(w)) {
         if (!json_is_number(w))
-            return rs_fail(err, RINGSIM_EPARAM, "weight must be a number above 0");
+            return rs_fail(err, RINGSIM_EPARAM, "weight must be a number (0 under haproxy only)");
         weight = json_number_value(w);
     }
     json_t *jt = json_object_get(body, "tokens");

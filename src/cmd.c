@@ -28,7 +28,8 @@ const cmd_option cmd_options[CMD_O_COUNT] = {
     [CMD_O_DB] = {"db", "PATH", "the database (default $RINGSIM_DB, or ./ringsim.db)"},
     [CMD_O_JSON] = {"json", NULL, "print the API's JSON answer"},
     [CMD_O_CSV] = {"csv", NULL, "print the list as CSV (RFC 4180, a header row of the JSON fields)"},
-    [CMD_O_WEIGHT] = {"weight", "W", "the node's weight, a number above 0 (default 1)"},
+    [CMD_O_WEIGHT] = {"weight", "W",
+                      "the node's weight, a number above 0, or 0 under haproxy (default 1)"},
     [CMD_O_TOKENS] = {"tokens", "T,T,...",
                       "explicit signed 64-bit tokens (Cassandra's initial_token)"},
     [CMD_O_ID] = {"id", "N", "the server's id, 1 to 2147483647 (HAProxy's `id`; default: assigned)"},
@@ -142,10 +143,10 @@ int cmd_parse_number(const char *t, double *out)
 /* A node's weight, as --weight W and `node weight NAME W` take it. */
 static int parse_weight(const char *w, double *out, rs_error *err)
 {
-    if (cmd_parse_number(w, out) || *out <= 0)
+    if (cmd_parse_number(w, out) || *out < 0)
         return rs_fail(err, RINGSIM_EPARAM,
-                       "weight must be a number above 0 in decimal digits (2, 0.5, 1e2), "
-                       "not \"%.64s\"",
+                       "weight must be a number of at least 0 in decimal digits (2, 0.5, 1e2; "
+                       "0 under haproxy only), not \"%.64s\"",
                        w);
     return 0;
 }
@@ -1666,8 +1667,11 @@ static int check_options(cmd_line *l, rs_error *err)
         return rs_fail(err, RINGSIM_EPARAM, "--port must be 0 to 65535, not \"%.64s\"",
                        l->opt[CMD_O_PORT]);
     /* The configuration's values, on a scratch copy: the algorithm must be
-     * one of the catalogue, every parameter in its range. */
-    if (has_config_opts(l) && !(l->def->flags & CMD_F_CHANGE_ARGS)) {
+     * one of the catalogue, every parameter in its range.  Without
+     * --algorithm the parameters are the current algorithm's, which only
+     * the run knows (run_config checks them there). */
+    if (has_config_opts(l) && !(l->def->flags & CMD_F_CHANGE_ARGS) &&
+        (l->opt[CMD_O_ALGORITHM] || !l->nparams)) {
         place_config cfg;
         place_config_default(&cfg);
         if ((rc = cmd_config_apply(l, &cfg, err)))

@@ -235,7 +235,7 @@ static int write_haproxy(ex *x)
             return refuse(x, i,
                           "cannot be a HAProxy server name (letters, digits, '.', '-', '_' "
                           "and ':' only)");
-        if ((rc = whole_weight(x, i, 1, 256, &w)))
+        if ((rc = whole_weight(x, i, 0, 256, &w)))
             return rc;
         char ab[300];
         const char *a = address_or_name(x, i, ab, sizeof ab);

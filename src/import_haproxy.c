@@ -303,47 +303,16 @@ static int emit(import_ctx *c, const hproxy *p)
         return rc;
     if (p->disabled && (rc = import__note(c, p->line, "the proxy itself is disabled")) != 0)
         return rc;
-    /* A server of weight 0 holds no point, and ringsim holds no node of
-     * weight 0: it is left out.  Its position still numbers the servers
-     * after it, so the ids HAProxy assigns are then written out. */
-    bool zero = false;
-    for (size_t i = 0; i < p->n; i++)
-        zero |= p->srv[i].weight == 0;
-    uint32_t *ids = NULL;
-    if (zero) {
-        int64_t *given = malloc((p->n + 1) * sizeof *given);
-        ids = malloc((p->n + 1) * sizeof *ids);
-        rs_error e = {0};
-        rc = given && ids ? 0 : RINGSIM_ENOMEM;
-        for (size_t i = 0; rc == 0 && i < p->n; i++)
-            given[i] = p->srv[i].id;
-        if (rc == 0)
-            rc = haproxy_assign_ids(given, p->n, ids, &e);
-        free(given);
-        if (rc != 0) {
-            free(ids);
-            return rc == RINGSIM_ENOMEM
-                       ? rs_fail(c->err, RINGSIM_ENOMEM, "out of memory while importing")
-                       : import__fail(c, p->line, "%s", e.msg);
-        }
-    }
+    /* A server of weight 0 is imported with its weight: it holds no point
+     * and serves nothing, and it still numbers the servers after it. */
     bool implicit = false;
     for (size_t i = 0; i < p->n; i++) {
         const hsrv *sv = &p->srv[i];
-        if (sv->weight == 0) {
-            rc = import__note(c, sv->line,
-                              "server %.60s has weight 0: no point on the ring, not imported; "
-                              "the others keep the ids HAProxy gives them (written out)",
-                              sv->name);
-            if (rc != 0)
-                break;
-            continue;
-        }
         import_node_rec *n = import__node(c, sv->name, strlen(sv->name), sv->line, &rc);
         if (n == NULL)
             break;
         n->v.weight = (double)sv->weight;
-        n->v.id = ids ? (int64_t)ids[i] : sv->id;
+        n->v.id = sv->id;
         n->v.backup = sv->backup;
         n->v.down = sv->down;
         implicit |= sv->id == 0;
@@ -354,10 +323,9 @@ static int emit(import_ctx *c, const hproxy *p)
                                sv->name, sv->ignored)) != 0)
             break;
     }
-    free(ids);
     if (rc != 0)
         return rc;
-    if (implicit && !zero)
+    if (implicit)
         rc = import__note(c, p->line,
                           "servers without \"id\" are numbered as HAProxy numbers them, by "
                           "position: a server added in the middle renumbers the ones after "

@@ -167,10 +167,17 @@ int place_nodes_check(const place_config *cfg, const place_node *nodes, size_t n
             return rs_fail(err, RINGSIM_EPARAM,
                            "%s does not honour weights: node \"%.*s\" has weight %g (use 1)",
                            a->name, (int)(x->len > 64 ? 64 : x->len), x->name, x->weight);
-        if (a->weights == PLACE_W_WHOLE && (x->weight != floor(x->weight) || x->weight < 1))
+        if (x->weight == 0 && !a->zero_weight)
             return rs_fail(err, RINGSIM_EPARAM,
-                           "%s weights are whole numbers of at least 1: node \"%.*s\" has %g",
-                           a->name, (int)(x->len > 64 ? 64 : x->len), x->name, x->weight);
+                           "%s weights are above 0: node \"%.*s\" has weight 0 (only haproxy "
+                           "takes 0, a server that serves nothing)",
+                           a->name, (int)(x->len > 64 ? 64 : x->len), x->name);
+        if (a->weights == PLACE_W_WHOLE &&
+            (x->weight != floor(x->weight) || x->weight < (a->zero_weight ? 0 : 1)))
+            return rs_fail(err, RINGSIM_EPARAM,
+                           "%s weights are whole numbers of at least %d: node \"%.*s\" has %g",
+                           a->name, a->zero_weight ? 0 : 1, (int)(x->len > 64 ? 64 : x->len),
+                           x->name, x->weight);
         if (x->ntokens && !a->tokens)
             return rs_fail(err, RINGSIM_EPARAM,
                            "explicit tokens belong to the cassandra algorithm, not %s", a->name);
@@ -490,7 +497,9 @@ int place_build(placement **out, hasher *h, const place_config *cfg, const place
         p->sizes[p->table[k]]++;
     for (size_t k = 0; !rc && !p->table && k < p->npts; k++)
         p->sizes[p->pts[k].node]++;
-    for (size_t k = 0; !rc && !p->table && !p->npts && k < n; k++)
+    /* Without points (jump, rendezvous) every node is one; an algorithm of
+     * points with none (haproxy's servers all of weight 0) holds nothing. */
+    for (size_t k = 0; !rc && !p->table && !p->npts && !p->a->points && k < n; k++)
         p->sizes[k] = 1;
     if (!rc && p->npts && ring_index(&p->ring, p->pts, p->npts, p->top))
         rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");

@@ -1294,6 +1294,7 @@ static const place_algo algo_haproxy = {
     .params = {PP_HASH_BALANCE_FACTOR, PP_ALL_BACKUPS},
     .nparams = 2,
     .weights = PLACE_W_WHOLE,
+    .zero_weight = true, /* server.c: weight 0..256; 0 takes no request */
     .replicas = PLACE_REP_WALK,
     .coord_kind = PLACE_COORD_UNSIGNED,
     .col = PLACE_COL_COORD,

@@ -65,6 +65,7 @@ struct place_algo {
     int params[4];
     size_t nparams;
     place_weights weights;
+    bool zero_weight; /* weight 0 allowed: a node with no point (HAProxy's drained server) */
     place_replicas replicas;
     place_coord_kind coord_kind;
     int col;          /* place_col of the segments, -1: re-place keys */

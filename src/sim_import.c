@@ -75,15 +75,16 @@ static json_t *node_params(const import_node *n)
 }
 
 /* What a node of the text must be for ringsim: a name its rules take, a
- * weight above 0 (HAProxy's weight 0 takes no traffic: ringsim has no such
- * node), at most the tokens a node may hold. */
+ * weight from 0 to the limit (0, HAProxy's server that takes no traffic,
+ * is the placement's to allow: place_nodes_check), at most the tokens a
+ * node may hold. */
 static int node_check(const import_node *n, int *line, rs_error *err)
 {
     int rc = node_name_check(n->name, n->len, err);
-    if (!rc && !(isfinite(n->weight) && n->weight > 0 && n->weight <= SIM_MAX_WEIGHT))
+    if (!rc && !(isfinite(n->weight) && n->weight >= 0 && n->weight <= SIM_MAX_WEIGHT))
         rc = rs_fail(err, RINGSIM_EPARAM,
-                     "server \"%.200s\" has weight %g: ringsim's nodes need a weight above 0 and "
-                     "at most %g",
+                     "server \"%.200s\" has weight %g: ringsim's nodes need a weight from 0 to "
+                     "%g",
                      n->name, n->weight, SIM_MAX_WEIGHT);
     if (!rc && n->ntokens > PLACE_MAX_NODE_POINTS)
         rc = rs_fail(err, RINGSIM_EPARAM, "node \"%.200s\" has %zu tokens; at most %u per node",

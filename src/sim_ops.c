@@ -412,12 +412,12 @@ static int retopologize(opctx *c, const state *old, rs_error *err)
 }
 
 /* The weight rule every algorithm shares; what an algorithm adds (whole
- * numbers, no weights) is place_nodes_check's, when the placement is built. */
+ * numbers, no weights, weight 0 for haproxy only) is place_nodes_check's,
+ * when the placement is built. */
 static int check_weight(double weight, rs_error *err)
 {
-    if (!isfinite(weight) || weight <= 0 || weight > SIM_MAX_WEIGHT)
-        return rs_fail(err, RINGSIM_EPARAM, "weight must be a number above 0 and at most %g",
-                       SIM_MAX_WEIGHT);
+    if (!isfinite(weight) || weight < 0 || weight > SIM_MAX_WEIGHT)
+        return rs_fail(err, RINGSIM_EPARAM, "weight must be a number from 0 to %g", SIM_MAX_WEIGHT);
     return 0;
 }
 

@@ -1285,6 +1285,20 @@ rs --db "$DB" --json traffic run --requests 20000 --concurrency 4
 expect_eq "the replay sends nothing to a down node" "0 0" \
     "$(jsval 'const j = J(A[0]); return j.nodes.find((n) => n.name === "b").handled + " " + j.unserved' "$O")"
 
+# HAProxy's weight 0 (server.c: 0..256): a server with no point, serving
+# nothing; the other algorithms refuse it, naming the node.
+DB=$(new_db weight0)
+rs --db "$DB" config --algorithm haproxy
+rs --db "$DB" node add a
+ok "haproxy: node add z --weight 0" --db "$DB" node add z --weight 0
+rs --db "$DB" key gen 50
+rs --db "$DB" --json node ls
+expect_eq "the weight-0 server holds no point and no key" "0 0 0" \
+    "$(jsval 'const z = J(A[0]).nodes.find((n) => n.name === "z"); return [z.weight, z.points, z.keys].join(" ")' "$O")"
+refused "a switch to ketama with a node of weight 0" "$DB" config --algorithm ketama
+rs --db "$DB" export --config haproxy
+expect_eq "export --config haproxy writes weight 0" "1" "$(grep -c ' z .*weight 0$' "$O")"
+
 # ===========================================================================
 echo "== 11. Ctrl-C cancels a long command and rolls it back whole"
 # ===========================================================================

@@ -187,7 +187,7 @@ node add|missing NAME
 node add a b|two names
 node add a --weight|option without a value
 node add a --frob 1|unknown option
-node add a --weight 0|bad weight
+node add a --weight -1|bad weight
 key gen many|bad COUNT
 config --algorithm nosuch|unknown algorithm
 config --points 0|points out of range

@@ -258,14 +258,17 @@ static void haproxy_refusals(void **s)
             "defaults section 'nope' not found");
     refused("haproxy", NULL, "backend b\n server a x:1\nbackend b\n server c y:1\n", 3,
             "same name");
-    /* weight 0 is allowed: noted */
+    /* weight 0 is allowed: imported with it (no point, it serves nothing);
+     * the ids stay HAProxy's own by position */
     snprintf(t, sizeof t, "%s server a 1.1.1.1:80 weight 0\n server b 1.1.1.2:80\n", pre);
     import_result *r = parse("haproxy", NULL, t, NULL, NULL);
     assert_non_null(r);
-    assert_int_equal(import_node_count(r), 1); /* no point, not imported */
-    assert_string_equal(node(r, 0)->name, "b");
-    assert_int_equal(node(r, 0)->id, 2); /* the id HAProxy gives it, written out */
-    assert_true(has_note(r, 4, "weight 0"));
+    assert_int_equal(import_node_count(r), 2);
+    assert_string_equal(node(r, 0)->name, "a");
+    assert_true(node(r, 0)->weight == 0);
+    assert_string_equal(node(r, 1)->name, "b");
+    assert_true(node(r, 1)->weight == 1);
+    assert_int_equal(node(r, 1)->id, 0); /* assigned as HAProxy assigns: by position */
     import_free(r);
 }
 

@@ -618,6 +618,13 @@ def part_haproxy():
             rng = random.Random(100 + b)
             keys = [hp.make_key(rng, i) for i in range(1000)]
             theirs = hp.ask_haproxy(fronts[b], keys)
+            # every server is a node, weight 0 included (it holds no point)
+            imp = ringsim_import("haproxy", f"b{b}", text)
+            got = [(nd["name"], nd["weight"]) for nd in imp["nodes"]]
+            want = [(name, float(w)) for name, w, _ in servers]
+            if got != want:
+                raise RuntimeError(f"haproxy seed {seeds[b]} backend b{b}: imported {got}, "
+                                   f"the text holds {want}\n" + text.decode())
             mine = ringsim_owners("haproxy", f"b{b}", text, keys)
             for k, t, m in zip(keys, theirs, mine):
                 if t != m:
