@@ -244,26 +244,17 @@ static char *config_to_json(const place_config *cfg)
     return t;
 }
 
-/* Explicit tokens are stored as a JSON array of decimal strings. */
+/* Explicit tokens are stored as a JSON array of decimal strings
+ * (sim__tokens_from_json reads them, as it reads a logged add_node's). */
 static int tokens_parse(const char *text, node *x, rs_error *err)
 {
     json_t *j = json_loads(text, 0, NULL);
-    size_t n = json_array_size(j);
-    x->tokens = malloc((n + 1) * sizeof *x->tokens);
-    int rc = j && x->tokens ? 0 : RINGSIM_EDB;
-    for (size_t i = 0; !rc && i < n; i++) {
-        const char *t = json_string_value(json_array_get(j, i));
-        char *end;
-        errno = 0;
-        long long v = t ? strtoll(t, &end, 10) : 0;
-        if (!t || *end || errno)
-            rc = RINGSIM_EDB;
-        x->tokens[i] = v;
-    }
+    int rc = sim__tokens_from_json(j, &x->tokens, &x->ntokens);
     json_decref(j);
+    if (rc == RINGSIM_ENOMEM)
+        return rs_fail(err, rc, "out of memory");
     if (rc)
         return rs_fail(err, RINGSIM_EDB, "stored tokens of node \"%s\" are damaged", x->name);
-    x->ntokens = n;
     return 0;
 }
 

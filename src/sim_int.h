@@ -189,6 +189,9 @@ int sim__attrs_parse(const char *text, node *x, rs_error *err);
 /* A node object as add_node and import log it into spec (strings borrowed
  * from o); *tokens and *replicas receive what the caller frees (also on
  * failure).  RINGSIM_EDB when damaged, RINGSIM_ENOMEM. */
+/* A JSON array of decimal strings into *out (malloc'd, room for one more;
+ * NULL on failure) and *n: RINGSIM_EDB when it is not one, RINGSIM_ENOMEM. */
+int sim__tokens_from_json(const json_t *arr, int64_t **out, size_t *n);
 int sim__spec_from_json(const json_t *o, sim_node_spec *spec, int64_t **tokens,
                         const char ***replicas);
 

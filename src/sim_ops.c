@@ -929,6 +929,7 @@ typedef struct gen_scan {
     const char *prefix;
     size_t plen;
     uint64_t next;
+    rs_error *err;
 } gen_scan;
 
 static int gen_scan_op(void *ud, const store_op *o)
@@ -940,16 +941,14 @@ static int gen_scan_op(void *ud, const store_op *o)
     }
     if (sim_op_type_of(o->type) != SIM_OP_INSERT_KEYS || !o->params || !strstr(o->params, "generate"))
         return 0;
-    json_t *p = json_loads(o->params, 0, NULL), *gen = json_object_get(p, "generate");
-    json_t *pre = json_object_get(gen, "prefix");
-    if (json_is_string(pre) && json_string_length(pre) == g->plen &&
-        !memcmp(json_string_value(pre), g->prefix, g->plen)) {
-        uint64_t end = (uint64_t)json_integer_value(json_object_get(gen, "start")) +
-                       (uint64_t)json_integer_value(json_object_get(gen, "count"));
-        if (end > g->next)
-            g->next = end;
-    }
-    json_decref(p);
+    sim_op_params p;
+    int rc = sim_op_params_read(o, &p, g->err);
+    if (rc)
+        return rc;
+    if (p.generated && p.prefix.len == g->plen && !memcmp(p.prefix.s, g->prefix, g->plen) &&
+        p.start + p.count > g->next)
+        g->next = p.start + p.count;
+    sim_op_params_clear(&p);
     return 0;
 }
 
@@ -959,7 +958,7 @@ int sim_generate_next(sim *s, const char *prefix, size_t plen, uint64_t *start, 
     int rc = plen ? name_check(prefix, plen, "key prefix", err) : 0;
     if (rc)
         return rc;
-    gen_scan g = {prefix, plen, 0};
+    gen_scan g = {prefix, plen, 0, err};
     rc = store_ops_each(s->st, 0, -1, gen_scan_op, &g, err);
     *start = g.next;
     return rc;

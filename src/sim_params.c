@@ -14,6 +14,7 @@
  *   delete_keys  {"keys": n}
  *   revert       {"to"}
  *   configure, import, workload, reset: their own objects (json). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,31 @@ void sim_op_params_clear(sim_op_params *p)
     free(p->replicas_);
     memset(p, 0, sizeof *p);
     p->to = -1;
+}
+
+int sim__tokens_from_json(const json_t *arr, int64_t **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    if (!json_is_array(arr))
+        return RINGSIM_EDB;
+    size_t len = json_array_size(arr);
+    int64_t *v = malloc((len + 1) * sizeof *v);
+    if (!v)
+        return RINGSIM_ENOMEM;
+    for (size_t i = 0; i < len; i++) {
+        const char *t = json_string_value(json_array_get(arr, i));
+        char *end = NULL;
+        errno = 0;
+        v[i] = t ? strtoll(t, &end, 10) : 0;
+        if (!t || end == t || *end || errno) {
+            free(v);
+            return RINGSIM_EDB;
+        }
+    }
+    *out = v;
+    *n = len;
+    return 0;
 }
 
 int sim__spec_from_json(const json_t *o, sim_node_spec *spec, int64_t **tokens, const char ***replicas)
@@ -51,19 +77,14 @@ int sim__spec_from_json(const json_t *o, sim_node_spec *spec, int64_t **tokens, 
     spec->srv_id = id ? (int64_t)json_integer_value(id) : 0;
     spec->down = !strcmp(sv, "down");
     spec->backup = json_is_true(bk);
-    size_t nt = json_array_size(tok), nr = json_array_size(rp);
-    if ((nt && !(*tokens = malloc(nt * sizeof **tokens))) ||
-        (nr && !(*replicas = malloc(nr * sizeof **replicas)))) {
+    size_t nt = 0, nr = json_array_size(rp);
+    int rc = tok ? sim__tokens_from_json(tok, tokens, &nt) : 0;
+    if (rc)
+        return rc;
+    if (nr && !(*replicas = malloc(nr * sizeof **replicas))) {
         free(*tokens);
         *tokens = NULL;
         return RINGSIM_ENOMEM;
-    }
-    for (size_t i = 0; i < nt; i++) {
-        const char *t = json_string_value(json_array_get(tok, i));
-        char *end = NULL;
-        (*tokens)[i] = t ? strtoll(t, &end, 10) : 0;
-        if (!t || end == t || *end)
-            return RINGSIM_EDB; /* the caller frees what was allocated */
     }
     for (size_t i = 0; i < nr; i++)
         if (!((*replicas)[i] = json_string_value(json_array_get(rp, i))))

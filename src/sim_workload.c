@@ -340,28 +340,22 @@ static int ins_op(void *ud, const store_op *o)
     c->op = o->id;
     c->idx = 0;
     c->del = del;
-    json_t *p = ins ? json_loads(o->params, 0, NULL) : NULL;
-    json_t *gen = json_object_get(p, "generate");
-    int rc = 0;
-    if (gen) { /* prefix + number, as sim_generate_keys makes them */
-        json_t *pre = json_object_get(gen, "prefix");
-        uint64_t start = (uint64_t)json_integer_value(json_object_get(gen, "start"));
-        uint64_t count = (uint64_t)json_integer_value(json_object_get(gen, "count"));
-        size_t pl = json_string_length(pre);
+    sim_op_params p;
+    int rc = ins ? sim_op_params_read(o, &p, c->err) : 0;
+    if (rc)
+        return rc;
+    if (ins && p.generated) { /* prefix + number, as sim_generate_keys makes them */
         char buf[NAME_BUF + 24];
-        if (pl > NAME_BUF)
-            pl = NAME_BUF;
-        memcpy(buf, json_string_value(pre) ? json_string_value(pre) : "", pl);
-        for (uint64_t i = 0; !rc && i < count; i++) {
-            size_t len = pl + (size_t)sprintf(buf + pl, "%llu", (unsigned long long)(start + i));
-            rc = ins_key(c, buf, len);
+        for (uint64_t i = 0; !rc && i < p.count; i++) {
+            rc = ins_key(c, buf, sim_generated_key(p.prefix, p.start + i, buf));
             if (!rc && i % PROGRESS_EVERY == PROGRESS_EVERY - 1)
                 rc = sim__poll(c->origin, c->err);
         }
     } else {
         rc = store_op_keys_each(c->origin->st, o->id, ins_key, c, c->err);
     }
-    json_decref(p);
+    if (ins)
+        sim_op_params_clear(&p);
     return rc;
 }
 

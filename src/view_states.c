@@ -31,11 +31,11 @@ void view_node_states(sim *s, const sim_node_view *v, json_t *o)
  * on the operation that took the node down. */
 void view_state_op(const sim_op *op, json_t *o)
 {
-    json_t *p = json_loads(op->params ? op->params : "", 0, NULL);
-    const char *st = json_string_value(json_object_get(p, "state"));
-    bool down = st && !strcmp(st, "down");
+    sim_op_params p;
+    rs_error e;
+    bool down = !sim_op_params_read(op, &p, &e) && p.node.down;
     json_object_set_new(o, "state", json_string(down ? "down" : "up"));
     if (down)
         json_object_set_new(o, "moves_back_when_up", json_integer((json_int_t)op->keys_moved));
-    json_decref(p);
+    sim_op_params_clear(&p);
 }

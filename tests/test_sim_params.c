@@ -138,6 +138,8 @@ static void test_damaged(void **state)
         {"add_node", "{\"name\": \"a\", \"weight\": \"heavy\"}"},
         {"add_node", "{\"name\": \"a\", \"weight\": 1, \"tokens\": [\"12x\"]}"},
         {"add_node", "{\"name\": \"a\", \"weight\": 1, \"tokens\": [12]}"},
+        {"add_node", "{\"name\": \"a\", \"weight\": 1, \"tokens\": [\"99999999999999999999\"]}"},
+        {"add_node", "{\"name\": \"a\", \"weight\": 1, \"tokens\": \"12\"}"},
         {"add_node", "{\"name\": \"a\", \"weight\": 1, \"state\": \"sleepy\"}"},
         {"add_node", "{\"name\": \"a\", \"weight\": 1, \"replicas\": [1]}"},
         {"add_node", "{\"name\": \"a\", \"weight\": 1, \"id\": \"3\"}"},
