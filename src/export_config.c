@@ -45,6 +45,7 @@
 #include "alg_redis.h"
 #include "alg_twemproxy.h"
 #include "sbuf.h"
+#include "vec.h"
 
 typedef struct ex {
     sim *s;
@@ -470,14 +471,9 @@ static int write_nodetool(ex *x)
         size_t k;
         json_array_foreach(t, k, v)
         {
-            if (n == cap) {
-                cap = cap ? cap * 2 : 256;
-                ntok *g = realloc(all, cap * sizeof *all);
-                if (!g) {
-                    rc = nomem(x);
-                    break;
-                }
-                all = g;
+            if (vec_reserve(&all, &cap, n + 1, sizeof *all, 256)) {
+                rc = nomem(x);
+                break;
             }
             all[n++] = (ntok){strtoll(json_string_value(v), NULL, 10), i};
         }

@@ -37,6 +37,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vec.h"
+
 /* ---- a set of byte strings with two ends each ---- */
 
 /* An owner: a name's index, or one of these. */
@@ -108,24 +110,9 @@ static cent *cset_get(cset *c, const char *k, size_t len, bool *fresh)
     }
     if ((c->n + 1) * 2 > c->nslot && cset_grow(c))
         return NULL;
-    if (c->used + len > c->cap) {
-        size_t cap = c->cap ? c->cap * 2 : 65536;
-        while (cap < c->used + len)
-            cap *= 2;
-        char *b = realloc(c->buf, cap);
-        if (!b)
-            return NULL;
-        c->buf = b;
-        c->cap = cap;
-    }
-    if (c->n == c->vcap) {
-        size_t cap = c->vcap ? c->vcap * 2 : 1024;
-        cent *v = realloc(c->v, cap * sizeof *v);
-        if (!v)
-            return NULL;
-        c->v = v;
-        c->vcap = cap;
-    }
+    if (len > SIZE_MAX - c->used || vec_reserve(&c->buf, &c->cap, c->used + len, 1, 65536) ||
+        vec_reserve(&c->v, &c->vcap, c->n + 1, sizeof *c->v, 1024))
+        return NULL;
     memcpy(c->buf + c->used, k, len);
     cent *e = &c->v[c->n];
     *e = (cent){c->used, (uint32_t)len, h, OWNER_NONE, OWNER_NONE, 0, 0};
@@ -330,14 +317,8 @@ static int spans_add(spans *l, int64_t lo, int64_t hi, bool back)
 {
     if (hi <= lo)
         return 0;
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 8;
-        span *v = realloc(l->v, cap * sizeof *v);
-        if (!v)
-            return RINGSIM_ENOMEM;
-        l->v = v;
-        l->cap = cap;
-    }
+    if (vec_reserve(&l->v, &l->cap, l->n + 1, sizeof *l->v, 8))
+        return RINGSIM_ENOMEM;
     l->v[l->n++] = (span){lo, hi, back};
     return 0;
 }
@@ -396,14 +377,8 @@ typedef struct oplist {
 static int op_keep(void *ud, const store_op *o)
 {
     oplist *l = ud;
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 16;
-        store_op *v = realloc(l->v, cap * sizeof *v);
-        if (!v)
-            return RINGSIM_ENOMEM;
-        l->v = v;
-        l->cap = cap;
-    }
+    if (vec_reserve(&l->v, &l->cap, l->n + 1, sizeof *l->v, 16))
+        return RINGSIM_ENOMEM;
     store_op x = *o;
     x.type = strdup(o->type);
     x.params = strdup(o->params ? o->params : "{}");
@@ -492,13 +467,10 @@ static int ntally_add(ntally *t, const char *name, size_t len)
         return RINGSIM_ENOMEM;
     size_t i = (size_t)(e - t->names.v);
     if (i >= t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 16;
-        int64_t *v = realloc(t->count, cap * sizeof *v);
-        if (!v)
+        size_t old = t->cap;
+        if (vec_reserve(&t->count, &t->cap, i + 1, sizeof *t->count, 16))
             return RINGSIM_ENOMEM;
-        memset(v + t->cap, 0, (cap - t->cap) * sizeof *v);
-        t->count = v;
-        t->cap = cap;
+        memset(t->count + old, 0, (t->cap - old) * sizeof *t->count);
     }
     t->count[i]++;
     return 0;
