@@ -67,14 +67,13 @@ static int str(ex *x, const char *s) { return add(x, s, strlen(s)); }
 static int fmt(ex *x, const char *f, ...) __attribute__((format(printf, 2, 3)));
 static int fmt(ex *x, const char *f, ...)
 {
-    char buf[512];
     va_list ap;
     va_start(ap, f);
-    int n = vsnprintf(buf, sizeof buf, f, ap);
+    int rc = sb_vprintf(&x->b, f, ap);
     va_end(ap);
-    if (n < 0 || (size_t)n >= sizeof buf)
+    if (rc == RINGSIM_EINTERNAL)
         return rs_fail(x->err, RINGSIM_EINTERNAL, "export: a line is too long");
-    return add(x, buf, (size_t)n);
+    return rc ? nomem(x) : 0;
 }
 
 /* The imported section's name when the import was of this format. */

@@ -25,14 +25,20 @@ int sb_add(sbuf *b, const char *s, size_t n)
 
 int sb_str(sbuf *b, const char *s) { return sb_add(b, s, strlen(s)); }
 
-int sb_printf(sbuf *b, const char *fmt, ...)
+int sb_vprintf(sbuf *b, const char *fmt, va_list ap)
 {
     char tmp[512];
-    va_list ap;
-    va_start(ap, fmt);
     int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
     if (n < 0 || (size_t)n >= sizeof tmp)
         return RINGSIM_EINTERNAL;
     return sb_add(b, tmp, (size_t)n);
+}
+
+int sb_printf(sbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = sb_vprintf(b, fmt, ap);
+    va_end(ap);
+    return rc;
 }
