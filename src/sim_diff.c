@@ -32,11 +32,13 @@
 #define _GNU_SOURCE /* strndup */
 #include "sim_int.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "slots.h"
 #include "vec.h"
 
 /* ---- a set of byte strings with two ends each ---- */
@@ -57,58 +59,32 @@ typedef struct cset {
     size_t used, cap;
     cent *v;
     size_t n, vcap;
-    uint32_t *slot; /* index + 1, 0 = empty; size nslot (a power of two) */
-    size_t nslot;
+    slots index; /* of v, by hash */
 } cset;
-
-static uint32_t hash_bytes(const char *p, size_t n)
-{
-    uint32_t h = 2166136261u; /* FNV-1a */
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)p[i]) * 16777619u;
-    return h;
-}
 
 static void cset_free(cset *c)
 {
     free(c->buf);
     free(c->v);
-    free(c->slot);
+    slots_free(&c->index);
     memset(c, 0, sizeof *c);
-}
-
-static int cset_grow(cset *c)
-{
-    size_t ns = c->nslot ? c->nslot * 2 : 1024;
-    uint32_t *sl = calloc(ns, sizeof *sl);
-    if (!sl)
-        return RINGSIM_ENOMEM;
-    for (size_t i = 0; i < c->n; i++) {
-        size_t j = c->v[i].hash & (ns - 1);
-        while (sl[j])
-            j = (j + 1) & (ns - 1);
-        sl[j] = (uint32_t)i + 1;
-    }
-    free(c->slot);
-    c->slot = sl;
-    c->nslot = ns;
-    return 0;
 }
 
 /* The entry of k, added (both ends unset) when new: *fresh says so.  NULL
  * when out of memory. */
 static cent *cset_get(cset *c, const char *k, size_t len, bool *fresh)
 {
-    uint32_t h = hash_bytes(k, len);
+    uint32_t h = slots_hash(k, len);
+    const slots *t = &c->index;
     *fresh = false;
-    if (c->nslot) {
-        for (size_t j = h & (c->nslot - 1); c->slot[j]; j = (j + 1) & (c->nslot - 1)) {
-            cent *e = &c->v[c->slot[j] - 1];
+    if (t->nslot) {
+        for (size_t j = h & (t->nslot - 1); t->slot[j]; j = (j + 1) & (t->nslot - 1)) {
+            cent *e = &c->v[t->slot[j] - 1];
             if (e->hash == h && e->len == len && memcmp(c->buf + e->off, k, len) == 0)
                 return e;
         }
     }
-    if ((c->n + 1) * 2 > c->nslot && cset_grow(c))
+    if (slots_reserve(&c->index, c->n, 1024, c->v, sizeof *c->v, offsetof(cent, hash)))
         return NULL;
     if (len > SIZE_MAX - c->used || vec_reserve(&c->buf, &c->cap, c->used + len, 1, 65536) ||
         vec_reserve(&c->v, &c->vcap, c->n + 1, sizeof *c->v, 1024))
@@ -117,10 +93,7 @@ static cent *cset_get(cset *c, const char *k, size_t len, bool *fresh)
     cent *e = &c->v[c->n];
     *e = (cent){c->used, (uint32_t)len, h, OWNER_NONE, OWNER_NONE, 0, 0};
     c->used += len;
-    size_t j = h & (c->nslot - 1);
-    while (c->slot[j])
-        j = (j + 1) & (c->nslot - 1);
-    c->slot[j] = (uint32_t)++c->n;
+    slots_put(&c->index, h, c->n++);
     *fresh = true;
     return e;
 }
