@@ -412,15 +412,19 @@ static json_t *node_tokens(ex *x, size_t i)
     return t;
 }
 
-static int need_cassandra(ex *x)
+/* The formats that write one algorithm's layout (tokens, slots) refuse the
+ * others: 0 or RINGSIM_EPARAM naming what the format writes. */
+static int need_algorithm(ex *x, const char *algorithm, const char *writes)
 {
-    if (strcmp(sim_config(x->s)->algorithm, "cassandra") != 0)
+    if (strcmp(sim_config(x->s)->algorithm, algorithm) != 0)
         return rs_fail(x->err, RINGSIM_EPARAM,
-                       "export --config %s writes Cassandra tokens: the algorithm is %s (config "
-                       "--algorithm cassandra first)",
-                       x->fmt, sim_config(x->s)->algorithm);
+                       "export --config %s writes %s: the algorithm is %s (config "
+                       "--algorithm %s first)",
+                       x->fmt, writes, sim_config(x->s)->algorithm, algorithm);
     return 0;
 }
+
+static int need_cassandra(ex *x) { return need_algorithm(x, "cassandra", "Cassandra tokens"); }
 
 static int write_cassandra(ex *x)
 {
@@ -499,15 +503,7 @@ static int write_nodetool(ex *x)
 
 /* ---- redis ---- */
 
-static int need_redis(ex *x)
-{
-    if (strcmp(sim_config(x->s)->algorithm, "redis") != 0)
-        return rs_fail(x->err, RINGSIM_EPARAM,
-                       "export --config %s writes Redis slots: the algorithm is %s (config "
-                       "--algorithm redis first)",
-                       x->fmt, sim_config(x->s)->algorithm);
-    return 0;
-}
+static int need_redis(ex *x) { return need_algorithm(x, "redis", "Redis slots"); }
 
 /* "ip:port" into host and port. */
 static bool host_port(const char *name, size_t len, char *host, size_t hsize, long *port)
