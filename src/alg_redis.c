@@ -379,29 +379,23 @@ size_t redis_runs(const uint32_t owner[REDIS_SLOTS], redis_run *out, size_t cap)
     return runs_of(owner, true, 0, out, cap);
 }
 
-/* Append the decimal digits of v at buf[len..], writing only below cap - 1
- * (room for the NUL); returns the new length. */
-static size_t put_uint(char *buf, size_t cap, size_t len, uint32_t v)
-{
-    char d[10];
-    size_t k = 0;
-    do {
-        d[k++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (k--) {
-        if (len + 1 < cap)
-            buf[len] = d[k];
-        len++;
-    }
-    return len;
-}
-
+/* Append c at buf[len], writing only below cap - 1 (room for the NUL);
+ * returns the new length. */
 static size_t put_char(char *buf, size_t cap, size_t len, char c)
 {
     if (len + 1 < cap)
         buf[len] = c;
     return len + 1;
+}
+
+/* The decimal digits of v likewise. */
+static size_t put_uint(char *buf, size_t cap, size_t len, uint32_t v)
+{
+    char d[20];
+    size_t k = alg_put_u64(d, v);
+    for (size_t i = 0; i < k; i++)
+        len = put_char(buf, cap, len, d[i]);
+    return len;
 }
 
 size_t redis_format(const uint32_t owner[REDIS_SLOTS], char *buf, size_t cap)
