@@ -54,6 +54,14 @@ long alg_named_find(const alg_named *v, size_t n, const char *name, size_t len)
     return -1;
 }
 
+int alg_check_unweighted(const alg_node *node, const char *algorithm, const char *why, rs_error *err)
+{
+    if (node->weight == 1.0)
+        return 0;
+    return rs_fail(err, RINGSIM_EPARAM, "%s has no weights (%s): \"%.*s\" has weight %g", algorithm,
+                   why, (int)node->len, node->name, node->weight);
+}
+
 size_t alg_put_u64(char *out, uint64_t v)
 {
     char tmp[20];

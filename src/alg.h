@@ -44,6 +44,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "error.h"
+
 typedef struct alg_node {
     const char *name; /* borrowed; UTF-8, not NUL-terminated necessarily */
     size_t len;
@@ -76,6 +78,9 @@ void alg_named_sort(alg_named *v, size_t n);
 long alg_named_find(const alg_named *v, size_t n, const char *name, size_t len);
 /* v in decimal digits into out (room for 20), no NUL; the length. */
 size_t alg_put_u64(char *out, uint64_t v);
+/* The rule of the algorithms without weights: 0 when node's weight is 1,
+ * else RINGSIM_EPARAM, "<algorithm> has no weights (<why>): ..." in err. */
+int alg_check_unweighted(const alg_node *node, const char *algorithm, const char *why, rs_error *err);
 
 #define ALG_SIGNED_BIAS 0x8000000000000000ull
 

@@ -28,9 +28,5 @@ int32_t jump_hash(uint64_t key, int32_t buckets)
 
 int jump_check_weight(const alg_node *node, rs_error *err)
 {
-    if (node->weight == 1.0)
-        return 0;
-    return rs_fail(err, RINGSIM_EPARAM,
-                   "jump has no weights (each node is one bucket): \"%.*s\" has weight %g",
-                   (int)node->len, node->name, node->weight);
+    return alg_check_unweighted(node, "jump", "each node is one bucket", err);
 }

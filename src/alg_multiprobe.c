@@ -22,11 +22,7 @@ int multiprobe_check_probes(long long probes, rs_error *err)
 
 int multiprobe_check_weight(const alg_node *node, rs_error *err)
 {
-    if (node->weight == 1.0)
-        return 0;
-    return rs_fail(err, RINGSIM_EPARAM,
-                   "multiprobe has no weights (each node is one point): \"%.*s\" has weight %g",
-                   (int)node->len, node->name, node->weight);
+    return alg_check_unweighted(node, "multiprobe", "each node is one point", err);
 }
 
 typedef struct sort_point {

@@ -19,6 +19,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -342,56 +343,44 @@ int redis_leave(uint32_t owner[REDIS_SLOTS], size_t n, uint32_t leaving)
 
 /* ---- ranges, text -------------------------------------------------------- */
 
-size_t redis_node_runs(const uint32_t owner[REDIS_SLOTS], uint32_t node, redis_run *out, size_t cap)
+/* The last slot of the run of equal owners that starts at s. */
+static size_t run_end(const uint32_t owner[REDIS_SLOTS], size_t s)
+{
+    size_t e = s;
+    while (e + 1 < REDIS_SLOTS && owner[e + 1] == owner[s])
+        e++;
+    return e;
+}
+
+/* The maximal runs, all of them or node's only: redis_runs and
+ * redis_node_runs. */
+static size_t runs_of(const uint32_t owner[REDIS_SLOTS], bool all, uint32_t node, redis_run *out,
+                      size_t cap)
 {
     size_t total = 0;
-    for (size_t s = 0; s < REDIS_SLOTS;) {
-        size_t e = s;
-        while (e + 1 < REDIS_SLOTS && owner[e + 1] == owner[s])
-            e++;
-        if (owner[s] == node) {
-            if (total < cap)
-                out[total] = (redis_run){(uint16_t)s, (uint16_t)e, owner[s]};
-            total++;
-        }
-        s = e + 1;
+    for (size_t s = 0, e; s < REDIS_SLOTS; s = e + 1) {
+        e = run_end(owner, s);
+        if (!all && owner[s] != node)
+            continue;
+        if (total < cap)
+            out[total] = (redis_run){(uint16_t)s, (uint16_t)e, owner[s]};
+        total++;
     }
     return total;
+}
+
+size_t redis_node_runs(const uint32_t owner[REDIS_SLOTS], uint32_t node, redis_run *out, size_t cap)
+{
+    return runs_of(owner, false, node, out, cap);
 }
 
 size_t redis_runs(const uint32_t owner[REDIS_SLOTS], redis_run *out, size_t cap)
 {
-    size_t total = 0;
-    for (size_t s = 0; s < REDIS_SLOTS;) {
-        size_t e = s;
-        while (e + 1 < REDIS_SLOTS && owner[e + 1] == owner[s])
-            e++;
-        if (total < cap)
-            out[total] = (redis_run){(uint16_t)s, (uint16_t)e, owner[s]};
-        total++;
-        s = e + 1;
-    }
-    return total;
+    return runs_of(owner, true, 0, out, cap);
 }
 
-/* Append the decimal digits of v at buf[len..], writing only below cap - 1
- * (room for the NUL); returns the new length. */
-static size_t put_uint(char *buf, size_t cap, size_t len, uint32_t v)
-{
-    char d[10];
-    size_t k = 0;
-    do {
-        d[k++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (k--) {
-        if (len + 1 < cap)
-            buf[len] = d[k];
-        len++;
-    }
-    return len;
-}
-
+/* Append c at buf[len], writing only below cap - 1 (room for the NUL);
+ * returns the new length. */
 static size_t put_char(char *buf, size_t cap, size_t len, char c)
 {
     if (len + 1 < cap)
@@ -399,13 +388,21 @@ static size_t put_char(char *buf, size_t cap, size_t len, char c)
     return len + 1;
 }
 
+/* The decimal digits of v likewise. */
+static size_t put_uint(char *buf, size_t cap, size_t len, uint32_t v)
+{
+    char d[20];
+    size_t k = alg_put_u64(d, v);
+    for (size_t i = 0; i < k; i++)
+        len = put_char(buf, cap, len, d[i]);
+    return len;
+}
+
 size_t redis_format(const uint32_t owner[REDIS_SLOTS], char *buf, size_t cap)
 {
     size_t len = 0;
     for (size_t s = 0; s < REDIS_SLOTS;) {
-        size_t e = s;
-        while (e + 1 < REDIS_SLOTS && owner[e + 1] == owner[s])
-            e++;
+        size_t e = run_end(owner, s);
         if (s > 0)
             len = put_char(buf, cap, len, ',');
         len = put_uint(buf, cap, len, (uint32_t)s);

@@ -731,20 +731,29 @@ static int run_workload(cmd_ctx *c)
     return answer_change(c);
 }
 
-static int run_node_ls(cmd_ctx *c)
+/* The frame of a command that shows a view: j (NULL when the view failed,
+ * c->err saying why) as CSV of its array `csv` with --csv (csv NULL: the
+ * command has no --csv), as JSON with --json, else by text; j is freed. */
+static int show(cmd_ctx *c, json_t *j, const char *csv, void (*text)(cmd_ctx *c, json_t *j))
 {
-    json_t *j = view_nodes(c->s, &c->err);
     if (!j)
         return c->err.code;
     int rc = 0;
-    if (c->l->opt[CMD_O_CSV])
-        rc = print_csv(c->out, j, "nodes", &c->err);
+    if (csv && c->l->opt[CMD_O_CSV])
+        rc = print_csv(c->out, j, csv, &c->err);
     else if (c->l->opt[CMD_O_JSON])
         print_json(c->out, j);
     else
-        print_nodes_table(c->out, j, skewed(c->s));
+        text(c, j);
     json_decref(j);
     return rc;
+}
+
+static void nodes_text(cmd_ctx *c, json_t *j) { print_nodes_table(c->out, j, skewed(c->s)); }
+
+static int run_node_ls(cmd_ctx *c)
+{
+    return show(c, view_nodes(c->s, &c->err), "nodes", nodes_text);
 }
 
 /* A key of the table for people (`key ls` without --csv or --json). */
@@ -842,41 +851,27 @@ static void print_lookup(FILE *out, sim *s, const char *key, json_t *j)
     json_decref(cat);
 }
 
+static void lookup_text(cmd_ctx *c, json_t *j) { print_lookup(c->out, c->s, c->l->args[0], j); }
+
 static int run_lookup(cmd_ctx *c)
 {
     const char *key = c->l->args[0];
-    json_t *j = view_lookup(c->s, key, strlen(key), &c->err);
-    if (!j)
-        return c->err.code;
-    if (c->l->opt[CMD_O_JSON]) {
-        print_json(c->out, j);
-    } else {
-        print_lookup(c->out, c->s, key, j);
-    }
-    json_decref(j);
-    return 0;
+    return show(c, view_lookup(c->s, key, strlen(key), &c->err), NULL, lookup_text);
 }
 
-static int run_stats(cmd_ctx *c)
+static void stats_text(cmd_ctx *c, json_t *j)
 {
-    json_t *j = view_stats(c->s, &c->err);
-    if (!j)
-        return c->err.code;
-    if (c->l->opt[CMD_O_JSON])
-        print_json(c->out, j);
-    else
-        fprintf(c->out,
-                "nodes %lld  keys %lld\nmean %.2f  stddev %.2f  cv %.4f\nmin %lld  max %lld  "
-                "max/mean %.4f\n",
-                (long long)json_integer_value(json_object_get(j, "nodes")),
-                (long long)json_integer_value(json_object_get(j, "keys")),
-                json_real_value(json_object_get(j, "mean")),
-                json_real_value(json_object_get(j, "stddev")),
-                json_real_value(json_object_get(j, "cv")),
-                (long long)json_integer_value(json_object_get(j, "min")),
-                (long long)json_integer_value(json_object_get(j, "max")),
-                json_real_value(json_object_get(j, "max_over_mean")));
-    if (!c->l->opt[CMD_O_JSON] && skewed(c->s)) {
+    fprintf(c->out,
+            "nodes %lld  keys %lld\nmean %.2f  stddev %.2f  cv %.4f\nmin %lld  max %lld  "
+            "max/mean %.4f\n",
+            (long long)json_integer_value(json_object_get(j, "nodes")),
+            (long long)json_integer_value(json_object_get(j, "keys")),
+            json_real_value(json_object_get(j, "mean")),
+            json_real_value(json_object_get(j, "stddev")), json_real_value(json_object_get(j, "cv")),
+            (long long)json_integer_value(json_object_get(j, "min")),
+            (long long)json_integer_value(json_object_get(j, "max")),
+            json_real_value(json_object_get(j, "max_over_mean")));
+    if (skewed(c->s)) {
         json_t *rq = json_object_get(j, "requests"), *hot = json_object_get(rq, "hottest_key");
         const char *hk = json_string_value(json_object_get(hot, "key"));
         char *esc = hk ? names_escape(hk, strlen(hk)) : NULL;
@@ -889,30 +884,22 @@ static int run_stats(cmd_ctx *c)
                     json_number_value(json_object_get(hot, "share")));
         free(esc);
     }
-    json_decref(j);
-    return 0;
 }
 
-static int run_ring(cmd_ctx *c)
+static int run_stats(cmd_ctx *c) { return show(c, view_stats(c->s, &c->err), NULL, stats_text); }
+
+static void ring_text(cmd_ctx *c, json_t *j)
 {
-    json_t *j = view_ring(c->s, &c->err);
-    if (!j)
-        return c->err.code;
-    if (c->l->opt[CMD_O_JSON]) {
-        print_json(c->out, j);
-    } else {
-        json_t *p;
-        size_t i;
-        fprintf(c->out, "%10s  %s\n", "Position", "Node (point)");
-        json_array_foreach(json_object_get(j, "points"), i, p)
-            fprintf(c->out, "%10lld  %s#%lld\n",
-                    (long long)json_integer_value(json_object_get(p, "position")),
-                    json_string_value(json_object_get(p, "node")),
-                    (long long)json_integer_value(json_object_get(p, "index")));
-    }
-    json_decref(j);
-    return 0;
+    json_t *p;
+    size_t i;
+    fprintf(c->out, "%10s  %s\n", "Position", "Node (point)");
+    json_array_foreach(json_object_get(j, "points"), i, p) fprintf(
+        c->out, "%10lld  %s#%lld\n", (long long)json_integer_value(json_object_get(p, "position")),
+        json_string_value(json_object_get(p, "node")),
+        (long long)json_integer_value(json_object_get(p, "index")));
 }
+
+static int run_ring(cmd_ctx *c) { return show(c, view_ring(c->s, &c->err), NULL, ring_text); }
 
 typedef struct move_printer {
     cmd_ctx *c;
@@ -987,33 +974,25 @@ static int run_log_one(cmd_ctx *c)
     return rc;
 }
 
+static void log_text(cmd_ctx *c, json_t *j)
+{
+    json_t *p;
+    size_t i;
+    json_array_foreach(json_object_get(j, "operations"), i, p) fprintf(
+        c->out, "%5lld  %s  %-11s  %6lld moved  %s\n",
+        (long long)json_integer_value(json_object_get(p, "id")),
+        json_string_value(json_object_get(p, "at")), json_string_value(json_object_get(p, "type")),
+        (long long)json_integer_value(json_object_get(p, "keys_moved")),
+        json_string_value(json_object_get(p, "subject")));
+    if (!json_array_size(json_object_get(j, "operations")))
+        fprintf(c->out, "(no operations)\n");
+}
+
 static int run_log(cmd_ctx *c)
 {
     if (c->l->nargs)
         return run_log_one(c);
-    json_t *j = view_operations(c->s, 0, -1, &c->err);
-    if (!j)
-        return c->err.code;
-    int rc = 0;
-    if (c->l->opt[CMD_O_CSV]) {
-        rc = print_csv(c->out, j, "operations", &c->err);
-    } else if (c->l->opt[CMD_O_JSON]) {
-        print_json(c->out, j);
-    } else {
-        json_t *p;
-        size_t i;
-        json_array_foreach(json_object_get(j, "operations"), i, p)
-            fprintf(c->out, "%5lld  %s  %-11s  %6lld moved  %s\n",
-                    (long long)json_integer_value(json_object_get(p, "id")),
-                    json_string_value(json_object_get(p, "at")),
-                    json_string_value(json_object_get(p, "type")),
-                    (long long)json_integer_value(json_object_get(p, "keys_moved")),
-                    json_string_value(json_object_get(p, "subject")));
-        if (!json_array_size(json_object_get(j, "operations")))
-            fprintf(c->out, "(no operations)\n");
-    }
-    json_decref(j);
-    return rc;
+    return show(c, view_operations(c->s, 0, -1, &c->err), "operations", log_text);
 }
 
 /* diff A B: what changed between the states after A and after B, every
@@ -1086,45 +1065,40 @@ static int run_diff(cmd_ctx *c)
     return 0;
 }
 
+static void algorithms_text(cmd_ctx *c, json_t *j)
+{
+    json_t *a = json_object_get(j, "algorithms"), *e;
+    size_t i;
+    fprintf(c->out, "%-11s %-8s %-8s %-22s %s\n", "ALGORITHM", "WEIGHTS", "REPLICAS", "PARAMS",
+            "TITLE");
+    json_array_foreach(a, i, e)
+    {
+        char ps[128] = "";
+        json_t *p;
+        size_t k;
+        json_array_foreach(json_object_get(e, "params"), k, p)
+        {
+            char one[64];
+            json_t *d = json_object_get(p, "default");
+            if (json_is_string(d)) /* a choice by name (twemproxy's hash) */
+                snprintf(one, sizeof one, "%s%s=%s", k ? " " : "",
+                         json_string_value(json_object_get(p, "name")), json_string_value(d));
+            else
+                snprintf(one, sizeof one, "%s%s=%lld", k ? " " : "",
+                         json_string_value(json_object_get(p, "name")),
+                         (long long)json_integer_value(d));
+            strncat(ps, one, sizeof ps - strlen(ps) - 1);
+        }
+        fprintf(c->out, "%-11s %-8s %-8s %-22s %s\n", json_string_value(json_object_get(e, "name")),
+                json_string_value(json_object_get(e, "weight_rule")),
+                json_string_value(json_object_get(e, "replica_rule")), *ps ? ps : "-",
+                json_string_value(json_object_get(e, "title")));
+    }
+}
+
 static int run_algorithms(cmd_ctx *c)
 {
-    json_t *j = view_algorithms(&c->err);
-    if (!j)
-        return c->err.code;
-    if (c->l->opt[CMD_O_JSON]) {
-        print_json(c->out, j);
-    } else {
-        json_t *a = json_object_get(j, "algorithms"), *e;
-        size_t i;
-        fprintf(c->out, "%-11s %-8s %-8s %-22s %s\n", "ALGORITHM", "WEIGHTS", "REPLICAS", "PARAMS",
-                "TITLE");
-        json_array_foreach(a, i, e)
-        {
-            char ps[128] = "";
-            json_t *p;
-            size_t k;
-            json_array_foreach(json_object_get(e, "params"), k, p)
-            {
-                char one[64];
-                json_t *d = json_object_get(p, "default");
-                if (json_is_string(d)) /* a choice by name (twemproxy's hash) */
-                    snprintf(one, sizeof one, "%s%s=%s", k ? " " : "",
-                             json_string_value(json_object_get(p, "name")), json_string_value(d));
-                else
-                    snprintf(one, sizeof one, "%s%s=%lld", k ? " " : "",
-                             json_string_value(json_object_get(p, "name")),
-                             (long long)json_integer_value(d));
-                strncat(ps, one, sizeof ps - strlen(ps) - 1);
-            }
-            fprintf(c->out, "%-11s %-8s %-8s %-22s %s\n",
-                    json_string_value(json_object_get(e, "name")),
-                    json_string_value(json_object_get(e, "weight_rule")),
-                    json_string_value(json_object_get(e, "replica_rule")), *ps ? ps : "-",
-                    json_string_value(json_object_get(e, "title")));
-        }
-    }
-    json_decref(j);
-    return 0;
+    return show(c, view_algorithms(&c->err), NULL, algorithms_text);
 }
 
 #define CHECK_REPORT_SIZE 65536

@@ -15,9 +15,12 @@
 #define _GNU_SOURCE
 #include "compare.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "vec.h"
 
 #define COMPARE_REMOVALS 4
 
@@ -37,25 +40,13 @@ static int take(void *ud, const char *key, size_t len)
     sample *sm = ud;
     if (sm->seen++ % sm->step)
         return 0;
-    if (sm->used + len > sm->cap) {
-        size_t cap = sm->cap ? sm->cap * 2 : 1 << 16;
-        while (cap < sm->used + len)
-            cap *= 2;
-        char *b = realloc(sm->buf, cap);
-        if (!b)
-            return RINGSIM_ENOMEM;
-        sm->buf = b;
-        sm->cap = cap;
-    }
+    if (len > SIZE_MAX - sm->used || vec_reserve(&sm->buf, &sm->cap, sm->used + len, 1, 1 << 16))
+        return RINGSIM_ENOMEM;
     if (sm->n == sm->ncap) {
-        size_t cap = sm->ncap ? sm->ncap * 2 : 1024;
-        size_t *o = realloc(sm->off, cap * sizeof *o);
-        if (o)
-            sm->off = o;
-        size_t *l = realloc(sm->len, cap * sizeof *l);
-        if (l)
-            sm->len = l;
-        if (!o || !l)
+        size_t cap;
+        if (vec_next_cap(sm->ncap, sm->n + 1, 1024, &cap) ||
+            vec_realloc(&sm->off, cap, sizeof *sm->off) ||
+            vec_realloc(&sm->len, cap, sizeof *sm->len))
             return RINGSIM_ENOMEM;
         sm->ncap = cap;
     }

@@ -45,6 +45,7 @@
 #include "alg_redis.h"
 #include "alg_twemproxy.h"
 #include "sbuf.h"
+#include "vec.h"
 
 typedef struct ex {
     sim *s;
@@ -66,14 +67,13 @@ static int str(ex *x, const char *s) { return add(x, s, strlen(s)); }
 static int fmt(ex *x, const char *f, ...) __attribute__((format(printf, 2, 3)));
 static int fmt(ex *x, const char *f, ...)
 {
-    char buf[512];
     va_list ap;
     va_start(ap, f);
-    int n = vsnprintf(buf, sizeof buf, f, ap);
+    int rc = sb_vprintf(&x->b, f, ap);
     va_end(ap);
-    if (n < 0 || (size_t)n >= sizeof buf)
+    if (rc == RINGSIM_EINTERNAL)
         return rs_fail(x->err, RINGSIM_EINTERNAL, "export: a line is too long");
-    return add(x, buf, (size_t)n);
+    return rc ? nomem(x) : 0;
 }
 
 /* The imported section's name when the import was of this format. */
@@ -412,15 +412,19 @@ static json_t *node_tokens(ex *x, size_t i)
     return t;
 }
 
-static int need_cassandra(ex *x)
+/* The formats that write one algorithm's layout (tokens, slots) refuse the
+ * others: 0 or RINGSIM_EPARAM naming what the format writes. */
+static int need_algorithm(ex *x, const char *algorithm, const char *writes)
 {
-    if (strcmp(sim_config(x->s)->algorithm, "cassandra") != 0)
+    if (strcmp(sim_config(x->s)->algorithm, algorithm) != 0)
         return rs_fail(x->err, RINGSIM_EPARAM,
-                       "export --config %s writes Cassandra tokens: the algorithm is %s (config "
-                       "--algorithm cassandra first)",
-                       x->fmt, sim_config(x->s)->algorithm);
+                       "export --config %s writes %s: the algorithm is %s (config "
+                       "--algorithm %s first)",
+                       x->fmt, writes, sim_config(x->s)->algorithm, algorithm);
     return 0;
 }
+
+static int need_cassandra(ex *x) { return need_algorithm(x, "cassandra", "Cassandra tokens"); }
 
 static int write_cassandra(ex *x)
 {
@@ -470,14 +474,9 @@ static int write_nodetool(ex *x)
         size_t k;
         json_array_foreach(t, k, v)
         {
-            if (n == cap) {
-                cap = cap ? cap * 2 : 256;
-                ntok *g = realloc(all, cap * sizeof *all);
-                if (!g) {
-                    rc = nomem(x);
-                    break;
-                }
-                all = g;
+            if (vec_reserve(&all, &cap, n + 1, sizeof *all, 256)) {
+                rc = nomem(x);
+                break;
             }
             all[n++] = (ntok){strtoll(json_string_value(v), NULL, 10), i};
         }
@@ -504,15 +503,7 @@ static int write_nodetool(ex *x)
 
 /* ---- redis ---- */
 
-static int need_redis(ex *x)
-{
-    if (strcmp(sim_config(x->s)->algorithm, "redis") != 0)
-        return rs_fail(x->err, RINGSIM_EPARAM,
-                       "export --config %s writes Redis slots: the algorithm is %s (config "
-                       "--algorithm redis first)",
-                       x->fmt, sim_config(x->s)->algorithm);
-    return 0;
-}
+static int need_redis(ex *x) { return need_algorithm(x, "redis", "Redis slots"); }
 
 /* "ip:port" into host and port. */
 static bool host_port(const char *name, size_t len, char *host, size_t hsize, long *port)

@@ -18,6 +18,7 @@
 
 #include "import_int.h"
 #include "names.h"
+#include "vec.h"
 
 typedef struct import_format_def {
     const char *name;
@@ -233,21 +234,6 @@ static int nomem(import_ctx *c)
     return rs_fail(c->err, RINGSIM_ENOMEM, "out of memory while importing");
 }
 
-int import__grow(void **arr, size_t *cap, size_t need, size_t sz)
-{
-    if (need <= *cap)
-        return 0;
-    size_t nc = *cap ? *cap * 2 : 8;
-    while (nc < need)
-        nc *= 2;
-    void *p = realloc(*arr, nc * sz);
-    if (p == NULL)
-        return -1;
-    *arr = p;
-    *cap = nc;
-    return 0;
-}
-
 int import__note(import_ctx *c, int line, const char *fmt, ...)
 {
     import_result *r = c->r;
@@ -260,7 +246,7 @@ int import__note(import_ctx *c, int line, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    if (import__grow((void **)&r->notes, &r->capnotes, r->nnotes + 1, sizeof *r->notes) < 0)
+    if (vec_reserve(&r->notes, &r->capnotes, r->nnotes + 1, sizeof *r->notes, 8))
         return nomem(c);
     char *m = strdup(buf);
     if (m == NULL)
@@ -307,7 +293,7 @@ import_node_rec *import__node(import_ctx *c, const char *name, size_t len, int l
                            IMPORT_MAX_NODES, IMPORT_MAX_NODES);
         return NULL;
     }
-    if (import__grow((void **)&r->nodes, &r->cap, r->n + 1, sizeof *r->nodes) < 0) {
+    if (vec_reserve(&r->nodes, &r->cap, r->n + 1, sizeof *r->nodes, 8)) {
         *rc = nomem(c);
         return NULL;
     }
@@ -349,7 +335,7 @@ int import__token(import_ctx *c, import_node_rec *n, int64_t token, int line)
     if (c->r->total_tokens >= IMPORT_MAX_TOKENS)
         return import__fail(c, line, "more than %u tokens; ringsim imports at most %u",
                             IMPORT_MAX_TOKENS, IMPORT_MAX_TOKENS);
-    if (import__grow((void **)&n->tokens, &n->captokens, n->v.ntokens + 1, sizeof *n->tokens) < 0)
+    if (vec_reserve(&n->tokens, &n->captokens, n->v.ntokens + 1, sizeof *n->tokens, 8))
         return nomem(c);
     n->tokens[n->v.ntokens++] = token;
     c->r->total_tokens++;
@@ -358,7 +344,7 @@ int import__token(import_ctx *c, import_node_rec *n, int64_t token, int line)
 
 int import__slots(import_ctx *c, import_node_rec *n, uint16_t first, uint16_t last)
 {
-    if (import__grow((void **)&n->slots, &n->capslots, n->v.nslots + 1, sizeof *n->slots) < 0)
+    if (vec_reserve(&n->slots, &n->capslots, n->v.nslots + 1, sizeof *n->slots, 8))
         return nomem(c);
     n->slots[n->v.nslots++] = (import_slots){first, last};
     return 0;
@@ -366,8 +352,7 @@ int import__slots(import_ctx *c, import_node_rec *n, uint16_t first, uint16_t la
 
 int import__replica(import_ctx *c, import_node_rec *n, const char *name, size_t len)
 {
-    if (import__grow((void **)&n->replicas, &n->capreplicas, n->v.nreplicas + 1,
-                     sizeof *n->replicas) < 0)
+    if (vec_reserve(&n->replicas, &n->capreplicas, n->v.nreplicas + 1, sizeof *n->replicas, 8))
         return nomem(c);
     char *s = strndup(name, len);
     if (s == NULL)

@@ -35,6 +35,7 @@
 
 #include "alg_haproxy.h"
 #include "import_int.h"
+#include "vec.h"
 
 #define HAP_MAX_ARGS 64 /* MAX_LINE_ARGS */
 #define HAP_MAX_DEFAULTS 256
@@ -511,12 +512,9 @@ int import__haproxy(import_ctx *c)
                                   IMPORT_MAX_NODES, IMPORT_MAX_NODES);
                 goto out;
             }
-            if ((p->n & (p->n - 1)) == 0) { /* grow at powers of two */
-                hsrv *ns = realloc(p->srv, (p->n ? p->n * 2 : 1) * sizeof *p->srv);
-                if (ns == NULL)
-                    goto nomem;
-                p->srv = ns;
-            }
+            /* grow at powers of two */
+            if ((p->n & (p->n - 1)) == 0 && vec_realloc(&p->srv, p->n ? p->n * 2 : 1, sizeof *p->srv))
+                goto nomem;
             hsrv *sv = &p->srv[p->n];
             memset(sv, 0, sizeof *sv);
             sv->name = strdup(w[1]);

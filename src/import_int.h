@@ -56,9 +56,6 @@ typedef struct import_line {
 bool import__next_line(const char *text, size_t len, size_t *pos, import_line *out);
 
 /* Refuse: fills err and *line, returns RINGSIM_EPARAM. */
-/* Grow *arr (elements of size sz, *cap of them) to hold need, doubling:
- * 0, or -1 when out of memory (*arr untouched). */
-int import__grow(void **arr, size_t *cap, size_t need, size_t sz);
 int import__fail(import_ctx *c, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* A note; 0 or RINGSIM_ENOMEM.  Past IMPORT_MAX_NOTES notes are counted only. */
 int import__note(import_ctx *c, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

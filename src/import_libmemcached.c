@@ -163,6 +163,23 @@ static size_t digits(const char *s, size_t len, size_t max)
     return i;
 }
 
+/* A port or weight: 1 to 5 digits at s[0..]; their count, or 0 when there
+ * are none or more. */
+static size_t digits5(const char *s, size_t len)
+{
+    size_t d = digits(s, len, 5);
+    return d > 5 ? 0 : d;
+}
+
+/* Refuse the option opt (opt_len bytes) whose `what` after sep is not 1 to 5
+ * digits. */
+static int bad_number(import_ctx *c, int line, const char *what, const char *sep, const char *opt,
+                      size_t opt_len)
+{
+    return import__fail(c, line, "a %s of 1 to 5 digits must follow %s in \"%.*s\"", what, sep,
+                        (int)(opt_len < 80 ? opt_len : 80), opt);
+}
+
 /* The scanner's host: an IPv4 address or [[:alnum:]][.[:alnum:]_-]+[[:alnum:]],
  * longest match; its length (0 when none). */
 static size_t scan_host(const char *s, size_t len)
@@ -230,24 +247,18 @@ static int config_string(import_ctx *c)
                 unsigned port = MC_DEFAULT_PORT;
                 unsigned long weight = 1;
                 if (k < vl && v[k] == ':') {
-                    size_t d = digits(v + k + 1, vl - k - 1, 5);
-                    if (d == 0 || d > 5)
-                        return import__fail(c, l.no,
-                                            "a port of 1 to 5 digits must follow "
-                                            "':' in \"%.*s\"",
-                                            (int)(sl < 80 ? sl : 80), s);
+                    size_t d = digits5(v + k + 1, vl - k - 1);
+                    if (d == 0)
+                        return bad_number(c, l.no, "port", "':'", s, sl);
                     port = (unsigned)(digits_value(v + k + 1, d) & 0xffff);
                     if (port == 0)
                         port = MC_DEFAULT_PORT;
                     k += 1 + d;
                 }
                 if (k + 1 < vl && v[k] == '/' && v[k + 1] == '?') {
-                    size_t d = digits(v + k + 2, vl - k - 2, 5);
-                    if (d == 0 || d > 5)
-                        return import__fail(c, l.no,
-                                            "a weight of 1 to 5 digits must follow "
-                                            "\"/?\" in \"%.*s\"",
-                                            (int)(sl < 80 ? sl : 80), s);
+                    size_t d = digits5(v + k + 2, vl - k - 2);
+                    if (d == 0)
+                        return bad_number(c, l.no, "weight", "\"/?\"", s, sl);
                     weight = digits_value(v + k + 2, d);
                     k += 2 + d;
                 }
@@ -269,12 +280,9 @@ static int config_string(import_ctx *c)
                 if (wq != NULL) {
                     pl = (size_t)(wq - v);
                     /* the scanner's WEIGHT_START: "/?" and 1 to 5 digits */
-                    size_t rest = vl - pl - 2, d = digits(wq + 2, rest, 5);
-                    if (d == 0 || d > 5 || d != rest)
-                        return import__fail(c, l.no,
-                                            "a weight of 1 to 5 digits must follow "
-                                            "\"/?\" in \"%.*s\"",
-                                            (int)(sl < 80 ? sl : 80), s);
+                    size_t rest = vl - pl - 2, d = digits5(wq + 2, rest);
+                    if (d == 0 || d != rest)
+                        return bad_number(c, l.no, "weight", "\"/?\"", s, sl);
                     weight = digits_value(wq + 2, d);
                 }
                 if (pl >= 2 && p[0] == '"' && p[pl - 1] == '"') {

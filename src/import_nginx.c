@@ -36,6 +36,7 @@
 #include <strings.h>
 
 #include "import_int.h"
+#include "vec.h"
 
 #define NGX_MAX_ARGS 256 /* words in one directive (nginx has no fixed cap) */
 #define NGX_MAX_DEPTH 64 /* nested blocks */
@@ -466,7 +467,7 @@ int import__nginx(import_ctx *c)
             u->method_line = line;
         }
         /* Doubling: a block of 10,000 servers is linear, not quadratic. */
-        if (import__grow((void **)&u->d, &u->capd, u->nd + 1, sizeof *u->d)) {
+        if (vec_reserve(&u->d, &u->capd, u->nd + 1, sizeof *u->d, 8)) {
             words_free(w, n);
             rc = rs_fail(c->err, RINGSIM_ENOMEM, "out of memory while importing");
             goto out;

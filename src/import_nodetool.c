@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "import_int.h"
+#include "vec.h"
 
 #define NT_MAX_FIELDS 16
 
@@ -156,15 +157,9 @@ int import__nodetool(import_ctx *c)
             node->v.down = true;
         if ((rc = import__token(c, node, t, l.no)) != 0)
             goto out;
-        if (nall == capall) {
-            size_t nc = capall ? capall * 2 : 64;
-            tok *na = realloc(all, nc * sizeof *all);
-            if (na == NULL) {
-                rc = rs_fail(c->err, RINGSIM_ENOMEM, "out of memory while importing");
-                goto out;
-            }
-            all = na;
-            capall = nc;
+        if (vec_reserve(&all, &capall, nall + 1, sizeof *all, 64)) {
+            rc = rs_fail(c->err, RINGSIM_ENOMEM, "out of memory while importing");
+            goto out;
         }
         all[nall++] = (tok){t, l.no};
     }

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "import_int.h"
+#include "vec.h"
 
 #define REDIS_SLOTS 16384
 #define RN_MAX_FIELDS 8 /* before the slots */
@@ -135,7 +136,7 @@ int import__redis(import_ctx *c)
                     rc = import__fail(c, l.no, "more than 32767 masters");
                     goto out;
                 }
-                if (import__grow((void **)&ids, &idcap, c->r->n, sizeof *ids)) {
+                if (vec_reserve(&ids, &idcap, c->r->n, sizeof *ids, 8)) {
                     rc = rs_fail(c->err, RINGSIM_ENOMEM, "out of memory while importing");
                     goto out;
                 }

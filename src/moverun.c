@@ -1,14 +1,17 @@
 /*
  * moverun.c - see moverun.h.  The names of a run are found by an FNV-1a
- * hash of their bytes in an open-addressing table kept at most half full;
+ * hash of their bytes in an open-addressing table kept at most half full
+ * (slots.h);
  * a run of a node add uses two names, one of a switch as many as the nodes.
  */
 #include "moverun.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
+#include "vec.h"
 
 static int put_varint(sbuf *b, uint64_t v)
 {
@@ -38,34 +41,6 @@ static int get_varint(const unsigned char **p, const unsigned char *end, uint64_
     return -1;
 }
 
-static uint32_t name_hash(const char *s, size_t n)
-{
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 16777619u;
-    return h ? h : 1; /* 0 marks an empty slot */
-}
-
-static int grow(moverun *r)
-{
-    size_t cap = r->cap ? r->cap * 2 : 64;
-    moverun_name *s = calloc(cap, sizeof *s);
-    if (!s)
-        return RINGSIM_ENOMEM;
-    for (size_t i = 0; i < r->cap; i++) {
-        if (!r->slots[i].hash)
-            continue;
-        size_t j = r->slots[i].hash & (cap - 1);
-        while (s[j].hash)
-            j = (j + 1) & (cap - 1);
-        s[j] = r->slots[i];
-    }
-    free(r->slots);
-    r->slots = s;
-    r->cap = cap;
-    return 0;
-}
-
 /* The index of name in the run (0 for NULL), adding it when new; 0 or
  * RINGSIM_ENOMEM. */
 static int name_index(moverun *r, const char *name, uint64_t *out)
@@ -75,23 +50,26 @@ static int name_index(moverun *r, const char *name, uint64_t *out)
         return 0;
     }
     size_t len = strlen(name);
-    uint32_t h = name_hash(name, len);
-    if ((r->count + 1) * 2 > r->cap && grow(r))
-        return RINGSIM_ENOMEM;
-    size_t j = h & (r->cap - 1);
-    for (; r->slots[j].hash; j = (j + 1) & (r->cap - 1)) {
-        const moverun_name *e = &r->slots[j];
+    uint32_t h = slots_hash(name, len);
+    const slots *t = &r->index;
+    for (size_t j = h & (t->nslot - 1); t->nslot && t->slot[j]; j = (j + 1) & (t->nslot - 1)) {
+        const moverun_name *e = &r->name[t->slot[j] - 1];
         if (e->hash == h && e->len == len && !memcmp(r->names.p + e->off, name, len)) {
-            *out = (uint64_t)e->index + 1;
+            *out = t->slot[j];
             return 0;
         }
     }
+    if (slots_reserve(&r->index, r->count, 64, r->name, sizeof *r->name,
+                      offsetof(moverun_name, hash)) ||
+        vec_reserve(&r->name, &r->cap, (size_t)r->count + 1, sizeof *r->name, 32))
+        return RINGSIM_ENOMEM;
     size_t at = r->names.n;
     if (put_varint(&r->names, len) || sb_add(&r->names, name, len)) {
         r->names.n = at;
         return RINGSIM_ENOMEM;
     }
-    r->slots[j] = (moverun_name){h, r->count, r->names.n - len, len};
+    r->name[r->count] = (moverun_name){h, r->names.n - len, len};
+    slots_put(&r->index, h, r->count);
     *out = (uint64_t)r->count++ + 1;
     return 0;
 }
@@ -118,15 +96,15 @@ void moverun_clear(moverun *r)
     r->names.n = r->data.n = 0;
     r->n = 0;
     r->count = 0;
-    if (r->slots)
-        memset(r->slots, 0, r->cap * sizeof *r->slots);
+    slots_clear(&r->index);
 }
 
 void moverun_free(moverun *r)
 {
     free(r->names.p);
     free(r->data.p);
-    free(r->slots);
+    free(r->name);
+    slots_free(&r->index);
     *r = (moverun){0};
 }
 

@@ -24,23 +24,24 @@
 #include <stdint.h>
 
 #include "sbuf.h"
+#include "slots.h"
 
 #define MOVERUN_MAX 4096         /* moves in one run */
 #define MOVERUN_BYTES (1u << 20) /* a run is closed once its key bytes pass this */
 
 typedef struct moverun_name {
-    uint32_t hash; /* 0: an empty slot */
-    uint32_t index;
+    uint32_t hash;
     size_t off, len; /* in names.p, after the length varint */
 } moverun_name;
 
 /* A run being filled.  Zero-initialise; moverun_free releases it. */
 typedef struct moverun {
     sbuf names, data;
-    int64_t n;           /* moves in it */
-    uint32_t count;      /* distinct names */
-    moverun_name *slots; /* open addressing, cap a power of two (0: none yet) */
+    int64_t n;          /* moves in it */
+    uint32_t count;     /* distinct names */
+    moverun_name *name; /* name i of the run, cap of them */
     size_t cap;
+    slots index; /* of name, by hash */
 } moverun;
 
 /* Append a move; 0 or RINGSIM_ENOMEM (the run is unchanged then). */

@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vec.h"
+
 /* ---- parameters ---- */
 
 typedef struct pdef {
@@ -707,15 +709,10 @@ int place__table_segments(const placement *p, place_seg **out, size_t *n)
             (*out)[m - 1].hi = i;
             continue;
         }
-        if (m == cap) {
-            place_seg *g = realloc(*out, 2 * cap * sizeof *g);
-            if (!g) {
-                free(*out);
-                *out = NULL;
-                return RINGSIM_ENOMEM;
-            }
-            *out = g;
-            cap *= 2;
+        if (vec_reserve(out, &cap, m + 1, sizeof **out, 16)) {
+            free(*out);
+            *out = NULL;
+            return RINGSIM_ENOMEM;
         }
         (*out)[m++] = (place_seg){i, o};
     }

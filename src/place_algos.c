@@ -42,6 +42,25 @@ static uint64_t top64(const place_config *cfg)
     return UINT64_MAX;
 }
 
+/* Whether a node holds the key; when none does, the trace's last step says
+ * so. */
+static bool trace_owned(const place_key_info *k, json_t *t)
+{
+    if (k->owner >= 0)
+        return true;
+    place__step(t, "owner", "there is no node: the key waits unassigned");
+    return false;
+}
+
+/* The hash step of the algorithms that place sha64 itself (jump,
+ * rendezvous), then trace_owned. */
+static bool trace_sha64(const place_key_info *k, json_t *t)
+{
+    place__step(t, "hash", "sha64: the first 8 bytes of SHA-256 of the key, big-endian: %llu",
+                (unsigned long long)k->hash);
+    return trace_owned(k, t);
+}
+
 /* A key of a point ring whose coordinate is its hash: the successor. */
 static void point_key(const placement *p, uint64_t hash, place_key_info *k)
 {
@@ -404,9 +423,7 @@ static void maglev_trace(const placement *p, const char *key, size_t len, const 
     place__step(t, "hash", "xxHash64 (seed 0) of the key is %llu", (unsigned long long)k->hash);
     place__step(t, "entry", "%llu mod the table size %llu is entry %llu", (unsigned long long)k->hash,
                 (unsigned long long)p->top + 1, (unsigned long long)k->coord);
-    if (k->owner < 0)
-        place__step(t, "owner", "there is no node: the key waits unassigned");
-    else
+    if (trace_owned(k, t))
         place__step(t, "owner",
                     "the table, filled by each host's permutation (offset and skip from "
                     "xxHash64 of its name) in turns weighted by its share, gives entry %llu "
@@ -590,12 +607,8 @@ static void jump_trace(const placement *p, const char *key, size_t len, const pl
     (void)key;
     (void)len;
     const jump_state *j = p->extra;
-    place__step(t, "hash", "sha64: the first 8 bytes of SHA-256 of the key, big-endian: %llu",
-                (unsigned long long)k->hash);
-    if (k->owner < 0) {
-        place__step(t, "owner", "there is no node: the key waits unassigned");
+    if (!trace_sha64(k, t))
         return;
-    }
     int32_t first = jump_hash(k->hash, j->nb);
     place__step(t, "jump", "JumpConsistentHash(hash, %d buckets) = bucket %d", j->nb, first);
     if (first != (int32_t)k->point)
@@ -684,12 +697,8 @@ static void rendezvous_trace(const placement *p, const char *key, size_t len,
 {
     (void)key;
     (void)len;
-    place__step(t, "hash", "sha64: the first 8 bytes of SHA-256 of the key, big-endian: %llu",
-                (unsigned long long)k->hash);
-    if (k->owner < 0) {
-        place__step(t, "owner", "there is no node: the key waits unassigned");
+    if (!trace_sha64(k, t))
         return;
-    }
     place__step(t, "scores",
                 "every node scores -weight / ln(u), u from mix(sha64(key) xor sha64(name)); "
                 "%zu node%s scored",
@@ -1034,9 +1043,7 @@ static void redis_trace(const placement *p, const char *key, size_t len, const p
                 (unsigned long long)k->hash);
     place__step(t, "slot", "%llu mod 16384 = hash slot %llu", (unsigned long long)k->hash,
                 (unsigned long long)k->coord);
-    if (k->owner < 0)
-        place__step(t, "owner", "there is no node: the key waits unassigned");
-    else
+    if (trace_owned(k, t))
         place__step(t, "owner",
                     "slot %llu is held by %s (slots were split as redis-cli --cluster create "
                     "does, then moved by rebalance as nodes joined and left)",

@@ -5,6 +5,7 @@
 #ifndef RINGSIM_SBUF_H
 #define RINGSIM_SBUF_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 typedef struct sbuf {
@@ -17,5 +18,7 @@ int sb_add(sbuf *b, const char *s, size_t n);
 int sb_str(sbuf *b, const char *s);
 /* Up to 511 bytes of formatted text; RINGSIM_EINTERNAL past that. */
 int sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* sb_printf for a va_list (ap is consumed, the caller va_end's it). */
+int sb_vprintf(sbuf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
 #endif

@@ -28,6 +28,7 @@
 #include "names.h"
 #include "sbuf.h"
 #include "view.h"
+#include "vec.h"
 
 /* ---- growable text ---- */
 
@@ -375,14 +376,8 @@ static int parse_command(step *st, rs_error *err)
 
 static int add_step(scenario *sc, step **out)
 {
-    if (sc->n == sc->cap) {
-        size_t cap = sc->cap ? sc->cap * 2 : 16;
-        step *v = realloc(sc->steps, cap * sizeof *v);
-        if (!v)
-            return RINGSIM_ENOMEM;
-        sc->steps = v;
-        sc->cap = cap;
-    }
+    if (vec_reserve(&sc->steps, &sc->cap, sc->n + 1, sizeof *sc->steps, 16))
+        return RINGSIM_ENOMEM;
     *out = &sc->steps[sc->n++];
     memset(*out, 0, sizeof **out);
     return 0;
@@ -757,14 +752,8 @@ typedef struct idlist {
 static int collect_id(void *ud, const sim_op *op)
 {
     idlist *l = ud;
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 64;
-        int64_t *v = realloc(l->v, cap * sizeof *v);
-        if (!v)
-            return RINGSIM_ENOMEM;
-        l->v = v;
-        l->cap = cap;
-    }
+    if (vec_reserve(&l->v, &l->cap, l->n + 1, sizeof *l->v, 64))
+        return RINGSIM_ENOMEM;
     l->v[l->n++] = op->id;
     return 0;
 }

@@ -16,8 +16,11 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "vec.h"
 
 /* ---- state ---- */
 
@@ -826,24 +829,12 @@ int sim__poll(sim *s, rs_error *err)
 
 int sim__kl_add(keylist *l, const char *k, size_t len, uint32_t pos, int64_t node)
 {
-    if (l->used + len > l->cap || !l->buf) {
-        size_t cap = l->cap ? l->cap * 2 : 65536;
-        while (cap < l->used + len)
-            cap *= 2;
-        char *b = realloc(l->buf, cap);
-        if (!b)
-            return RINGSIM_ENOMEM;
-        l->buf = b;
-        l->cap = cap;
-    }
-    if (l->n == l->vcap) {
-        size_t cap = l->vcap ? l->vcap * 2 : 1024;
-        klent *v = realloc(l->v, cap * sizeof *v);
-        if (!v)
-            return RINGSIM_ENOMEM;
-        l->v = v;
-        l->vcap = cap;
-    }
+    /* At least one byte: the buffer is never NULL once a key is in, even
+     * an empty one. */
+    size_t need = l->used + len ? l->used + len : 1;
+    if (len > SIZE_MAX - l->used || vec_reserve(&l->buf, &l->cap, need, 1, 65536) ||
+        vec_reserve(&l->v, &l->vcap, l->n + 1, sizeof *l->v, 1024))
+        return RINGSIM_ENOMEM;
     memcpy(l->buf + l->used, k, len);
     l->v[l->n++] = (klent){l->used, len, pos, node};
     l->used += len;

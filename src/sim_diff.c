@@ -32,10 +32,14 @@
 #define _GNU_SOURCE /* strndup */
 #include "sim_int.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "slots.h"
+#include "vec.h"
 
 /* ---- a set of byte strings with two ends each ---- */
 
@@ -55,85 +59,41 @@ typedef struct cset {
     size_t used, cap;
     cent *v;
     size_t n, vcap;
-    uint32_t *slot; /* index + 1, 0 = empty; size nslot (a power of two) */
-    size_t nslot;
+    slots index; /* of v, by hash */
 } cset;
-
-static uint32_t hash_bytes(const char *p, size_t n)
-{
-    uint32_t h = 2166136261u; /* FNV-1a */
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)p[i]) * 16777619u;
-    return h;
-}
 
 static void cset_free(cset *c)
 {
     free(c->buf);
     free(c->v);
-    free(c->slot);
+    slots_free(&c->index);
     memset(c, 0, sizeof *c);
-}
-
-static int cset_grow(cset *c)
-{
-    size_t ns = c->nslot ? c->nslot * 2 : 1024;
-    uint32_t *sl = calloc(ns, sizeof *sl);
-    if (!sl)
-        return RINGSIM_ENOMEM;
-    for (size_t i = 0; i < c->n; i++) {
-        size_t j = c->v[i].hash & (ns - 1);
-        while (sl[j])
-            j = (j + 1) & (ns - 1);
-        sl[j] = (uint32_t)i + 1;
-    }
-    free(c->slot);
-    c->slot = sl;
-    c->nslot = ns;
-    return 0;
 }
 
 /* The entry of k, added (both ends unset) when new: *fresh says so.  NULL
  * when out of memory. */
 static cent *cset_get(cset *c, const char *k, size_t len, bool *fresh)
 {
-    uint32_t h = hash_bytes(k, len);
+    uint32_t h = slots_hash(k, len);
+    const slots *t = &c->index;
     *fresh = false;
-    if (c->nslot) {
-        for (size_t j = h & (c->nslot - 1); c->slot[j]; j = (j + 1) & (c->nslot - 1)) {
-            cent *e = &c->v[c->slot[j] - 1];
+    if (t->nslot) {
+        for (size_t j = h & (t->nslot - 1); t->slot[j]; j = (j + 1) & (t->nslot - 1)) {
+            cent *e = &c->v[t->slot[j] - 1];
             if (e->hash == h && e->len == len && memcmp(c->buf + e->off, k, len) == 0)
                 return e;
         }
     }
-    if ((c->n + 1) * 2 > c->nslot && cset_grow(c))
+    if (slots_reserve(&c->index, c->n, 1024, c->v, sizeof *c->v, offsetof(cent, hash)))
         return NULL;
-    if (c->used + len > c->cap) {
-        size_t cap = c->cap ? c->cap * 2 : 65536;
-        while (cap < c->used + len)
-            cap *= 2;
-        char *b = realloc(c->buf, cap);
-        if (!b)
-            return NULL;
-        c->buf = b;
-        c->cap = cap;
-    }
-    if (c->n == c->vcap) {
-        size_t cap = c->vcap ? c->vcap * 2 : 1024;
-        cent *v = realloc(c->v, cap * sizeof *v);
-        if (!v)
-            return NULL;
-        c->v = v;
-        c->vcap = cap;
-    }
+    if (len > SIZE_MAX - c->used || vec_reserve(&c->buf, &c->cap, c->used + len, 1, 65536) ||
+        vec_reserve(&c->v, &c->vcap, c->n + 1, sizeof *c->v, 1024))
+        return NULL;
     memcpy(c->buf + c->used, k, len);
     cent *e = &c->v[c->n];
     *e = (cent){c->used, (uint32_t)len, h, OWNER_NONE, OWNER_NONE, 0, 0};
     c->used += len;
-    size_t j = h & (c->nslot - 1);
-    while (c->slot[j])
-        j = (j + 1) & (c->nslot - 1);
-    c->slot[j] = (uint32_t)++c->n;
+    slots_put(&c->index, h, c->n++);
     *fresh = true;
     return e;
 }
@@ -330,14 +290,8 @@ static int spans_add(spans *l, int64_t lo, int64_t hi, bool back)
 {
     if (hi <= lo)
         return 0;
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 8;
-        span *v = realloc(l->v, cap * sizeof *v);
-        if (!v)
-            return RINGSIM_ENOMEM;
-        l->v = v;
-        l->cap = cap;
-    }
+    if (vec_reserve(&l->v, &l->cap, l->n + 1, sizeof *l->v, 8))
+        return RINGSIM_ENOMEM;
     l->v[l->n++] = (span){lo, hi, back};
     return 0;
 }
@@ -396,14 +350,8 @@ typedef struct oplist {
 static int op_keep(void *ud, const store_op *o)
 {
     oplist *l = ud;
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 16;
-        store_op *v = realloc(l->v, cap * sizeof *v);
-        if (!v)
-            return RINGSIM_ENOMEM;
-        l->v = v;
-        l->cap = cap;
-    }
+    if (vec_reserve(&l->v, &l->cap, l->n + 1, sizeof *l->v, 16))
+        return RINGSIM_ENOMEM;
     store_op x = *o;
     x.type = strdup(o->type);
     x.params = strdup(o->params ? o->params : "{}");
@@ -492,13 +440,10 @@ static int ntally_add(ntally *t, const char *name, size_t len)
         return RINGSIM_ENOMEM;
     size_t i = (size_t)(e - t->names.v);
     if (i >= t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 16;
-        int64_t *v = realloc(t->count, cap * sizeof *v);
-        if (!v)
+        size_t old = t->cap;
+        if (vec_reserve(&t->count, &t->cap, i + 1, sizeof *t->count, 16))
             return RINGSIM_ENOMEM;
-        memset(v + t->cap, 0, (cap - t->cap) * sizeof *v);
-        t->count = v;
-        t->cap = cap;
+        memset(t->count + old, 0, (t->cap - old) * sizeof *t->count);
     }
     t->count[i]++;
     return 0;

@@ -68,6 +68,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vec.h"
+
 /* ---- time travel: replay the log into a private sim ---- */
 
 /* The nodes, configuration and layout state after one operation, captured
@@ -348,15 +350,9 @@ int sim_chain_get(sim *s, int64_t at, sim_chain *out, rs_error *err)
         int64_t base;
         if ((rc = store_op_base(s->st, cur, &base, err)))
             break;
-        if (out->n == cap) {
-            size_t nc = cap ? 2 * cap : 8;
-            void *g = realloc(out->seg, nc * sizeof *out->seg);
-            if (!g) {
-                rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-                break;
-            }
-            out->seg = g;
-            cap = nc;
+        if (vec_reserve(&out->seg, &cap, out->n + 1, sizeof *out->seg, 8)) {
+            rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+            break;
         }
         out->seg[out->n++] = (sim_chain_seg){base, cur};
         if (base == 0)
@@ -802,14 +798,8 @@ typedef struct undo_list {
 static int undo_collect(void *ud, const store_op *o)
 {
     undo_list *l = ud;
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 16;
-        void *g = realloc(l->v, cap * sizeof *l->v);
-        if (!g)
-            return rs_fail(l->err, RINGSIM_ENOMEM, "out of memory");
-        l->v = g;
-        l->cap = cap;
-    }
+    if (vec_reserve(&l->v, &l->cap, l->n + 1, sizeof *l->v, 16))
+        return rs_fail(l->err, RINGSIM_ENOMEM, "out of memory");
     undo_op u = {o->id, UNDO_NONE, NULL, 0, 0, 0, o->skipped};
     sim_op_type type = sim_op_type_of(o->type);
     if (sim_op_is_topology(type)) {

@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "sim_int.h"
+#include "vec.h"
 
 #define TRAFFIC_PROGRESS_EVERY 65536u
 #define HAPROXY_BE_WEIGHT_SCALE 16u
@@ -358,14 +359,10 @@ static const uint32_t *envoy_cached(replay *r, uint32_t key)
     if (r->cache_of[key])
         return &r->cache[(size_t)(r->cache_of[key] - 1) * TRAFFIC_ENVOY_CACHE];
     uint32_t len = m->n < TRAFFIC_ENVOY_CACHE ? (uint32_t)m->n : TRAFFIC_ENVOY_CACHE;
-    if (r->ncache == r->cache_cap) {
-        size_t cap = r->cache_cap ? 2 * r->cache_cap : 1024;
-        uint32_t *c = realloc(r->cache, cap * TRAFFIC_ENVOY_CACHE * sizeof *c);
-        if (!c)
-            return NULL; /* walk without the cache */
-        r->cache = c;
-        r->cache_cap = cap;
-    }
+    /* an entry is a row of TRAFFIC_ENVOY_CACHE nodes */
+    if (vec_reserve(&r->cache, &r->cache_cap, r->ncache + 1, TRAFFIC_ENVOY_CACHE * sizeof *r->cache,
+                    1024))
+        return NULL; /* walk without the cache */
     uint32_t *e = &r->cache[r->ncache * TRAFFIC_ENVOY_CACHE];
     envoy_walk w;
     envoy_walk_start(&w, m->hash[key], (uint32_t)m->n, r->scratch, r->touched);
@@ -591,15 +588,9 @@ int traffic_replay(const traffic_model *m, const traffic_params *p, traffic_prog
         uint32_t to = choose(&r, key);
         if (m->observe)
             m->observe(m->observe_ud, key, to, r.active, r.total);
-        if (r.total == fcap) {
-            size_t cap = fcap ? 2 * fcap : 1024;
-            uint32_t *f = realloc(flight, cap * sizeof *f);
-            if (!f) {
-                rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory for the requests in flight");
-                goto done;
-            }
-            flight = f;
-            fcap = cap;
+        if (vec_reserve(&flight, &fcap, (size_t)r.total + 1, sizeof *flight, 1024)) {
+            rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory for the requests in flight");
+            goto done;
         }
         flight[r.total++] = to;
         traffic_node_stat *t = &out->node[to];
@@ -653,22 +644,12 @@ static uint32_t key_node(const place_key_info *k)
     return k->served < 0 ? TRAFFIC_UNSERVED : (uint32_t)k->served;
 }
 
-/* *p holds cap elements of size bytes after it: 0 or RINGSIM_ENOMEM. */
-static int grow(void *p, size_t size, size_t cap)
-{
-    void **pp = p, *q = realloc(*pp, cap * size);
-    if (!q)
-        return RINGSIM_ENOMEM;
-    *pp = q;
-    return 0;
-}
-
 /* Arrays for cap keys (more come if the store holds more). */
 static int collect_room(collect *c, size_t cap)
 {
-    if (grow(&c->share, sizeof *c->share, cap) || grow(&c->node, sizeof *c->node, cap) ||
-        (c->want_point && grow(&c->point, sizeof *c->point, cap)) ||
-        (c->want_hash && grow(&c->hash, sizeof *c->hash, cap)))
+    if (vec_realloc(&c->share, cap, sizeof *c->share) || vec_realloc(&c->node, cap, sizeof *c->node) ||
+        (c->want_point && vec_realloc(&c->point, cap, sizeof *c->point)) ||
+        (c->want_hash && vec_realloc(&c->hash, cap, sizeof *c->hash)))
         return RINGSIM_ENOMEM;
     c->cap = cap;
     return 0;
@@ -677,7 +658,8 @@ static int collect_room(collect *c, size_t cap)
 static int collect_key(void *ud, const char *key, size_t len, double share)
 {
     collect *c = ud;
-    if (c->n == c->cap && collect_room(c, c->cap ? 2 * c->cap : 4096))
+    size_t cap;
+    if (c->n == c->cap && (vec_next_cap(c->cap, c->n + 1, 4096, &cap) || collect_room(c, cap)))
         return RINGSIM_ENOMEM;
     place_key_info k;
     place_key(c->pl, c->h, key, len, &k);

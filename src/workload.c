@@ -8,10 +8,12 @@
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "names.h"
+#include "vec.h"
 
 void wl_init(workload *w)
 {
@@ -543,18 +545,9 @@ int wl_table_reach(wl_table *t, double s, uint64_t n)
     if (n <= t->n)
         return 0;
     if (n > t->cap) {
-        uint64_t cap = t->cap ? t->cap : 1024;
-        while (cap < n)
-            cap *= 2;
-        if (cap > SIZE_MAX / sizeof(double))
-            return RINGSIM_ENOMEM;
-        double *w = realloc(t->w, (size_t)cap * sizeof *w);
-        if (w)
-            t->w = w;
-        double *h = realloc(t->h, (size_t)cap * sizeof *h);
-        if (h)
-            t->h = h;
-        if (!w || !h)
+        size_t cap;
+        if (n > SIZE_MAX / sizeof *t->w || vec_next_cap((size_t)t->cap, (size_t)n, 1024, &cap) ||
+            vec_realloc(&t->w, cap, sizeof *t->w) || vec_realloc(&t->h, cap, sizeof *t->h))
             return RINGSIM_ENOMEM;
         t->cap = cap;
     }
