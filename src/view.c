@@ -488,6 +488,16 @@ json_t *view_preview(sim *s, view_preview_req *req, rs_error *err)
         json_decref(after);
         return NULL;
     }
+    /* A change that changes nothing (a node set to the state it has) runs
+     * no operation: its preview moves nothing and leaves the stats. */
+    if (!pv.moved_from) {
+        pv.moved_from = json_object();
+        pv.moved_to = json_object();
+        json_decref(pv.sample_moves);
+        pv.sample_moves = json_array();
+        if (!after)
+            after = json_deep_copy(before);
+    }
     json_t *o = json_pack("{s:s, s:I, s:o, s:o, s:I, s:o, s:o*, s:o}", "op", req->type,
                           "keys_moved", (json_int_t)pv.keys_moved, "moved_from", pv.moved_from,
                           "moved_to", pv.moved_to, "replica_moves", (json_int_t)pv.replica_moves,

@@ -172,6 +172,9 @@ async function otherRules(s) {
   eq('the others are served by their first up replica', some.filter((k) => k.served_by !== k.replicas.find((x) => x === '10.0.0.1:6379')).length, 0);
   const pr = await s.post('/api/preview', { op: 'set_state', name: '10.0.0.3:6379', state: 'sideways' });
   eq('preview with a bad state: 400', pr.status, 400);
+  // A state the node has already: a preview that moves nothing, never a 500.
+  const same = await s.post('/api/preview', { op: 'set_state', name: '10.0.0.3:6379', state: 'down' });
+  eq('preview of the state a node has: 200, nothing moves', [same.status, same.json?.keys_moved, same.json?.moved_from, same.json?.before?.nodes === same.json?.after?.nodes], [200, 0, {}, true]);
   const p2 = await s.post('/api/preview', { op: 'set_state', name: 'nobody', state: 'up' });
   eq('preview of an unknown node: 404', p2.status, 404);
 }
