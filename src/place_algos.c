@@ -1150,14 +1150,20 @@ static int haproxy_build_op(placement *p, const place_from *from, rs_error *err)
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     memcpy(v, p->anodes, p->n * sizeof *v);
     /* Backup servers are not in the active tree (lb_chash.c keeps them in
-     * chash.bck): they own nothing while an active server exists; which of
-     * them serve when none is up is place_states.c's. */
-    bool actives = false;
+     * chash.bck): they own nothing while an active server is usable, that
+     * is of weight > 0 (backend.c recount_servers).  With none, the first
+     * usable backup owns everything (fbck), or with `option allbackups` the
+     * backup tree.  Which serve when servers are down is place_states.c's. */
+    bool actives = false, fbck = false;
     for (size_t i = 0; i < p->n; i++)
-        actives |= !p->nodes[i].backup;
-    for (size_t i = 0; actives && i < p->n; i++)
-        if (p->nodes[i].backup)
+        actives |= !p->nodes[i].backup && p->nodes[i].weight > 0;
+    for (size_t i = 0; i < p->n; i++) {
+        if (!p->nodes[i].backup)
+            continue;
+        if (actives || (fbck && !p->cfg.param[PP_ALL_BACKUPS]))
             v[i].weight = 0;
+        fbck |= v[i].weight > 0;
+    }
     rc = haproxy_build(v, st->ids, p->n, &p->pts, &p->npts, err);
     free(v);
     if (!rc && p->npts && haproxy_arcs(p->pts, p->npts, &st->arcs, &st->narcs))

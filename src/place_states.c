@@ -89,22 +89,22 @@ static void next_up(const placement *p, long *serve)
     }
 }
 
-/* The nodes that serve under REBUILD, into map[]; their count. */
+/* The nodes that serve under REBUILD, into map[]; their count.  HAProxy
+ * (backend.c recount_servers, lb_chash.c chash_get_server_hash) counts a
+ * server usable when it is up and its weight is not 0: the active tree
+ * serves while one active server is usable, else the first usable backup
+ * (`fbck`) alone, or with `option allbackups` every usable backup. */
 static size_t serving_set(const placement *p, size_t *map)
 {
     const place_algo *a = p->a;
-    size_t m = 0, actives = 0;
+    size_t m = 0;
     for (size_t i = 0; i < p->n; i++)
-        actives += !(a->backups && p->nodes[i].backup);
-    for (size_t i = 0; i < p->n; i++) /* a backup is active when every server is one */
-        if (!p->nodes[i].down && (!a->backups || !p->nodes[i].backup || !actives))
+        if (!p->nodes[i].down && p->nodes[i].weight > 0 && (!a->backups || !p->nodes[i].backup))
             map[m++] = i;
     if (m || !a->backups)
         return m;
-    /* No active server is up: the backups that are up, or only the first
-     * one in the server list without allbackups (lb_chash.c: fbck). */
     for (size_t i = 0; i < p->n; i++)
-        if (!p->nodes[i].down && p->nodes[i].backup) {
+        if (!p->nodes[i].down && p->nodes[i].weight > 0 && p->nodes[i].backup) {
             map[m++] = i;
             if (!p->cfg.param[PP_ALL_BACKUPS])
                 break;

@@ -13,9 +13,11 @@ haproxy_ref.py (same folder).  For each fixed seed:
   the next point).
 - haproxy: a backend with `hash-type consistent` over random servers (some
   with an `id`), some `disabled` (maintenance from the start), some `backup`;
-  one seed has every active server disabled, so that the first backup takes
-  everything (lb_chash.c chash_get_server_hash: fbck), and one more with
-  `option allbackups` (the backup tree).
+  seeds where no active server is usable -- every one disabled, every one
+  up of weight 0 (backend.c recount_servers: not usable), or none but
+  backups -- so that the first backup takes everything (lb_chash.c
+  chash_get_server_hash: fbck), each once more with `option allbackups`
+  (the backup tree).
 
 - nutcracker (twemproxy, `distribution: ketama`, `auto_eject_hosts: true`,
   `server_failure_limit: 1`, a long `server_retry_timeout`): some servers
@@ -192,7 +194,10 @@ def haproxy_conf(tmp, backends, fronts):
     return path
 
 
-def haproxy_servers(rng, all_actives_down):
+def haproxy_servers(rng, mode):
+    """mode: "" (some servers disabled), "down" (every active server
+    disabled), "zero" (every active server up has weight 0: none usable),
+    "backups" (every server a backup); "... all up": none disabled."""
     n = rng.randint(4, 14)
     out, used = [], set()
     for i in range(n):
@@ -201,33 +206,39 @@ def haproxy_servers(rng, all_actives_down):
             sid = 0
         if sid:
             used.add(sid)
-        backup = i >= 2 and rng.random() < 0.3
-        down = (not backup and all_actives_down) or rng.random() < 0.3
-        out.append((f"s{i}", rng.randint(1, 8), sid, backup, down))
+        backup = mode == "backups" or (i >= 2 and rng.random() < 0.3)
+        down = (not backup and mode == "down") or (rng.random() < 0.3 and "up" not in mode)
+        weight = 0 if mode.startswith("zero") and not backup and not down else rng.randint(1, 8)
+        out.append((f"s{i}", weight, sid, backup, down))
     if sum(1 for s in out if s[3] and not s[4]) < 2:  # backups to choose between
         out.append((f"s{n}", 2, 0, True, False))
         out.append((f"s{n + 1}", 3, 0, True, False))
-    if not all_actives_down and all(s[4] for s in out if not s[3]):
+    if mode.startswith("zero") and all(s[4] for s in out if not s[3]):
+        out[0] = (out[0][0], 0, out[0][2], False, False)
+    if not mode and all(s[4] for s in out if not s[3]):
         out[0] = out[0][:4] + (False,)
     return out
 
 
 def check_haproxy(binary, tmp):
-    cases = [(31, False, False), (32, False, False), (33, True, False), (34, True, True)]
+    cases = [(31, "", False), (32, "", False), (33, "down", False), (34, "down", True),
+             (35, "zero", False), (36, "zero", True), (37, "backups", False),
+             (38, "backups", True), (39, "zero all up", False), (40, "backups all up", False),
+             (41, "backups all up", True)]
     back = haproxy_ref.Backends()
     proc = None
     try:
         backends, keysets = [], []
-        for seed, actives_down, allb in cases:
+        for seed, mode, allb in cases:
             rng = random.Random(seed)
-            servers = haproxy_servers(rng, actives_down)
+            servers = haproxy_servers(rng, mode)
             ports = [back.add(s[0], rng) for s in servers]
             backends.append((servers, ports, allb))
             keysets.append([key_text(rng, i) for i in range(KEYS)])
         haproxy_ref.write_conf = haproxy_conf
         proc, fronts = haproxy_ref.start_haproxy(tmp, backends)
         checked = failover = 0
-        for b, (seed, actives_down, allb) in enumerate(cases):
+        for b, (seed, mode, allb) in enumerate(cases):
             servers, keys = backends[b][0], keysets[b]
             theirs = haproxy_ref.ask_haproxy(fronts[b], [k.encode() for k in keys])
             params = [f"allbackups={int(allb)}"]
@@ -242,12 +253,13 @@ def check_haproxy(binary, tmp):
                         for s in servers) + (" (allbackups)" if allb else ""))
                     return None
                 checked += 1
-                failover += actives_down
+                failover += mode != ""
     finally:
         haproxy_ref.stop(proc)
         back.close()
-    return (f"haproxy: {checked} keys ({failover} with every active server disabled, "
-            f"served by backups) served as haproxy serves them")
+    return (f"haproxy: {checked} keys ({failover} with no active server usable -- every one "
+            f"disabled or of weight 0, or none but backups -- served by backups) served as "
+            f"haproxy serves them")
 
 
 # ---- nutcracker ----
