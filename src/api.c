@@ -95,14 +95,6 @@ static bool every_key(const api_request *r)
            memcmp(f->value, "csv", 3) == 0;
 }
 
-size_t api_body_limit(const api_request *r)
-{
-    return r->method == API_POST && r->nseg == 1 &&
-                   (seg_is(r, 0, "import") || seg_is(r, 0, "preview"))
-               ? API_MAX_IMPORT_BODY
-               : API_MAX_BODY;
-}
-
 /* ---- parameters ---- */
 
 /* An integer query parameter in [lo, hi] (lo >= 0), or def when absent. */
@@ -1196,6 +1188,18 @@ int api_route(const api_request *r, api_place *where, bool *body, rs_error *err)
          (order && !(order->len == 8 && memcmp(order->value, "position", 8) == 0)) || every_key(r)))
         *where = API_READER; /* every key: seconds at ten million */
     return 0;
+}
+
+size_t api_body_limit(const api_request *r)
+{
+    const route *rt;
+    rs_error e;
+    if (!find_route(r, &rt, &e) && !rt->body)
+        return API_MAX_IGNORED_BODY;
+    return r->method == API_POST && r->nseg == 1 &&
+                   (seg_is(r, 0, "import") || seg_is(r, 0, "preview"))
+               ? API_MAX_IMPORT_BODY
+               : API_MAX_BODY;
 }
 
 /* The format= parameter: *csv when it asks for CSV of the route's list. */

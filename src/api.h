@@ -23,6 +23,9 @@
  * importer's limit, IMPORT_MAX_TEXT) as a JSON string, its newlines,
  * quotes and tabs escaped in two bytes each. */
 #define API_MAX_IMPORT_BODY (2u * 16u * 1024 * 1024 + 64u * 1024)
+/* The body a change that takes none may still send (clients that always
+ * send `{}`): read, checked as JSON, ignored. */
+#define API_MAX_IGNORED_BODY (64u * 1024)
 #define API_MAX_SEGS 4
 #define API_SCENARIO_MAX_STEPS 10000 /* steps of POST /api/scenarios/run */
 
@@ -60,8 +63,9 @@ typedef enum {
 int api_classify(const api_request *r, api_place *where, rs_error *err);
 /* The same, and whether the route takes a body (*body). */
 int api_route(const api_request *r, api_place *where, bool *body, rs_error *err);
-/* The most body bytes a routed request may send: API_MAX_BODY, or
- * API_MAX_IMPORT_BODY for the routes that take a pasted text. */
+/* The most body bytes a routed request may send: API_MAX_BODY,
+ * API_MAX_IMPORT_BODY for the routes that take a pasted text, or
+ * API_MAX_IGNORED_BODY for a change that takes no body. */
 size_t api_body_limit(const api_request *r);
 
 /* The engine's view of the past for ?at= (one per thread that answers time

@@ -449,6 +449,18 @@ async function contentTypes(s) {
     expectError(`POST /api/nodes with a body, Content-Type ${ct}`, await req(p, 'POST', '/api/nodes', { body: '{"name":"ct"}', type: ct }), 400, 'invalid_json');
   eq('no unlabelled body made an operation', await lastOp(p), b0);
   eq('control: charset parameter allowed', (await req(p, 'POST', '/api/nodes', { body: '{"name":"ct"}', type: 'application/json; charset=utf-8' })).status, 201);
+  // A change that takes no body still takes a small JSON one and ignores it
+  // (version 1 and 2 clients that always send `{}` keep working); one that
+  // is not JSON is refused with nothing done; past 64 KiB it is 413.
+  await json(p, 'POST', '/api/nodes', { name: 'body-1' });
+  const b1 = await lastOp(p);
+  expectError('DELETE with a body that is not JSON', await req(p, 'DELETE', '/api/nodes/body-1', { body: '{nope' }), 400, 'invalid_json');
+  expectError('DELETE with a 65 KiB body', await req(p, 'DELETE', '/api/nodes/body-1', { body: `{"x":"${'y'.repeat(65 * 1024)}"}` }), 413, 'payload_too_large');
+  eq('... neither made an operation', await lastOp(p), b1);
+  eq('... and the node is still there', (await req(p, 'GET', '/api/nodes/body-1')).status, 200);
+  eq('DELETE /api/nodes/{name} with the body {}', (await req(p, 'DELETE', '/api/nodes/body-1', { body: '{}' })).status, 200);
+  eq('POST /api/reset with the body {}', (await req(p, 'POST', '/api/reset', { body: '{}' })).status, 200);
+  eq('... both made their operation', await lastOp(p), b1 + 2);
 }
 
 // Issue 14 items 2, 9 and 12: what the head decides is decided before the
