@@ -45,6 +45,17 @@ static api_method api_method_of(http_method m)
     }
 }
 
+/* A percent-encoding that does not decode is, in the API's words, a name
+ * (a path segment) or a parameter (the query) that is not valid: its 400
+ * carries that code, not the transport's. */
+static int as_code(int rc, int code, rs_error *err)
+{
+    if (rc != RINGSIM_EBADREQUEST)
+        return rc;
+    err->code = code;
+    return code;
+}
+
 /* ---- the target ---- */
 
 int http_parse_target(const char *target, size_t len, api_request *r, rs_error *err)
@@ -70,7 +81,7 @@ int http_parse_target(const char *target, size_t len, api_request *r, rs_error *
             return rs_fail(err, RINGSIM_ENOTFOUND, "no such API endpoint");
         if ((rc = http_pct_decode(p, (size_t)(e - p), false, &r->seg[r->nseg], &r->seglen[r->nseg],
                                   err)))
-            return rc;
+            return as_code(rc, RINGSIM_ENAME, err); /* a name the path cannot hold */
         r->nseg++;
         p = slash ? slash + 1 : pend;
         if (slash && p == pend) { /* a trailing slash: an empty last segment */
@@ -98,12 +109,12 @@ int http_parse_target(const char *target, size_t len, api_request *r, rs_error *
             api_param *pp = &r->params[r->nparams];
             size_t nl;
             if ((rc = http_pct_decode(s, (size_t)((eq ? eq : e) - s), true, &pp->name, &nl, err)))
-                return rc;
+                return as_code(rc, RINGSIM_EPARAM, err);
             if ((rc = http_pct_decode(eq ? eq + 1 : e, eq ? (size_t)(e - eq - 1) : 0, true,
                                       &pp->value, &pp->len, err))) {
                 free(pp->name);
                 pp->name = NULL;
-                return rc;
+                return as_code(rc, RINGSIM_EPARAM, err);
             }
             r->nparams++;
         }

@@ -250,6 +250,10 @@ async function framing(s) {
   expectError('NUL in a header value', await raw(p, `GET /api/stats HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nX-A: a\0b\r\n\r\n`), 400, 'bad_request');
   expectError('HTTP/2.0 request line', await raw(p, 'GET /api/stats HTTP/2.0\r\n\r\n'), 400, 'bad_request');
   expectError('Transfer-Encoding: gzip', await raw(p, `POST /api/nodes HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nTransfer-Encoding: gzip\r\n\r\n`), 400, 'bad_request');
+  // A percent-encoding that does not decode is the API's bad name or bad
+  // parameter (API.md's codes), not a framing error.
+  expectError('a path name ending in a lone %', await raw(p, `GET /api/nodes/50% HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\n\r\n`), 400, 'invalid_name');
+  expectError('a query parameter with %zz', await raw(p, `GET /api/keys?prefix=%zz HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\n\r\n`), 400, 'invalid_parameter');
   eq('control: bare LF line ends are accepted (RFC 9112 2.2)', (await raw(p, `GET /api/stats HTTP/1.1\nHost: 127.0.0.1:${p}\n\n`)).status, 200);
   // chunked body, pipelining, HEAD, Expect: 100-continue
   const chunked = await raw(p, `POST /api/keys HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n4;ext=1\r\n{"ke\r\nC\r\ny":"chunky"}\r\n0\r\nX-Trailer: x\r\n\r\n`);
@@ -299,7 +303,7 @@ async function framing(s) {
   expectError('a 256-byte prefix', await req(p, 'GET', `/api/keys?prefix=${n255}x`), 400, 'invalid_name');
   expectError('a 2000-byte prefix', await req(p, 'GET', `/api/keys?prefix=${'%41'.repeat(2000)}`), 400, 'invalid_name');
   expectError('a prefix with a NUL', await req(p, 'GET', '/api/keys?prefix=a%00'), 400, 'invalid_name');
-  expectError('a lone % in the path', await req(p, 'GET', '/api/nodes/100%'), 400, 'bad_request');
+  expectError('a lone % in the path', await req(p, 'GET', '/api/nodes/100%'), 400, 'invalid_name');
   eq('the server still answers', (await req(p, 'GET', '/api/stats')).status, 200);
 }
 
