@@ -492,7 +492,7 @@ static int post_preview(sim *s, const api_request *r, json_t **out, rs_error *er
     } else {
         rc = place_config_from_json(&p.cfg, body, err);
         if (!rc)
-            rc = view_params_check(p.cfg.algorithm, json_object_get(body, "params"), err);
+            rc = view_params_check(p.cfg.algorithm, body, err);
     }
     if (!rc)
         *out = view_preview(s, &p, err);
@@ -581,7 +581,7 @@ static int put_config(sim *s, const api_request *r, json_t **out, rs_error *err)
         return rc;
     place_config cfg = *sim_config(s);
     if ((rc = place_config_from_json(&cfg, r->body, err)) || (rc = place_config_check(&cfg, err)) ||
-        (rc = view_params_check(cfg.algorithm, json_object_get(r->body, "params"), err)))
+        (rc = view_params_check(cfg.algorithm, r->body, err)))
         return rc;
     int64_t op = 0; /* 0: nothing changed, nothing recorded */
     if (!sim_config_same(s, &cfg) && (rc = sim_configure(s, &cfg, &op, err)))

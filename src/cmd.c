@@ -192,7 +192,8 @@ int cmd_config_apply(const cmd_line *l, place_config *cfg, rs_error *err)
         strcpy(cfg->algorithm, a);
     }
     if (l->opt[CMD_O_POINTS] &&
-        place_config_set_param(cfg, "points_per_node", l->opt[CMD_O_POINTS], err))
+        (view_param_check(cfg->algorithm, "points_per_node", 15, err) ||
+         place_config_set_param(cfg, "points_per_node", l->opt[CMD_O_POINTS], err)))
         return err->code;
     for (int i = 0; i < l->nparams; i++) {
         char name[64];

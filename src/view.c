@@ -141,11 +141,20 @@ out:
     return rc;
 }
 
-int view_params_check(const char *algorithm, const json_t *params, rs_error *err)
+int view_params_check(const char *algorithm, const json_t *body, rs_error *err)
 {
     const char *k;
     json_t *v;
     int rc = 0;
+    const json_t *params = json_object_get(body, "params");
+    const json_t *top = json_object_get(body, "points_per_node");
+    if (top && (rc = view_param_check(algorithm, "points_per_node", 15, err)))
+        return rc;
+    const json_t *inner = json_object_get(params, "points_per_node");
+    if (top && inner && !json_equal((json_t *)top, (json_t *)inner))
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "points_per_node is given twice, with two values (once is enough: "
+                       "\"points_per_node\" or \"params\": {\"points_per_node\"})");
     if (!json_is_object(params))
         return 0;
     json_object_foreach((json_t *)params, k, v)

@@ -30,8 +30,10 @@ char *view_lookalike(sim *s, const char *name, size_t len);
  * RINGSIM_EPARAM naming both and the parameters it has.  An algorithm the
  * catalogue does not know passes: place_config_check() refuses it. */
 int view_param_check(const char *algorithm, const char *name, size_t len, rs_error *err);
-/* view_param_check() for every member of a JSON "params" object (NULL: 0). */
-int view_params_check(const char *algorithm, const json_t *params, rs_error *err);
+/* view_param_check() for every member of a configuration body's "params"
+ * and for its top-level "points_per_node", which must not contradict
+ * params' (NULL: 0). */
+int view_params_check(const char *algorithm, const json_t *body, rs_error *err);
 json_t *view_stats(sim *s, rs_error *err);
 /* The "requests" object of stats (docs/api.md v3 traffic). */
 json_t *view_requests(sim *s, rs_error *err);

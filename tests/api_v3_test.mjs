@@ -158,6 +158,17 @@ async function foreignParams(s) {
   const empty = await s.put('/api/config', {});
   check('an empty configure: "operation": null', empty.status === 200 && empty.json.operation === null, empty.text);
   eq('still no operation recorded', await s.lastOpId(), last2);
+  // points_per_node is ring's parameter, top-level or in params alike.
+  for (const body of [{ points_per_node: 7 }, { algorithm: 'haproxy', points_per_node: 10000 }, { algorithm: 'ketama', params: { points_per_node: 7 } }]) {
+    const r = await s.put('/api/config', body);
+    check(`${JSON.stringify(body)} under multiprobe: 400 invalid_parameter naming points_per_node`,
+      r.status === 400 && r.json.error.code === 'invalid_parameter' && /points_per_node/.test(r.json.error.message), r.text);
+  }
+  const twice = await s.put('/api/config', { algorithm: 'ring', points_per_node: 6, params: { points_per_node: 5 } });
+  check('points_per_node given twice with two values: 400', twice.status === 400 && twice.json.error.code === 'invalid_parameter', twice.text);
+  eq('none of them recorded anything', await s.lastOpId(), last2);
+  const agree = await s.put('/api/config', { algorithm: 'ring', points_per_node: 5, params: { points_per_node: 5 } });
+  check('... twice with one value: taken', agree.status === 200 && agree.json.config.points_per_node === 5, agree.text);
 }
 
 async function generateSkipsNothing(s) {
