@@ -18,8 +18,7 @@
 #include "import.h"
 
 /* Parse text; on success the result, else NULL with *line and msg set. */
-static import_result *parse(const char *fmt, const char *name, const char *text, int *line,
-                            char *msg)
+static import_result *parse(const char *fmt, const char *name, const char *text, int *line, char *msg)
 {
     import_format f;
     rs_error err = {0};
@@ -40,8 +39,7 @@ static import_result *parse(const char *fmt, const char *name, const char *text,
 }
 
 /* Expect a refusal at line with a message containing want. */
-static void refused(const char *fmt, const char *name, const char *text, int line,
-                    const char *want)
+static void refused(const char *fmt, const char *name, const char *text, int line, const char *want)
 {
     int l;
     char msg[320];
@@ -91,7 +89,8 @@ static const char *NGINX_CONF =
     "    server { listen 80; location / { proxy_pass http://cache; set $x \"${y}z\"; } }\n"
     "}\n"
     "stream {\n"
-    "    upstream dns { hash $remote_addr consistent; server 10.1.0.1:53; server 10.1.0.2:53 weight=2; }\n"
+    "    upstream dns { hash $remote_addr consistent; server 10.1.0.1:53; server 10.1.0.2:53 "
+    "weight=2; }\n"
     "}\n";
 
 static void nginx_upstream(void **s)
@@ -148,23 +147,22 @@ static void nginx_refusals(void **s)
             "unexpected end of file, expecting \"}\"");
     refused("nginx", NULL, "upstream u { hash $k consistent; server a:1; } }\n", 1,
             "unexpected \"}\"");
-    refused("nginx", NULL, "upstream u { hash $k consistent; server a:1 }\n", 1,
-            "unexpected \"}\"");
-    refused("nginx", NULL, "http { upstream u { hash $k consistent; server a:1; }\n"
-                           "upstream u { hash $k consistent; server b:1; } }\n",
+    refused("nginx", NULL, "upstream u { hash $k consistent; server a:1 }\n", 1, "unexpected \"}\"");
+    refused("nginx", NULL,
+            "http { upstream u { hash $k consistent; server a:1; }\n"
+            "upstream u { hash $k consistent; server b:1; } }\n",
             2, "duplicate upstream \"u\"");
     refused("nginx", NULL, "server { upstream u { hash $k consistent; server a:1; } }\n", 1,
             "not allowed here");
-    refused("nginx", NULL,
-            "upstream u { hash $k consistent; server a:1; server b:2; server a:1; }\n", 1,
-            "appears twice");
+    refused("nginx", NULL, "upstream u { hash $k consistent; server a:1; server b:2; server a:1; }\n",
+            1, "appears twice");
     refused("nginx", "nope", "upstream u { hash $k consistent; server a:1; }\n", 0,
             "no upstream \"nope\"");
     refused("nginx", NULL, "events {}\n", 0, "no upstream block");
     /* backup before hash is accepted, the server stays off the ring */
-    import_result *r =
-        parse("nginx", NULL, "upstream u {\n server b:1 backup;\n hash $k consistent;\n server a:1;\n}\n",
-              NULL, NULL);
+    import_result *r = parse(
+        "nginx", NULL, "upstream u {\n server b:1 backup;\n hash $k consistent;\n server a:1;\n}\n",
+        NULL, NULL);
     assert_non_null(r);
     assert_int_equal(import_node_count(r), 1);
     assert_string_equal(node(r, 0)->name, "a:1");
@@ -173,32 +171,31 @@ static void nginx_refusals(void **s)
 
 /* ---- haproxy ---- */
 
-static const char *HAPROXY_CFG =
-    "global\n"
-    "    daemon\n"
-    "defaults\n"
-    "    mode http\n"
-    "    balance uri\n"
-    "    hash-type consistent\n"
-    "    default-server weight 20 check inter 2s\n"
-    "frontend fe\n"
-    "    bind :80\n"
-    "    default_backend web\n"
-    "backend web\n"
-    "    hash-balance-factor 150\n"
-    "    server a 10.0.0.1:80 id 5\n"
-    "    server b 10.0.0.2:80 weight 3   # heavier\n"
-    "    server \"c d\" 10.0.0.3:80 disabled\n"
-    "    server e 10.0.0.4:80 id 2 backup\n"
-    "backend static\n"
-    "    balance roundrobin\n"
-    "    server s 10.0.1.1:80\n"
-    "defaults named\n"
-    "    balance source\n"
-    "    hash-type map-based\n"
-    "listen api from named\n"
-    "    bind :81\n"
-    "    server x 10.0.2.1:80\n";
+static const char *HAPROXY_CFG = "global\n"
+                                 "    daemon\n"
+                                 "defaults\n"
+                                 "    mode http\n"
+                                 "    balance uri\n"
+                                 "    hash-type consistent\n"
+                                 "    default-server weight 20 check inter 2s\n"
+                                 "frontend fe\n"
+                                 "    bind :80\n"
+                                 "    default_backend web\n"
+                                 "backend web\n"
+                                 "    hash-balance-factor 150\n"
+                                 "    server a 10.0.0.1:80 id 5\n"
+                                 "    server b 10.0.0.2:80 weight 3   # heavier\n"
+                                 "    server \"c d\" 10.0.0.3:80 disabled\n"
+                                 "    server e 10.0.0.4:80 id 2 backup\n"
+                                 "backend static\n"
+                                 "    balance roundrobin\n"
+                                 "    server s 10.0.1.1:80\n"
+                                 "defaults named\n"
+                                 "    balance source\n"
+                                 "    hash-type map-based\n"
+                                 "listen api from named\n"
+                                 "    bind :81\n"
+                                 "    server x 10.0.2.1:80\n";
 
 static void haproxy_backend(void **s)
 {
@@ -249,15 +246,15 @@ static void haproxy_refusals(void **s)
             3, "avalanche");
     import_result *ok = parse("haproxy", NULL,
                               "backend b\n balance uri\n hash-type consistent sdbm avalanche\n"
-                              " server a x:1\n", NULL, NULL);
+                              " server a x:1\n",
+                              NULL, NULL);
     assert_non_null(ok);
     import_free(ok);
     refused("haproxy", NULL, "backend b\n balance uri\n hash-type fancy\n server a x:1\n", 3,
             "'hash-type' requires");
     refused("haproxy", NULL, "backend b from nope\n server a x:1\n", 1,
             "defaults section 'nope' not found");
-    refused("haproxy", NULL, "backend b\n server a x:1\nbackend b\n server c y:1\n", 3,
-            "same name");
+    refused("haproxy", NULL, "backend b\n server a x:1\nbackend b\n server c y:1\n", 3, "same name");
     /* weight 0 is allowed: imported with it (no point, it serves nothing);
      * the ids stay HAProxy's own by position */
     snprintf(t, sizeof t, "%s server a 1.1.1.1:80 weight 0\n server b 1.1.1.2:80\n", pre);
@@ -277,10 +274,10 @@ static void haproxy_refusals(void **s)
 static void libmemcached_list(void **s)
 {
     (void)s;
-    import_result *r =
-        parse("auto", NULL, "10.0.0.1:11211:2, 10.0.0.2:11212,cache-c,[::1]:11213:5,"
-                            "/tmp/m.sock,10.0.0.9:99999\n",
-              NULL, NULL);
+    import_result *r = parse("auto", NULL,
+                             "10.0.0.1:11211:2, 10.0.0.2:11212,cache-c,[::1]:11213:5,"
+                             "/tmp/m.sock,10.0.0.9:99999\n",
+                             NULL, NULL);
     assert_non_null(r);
     assert_int_equal(import_result_format(r), IMPORT_LIBMEMCACHED);
     assert_string_equal(import_result_algorithm(r), "ketama");
@@ -326,24 +323,23 @@ static void libmemcached_string(void **s)
 
 /* ---- twemproxy ---- */
 
-static const char *NUTCRACKER_YML =
-    "alpha:\n"
-    "  listen: 127.0.0.1:22121\n"
-    "  hash: fnv1a_64\n"
-    "  hash_tag: \"{}\"\n"
-    "  distribution: ketama\n"
-    "  auto_eject_hosts: true\n"
-    "  redis: true\n"
-    "  servers:\n"
-    "   - 127.0.0.1:6379:1\n"
-    "   - 127.0.0.1:6380:2 server2\n"
-    "   - 10.0.0.3:11211:1\n"
-    "# a comment\n"
-    "beta:\n"
-    "  listen: 127.0.0.1:22122\n"
-    "  hash: crc32\n"
-    "  servers:\n"
-    "   - /tmp/r.sock:1\n";
+static const char *NUTCRACKER_YML = "alpha:\n"
+                                    "  listen: 127.0.0.1:22121\n"
+                                    "  hash: fnv1a_64\n"
+                                    "  hash_tag: \"{}\"\n"
+                                    "  distribution: ketama\n"
+                                    "  auto_eject_hosts: true\n"
+                                    "  redis: true\n"
+                                    "  servers:\n"
+                                    "   - 127.0.0.1:6379:1\n"
+                                    "   - 127.0.0.1:6380:2 server2\n"
+                                    "   - 10.0.0.3:11211:1\n"
+                                    "# a comment\n"
+                                    "beta:\n"
+                                    "  listen: 127.0.0.1:22122\n"
+                                    "  hash: crc32\n"
+                                    "  servers:\n"
+                                    "   - /tmp/r.sock:1\n";
 
 static void twemproxy_pool(void **s)
 {
@@ -382,12 +378,11 @@ static void twemproxy_refusals(void **s)
             "invalid weight");
     refused("twemproxy", NULL, "p:\n  listen: a:1\n  servers:\n   - 1.1.1.1:99999:1\n", 4,
             "invalid port");
-    refused("twemproxy", NULL, "p:\n  listen: a:1\n  servers:\n   - 1.1.1.1\n", 4,
-            "format string");
+    refused("twemproxy", NULL, "p:\n  listen: a:1\n  servers:\n   - 1.1.1.1\n", 4, "format string");
     refused("twemproxy", NULL, "p:\n  listen: a:1\n  hash: sha1\n  servers: [a:1:1]\n", 3,
             "not a valid hash");
-    refused("twemproxy", NULL, "p:\n  listen: a:1\n  distribution: modula\n  servers: [a:1:1]\n",
-            3, "does not hash consistently");
+    refused("twemproxy", NULL, "p:\n  listen: a:1\n  distribution: modula\n  servers: [a:1:1]\n", 3,
+            "does not hash consistently");
     refused("twemproxy", NULL, "p:\n  servers: [a:1:1]\n", 1, "\"listen:\" is missing");
     refused("twemproxy", NULL, "p:\n  listen: a:1\n  colour: red\n  servers: [a:1:1]\n", 3,
             "is unknown");
@@ -460,8 +455,7 @@ static void envoy_cluster(void **s)
               NULL, NULL);
     assert_non_null(r);
     assert_string_equal(import_result_algorithm(r), "maglev");
-    assert_int_equal(json_integer_value(json_object_get(import_result_params(r), "table_size")),
-                     251);
+    assert_int_equal(json_integer_value(json_object_get(import_result_params(r), "table_size")), 251);
     assert_string_equal(node(r, 0)->name, "h1");
     import_free(r);
     refused("envoy", NULL,
@@ -479,10 +473,14 @@ static const char *RING =
     "Datacenter: dc1\n"
     "==========\n"
     "Address         Rack        Status State   Load            Owns                Token\n"
-    "                                                                               3074457345618258602\n"
-    "127.0.0.1       rack1       Up     Normal  98.53 KiB       33.33%              -9223372036854775808\n"
-    "127.0.0.2       rack1       Down   Normal  101.2 KiB       33.33%              -3074457345618258603\n"
-    "127.0.0.1       rack1       Up     Normal  98.53 KiB       33.33%              3074457345618258602\n"
+    "                                                                               "
+    "3074457345618258602\n"
+    "127.0.0.1       rack1       Up     Normal  98.53 KiB       33.33%              "
+    "-9223372036854775808\n"
+    "127.0.0.2       rack1       Down   Normal  101.2 KiB       33.33%              "
+    "-3074457345618258603\n"
+    "127.0.0.1       rack1       Up     Normal  98.53 KiB       33.33%              "
+    "3074457345618258602\n"
     "\n"
     "Datacenter: dc2\n"
     "==========\n"
@@ -557,18 +555,21 @@ static void redis_nodes(void **s)
     assert_int_equal(node(r, 1)->nreplicas, 0);
     assert_true(has_note(r, 0, "migrating"));
     import_free(r);
-    refused("redis-nodes", NULL,
-            "67ed2db8d677e59ec4a4cefb06858cf2a1a89fa1 127.0.0.1:1@2 master - 0 0 1 connected 0-10\n"
-            "292f8b365bb7edb5e285caf0b7e6ddc7265d2f4f 127.0.0.1:2@3 master - 0 0 2 connected 10-20\n",
-            2, "slot 10 is held by two masters");
-    refused("redis-nodes", NULL,
-            "67ed2db8d677e59ec4a4cefb06858cf2a1a89fa1 127.0.0.1:1@2 master - 0 0 1 connected 0-16384\n",
-            1, "0..16383");
+    refused(
+        "redis-nodes", NULL,
+        "67ed2db8d677e59ec4a4cefb06858cf2a1a89fa1 127.0.0.1:1@2 master - 0 0 1 connected 0-10\n"
+        "292f8b365bb7edb5e285caf0b7e6ddc7265d2f4f 127.0.0.1:2@3 master - 0 0 2 connected 10-20\n",
+        2, "slot 10 is held by two masters");
+    refused(
+        "redis-nodes", NULL,
+        "67ed2db8d677e59ec4a4cefb06858cf2a1a89fa1 127.0.0.1:1@2 master - 0 0 1 connected 0-16384\n",
+        1, "0..16383");
     refused("redis-nodes", NULL, "67ed2db8 127.0.0.1:1@2 master - 0 0 1 connected\n", 1,
             "not a CLUSTER NODES line");
-    r = parse("redis-nodes", NULL,
-              "67ed2db8d677e59ec4a4cefb06858cf2a1a89fa1 127.0.0.1:1@2 master - 0 0 1 connected 0-99\n",
-              NULL, NULL);
+    r = parse(
+        "redis-nodes", NULL,
+        "67ed2db8d677e59ec4a4cefb06858cf2a1a89fa1 127.0.0.1:1@2 master - 0 0 1 connected 0-99\n",
+        NULL, NULL);
     assert_non_null(r);
     assert_true(has_note(r, 0, "16284 of 16384 slots"));
     import_free(r);
@@ -689,13 +690,13 @@ static void json_shape(void **s)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(nginx_upstream),     cmocka_unit_test(nginx_refusals),
-        cmocka_unit_test(haproxy_backend),    cmocka_unit_test(haproxy_refusals),
-        cmocka_unit_test(libmemcached_list),  cmocka_unit_test(libmemcached_string),
-        cmocka_unit_test(twemproxy_pool),     cmocka_unit_test(twemproxy_refusals),
-        cmocka_unit_test(envoy_cluster),      cmocka_unit_test(nodetool_ring),
-        cmocka_unit_test(redis_nodes),        cmocka_unit_test(limits),
-        cmocka_unit_test(unterminated),       cmocka_unit_test(json_shape),
+        cmocka_unit_test(nginx_upstream),    cmocka_unit_test(nginx_refusals),
+        cmocka_unit_test(haproxy_backend),   cmocka_unit_test(haproxy_refusals),
+        cmocka_unit_test(libmemcached_list), cmocka_unit_test(libmemcached_string),
+        cmocka_unit_test(twemproxy_pool),    cmocka_unit_test(twemproxy_refusals),
+        cmocka_unit_test(envoy_cluster),     cmocka_unit_test(nodetool_ring),
+        cmocka_unit_test(redis_nodes),       cmocka_unit_test(limits),
+        cmocka_unit_test(unterminated),      cmocka_unit_test(json_shape),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
