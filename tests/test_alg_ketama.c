@@ -364,10 +364,22 @@ static void test_names_as_libmemcached_parses_them(void **state)
 {
     (void)state;
     static const char *const names[] = {
-        "localhost",   "localhost:11211", "localhost:11212", "[::1]",
-        "[::1]:11211", "[::1]:22122",     "[2001:db8::7]:1", "/tmp/memcached.sock",
-        "h:011211",    "h:65535",         "ノード:7",        "10.0.0.1",
+        "localhost",
+        "localhost:11211",
+        "localhost:11212",
+        "[::1]",
+        "[::1]:11211",
+        "[::1]:22122",
+        "[2001:db8::7]:1",
+        "/tmp/memcached.sock",
+        "h:011211",
+        "h:65535",
+        "ノード:7",
+        "10.0.0.1",
         "a.b.c:80",
+        "hello world",
+        " a:1",
+        "a b:7",
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         ketama_server sv;
@@ -449,7 +461,7 @@ static void test_refusals(void **state)
         {"a:1:2", 1, RINGSIM_ENAME},    {"::1", 1, RINGSIM_ENAME},
         {"[::1", 1, RINGSIM_ENAME},     {"[]:1", 1, RINGSIM_ENAME},
         {"[::1]x", 1, RINGSIM_ENAME},   {"[::1]:", 1, RINGSIM_ENAME},
-        {"a b", 1, RINGSIM_ENAME},      {"a,b", 1, RINGSIM_ENAME},
+        {"a:1 2", 1, RINGSIM_ENAME},    {"a,b", 1, RINGSIM_ENAME},
         {"/tmp/s:1", 1, RINGSIM_ENAME}, {"a[1]", 1, RINGSIM_ENAME},
     };
     ketama_md5 *m = ketama_md5_new();

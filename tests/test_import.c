@@ -292,8 +292,47 @@ static void libmemcached_list(void **s)
     assert_string_equal(node(r, 5)->name, "10.0.0.9:34463"); /* cut to 16 bits */
     assert_true(has_note(r, 1, "16 bits"));
     import_free(r);
-    refused("libmemcached", NULL, "a:1,,b:2", 1, "empty server entry");
     refused("libmemcached", NULL, "a:1,a:11211:3,a", 1, "appears twice");
+}
+
+/* memcached_servers_parse as it is: an empty entry is localhost:11211, an
+ * empty host localhost, spaces stay in the host (one after a comma is
+ * skipped), a space after the port starts the weight. */
+static void libmemcached_list_quirks(void **s)
+{
+    (void)s;
+    static const struct {
+        const char *text;
+        const char *names[4];
+        double weights[4];
+    } cases[] = {
+        {"a:1,,b:2", {"a:1", "localhost", "b:2"}, {1, 1, 1}},
+        {",", {"localhost"}, {1}},
+        {":5,a:1", {"localhost:5", "a:1"}, {1, 1}},
+        {"hello world", {"hello world"}, {1}},
+        {" a:1", {" a:1"}, {1}},
+        {"a:1,  b:2", {"a:1", " b:2"}, {1, 1}},
+        {"a:1,\tb:2 3", {"a:1", "b:2"}, {1, 3}},
+        {"a b:7:4", {"a b:7"}, {4}},
+        {"hello ", {"hello "}, {1}},
+        {"a:1,\n", {"a:1"}, {1}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int line;
+        char msg[320];
+        import_result *r = parse("libmemcached", NULL, cases[i].text, &line, msg);
+        if (r == NULL)
+            fail_msg("\"%s\" refused: %s", cases[i].text, msg);
+        size_t n = 0;
+        while (n < 4 && cases[i].names[n] != NULL)
+            n++;
+        assert_int_equal(import_node_count(r), n);
+        for (size_t k = 0; k < n; k++) {
+            assert_string_equal(node(r, k)->name, cases[i].names[k]);
+            assert_true(node(r, k)->weight == cases[i].weights[k]);
+        }
+        import_free(r);
+    }
 }
 
 static void libmemcached_string(void **s)
@@ -690,13 +729,21 @@ static void json_shape(void **s)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(nginx_upstream),    cmocka_unit_test(nginx_refusals),
-        cmocka_unit_test(haproxy_backend),   cmocka_unit_test(haproxy_refusals),
-        cmocka_unit_test(libmemcached_list), cmocka_unit_test(libmemcached_string),
-        cmocka_unit_test(twemproxy_pool),    cmocka_unit_test(twemproxy_refusals),
-        cmocka_unit_test(envoy_cluster),     cmocka_unit_test(nodetool_ring),
-        cmocka_unit_test(redis_nodes),       cmocka_unit_test(limits),
-        cmocka_unit_test(unterminated),      cmocka_unit_test(json_shape),
+        cmocka_unit_test(nginx_upstream),
+        cmocka_unit_test(nginx_refusals),
+        cmocka_unit_test(haproxy_backend),
+        cmocka_unit_test(haproxy_refusals),
+        cmocka_unit_test(libmemcached_list),
+        cmocka_unit_test(libmemcached_list_quirks),
+        cmocka_unit_test(libmemcached_string),
+        cmocka_unit_test(twemproxy_pool),
+        cmocka_unit_test(twemproxy_refusals),
+        cmocka_unit_test(envoy_cluster),
+        cmocka_unit_test(nodetool_ring),
+        cmocka_unit_test(redis_nodes),
+        cmocka_unit_test(limits),
+        cmocka_unit_test(unterminated),
+        cmocka_unit_test(json_shape),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
