@@ -159,6 +159,70 @@ static void nginx_refusals(void **s)
     refused("nginx", "nope", "upstream u { hash $k consistent; server a:1; }\n", 0,
             "no upstream \"nope\"");
     refused("nginx", NULL, "events {}\n", 0, "no upstream block");
+    /* the server's address and parameters as nginx -t reads them (checked
+     * with nginx 1.22, tests/ref/import_ref.py) */
+    static const struct {
+        const char *server, *want;
+    } bad[] = {
+        {"10.0.0.1:99999", "invalid port in upstream \"10.0.0.1:99999\""},
+        {"http://10.0.0.2:1", "invalid host in upstream \"http://10.0.0.2:1\""},
+        {"10.0.0.3:1 fail_timeout=zz", "invalid parameter \"fail_timeout=zz\""},
+        {"10.0.0.1:0", "invalid port in upstream"},
+        {"10.0.0.1:abc", "invalid port in upstream"},
+        {"10.0.0.1:", "invalid port in upstream"},
+        {"10.0.0.1:1/x", "invalid host in upstream"},
+        {"10.0.0.1?x", "invalid host in upstream"},
+        {"::1", "invalid port in upstream \"::1\""},
+        {":80", "no host in upstream"},
+        {"[::1]x", "invalid host in upstream"},
+        {"[::1]:0", "invalid port in upstream"},
+        {"[]:80", "no host in upstream"},
+        {"[::g]:80", "invalid IPv6 address in upstream"},
+        {"[1::2::3]", "invalid IPv6 address in upstream"},
+        {"[1:2:3:4:5:6:7:8:9]", "invalid IPv6 address in upstream"},
+        {"unix:", "no path in the unix domain socket in upstream"},
+        {"a:1 fail_timeout=10ms", "invalid parameter \"fail_timeout=10ms\""},
+        {"a:1 fail_timeout=1m1h", "invalid parameter"},
+        {"a:1 fail_timeout=", "invalid parameter"},
+        {"a:1 max_fails=+1", "invalid parameter \"max_fails=+1\""},
+        {"a:1 max_conns=-1", "invalid parameter"},
+        {"a:1 weight=+2", "invalid parameter \"weight=+2\""},
+        {"a:1 weight=00", "invalid parameter"},
+        {"a:1 Down", "invalid parameter \"Down\""},
+        {"http://x bogus", "invalid parameter \"bogus\""}, /* parameters first */
+        {"a:1 weight=3000000000", "ringsim takes weights up to"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char t[256];
+        snprintf(t, sizeof t, "upstream u {\n hash $k consistent;\n server b:1;\n server %s;\n}\n",
+                 bad[i].server);
+        refused("nginx", NULL, t, 4, bad[i].want);
+    }
+    static const char *const good[] = {
+        "a:1 fail_timeout=1h30m",
+        "a:1 fail_timeout=5",
+        "a:1 \"fail_timeout=1h 5\"",
+        "a:1 fail_timeout=1y1M1w1d1h1m1s",
+        "a:1 max_fails=3000000000",
+        "a:1 weight=007",
+        "[::1]:80",
+        "[::1]",
+        "[::ffff:1.2.3.4]:80",
+        "unix:/tmp/x.sock",
+        "UNIX:/tmp/y",
+        "10.0.0.1",
+    };
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        char t[256];
+        snprintf(t, sizeof t, "upstream u {\n hash $k consistent;\n server %s;\n}\n", good[i]);
+        import_result *g = parse("nginx", NULL, t, NULL, NULL);
+        if (g == NULL)
+            fail_msg("server %s refused", good[i]);
+        import_free(g);
+    }
+    /* the stream module wants a port */
+    refused("nginx", NULL, "stream { upstream u { hash $k consistent; server 10.0.0.1; } }\n", 1,
+            "no port in upstream \"10.0.0.1\"");
     /* backup before hash is accepted, the server stays off the ring */
     import_result *r = parse(
         "nginx", NULL, "upstream u {\n server b:1 backup;\n hash $k consistent;\n server a:1;\n}\n",
