@@ -297,7 +297,7 @@ static void haproxy_refusals(void **s)
     const char *pre = "backend b\n balance uri\n hash-type consistent\n";
     char t[512];
     snprintf(t, sizeof t, "%s server a 1.1.1.1:80 weight 300\n", pre);
-    refused("haproxy", NULL, t, 4, "not within 0..256");
+    refused("haproxy", NULL, t, 4, "weight of server a is not within 0 and 256 (300)");
     snprintf(t, sizeof t, "%s server a 1.1.1.1:80 id 0\n", pre);
     refused("haproxy", NULL, t, 4, "custom id has to be > 0");
     snprintf(t, sizeof t, "%s server a 1.1.1.1:80 id 3\n server b 1.1.1.2:80 id 3\n", pre);
@@ -319,6 +319,59 @@ static void haproxy_refusals(void **s)
     refused("haproxy", NULL, "backend b from nope\n server a x:1\n", 1,
             "defaults section 'nope' not found");
     refused("haproxy", NULL, "backend b\n server a x:1\nbackend b\n server c y:1\n", 3, "same name");
+    /* server keywords as haproxy -c 2.6 reads them (tests/ref/import_ref.py
+     * asks it the same lines) */
+    static const struct {
+        const char *params, *want; /* want NULL: accepted */
+    } kw[] = {
+        {"bogus", "'server b/a' : unknown keyword 'bogus'."},
+        {"check inter", "'inter' expects a delay as argument"},
+        {"maxconn check bogus", "unknown keyword 'bogus'"}, /* maxconn takes "check" */
+        {"usesrc 1.2.3.4", "'usesrc' only allowed after a 'source' statement"},
+        {"source", "'source' expects <addr>"},
+        {"source 1.2.3.4 usesrc", "'usesrc' expects an argument"},
+        {"weight -1", "weight of server a is not within 0 and 256 (-1)"},
+        {"id", "'id' expects an integer argument"},
+        {"weight 1 weight", NULL}, /* atol(""): weight 0 */
+        {"weight 12abc", NULL},
+        {"weight 4294967297", NULL}, /* cut to an int: 1 */
+        {"id 5x", NULL},
+        {"\"\" bogus", NULL}, /* an empty word ends the server's keywords */
+        {"source 1.2.3.4 usesrc client interface eth0 check", NULL},
+        {"check inter 2s fall 3 rise 2 maxconn 10 ws auto", NULL},
+        {"maxconn", NULL},
+    };
+    for (size_t i = 0; i < sizeof kw / sizeof *kw; i++) {
+        snprintf(t, sizeof t, "%s server a 1.1.1.1:80 %s\n", pre, kw[i].params);
+        if (kw[i].want != NULL) {
+            refused("haproxy", NULL, t, 4, kw[i].want);
+            continue;
+        }
+        import_result *g = parse("haproxy", NULL, t, NULL, NULL);
+        if (g == NULL)
+            fail_msg("\"%s\" refused", kw[i].params);
+        import_free(g);
+    }
+    snprintf(t, sizeof t, "%s server a 1.1.1.1:80 weight 1 weight\n", pre);
+    import_result *w0 = parse("haproxy", NULL, t, NULL, NULL);
+    assert_true(node(w0, 0)->weight == 0);
+    import_free(w0);
+    snprintf(t, sizeof t, "%s server a 1.1.1.1:80 weight 4294967297 id 5x\n", pre);
+    w0 = parse("haproxy", NULL, t, NULL, NULL);
+    assert_true(node(w0, 0)->weight == 1);
+    assert_int_equal(node(w0, 0)->id, 5);
+    import_free(w0);
+    /* default-server: an unknown keyword is refused, one it does not take
+     * (id) warned about and skipped */
+    snprintf(t, sizeof t, "%s default-server bogus\n server a 1.1.1.1:80\n", pre);
+    refused("haproxy", NULL, t, 4, "unknown keyword 'bogus'");
+    snprintf(t, sizeof t, "%s default-server id 3 weight 2\n server a 1.1.1.1:80\n", pre);
+    w0 = parse("haproxy", NULL, t, NULL, NULL);
+    assert_non_null(w0);
+    assert_int_equal(node(w0, 0)->id, 0);
+    assert_true(node(w0, 0)->weight == 2);
+    assert_true(has_note(w0, 4, "not accepted in default-server"));
+    import_free(w0);
     /* weight 0 is allowed: imported with it (no point, it serves nothing);
      * the ids stay HAProxy's own by position */
     snprintf(t, sizeof t, "%s server a 1.1.1.1:80 weight 0\n server b 1.1.1.2:80\n", pre);
