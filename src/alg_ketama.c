@@ -128,12 +128,13 @@ int ketama_parse_name(const char *name, size_t len, ketama_server *out, rs_error
     const char *colon = NULL; /* the host/port separator, if any */
     if (len == 0 || len > MAX_NAME)
         return rs_fail(err, RINGSIM_ENAME, "ketama server names are 1 to %u bytes", MAX_NAME);
-    for (size_t i = 0; i < len; i++)
-        if (name[i] == ',' || name[i] == ' ')
-            return rs_fail(err, RINGSIM_ENAME,
-                           "ketama server \"%.*s\": no ',' or ' ' (they separate servers in a "
-                           "memcached server list)",
-                           (int)len, name);
+    /* A space is part of the host ("hello world"); after the port it
+     * would start the weight, which the port's digits refuse below. */
+    if (memchr(name, ',', len))
+        return rs_fail(err, RINGSIM_ENAME,
+                       "ketama server \"%.*s\": no ',' (it separates servers in a memcached "
+                       "server list)",
+                       (int)len, name);
     if (name[0] == '/') {
         /* A unix socket: libmemcached stores it with port 0. */
         if (memchr(name, ':', len))

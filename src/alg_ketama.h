@@ -36,8 +36,9 @@
  * PORT 1..65535 in decimal and 11211 when absent.  What that parser would
  * misread is refused: an empty host, port 0 or out of range (it truncates
  * 99999 to 34463), a non-numeric port, a third field (its weight), a bare
- * IPv6 address (it splits at the first colon), and ',' or ' ' (server list
- * separators).
+ * IPv6 address (it splits at the first colon), and ',' (the server list
+ * separator).  Spaces are part of the host, as the parser keeps them
+ * ("hello world", " a:1"); a space after the port is refused with the port.
  *
  * Beyond 100 servers libmemcached aborts (update_continuum asserts
  * n * MEMCACHED_POINTS_PER_SERVER <= MEMCACHED_CONTINUUM_SIZE, i.e. n <= 100);

@@ -103,7 +103,8 @@ json_t *import_face_apply(sim *s, const import_result *r, int *line, rs_error *e
 {
     int64_t op = 0;
     int rc = sim_import_ex(s, r, line, &op, err);
-    if (rc == RINGSIM_EPARAM)
+    /* A node the engine cannot hold is a refusal of the text too. */
+    if (rc == RINGSIM_EPARAM || rc == RINGSIM_ENAME)
         rc = text_refused(*line, err);
     if (rc)
         return NULL;

@@ -15,9 +15,15 @@
  *                     it, or of the named one after `from`.
  *   src/cfgparse-listen.c  balance, hash-type, hash-balance-factor,
  *                     default-server, server.
- *   src/server.c      server keywords: weight (0..256), id (> 0, unique in
- *                     the proxy), backup, disabled, enabled; default-server
- *                     gives later servers its values.
+ *   src/server.c      parse_server, _srv_parse_kw: keyword by keyword
+ *                     (the table `keywords` below: every server keyword
+ *                     2.6 registers, an unknown one refused, a missing
+ *                     argument refused where the keyword's parser refuses
+ *                     it), up to an empty word; weight and id read with
+ *                     atol (weight 0..256, id > 0 and unique in the
+ *                     proxy), backup, disabled, enabled; default-server
+ *                     gives later servers its values and skips, with a
+ *                     warning, the keywords it does not take (id).
  * Only `hash-type consistent` with the default function (no function named:
  * sdbm with the avalanche, or `sdbm avalanche` written out) is placed by ringsim's `haproxy` algorithm; the other hash
  * types and functions are refused with a message saying so.
@@ -124,60 +130,146 @@ static const char *const sections[] = {"global",  "defaults",  "frontend",    "b
                                        "cache",   "program",   "http-errors", "ring",
                                        "mailers", "crt-store", "traces",      "log-forward"};
 
-/* Server keywords that take no argument (the rest of server.c's keywords
- * take one, which is skipped). */
-static const char *const flags[] = {"backup",
-                                    "no-backup",
-                                    "check",
-                                    "no-check",
-                                    "check-ssl",
-                                    "no-check-ssl",
-                                    "check-send-proxy",
-                                    "no-check-send-proxy",
-                                    "disabled",
-                                    "enabled",
-                                    "ssl",
-                                    "no-ssl",
-                                    "send-proxy",
-                                    "no-send-proxy",
-                                    "send-proxy-v2",
-                                    "no-send-proxy-v2",
-                                    "send-proxy-v2-ssl",
-                                    "send-proxy-v2-ssl-cn",
-                                    "no-send-proxy-v2-ssl",
-                                    "no-send-proxy-v2-ssl-cn",
-                                    "non-stick",
-                                    "stick",
-                                    "agent-check",
-                                    "no-agent-check",
-                                    "tfo",
-                                    "no-tfo",
-                                    "allow-0rtt",
-                                    "no-tls-tickets",
-                                    "tls-tickets",
-                                    "force-sslv3",
-                                    "force-tlsv10",
-                                    "force-tlsv11",
-                                    "force-tlsv12",
-                                    "force-tlsv13",
-                                    "no-sslv3",
-                                    "no-tlsv10",
-                                    "no-tlsv11",
-                                    "no-tlsv12",
-                                    "no-tlsv13",
-                                    "no-verifyhost",
-                                    "check-via-socks4",
-                                    "no-check-via-socks4",
-                                    "ws",
-                                    "resolve-net",
-                                    "ignore-weight"};
+/* HAProxy 2.6's server keywords, as its keyword lists register them
+ * (srv_register_keywords in src/server.c, src/check.c, src/cfgparse-ssl.c,
+ * src/cfgparse-tcp.c), checked one by one against haproxy -c 2.6.12: how
+ * many words follow (kw->skip: 0, 1, or -1 for `source`, which reads its
+ * own), whether default-server takes it (kw->default_ok: when not, haproxy
+ * warns and skips it), and, for a keyword with an argument, what haproxy
+ * says when the argument is missing (NULL: it reads "" and takes it, as
+ * weight's atol does).  An unknown keyword is refused. */
+typedef struct hkw {
+    const char *name;
+    signed char args;
+    bool default_ok;
+    const char *needs; /* "'NAME' expects NEEDS" when the argument is missing */
+} hkw;
 
-static bool is_flag(const char *w)
+static const hkw keywords[] = {
+    /* src/cfgparse-ssl.c */
+    {"allow-0rtt", 0, true, NULL},
+    {"alpn", 1, true, "the comma-delimited ALPN protocol suite"},
+    {"ca-file", 1, true, "a CAfile path"},
+    {"check-alpn", 1, true, "the comma-delimited ALPN protocol suite"},
+    {"check-sni", 1, true, "an SNI"},
+    {"check-ssl", 0, true, NULL},
+    {"ciphers", 1, true, "a cipher suite"},
+    {"ciphersuites", 1, true, "a cipher suite"},
+    {"crl-file", 1, true, "a CRLfile path"},
+    {"crt", 1, true, "a certificate file path"},
+    {"force-sslv3", 0, true, NULL},
+    {"force-tlsv10", 0, true, NULL},
+    {"force-tlsv11", 0, true, NULL},
+    {"force-tlsv12", 0, true, NULL},
+    {"force-tlsv13", 0, true, NULL},
+    {"no-check-ssl", 0, true, NULL},
+    {"no-send-proxy-v2-ssl", 0, true, NULL},
+    {"no-send-proxy-v2-ssl-cn", 0, true, NULL},
+    {"no-ssl", 0, true, NULL},
+    {"no-ssl-reuse", 0, true, NULL},
+    {"no-sslv3", 0, false, NULL},
+    {"no-tlsv10", 0, false, NULL},
+    {"no-tlsv11", 0, false, NULL},
+    {"no-tlsv12", 0, false, NULL},
+    {"no-tlsv13", 0, false, NULL},
+    {"no-tls-tickets", 0, true, NULL},
+    {"npn", 1, true, "the comma-delimited NPN protocol suite"},
+    {"send-proxy-v2-ssl", 0, true, NULL},
+    {"send-proxy-v2-ssl-cn", 0, true, NULL},
+    {"sni", 1, true, "an sni expression"},
+    {"ssl", 0, true, NULL},
+    {"ssl-min-ver", 1, true, "the ssl/tls version"},
+    {"ssl-max-ver", 1, true, "the ssl/tls version"},
+    {"ssl-reuse", 0, true, NULL},
+    {"tls-tickets", 0, true, NULL},
+    {"verify", 1, true, "a verify method"},
+    {"verifyhost", 1, true, "a hostname to verify against"},
+    /* src/cfgparse-tcp.c */
+    {"tcp-ut", 1, true, "a TCP User Timeout value"},
+    /* src/check.c */
+    {"addr", 1, true, "<ipv4|ipv6> as argument"},
+    {"agent-addr", 1, true, "an address as argument"},
+    {"agent-check", 0, true, NULL},
+    {"agent-inter", 1, true, "a delay as argument"},
+    {"agent-port", 1, true, "a port number as argument"},
+    {"agent-send", 1, true, "a string as argument"},
+    {"check", 0, true, NULL},
+    {"check-proto", 1, true, "a value"},
+    {"check-send-proxy", 0, true, NULL},
+    {"check-via-socks4", 0, true, NULL},
+    {"no-agent-check", 0, true, NULL},
+    {"no-check", 0, true, NULL},
+    {"no-check-send-proxy", 0, true, NULL},
+    {"rise", 1, true, "an integer argument"},
+    {"fall", 1, true, "an integer argument"},
+    {"inter", 1, true, "a delay as argument"},
+    {"fastinter", 1, true, "a delay as argument"},
+    {"downinter", 1, true, "a delay as argument"},
+    {"port", 1, true, "a port number as argument"},
+    /* src/server.c */
+    {"backup", 0, true, NULL},
+    {"cookie", 1, true, "<value> as argument"},
+    {"disabled", 0, true, NULL},
+    {"enabled", 0, true, NULL},
+    {"error-limit", 1, true, "an integer argument"},
+    {"ws", 1, true, "'auto', 'h1' or 'h2'"},
+    {"id", 1, false, "an integer argument"},
+    {"init-addr", 1, true, NULL},
+    {"log-proto", 1, true, "one of 'legacy' or 'octet-count'"},
+    {"maxconn", 1, true, NULL},
+    {"maxqueue", 1, true, NULL},
+    {"max-reuse", 1, true, "<value> as argument"},
+    {"minconn", 1, true, NULL},
+    {"namespace", 1, true, "<name> as argument"},
+    {"no-backup", 0, true, NULL},
+    {"no-send-proxy", 0, true, NULL},
+    {"no-send-proxy-v2", 0, true, NULL},
+    {"no-tfo", 0, true, NULL},
+    {"non-stick", 0, true, NULL},
+    {"observe", 1, true, "<mode> as argument"},
+    {"on-error", 1, true, "one of 'fastinter', 'fail-check', 'sudden-death' or 'mark-down'"},
+    {"on-marked-down", 1, true, "'shutdown-sessions'"},
+    {"on-marked-up", 1, true, "'shutdown-backup-sessions'"},
+    {"pool-low-conn", 1, true, "<value> as argument"},
+    {"pool-max-conn", 1, true, "<value> as argument"},
+    {"pool-purge-delay", 1, true, "<value> as argument"},
+    {"proto", 1, true, "a value"},
+    {"proxy-v2-options", 1, true, "a proxy v2 option"},
+    {"redir", 1, true, "<prefix> as argument"},
+    {"resolve-net", 1, true, "a list of networks"},
+    {"resolve-opts", 1, true, NULL},
+    {"resolve-prefer", 1, true, "either ipv4 or ipv6 as argument"},
+    {"resolvers", 1, true, "the name of a resolvers section"},
+    {"send-proxy", 0, true, NULL},
+    {"send-proxy-v2", 0, true, NULL},
+    {"slowstart", 1, true, "a delay"},
+    {"source", -1, true,
+     "<addr>[:<port>[-<port>]], and optionally 'usesrc' <addr>, and "
+     "'interface' <name> as argument"},
+    {"stick", 0, true, NULL},
+    {"tfo", 0, true, NULL},
+    {"track", 1, true, "[<proxy>/]<server> as argument"},
+    {"socks4", 1, true, "<addr>:<port> as argument"},
+    {"usesrc", 0, true, NULL}, /* refused: only after `source` (which reads it) */
+    {"weight", 1, true, NULL},
+};
+
+static const hkw *keyword(const char *w)
 {
-    for (size_t i = 0; i < sizeof flags / sizeof *flags; i++)
-        if (strcmp(w, flags[i]) == 0)
-            return true;
-    return false;
+    for (size_t i = 0; i < sizeof keywords / sizeof *keywords; i++)
+        if (strcmp(w, keywords[i].name) == 0)
+            return &keywords[i];
+    return NULL;
+}
+
+/* atol into an int, as srv_parse_weight and srv_parse_id read their
+ * argument: leading space, a sign, the digits up to the first other
+ * character ("12abc" is 12, "" is 0), saturated to a long and then cut to
+ * 32 bits (4294967297 is 1). */
+static int hap_atol_int(const char *s)
+{
+    long v = strtol(s, NULL, 10);
+    return (int)(uint32_t)(unsigned long)v;
 }
 
 static void set_defaults(hset *s)
@@ -195,34 +287,50 @@ static void add_ignored(char *buf, size_t cap, const char *w)
         snprintf(buf + u, cap - u, "%s%s", u ? ", " : "", w);
 }
 
-/* Server or default-server parameters from words w[k..n). */
+/* Server or default-server parameters from words w[k..n), as parse_server
+ * reads them: keyword by keyword until an empty word (parse_line's "" ends
+ * the line for it), each keyword's words skipped after it.  who names the
+ * line in messages ("'server b/s1'" or "'default-server'"). */
 static int server_params(import_ctx *c, int line, char **w, int k, int n, hsrv *sv, hset *s,
-                         bool is_default)
+                         bool is_default, const char *who)
 {
-    for (; k < n; k++) {
+    while (k < n && w[k][0] != '\0') {
         const char *kw = w[k];
-        int64_t v;
-        if (strcmp(kw, "weight") == 0 || strcmp(kw, "id") == 0) {
-            if (k + 1 >= n)
-                return import__fail(c, line, "'%s' expects an integer argument", kw);
-            const char *a = w[++k];
-            if (strcmp(kw, "weight") == 0) {
-                if (import__int(a, strlen(a), INT32_MIN, INT32_MAX, &v) != 0 || v < 0 || v > 256)
-                    return import__fail(c, line,
-                                        "weight of server %.60s is not within 0..256 (haproxy "
-                                        "refuses \"%.20s\")",
-                                        is_default ? "default-server" : sv->name, a);
-                if (is_default)
-                    s->dweight = v;
-                else
-                    sv->weight = v;
-            } else {
-                if (is_default)
-                    return import__fail(c, line, "'id' is not supported for default-server");
-                if (import__int(a, strlen(a), INT32_MIN, INT32_MAX, &v) != 0 || v <= 0)
-                    return import__fail(c, line, "'id' : custom id has to be > 0");
-                sv->id = v;
-            }
+        const char *arg = k + 1 < n ? w[k + 1] : ""; /* args past the end are "" */
+        const hkw *d = keyword(kw);
+        if (d == NULL)
+            return import__fail(c, line, "%s : unknown keyword '%.60s'.", who, kw);
+        if (is_default && !d->default_ok) {
+            /* haproxy warns and goes on */
+            int rc = import__note(c, line,
+                                  "'%s' option is not accepted in default-server sections "
+                                  "(haproxy warns and ignores it)",
+                                  kw);
+            if (rc != 0)
+                return rc;
+            k += 1 + (d->args > 0 ? d->args : 0);
+            continue;
+        }
+        if (strcmp(kw, "usesrc") == 0)
+            return import__fail(c, line, "%s : 'usesrc' only allowed after a 'source' statement.",
+                                who);
+        if (d->args != 0 && arg[0] == '\0' && d->needs != NULL)
+            return import__fail(c, line, "%s : '%s' expects %s.", who, kw, d->needs);
+        if (strcmp(kw, "weight") == 0) {
+            int v = hap_atol_int(arg);
+            if (v < 0 || v > 256)
+                return import__fail(c, line,
+                                    "%s : weight of server %.60s is not within 0 and 256 (%d).",
+                                    who, is_default ? "default-server" : sv->name, v);
+            if (is_default)
+                s->dweight = v;
+            else
+                sv->weight = v;
+        } else if (strcmp(kw, "id") == 0) {
+            int v = hap_atol_int(arg);
+            if (v <= 0)
+                return import__fail(c, line, "%s : 'id' : custom id has to be > 0", who);
+            sv->id = v;
         } else if (strcmp(kw, "backup") == 0 || strcmp(kw, "no-backup") == 0) {
             bool b = kw[0] == 'b';
             if (is_default)
@@ -230,18 +338,26 @@ static int server_params(import_ctx *c, int line, char **w, int k, int n, hsrv *
             else
                 sv->backup = b;
         } else if (strcmp(kw, "disabled") == 0 || strcmp(kw, "enabled") == 0) {
-            bool d = kw[0] == 'd';
+            bool dn = kw[0] == 'd';
             if (is_default)
-                s->ddown = d;
+                s->ddown = dn;
             else
-                sv->down = d;
+                sv->down = dn;
+        } else if (!is_default) {
+            add_ignored(sv->ignored, sizeof sv->ignored, kw);
         } else {
-            if (!is_default)
-                add_ignored(sv->ignored, sizeof sv->ignored, kw);
-            else
-                add_ignored(s->dignored, sizeof s->dignored, kw);
-            if (!is_flag(kw))
-                k++; /* its argument */
+            add_ignored(s->dignored, sizeof s->dignored, kw);
+        }
+        if (d->args >= 0) {
+            k += 1 + d->args;
+            continue;
+        }
+        /* source ADDR [usesrc X | interface X]... (srv_parse_source) */
+        k += 2;
+        while (k < n && (strcmp(w[k], "usesrc") == 0 || strcmp(w[k], "interface") == 0)) {
+            if (k + 1 >= n || w[k + 1][0] == '\0')
+                return import__fail(c, line, "%s : '%s' expects an argument.", who, w[k]);
+            k += 2;
         }
     }
     return 0;
@@ -492,7 +608,7 @@ int import__haproxy(import_ctx *c)
             }
             cur->hbf = v;
         } else if (strcmp(w[0], "default-server") == 0) {
-            if ((rc = server_params(c, l.no, w, 1, n, NULL, cur, true)) != 0)
+            if ((rc = server_params(c, l.no, w, 1, n, NULL, cur, true, "'default-server'")) != 0)
                 goto out;
         } else if (strcmp(w[0], "disabled") == 0 && sec == S_PROXY) {
             p->disabled = true;
@@ -527,7 +643,9 @@ int import__haproxy(import_ctx *c)
             sv->backup = p->s.dbackup;
             sv->down = p->s.ddown;
             memcpy(sv->ignored, p->s.dignored, sizeof sv->ignored);
-            if ((rc = server_params(c, l.no, w, 3, n, sv, &p->s, false)) != 0)
+            char who[160];
+            snprintf(who, sizeof who, "'server %.60s/%.60s'", p->name, sv->name);
+            if ((rc = server_params(c, l.no, w, 3, n, sv, &p->s, false, who)) != 0)
                 goto out;
             for (size_t i = 0; i + 1 < p->n; i++)
                 if (sv->id != 0 && p->srv[i].id == sv->id) {

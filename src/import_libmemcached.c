@@ -8,7 +8,8 @@
  *     (after "]" for "[IPv6]"), read with strtoul and cut to 16 bits (99999
  *     becomes 34463); a weight follows the next ' ' or ':' after it; port 0
  *     means 11211 and weight 0 means 1 (server_list.cc, server.cc); a path
- *     starting with '/' is a socket (port 0).
+ *     starting with '/' is a socket (port 0); an empty host (",," or ":5")
+ *     is "localhost"; spaces stay in the host ("hello world", " a").
  *   a configuration string, as memcached() reads it (src/libmemcached/csl/
  *     scanner.l and parser.yy): statements separated by one ' ', option
  *     names case-insensitive; "--SERVER=" an IPv4 address or a host name of
@@ -42,6 +43,7 @@
 
 #define MC_ENTRY_MAX 8195 /* parse.cc copies an entry into char[HUGE_STRING_LEN = 8196] */
 #define MC_DEFAULT_PORT 11211u
+#define MC_EMPTY_HOST "localhost" /* an empty entry's host, as the library answers it */
 
 static int add_server(import_ctx *c, const char *host, size_t hlen, unsigned port,
                       unsigned long weight, int line)
@@ -68,8 +70,9 @@ static int server_list(import_ctx *c)
 {
     const char *t = c->text;
     size_t len = c->len;
-    /* What a paste adds at the end (a newline) is not part of the list. */
-    while (len > 0 && (t[len - 1] == '\n' || t[len - 1] == '\r' || t[len - 1] == ' '))
+    /* What a paste adds at the end (a newline) is not part of the list;
+     * spaces are (libmemcached keeps them in the host). */
+    while (len > 0 && (t[len - 1] == '\n' || t[len - 1] == '\r'))
         len--;
     size_t b = 0;
     int line = 1;
@@ -125,14 +128,11 @@ static int server_list(import_ctx *c)
                                         ptr2 + 1);
             }
         }
-        size_t hl = strlen(buf);
-        if (hl == 0)
-            return import__fail(c, entry_line,
-                                "an empty server entry (libmemcached would "
-                                "add \"\" as a host)");
-        if (buf[0] != '/' && port == 0)
+        /* An empty host (",," or ":5") is libmemcached's "localhost". */
+        const char *host = buf[0] != '\0' ? buf : MC_EMPTY_HOST;
+        if (host[0] != '/' && port == 0)
             port = MC_DEFAULT_PORT;
-        if ((rc = add_server(c, buf, hl, port, weight, entry_line)) != 0)
+        if ((rc = add_server(c, host, strlen(host), port, weight, entry_line)) != 0)
             return rc;
     }
     return 0;

@@ -15,6 +15,18 @@
  *        unknown one or a bad number (weight=0 included), "balancing method
  *        does not support parameter "%V"" when the balancing directive
  *        before it did not allow it.
+ *        The parameters are read first, then the address: weight=,
+ *        max_fails= and max_conns= as ngx_atoi (digits only, weight not 0),
+ *        fail_timeout= as ngx_parse_time in seconds (src/core/ngx_parse.c:
+ *        units y M w d h m s in that order, "ms" refused).
+ *   src/core/ngx_inet.c          ngx_parse_url for the address: "unix:"
+ *        and a path (at most 107 bytes), "[IPv6]" (ngx_inet6_addr) with an
+ *        optional ":port", else host[:port] split at the first ':' (so a
+ *        bare "::1" has an invalid port); a port is 1..65535 in digits, a
+ *        '/' or '?' is a URI, which a server may not have ("invalid
+ *        host"); refused as "%s in upstream "%V"".  The stream module also
+ *        wants a port ("no port in upstream").  Names go to DNS at start
+ *        (noted: ringsim cannot know the answer).
  *   src/http/modules/ngx_http_upstream_hash_module.c ngx_http_upstream_hash:
  *        `hash` sets the upstream's flags without BACKUP, so a `backup`
  *        server after `hash` is refused; one before it was accepted and
@@ -236,6 +248,185 @@ static bool prefix(const word *w, const char *p, const char **rest, size_t *rlen
     return true;
 }
 
+/* ngx_atoi: decimal digits only, at least one, up to the largest ngx_int_t
+ * (64 bits here); -1 otherwise. */
+static int64_t ngx_int(const char *s, size_t len)
+{
+    if (len == 0)
+        return -1;
+    int64_t v = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        int d = s[i] - '0';
+        if (v > (INT64_MAX - d) / 10)
+            return -1;
+        v = v * 10 + d;
+    }
+    return v;
+}
+
+/* ngx_parse_time in seconds (fail_timeout=): digits with the units y M w d
+ * h m s, each unit at most once and in that order, spaces after a unit; a
+ * bare number is seconds; "ms" is refused.  Whether it parses. */
+static bool ngx_seconds(const char *s, size_t len)
+{
+    /* the units in their order, with their scale in seconds */
+    static const struct {
+        char unit;
+        int64_t scale;
+    } units[] = {{'y', 365 * 86400}, {'M', 30 * 86400}, {'w', 7 * 86400}, {'d', 86400},
+                 {'h', 3600},        {'m', 60},         {'s', 1},         {' ', 1}};
+    int64_t value = 0, total = 0;
+    int step = -1; /* the index of the last unit met */
+    bool digits = false;
+    size_t i = 0;
+    while (i < len) {
+        char ch = s[i++];
+        if (ch >= '0' && ch <= '9') {
+            int d = ch - '0';
+            if (value > (INT64_MAX - d) / 10)
+                return false;
+            value = value * 10 + d;
+            digits = true;
+            continue;
+        }
+        if (ch == 'm' && i < len && s[i] == 's')
+            return false; /* milliseconds, where seconds are wanted */
+        int u = -1;
+        for (int k = 0; k < (int)(sizeof units / sizeof *units); k++)
+            if (units[k].unit == ch)
+                u = k;
+        /* a unit after a smaller one; ' ' ends the value unless after 's' */
+        if (u < 0 || u <= step || (ch == ' ' && step >= 6))
+            return false;
+        step = u;
+        if (value > INT64_MAX / units[u].scale)
+            return false;
+        value *= units[u].scale;
+        if (total > INT64_MAX - value)
+            return false;
+        total += value;
+        value = 0;
+        while (i < len && s[i] == ' ')
+            i++;
+    }
+    return digits && total <= INT64_MAX - value;
+}
+
+/* ngx_inet6_addr: whether [s, s+len) is an IPv6 address as nginx reads it
+ * (hex groups of up to four digits, one "::", a dotted IPv4 tail). */
+static bool ngx_ipv6(const char *s, size_t len)
+{
+    if (len == 0)
+        return false;
+    int groups = 8, nibbles = 0;
+    bool zero = false, v4 = false;
+    size_t last_group = 0; /* where the group being read starts */
+    size_t i = 0;
+    if (s[0] == ':')
+        i++;
+    for (; i < len; i++) {
+        char ch = s[i];
+        if (ch == ':') {
+            if (nibbles) {
+                last_group = i + 1;
+                nibbles = 0;
+                if (--groups)
+                    continue;
+                return false;
+            }
+            if (!zero) {
+                zero = true;
+                last_group = i + 1;
+                continue;
+            }
+            return false;
+        }
+        if (ch == '.' && nibbles) {
+            /* the rest, from the group's start, is a dotted IPv4 address
+             * taking two groups */
+            if (groups < 2)
+                return false;
+            size_t k = last_group, dots = 0;
+            unsigned octet = 0;
+            for (; k < len; k++) {
+                if (s[k] == '.') {
+                    dots++;
+                    octet = 0;
+                } else if (s[k] >= '0' && s[k] <= '9') {
+                    octet = octet * 10 + (unsigned)(s[k] - '0');
+                    if (octet > 255)
+                        return false;
+                } else {
+                    return false;
+                }
+            }
+            if (dots != 3 || last_group == 0)
+                return false;
+            groups--;
+            v4 = true;
+            break;
+        }
+        if (++nibbles > 4)
+            return false;
+        char lc = (char)(ch | 0x20);
+        if (!((ch >= '0' && ch <= '9') || (lc >= 'a' && lc <= 'f')))
+            return false;
+    }
+    if (!v4 && nibbles == 0 && !zero)
+        return false;
+    groups--;
+    return zero ? groups > 0 : groups == 0;
+}
+
+/* ngx_parse_url for an upstream's server (no URI part, no listen): NULL
+ * when nginx takes the address, else its complaint ("invalid port",
+ * "invalid host", ...).  stream: the stream module, which wants a port. */
+static const char *ngx_server_url(const char *s, size_t len, bool stream)
+{
+    if (len >= 5 && strncasecmp(s, "unix:", 5) == 0) {
+        if (len == 5)
+            return "no path in the unix domain socket";
+        if (len - 5 + 1 > 108) /* sizeof sun_path */
+            return "too long path in the unix domain socket";
+        return NULL;
+    }
+    const char *end = s + len;
+    if (len > 0 && s[0] == '[') {
+        const char *close = memchr(s + 1, ']', len - 1);
+        if (close == NULL || memchr(close + 1, '/', (size_t)(end - close - 1)))
+            return "invalid host";
+        const char *port = close + 1;
+        bool has_port = port < end;
+        if (has_port) {
+            if (*port != ':')
+                return "invalid host";
+            int64_t n = ngx_int(port + 1, (size_t)(end - port - 1));
+            if (n < 1 || n > 65535)
+                return "invalid port";
+        }
+        if (close == s + 1)
+            return "no host";
+        if (!ngx_ipv6(s + 1, (size_t)(close - s - 1)))
+            return "invalid IPv6 address";
+        return stream && !has_port ? "no port" : NULL;
+    }
+    /* a '/' or '?' anywhere: a URI, which a server may not have */
+    if (memchr(s, '/', len) || memchr(s, '?', len))
+        return "invalid host";
+    const char *colon = memchr(s, ':', len);
+    if (colon != NULL) {
+        int64_t n = ngx_int(colon + 1, (size_t)(end - colon - 1));
+        if (n < 1 || n > 65535)
+            return "invalid port";
+        end = colon;
+    }
+    if (end == s)
+        return "no host";
+    return stream && colon == NULL ? "no port" : NULL;
+}
+
 static const char *const balancers[] = {"hash",       "ip_hash", "least_conn", "random",
                                         "least_time", "sticky",  "ntlm"};
 
@@ -292,17 +483,24 @@ static int read_upstream(import_ctx *c, const upstream *u)
             size_t vl;
             int64_t num;
             if (prefix(&w[k], "weight=", &v, &vl)) {
-                if (import__int(v, vl, 1, INT32_MAX, &num) != 0 || v[0] == '+' || v[0] == '-')
+                num = ngx_int(v, vl);
+                if (num <= 0)
                     return import__fail(c, d->line, "invalid parameter \"%.80s\"", w[k].s);
+                if (num > INT32_MAX) /* nginx takes it; ringsim's weights stop here */
+                    return import__fail(c, d->line,
+                                        "%.80s: ringsim takes weights up to %d (nginx's "
+                                        "consistent hash gives a server 160 points per unit "
+                                        "of weight)",
+                                        w[k].s, INT32_MAX);
                 weight = num;
             } else if (prefix(&w[k], "max_fails=", &v, &vl) || prefix(&w[k], "max_conns=", &v, &vl)) {
-                if (import__int(v, vl, 0, INT32_MAX, &num) != 0)
+                if (ngx_int(v, vl) < 0)
                     return import__fail(c, d->line, "invalid parameter \"%.80s\"", w[k].s);
                 if ((rc = import__note(c, d->line, "%.80s: placement does not depend on it",
                                        w[k].s)) != 0)
                     return rc;
             } else if (prefix(&w[k], "fail_timeout=", &v, &vl)) {
-                if (vl == 0)
+                if (!ngx_seconds(v, vl))
                     return import__fail(c, d->line, "invalid parameter \"%.80s\"", w[k].s);
                 if ((rc = import__note(c, d->line, "%.80s: placement does not depend on it",
                                        w[k].s)) != 0)
@@ -319,6 +517,10 @@ static int read_upstream(import_ctx *c, const upstream *u)
                 return import__fail(c, d->line, "invalid parameter \"%.80s\"", w[k].s);
             }
         }
+        /* The address, after the parameters (nginx reads them first). */
+        const char *bad = ngx_server_url(w[1].s, w[1].len, strcmp(u->context, "stream") == 0);
+        if (bad != NULL)
+            return import__fail(c, d->line, "%s in upstream \"%.100s\"", bad, w[1].s);
         if (backup) {
             /* Accepted before `hash`, and left off the ring. */
             rc = import__note(c, d->line,

@@ -78,7 +78,7 @@ static json_t *node_params(const import_node *n)
  * weight from 0 to the limit (0, HAProxy's server that takes no traffic,
  * is the placement's to allow: place_nodes_check), at most the tokens a
  * node may hold. */
-static int node_check(const import_node *n, int *line, rs_error *err)
+static int node_check(const import_node *n, const place_config *cfg, int *line, rs_error *err)
 {
     int rc = node_name_check(n->name, n->len, err);
     if (!rc && !(isfinite(n->weight) && n->weight >= 0 && n->weight <= SIM_MAX_WEIGHT))
@@ -89,6 +89,16 @@ static int node_check(const import_node *n, int *line, rs_error *err)
     if (!rc && n->ntokens > PLACE_MAX_NODE_POINTS)
         rc = rs_fail(err, RINGSIM_EPARAM, "node \"%.200s\" has %zu tokens; at most %u per node",
                      n->name, n->ntokens, PLACE_MAX_NODE_POINTS);
+    /* The algorithm's own rules for one node (a ketama name it cannot
+     * parse, a weight it does not honour), so the refusal names the line;
+     * what depends on the whole list is checked when the nodes are set. */
+    place_node one = {0,     n->name, n->len,    n->weight, n->tokens, n->ntokens,
+                      n->id, n->down, n->backup, NULL,      0};
+    if (!rc)
+        rc = place_nodes_check(cfg, &one, 1, err);
+    /* A text's node ringsim cannot hold is a refusal of the text. */
+    if (rc == RINGSIM_ENAME)
+        rc = err->code = RINGSIM_EPARAM;
     if (rc && line)
         *line = n->line;
     return rc;
@@ -220,9 +230,12 @@ int sim_import_check(const import_result *r, int *line, rs_error *err)
 {
     if (line)
         *line = 0;
+    place_config cfg;
+    place_config_default(&cfg);
+    snprintf(cfg.algorithm, sizeof cfg.algorithm, "%s", import_result_algorithm(r));
     int rc = 0;
     for (size_t i = 0; !rc && i < import_node_count(r); i++)
-        rc = node_check(import_node_at(r, i), line, err);
+        rc = node_check(import_node_at(r, i), &cfg, line, err);
     const char *alg = import_result_algorithm(r);
     uint32_t slots = place_slot_count(alg);
     if (rc || !slots || !import_node_count(r))

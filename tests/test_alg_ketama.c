@@ -103,8 +103,8 @@ static size_t put_utf8(char *out, uint32_t c)
 static uint32_t random_code_point(rng *r)
 {
     static const uint32_t ranges[][2] = {
-        {0x21, 0x7e}, {0xa1, 0xff}, {0x391, 0x3c9}, {0x3041, 0x30ff}, {0x4e00, 0x9fff},
-        {0x1f300, 0x1f64f},
+        {0x21, 0x7e},     {0xa1, 0xff},     {0x391, 0x3c9},
+        {0x3041, 0x30ff}, {0x4e00, 0x9fff}, {0x1f300, 0x1f64f},
     };
     const uint32_t *g = ranges[rng_below(r, sizeof ranges / sizeof ranges[0])];
     return g[0] + rng_below(r, g[1] - g[0] + 1);
@@ -127,10 +127,14 @@ static void random_name(rng *r, fixture *f, size_t i)
         return;
     }
     switch (kind) {
-    case 0: case 1: case 2: case 9:
+    case 0:
+    case 1:
+    case 2:
+    case 9:
         snprintf(host, sizeof host, "mc%zu-%u.example.com", i, rng_below(r, 100000));
         break;
-    case 3: case 4:
+    case 3:
+    case 4:
         snprintf(host, sizeof host, "10.%u.%u.%zu", rng_below(r, 256), rng_below(r, 256), i);
         break;
     case 5:
@@ -183,8 +187,7 @@ static void fixture_build(fixture *f, rng *r, uint64_t seed, size_t n, const uin
         uint32_t w = weights ? weights[i] : 1 + rng_below(r, 10);
         f->nodes[i] = (alg_node){f->names[i], strlen(f->names[i]), w};
         if (ketama_parse_name(f->nodes[i].name, f->nodes[i].len, &f->srv[i], &err) != 0)
-            fail_msg("seed %llu: \"%s\" refused: %s", (unsigned long long)seed, f->names[i],
-                     err.msg);
+            fail_msg("seed %llu: \"%s\" refused: %s", (unsigned long long)seed, f->names[i], err.msg);
         memcached_server_list_st one = memcached_servers_parse(f->names[i]);
         assert_non_null(one);
         assert_int_equal(memcached_server_list_count(one), 1);
@@ -223,7 +226,8 @@ static size_t random_key(rng *r, char *buf)
 {
     size_t n = 0, want;
     switch (rng_below(r, 8)) {
-    case 0: case 1: /* UTF-8 */
+    case 0:
+    case 1: /* UTF-8 */
         for (uint32_t k = 1 + rng_below(r, 30); k > 0; k--)
             n += put_utf8(buf + n, random_code_point(r));
         return n;
@@ -360,9 +364,22 @@ static void test_names_as_libmemcached_parses_them(void **state)
 {
     (void)state;
     static const char *const names[] = {
-        "localhost", "localhost:11211", "localhost:11212", "[::1]", "[::1]:11211",
-        "[::1]:22122", "[2001:db8::7]:1", "/tmp/memcached.sock", "h:011211", "h:65535",
-        "ノード:7", "10.0.0.1", "a.b.c:80",
+        "localhost",
+        "localhost:11211",
+        "localhost:11212",
+        "[::1]",
+        "[::1]:11211",
+        "[::1]:22122",
+        "[2001:db8::7]:1",
+        "/tmp/memcached.sock",
+        "h:011211",
+        "h:65535",
+        "ノード:7",
+        "10.0.0.1",
+        "a.b.c:80",
+        "hello world",
+        " a:1",
+        "a b:7",
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         ketama_server sv;
@@ -436,16 +453,16 @@ static void test_refusals(void **state)
         double weight;
         int code;
     } bad[] = {
-        {"a", 1.5, RINGSIM_EPARAM},        {"a", 0, RINGSIM_EPARAM},
-        {"a", -2, RINGSIM_EPARAM},         {"a", 4294967296.0, RINGSIM_EPARAM},
-        {"a:0", 1, RINGSIM_ENAME},         {"a:99999", 1, RINGSIM_ENAME},
-        {"a:65536", 1, RINGSIM_ENAME},     {":11211", 1, RINGSIM_ENAME},
-        {"a:", 1, RINGSIM_ENAME},          {"a:12x", 1, RINGSIM_ENAME},
-        {"a:1:2", 1, RINGSIM_ENAME},       {"::1", 1, RINGSIM_ENAME},
-        {"[::1", 1, RINGSIM_ENAME},        {"[]:1", 1, RINGSIM_ENAME},
-        {"[::1]x", 1, RINGSIM_ENAME},      {"[::1]:", 1, RINGSIM_ENAME},
-        {"a b", 1, RINGSIM_ENAME},         {"a,b", 1, RINGSIM_ENAME},
-        {"/tmp/s:1", 1, RINGSIM_ENAME},    {"a[1]", 1, RINGSIM_ENAME},
+        {"a", 1.5, RINGSIM_EPARAM},     {"a", 0, RINGSIM_EPARAM},
+        {"a", -2, RINGSIM_EPARAM},      {"a", 4294967296.0, RINGSIM_EPARAM},
+        {"a:0", 1, RINGSIM_ENAME},      {"a:99999", 1, RINGSIM_ENAME},
+        {"a:65536", 1, RINGSIM_ENAME},  {":11211", 1, RINGSIM_ENAME},
+        {"a:", 1, RINGSIM_ENAME},       {"a:12x", 1, RINGSIM_ENAME},
+        {"a:1:2", 1, RINGSIM_ENAME},    {"::1", 1, RINGSIM_ENAME},
+        {"[::1", 1, RINGSIM_ENAME},     {"[]:1", 1, RINGSIM_ENAME},
+        {"[::1]x", 1, RINGSIM_ENAME},   {"[::1]:", 1, RINGSIM_ENAME},
+        {"a:1 2", 1, RINGSIM_ENAME},    {"a,b", 1, RINGSIM_ENAME},
+        {"/tmp/s:1", 1, RINGSIM_ENAME}, {"a[1]", 1, RINGSIM_ENAME},
     };
     ketama_md5 *m = ketama_md5_new();
     assert_non_null(m);
@@ -456,8 +473,7 @@ static void test_refusals(void **state)
         rs_error err = {0};
         int rc = ketama_build(m, nodes, 2, &pts, &np, &err);
         if (rc != bad[i].code)
-            fail_msg("\"%s\" weight %g: %d, want %d", bad[i].name, bad[i].weight, rc,
-                     bad[i].code);
+            fail_msg("\"%s\" weight %g: %d, want %d", bad[i].name, bad[i].weight, rc, bad[i].code);
         assert_int_equal(err.code, bad[i].code);
         assert_non_null(strstr(err.msg, bad[i].name));
         assert_null(pts);

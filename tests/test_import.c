@@ -18,8 +18,7 @@
 #include "import.h"
 
 /* Parse text; on success the result, else NULL with *line and msg set. */
-static import_result *parse(const char *fmt, const char *name, const char *text, int *line,
-                            char *msg)
+static import_result *parse(const char *fmt, const char *name, const char *text, int *line, char *msg)
 {
     import_format f;
     rs_error err = {0};
@@ -40,8 +39,7 @@ static import_result *parse(const char *fmt, const char *name, const char *text,
 }
 
 /* Expect a refusal at line with a message containing want. */
-static void refused(const char *fmt, const char *name, const char *text, int line,
-                    const char *want)
+static void refused(const char *fmt, const char *name, const char *text, int line, const char *want)
 {
     int l;
     char msg[320];
@@ -91,7 +89,8 @@ static const char *NGINX_CONF =
     "    server { listen 80; location / { proxy_pass http://cache; set $x \"${y}z\"; } }\n"
     "}\n"
     "stream {\n"
-    "    upstream dns { hash $remote_addr consistent; server 10.1.0.1:53; server 10.1.0.2:53 weight=2; }\n"
+    "    upstream dns { hash $remote_addr consistent; server 10.1.0.1:53; server 10.1.0.2:53 "
+    "weight=2; }\n"
     "}\n";
 
 static void nginx_upstream(void **s)
@@ -148,23 +147,86 @@ static void nginx_refusals(void **s)
             "unexpected end of file, expecting \"}\"");
     refused("nginx", NULL, "upstream u { hash $k consistent; server a:1; } }\n", 1,
             "unexpected \"}\"");
-    refused("nginx", NULL, "upstream u { hash $k consistent; server a:1 }\n", 1,
-            "unexpected \"}\"");
-    refused("nginx", NULL, "http { upstream u { hash $k consistent; server a:1; }\n"
-                           "upstream u { hash $k consistent; server b:1; } }\n",
+    refused("nginx", NULL, "upstream u { hash $k consistent; server a:1 }\n", 1, "unexpected \"}\"");
+    refused("nginx", NULL,
+            "http { upstream u { hash $k consistent; server a:1; }\n"
+            "upstream u { hash $k consistent; server b:1; } }\n",
             2, "duplicate upstream \"u\"");
     refused("nginx", NULL, "server { upstream u { hash $k consistent; server a:1; } }\n", 1,
             "not allowed here");
-    refused("nginx", NULL,
-            "upstream u { hash $k consistent; server a:1; server b:2; server a:1; }\n", 1,
-            "appears twice");
+    refused("nginx", NULL, "upstream u { hash $k consistent; server a:1; server b:2; server a:1; }\n",
+            1, "appears twice");
     refused("nginx", "nope", "upstream u { hash $k consistent; server a:1; }\n", 0,
             "no upstream \"nope\"");
     refused("nginx", NULL, "events {}\n", 0, "no upstream block");
+    /* the server's address and parameters as nginx -t reads them (checked
+     * with nginx 1.22, tests/ref/import_ref.py) */
+    static const struct {
+        const char *server, *want;
+    } bad[] = {
+        {"10.0.0.1:99999", "invalid port in upstream \"10.0.0.1:99999\""},
+        {"http://10.0.0.2:1", "invalid host in upstream \"http://10.0.0.2:1\""},
+        {"10.0.0.3:1 fail_timeout=zz", "invalid parameter \"fail_timeout=zz\""},
+        {"10.0.0.1:0", "invalid port in upstream"},
+        {"10.0.0.1:abc", "invalid port in upstream"},
+        {"10.0.0.1:", "invalid port in upstream"},
+        {"10.0.0.1:1/x", "invalid host in upstream"},
+        {"10.0.0.1?x", "invalid host in upstream"},
+        {"::1", "invalid port in upstream \"::1\""},
+        {":80", "no host in upstream"},
+        {"[::1]x", "invalid host in upstream"},
+        {"[::1]:0", "invalid port in upstream"},
+        {"[]:80", "no host in upstream"},
+        {"[::g]:80", "invalid IPv6 address in upstream"},
+        {"[1::2::3]", "invalid IPv6 address in upstream"},
+        {"[1:2:3:4:5:6:7:8:9]", "invalid IPv6 address in upstream"},
+        {"unix:", "no path in the unix domain socket in upstream"},
+        {"a:1 fail_timeout=10ms", "invalid parameter \"fail_timeout=10ms\""},
+        {"a:1 fail_timeout=1m1h", "invalid parameter"},
+        {"a:1 fail_timeout=", "invalid parameter"},
+        {"a:1 max_fails=+1", "invalid parameter \"max_fails=+1\""},
+        {"a:1 max_conns=-1", "invalid parameter"},
+        {"a:1 weight=+2", "invalid parameter \"weight=+2\""},
+        {"a:1 weight=00", "invalid parameter"},
+        {"a:1 Down", "invalid parameter \"Down\""},
+        {"http://x bogus", "invalid parameter \"bogus\""}, /* parameters first */
+        {"a:1 weight=3000000000", "ringsim takes weights up to"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char t[256];
+        snprintf(t, sizeof t, "upstream u {\n hash $k consistent;\n server b:1;\n server %s;\n}\n",
+                 bad[i].server);
+        refused("nginx", NULL, t, 4, bad[i].want);
+    }
+    static const char *const good[] = {
+        "a:1 fail_timeout=1h30m",
+        "a:1 fail_timeout=5",
+        "a:1 \"fail_timeout=1h 5\"",
+        "a:1 fail_timeout=1y1M1w1d1h1m1s",
+        "a:1 max_fails=3000000000",
+        "a:1 weight=007",
+        "[::1]:80",
+        "[::1]",
+        "[::ffff:1.2.3.4]:80",
+        "unix:/tmp/x.sock",
+        "UNIX:/tmp/y",
+        "10.0.0.1",
+    };
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        char t[256];
+        snprintf(t, sizeof t, "upstream u {\n hash $k consistent;\n server %s;\n}\n", good[i]);
+        import_result *g = parse("nginx", NULL, t, NULL, NULL);
+        if (g == NULL)
+            fail_msg("server %s refused", good[i]);
+        import_free(g);
+    }
+    /* the stream module wants a port */
+    refused("nginx", NULL, "stream { upstream u { hash $k consistent; server 10.0.0.1; } }\n", 1,
+            "no port in upstream \"10.0.0.1\"");
     /* backup before hash is accepted, the server stays off the ring */
-    import_result *r =
-        parse("nginx", NULL, "upstream u {\n server b:1 backup;\n hash $k consistent;\n server a:1;\n}\n",
-              NULL, NULL);
+    import_result *r = parse(
+        "nginx", NULL, "upstream u {\n server b:1 backup;\n hash $k consistent;\n server a:1;\n}\n",
+        NULL, NULL);
     assert_non_null(r);
     assert_int_equal(import_node_count(r), 1);
     assert_string_equal(node(r, 0)->name, "a:1");
@@ -173,32 +235,31 @@ static void nginx_refusals(void **s)
 
 /* ---- haproxy ---- */
 
-static const char *HAPROXY_CFG =
-    "global\n"
-    "    daemon\n"
-    "defaults\n"
-    "    mode http\n"
-    "    balance uri\n"
-    "    hash-type consistent\n"
-    "    default-server weight 20 check inter 2s\n"
-    "frontend fe\n"
-    "    bind :80\n"
-    "    default_backend web\n"
-    "backend web\n"
-    "    hash-balance-factor 150\n"
-    "    server a 10.0.0.1:80 id 5\n"
-    "    server b 10.0.0.2:80 weight 3   # heavier\n"
-    "    server \"c d\" 10.0.0.3:80 disabled\n"
-    "    server e 10.0.0.4:80 id 2 backup\n"
-    "backend static\n"
-    "    balance roundrobin\n"
-    "    server s 10.0.1.1:80\n"
-    "defaults named\n"
-    "    balance source\n"
-    "    hash-type map-based\n"
-    "listen api from named\n"
-    "    bind :81\n"
-    "    server x 10.0.2.1:80\n";
+static const char *HAPROXY_CFG = "global\n"
+                                 "    daemon\n"
+                                 "defaults\n"
+                                 "    mode http\n"
+                                 "    balance uri\n"
+                                 "    hash-type consistent\n"
+                                 "    default-server weight 20 check inter 2s\n"
+                                 "frontend fe\n"
+                                 "    bind :80\n"
+                                 "    default_backend web\n"
+                                 "backend web\n"
+                                 "    hash-balance-factor 150\n"
+                                 "    server a 10.0.0.1:80 id 5\n"
+                                 "    server b 10.0.0.2:80 weight 3   # heavier\n"
+                                 "    server \"c d\" 10.0.0.3:80 disabled\n"
+                                 "    server e 10.0.0.4:80 id 2 backup\n"
+                                 "backend static\n"
+                                 "    balance roundrobin\n"
+                                 "    server s 10.0.1.1:80\n"
+                                 "defaults named\n"
+                                 "    balance source\n"
+                                 "    hash-type map-based\n"
+                                 "listen api from named\n"
+                                 "    bind :81\n"
+                                 "    server x 10.0.2.1:80\n";
 
 static void haproxy_backend(void **s)
 {
@@ -236,7 +297,7 @@ static void haproxy_refusals(void **s)
     const char *pre = "backend b\n balance uri\n hash-type consistent\n";
     char t[512];
     snprintf(t, sizeof t, "%s server a 1.1.1.1:80 weight 300\n", pre);
-    refused("haproxy", NULL, t, 4, "not within 0..256");
+    refused("haproxy", NULL, t, 4, "weight of server a is not within 0 and 256 (300)");
     snprintf(t, sizeof t, "%s server a 1.1.1.1:80 id 0\n", pre);
     refused("haproxy", NULL, t, 4, "custom id has to be > 0");
     snprintf(t, sizeof t, "%s server a 1.1.1.1:80 id 3\n server b 1.1.1.2:80 id 3\n", pre);
@@ -249,15 +310,68 @@ static void haproxy_refusals(void **s)
             3, "avalanche");
     import_result *ok = parse("haproxy", NULL,
                               "backend b\n balance uri\n hash-type consistent sdbm avalanche\n"
-                              " server a x:1\n", NULL, NULL);
+                              " server a x:1\n",
+                              NULL, NULL);
     assert_non_null(ok);
     import_free(ok);
     refused("haproxy", NULL, "backend b\n balance uri\n hash-type fancy\n server a x:1\n", 3,
             "'hash-type' requires");
     refused("haproxy", NULL, "backend b from nope\n server a x:1\n", 1,
             "defaults section 'nope' not found");
-    refused("haproxy", NULL, "backend b\n server a x:1\nbackend b\n server c y:1\n", 3,
-            "same name");
+    refused("haproxy", NULL, "backend b\n server a x:1\nbackend b\n server c y:1\n", 3, "same name");
+    /* server keywords as haproxy -c 2.6 reads them (tests/ref/import_ref.py
+     * asks it the same lines) */
+    static const struct {
+        const char *params, *want; /* want NULL: accepted */
+    } kw[] = {
+        {"bogus", "'server b/a' : unknown keyword 'bogus'."},
+        {"check inter", "'inter' expects a delay as argument"},
+        {"maxconn check bogus", "unknown keyword 'bogus'"}, /* maxconn takes "check" */
+        {"usesrc 1.2.3.4", "'usesrc' only allowed after a 'source' statement"},
+        {"source", "'source' expects <addr>"},
+        {"source 1.2.3.4 usesrc", "'usesrc' expects an argument"},
+        {"weight -1", "weight of server a is not within 0 and 256 (-1)"},
+        {"id", "'id' expects an integer argument"},
+        {"weight 1 weight", NULL}, /* atol(""): weight 0 */
+        {"weight 12abc", NULL},
+        {"weight 4294967297", NULL}, /* cut to an int: 1 */
+        {"id 5x", NULL},
+        {"\"\" bogus", NULL}, /* an empty word ends the server's keywords */
+        {"source 1.2.3.4 usesrc client interface eth0 check", NULL},
+        {"check inter 2s fall 3 rise 2 maxconn 10 ws auto", NULL},
+        {"maxconn", NULL},
+    };
+    for (size_t i = 0; i < sizeof kw / sizeof *kw; i++) {
+        snprintf(t, sizeof t, "%s server a 1.1.1.1:80 %s\n", pre, kw[i].params);
+        if (kw[i].want != NULL) {
+            refused("haproxy", NULL, t, 4, kw[i].want);
+            continue;
+        }
+        import_result *g = parse("haproxy", NULL, t, NULL, NULL);
+        if (g == NULL)
+            fail_msg("\"%s\" refused", kw[i].params);
+        import_free(g);
+    }
+    snprintf(t, sizeof t, "%s server a 1.1.1.1:80 weight 1 weight\n", pre);
+    import_result *w0 = parse("haproxy", NULL, t, NULL, NULL);
+    assert_true(node(w0, 0)->weight == 0);
+    import_free(w0);
+    snprintf(t, sizeof t, "%s server a 1.1.1.1:80 weight 4294967297 id 5x\n", pre);
+    w0 = parse("haproxy", NULL, t, NULL, NULL);
+    assert_true(node(w0, 0)->weight == 1);
+    assert_int_equal(node(w0, 0)->id, 5);
+    import_free(w0);
+    /* default-server: an unknown keyword is refused, one it does not take
+     * (id) warned about and skipped */
+    snprintf(t, sizeof t, "%s default-server bogus\n server a 1.1.1.1:80\n", pre);
+    refused("haproxy", NULL, t, 4, "unknown keyword 'bogus'");
+    snprintf(t, sizeof t, "%s default-server id 3 weight 2\n server a 1.1.1.1:80\n", pre);
+    w0 = parse("haproxy", NULL, t, NULL, NULL);
+    assert_non_null(w0);
+    assert_int_equal(node(w0, 0)->id, 0);
+    assert_true(node(w0, 0)->weight == 2);
+    assert_true(has_note(w0, 4, "not accepted in default-server"));
+    import_free(w0);
     /* weight 0 is allowed: imported with it (no point, it serves nothing);
      * the ids stay HAProxy's own by position */
     snprintf(t, sizeof t, "%s server a 1.1.1.1:80 weight 0\n server b 1.1.1.2:80\n", pre);
@@ -277,10 +391,10 @@ static void haproxy_refusals(void **s)
 static void libmemcached_list(void **s)
 {
     (void)s;
-    import_result *r =
-        parse("auto", NULL, "10.0.0.1:11211:2, 10.0.0.2:11212,cache-c,[::1]:11213:5,"
-                            "/tmp/m.sock,10.0.0.9:99999\n",
-              NULL, NULL);
+    import_result *r = parse("auto", NULL,
+                             "10.0.0.1:11211:2, 10.0.0.2:11212,cache-c,[::1]:11213:5,"
+                             "/tmp/m.sock,10.0.0.9:99999\n",
+                             NULL, NULL);
     assert_non_null(r);
     assert_int_equal(import_result_format(r), IMPORT_LIBMEMCACHED);
     assert_string_equal(import_result_algorithm(r), "ketama");
@@ -295,8 +409,47 @@ static void libmemcached_list(void **s)
     assert_string_equal(node(r, 5)->name, "10.0.0.9:34463"); /* cut to 16 bits */
     assert_true(has_note(r, 1, "16 bits"));
     import_free(r);
-    refused("libmemcached", NULL, "a:1,,b:2", 1, "empty server entry");
     refused("libmemcached", NULL, "a:1,a:11211:3,a", 1, "appears twice");
+}
+
+/* memcached_servers_parse as it is: an empty entry is localhost:11211, an
+ * empty host localhost, spaces stay in the host (one after a comma is
+ * skipped), a space after the port starts the weight. */
+static void libmemcached_list_quirks(void **s)
+{
+    (void)s;
+    static const struct {
+        const char *text;
+        const char *names[4];
+        double weights[4];
+    } cases[] = {
+        {"a:1,,b:2", {"a:1", "localhost", "b:2"}, {1, 1, 1}},
+        {",", {"localhost"}, {1}},
+        {":5,a:1", {"localhost:5", "a:1"}, {1, 1}},
+        {"hello world", {"hello world"}, {1}},
+        {" a:1", {" a:1"}, {1}},
+        {"a:1,  b:2", {"a:1", " b:2"}, {1, 1}},
+        {"a:1,\tb:2 3", {"a:1", "b:2"}, {1, 3}},
+        {"a b:7:4", {"a b:7"}, {4}},
+        {"hello ", {"hello "}, {1}},
+        {"a:1,\n", {"a:1"}, {1}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int line;
+        char msg[320];
+        import_result *r = parse("libmemcached", NULL, cases[i].text, &line, msg);
+        if (r == NULL)
+            fail_msg("\"%s\" refused: %s", cases[i].text, msg);
+        size_t n = 0;
+        while (n < 4 && cases[i].names[n] != NULL)
+            n++;
+        assert_int_equal(import_node_count(r), n);
+        for (size_t k = 0; k < n; k++) {
+            assert_string_equal(node(r, k)->name, cases[i].names[k]);
+            assert_true(node(r, k)->weight == cases[i].weights[k]);
+        }
+        import_free(r);
+    }
 }
 
 static void libmemcached_string(void **s)
@@ -326,24 +479,23 @@ static void libmemcached_string(void **s)
 
 /* ---- twemproxy ---- */
 
-static const char *NUTCRACKER_YML =
-    "alpha:\n"
-    "  listen: 127.0.0.1:22121\n"
-    "  hash: fnv1a_64\n"
-    "  hash_tag: \"{}\"\n"
-    "  distribution: ketama\n"
-    "  auto_eject_hosts: true\n"
-    "  redis: true\n"
-    "  servers:\n"
-    "   - 127.0.0.1:6379:1\n"
-    "   - 127.0.0.1:6380:2 server2\n"
-    "   - 10.0.0.3:11211:1\n"
-    "# a comment\n"
-    "beta:\n"
-    "  listen: 127.0.0.1:22122\n"
-    "  hash: crc32\n"
-    "  servers:\n"
-    "   - /tmp/r.sock:1\n";
+static const char *NUTCRACKER_YML = "alpha:\n"
+                                    "  listen: 127.0.0.1:22121\n"
+                                    "  hash: fnv1a_64\n"
+                                    "  hash_tag: \"{}\"\n"
+                                    "  distribution: ketama\n"
+                                    "  auto_eject_hosts: true\n"
+                                    "  redis: true\n"
+                                    "  servers:\n"
+                                    "   - 127.0.0.1:6379:1\n"
+                                    "   - 127.0.0.1:6380:2 server2\n"
+                                    "   - 10.0.0.3:11211:1\n"
+                                    "# a comment\n"
+                                    "beta:\n"
+                                    "  listen: 127.0.0.1:22122\n"
+                                    "  hash: crc32\n"
+                                    "  servers:\n"
+                                    "   - /tmp/r.sock:1\n";
 
 static void twemproxy_pool(void **s)
 {
@@ -382,12 +534,11 @@ static void twemproxy_refusals(void **s)
             "invalid weight");
     refused("twemproxy", NULL, "p:\n  listen: a:1\n  servers:\n   - 1.1.1.1:99999:1\n", 4,
             "invalid port");
-    refused("twemproxy", NULL, "p:\n  listen: a:1\n  servers:\n   - 1.1.1.1\n", 4,
-            "format string");
+    refused("twemproxy", NULL, "p:\n  listen: a:1\n  servers:\n   - 1.1.1.1\n", 4, "format string");
     refused("twemproxy", NULL, "p:\n  listen: a:1\n  hash: sha1\n  servers: [a:1:1]\n", 3,
             "not a valid hash");
-    refused("twemproxy", NULL, "p:\n  listen: a:1\n  distribution: modula\n  servers: [a:1:1]\n",
-            3, "does not hash consistently");
+    refused("twemproxy", NULL, "p:\n  listen: a:1\n  distribution: modula\n  servers: [a:1:1]\n", 3,
+            "does not hash consistently");
     refused("twemproxy", NULL, "p:\n  servers: [a:1:1]\n", 1, "\"listen:\" is missing");
     refused("twemproxy", NULL, "p:\n  listen: a:1\n  colour: red\n  servers: [a:1:1]\n", 3,
             "is unknown");
@@ -460,8 +611,7 @@ static void envoy_cluster(void **s)
               NULL, NULL);
     assert_non_null(r);
     assert_string_equal(import_result_algorithm(r), "maglev");
-    assert_int_equal(json_integer_value(json_object_get(import_result_params(r), "table_size")),
-                     251);
+    assert_int_equal(json_integer_value(json_object_get(import_result_params(r), "table_size")), 251);
     assert_string_equal(node(r, 0)->name, "h1");
     import_free(r);
     refused("envoy", NULL,
@@ -479,10 +629,14 @@ static const char *RING =
     "Datacenter: dc1\n"
     "==========\n"
     "Address         Rack        Status State   Load            Owns                Token\n"
-    "                                                                               3074457345618258602\n"
-    "127.0.0.1       rack1       Up     Normal  98.53 KiB       33.33%              -9223372036854775808\n"
-    "127.0.0.2       rack1       Down   Normal  101.2 KiB       33.33%              -3074457345618258603\n"
-    "127.0.0.1       rack1       Up     Normal  98.53 KiB       33.33%              3074457345618258602\n"
+    "                                                                               "
+    "3074457345618258602\n"
+    "127.0.0.1       rack1       Up     Normal  98.53 KiB       33.33%              "
+    "-9223372036854775808\n"
+    "127.0.0.2       rack1       Down   Normal  101.2 KiB       33.33%              "
+    "-3074457345618258603\n"
+    "127.0.0.1       rack1       Up     Normal  98.53 KiB       33.33%              "
+    "3074457345618258602\n"
     "\n"
     "Datacenter: dc2\n"
     "==========\n"
@@ -557,18 +711,21 @@ static void redis_nodes(void **s)
     assert_int_equal(node(r, 1)->nreplicas, 0);
     assert_true(has_note(r, 0, "migrating"));
     import_free(r);
-    refused("redis-nodes", NULL,
-            "67ed2db8d677e59ec4a4cefb06858cf2a1a89fa1 127.0.0.1:1@2 master - 0 0 1 connected 0-10\n"
-            "292f8b365bb7edb5e285caf0b7e6ddc7265d2f4f 127.0.0.1:2@3 master - 0 0 2 connected 10-20\n",
-            2, "slot 10 is held by two masters");
-    refused("redis-nodes", NULL,
-            "67ed2db8d677e59ec4a4cefb06858cf2a1a89fa1 127.0.0.1:1@2 master - 0 0 1 connected 0-16384\n",
-            1, "0..16383");
+    refused(
+        "redis-nodes", NULL,
+        "67ed2db8d677e59ec4a4cefb06858cf2a1a89fa1 127.0.0.1:1@2 master - 0 0 1 connected 0-10\n"
+        "292f8b365bb7edb5e285caf0b7e6ddc7265d2f4f 127.0.0.1:2@3 master - 0 0 2 connected 10-20\n",
+        2, "slot 10 is held by two masters");
+    refused(
+        "redis-nodes", NULL,
+        "67ed2db8d677e59ec4a4cefb06858cf2a1a89fa1 127.0.0.1:1@2 master - 0 0 1 connected 0-16384\n",
+        1, "0..16383");
     refused("redis-nodes", NULL, "67ed2db8 127.0.0.1:1@2 master - 0 0 1 connected\n", 1,
             "not a CLUSTER NODES line");
-    r = parse("redis-nodes", NULL,
-              "67ed2db8d677e59ec4a4cefb06858cf2a1a89fa1 127.0.0.1:1@2 master - 0 0 1 connected 0-99\n",
-              NULL, NULL);
+    r = parse(
+        "redis-nodes", NULL,
+        "67ed2db8d677e59ec4a4cefb06858cf2a1a89fa1 127.0.0.1:1@2 master - 0 0 1 connected 0-99\n",
+        NULL, NULL);
     assert_non_null(r);
     assert_true(has_note(r, 0, "16284 of 16384 slots"));
     import_free(r);
@@ -689,13 +846,21 @@ static void json_shape(void **s)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(nginx_upstream),     cmocka_unit_test(nginx_refusals),
-        cmocka_unit_test(haproxy_backend),    cmocka_unit_test(haproxy_refusals),
-        cmocka_unit_test(libmemcached_list),  cmocka_unit_test(libmemcached_string),
-        cmocka_unit_test(twemproxy_pool),     cmocka_unit_test(twemproxy_refusals),
-        cmocka_unit_test(envoy_cluster),      cmocka_unit_test(nodetool_ring),
-        cmocka_unit_test(redis_nodes),        cmocka_unit_test(limits),
-        cmocka_unit_test(unterminated),       cmocka_unit_test(json_shape),
+        cmocka_unit_test(nginx_upstream),
+        cmocka_unit_test(nginx_refusals),
+        cmocka_unit_test(haproxy_backend),
+        cmocka_unit_test(haproxy_refusals),
+        cmocka_unit_test(libmemcached_list),
+        cmocka_unit_test(libmemcached_list_quirks),
+        cmocka_unit_test(libmemcached_string),
+        cmocka_unit_test(twemproxy_pool),
+        cmocka_unit_test(twemproxy_refusals),
+        cmocka_unit_test(envoy_cluster),
+        cmocka_unit_test(nodetool_ring),
+        cmocka_unit_test(redis_nodes),
+        cmocka_unit_test(limits),
+        cmocka_unit_test(unterminated),
+        cmocka_unit_test(json_shape),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

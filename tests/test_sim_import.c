@@ -309,6 +309,41 @@ static void redis_uncovered(void **state)
     sim_close(s);
 }
 
+/* A node the parser takes but the engine cannot hold (ketama refuses "[",
+ * which libmemcached reads ambiguously; a bidirectional control) is a
+ * refusal of the text with the node's line, nothing changed; "hello world"
+ * is one server as memcached_servers_parse reads it, and is imported. */
+static void engine_refusals(void **state)
+{
+    (void)state;
+    rs_error err = {0, ""};
+    sim *s = NULL;
+    int64_t op = 0, imp = -1;
+    assert_int_equal(sim_open(&s, "", &err), 0);
+    assert_int_equal(sim_add_node(s, "a", 1, 1, &op, &err), 0);
+    static const char *const bad[] = {"x:1,\ny[1]", "x:1,\n\xe2\x80\xaey"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        text t = {"libmemcached", NULL, NULL, bad[i]};
+        import_result *r = parse(&t, t.text, &err);
+        int line = -1;
+        assert_int_equal(sim_import_check(r, &line, &err), RINGSIM_EPARAM);
+        assert_int_equal(line, 2);
+        line = -1;
+        assert_int_equal(sim_import_ex(s, r, &line, &imp, &err), RINGSIM_EPARAM);
+        assert_int_equal(line, 2);
+        assert_int_equal(imp, 0);
+        assert_int_equal(sim_last_op(s), op);
+        import_free(r);
+    }
+    text t = {"libmemcached", NULL, NULL, "hello world"};
+    import_result *r = parse(&t, t.text, &err);
+    int line = -1;
+    assert_int_equal(sim_import_ex(s, r, &line, &imp, &err), 0);
+    assert_int_equal(sim_node_count(s), 1);
+    import_free(r);
+    sim_close(s);
+}
+
 /* Names the format cannot write are refused, naming the node. */
 static void export_refusals(void **state)
 {
@@ -338,6 +373,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_format),
         cmocka_unit_test(redis_uncovered),
+        cmocka_unit_test(engine_refusals),
         cmocka_unit_test(export_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

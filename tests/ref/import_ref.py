@@ -18,6 +18,10 @@ program reads that very text:
                 libmemcached with KETAMA_WEIGHTED which server each key goes
                 to; the servers must be the imported nodes, in order, and
                 every key's server ringsim's owner.
+  verdicts      fixed server lines given to `nginx -t`, `haproxy -c` and
+                memcached_servers_parse: ringsim takes what the program
+                takes and refuses what it refuses (nginx: the same message
+                on the same line; libmemcached: the same servers and owners).
   redis         a real Redis cluster (3 masters, 3 replicas, then a reshard
                 that splits slot ranges): its own CLUSTER NODES output is
                 imported; every key is sent (GET) to one master, which
@@ -315,6 +319,109 @@ def part_libmemcached(mtool):
         texts += 1
         nservers += n
     return f"{checked} keys, {texts} texts (half lists, half strings), {nservers} servers"
+
+
+# ---- verdicts: texts the real program refuses or takes, and ringsim alike ----
+
+NGINX_SERVERS = [  # (the server's words, whether ringsim's message is nginx's own)
+    "10.0.0.1:99999", "http://10.0.0.2:1", "10.0.0.3:1 fail_timeout=zz", "10.0.0.1:0",
+    "10.0.0.1:abc", "10.0.0.1:1/x", "::1", ":80", "10.0.0.1:", "10.0.0.1?x", "[::1]x",
+    "[::1]:0", "[]:80", "[::g]:80", "[1::2::3]", "[1:2:3:4:5:6:7:8:9]", "unix:",
+    "a:1 fail_timeout=10ms", "a:1 fail_timeout=1m1h", "a:1 fail_timeout=", "a:1 max_fails=+1",
+    "a:1 max_conns=-1", "a:1 weight=+2", "a:1 weight=00", "a:1 Down", "http://x bogus",
+    "127.0.0.1:1 fail_timeout=1h30m", "127.0.0.1:1 fail_timeout=5",
+    "127.0.0.1:1 \"fail_timeout=1h 5\"", "127.0.0.1:1 fail_timeout=1y1M1w1d1h1m1s",
+    "127.0.0.1:1 max_fails=3000000000", "127.0.0.1:1 weight=007", "[::1]:80", "[::1]",
+    "[::ffff:127.0.0.1]:80", "unix:/tmp/x.sock", "UNIX:/tmp/y", "127.0.0.1",
+]
+
+HAPROXY_SERVERS = [
+    "bogus", "check inter", "maxconn check bogus", "usesrc 1.2.3.4", "source",
+    "source 127.0.0.1 usesrc", "weight -1", "id", "weight 1 weight", "weight 12abc",
+    "weight 4294967297", "id 5x", "\"\" bogus", "check inter 2s fall 3 rise 2 maxconn 10 ws auto",
+    "maxconn", "alpn", "tcp-ut", "agent-port", "on-error", "source 127.0.0.1 interface lo check",
+]
+
+MEMCACHED_LISTS = ["hello world", "a:1,,b:2", " a:1", ",", ":5,a:1", "a:1,  b:2",
+                   "a:1,\tb:2 3", "a b:7:4", "hello "]
+
+
+def part_verdicts(mtool):
+    """The same text to nginx -t, haproxy -c and memcached_servers_parse
+    and to ringsim's parser: both take it or both refuse it (nginx: with the
+    same message on the same line)."""
+    import nginx_ref as ng
+    import haproxy_ref as hp
+    tmp = tempfile.mkdtemp(prefix="ringsim-import-verdicts-")
+    done = []
+    try:
+        def ours(fmt, path):
+            r = subprocess.run([TOOL, fmt, "-", path], capture_output=True, text=True, timeout=60)
+            return r.returncode == 0, r.stdout.strip()
+        if os.access(ng.NGINX, os.X_OK):
+            for sv in NGINX_SERVERS:
+                path = f"{tmp}/nginx.conf"
+                with open(path, "w") as f:
+                    f.write(f"pid {tmp}/nginx.pid;\nerror_log {tmp}/error.log emerg;\n"
+                            "events {}\nhttp {\n upstream u {\n  hash $arg_k consistent;\n"
+                            f"  server {sv};\n }}\n}}\n")
+                r = subprocess.run([ng.NGINX, "-t", "-q", "-c", path, "-p", tmp],
+                                   capture_output=True, text=True, timeout=60)
+                ok, msg = ours("nginx", path)
+                if ok != (r.returncode == 0):
+                    raise RuntimeError(f"nginx -t {'takes' if r.returncode == 0 else 'refuses'} "
+                                       f"server {sv}: {r.stderr.strip()}; ringsim: {msg or 'takes'}")
+                if not ok and (msg.split(": ", 1)[1] not in r.stderr or
+                               not msg.startswith("line 7:") or ":7" not in r.stderr):
+                    raise RuntimeError(f"server {sv}: nginx says {r.stderr.strip()}, ringsim {msg}")
+            done.append(f"nginx {len(NGINX_SERVERS)} servers")
+        if os.access(hp.HAPROXY, os.X_OK):
+            for sv in HAPROXY_SERVERS:
+                path = f"{tmp}/haproxy.cfg"
+                with open(path, "w") as f:
+                    f.write("defaults\n mode http\n timeout connect 1s\n timeout client 1s\n"
+                            " timeout server 1s\nbackend b\n balance uri\n hash-type consistent\n"
+                            f" server s1 127.0.0.1:80 {sv}\n")
+                r = subprocess.run([hp.HAPROXY, "-c", "-f", path], capture_output=True, text=True,
+                                   timeout=60)
+                ok, msg = ours("haproxy", path)
+                if ok != (r.returncode != 1):  # 2: valid, but no listener
+                    raise RuntimeError(f"haproxy -c {'refuses' if r.returncode == 1 else 'takes'} "
+                                       f"server s1 127.0.0.1:80 {sv}: {r.stdout}{r.stderr}; "
+                                       f"ringsim: {msg or 'takes'}")
+                if not ok and (f"{path}:9]" not in r.stdout + r.stderr
+                               or not msg.startswith("line 9:")):
+                    raise RuntimeError(f"server {sv}: haproxy says {r.stderr}, ringsim {msg}")
+            done.append(f"haproxy {len(HAPROXY_SERVERS)} servers")
+        if mtool != "none" and os.access(mtool, os.X_OK):
+            keys = [b"k%d" % i for i in range(200)]
+            kpath = f"{tmp}/keys"
+            with open(kpath, "wb") as f:
+                f.write(b"".join(k + b"\n" for k in keys))
+            for text in MEMCACHED_LISTS:
+                tpath = f"{tmp}/list"
+                with open(tpath, "w") as f:
+                    f.write(text)
+                r = subprocess.run([mtool, "list", tpath, kpath], capture_output=True, text=True,
+                                   timeout=60)
+                out = r.stdout.split("\n")
+                n = int(out[0])
+                want = [h if p == "11211" else f"{h}:{p}"
+                        for h, p in (x.rsplit(" ", 1) for x in out[1:1 + n])]
+                got = [nd["name"] for nd in ringsim_import("libmemcached", None, text)["nodes"]]
+                if got != want:
+                    raise RuntimeError(f"libmemcached list {text!r}: libmemcached holds {want}, "
+                                       f"ringsim imported {got}")
+                mine = subprocess.run([TOOL, "libmemcached", "-", tpath, kpath],
+                                      capture_output=True, text=True,
+                                      timeout=60).stdout.split("\n")[:-1]
+                theirs = [want[int(x)] for x in out[1 + n:1 + n + len(keys)]]
+                if mine != theirs:
+                    raise RuntimeError(f"libmemcached list {text!r}: owners differ")
+            done.append(f"libmemcached {len(MEMCACHED_LISTS)} lists")
+        return ", ".join(done) if done else "skipped (no program)"
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 # ---- redis ----
@@ -692,7 +799,8 @@ def main():
     ran, failed = 0, 0
     try:
         for name, fn in [("nginx", part_nginx), ("libmemcached", lambda: part_libmemcached(
-                sys.argv[2])), ("haproxy", part_haproxy), ("twemproxy", part_twemproxy), ("redis", part_redis),
+                sys.argv[2])), ("verdicts", lambda: part_verdicts(sys.argv[2])),
+                ("haproxy", part_haproxy), ("twemproxy", part_twemproxy), ("redis", part_redis),
                 ("cassandra", part_cassandra)]:
             try:
                 res = fn()
