@@ -85,7 +85,10 @@ static bool is_bidi_control(ucs4_t c)
 
 bool names_invisible(uint32_t c)
 {
-    return uc_is_general_category((ucs4_t)c, UC_CATEGORY_Cf) ||
+    /* Cc: the C1 controls U+0080..U+009F, which names may hold (API.md
+     * refuses C0 and DEL) and which a terminal may act on. */
+    return uc_is_general_category((ucs4_t)c, UC_CATEGORY_Cc) ||
+           uc_is_general_category((ucs4_t)c, UC_CATEGORY_Cf) ||
            uc_is_property_default_ignorable_code_point((ucs4_t)c) ||
            uc_is_general_category((ucs4_t)c, UC_CATEGORY_Z);
 }
@@ -141,15 +144,41 @@ bool names_look_alike(const char *a, size_t al, const char *b, size_t bl)
     return same;
 }
 
+/* A zero width joiner between two pictographs is part of an emoji (👩‍💻):
+ * it stays, as the page keeps it (web/js/format.js visibleText). */
+static bool emoji_joiner(const uint8_t *start, const uint8_t *at, const uint8_t *end)
+{
+    ucs4_t next, prev = 0;
+    if (at + 3 >= end || u8_mbtouc(&next, at + 3, (size_t)(end - at - 3)) < 1 ||
+        !uc_is_property_extended_pictographic(next))
+        return false;
+    const uint8_t *q = at;
+    for (int k = 0; k < 2 && q > start; k++) { /* the pictograph, maybe FE0F or a modifier */
+        const uint8_t *b = u8_prev(&prev, q, start);
+        if (!b)
+            return false;
+        q = b;
+        if (prev != 0xFE0F && !uc_is_property_emoji_modifier(prev))
+            break;
+    }
+    return uc_is_property_extended_pictographic(prev);
+}
+
 char *names_escape(const char *s, size_t len)
 {
-    const uint8_t *p = (const uint8_t *)s, *end = p + len;
+    const uint8_t *p = (const uint8_t *)s, *start = p, *end = p + len;
     bool visible = false;
     for (const uint8_t *q = p; q < end;) {
         ucs4_t c;
         q += u8_mbtouc(&c, q, (size_t)(end - q));
         visible |= !names_invisible(c);
     }
+    /* A text not in NFC ("é" as "e" + U+0301) shows its combining marks:
+     * they are what tells it from its NFC twin. */
+    size_t nl = 0;
+    char *nfc = names_nfc(s, len, &nl);
+    bool marks = nfc && (nl != len || memcmp(nfc, s, len) != 0);
+    free(nfc);
     /* at most "⟨U+10FFFF⟩" (14 bytes) for each byte of input */
     char *out = malloc(len * 14 + 1), *o = out;
     if (!out)
@@ -157,7 +186,9 @@ char *names_escape(const char *s, size_t len)
     while (p < end) {
         ucs4_t c;
         int n = u8_mbtouc(&c, p, (size_t)(end - p));
-        if (names_invisible(c) && (c != ' ' || !visible))
+        bool hide = names_invisible(c) && (c != ' ' || !visible) &&
+                    !(c == 0x200D && emoji_joiner(start, p, end));
+        if (hide || (marks && uc_is_general_category(c, UC_CATEGORY_M)))
             o += sprintf(o, "\u27e8U+%04X\u27e9", (unsigned)c);
         else {
             memcpy(o, p, (size_t)n);

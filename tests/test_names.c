@@ -17,8 +17,20 @@ static int check(const char *s, size_t len) { return name_check(s, len, "name", 
 static void test_valid(void **state)
 {
     (void)state;
-    const char *ok[] = {"a", "alpha", "ノード", "a b", "a/b", "%", "#", "?", "\"", "<b>",
-                        "\xc2\x80", "\xef\xbf\xbd", "\xf0\x9f\x99\x82", "\xf4\x8f\xbf\xbf"};
+    const char *ok[] = {"a",
+                        "alpha",
+                        "ノード",
+                        "a b",
+                        "a/b",
+                        "%",
+                        "#",
+                        "?",
+                        "\"",
+                        "<b>",
+                        "\xc2\x80",
+                        "\xef\xbf\xbd",
+                        "\xf0\x9f\x99\x82",
+                        "\xf4\x8f\xbf\xbf"};
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
         assert_int_equal(check(ok[i], strlen(ok[i])), 0);
     char max[255];
@@ -34,12 +46,22 @@ static void test_invalid(void **state)
     assert_int_equal(check(big, 256), RINGSIM_ENAME);
     assert_int_equal(check("", 0), RINGSIM_ENAME);
     const char *bad[] = {
-        "a\tb", "\x01", "a\x7f", "\x1f", "\n",          /* control characters */
-        "\xff", "\xc0\x80", "\xc1\xbf",                 /* not UTF-8, overlong */
-        "\xe0\x80\x80", "\xf0\x80\x80\x80",             /* overlong */
-        "\xed\xa0\x80",                                 /* surrogate */
-        "\xf4\x90\x80\x80", "\xf5\x80\x80\x80",         /* above U+10FFFF */
-        "\xe3\x83", "a\xc3", "\x80",                    /* truncated, stray continuation */
+        "a\tb",
+        "\x01",
+        "a\x7f",
+        "\x1f",
+        "\n", /* control characters */
+        "\xff",
+        "\xc0\x80",
+        "\xc1\xbf", /* not UTF-8, overlong */
+        "\xe0\x80\x80",
+        "\xf0\x80\x80\x80", /* overlong */
+        "\xed\xa0\x80",     /* surrogate */
+        "\xf4\x90\x80\x80",
+        "\xf5\x80\x80\x80", /* above U+10FFFF */
+        "\xe3\x83",
+        "a\xc3",
+        "\x80", /* truncated, stray continuation */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         assert_int_equal(check(bad[i], strlen(bad[i])), RINGSIM_ENAME);
@@ -63,20 +85,26 @@ static void test_readable(void **state)
     (void)state;
     rs_error err;
     const char *bad[] = {
-        "li\xe2\x80\xaeve",     /* U+202E RIGHT-TO-LEFT OVERRIDE */
-        "\xe2\x80\xaa" "a",     /* U+202A */
-        "a\xe2\x81\xa6",        /* U+2066 */
-        "a\xe2\x81\xa9",        /* U+2069 */
-        "\xe2\x80\x8b",         /* U+200B alone */
-        "   ",                  /* spaces only */
+        "li\xe2\x80\xaeve", /* U+202E RIGHT-TO-LEFT OVERRIDE */
+        "\xe2\x80\xaa"
+        "a",                     /* U+202A */
+        "a\xe2\x81\xa6",         /* U+2066 */
+        "a\xe2\x81\xa9",         /* U+2069 */
+        "\xe2\x80\x8b",          /* U+200B alone */
+        "   ",                   /* spaces only */
         " \xe2\x80\x8b\xc2\xa0", /* space, U+200B, U+00A0 */
-        "\xe3\x85\xa4",         /* U+3164 HANGUL FILLER */
+        "\xe3\x85\xa4",          /* U+3164 HANGUL FILLER */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         assert_int_equal(node_name_check(bad[i], strlen(bad[i]), &err), RINGSIM_ENAME);
         assert_int_equal(name_check(bad[i], strlen(bad[i]), "key", NULL), 0);
     }
-    const char *good[] = {"alpha", "a b", "a\xe2\x80\x8b" "b", "caf\xc3\xa9", "\xe3\x83\x8e",
+    const char *good[] = {"alpha",
+                          "a b",
+                          "a\xe2\x80\x8b"
+                          "b",
+                          "caf\xc3\xa9",
+                          "\xe3\x83\x8e",
                           "x"};
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
         assert_int_equal(node_name_check(good[i], strlen(good[i]), &err), 0);
@@ -86,8 +114,11 @@ static void test_readable(void **state)
 static void test_escape(void **state)
 {
     (void)state;
-    char *e = names_escape("a\xe2\x80\x8b" "b", 5);
-    assert_string_equal(e, "a\xe2\x9f\xa8U+200B\xe2\x9f\xa9" "b");
+    char *e = names_escape("a\xe2\x80\x8b"
+                           "b",
+                           5);
+    assert_string_equal(e, "a\xe2\x9f\xa8U+200B\xe2\x9f\xa9"
+                           "b");
     free(e);
     e = names_escape("a b", 3); /* a space between visible characters stays */
     assert_string_equal(e, "a b");
@@ -100,6 +131,34 @@ static void test_escape(void **state)
     free(e);
     assert_true(names_invisible(0x200B) && names_invisible(0x202E) && names_invisible(0xFEFF));
     assert_false(names_invisible('a') || names_invisible(0x00E9) || names_invisible(0x0301));
+    /* A C1 control (CSI, U+009B) would drive a terminal: shown escaped. */
+    assert_true(names_invisible(0x9B) && names_invisible(0x85));
+    e = names_escape("x\xc2\x9b"
+                     "31mRED",
+                     9);
+    assert_string_equal(e, "x\xe2\x9f\xa8U+009B\xe2\x9f\xa9"
+                           "31mRED");
+    free(e);
+    /* Not in NFC: the combining mark shows, so "e" + U+0301 reads apart
+     * from its NFC twin "é" (which is left as it is, above). */
+    e = names_escape("cafe\xcc\x81", 6);
+    assert_string_equal(e, "cafe\xe2\x9f\xa8U+0301\xe2\x9f\xa9");
+    free(e);
+    /* A zero width joiner inside an emoji (woman + ZWJ + laptop) stays;
+     * between letters it shows. */
+    e = names_escape("\xf0\x9f\x91\xa9\xe2\x80\x8d\xf0\x9f\x92\xbb", 11);
+    assert_string_equal(e, "\xf0\x9f\x91\xa9\xe2\x80\x8d\xf0\x9f\x92\xbb");
+    free(e);
+    e = names_escape("a\xe2\x80\x8d"
+                     "b",
+                     5);
+    assert_string_equal(e, "a\xe2\x9f\xa8U+200D\xe2\x9f\xa9"
+                           "b");
+    free(e);
+    /* A joiner at either end, or after a modifier with nothing before it. */
+    e = names_escape("\xe2\x80\x8d", 3);
+    assert_string_equal(e, "\xe2\x9f\xa8U+200D\xe2\x9f\xa9");
+    free(e);
 }
 
 static void test_look_alike(void **state)
@@ -118,12 +177,9 @@ static void test_look_alike(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_valid),
-        cmocka_unit_test(test_invalid),
-        cmocka_unit_test(test_message),
-        cmocka_unit_test(test_readable),
-        cmocka_unit_test(test_escape),
-        cmocka_unit_test(test_look_alike),
+        cmocka_unit_test(test_valid),   cmocka_unit_test(test_invalid),
+        cmocka_unit_test(test_message), cmocka_unit_test(test_readable),
+        cmocka_unit_test(test_escape),  cmocka_unit_test(test_look_alike),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -35,13 +35,14 @@ export function angleOf(position) {
 }
 
 /**
- * Characters a reader cannot see or cannot tell from others: format
+ * Characters a reader cannot see or cannot tell from others: the C1
+ * controls U+0080–U+009F (names may hold them), format
  * characters (U+200B zero width space, U+202E and the other bidirectional
  * controls, U+FEFF, U+00AD soft hyphen, …), every space but the plain one
  * (U+00A0, U+2000–U+200A, U+3000, …), line and paragraph separators, and
  * the Hangul fillers that render as nothing.
  */
-const INVISIBLE = /[\p{Cf}\p{Zl}\p{Zp}\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000\u115F\u1160\u3164\uFFA0]|\u034F/u;
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000\u115F\u1160\u3164\uFFA0]|\u034F/u;
 const INVISIBLE_ALL = new RegExp(INVISIBLE.source, 'gu');
 const MARK_ALL = /\p{M}/gu;
 
