@@ -317,10 +317,20 @@ int http_attach_body(api_request *r, const char *body, size_t blen, rs_error *er
                        limit_words(limit));
     json_error_t je;
     r->body = json_loadb(body, blen, JSON_ALLOW_NUL, &je);
-    if (!r->body)
-        return rs_fail(err, RINGSIM_EJSON, "body is not valid JSON: %.100s (line %d)", je.text,
+    if (r->body)
+        return 0;
+    /* Well-formed JSON whose value the parser cannot hold: a string with a
+     * lone surrogate (\ud800) is no UTF-8 text, which names and keys must
+     * be; a number past a double's range is a parameter out of range. */
+    if (json_error_code(&je) == json_error_invalid_syntax && strstr(je.text, "invalid Unicode"))
+        return rs_fail(err, RINGSIM_ENAME,
+                       "a string holds %.60s: a lone surrogate is no character (names and keys "
+                       "are UTF-8 text)",
+                       je.text);
+    if (json_error_code(&je) == json_error_numeric_overflow)
+        return rs_fail(err, RINGSIM_EPARAM, "a number is out of range: %.100s (line %d)", je.text,
                        je.line);
-    return 0;
+    return rs_fail(err, RINGSIM_EJSON, "body is not valid JSON: %.100s (line %d)", je.text, je.line);
 }
 
 int http_prepare(const http_conf *c, const http_head *h, const char *body, size_t blen,

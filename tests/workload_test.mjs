@@ -275,7 +275,7 @@ async function refusals(s) {
     check(`PUT ${JSON.stringify(b)}: 400 invalid_parameter`, r.status === 400 && r.json.error && r.json.error.code === 'invalid_parameter' && r.json.error.message, `${r.status} ${r.text.slice(0, 200)}`);
   }
   const r = await s.put('/api/workload', '{"kind": "zipf", "s": 1e999}');
-  check('s = 1e999 (not finite): 400', r.status === 400, `${r.status} ${r.text.slice(0, 200)}`);
+  check('s = 1e999 (not finite): 400 invalid_parameter', r.status === 400 && r.json?.error?.code === 'invalid_parameter', `${r.status} ${r.text.slice(0, 200)}`);
   eq('after the refusals the workload is as it was', await s.ok('/api/workload'), before);
   eq('and no operation was recorded', await s.lastOpId(), last);
   const same = await s.put('/api/workload', before);
