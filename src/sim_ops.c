@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE /* asprintf, strndup */
 #include "sim_int.h"
+#include "vec.h"
 
 #include <errno.h>
 #include <math.h>
@@ -161,17 +162,11 @@ static int replace_note(replace_ctx *r, const store_key *k, int64_t from, int64_
 {
     size_t n = r->changed.n;
     if (n == r->cap) {
-        size_t cap = r->cap ? r->cap * 2 : 1024;
-        int64_t *co = realloc(r->coords, cap * sizeof *co);
-        if (co)
-            r->coords = co;
-        bool *hc = realloc(r->has_coord, cap * sizeof *hc);
-        if (hc)
-            r->has_coord = hc;
-        int64_t *fr = realloc(r->from, cap * sizeof *fr);
-        if (fr)
-            r->from = fr;
-        if (!co || !hc || !fr)
+        size_t cap;
+        if (vec_next_cap(r->cap, n + 1, 1024, &cap) ||
+            vec_realloc(&r->coords, cap, sizeof *r->coords) ||
+            vec_realloc(&r->has_coord, cap, sizeof *r->has_coord) ||
+            vec_realloc(&r->from, cap, sizeof *r->from))
             return rs_fail(r->err, RINGSIM_ENOMEM, "out of memory");
         r->cap = cap;
     }

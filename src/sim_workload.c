@@ -51,6 +51,7 @@
 
 #include "sim_int.h"
 #include "workload.h"
+#include "vec.h"
 
 /* A node's total: requests (compensated) and bytes. */
 typedef struct tot {
@@ -155,14 +156,8 @@ static tot *totals_slot(totals *t, int64_t id)
     size_t lo = totals_lower(t, id);
     if (lo < t->n && t->v[lo].id == id)
         return &t->v[lo];
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 16;
-        tot *g = realloc(t->v, cap * sizeof *g);
-        if (!g)
-            return NULL;
-        t->v = g;
-        t->cap = cap;
-    }
+    if (vec_reserve(&t->v, &t->cap, t->n + 1, sizeof *t->v, 16))
+        return NULL;
     memmove(&t->v[lo + 1], &t->v[lo], (t->n - lo) * sizeof *t->v);
     t->v[lo] = (tot){id, {0, 0}, 0, 0};
     t->n++;
@@ -518,14 +513,8 @@ static uint64_t rank_value(sim *s, const workload *w, const char *key, size_t le
 static int collect(void *ud, const store_key *k)
 {
     build *b = ud;
-    if (b->n == b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 1024;
-        ent *g = realloc(b->v, cap * sizeof *g);
-        if (!g)
-            return rs_fail(b->err, RINGSIM_ENOMEM, "out of memory");
-        b->v = g;
-        b->cap = cap;
-    }
+    if (vec_reserve(&b->v, &b->cap, b->n + 1, sizeof *b->v, 1024))
+        return rs_fail(b->err, RINGSIM_ENOMEM, "out of memory");
     /* The first key by bytes that takes the common share: the hottest
      * when every key (or every unlisted one) has the same share. */
     if (!b->first &&
@@ -1186,14 +1175,10 @@ static int64_t moved_id(mv_ctx *m, int which, const char *name)
 
 static int mv_grow(struct sim_wl *x)
 {
-    size_t cap = x->mvcap ? x->mvcap * 2 : 1024;
-    size_t *a = realloc(x->mv_idx, cap * sizeof *a);
-    if (a)
-        x->mv_idx = a;
-    int64_t *b = realloc(x->mv_node, cap * sizeof *b);
-    if (b)
-        x->mv_node = b;
-    if (!a || !b)
+    size_t cap;
+    if (vec_next_cap(x->mvcap, x->mvcap + 1, 1024, &cap) ||
+        vec_realloc(&x->mv_idx, cap, sizeof *x->mv_idx) ||
+        vec_realloc(&x->mv_node, cap, sizeof *x->mv_node))
         return RINGSIM_ENOMEM;
     x->mvcap = cap;
     return 0;
@@ -1442,15 +1427,10 @@ void sim__wl_note(opctx *c, const store_key *k, bool insert)
     if (x->note_state != 1)
         return;
     keylist *l = insert ? &x->nadd : &x->ndel;
-    if (insert && x->colat && l->n == x->nadd_colcap) {
-        size_t cap = x->nadd_colcap ? x->nadd_colcap * 2 : 1024;
-        int64_t *g = realloc(x->nadd_col, cap * sizeof *g);
-        if (!g) {
-            x->note_state = 2;
-            return;
-        }
-        x->nadd_col = g;
-        x->nadd_colcap = cap;
+    if (insert && x->colat &&
+        vec_reserve(&x->nadd_col, &x->nadd_colcap, l->n + 1, sizeof *x->nadd_col, 1024)) {
+        x->note_state = 2;
+        return;
     }
     if (insert && x->colat) {
         x->nadd_col[l->n] = x->ccol == PLACE_COL_POS ? (int64_t)k->pos : k->coord;
@@ -1471,15 +1451,9 @@ void sim__wl_range(opctx *c, int col, int64_t lo, int64_t hi, int64_t from, int6
         x->rmv_bad = true;
         return;
     }
-    if (x->nrmv == x->rmvcap) {
-        size_t cap = x->rmvcap ? x->rmvcap * 2 : 64;
-        struct rmove *g = realloc(x->rmv, cap * sizeof *g);
-        if (!g) {
-            x->rmv_bad = true;
-            return;
-        }
-        x->rmv = g;
-        x->rmvcap = cap;
+    if (vec_reserve(&x->rmv, &x->rmvcap, x->nrmv + 1, sizeof *x->rmv, 64)) {
+        x->rmv_bad = true;
+        return;
     }
     x->rmv[x->nrmv++] = (struct rmove){lo, hi, from, to, count, 0};
 }

@@ -20,6 +20,7 @@
 #include <sys/time.h>
 
 #include "moverun.h"
+#include "vec.h"
 
 #define APPLICATION_ID 0x52494E47 /* "RING" */
 #define PATH_MAX_MSG 320          /* a message naming the file (rs_error's size) */
@@ -1003,13 +1004,8 @@ int store_nodes_load(store *st, store_node **out, size_t *n, rs_error *err)
     store_node *v = NULL;
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        if (len == cap) {
-            cap = cap ? cap * 2 : 16;
-            store_node *nv = realloc(v, cap * sizeof *v);
-            if (!nv)
-                goto nomem;
-            v = nv;
-        }
+        if (vec_reserve(&v, &cap, len + 1, sizeof *v, 16))
+            goto nomem;
         store_node *d = &v[len];
         d->id = sqlite3_column_int64(s, 0);
         d->name = dup_text(s, 1);
@@ -1443,24 +1439,9 @@ static int rebuild_take(void *ud, const store_key *old)
     int rc = r->fn(r->ud, &k);
     if (rc)
         return rc;
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? r->cap * 2 : 4096;
-        rebuilt *v = realloc(r->v, cap * sizeof *v);
-        if (!v)
-            return rs_fail(r->err, RINGSIM_ENOMEM, "out of memory");
-        r->v = v;
-        r->cap = cap;
-    }
-    if (r->room - r->used < old->len) {
-        size_t room = r->room ? r->room : 65536;
-        while (room - r->used < old->len)
-            room *= 2;
-        char *b = realloc(r->bytes, room);
-        if (!b)
-            return rs_fail(r->err, RINGSIM_ENOMEM, "out of memory");
-        r->bytes = b;
-        r->room = room;
-    }
+    if (vec_reserve(&r->v, &r->cap, r->n + 1, sizeof *r->v, 4096) ||
+        vec_reserve(&r->bytes, &r->room, r->used + old->len, 1, 65536))
+        return rs_fail(r->err, RINGSIM_ENOMEM, "out of memory");
     memcpy(r->bytes + r->used, old->key, old->len);
     r->v[r->n++] = (rebuilt){key_coord(&k), k.node, k.has_coord ? (int64_t)k.pos : -1, r->used,
                              old->len};
