@@ -194,6 +194,19 @@ void http__events_start(conn *c)
         http__finish(c);
         return;
     }
+    /* ?reload_after=N (the page's): more than N operations behind, an
+     * `event: reload` instead of them.  Without it (API.md), every missed
+     * operation, a page at a time. */
+    uint64_t reload_after = UINT64_MAX;
+    const api_request *ar = &c->req.api;
+    for (int i = 0; i < ar->nparams; i++)
+        if (!strcmp(ar->params[i].name, "reload_after") &&
+            api_parse_u64(ar->params[i].value, ar->params[i].len, INT64_MAX, &reload_after)) {
+            http__answer_error(c, RINGSIM_EPARAM,
+                               "reload_after must be a whole number of operations");
+            http__finish(c);
+            return;
+        }
     http__broadcast_new(sv); /* so that "from now on" starts after everything sent */
     c->keep = false;         /* a stream ends with its connection */
     http__start_answer(c, 200, "text/event-stream; charset=utf-8", extra, 0, false);
@@ -207,7 +220,7 @@ void http__events_start(conn *c)
     if (lei && !api_parse_u64(lei, strlen(lei), INT64_MAX, &v) && (int64_t)v < c->last)
         c->last = (int64_t)v;
     send_chunk(c, "retry: 1000\n\n", 13);
-    if (sv->broadcast - c->last > SSE_RESUME_MAX) {
+    if ((uint64_t)(sv->broadcast - c->last) > reload_after) {
         /* Too far behind to catch up event by event: the client reloads
          * its state instead, and the stream goes on from now. */
         char msg[160];

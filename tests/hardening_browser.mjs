@@ -71,7 +71,7 @@ try {
   await page.waitForSelector('#nodes-body tr', { timeout: 5000 }).catch(() => {});
   check('the nodes come through the API', (await page.textContent('#nodes-body')).includes('alpha'));
   check('API calls carry the token as a Bearer header', sent.some((r) => r.headers.authorization === `Bearer ${TOKEN}`));
-  check('the event stream carries it as ?token=', sent.some((r) => r.url.includes(`/api/events?token=${TOKEN}`)));
+  check('the event stream carries it as ?token= (and asks for a reload when far behind)', sent.some((r) => r.url.includes(`/api/events?reload_after=1000&token=${TOKEN}`)));
   await api('POST', '/api/nodes', { name: 'bravo' });
   await page.waitForFunction(() => document.getElementById('nodes-body').textContent.includes('bravo'), null, { timeout: 5000 }).catch(() => {});
   check('a change made elsewhere arrives live', (await page.textContent('#nodes-body')).includes('bravo'));

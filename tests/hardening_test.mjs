@@ -589,13 +589,22 @@ async function sseResume(s) {
   check('1,200 operations made', last >= 1200, String(last));
   const far = new Conn(p);
   await far.ready;
-  await far.write(`GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nLast-Event-ID: 1\r\n\r\n`);
-  check('Last-Event-ID far behind: a reload event', await far.until(() => /event: reload/.test(far.buf.toString()), 3000), far.buf.toString().slice(0, 300));
+  await far.write(`GET /api/events?reload_after=1000 HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nLast-Event-ID: 1\r\n\r\n`);
+  check('Last-Event-ID far behind, reload_after=1000 (the page\'s): a reload event', await far.until(() => /event: reload/.test(far.buf.toString()), 3000), far.buf.toString().slice(0, 300));
   check('... naming the last operation', far.buf.toString().includes(`"last":${last}`));
   check('... and the stream stays open', !far.closed);
   await json(p, 'POST', '/api/keys', { key: 'after-reload' });
   check('... and goes on with new operations', await far.until(() => /"subject":"after-reload"/.test(far.buf.toString()), 3000));
   far.close();
+  // Without reload_after (API.md): every missed operation, far behind too.
+  const all = new Conn(p);
+  await all.ready;
+  await all.write(`GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nLast-Event-ID: 1\r\n\r\n`);
+  const allIds = () => [...all.buf.toString().matchAll(/^id: (\d+)\nevent: operation/gm)].map((m) => +m[1]);
+  check(`${last - 1} behind without reload_after: every one arrives`, await all.until(() => allIds().length >= last - 1, 10000), `${allIds().length}`);
+  check('... in order, and no reload', allIds().every((v, i) => v === 2 + i) && !/event: reload/.test(all.buf.toString()));
+  all.close();
+  expectError('reload_after that is not a number', await req(p, 'GET', '/api/events?reload_after=x'), 400, 'invalid_parameter');
   // 400 behind: every one of them, in order, then live.
   const from = last - 400;
   const near = new Conn(p);

@@ -39,9 +39,13 @@ function takeToken() {
 
 const token = typeof window === 'undefined' ? null : takeToken();
 
-/** The event stream's address, with the token when the server needs one. */
+/**
+ * The event stream's address, with the token when the server needs one. A
+ * page more than 1,000 operations behind (left open across a restart) is
+ * told to reload its state rather than sent every operation it missed.
+ */
 export function eventsUrl() {
-  return token ? `/api/events?token=${encodeURIComponent(token)}` : '/api/events';
+  return `/api/events?reload_after=1000${token ? `&token=${encodeURIComponent(token)}` : ''}`;
 }
 
 async function request(method, path, body) {
