@@ -388,6 +388,12 @@ int scenario_parse(scenario **out, const char *name, const char *text, size_t le
 {
     *out = NULL;
     *line = 0;
+    /* A byte-order mark, as some editors write at the start of a UTF-8
+     * file, is not part of the first line. */
+    if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3)) {
+        text += 3;
+        len -= 3;
+    }
     scenario *sc = calloc(1, sizeof *sc);
     if (!sc || !(sc->name = strdup(name ? name : "scenario"))) {
         free(sc);

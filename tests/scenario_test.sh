@@ -241,6 +241,10 @@ expect_eq "the keys are the words a POSIX shell would make" \
     "$(py 'import json,sys; print(json.dumps(sorted(["dq \"x\" \\ y", "it'"'"'s", "a#b", "plain escaped", "-dash", "#hash"])))')" \
     "$(py 'import json,sys; print(json.dumps(sorted(k["key"] for k in json.load(open(sys.argv[1]))["keys"])))' k.json)"
 expect_eq "--weight 2 applied" "2.0" "$("$BIN" --db "$DB" --json node ls | py 'import json,sys; print(json.load(sys.stdin)["nodes"][0]["weight"])')"
+# A UTF-8 byte-order mark (Notepad writes one) is not part of the first word.
+printf '\xef\xbb\xbf# saved with a BOM\r\nnode add bom-node\r\nexpect nodes == 2\r\n' >bom.ringsim
+okrs "a file that starts with a byte-order mark" --db "$DB" run bom.ringsim
+"$BIN" --db "$DB" node rm bom-node >/dev/null
 printf 'node add from-stdin\nexpect nodes == 2\n' | "$BIN" --db "$DB" run - >"$O" 2>"$E"
 RC=$?
 if [ "$RC" -eq 0 ]; then pass; else fail "run - reads standard input" "$(ctx run -)"; fi
