@@ -720,6 +720,11 @@ int place__table_segments(const placement *p, place_seg **out, size_t *n)
     return 0;
 }
 
+bool place_leave_moves_only_its_keys(const placement *p)
+{
+    return p->a->minimal || p->a->leave_local;
+}
+
 bool place_only_leavers_move(const placement *a, const placement *b)
 {
     if (a->a != b->a || !a->a->leave_local || b->n >= a->n || a->st || b->st ||

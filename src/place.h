@@ -259,6 +259,9 @@ int place_segments(const placement *p, place_seg **out, size_t *n);
 /* Whether, between a and b, only the keys of nodes that left can move
  * (MementoHash, rendezvous on a leave): the engine then visits only them. */
 bool place_only_leavers_move(const placement *a, const placement *b);
+/* Whether, under p's algorithm, a node that leaves moves its own keys and
+ * no other (the table's minimal or leave_local trait).  Cannot fail. */
+bool place_leave_moves_only_its_keys(const placement *p);
 
 /* ---- shares and drawing ---- */
 

@@ -23,6 +23,18 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 
+// The path of the first place where two JSON values differ, with both sides.
+function firstDiff(a, b, at = '') {
+  if (isDeepStrictEqual(a, b)) return null;
+  if (a && b && typeof a === 'object' && typeof b === 'object' && Array.isArray(a) === Array.isArray(b)) {
+    for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
+      const d = firstDiff(a[k], b[k], `${at}.${k}`);
+      if (d) return d;
+    }
+  }
+  return `${at || '.'}: ${JSON.stringify(a)} != ${JSON.stringify(b)}`;
+}
+
 import { BIN, Server, check, finish, crashed, freshDb, setGroup, show } from './lib/harness.mjs';
 
 const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -176,7 +188,7 @@ async function main() {
             continue;
           }
           check(`${where}: the answer written in the document`, isDeepStrictEqual(have, want),
-            `document ${show(want)}\nserver   ${show(have)}`);
+            `first difference at ${firstDiff(want, have)}\ndocument ${show(want)}\nserver   ${show(have)}`);
         } else {
           const want = maskText(ans.body.join('\n'));
           const have = maskText(got.text.replace(/\r\n/g, '\n').replace(/\n$/, ''));

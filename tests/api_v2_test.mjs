@@ -283,6 +283,21 @@ async function compare(s) {
   // moves_if_added equals a preview of adding compare-probe, for the current algorithm.
   const add = await s.post('/api/preview', { op: 'add_node', name: 'compare-probe' });
   eq('compare: moves_if_added equals the preview of adding compare-probe', c.results[0].moves_if_added, add.json.keys_moved);
+  // moves_if_removed: the mean over every node of what removing it moves.
+  const names = (await s.ok('/api/nodes')).nodes.map((n) => n.name);
+  let removed = 0;
+  for (const name of names) removed += (await s.post('/api/preview', { op: 'remove_node', name })).json.keys_moved;
+  eq('compare: moves_if_removed is the mean of the previews of removing each node', [c.results[0].moves_if_removed, c.results[0].removed_sampled], [Math.round(removed / names.length), { nodes: 6, of: 6 }]);
+  // A layout with a history (Redis's slots after a leave and a join): the
+  // algorithm in use answers as stats and previews do, not as a fresh start.
+  eq('redis', (await s.put('/api/config', { algorithm: 'redis' })).status, 200);
+  eq('remove one', (await s.del(`/api/nodes/${encodeURIComponent(names[1])}`)).status, 200);
+  eq('add one back', (await s.post('/api/nodes', { name: 'late-joiner' })).status, 201);
+  const rc = (await s.ok('/api/compare?algorithms=redis')).results[0];
+  const st = await s.ok('/api/stats');
+  eq('compare redis in use: its stats are /api/stats', [rc.stats.max, rc.stats.min], [st.max, st.min]);
+  const radd = await s.post('/api/preview', { op: 'add_node', name: 'compare-probe' });
+  eq('compare redis in use: moves_if_added is the preview', rc.moves_if_added, radd.json.keys_moved);
   const all = await s.ok('/api/compare');
   check('compare with no list: the whole catalogue', all.results.length >= 8);
   const bad = await s.get('/api/compare?algorithms=ring,nope');
