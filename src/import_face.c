@@ -247,7 +247,7 @@ int import_face_run(cmd_ctx *c)
                 json_array_size(json_object_get(imp, "nodes")),
                 json_array_size(json_object_get(imp, "nodes")) == 1 ? "" : "s",
                 json_string_value(json_object_get(imp, "algorithm")));
-        size_t i;
+        size_t i, wname = cmd_column_width(json_object_get(imp, "nodes"), "name", 30);
         json_array_foreach(json_object_get(imp, "nodes"), i, e)
         {
             const char *st = json_string_value(json_object_get(e, "state"));
@@ -255,8 +255,9 @@ int import_face_run(cmd_ctx *c)
             char where[32] = "";
             if (ln > 0)
                 snprintf(where, sizeof where, " line %lld", (long long)ln);
-            fprintf(c->out, "  %-30s weight %-6g keys %-8lld%s%s%s\n",
-                    json_string_value(json_object_get(e, "name")),
+            fputs("  ", c->out);
+            cmd_print_padded(c->out, json_string_value(json_object_get(e, "name")), wname);
+            fprintf(c->out, " weight %-6g keys %-8lld%s%s%s\n",
                     json_number_value(json_object_get(e, "weight")),
                     (long long)json_integer_value(json_object_get(e, "keys")), where,
                     st && !strcmp(st, "down") ? ", down" : "",
