@@ -12,7 +12,6 @@
 #include "cli.h"
 
 #include <errno.h>
-#include <locale.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -471,8 +470,9 @@ static void print_step(void *ud, const json_t *st)
             }
         }
     }
-    printf("%4lld  %s\n", (long long)json_integer_value(json_object_get(st, "line")),
-           json_string_value(json_object_get(st, "text")));
+    printf("%4lld  ", (long long)json_integer_value(json_object_get(st, "line")));
+    cmd_print_padded(stdout, json_string_value(json_object_get(st, "text")), 0);
+    putchar('\n');
     json_t *op = json_object_get(st, "operation"), *err = json_object_get(st, "error");
     if (err) {
         printf("      refused: %s\n", json_string_value(json_object_get(err, "message")));
@@ -480,11 +480,10 @@ static void print_step(void *ud, const json_t *st)
         printf("      nothing changed: no operation recorded\n");
     } else if (op) {
         json_int_t moved = json_integer_value(json_object_get(op, "keys_moved"));
-        printf("      operation %lld %s: %s; %lld key%s moved",
-               (long long)json_integer_value(json_object_get(op, "id")),
-               json_string_value(json_object_get(op, "type")),
-               json_string_value(json_object_get(op, "subject")), (long long)moved,
-               moved == 1 ? "" : "s");
+        printf("      operation %lld %s: ", (long long)json_integer_value(json_object_get(op, "id")),
+               json_string_value(json_object_get(op, "type")));
+        cmd_print_padded(stdout, json_string_value(json_object_get(op, "subject")), 0);
+        printf("; %lld key%s moved", (long long)moved, moved == 1 ? "" : "s");
         json_int_t rm = json_integer_value(json_object_get(op, "replica_moves"));
         if (rm)
             printf(", %lld replica cop%s added", (long long)rm, rm == 1 ? "y" : "ies");
@@ -649,11 +648,13 @@ static int face_scenarios(const cmd_line *l, const char *db)
             puts(t);
         free(t);
     } else {
-        size_t i;
-        json_array_foreach(json_object_get(j, "scenarios"), i, e)
+        json_t *list = json_object_get(j, "scenarios");
+        size_t i, wname = cmd_column_width(list, "name", 18);
+        json_array_foreach(list, i, e)
         {
             const char *title = json_string_value(json_object_get(e, "title"));
-            printf("%-18s %s\n", json_string_value(json_object_get(e, "name")), title ? title : "");
+            cmd_print_padded(stdout, json_string_value(json_object_get(e, "name")), wname);
+            printf(" %s\n", title ? title : "");
         }
     }
     json_decref(j);
@@ -699,10 +700,6 @@ static const struct {
 
 int cli_main(int argc, char **argv)
 {
-    /* Names are UTF-8 whatever the user's locale: measure table columns in
-     * UTF-8 (only LC_CTYPE; bytes are printed unchanged). */
-    if (!setlocale(LC_CTYPE, "C.UTF-8"))
-        setlocale(LC_CTYPE, "");
     if (argc >= 2 && strcmp(argv[1], "complete") == 0)
         return face_complete(argc - 2, argv + 2);
     cmd_line l;

@@ -14,7 +14,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <wchar.h>
 
 #include "csv.h"
 #include "export_config.h"
@@ -256,17 +255,17 @@ static void print_op(FILE *out, sim *s, int64_t id)
     if (!o)
         return;
     json_int_t moved = json_integer_value(json_object_get(o, "keys_moved"));
-    fprintf(out, "operation %lld %s: %s; %lld key%s moved", (long long)id,
-            json_string_value(json_object_get(o, "type")),
-            json_string_value(json_object_get(o, "subject")), (long long)moved,
-            moved == 1 ? "" : "s");
+    fprintf(out, "operation %lld %s: ", (long long)id, json_string_value(json_object_get(o, "type")));
+    cmd_print_padded(out, json_string_value(json_object_get(o, "subject")), 0);
+    fprintf(out, "; %lld key%s moved", (long long)moved, moved == 1 ? "" : "s");
     json_t *mf = json_object_get(o, "moved_from"), *e;
     size_t i;
     json_array_foreach(mf, i, e)
     {
         const char *n = json_string_value(json_object_get(e, "node"));
-        fprintf(out, "%s%s %lld", i ? ", " : " (from ", n ? n : "(none)",
-                (long long)json_integer_value(json_object_get(e, "keys")));
+        fputs(i ? ", " : " (from ", out);
+        cmd_print_padded(out, n ? n : "(none)", 0);
+        fprintf(out, " %lld", (long long)json_integer_value(json_object_get(e, "keys")));
     }
     fprintf(out, "%s", json_array_size(mf) ? ")" : "");
     json_t *rm = json_object_get(o, "requests_moved");
@@ -309,47 +308,59 @@ static int answer_change(cmd_ctx *c)
     return 0;
 }
 
-/* Columns on a terminal: the display width of UTF-8 text (a CJK character
- * is two columns, a combining mark none), falling back to bytes. */
-static size_t raw_width(const char *s)
+/* ---- tables for people ----
+ *
+ * Every column of names or keys the command line prints goes through
+ * cmd_print_padded: the text is shown as names_escape() writes it and padded
+ * by the columns that takes on a terminal (names_width), never by bytes. */
+
+/* Whether s shows as it is, one column a byte: ASCII (no control character
+ * gets into a name or a key) with something other than spaces.  The common
+ * case, so a million keys listed are not a million escapes. */
+static bool plain(const char *s)
 {
-    mbstate_t st;
-    memset(&st, 0, sizeof st);
-    size_t w = 0, n = strlen(s);
-    while (n > 0) {
-        wchar_t wc;
-        size_t k = mbrtowc(&wc, s, n, &st);
-        if (k == (size_t)-1 || k == (size_t)-2)
-            return w + n;
-        if (k == 0)
-            break;
-        int cw = wcwidth(wc);
-        w += cw < 0 ? 1 : (size_t)cw;
-        s += k;
-        n -= k;
+    bool visible = false;
+    for (; *s; s++) {
+        if ((unsigned char)*s >= 0x80)
+            return false;
+        visible |= *s != ' ';
+    }
+    return visible;
+}
+
+size_t cmd_text_width(const char *s)
+{
+    s = s ? s : "";
+    if (plain(s))
+        return strlen(s);
+    char *e = names_escape(s, strlen(s));
+    size_t w = names_width(e ? e : s, strlen(e ? e : s));
+    free(e);
+    return w;
+}
+
+size_t cmd_column_width(const json_t *rows, const char *member, size_t at_least)
+{
+    const json_t *r;
+    size_t i, w = at_least;
+    json_array_foreach(rows, i, r)
+    {
+        size_t l = cmd_text_width(json_string_value(json_object_get(r, member)));
+        w = l > w ? l : w;
     }
     return w;
 }
 
-/* Names and keys as a table shows them: invisible characters as visible
- * escapes (names_escape, docs/api.md v3).  The width is that of the escaped text. */
-static size_t text_width(const char *s)
+void cmd_print_padded(FILE *out, const char *s, size_t width)
 {
-    char *e = s ? names_escape(s, strlen(s)) : NULL;
-    size_t w = raw_width(e ? e : s ? s : "");
-    free(e);
-    return w;
-}
-
-/* s left-aligned in a column of `width` display columns, escaped. */
-static void print_padded(FILE *out, const char *s, size_t width)
-{
-    size_t w = text_width(s);
-    char *e = s ? names_escape(s, strlen(s)) : NULL;
-    fputs(e ? e : s ? s : "", out);
-    free(e);
-    for (; w < width; w++)
+    s = s ? s : "";
+    bool as_is = plain(s);
+    char *e = as_is ? NULL : names_escape(s, strlen(s));
+    const char *shown = e ? e : s;
+    fputs(shown, out);
+    for (size_t w = as_is ? strlen(s) : names_width(shown, strlen(shown)); w < width; w++)
         fputc(' ', out);
+    free(e);
 }
 
 static void pct(char *buf, size_t size, double share)
@@ -361,13 +372,8 @@ static void pct(char *buf, size_t size, double share)
 static void print_nodes_table(FILE *out, json_t *j, bool requests)
 {
     json_t *nodes = json_object_get(j, "nodes"), *n;
-    size_t i, wname = 4;
-    json_array_foreach(nodes, i, n)
-    {
-        size_t l = text_width(json_string_value(json_object_get(n, "name")));
-        wname = l > wname ? l : wname;
-    }
-    print_padded(out, "Node", wname);
+    size_t i, wname = cmd_column_width(nodes, "name", 4);
+    cmd_print_padded(out, "Node", wname);
     fprintf(out, "  %10s  %7s  %6s  %9s  %7s  %7s%s  %s\n", "Position", "Weight", "Points", "Keys",
             "Key %", "Ring %", requests ? "    Req %" : "", "State");
     json_array_foreach(nodes, i, n)
@@ -376,7 +382,7 @@ static void print_nodes_table(FILE *out, json_t *j, bool requests)
         pct(kp, sizeof kp, json_real_value(json_object_get(n, "key_share")));
         pct(rp, sizeof rp, json_real_value(json_object_get(n, "arc_share")));
         pct(qp, sizeof qp, json_real_value(json_object_get(n, "requests")));
-        print_padded(out, json_string_value(json_object_get(n, "name")), wname);
+        cmd_print_padded(out, json_string_value(json_object_get(n, "name")), wname);
         const char *st = json_string_value(json_object_get(n, "state"));
         fprintf(out, "  %10lld  %7g  %6lld  %9lld  %7s  %7s",
                 (long long)json_integer_value(json_object_get(n, "position")),
@@ -764,8 +770,11 @@ static int print_key(void *ud, const char *key, size_t len, uint32_t pos, const 
     cmd_ctx *c = ud;
     char k[NAME_BUF];
     snprintf(k, sizeof k, "%.*s", (int)len, key);
-    print_padded(c->out, k, 24);
-    fprintf(c->out, " %10u  %.*s\n", pos, node ? (int)node_len : 6, node ? node : "(none)");
+    cmd_print_padded(c->out, k, 24);
+    fprintf(c->out, " %10u  ", pos);
+    snprintf(k, sizeof k, "%.*s", node ? (int)node_len : 6, node ? node : "(none)");
+    cmd_print_padded(c->out, k, 0);
+    fputc('\n', c->out);
     return 0;
 }
 
@@ -894,10 +903,12 @@ static void ring_text(cmd_ctx *c, json_t *j)
     json_t *p;
     size_t i;
     fprintf(c->out, "%10s  %s\n", "Position", "Node (point)");
-    json_array_foreach(json_object_get(j, "points"), i, p) fprintf(
-        c->out, "%10lld  %s#%lld\n", (long long)json_integer_value(json_object_get(p, "position")),
-        json_string_value(json_object_get(p, "node")),
-        (long long)json_integer_value(json_object_get(p, "index")));
+    json_array_foreach(json_object_get(j, "points"), i, p)
+    {
+        fprintf(c->out, "%10lld  ", (long long)json_integer_value(json_object_get(p, "position")));
+        cmd_print_padded(c->out, json_string_value(json_object_get(p, "node")), 0);
+        fprintf(c->out, "#%lld\n", (long long)json_integer_value(json_object_get(p, "index")));
+    }
 }
 
 static int run_ring(cmd_ctx *c) { return show(c, view_ring(c->s, &c->err), NULL, ring_text); }
@@ -913,8 +924,12 @@ static int print_move(void *ud, const char *key, const char *from, const char *t
     move_printer *mp = ud;
     cmd_ctx *c = mp->c;
     if (!c->l->opt[CMD_O_JSON] && !c->l->opt[CMD_O_CSV]) {
-        print_padded(c->out, key, 24);
-        fprintf(c->out, " %s -> %s\n", from ? from : "(none)", to ? to : "(none)");
+        cmd_print_padded(c->out, key, 24);
+        fputc(' ', c->out);
+        cmd_print_padded(c->out, from ? from : "(none)", 0);
+        fputs(" -> ", c->out);
+        cmd_print_padded(c->out, to ? to : "(none)", 0);
+        fputc('\n', c->out);
         mp->count++;
         return 0;
     }
@@ -1027,7 +1042,7 @@ static int run_diff(cmd_ctx *c)
         json_array_foreach(l, i, v)
         {
             fputs(i ? ", " : " ", c->out);
-            print_padded(c->out, json_string_value(v), 0);
+            cmd_print_padded(c->out, json_string_value(v), 0);
         }
         fprintf(c->out, "%s\n", json_array_size(l) ? "" : " none");
     }
@@ -1044,7 +1059,7 @@ static int run_diff(cmd_ctx *c)
         {
             const char *n = json_string_value(json_object_get(v, "node"));
             fputs(i ? ", " : " ", c->out);
-            print_padded(c->out, n ? n : "(none)", 0);
+            cmd_print_padded(c->out, n ? n : "(none)", 0);
             fprintf(c->out, " %lld", (long long)json_integer_value(json_object_get(v, "keys")));
         }
         fputc('\n', c->out);
@@ -1055,11 +1070,11 @@ static int run_diff(cmd_ctx *c)
     {
         const char *f = json_string_value(json_object_get(m, "from"));
         const char *t = json_string_value(json_object_get(m, "to"));
-        print_padded(c->out, json_string_value(json_object_get(m, "key")), 24);
+        cmd_print_padded(c->out, json_string_value(json_object_get(m, "key")), 24);
         fputs(" ", c->out);
-        print_padded(c->out, f ? f : "(none)", 0);
+        cmd_print_padded(c->out, f ? f : "(none)", 0);
         fputs(" -> ", c->out);
-        print_padded(c->out, t ? t : "(none)", 0);
+        cmd_print_padded(c->out, t ? t : "(none)", 0);
         fputc('\n', c->out);
     }
     json_decref(j);
@@ -1324,19 +1339,14 @@ static int run_traffic(cmd_ctx *c)
                                          : "Mirrokni-Thorup-Zadimoghaddam",
                 (long long)json_integer_value(json_object_get(j, "factor")));
     json_t *e, *nodes = json_object_get(j, "nodes");
-    size_t i, wname = 4;
-    json_array_foreach(nodes, i, e)
-    {
-        size_t w = text_width(json_string_value(json_object_get(e, "name")));
-        wname = w > wname ? w : wname;
-    }
+    size_t i, wname = cmd_column_width(nodes, "name", 4);
     fprintf(out, "  ");
-    print_padded(out, "Node", wname);
+    cmd_print_padded(out, "Node", wname);
     fprintf(out, " %12s %10s %10s\n", "Handled", "Peak", "Sent away");
     json_array_foreach(nodes, i, e)
     {
         fprintf(out, "  ");
-        print_padded(out, json_string_value(json_object_get(e, "name")), wname);
+        cmd_print_padded(out, json_string_value(json_object_get(e, "name")), wname);
         fprintf(out, " %12lld %10lld %9.2f%%\n",
                 (long long)json_integer_value(json_object_get(e, "handled")),
                 (long long)json_integer_value(json_object_get(e, "peak_in_flight")),

@@ -171,4 +171,15 @@ int cmd_parse_number(const char *t, double *out);
  * --replicas) applied on top of *cfg. */
 int cmd_config_apply(const cmd_line *l, place_config *cfg, rs_error *err);
 
+/* Tables for people.  Every column of names or keys the command line prints
+ * is written by cmd_print_padded: s (NULL as "") as names_escape() shows it
+ * (invisible characters as "⟨U+200B⟩"), then spaces up to `width` columns
+ * as a terminal counts them (names_width: a wide character 2, a combining
+ * mark 0), never bytes.  cmd_text_width is the columns s takes so printed;
+ * cmd_column_width the widest of rows[i][member] (strings), at least
+ * at_least.  None of them fails: out of memory, s is measured unescaped. */
+void cmd_print_padded(FILE *out, const char *s, size_t width);
+size_t cmd_text_width(const char *s);
+size_t cmd_column_width(const json_t *rows, const char *member, size_t at_least);
+
 #endif

@@ -247,20 +247,29 @@ int import_face_run(cmd_ctx *c)
                 json_array_size(json_object_get(imp, "nodes")),
                 json_array_size(json_object_get(imp, "nodes")) == 1 ? "" : "s",
                 json_string_value(json_object_get(imp, "algorithm")));
-        size_t i;
+        size_t i, wname = cmd_column_width(json_object_get(imp, "nodes"), "name", 30);
         json_array_foreach(json_object_get(imp, "nodes"), i, e)
         {
+            /* The fields after the keys, each only when it has a value (a
+             * text without lines, as Envoy's, has none): "line 4, down". */
             const char *st = json_string_value(json_object_get(e, "state"));
             json_int_t ln = json_integer_value(json_object_get(e, "line"));
-            char where[32] = "";
+            char more[64] = "";
+            size_t m = 0;
             if (ln > 0)
-                snprintf(where, sizeof where, " line %lld", (long long)ln);
-            fprintf(c->out, "  %-30s weight %-6g keys %-8lld%s%s%s\n",
-                    json_string_value(json_object_get(e, "name")),
-                    json_number_value(json_object_get(e, "weight")),
-                    (long long)json_integer_value(json_object_get(e, "keys")), where,
-                    st && !strcmp(st, "down") ? ", down" : "",
-                    json_is_true(json_object_get(e, "backup")) ? ", backup" : "");
+                m += (size_t)snprintf(more, sizeof more, "line %lld", (long long)ln);
+            if (st && !strcmp(st, "down"))
+                m += (size_t)snprintf(more + m, sizeof more - m, "%sdown", m ? ", " : "");
+            if (json_is_true(json_object_get(e, "backup")))
+                snprintf(more + m, sizeof more - m, "%sbackup", m ? ", " : "");
+            fputs("  ", c->out);
+            cmd_print_padded(c->out, json_string_value(json_object_get(e, "name")), wname);
+            json_int_t keys = json_integer_value(json_object_get(e, "keys"));
+            fprintf(c->out, " weight %-6g keys ", json_number_value(json_object_get(e, "weight")));
+            if (*more)
+                fprintf(c->out, "%-8lld %s\n", (long long)keys, more);
+            else
+                fprintf(c->out, "%lld\n", (long long)keys);
         }
         print_notes(c->out, imp);
         json_int_t moved = json_integer_value(json_object_get(op, "keys_moved"));

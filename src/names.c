@@ -11,6 +11,7 @@
 #include <unictype.h>
 #include <uninorm.h>
 #include <unistr.h>
+#include <uniwidth.h>
 
 bool utf8_valid(const char *str, size_t len)
 {
@@ -198,6 +199,14 @@ char *names_escape(const char *s, size_t len)
     }
     *o = '\0';
     return out;
+}
+
+size_t names_width(const char *s, size_t len)
+{
+    /* "UTF-8" is not a CJK encoding: East Asian ambiguous characters are
+     * one column, as a UTF-8 terminal shows them. */
+    int w = u8_width((const uint8_t *)s, len, "UTF-8");
+    return w > 0 ? (size_t)w : 0;
 }
 
 int names_parse_u64(const char *s, size_t len, uint64_t max, uint64_t *out)

@@ -36,6 +36,13 @@ bool names_invisible(uint32_t c);
  * frees; NULL when out of memory.  s must be valid UTF-8. */
 char *names_escape(const char *s, size_t len);
 
+/* The columns the len bytes of UTF-8 text at s take on a terminal, as
+ * libunistring's u8_width counts them for the encoding "UTF-8", whatever
+ * the locale: an East Asian wide character or an emoji 2, a combining mark
+ * or a format character 0, anything else 1.  Measure what is printed (a
+ * name's names_escape(), not its bytes).  Cannot fail. */
+size_t names_width(const char *s, size_t len);
+
 /* The NFC form of s (valid UTF-8), malloc'd and NUL-terminated, its length
  * in *out_len; NULL when out of memory. */
 char *names_nfc(const char *s, size_t len, size_t *out_len);

@@ -1241,6 +1241,93 @@ rs --db "$DB" --json key ls
 expect_eq "--json keeps the key's bytes" "$(printf '\u200b')" "$(jsval 'return J(A[0]).keys[0].key' "$O")"
 
 # ===========================================================================
+echo "== 10d2. tables pad names by the columns a terminal shows, not by bytes"
+DB=$(new_db widths)
+# The names, each as a table shows it and the columns that takes on a
+# terminal, worked out by hand from UAX #11: ü, ï, ö, é one column each
+# (precomposed, two bytes), 名 and 前 two each (wide, three bytes), 😀 two
+# (four bytes), a combining acute accent none, U+200B shown as the eight
+# columns "⟨U+200B⟩" (API.md v3).
+cat >"$TMP/widths.js" <<'JS'
+module.exports = [
+    ["alpha", "alpha", 5],
+    ["\u00fcn\u00ef/c\u00f6d\u00e9", "\u00fcn\u00ef/c\u00f6d\u00e9", 8],
+    ["\u540d\u524d", "\u540d\u524d", 4],
+    ["e\u{1F600}x", "e\u{1F600}x", 4],
+    ["o\u0301k", "o\u0301k", 2],
+    ["a\u200bb", "a\u27e8U+200B\u27e9b", 10],
+];
+JS
+export W_JS=$TMP/widths.js
+mapfile -t W_NAMES < <(node -e 'for (const [n] of require(process.argv[1])) console.log(n)' "$W_JS")
+# aligned DESC FILE PREFIX [HEADER]: every line that is PREFIX, a shown name
+# and a space (and the line PREFIX HEADER, when given) ends its next field at
+# the same column, counted with the widths above (what follows a name is
+# ASCII); every name has its line.
+aligned() {
+    jscheck "$1" '
+        const [file, prefix, header] = A;
+        const W = require(process.env.W_JS);
+        const rows = require("fs").readFileSync(file, "utf8").split("\n");
+        const cols = [];
+        const end = (line, shown, w) => {
+            const m = line.slice(prefix.length + shown.length).match(/^ +\S+/);
+            if (!m) bad(`no field after ${JSON.stringify(shown)}: ${JSON.stringify(line)}`);
+            else cols.push([w + m[0].length, line]);
+        };
+        for (const [, shown, w] of W) {
+            const line = rows.find((l) => l.startsWith(prefix + shown + " "));
+            if (line === undefined) bad(`no line for ${JSON.stringify(shown)}`);
+            else end(line, shown, w);
+        }
+        if (header) {
+            const line = rows.find((l) => l.startsWith(prefix + header + " "));
+            if (line === undefined) bad(`no header line ${header}`);
+            else end(line, header, header.length);
+        }
+        if (new Set(cols.map((c) => c[0])).size > 1)
+            bad("the next field ends at different columns:\n" + cols.map((c) => `${c[0]}: ${c[1]}`).join("\n"));
+    ' "$2" "$3" "${4:-}"
+}
+ok "key gen 200 (widths)" --db "$DB" key gen 200
+for n in "${W_NAMES[@]}"; do
+    ok "node add (widths)" --db "$DB" node add "$n"
+    ok "key add (widths)" --db "$DB" key add "$n"
+done
+rs --db "$DB" node ls
+aligned "node ls: one column for every name, whatever its bytes" "$O" "" Node
+rs --db "$DB" key ls
+aligned "key ls: keys padded by their columns" "$O" ""
+rs --db "$DB" traffic run --requests 1000 --concurrency 2
+aligned "traffic run: one column for every name" "$O" "  " Node
+# In every column a name is shown as tables show it (API.md v3), not as bytes.
+rs --db "$DB" ring
+if grep -q '^ *[0-9]*  a⟨U+200B⟩b#0$' "$O"; then pass; else fail "ring shows U+200B as ⟨U+200B⟩" "$(cat "$O")"; fi
+rs --db "$DB" key ls --node "$(printf 'a\u200bb')"
+if grep -q ' a⟨U+200B⟩b$' "$O" && ! grep -q "$(printf '\u200b')" "$O"; then pass; else
+    fail "key ls shows the node U+200B as ⟨U+200B⟩" "$(cat "$O")"; fi
+rs --db "$DB" --json log
+last=$(jsval 'return String(J(A[0]).operations.filter((o) => o.type === "add_node").pop().id)' "$O")
+rs --db "$DB" log "$last"
+if grep -q ' -> a⟨U+200B⟩b$' "$O" && ! grep -q "$(printf '\u200b')" "$O"; then pass; else
+    fail "log ID shows the node U+200B (subject, moves) as ⟨U+200B⟩" "$(cat "$O")"; fi
+printf 'node add "zw\u200bz"\n' >"$TMP/widths.ringsim"
+rs --db "$DB" run "$TMP/widths.ringsim"
+if grep -q '^   1  node add "zw⟨U+200B⟩z"$' "$O" && grep -q 'add_node: zw⟨U+200B⟩z;' "$O" &&
+    ! grep -q "$(printf '\u200b')" "$O"; then pass; else
+    fail "run shows the line and the operation's subject with U+200B as ⟨U+200B⟩" "$(cat "$O")"; fi
+# The import table: an Envoy cluster with the names as hash keys.
+node -e '
+    const host = ([n], i) => ({
+        endpoint: { address: { socket_address: { address: `10.0.0.${i + 1}`, port_value: 80 } } },
+        metadata: { filter_metadata: { "envoy.lb": { hash_key: n } } } });
+    console.log(JSON.stringify({ name: "c", type: "STATIC", lb_policy: "RING_HASH",
+        load_assignment: { cluster_name: "c", endpoints: [{ lb_endpoints: require(process.argv[1]).map(host) }] } }));
+' "$W_JS" >"$TMP/widths.json"
+rs --db "$DB" import "$TMP/widths.json"
+aligned "import: one column for every name" "$O" "  "
+
+# ===========================================================================
 echo "== 10e. lookup for people: hash, coordinate, owner, replicas, steps"
 DB=$(new_db lookup)
 for n in 10.0.0.1:11211 10.0.0.2:11211 10.0.0.3:11211; do "$BIN" --db "$DB" node add "$n" >/dev/null 2>&1; done

@@ -104,6 +104,32 @@ expect "--json: operation and import" "import 0 web 4" "$(printf '%s' "$js" | no
 rs revert 2 >/dev/null
 expect "revert 2: x holds the keys again" "x 3000" "$(rs --json node ls | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const n=JSON.parse(s).nodes;console.log(n.map(v=>v.name+" "+v.keys).join(","))})')"
 
+# The table prints each field only when it has a value: Envoy's text gives
+# no lines, so a down host is "keys 0        down" (it was "keys 0       ,
+# down"), and a line ends with its last field, not with spaces.
+cat >envoy.yaml <<'YAML'
+name: cache
+type: STATIC
+lb_policy: RING_HASH
+load_assignment:
+  cluster_name: cache
+  endpoints:
+  - lb_endpoints:
+    - endpoint: {address: {socket_address: {address: 10.0.0.1, port_value: 80}}}
+      load_balancing_weight: 2
+    - endpoint: {address: {socket_address: {address: 10.0.0.2, port_value: 80}}}
+      health_status: UNHEALTHY
+YAML
+out=$("$BIN" --db "$TMP/envoy.db" import envoy.yaml); rc=$?
+expect "import envoy: exit 0" 0 "$rc"
+expect "import envoy: the table, no empty field, no stray comma, no trailing space" \
+    "imported envoy \"cache\": 2 nodes, algorithm envoy-ring
+  10.0.0.1:80                    weight 2      keys 0
+  10.0.0.2:80                    weight 1      keys 0        down
+operation 1 import: 0 keys moved" "$out"
+out=$(rs import --name web haproxy.cfg)
+if printf '%s\n' "$out" | grep -q ' $'; then fail "no line of the import table ends with a space" "$out"; else pass; fi
+
 # Refusals: one line with the line number, exit 1, nothing changes.
 printf 'upstream u {\n    hash $arg_k consistent;\n    server 10.0.0.1;\n    server 10.0.0.2 backup;\n}\n' >backup.conf
 ops=$(rs --json log | grep -c '"type"')

@@ -161,6 +161,25 @@ static void test_escape(void **state)
     free(e);
 }
 
+/* Columns on a terminal (UAX #11), whatever the locale: the test runs in
+ * the "C" locale, where the C library would count bytes. */
+static void test_width(void **state)
+{
+    (void)state;
+    assert_int_equal(names_width("alpha", 5), 5);
+    assert_int_equal(names_width("\xc3\xbcn\xc3\xaf", 5), 3);        /* ünï */
+    assert_int_equal(names_width("\xe5\x90\x8d\xe5\x89\x8d", 6), 4); /* 名前: wide */
+    assert_int_equal(names_width("e\xf0\x9f\x98\x80x", 6), 4);       /* e😀x */
+    assert_int_equal(names_width("o\xcc\x81k", 4), 2);               /* o, U+0301, k */
+    assert_int_equal(names_width("a\xe2\x80\x8b"
+                                 "b",
+                                 5),
+                     2);                                                    /* U+200B: none */
+    assert_int_equal(names_width("\xe2\x9f\xa8U+200B\xe2\x9f\xa9", 12), 8); /* ⟨U+200B⟩ */
+    assert_int_equal(names_width("ab", 1), 1);                              /* len bytes only */
+    assert_int_equal(names_width("", 0), 0);
+}
+
 static void test_look_alike(void **state)
 {
     (void)state;
@@ -177,9 +196,10 @@ static void test_look_alike(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_valid),   cmocka_unit_test(test_invalid),
-        cmocka_unit_test(test_message), cmocka_unit_test(test_readable),
-        cmocka_unit_test(test_escape),  cmocka_unit_test(test_look_alike),
+        cmocka_unit_test(test_valid),      cmocka_unit_test(test_invalid),
+        cmocka_unit_test(test_message),    cmocka_unit_test(test_readable),
+        cmocka_unit_test(test_escape),     cmocka_unit_test(test_width),
+        cmocka_unit_test(test_look_alike),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
