@@ -1246,15 +1246,18 @@ DB=$(new_db widths)
 # The names, each as a table shows it and the columns that takes on a
 # terminal, worked out by hand from UAX #11: ü, ï, ö, é one column each
 # (precomposed, two bytes), 名 and 前 two each (wide, three bytes), 😀 two
-# (four bytes), a combining acute accent none, U+200B shown as the eight
-# columns "⟨U+200B⟩" (API.md v3).
+# (four bytes), a combining acute accent none (after q, which has no
+# precomposed form: the text is in NFC), U+200B shown as the eight columns
+# "⟨U+200B⟩" (API.md v3), and the accent after o shown so too, since "ó"
+# written as o + U+0301 is not in NFC (docs/api.md, Nodes).
 cat >"$TMP/widths.js" <<'JS'
 module.exports = [
     ["alpha", "alpha", 5],
     ["\u00fcn\u00ef/c\u00f6d\u00e9", "\u00fcn\u00ef/c\u00f6d\u00e9", 8],
     ["\u540d\u524d", "\u540d\u524d", 4],
     ["e\u{1F600}x", "e\u{1F600}x", 4],
-    ["o\u0301k", "o\u0301k", 2],
+    ["q\u0301k", "q\u0301k", 2],
+    ["o\u0301k", "o\u27e8U+0301\u27e9k", 10],
     ["a\u200bb", "a\u27e8U+200B\u27e9b", 10],
 ];
 JS
