@@ -626,7 +626,7 @@ async function sseResume(s) {
   const t = Date.now();
   eq('a file while 30 streams resume from 0', (await req(p, 'GET', '/index.html')).status, 200);
   const f30 = Date.now() - t;
-  check('... within 200 ms', f30 < 200, `${f30} ms`);
+  if (!SANITIZED) check('... within 200 ms', f30 < 200, `${f30} ms`); // a timing: the plain build only
   measured(`a file while 30 streams resume from 0 (1,200 operations): ${f30} ms`);
   for (const c of many) c.close();
 }
