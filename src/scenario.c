@@ -843,10 +843,71 @@ static int put_workload(exporter *x, const json_t *p)
     return rc;
 }
 
+/* The parameters of other algorithms that cfg remembers (a switch keeps
+ * them, and so does a reset: ring's points_per_node set before a switch to
+ * ketama), where they differ from the defaults: each set first under the
+ * first algorithm of the catalogue that takes it, one line per algorithm,
+ * before anything is placed (the start of the file).  `config` refuses a
+ * parameter the algorithm does not take, so the line for cfg's own
+ * algorithm cannot carry them. */
+static int put_remembered(exporter *x, const place_config *cfg)
+{
+    place_config def;
+    place_config_default(&def);
+    json_t *now = place_config_json(cfg, true), *dj = place_config_json(&def, true);
+    json_t *cat = place_algorithms_json();
+    int rc = now && dj && cat ? 0 : RINGSIM_ENOMEM;
+    size_t i;
+    json_t *a;
+    json_array_foreach(cat, i, a)
+    {
+        const char *alg = json_string_value(json_object_get(a, "name"));
+        bool open = false;
+        size_t j;
+        json_t *pj;
+        json_array_foreach(json_object_get(a, "params"), j, pj)
+        {
+            const char *k = json_string_value(json_object_get(pj, "name"));
+            json_t *v = json_object_get(json_object_get(now, "params"), k);
+            rs_error e;
+            if (rc || !v || json_equal(v, json_object_get(json_object_get(dj, "params"), k)) ||
+                !view_param_check(cfg->algorithm, k, strlen(k), &e))
+                continue; /* the default, or cfg's own: its line sets it */
+            /* The first algorithm that takes it (an earlier line set it). */
+            bool earlier = false;
+            for (size_t b = 0; b < i && !earlier; b++) {
+                const char *ob = json_string_value(json_object_get(json_array_get(cat, b), "name"));
+                earlier = !view_param_check(ob, k, strlen(k), &e);
+            }
+            if (earlier)
+                continue;
+            if (!open && !(rc = sb_str(&x->b, "config --algorithm")))
+                rc = put_word(x, alg, strlen(alg));
+            open = true;
+            if (!rc)
+                rc = json_is_string(v)
+                         ? sb_printf(&x->b, " --param %s=%s", k, json_string_value(v))
+                         : sb_printf(&x->b, " --param %s=%lld", k, (long long)json_integer_value(v));
+        }
+        if (!rc && open)
+            rc = sb_str(&x->b, " --replicas 1\n");
+    }
+    json_decref(now);
+    json_decref(dj);
+    json_decref(cat);
+    return rc;
+}
+
 /* "config --algorithm A --param ... --replicas R": every parameter of A
- * when all, else those that differ from x->cfg. */
+ * when all (after the other algorithms' remembered ones), else those that
+ * differ from x->cfg. */
 static int put_config(exporter *x, const place_config *cfg, bool all)
 {
+    if (all) {
+        int r = put_remembered(x, cfg);
+        if (r)
+            return r;
+    }
     json_t *now = place_config_json(cfg, true), *was = place_config_json(&x->cfg, true);
     int rc = now && was ? sb_str(&x->b, "config --algorithm") : RINGSIM_ENOMEM;
     if (!rc)

@@ -316,6 +316,16 @@ round_trip() {
 }
 DB=$(newdb)
 round_trip "an empty database" "$DB"
+# Parameters another algorithm remembers (ring's points set before a switch
+# to ketama, a reset in between): config --json says them, the copy too.
+DB=$(newdb)
+"$BIN" --db "$DB" config --points 8 >/dev/null
+"$BIN" --db "$DB" config --algorithm multiprobe --param probes=5 >/dev/null
+"$BIN" --db "$DB" config --algorithm ketama >/dev/null
+"$BIN" --db "$DB" reset >/dev/null
+"$BIN" --db "$DB" node add a >/dev/null
+round_trip "ring's and multiprobe's parameters remembered under ketama, after a reset" "$DB"
+DB=$(newdb)
 r() { "$BIN" --db "$DB" "$@" >/dev/null 2>"$E" || fail "setting up: ringsim $*" "$(cat "$E")"; }
 r node add alpha
 r node add 'b,"quoted" <b>&amp;</b>' --weight 2.5
