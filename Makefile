@@ -49,7 +49,9 @@ npm: node_modules/.package-lock.json
 # and lint; then the C code's tests again under AddressSanitizer +
 # UndefinedBehaviorSanitizer (unit, CLI, API, random requests, hardening:
 # the ones that drive C code paths; the answer-shape tests of scenarios,
-# CSV, docs and packaging run once), and the threaded paths under
+# CSV, docs and packaging run once, and so do the import and node-state
+# comparisons with real programs, whose C paths unit_import, unit_states
+# and api_states drive under the sanitizers), and the threaded paths under
 # ThreadSanitizer.  Two tests run at a time (ctest -j 2, the machine's two
 # cores); the ones that time the server or start real clusters run alone
 # (RUN_SERIAL in CMakeLists.txt).
@@ -64,7 +66,7 @@ test-asan: deps
 	cd $(ASAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --output-on-failure -j 2 $(ASAN_ONLY_ONCE)
 
-ASAN_ONLY_ONCE = -E '^(scenario_.*|ref_scenarios|ref_import|ref_haproxy_bounded|ref_envoy_shuffle|api_tools|api_doc|readme_doc|install|package)$$'
+ASAN_ONLY_ONCE = -E '^(scenario_.*|ref_scenarios|ref_import|ref_states|ref_haproxy_bounded|ref_envoy_shuffle|api_tools|api_doc|readme_doc|install|package)$$'
 
 # The threaded paths under ThreadSanitizer: the server's API and hardening
 # tests (event loop, worker threads, cancellation, stop), the two workers

@@ -2145,7 +2145,12 @@ async function main() {
   });
   let passed = 0;
   let failed = 0;
-  for (const t of tests) {
+  // RINGSIM_SHARD=k/n: the k-th of n shares of the tests (every n-th from
+  // the k-th), so that make test runs two browsers side by side.
+  const [shard, shards] = (process.env.RINGSIM_SHARD || '1/1').split('/').map(Number);
+  if (!(shards >= 1 && shard >= 1 && shard <= shards)) throw new Error(`RINGSIM_SHARD ${process.env.RINGSIM_SHARD}: k/n with 1 <= k <= n`);
+  for (const [i, t] of tests.entries()) {
+    if (i % shards !== shard - 1) continue;
     if (filter && !t.name.includes(filter)) continue;
     if (process.env.RINGSIM_SKIP && t.name.includes(process.env.RINGSIM_SKIP)) continue;
     if (process.env.RINGSIM_ONLY && !t.name.includes(process.env.RINGSIM_ONLY)) continue; /* while working on one */
