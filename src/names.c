@@ -168,18 +168,23 @@ static bool emoji_joiner(const uint8_t *start, const uint8_t *at, const uint8_t 
 char *names_escape(const char *s, size_t len)
 {
     const uint8_t *p = (const uint8_t *)s, *start = p, *end = p + len;
-    bool visible = false;
+    bool visible = false, ascii = true;
     for (const uint8_t *q = p; q < end;) {
         ucs4_t c;
+        ascii &= *q < 0x80;
         q += u8_mbtouc(&c, q, (size_t)(end - q));
         visible |= !names_invisible(c);
     }
     /* A text not in NFC ("é" as "e" + U+0301) shows its combining marks:
-     * they are what tells it from its NFC twin. */
-    size_t nl = 0;
-    char *nfc = names_nfc(s, len, &nl);
-    bool marks = nfc && (nl != len || memcmp(nfc, s, len) != 0);
-    free(nfc);
+     * they are what tells it from its NFC twin.  ASCII is NFC: no
+     * normalisation (a key listing escapes every key). */
+    bool marks = false;
+    if (!ascii) {
+        size_t nl = 0;
+        char *nfc = names_nfc(s, len, &nl);
+        marks = nfc && (nl != len || memcmp(nfc, s, len) != 0);
+        free(nfc);
+    }
     /* at most "⟨U+10FFFF⟩" (14 bytes) for each byte of input */
     char *out = malloc(len * 14 + 1), *o = out;
     if (!out)
