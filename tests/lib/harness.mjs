@@ -165,8 +165,14 @@ export class Server {
   async stop() {
     if (!this.proc || this.proc.exitCode !== null) return;
     this.proc.kill('SIGTERM');
-    const r = await Promise.race([this.exited, sleep(10000).then(() => null)]);
-    check('server stops within 10 s of SIGTERM', r !== null);
+    // The server's own stop takes well under a second (164 ms after 300,000
+    // keys); a sanitizer build then frees and scans its heap at exit, which
+    // took 7.3 s on a machine loaded by other work.  Ten seconds is the bound
+    // on a plain build; under a sanitizer the wait is only a guard on a hang.
+    const sanitized = Boolean(process.env.ASAN_OPTIONS || process.env.TSAN_OPTIONS);
+    const limit = sanitized ? 120000 : 10000;
+    const r = await Promise.race([this.exited, sleep(limit).then(() => null)]);
+    check(`server stops within ${limit / 1000} s of SIGTERM`, r !== null);
     if (r === null) {
       this.proc.kill('SIGKILL');
       await this.exited;
