@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
 import { registerImportTests } from './import_tests.mjs';
+import { registerIssue25Tests } from './issue25_tests.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const bin = path.resolve(repo, process.env.RINGSIM_BIN || 'build/ringsim');
@@ -2131,6 +2132,9 @@ test('a node marked down and up with its toggle; its keys show who serves them',
   await page.context().close();
 });
 registerImportTests(test, { eventually, http, nodeNamesInTable, expectText });
+registerIssue25Tests(test, {
+  eventually, http, nodeNamesInTable, expectText, nodeRow, axeSerious, setTheme, downloadOf, artifacts,
+});
 
 async function main() {
   if (!fs.existsSync(bin)) {
