@@ -931,6 +931,39 @@ async function ringPngBlob(ring, view) {
   return blob;
 }
 
+/** The file each `export --config` format is saved as. */
+const CONFIG_FILES = {
+  nginx: 'nginx-upstream.conf',
+  haproxy: 'haproxy-backend.cfg',
+  libmemcached: 'memcached-servers.txt',
+  twemproxy: 'nutcracker.yml',
+  envoy: 'envoy-cluster.json',
+  cassandra: 'cassandra-initial-tokens.txt',
+  'nodetool-ring': 'nodetool-ring.txt',
+  'redis-nodes': 'cluster-nodes.txt',
+  redis: 'redis-reshard.sh',
+};
+
+/** The format that matches each algorithm, chosen until the user picks one. */
+const CONFIG_FOR = {
+  nginx: 'nginx',
+  haproxy: 'haproxy',
+  ketama: 'libmemcached',
+  twemproxy: 'twemproxy',
+  'envoy-ring': 'envoy',
+  maglev: 'envoy',
+  cassandra: 'cassandra',
+  redis: 'redis-nodes',
+};
+let configFormatPicked = false;
+
+/** Follows the algorithm in use with the "Config for" choice (not once the user chose). */
+export function suggestConfigFormat(algorithm) {
+  const select = $('export-config-format');
+  if (!select || configFormatPicked || !CONFIG_FOR[algorithm]) return;
+  select.value = CONFIG_FOR[algorithm];
+}
+
 function setupExports(ring, getView) {
   const fail = (err) => setError('export-error', err.message);
   const bind = (id, fn) => $(id).addEventListener('click', () => {
@@ -979,6 +1012,13 @@ function setupExports(ring, getView) {
   bind('export-moves-csv', () => movesExport(true));
   bind('export-moves-json', () => movesExport(false));
   bind('export-scenario', () => download('/api/export/scenario', 'history.ringsim', 'text/plain'));
+  // The nodes as the real system takes them (API.md version 3, `export
+  // --config`): the server says why when a format cannot hold them.
+  $('export-config-format').addEventListener('change', () => { configFormatPicked = true; });
+  bind('export-config', () => {
+    const format = $('export-config-format').value;
+    return download(`/api/export/config?format=${encodeURIComponent(format)}`, CONFIG_FILES[format] || `${format}.txt`, 'text/plain', `Config for ${format}`);
+  });
   bind('export-svg', async () => {
     saveBlob(new Blob([ringSvgText(ring, getView())], { type: 'image/svg+xml' }), 'ring.svg');
   });

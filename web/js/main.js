@@ -29,7 +29,7 @@ import { traceKey, cancelTrace, clearTrace } from './lookup.js';
 import { PlacementForm } from './algorithms.js';
 import { TableStrip } from './strip.js';
 import { setupScenarios } from './scenarios.js';
-import { setupLab } from './lab.js';
+import { setupLab, suggestConfigFormat } from './lab.js';
 import { setupDiff } from './diff.js';
 import { renderLoad, requestsSentence, setupLoad } from './load.js';
 import { setupTraffic, showTrafficProgress } from './traffic.js';
@@ -269,6 +269,7 @@ async function renderView(ringKeys, keysPage, generation) {
   const readOnly = at !== null;
   const algo = catalogueEntry(config);
   placement.setConfig(config, { readOnly });
+  suggestConfigFormat(config.algorithm);
   $('weight-help').textContent = placement.weightHelp();
 
   ring.setData({
