@@ -2,6 +2,9 @@
 // each one runs at 1366×800 and at 390×844 and asserts what is on screen,
 // waiting for it (never for a time). Registered by tests/browser/run.mjs.
 
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import assert from 'node:assert/strict';
 
 export const SIZES = [{ width: 1366, height: 800 }, { width: 390, height: 844 }];
@@ -90,5 +93,43 @@ export function registerIssue25Tests(test, h) {
     assert.equal(run.body.ok, true);
     const keysAfter = (await http(server, 'GET', '/api/keys?limit=1000')).body.keys.map((k) => [k.key, k.node, k.served_by]);
     assert.deepEqual(keysAfter, keysBefore, 'the scenario rebuilds every owner');
+  });
+
+  test('issue 25 item 13: keys from a file, one a line, as one operation; a file over the body limit is refused on the page', async ({ page, server }) => {
+    await post(server, '/api/nodes', { name: 'alpha' });
+    await post(server, '/api/keys', { key: 'already' });
+    const lastOp = async () => (await http(server, 'GET', '/api/operations')).body.operations.at(-1);
+    const before = (await lastOp()).id;
+    let round = 0;
+    await atBothSizes(page, async (where) => {
+      round++;
+      const summary = page.getByText('Many keys: paste a list or pick a file');
+      await summary.scrollIntoViewIfNeeded();
+      if (!(await page.locator('details.paste-keys').evaluate((d) => d.open))) await summary.click();
+      const input = page.getByLabel('Or a file of keys, one a line', { exact: true });
+      const lines = [`file key ${round} a`, 'already', '', `file key ${round} b`, `ünïcode ${round}`, `file key ${round} a`];
+      await input.setInputFiles({ name: `keys-${round}.txt`, mimeType: 'text/plain', buffer: Buffer.from(lines.join('\r\n') + '\n') });
+      const button = page.getByRole('button', { name: `Insert 5 keys from keys-${round}.txt`, exact: true });
+      await button.waitFor();
+      await button.click();
+      await expectText(page.locator('#keys-paste-result'), `keys-${round}.txt: inserted 3 of 5 keys; 2 skipped`, `${where}: the result`);
+      const op = await lastOp();
+      assert.equal(op.id, before + round, `${where}: one operation for the file`);
+      assert.equal(op.type, 'insert_keys');
+      const stored = (await http(server, 'GET', `/api/keys/${encodeURIComponent(`ünïcode ${round}`)}`)).status;
+      assert.equal(stored, 200, `${where}: a key as written in the file`);
+      const box = await input.boundingBox();
+      assert.ok(box.x >= 0 && box.x + box.width <= (await page.viewportSize()).width + 0.5, `${where}: the file box fits the width`);
+    });
+    // Over 16 MiB of JSON: the page says so and sends nothing.
+    // (A file on disk: Chromium reads it itself, where a buffer would cross the protocol.)
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ringsim-keys-'));
+    const bigFile = path.join(dir, 'huge.txt');
+    fs.writeFileSync(bigFile, Array.from({ length: 200000 }, (_, i) => `${'k'.repeat(80)}-${i}`).join('\n'));
+    await page.getByLabel('Or a file of keys, one a line', { exact: true }).setInputFiles(bigFile);
+    await expectText(page.locator('#keys-paste-error'), /huge\.txt: 200,000 keys make a request of [\d.]+ MiB, over the server's 16 MiB.*key add --file/, 'the limit said on the page', 15000);
+    assert.equal(await page.locator('#keys-file-insert').isVisible(), false, 'no button to send it');
+    assert.equal((await lastOp()).id, before + 2, 'nothing sent');
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 }

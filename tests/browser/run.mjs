@@ -2015,7 +2015,7 @@ test('issue 13: keys pasted as a list; replica copies are not "nothing moved"; l
   await expectText(page.locator('#keys-count'), '12,000 keys');
   await expectText(page.locator('#history-list li .op-what').first(), 'Inserted 12,000 keys');
   // Paste: one key a line, spaces kept, empty lines left out, a stored one skipped.
-  await page.getByText('Paste many keys, one a line').click();
+  await page.getByText('Many keys: paste a list or pick a file').click();
   const pasted = ['first pasted', '  spaced  ', 'key-5', 'ünï'];
   await page.getByLabel('Keys to insert, one a line').fill(`${pasted[0]}\r\n${pasted[1]}\n\n${pasted[2]}\n${pasted[3]}\n`);
   await page.getByRole('button', { name: 'Insert 4 keys', exact: true }).click();

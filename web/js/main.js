@@ -846,6 +846,50 @@ $('keys-paste-form').addEventListener('submit', async (e) => {
     $('keys-paste-result').textContent = `Inserted ${formatInt(answer.inserted)} of ${formatInt(keys.length)} ${keys.length === 1 ? 'key' : 'keys'}${answer.skipped ? `; ${formatInt(answer.skipped)} skipped as already stored or repeated` : ''}.`;
   }
 });
+// A file of keys, one a line (issue 25 item 13): one POST /api/keys
+// {"keys"}, one operation. A body over the server's 16 MiB is refused by
+// it (413): the page says so before sending, with the way out.
+const BODY_LIMIT = 16 * 1024 * 1024;
+const fileInput = $('keys-file');
+let fileKeys = null;
+function keysOfText(text) {
+  return text.replace(/^\uFEFF/, '').split(/\r?\n/).filter((k) => k !== '');
+}
+fileInput.addEventListener('change', async () => {
+  const file = fileInput.files && fileInput.files[0];
+  const button = $('keys-file-insert');
+  setError('keys-paste-error', '', fileInput);
+  $('keys-paste-result').textContent = '';
+  fileKeys = null;
+  button.hidden = true;
+  if (!file) return;
+  const keys = keysOfText(await file.text());
+  if (fileInput.files[0] !== file) return; /* another file was picked meanwhile */
+  if (!keys.length) {
+    setError('keys-paste-error', `${file.name} holds no key (one a line, empty lines left out).`, fileInput);
+    return;
+  }
+  const size = new Blob([JSON.stringify({ keys })]).size;
+  if (size > BODY_LIMIT) {
+    setError('keys-paste-error', `${file.name}: ${formatInt(keys.length)} keys make a request of ${(size / 1048576).toFixed(1)} MiB, over the server's 16 MiB. Split the file, or use ringsim key add --file ${file.name}, which streams it.`, fileInput);
+    return;
+  }
+  fileKeys = { keys, name: file.name };
+  button.textContent = `Insert ${formatInt(keys.length)} ${keys.length === 1 ? 'key' : 'keys'} from ${file.name}`;
+  button.hidden = false;
+});
+$('keys-file-insert').addEventListener('click', async () => {
+  if (!fileKeys) return;
+  const { keys, name } = fileKeys;
+  $('keys-paste-result').textContent = '';
+  const answer = await mutate($('keys-file-insert'), 'keys-paste-error', fileInput, () => api.insertKeys(keys));
+  if (answer) {
+    $('keys-paste-result').textContent = `${name}: inserted ${formatInt(answer.inserted)} of ${formatInt(keys.length)} ${keys.length === 1 ? 'key' : 'keys'}${answer.skipped ? `; ${formatInt(answer.skipped)} skipped as already stored or repeated` : ''}, one operation.`;
+    fileKeys = null;
+    fileInput.value = '';
+    $('keys-file-insert').hidden = true;
+  }
+});
 pasteInput.addEventListener('input', () => {
   const n = pasteInput.value.split(/\r?\n/).filter((k) => k !== '').length;
   $('keys-paste-insert').textContent = n ? `Insert ${formatInt(n)} ${n === 1 ? 'key' : 'keys'}` : 'Insert these keys';
