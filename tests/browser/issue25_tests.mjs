@@ -132,4 +132,30 @@ export function registerIssue25Tests(test, h) {
     assert.equal((await lastOp()).id, before + 2, 'nothing sent');
     fs.rmSync(dir, { recursive: true, force: true });
   });
+
+  test('issue 25 item 12: the theory sentence speaks of the algorithm in use: Cassandra\'s tokens, nginx\'s virtual nodes, Maglev\'s table', async ({ page, server }) => {
+    await http(server, 'PUT', '/api/config', { algorithm: 'cassandra' });
+    for (let i = 1; i <= 6; i++) await post(server, '/api/nodes', { name: `10.0.0.${i}` });
+    await post(server, '/api/keys', { generate: { count: 2000 } });
+    const sentence = page.locator('#theory-sentence');
+    await atBothSizes(page, async (where) => {
+      await page.getByRole('button', { name: 'Show theory', exact: true }).click();
+      await expectText(sentence, /16 tokens per node \(num_tokens\)/, `${where}: Cassandra's tokens`, 30000);
+      const text = await sentence.textContent();
+      assert.ok(!/160 points/.test(text), `${where}: not the generic ring: ${text}`);
+      const api = (await http(server, 'GET', '/api/theory')).body;
+      const mine = api.algorithms.find((a) => a.algorithm === 'cassandra');
+      assert.ok(text.includes(`measures ${mine.structural_max_over_mean.toFixed(2)}× for cassandra`), `${where}: the server's figure: ${text}`);
+      await sentence.scrollIntoViewIfNeeded();
+      assert.ok(await sentence.isVisible(), where);
+    });
+    await post(server, '/api/import', { text: 'upstream u {\n hash $uri consistent;\n server a:80 weight=2;\n server b:80;\n server c:80;\n}\n' });
+    await eventually('nginx in use', async () => (await page.locator('#algorithm').inputValue()) === 'nginx');
+    await page.getByRole('button', { name: 'Show theory', exact: true }).click();
+    await expectText(sentence, /160 virtual nodes per weight unit/, 'nginx: virtual nodes by weight', 30000);
+    await http(server, 'PUT', '/api/config', { algorithm: 'maglev' });
+    await eventually('maglev in use', async () => (await page.locator('#algorithm').inputValue()) === 'maglev');
+    await page.getByRole('button', { name: 'Show theory', exact: true }).click();
+    await expectText(sentence, /lookup table of 65,537 entries/, 'maglev: its table', 30000);
+  });
 }

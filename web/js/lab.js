@@ -552,7 +552,65 @@ function theoryChart(answer) {
   return chart;
 }
 
-async function runTheory() {
+/** What one node holds under each algorithm, in that system's words. */
+const STRUCTURE_UNITS = {
+  cassandra: ['token', 'tokens', 'num_tokens'],
+  ketama: ['continuum point', 'continuum points', '160 per weight unit, as libmemcached'],
+  twemproxy: ['continuum point', 'continuum points', '160 per weight unit, as nutcracker'],
+  nginx: ['virtual node', 'virtual nodes', '160 per weight unit, as nginx'],
+  haproxy: ['tree point', 'tree points', '16 per weight unit, as HAProxy'],
+  'envoy-ring': ['ring entry', 'ring entries', 'min_ring_size and max_ring_size shared by weight, as Envoy'],
+  ring: ['point', 'points', 'points_per_node'],
+  multiprobe: ['point', 'points', 'one per node, several probes per key'],
+};
+
+/**
+ * The theory sentence for the algorithm in use (issue 25 item 12): its own
+ * structure (Cassandra's tokens, Maglev's table, Redis's slots, a ring's
+ * points counted from the nodes), the expected busiest node for that many
+ * points, and what the server measured for it. Built from the catalogue's
+ * traits and the theory answer; null when nothing is known.
+ */
+export function theorySentence(answer, view) {
+  const config = view && view.config;
+  if (!config) return null;
+  const algo = (config.algorithms || []).find((a) => a.name === config.algorithm);
+  if (!algo) return null;
+  const n = answer.nodes;
+  const mine = (answer.algorithms || []).find((a) => a.algorithm === algo.name);
+  const measured = mine && !mine.error
+    ? ` ringsim measures ${formatNumber(mine.structural_max_over_mean, 2)}× for ${algo.name} here, and a join moves ${formatPercent(mine.join_moved)}.`
+    : (mine && mine.error ? ` ${algo.name} cannot place these nodes: ${mine.error.message}` : '');
+  const join = `a join should move 1/${formatInt(n + 1)} = ${formatPercent(1 / (n + 1))} of the keys`;
+  const title = algo.title || algo.name;
+  const nodes = (view.nodes || []).filter((x) => x.weight > 0);
+  if (algo.point_rule) {
+    // Points per weight unit, counted from the nodes as placed.
+    const counted = nodes.filter((x) => Number.isFinite(x.points));
+    const weight = counted.reduce((t, x) => t + (algo.weights ? x.weight : 1), 0);
+    const pts = counted.reduce((t, x) => t + x.points, 0);
+    const param = (algo.params || []).find((p) => /points|tokens/.test(p.name));
+    let v = weight > 0 ? pts / weight : (param ? Number((config.params || {})[param.name] ?? param.default) : NaN);
+    if (!Number.isFinite(v) || v <= 0) v = 1;
+    const [one, many, how] = STRUCTURE_UNITS[algo.name] || ['point', 'points', ''];
+    const vr = Math.round(v);
+    const expected = n > 1 ? 1 + Math.sqrt((2 * Math.log(n)) / v) : 1;
+    const per = algo.weights && nodes.some((x) => x.weight !== 1) ? ' per weight unit' : ' per node';
+    return `${title}: ${formatInt(vr)} ${vr === 1 ? one : many}${per}${how ? ` (${how})` : ''}`
+      + `${algo.point_rule === 'nearest' ? ', a key going to the nearest one' : ''}. With ${formatInt(n)} nodes of ${formatInt(vr)} ${vr === 1 ? one : many},`
+      + ` expect the busiest to hold about ${formatNumber(expected, 2)}× its fair share (1 + √(2 ln N / V)); ${join}.${measured}`;
+  }
+  let structure;
+  if (algo.name === 'jump') structure = 'no ring: each key jumps to a bucket by its own hash, so shares differ only by the keys drawn';
+  else if (algo.name === 'rendezvous') structure = 'no ring: every node is scored for each key and the highest wins, so shares follow the weights up to the keys drawn';
+  else if (algo.name === 'maglev') structure = `a lookup table of ${formatInt((config.params || {}).table_size ?? 65537)} entries filled by per-host permutations, each host within an entry of its share`;
+  else if (algo.name === 'redis') structure = `${formatInt(Number(algo.space))} hash slots held by the masters, whole slots each`;
+  else if (algo.name === 'ceph') structure = 'placement groups mapped to OSDs by CRUSH, so balance follows the PG count per OSD';
+  else structure = `a space of ${algo.space} positions, keys hashed by ${algo.key_hash}`;
+  return `${title}: ${structure}; ${join}.${measured}`;
+}
+
+async function runTheory(getView) {
   const nodes = $('theory-nodes').value.trim();
   setError('theory-error', '');
   $('theory-status').textContent = 'Measuring… (a few seconds)';
@@ -571,7 +629,10 @@ async function runTheory() {
         el('span', { className: 'swatch swatch-alg' }), ' each algorithm (right edge)',
       ]),
     );
-    $('theory-sentence').textContent = answer.sentence || '';
+    // The server's sentence speaks of a generic ring of 160 points; the
+    // page's speaks of the algorithm in use.
+    const view = getView ? getView() : null;
+    $('theory-sentence').textContent = theorySentence(answer, view) || answer.sentence || '';
     const ideal = answer.ideal_join_moved;
     $('theory-moves').replaceChildren(
       el('caption', null, `Keys a join moves: each algorithm against the ideal 1/(N+1) = ${formatPercent(ideal)}`),
@@ -1033,7 +1094,7 @@ export function setupLab({
 }) {
   const preview = new Preview({ ring, placement });
   new Compare();
-  $('theory-run').addEventListener('click', runTheory);
+  $('theory-run').addEventListener('click', () => runTheory(getView));
   setupTheoryViews();
   new ScenarioFiles({ api, confirmInPage });
   setupExports(ring, getView);
