@@ -158,4 +158,34 @@ export function registerIssue25Tests(test, h) {
     await page.getByRole('button', { name: 'Show theory', exact: true }).click();
     await expectText(sentence, /lookup table of 65,537 entries/, 'maglev: its table', 30000);
   });
+
+  test('issue 25 item 20: a live lookup answered by a newer state never shows the older view\'s SHA-256 beside MD5 steps', async ({ page, server }) => {
+    for (const name of ['alpha', 'bravo', 'charlie']) await post(server, '/api/nodes', { name });
+    await post(server, '/api/keys', { generate: { count: 100 } });
+    const digest = (await import('node:crypto')).createHash('sha256').update('key-7').digest('hex');
+    await atBothSizes(page, async (where) => {
+      await http(server, 'PUT', '/api/config', { algorithm: 'ring' });
+      await expectText(page.locator('#ring-mode'), /^ring/, `${where}: the ring's view`);
+      // The page's reload after the switch is held, so its view stays the
+      // ring's while the server already answers ketama.
+      const held = [];
+      let open = false;
+      await page.route('**/api/config*', (route) => (open ? route.continue() : held.push(route)));
+      assert.equal((await http(server, 'PUT', '/api/config', { algorithm: 'ketama' })).status, 200);
+      await eventually(`${where}: the reload is held`, async () => held.length > 0);
+      await page.getByLabel('Look up key', { exact: true }).fill('key-7');
+      await page.getByRole('button', { name: 'Look up', exact: true }).click();
+      await expectText(page.locator('#lookup-steps'), /MD5/, `${where}: ketama's answer shown`);
+      const text = await page.locator('#lookup-steps').textContent();
+      assert.ok(!text.includes(digest), `${where}: no SHA-256 digest beside MD5 steps`);
+      open = true;
+      for (const r of held) await r.continue();
+      await page.unroute('**/api/config*');
+      await expectText(page.locator('#ring-mode'), /^ketama/, `${where}: the view catches up`);
+      await eventually(`${where}: still MD5 and no SHA-256`, async () => {
+        const t = await page.locator('#lookup-steps').textContent();
+        return /MD5/.test(t) && !t.includes(digest);
+      });
+    });
+  });
 }

@@ -97,7 +97,12 @@ export async function traceKey(key, { ring, at, space, keyHash, nearest = false 
   const items = [];
   // The key's whole SHA-256, where the algorithm hashes with it (the ring,
   // multiprobe, jump, rendezvous): the bytes it reads are in bold.
-  const digest = typeof answer.sha256 === 'string' && /sha-?256/i.test(keyHash || '') ? answer.sha256 : null;
+  // Whether the algorithm hashes with SHA-256 is read from the answer's own
+  // steps, not from the view: a live lookup answers the server's state now,
+  // which may be newer than the view (a switch to ketama in flight), and a
+  // SHA-256 digest beside MD5 steps would mix two states (issue 25 item 20).
+  const said = Array.isArray(answer.trace) ? answer.trace.map((t) => t.detail).join(' ') : '';
+  const digest = typeof answer.sha256 === 'string' && /sha-?256/i.test(said || keyHash || '') ? answer.sha256 : null;
   const digestStep = () => {
     const used = /first 32 bits/i.test(keyHash) && !/next 32/i.test(keyHash) ? 8 : 16;
     return step('SHA-256 of the key (32 bytes; the ones read in bold)', el('code', { className: 'digest' }, [
