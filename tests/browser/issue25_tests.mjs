@@ -188,4 +188,76 @@ export function registerIssue25Tests(test, h) {
       });
     });
   });
+
+  /** Node and tick labels on the ring whose boxes overlap, and labels outside the panel. */
+  async function ringLabelTrouble(page) {
+    return page.evaluate(() => {
+      const boxes = [...document.querySelectorAll('#ring-svg text')].map((t) => ({ t, b: t.getBoundingClientRect(), node: t.classList.contains('node-label') }));
+      const panel = document.querySelector('.ring-panel').getBoundingClientRect();
+      const out = [];
+      for (let i = 0; i < boxes.length; i++) {
+        const { t, b } = boxes[i];
+        if (!boxes[i].node) continue;
+        if (b.left < panel.left - 0.5 || b.right > panel.right + 0.5) out.push(`outside the panel: ${t.textContent}`);
+        for (let j = 0; j < boxes.length; j++) {
+          if (j === i || (boxes[j].node && j < i)) continue;
+          const o = boxes[j].b;
+          if (b.left < o.right - 0.5 && o.left < b.right - 0.5 && b.top < o.bottom - 0.5 && o.top < b.bottom - 0.5) out.push(`${t.textContent} overlaps ${boxes[j].t.textContent}`);
+        }
+      }
+      return out;
+    });
+  }
+
+  test('issue 25 item 8: the ring of a real cluster: labels never overlap, markers on their largest arc, a down node unmistakable, "7 up · 1 down", the preview banner covers no label', async ({ page, server }) => {
+    const { setTheme, artifacts } = h;
+    await post(server, '/api/keys', { generate: { count: 5000 } });
+    await post(server, '/api/import', { text: `upstream cache {\n  hash $request_uri consistent;\n${[1, 2, 3, 4, 5, 6, 7, 8].map((i) => `  server 10.0.0.${i}:8080${i === 1 ? ' weight=2' : ''}${i === 8 ? ' down' : ''};`).join('\n')}\n}\n` });
+    const points = (await http(server, 'GET', '/api/ring')).body.points;
+    // Each node's largest arc (from the point before to its point).
+    const largest = new Map();
+    for (let i = 0; i < points.length; i++) {
+      const prev = points[(i - 1 + points.length) % points.length].position;
+      const p = points[i];
+      const len = (p.position - prev + 2 ** 32) % 2 ** 32;
+      const b = largest.get(p.node);
+      if (!b || len > b.len) largest.set(p.node, { len, from: prev, to: p.position });
+    }
+    const inArc = (x, a) => (a.from < a.to ? x > a.from && x <= a.to : x > a.from || x <= a.to);
+    await atBothSizes(page, async (where) => {
+      for (const theme of ['light', 'dark']) {
+        await setTheme(page, theme);
+        await expectText(page.locator('#ring-svg .centre'), '7 up · 1 down', `${where}: the centre counts the down node`);
+        await eventually(`${where} ${theme}: every node labelled or named under the ring`, async () => {
+          const labelled = await page.$$eval('#ring-svg text.node-label', (ts) => ts.map((t) => t.dataset.node));
+          const legend = await page.$$eval('#ring-legend-nodes li', (ls) => ls.map((l) => l.dataset.node));
+          return labelled.length + legend.length === 8;
+        });
+        assert.deepEqual(await ringLabelTrouble(page), [], `${where} ${theme}: no label overlaps another`);
+        const anchors = await page.$$eval('#ring-svg text.node-label', (ts) => ts.map((t) => [t.dataset.node, Number(t.dataset.anchor)]));
+        for (const [name, pos] of anchors) assert.ok(inArc(pos, largest.get(name)), `${where}: ${name}'s marker on its largest arc (${pos})`);
+        const down = page.locator('#ring-svg text.node-label[data-node="10.0.0.8:8080"]');
+        if (await down.count()) {
+          assert.equal(await down.evaluate((t) => t.classList.contains('node-down')), true, `${where}: the down node's label is marked`);
+          assert.match(await down.locator('title').textContent(), /\(down\)/);
+        }
+        await page.locator('.ring-panel').screenshot({ path: `${artifacts}/issue25-ring-${where.replace('×', 'x')}-${theme}.png` });
+      }
+      await setTheme(page, 'light');
+    });
+    // A preview's banner sits above the ring, covering no label.
+    await page.setViewportSize({ width: 1366, height: 800 });
+    await page.getByLabel('Node name', { exact: true }).fill('10.0.0.9:8080');
+    await page.getByRole('button', { name: 'Preview add', exact: true }).click();
+    const ghost = page.locator('#ring-ghost');
+    await ghost.waitFor({ state: 'visible' });
+    const covered = await page.evaluate(() => {
+      const g = document.getElementById('ring-ghost').getBoundingClientRect();
+      return [...document.querySelectorAll('#ring-svg text')].filter((t) => {
+        const b = t.getBoundingClientRect();
+        return b.left < g.right && g.left < b.right && b.top < g.bottom && g.top < b.bottom;
+      }).map((t) => t.textContent);
+    });
+    assert.deepEqual(covered, [], 'the banner covers no label');
+  });
 }
