@@ -260,4 +260,68 @@ export function registerIssue25Tests(test, h) {
     });
     assert.deepEqual(covered, [], 'the banner covers no label');
   });
+
+  test('issue 25 item 10: layout at 1366×800 and 390×844: no empty column, Export rows aligned, theory chart full width, axes named, 20 node colours told apart (colour-blind too)', async ({ page, server }) => {
+    for (let i = 1; i <= 20; i++) await post(server, '/api/nodes', { name: `n${String(i).padStart(2, '0')}` });
+    await post(server, '/api/keys', { generate: { count: 4000 } });
+    await http(server, 'PUT', '/api/workload', { kind: 'zipf', s: 1 });
+    await eventually('20 rows', async () => (await page.locator('#nodes-body tr[data-node]').count()) === 20);
+    // Colours: every pair of the 20 at least ΔE 10 apart (CIELAB) for normal
+    // vision and under simulated deuteranopia and protanopia (Machado et
+    // al. 2009, severity 1).
+    const colours = await page.$$eval('#nodes-body tr[data-node] .dot', (ds) => ds.map((d) => getComputedStyle(d).backgroundColor.match(/\d+/g).slice(0, 3).map(Number)));
+    assert.equal(colours.length, 20);
+    const lin = (c) => c.map((v) => { const x = v / 255; return x <= 0.04045 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4; });
+    const mul = (m, c) => m.map((row) => Math.min(1, Math.max(0, row.reduce((t, k, j) => t + k * c[j], 0))));
+    const lab = (l) => {
+      const f = (t) => (t > 0.008856 ? Math.cbrt(t) : 7.787 * t + 16 / 116);
+      const X = (0.4124 * l[0] + 0.3576 * l[1] + 0.1805 * l[2]) / 0.95047;
+      const Y = 0.2126 * l[0] + 0.7152 * l[1] + 0.0722 * l[2];
+      const Z = (0.0193 * l[0] + 0.1192 * l[1] + 0.9505 * l[2]) / 1.08883;
+      return [116 * f(Y) - 16, 500 * (f(X) - f(Y)), 200 * (f(Y) - f(Z))];
+    };
+    const DEUT = [[0.367322, 0.860646, -0.227968], [0.280085, 0.672501, 0.047413], [-0.011820, 0.042940, 0.968881]];
+    const PROT = [[0.152286, 1.052583, -0.204868], [0.114503, 0.786281, 0.099216], [-0.003882, -0.048116, 1.051998]];
+    const dist = (a, b) => Math.hypot(...a.map((v, k) => v - b[k]));
+    const minPair = (cs) => { let m = Infinity; for (let i = 0; i < cs.length; i++) for (let j = i + 1; j < cs.length; j++) m = Math.min(m, dist(cs[i], cs[j])); return m; };
+    for (const [name, M] of [['normal vision', null], ['deuteranopia', DEUT], ['protanopia', PROT]]) {
+      const seen = colours.map((c) => lab(M ? mul(M, lin(c)) : lin(c)));
+      assert.ok(minPair(seen) >= 10, `20 node colours apart under ${name}: ΔE ${minPair(seen).toFixed(1)}`);
+    }
+    // The charts, drawn once.
+    await page.getByRole('button', { name: 'Show theory', exact: true }).click();
+    await page.locator('#theory-chart').waitFor({ timeout: 30000 });
+    await page.getByRole('button', { name: 'Compare', exact: true }).click();
+    await page.locator('#compare-charts svg').first().waitFor({ timeout: 60000 });
+    await page.locator('#traffic-requests').fill('20000');
+    await page.getByRole('button', { name: 'Replay', exact: true }).click();
+    await page.locator('#traffic-charts svg').first().waitFor({ timeout: 60000 });
+    const charts = await page.$$eval('svg.theory-chart, svg.bar-chart, svg.traffic-chart', (cs) => cs.map((c) => [c.id || c.getAttribute('class'), c.querySelectorAll('.axis-label').length]));
+    assert.ok(charts.length >= 3, `charts drawn: ${JSON.stringify(charts)}`);
+    for (const [id, n] of charts) assert.ok(n >= 2, `${id}: both axes named (${n})`);
+    await atBothSizes(page, async (where, size) => {
+      // Export rows: every CSV button in one column, every JSON button in another.
+      const xs = await page.$$eval('.export-grid button', (bs) => bs.map((b) => [b.textContent, Math.round(b.getBoundingClientRect().left)]));
+      for (const word of ['CSV', 'JSON']) {
+        const lefts = new Set(xs.filter(([t]) => t === word).map(([, x]) => x));
+        assert.equal(lefts.size, 1, `${where}: the ${word} buttons aligned: ${JSON.stringify(xs)}`);
+      }
+      // The theory chart as wide as its panel.
+      await eventually(`${where}: theory chart full width`, async () => {
+        const [c, p] = await page.$$eval('#theory-chart, #theory-chart-box', (es) => es.map((e) => e.getBoundingClientRect().width));
+        return c >= p * 0.97;
+      });
+      if (size.width === 1366) {
+        // No column ends in an empty stretch: under each of the three top
+        // columns, what follows starts within 120 px of its last panel.
+        const gaps = await page.evaluate(() => {
+          const bottom = (sel) => Math.max(...[...document.querySelectorAll(`${sel} > .panel`)].filter((p) => !p.hidden).map((p) => p.getBoundingClientRect().bottom));
+          const nodesTop = document.querySelector('.nodes-panel').getBoundingClientRect().top;
+          const keysTop = document.querySelector('.keys-panel').getBoundingClientRect().top;
+          return { controls: nodesTop - bottom('.col-controls'), ring: nodesTop - bottom('.col-ring'), side: keysTop - bottom('.col-side') };
+        });
+        for (const [col, gap] of Object.entries(gaps)) assert.ok(gap < 120 + 16, `1366×800: the ${col} column ends ${Math.round(gap)} px above what follows`);
+      }
+    });
+  });
 }

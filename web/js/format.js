@@ -130,20 +130,24 @@ export function cutText(s, max) {
  * nodes get 20 distinguishable colours, the first ones safe for colour-blind
  * readers:
  *   1–7   Okabe & Ito (2008), "Color Universal Design" (black left out: it is
- *         the text colour), designed for protanopia, deuteranopia, tritanopia;
- *   8–16  Paul Tol's "muted" qualitative scheme (grey left out);
- *   17–20 four of Paul Tol's "light" scheme that the two above lack.
- * (Paul Tol, "Colour Schemes", SRON/EPS/TN/09-002, 2021.) Past 20 the list
- * comes round again, darker or lighter by turns; a node the history does not
- * explain falls back to a hash of its name. The ring draws a separator
- * between neighbouring arcs whose colours are near (coloursClose).
+ *         the text colour), made for protanopia, deuteranopia, tritanopia;
+ *   8–20  from Paul Tol's qualitative schemes ("Colour Schemes", SRON/EPS/
+ *         TN/09-002, 2021: dark, muted, bright, light, high-contrast), each
+ *         the one farthest (CIELAB ΔE) from those before it for normal
+ *         vision and under simulated deuteranopia and protanopia (Machado
+ *         et al. 2009): every pair of the 20 is ΔE ≥ 10 in all three, the
+ *         first 12 ≥ 17.
+ * Past 20 the list comes round again, darker or lighter by turns; a node
+ * the history does not explain falls back to a hash of its name. The ring
+ * draws a separator between neighbouring arcs whose colours are near
+ * (coloursClose).
  */
 const PALETTE = [
   '#E69F00', '#56B4E9', '#009E73', '#F0E442', '#0072B2', '#D55E00', '#CC79A7', // Okabe–Ito
-  '#CC6677', '#332288', '#DDCC77', '#117733', '#88CCEE', '#882255', '#44AA99', '#999933', '#AA4499', // Tol muted
-  '#77AADD', '#EE8866', '#BBCC33', '#FFAABB', // Tol light
+  '#663333', '#332288', '#DDCC77', '#666633', '#222255', '#AA3377', '#FFAABB', // Paul Tol
+  '#EE6677', '#999933', '#225555', '#004488', '#99DDFF', '#EE8866',
 ];
-export const PALETTE_NAME = 'Okabe–Ito, then Paul Tol’s muted and light';
+export const PALETTE_NAME = 'Okabe–Ito, then Paul Tol’s schemes';
 let nodeOrder = new Map();
 
 export function setNodeOrder(order) {

@@ -339,7 +339,7 @@ function barChart(results, field, label, id) {
   const left = 110;
   const values = results.map((r) => (typeof r[field] === 'number' ? r[field] : 0));
   const max = Math.max(1e-9, ...values);
-  const h = rowH * results.length + 24;
+  const h = rowH * results.length + 40;
   const chart = svg('svg', { viewBox: `0 0 ${w} ${h}`, width: '100%', role: 'img', 'aria-label': label, id, class: 'bar-chart' });
   chart.appendChild(svg('title', {}, label));
   chart.appendChild(svg('text', { x: 0, y: 12, class: 'chart-title' }, label));
@@ -350,6 +350,10 @@ function barChart(results, field, label, id) {
     chart.appendChild(svg('rect', { x: left, y: y + 2, width: Math.max(1, bw), height: rowH - 5, class: r.current ? 'bar current' : 'bar' }));
     chart.appendChild(svg('text', { x: left + bw + 4, y: y + 12, class: 'chart-label' }, field.startsWith('moves') ? formatInt(values[i]) : formatNumber(values[i], 3)));
   });
+  // The axes named: algorithms down the side, the measure along the bars.
+  chart.appendChild(svg('line', { x1: left, y1: h - 18, x2: w - 60, y2: h - 18, class: 'axis' }));
+  chart.appendChild(svg('text', { x: left, y: h - 4, class: 'chart-label axis-label' }, `${label} →`));
+  chart.appendChild(svg('text', { x: left - 6, y: h - 4, 'text-anchor': 'end', class: 'chart-label axis-label' }, 'algorithm')); 
   return chart;
 }
 
@@ -487,13 +491,15 @@ function bestLine(usable, refused) {
 
 // ---- theory --------------------------------------------------------------------
 
-function theoryChart(answer) {
+function theoryChart(answer, width = 560) {
   const pts = answer.points || [];
   const algs = answer.algorithms || [];
-  const w = 560;
+  // As wide as its panel (issue 25 item 10): drawn at its own width, so the
+  // text keeps its size.
+  const w = Math.max(560, Math.round(width));
   // Tall enough for every algorithm's name at the right edge.
   const h = Math.max(280, algs.length * 14 + 60);
-  const m = { l: 46, r: 130, t: 14, b: 34 };
+  const m = { l: 62, r: 130, t: 14, b: 34 };
   const ys = [1];
   for (const p of pts) ys.push(p.expected_max_over_mean, p.ring_max_over_mean);
   for (const a of algs) ys.push(a.structural_max_over_mean);
@@ -508,7 +514,8 @@ function theoryChart(answer) {
   for (const v of [1, 10, 100, 1000]) {
     chart.appendChild(svg('text', { x: x(v), y: h - m.b + 14, 'text-anchor': 'middle', class: 'chart-label' }, String(v)));
   }
-  chart.appendChild(svg('text', { x: (m.l + w - m.r) / 2, y: h - 4, 'text-anchor': 'middle', class: 'chart-label' }, 'points per node (log scale)'));
+  chart.appendChild(svg('text', { x: (m.l + w - m.r) / 2, y: h - 4, 'text-anchor': 'middle', class: 'chart-label axis-label' }, 'points per node (log scale)'));
+  chart.appendChild(svg('text', { x: 12, y: (m.t + h - m.b) / 2, 'text-anchor': 'middle', class: 'chart-label axis-label', transform: `rotate(-90 12 ${(m.t + h - m.b) / 2})` }, 'busiest node ÷ its share'));
   const ticks = 4;
   for (let i = 0; i <= ticks; i++) {
     const v = 1 + ((ymax - 1) * i) / ticks;
@@ -622,7 +629,7 @@ async function runTheory(getView) {
     const other = asked !== null && asked !== answer.nodes ? ` — not the ${formatInt(asked)} asked for: the server measured ${formatInt(answer.nodes)}` : '';
     $('theory-status').textContent = `${formatInt(answer.nodes)} ${answer.nodes === 1 ? 'node' : 'nodes'}, measured over ${formatInt(answer.sample_keys)} keys${other}.`;
     $('theory-chart-box').replaceChildren(
-      theoryChart(answer),
+      theoryChart(answer, $('theory-chart-box').clientWidth),
       el('p', { className: 'legend muted small' }, [
         el('span', { className: 'swatch swatch-expected' }), ' expected 1 + √(2 ln N / V) ',
         el('span', { className: 'swatch swatch-measured' }), ' measured ring ',
