@@ -324,4 +324,47 @@ export function registerIssue25Tests(test, h) {
       }
     });
   });
+
+  test('issue 25 items 1, 2, 3, 11: fair-share ticks, exact pairs, keys with no live replica, and the Down toggle previewed first', async ({ page, server }) => {
+    // Cassandra RF 1: a node down leaves its keys without a live replica.
+    await http(server, 'PUT', '/api/config', { algorithm: 'cassandra' });
+    await post(server, '/api/nodes', { name: 'a', weight: 2 });
+    for (const name of ['b', 'c', 'd']) await post(server, '/api/nodes', { name });
+    await post(server, '/api/keys', { generate: { count: 3000 } });
+    const nodeRowLoc = (name) => page.locator(`#nodes-body tr[data-node="${name}"]`);
+    await nodeRowLoc('d').waitFor();
+    // Item 11: the toggle previews first; nothing changes until Apply.
+    const before = (await http(server, 'GET', '/api/operations')).body.operations.length;
+    await nodeRowLoc('b').getByRole('button', { name: 'Down: b', exact: true }).click();
+    const preview = await (await http(server, 'POST', '/api/preview', { op: 'set_state', name: 'b', state: 'down' })).body;
+    assert.ok(preview.unavailable_after.keys > 0, 'RF 1: b down leaves keys unserved');
+    const summary = page.locator('#preview-summary');
+    await expectText(summary, `${preview.unavailable_after.keys.toLocaleString('en-US')} keys would have no live replica`, 'the preview says what nobody would serve');
+    assert.equal((await http(server, 'GET', '/api/operations')).body.operations.length, before, 'nothing recorded by the preview');
+    await page.getByRole('button', { name: 'Apply: mark b down', exact: true }).click();
+    await eventually('b down', async () => (await http(server, 'GET', '/api/nodes/b')).body.state === 'down');
+    const stats = (await http(server, 'GET', '/api/stats')).body;
+    const op = (await http(server, 'GET', '/api/operations')).body.operations.at(-1);
+    await atBothSizes(page, async (where) => {
+      // Item 3: the statistics and "What moved" count what nobody serves.
+      await expectText(page.locator('#stats-numbers'), `No live replica${stats.unavailable.keys.toLocaleString('en-US')} keys`, `${where}: the statistics`);
+      await expectText(page.locator('#moved-requests'), `${op.unavailable_after.keys.toLocaleString('en-US')} keys have no live replica`, `${where}: What moved`);
+      // Item 2: the pairs are the server's, exact, largest first.
+      await eventually(`${where}: pairs as the server counts them`, async () => {
+        const rows = await page.$$eval('#moved-pairs table.pairs:first-of-type tbody tr', (trs) => trs.map((tr) => [tr.children[0].textContent, tr.children[1].textContent, tr.querySelector('td[data-col="keys"]').textContent]));
+        const want = op.pairs.slice(0, rows.length).map((p) => [p.from ?? 'no live replica', p.to ?? 'no live replica', p.keys.toLocaleString('en-US')]);
+        return rows.length > 0 && JSON.stringify(rows) === JSON.stringify(want);
+      });
+      // Item 1: each node's tick at its fair share (a: weight 2 of 4 up → 0.5; b down → 0).
+      const ticks = await page.$$eval('#stats-bars .bar-row', (rs) => rs.map((r) => [r.dataset.node, Number(r.querySelector('.bar-ideal').dataset.fair)]));
+      const fair = Object.fromEntries(stats.per_node.map((p) => [p.name, p.fair_share]));
+      for (const [name, f] of ticks) assert.ok(Math.abs(f - fair[name]) < 1e-12, `${where}: ${name}'s tick at its fair share ${fair[name]} (got ${f})`);
+      assert.equal(fair.a, 2 / 4);
+      await expectText(page.locator('#stats-bars .bar-row[data-node="a"] .v-keys'), `${stats.per_node.find((p) => p.name === 'a').load_over_fair.toFixed(2)}× fair`, `${where}: a's load against its fair share`);
+      // A key nobody serves says so in the keys table.
+      await page.locator('#keys-node').selectOption('b');
+      await expectText(page.locator('#keys-body'), 'no live replica', `${where}: a key of b`);
+      await page.locator('#keys-node').selectOption('');
+    });
+  });
 }

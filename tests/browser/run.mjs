@@ -2117,6 +2117,8 @@ test('a node marked down and up with its toggle; its keys show who serves them',
   const toggle = row.getByRole('button', { name: 'Down: bravo', exact: true });
   assert.equal(await toggle.getAttribute('aria-pressed'), 'false', 'up: not pressed');
   await toggle.click();
+  // Previewed first (issue 25 item 11), then applied.
+  await page.getByRole('button', { name: 'Apply: mark bravo down', exact: true }).click();
   await eventually('bravo is down on the server', async () => (await http(server, 'GET', '/api/nodes/bravo')).body.state === 'down');
   await eventually('the toggle is pressed', async () => (await toggle.getAttribute('aria-pressed')) === 'true');
   await expectText(toggle, 'Down');
@@ -2132,6 +2134,7 @@ test('a node marked down and up with its toggle; its keys show who serves them',
   await expectText(page.locator('#keys-body'), `served by ${served[0].served_by}`, 'the page too');
   assert.deepEqual(await axeSerious(page), [], 'axe with a node down');
   await toggle.click();
+  await page.getByRole('button', { name: 'Apply: mark bravo up', exact: true }).click();
   await eventually('bravo is up again', async () => (await http(server, 'GET', '/api/nodes/bravo')).body.state === 'up');
   await eventually('the toggle is not pressed', async () => (await toggle.getAttribute('aria-pressed')) === 'false');
   await eventually('no key says served by', async () => (await page.locator('#keys-body .served-by').count()) === 0);

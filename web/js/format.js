@@ -340,3 +340,13 @@ export function humanMessage(message) {
   }).join('');
   return out;
 }
+
+/**
+ * Keys and requests nobody serves (API.md v4 "unavailable"): a sentence,
+ * or '' when every key is served.
+ */
+export function unavailableSentence(u) {
+  if (!u || !u.keys) return '';
+  const req = typeof u.requests_share === 'number' ? `, ${formatPercent(u.requests_share, 1)} of requests` : '';
+  return `${formatInt(u.keys)} ${u.keys === 1 ? 'key has' : 'keys have'} no live replica (${formatPercent(u.key_share, 1)} of keys${req}): nobody serves them.`;
+}

@@ -9,8 +9,21 @@
 import { $, el, setError } from './dom.js';
 import { setupTheoryViews, theoryViewsShown } from './theory_requests.js';
 import {
-  RING_SIZE, cutText, displayName, formatInt, formatNumber, formatPercent, groupCounts, humanMessage, nodeColour, visibleText,
+  RING_SIZE, cutText, displayName, formatInt, formatNumber, formatPercent, groupCounts, humanMessage, nodeColour, unavailableSentence, visibleText,
 } from './format.js';
+
+/** The server's exact from → to pairs (API.md v4) as a small table. */
+function pairsTable(pairs, total) {
+  const who = (n) => (n === null || n === undefined ? 'no live replica' : displayName(n));
+  return el('table', { className: 'data compact pairs', id: 'preview-pairs' }, [
+    el('caption', { className: 'visually-hidden' }, `Moves between nodes, ${formatInt(total)} pairs`),
+    el('thead', null, el('tr', null, [el('th', { scope: 'col' }, 'From'), el('th', { scope: 'col' }, 'To'), el('th', { scope: 'col', className: 'num' }, 'Keys'), el('th', { scope: 'col', className: 'num' }, 'Requests')])),
+    el('tbody', null, pairs.map((p) => el('tr', null, [
+      el('td', null, who(p.from)), el('td', null, who(p.to)), el('td', { className: 'num' }, formatInt(p.keys)),
+      el('td', { className: 'num' }, formatPercent(p.requests_share || 0, 2)),
+    ]))),
+  ]);
+}
 
 const nodeColourLight = (name) => nodeColour(name, 1, false);
 
@@ -208,8 +221,15 @@ class Preview {
     return b;
   }
 
-  async ask(op) {
-    const body = this.body(op);
+  /** A node down or up, previewed before it is done (issue 25 item 11). */
+  askState(name, down, done) {
+    this.onDone = done || null;
+    return this.ask('set_state', { op: 'set_state', name, state: down ? 'down' : 'up' });
+  }
+
+  async ask(op, given) {
+    if (!given) this.onDone = null;
+    const body = given || this.body(op);
     if (!body) return;
     setError('preview-error', '');
     $('preview-panel').hidden = false;
@@ -243,6 +263,7 @@ class Preview {
   describe(body) {
     if (body.op === 'add_node') return `add node ${displayName(body.name)}${body.weight !== undefined ? ` (weight ${body.weight})` : ''}`;
     if (body.op === 'remove_node') return `remove node ${displayName(body.name)}`;
+    if (body.op === 'set_state') return `mark ${displayName(body.name)} ${body.state}`;
     const parts = [`algorithm ${body.algorithm}`];
     if (body.params) for (const [k, v] of Object.entries(body.params)) parts.push(`${k} ${v}`);
     if (body.replicas !== undefined) parts.push(`replicas ${body.replicas}`);
@@ -251,7 +272,9 @@ class Preview {
 
   show(body, a) {
     const what = this.describe(body);
-    $('preview-summary').textContent = `If you ${what}: ${formatInt(a.keys_moved)} keys would move, ${formatInt(a.replica_moves)} replica moves. Nothing has changed yet.`;
+    const unserved = unavailableSentence(a.unavailable_after);
+    $('preview-summary').textContent = `If you ${what}: ${formatInt(a.keys_moved)} keys would move, ${formatInt(a.replica_moves)} replica moves.${unserved ? ` ${unserved.replace('have no live replica', 'would have no live replica').replace('has no live replica', 'would have no live replica').replace('nobody serves them', 'nobody would serve them')}` : ''} Nothing has changed yet.`;
+    $('preview-summary').dataset.unavailable = String(a.unavailable_after ? a.unavailable_after.keys : 0);
     $('preview-summary').dataset.keysMoved = String(a.keys_moved);
     $('preview-summary').dataset.replicaMoves = String(a.replica_moves);
     const sample = (a.sample || []).slice(0, 20);
@@ -260,6 +283,8 @@ class Preview {
         el('div', null, [el('h3', null, 'Would move from'), countsList(a.moved_from)]),
         el('div', null, [el('h3', null, 'Would move to'), countsList(a.moved_to)]),
       ]),
+      Array.isArray(a.pairs) && a.pairs.length ? el('h3', null, 'From → to, every move counted') : null,
+      Array.isArray(a.pairs) && a.pairs.length ? pairsTable(a.pairs.slice(0, 12), a.pairs.length) : null,
       statsTable(a.before, a.after),
       el('h3', null, `Sample of moved keys (${formatInt(sample.length)} of ${formatInt(a.keys_moved)})`),
       sample.length
@@ -275,10 +300,14 @@ class Preview {
     const to = (a.moved_to || []).map((e) => `${displayName(e.node)} (${formatInt(e.keys)})`).join(', ');
     ghost.textContent = `Preview, not applied — ${what}: ${formatInt(a.keys_moved)} keys would move${from ? ` from ${from}` : ''}${to ? ` to ${to}` : ''}.`;
     const pairs = new Map();
-    for (const s of a.sample || []) {
-      if (!s.from || !s.to) continue;
-      const k = `${s.from}\u0000${s.to}`;
-      pairs.set(k, { from: s.from, to: s.to, keys: (pairs.get(k)?.keys || 0) + 1 });
+    // The exact pairs when the server gives them; else the sample's.
+    if (Array.isArray(a.pairs)) for (const p of a.pairs) if (p.from && p.to) pairs.set(`${p.from}\u0000${p.to}`, p);
+    else {
+      for (const s of a.sample || []) {
+        if (!s.from || !s.to) continue;
+        const k = `${s.from}\u0000${s.to}`;
+        pairs.set(k, { from: s.from, to: s.to, keys: (pairs.get(k)?.keys || 0) + 1 });
+      }
     }
     try {
       this.ring.showFlow([...pairs.values()]);
@@ -296,6 +325,8 @@ class Preview {
         await rawJson('POST', '/api/nodes', body.weight === undefined ? { name: body.name } : { name: body.name, weight: body.weight });
       } else if (body.op === 'remove_node') {
         await rawJson('DELETE', `/api/nodes/${encodeURIComponent(body.name)}`);
+      } else if (body.op === 'set_state') {
+        await rawJson('PUT', `/api/nodes/${encodeURIComponent(body.name)}/state`, { state: body.state });
       } else {
         const config = { ...body };
         delete config.op;
@@ -303,7 +334,9 @@ class Preview {
         // The form's choice is now the configuration in force.
         this.placement.applied();
       }
+      const done = this.onDone;
       this.clear();
+      if (done) done();
     } catch (err) {
       button.disabled = false;
       setError('preview-error', err.message);

@@ -46,17 +46,20 @@ export async function renderLoad(stats, at, dark) {
   if (w && !$('load-form').contains(document.activeElement)) fillForm(w);
   const hot = rq.hottest_key;
   const numbers = [
-    ['Max / mean', formatNumber(rq.max_over_mean, 3), 'the busiest node’s requests against the mean'],
+    ['Max / mean', formatNumber(rq.max_over_mean, 3), 'the busiest node’s requests against its fair share'],
     ['CV', formatNumber(rq.cv, 3), 'std dev ÷ mean of the nodes’ requests'],
-    ['Bound', formatNumber(rq.bound, 3), 'max(1, nodes × the largest key share): no placement does better while a key lives on one node'],
+    ['Bound', formatNumber(rq.bound, 3), 'max(1, the hottest key’s share ÷ the largest fair share): no placement does better while a key lives on one node'],
     ['Hottest key', hot ? `${displayName(hot.key)} · ${formatPercent(hot.share, 2)}` : '—', 'the key with the largest share of requests'],
   ];
+  const un = stats.unavailable;
+  if (un && un.keys > 0) numbers.push(['Unserved', `${formatPercent(un.requests_share ?? 0, 1)} of requests`, 'requests for keys with no live replica']);
   $('load-numbers').replaceChildren(...numbers.map(([k, v, help]) => el('div', { title: help }, [el('dt', null, k), el('dd', null, v)])));
   let per = stats.per_node || [];
   const ideal = per.length ? 1 / per.length : 0;
+  const fair = (p) => (p.fair_share === undefined ? ideal : (p.fair_share ?? 0));
   const digits = shareDigits(per.length);
   if (per.length > BAR_LIMIT) per = [...per].sort((a, b) => (b.requests || 0) - (a.requests || 0)).slice(0, BAR_LIMIT);
-  let scale = ideal;
+  let scale = Math.max(ideal, ...per.map(fair));
   for (const p of per) scale = Math.max(scale, p.requests || 0, p.key_share);
   scale = scale || 1;
   $('load-bars').replaceChildren(...per.map((p) => {
@@ -65,8 +68,8 @@ export async function renderLoad(stats, at, dark) {
     req.style.background = nodeColour(p.name, 1, dark);
     const keys = el('div', { className: 'bar-ring' });
     keys.style.width = `${(p.key_share / scale) * 100}%`;
-    const mark = el('div', { className: 'bar-ideal' });
-    mark.style.left = `${(ideal / scale) * 100}%`;
+    const mark = el('div', { className: 'bar-ideal', title: `fair share ${formatPercent(fair(p), digits)}`, dataset: { fair: String(fair(p)) } });
+    mark.style.left = `${(fair(p) / scale) * 100}%`;
     return el('div', { className: 'bar-row', role: 'listitem', title: `${displayName(p.name)}: requests ${formatPercent(p.requests || 0, digits)}, keys ${formatPercent(p.key_share, digits)}, ${p.bytes ?? 0} bytes` }, [
       el('span', { className: 'bar-name' }, displayName(p.name)),
       el('div', { className: 'bar-track' }, [req, keys, mark]),

@@ -18,7 +18,7 @@
 import { api, ApiError, eventsUrl } from './api.js';
 import { $, el, setError, debounce } from './dom.js';
 import {
-  describeOperation, displayName, visibleText, formatInt, formatTime, groupMoves, humanMessage, movedCount, setNodeOrder,
+  describeOperation, displayName, visibleText, formatInt, formatTime, groupMoves, humanMessage, movedCount, setNodeOrder, unavailableSentence,
 } from './format.js';
 import { RingView } from './ring.js';
 import { describeSpace, keyDrawPosition } from './space.js';
@@ -107,6 +107,7 @@ const ring = new RingView({
 
 const strip = new TableStrip({ box: $('table-strip'), canvas: $('strip-canvas'), caption: $('strip-caption') });
 
+let lab = null; // the preview, the compare and the exports (lab.js)
 const nodesTable = new NodesTable({
   onPick: (name) => {
     state.keysQuery.node = name;
@@ -117,7 +118,11 @@ const nodesTable = new NodesTable({
   },
   onRemove: (name, button) => mutate(button, 'node-error', null, () => api.removeNode(name)),
   // A node marked down or up again (one set_state operation).
-  onState: (name, down, button) => mutate(button, 'node-error', null, () => api.setState(name, down ? 'down' : 'up')),
+  // Previewed first (issue 25 item 11): what would move and what nobody
+  // would serve, then "Apply"; resolved once applied.
+  onState: (name, down, button) => (lab
+    ? new Promise((resolve) => { lab.preview.askState(name, down, resolve); })
+    : mutate(button, 'node-error', null, () => api.setState(name, down ? 'down' : 'up'))),
   // A weight changed in place: null when done, else the refusal in words.
   onWeight: async (name, weight, button) => {
     let refusal = null;
@@ -442,9 +447,10 @@ function showOperation(op) {
   $('moved-operation').title = $('moved-operation').textContent;
   const replicaMoves = op.replica_moves ? ` · ${formatInt(op.replica_moves)} replica ${op.replica_moves === 1 ? 'copy' : 'copies'} added` : '';
   $('moved-summary').textContent = movedCount(op.keys_moved) + replicaMoves;
-  $('moved-requests').textContent = requestsSentence(op);
+  $('moved-requests').textContent = [requestsSentence(op), unavailableSentence(op.unavailable_after)].filter(Boolean).join(' ');
   const known = op.type === 'add_node' && Array.isArray(op.moved_from);
-  renderPairs(known ? groupMoves(op.moved_from.map((m) => ({ from: m.node, to: op.subject, keys: m.keys }))) : [], op.keys_moved, false);
+  if (Array.isArray(op.pairs)) renderPairs(op.pairs, op.keys_moved, false);
+  else renderPairs(known ? groupMoves(op.moved_from.map((m) => ({ from: m.node, to: op.subject, keys: m.keys }))) : [], op.keys_moved, false);
   renderMovedKeys([], 0);
   renderCompare(null, null);
   ring.clearHighlights();
@@ -505,7 +511,10 @@ async function statsAt(id) {
 /** Works out the from→to pairs of one operation's moves, exactly when it can. */
 async function movePairs(op, detail, before, after) {
   const total = detail.moves_total ?? op.keys_moved;
-  if (Array.isArray(detail.pairs)) return { pairs: groupMoves(detail.pairs), partial: false };
+  // The server's exact pairs over every move (API.md v4), largest first:
+  // never a sample of the first pages of moves (issue 25 item 2).
+  if (Array.isArray(op.pairs)) return { pairs: op.pairs, partial: false };
+  if (Array.isArray(detail.pairs)) return { pairs: detail.pairs, partial: false };
   if (detail.moves.length >= total) return { pairs: groupMoves(detail.moves), partial: false };
   if (op.type === 'add_node' && Array.isArray(op.moved_from)) {
     return { pairs: groupMoves(op.moved_from.map((m) => ({ from: m.node, to: op.subject, keys: m.keys }))), partial: false };
@@ -1156,7 +1165,7 @@ function connect() {
 setNodeOrder(state.nodeOrder);
 setupScenarios({ api, confirmInPage, getState: () => state, onOperation, refresh });
 setupImport({ api, onOperation, refresh });
-setupLab({
+lab = setupLab({
   ring, placement, getView: () => state.view, api, confirmInPage,
 });
 setupLoad({ ring });
