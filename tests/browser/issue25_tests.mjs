@@ -367,4 +367,23 @@ export function registerIssue25Tests(test, h) {
       await page.locator('#keys-node').selectOption('');
     });
   });
+
+  test('issue 25 item 11: a twemproxy text of several pools offers its pools as choices', async ({ page, server }) => {
+    const text = 'alpha:\n  listen: 127.0.0.1:22121\n  distribution: ketama\n  servers:\n   - 10.0.0.1:11211:1\nbeta:\n  listen: 127.0.0.1:22122\n  distribution: ketama\n  servers:\n   - 10.0.0.2:11211:1\n   - 10.0.0.3:11211:1\n';
+    let round = 0;
+    await atBothSizes(page, async (where) => {
+      round++;
+      await page.getByRole('button', { name: 'Paste your cluster…', exact: true }).click();
+      await page.getByLabel('Configuration text', { exact: true }).fill(text);
+      await page.getByLabel('Section name', { exact: true }).fill('');
+      await page.getByRole('button', { name: 'Preview import', exact: true }).click();
+      const choice = page.locator('#import-result').getByRole('button', { name: round === 1 ? 'beta' : 'alpha', exact: true });
+      await choice.waitFor();
+      assert.equal(await page.locator('#import-result button[data-section]').count(), 2, `${where}: both pools offered`);
+      await choice.click();
+      await expectText(page.locator('#import-result'), round === 1 ? /“beta”: 2 nodes/ : /“alpha”: 1 node/, `${where}: the chosen pool previewed`);
+      await page.getByRole('button', { name: 'Apply import', exact: true }).click();
+      await eventually(`${where}: imported`, async () => (await http(server, 'GET', '/api/nodes')).body.nodes.length === (round === 1 ? 2 : 1));
+    });
+  });
 }
