@@ -386,4 +386,26 @@ export function registerIssue25Tests(test, h) {
       await eventually(`${where}: imported`, async () => (await http(server, 'GET', '/api/nodes')).body.nodes.length === (round === 1 ? 2 : 1));
     });
   });
+
+  test('issue 25 item 11: the workload view: rank against share, what the hottest 1% take, the hottest key and its node', async ({ page, server }) => {
+    for (const name of ['alpha', 'bravo', 'charlie']) await post(server, '/api/nodes', { name });
+    await post(server, '/api/keys', { generate: { count: 1000 } });
+    assert.equal((await http(server, 'PUT', '/api/workload', { kind: 'zipf', s: 1.2 })).status, 200);
+    const H = (k) => { let t = 0; for (let r = 1; r <= k; r++) t += r ** -1.2; return t; };
+    const top1 = ((100 * H(10)) / H(1000)).toFixed(1);
+    const hot = (await http(server, 'GET', '/api/stats')).body.requests.hottest_key;
+    const where1 = (await http(server, 'GET', `/api/lookup?key=${encodeURIComponent(hot.key)}`)).body;
+    await atBothSizes(page, async (where) => {
+      await expectText(page.locator('#workload-top'), `The hottest 1% of keys (10 of 1,000) take ${top1}% of requests`, `${where}: the hottest 1%`);
+      await expectText(page.locator('#workload-hottest'), `Hottest key: ${hot.key}`, `${where}: the hottest key`);
+      await expectText(page.locator('#workload-hottest'), `on ${where1.served_by ?? where1.node}`, `${where}: its node`);
+      const chart = page.locator('#workload-rank-chart');
+      await chart.scrollIntoViewIfNeeded();
+      assert.ok(await chart.isVisible(), `${where}: the rank chart`);
+      assert.equal(await chart.locator('.axis-label').count(), 2, `${where}: both axes named`);
+    });
+    // A hotspot: 5% of keys take 90%: the hottest 1% take 1/5 of 90%.
+    assert.equal((await http(server, 'PUT', '/api/workload', { kind: 'hotspot', hot_fraction: 0.05, hot_share: 0.9 })).status, 200);
+    await expectText(page.locator('#workload-top'), 'take 18.0% of requests', 'the hotspot read right');
+  });
 }
