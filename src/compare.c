@@ -72,7 +72,7 @@ static void place_all(const placement *p, hasher *h, const sample *sm, long *own
     for (size_t i = 0; i < sm->n; i++) {
         place_key_info k;
         place_key(p, h, sm->buf + sm->off[i], sm->len[i], &k);
-        own[i] = k.owner;
+        own[i] = k.served; /* who serves it (docs/api.md v4): its owner while all are up */
     }
 }
 
@@ -104,48 +104,80 @@ static uint64_t count_moves(const placement *b, hasher *h, const sample *sm, con
     return moved;
 }
 
-static void stats_of(const int64_t *count, size_t n, sim_stats *st)
+/* The key statistics of GET /api/stats (docs/api.md v4): counts over the
+ * nodes that can take keys (fair-share weights w > 0), balance against
+ * their fair shares (sim_balance), `unav` keys nobody serves. */
+static void stats_of(const int64_t *count, const double *w, size_t n, int64_t unav, sim_stats *st)
 {
     memset(st, 0, sizeof *st);
     st->nodes = (int64_t)n;
-    if (!n)
-        return;
-    double sum = 0, sq = 0;
+    st->unavailable = unav;
+    double sum = 0, esum = 0, sq = 0;
+    int64_t m = 0;
     st->min = INT64_MAX;
+    double *load = malloc((n + 1) * sizeof *load);
     for (size_t i = 0; i < n; i++) {
         sum += (double)count[i];
+        if (load)
+            load[i] = (double)count[i];
+        if (!(w[i] > 0))
+            continue;
+        m++;
+        esum += (double)count[i];
         st->min = count[i] < st->min ? count[i] : st->min;
         st->max = count[i] > st->max ? count[i] : st->max;
     }
-    st->keys = (int64_t)sum;
-    st->mean = sum / (double)n;
+    st->keys = (int64_t)sum + unav;
+    st->fair = m;
+    if (!m) {
+        st->min = 0;
+        free(load);
+        return;
+    }
+    st->mean = esum / (double)m;
     for (size_t i = 0; i < n; i++)
-        sq += ((double)count[i] - st->mean) * ((double)count[i] - st->mean);
-    st->stddev = sqrt(sq / (double)n);
-    st->cv = st->mean > 0 ? st->stddev / st->mean : 0;
-    st->max_over_mean = st->mean > 0 ? (double)st->max / st->mean : 0;
+        if (w[i] > 0)
+            sq += ((double)count[i] - st->mean) * ((double)count[i] - st->mean);
+    st->stddev = sqrt(sq / (double)m);
+    if (load) {
+        sim_balance(load, w, n, &st->max_over_mean, &st->cv);
+    } else {
+        st->cv = st->mean > 0 ? st->stddev / st->mean : 0;
+        st->max_over_mean = st->mean > 0 ? (double)st->max / st->mean : 0;
+    }
+    free(load);
 }
 
 /* max/mean and cv of the nodes' shares of requests under this placement
- * (the sample's shares scaled to sum to 1), as GET /api/stats gives them. */
-static void requests_of(const sample *sm, const long *own, size_t n, compare_result *r)
+ * (the sample's shares scaled to sum to 1) against their fair shares, as
+ * GET /api/stats gives them; the unserved keys' share of requests and
+ * bytes into r. */
+static void requests_of(const sample *sm, const long *own, const double *w, size_t n, double scale,
+                        compare_result *r)
 {
     r->req_max_over_mean = r->req_cv = 0;
+    r->unav_requests = 0;
+    r->unav_bytes = 0;
+    for (size_t i = 0; i < sm->n; i++)
+        if (own[i] < 0 && sm->b)
+            r->unav_bytes += (double)sm->b[i];
+    r->unav_bytes *= scale;
     double *load = n && sm->w ? calloc(n, sizeof *load) : NULL;
     if (!load || !(sm->wsum > 0)) {
         free(load);
         return;
     }
+    double served = 0;
     for (size_t i = 0; i < sm->n; i++)
-        if (own[i] >= 0)
+        if (own[i] >= 0) {
             load[own[i]] += sm->w[i] / sm->wsum;
-    double mean = 1.0 / (double)n, max = 0, sq = 0;
-    for (size_t i = 0; i < n; i++) {
-        max = load[i] > max ? load[i] : max;
-        sq += (load[i] - mean) * (load[i] - mean);
-    }
-    r->req_max_over_mean = max / mean;
-    r->req_cv = sqrt(sq / (double)n) / mean;
+            served += sm->w[i] / sm->wsum;
+        }
+    bool any = false;
+    for (size_t i = 0; i < sm->n && !any; i++)
+        any = own[i] < 0;
+    r->unav_requests = any && served < 1 ? 1 - served : 0;
+    sim_balance(load, w, n, &r->req_max_over_mean, &r->req_cv);
     free(load);
 }
 
@@ -172,10 +204,22 @@ static void one(sim *s, const sample *sm, double scale, compare_result *r, long 
     for (size_t i = 0; i < sm->n; i++)
         if (own[i] >= 0)
             count[own[i]]++;
+    int64_t unav = 0;
+    for (size_t i = 0; i < sm->n; i++)
+        unav += own[i] < 0;
     for (size_t i = 0; i < n; i++)
         count[i] = (int64_t)((double)count[i] * scale + 0.5);
-    stats_of(count, n, &r->stats);
-    requests_of(sm, own, n, r);
+    unav = (int64_t)((double)unav * scale + 0.5);
+    double *fw = malloc((n + 1) * sizeof *fw);
+    if (!fw) {
+        r->rc = rs_fail(&r->err, RINGSIM_ENOMEM, "out of memory");
+        place_free(p);
+        return;
+    }
+    place_fair_weights(p, fw, n);
+    stats_of(count, fw, n, unav, &r->stats);
+    requests_of(sm, own, fw, n, scale, r);
+    free(fw);
     r->structural = place_structural_max_over_mean(p);
     r->memory_bytes = place_memory_bytes(p);
 

@@ -33,6 +33,7 @@ typedef struct compare_result {
     double requests_if_added, requests_if_removed; /* shares of requests */
     double bytes_if_added, bytes_if_removed;       /* the moved keys' sizes */
     double req_max_over_mean, req_cv;              /* of the nodes' request shares */
+    double unav_requests, unav_bytes;              /* what nobody serves (stats.unavailable) */
     size_t removed_sampled, removed_of;
 } compare_result;
 

@@ -44,7 +44,7 @@ typedef struct sse_send {
 static int send_op(void *ud, const sim_op *op)
 {
     sse_send *s = ud;
-    json_t *j = view_operation(op);
+    json_t *j = view_operation_in(s->sv->loop_sim, op);
     char *t = j ? json_dumps(j, JSON_COMPACT) : NULL;
     json_decref(j);
     if (!t)

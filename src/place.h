@@ -236,6 +236,12 @@ uint64_t place_serving_size(const placement *p, size_t i);
 const placement *place_serving_layout(const placement *p, const size_t **map);
 /* Whether every node is in panic (Envoy): the down nodes serve anyway. */
 bool place_in_panic(const placement *p);
+/* The weight each node's fair share counts (docs/api.md v4) into w[0..n):
+ * its weight (1 for algorithms without weights) when it can take keys now
+ * -- weight above 0, up (or serving anyway: Envoy's panic, a Redis master
+ * whose replica took over), an HAProxy backup only while it serves -- and 0
+ * for the others.  Its fair share is that over their total.  Cannot fail. */
+void place_fair_weights(const placement *p, double *w, size_t n);
 /* How the algorithm treats a down node, in a sentence. */
 const char *place_down_rule_text(const placement *p);
 

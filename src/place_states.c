@@ -297,6 +297,49 @@ uint64_t place_serving_size(const placement *p, size_t i)
 
 bool place_in_panic(const placement *p) { return p->st && p->st->panic; }
 
+/* Whether node i can take keys now (docs/api.md v4 "balance as the systems
+ * count it"): its weight above 0 and it serves -- up, or in Envoy's panic
+ * (every host serves), or a Redis master whose replica took over (the
+ * replica stands in its place: its slots are served); under HAProxy a
+ * backup only while it is in the serving set (no active server usable). */
+static bool takes_keys(const placement *p, size_t i)
+{
+    const place_node *x = &p->nodes[i];
+    if (!(x->weight > 0))
+        return false;
+    if (p->st && p->st->panic)
+        return true;
+    if (p->st && p->st->map) { /* REBUILD: the serving set */
+        for (size_t k = 0, m = place_node_count(p->st->sub); k < m; k++)
+            if (p->st->map[k] == i)
+                return true;
+        return false;
+    }
+    if (x->down)
+        return p->a->down == PLACE_DOWN_FAILOVER && x->nreplicas > 0;
+    if (p->a->backups && x->backup) { /* every node up: backups serve without actives */
+        for (size_t k = 0; k < p->n; k++)
+            if (!p->nodes[k].backup && p->nodes[k].weight > 0)
+                return false;
+        /* the first usable backup alone, or every one with allbackups */
+        if (!p->cfg.param[PP_ALL_BACKUPS])
+            for (size_t k = 0; k < i; k++)
+                if (p->nodes[k].backup && p->nodes[k].weight > 0)
+                    return false;
+    }
+    return true;
+}
+
+void place_fair_weights(const placement *p, double *w, size_t n)
+{
+    size_t m = n < p->n ? n : p->n;
+    for (size_t i = 0; i < n; i++)
+        w[i] = 0;
+    for (size_t i = 0; i < m; i++)
+        if (takes_keys(p, i))
+            w[i] = p->a->weights == PLACE_W_NONE ? 1.0 : p->nodes[i].weight;
+}
+
 const placement *place_serving_layout(const placement *p, const size_t **map)
 {
     if (p->st && p->st->sub) {

@@ -27,6 +27,7 @@
 #include "cmd.h"
 #include "names.h"
 #include "sbuf.h"
+#include "sim_int.h" /* sim__spec_from_json: an import's nodes */
 #include "view.h"
 #include "vec.h"
 
@@ -790,6 +791,7 @@ typedef struct exporter {
     sbuf b;
     place_config cfg; /* the configuration so far */
     const idlist *ops;
+    json_t *names; /* the nodes so far, by name: an import removes them first */
 } exporter;
 
 static int put_word(exporter *x, const char *w, size_t n)
@@ -1041,6 +1043,96 @@ static int take_first(void *ud, const char *k, size_t n)
     return 1; /* stop */
 }
 
+/* "node add [--weight W] [--tokens T,…] [--id N] [--backup] [--down] NAME",
+ * without its newline. */
+static int put_node_add(exporter *x, const sim_node_spec *nd)
+{
+    int rc = sb_str(&x->b, "node add");
+    if (!rc && nd->weight != 1) {
+        char t[40];
+        num_text(t, nd->weight);
+        rc = sb_printf(&x->b, " --weight %s", t);
+    }
+    for (size_t k = 0; !rc && k < nd->ntokens; k++)
+        rc = sb_printf(&x->b, "%s%lld", k ? "," : " --tokens ", (long long)nd->tokens[k]);
+    if (!rc && nd->srv_id) /* HAProxy's server id */
+        rc = sb_printf(&x->b, " --id %lld", (long long)nd->srv_id);
+    /* A node added down or as a backup (import); a Redis master's
+     * replicas have no option and are not written. */
+    if (!rc && nd->backup)
+        rc = sb_str(&x->b, " --backup");
+    if (!rc && nd->down)
+        rc = sb_str(&x->b, " --down");
+    if (!rc && nd->name[0] == '-')
+        rc = sb_str(&x->b, " --");
+    return rc ? rc : put_word(x, nd->name, nd->len);
+}
+
+static int put_node_rm(exporter *x, const char *nm, size_t nl)
+{
+    int rc = sb_str(&x->b, nm[0] == '-' ? "node rm --" : "node rm");
+    return rc ? rc : put_word(x, nm, nl);
+}
+
+static void forget_name(exporter *x, const char *nm, size_t nl)
+{
+    for (size_t k = 0; k < json_array_size(x->names); k++) {
+        json_t *v = json_array_get(x->names, k);
+        if (json_string_length(v) == nl && memcmp(json_string_value(v), nm, nl) == 0) {
+            json_array_remove(x->names, k);
+            return;
+        }
+    }
+}
+
+/* An import (docs/api.md "Import a real cluster") as the lines that rebuild
+ * what it left: its nodes replace the current ones, so those leave first;
+ * then the configuration it set and its nodes in the text's order, with
+ * their weights, tokens, ids and states.  A slot map (Redis) has no such
+ * lines: refused, naming the way out. */
+static int put_import(exporter *x, const sim_op *o, const json_t *params, rs_error *err)
+{
+    place_config cfg;
+    int rc = sim_op_config(o, &cfg, err);
+    if (rc)
+        return rc;
+    if (place_slot_count(cfg.algorithm))
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "operation %lld is an import (%s): its slot map cannot be written as "
+                       "scenario lines; write the nodes with `ringsim export --config "
+                       "redis-nodes` instead",
+                       (long long)o->id, o->subject ? o->subject : "");
+    rc = sb_printf(&x->b, "# operation %lld imported %s: its nodes replace the others\n",
+                   (long long)o->id, o->subject ? o->subject : "a cluster");
+    while (!rc && json_array_size(x->names)) {
+        json_t *v = json_array_get(x->names, 0);
+        rc = put_node_rm(x, json_string_value(v), json_string_length(v));
+        if (!rc)
+            rc = sb_str(&x->b, "\n");
+        json_array_remove(x->names, 0);
+    }
+    if (!rc)
+        rc = put_config(x, &cfg, false);
+    const json_t *nodes = json_object_get(params, "nodes");
+    for (size_t k = 0; !rc && k < json_array_size(nodes); k++) {
+        sim_node_spec sp;
+        int64_t *tok = NULL;
+        const char **rep = NULL;
+        rc = sim__spec_from_json(json_array_get(nodes, k), &sp, &tok, &rep);
+        if (rc == RINGSIM_EDB)
+            rs_fail(err, rc, "operation %lld has unreadable parameters", (long long)o->id);
+        if (!rc)
+            rc = put_node_add(x, &sp);
+        if (!rc)
+            rc = sb_str(&x->b, "\n");
+        if (!rc && json_array_append_new(x->names, json_stringn(sp.name, sp.len)))
+            rc = RINGSIM_ENOMEM;
+        free(tok);
+        free(rep);
+    }
+    return rc;
+}
+
 static int put_op(exporter *x, size_t i, rs_error *err)
 {
     sim *st = x->s;
@@ -1058,35 +1150,17 @@ static int put_op(exporter *x, size_t i, rs_error *err)
     size_t nl = nd->len;
     sim_op_type type = p.type;
     if (type == SIM_OP_ADD_NODE) {
-        rc = sb_str(&x->b, "node add");
-        if (!rc && nd->weight != 1) {
-            char t[40];
-            num_text(t, nd->weight);
-            rc = sb_printf(&x->b, " --weight %s", t);
-        }
-        for (size_t k = 0; !rc && k < nd->ntokens; k++)
-            rc = sb_printf(&x->b, "%s%lld", k ? "," : " --tokens ", (long long)nd->tokens[k]);
-        if (!rc && nd->srv_id) /* HAProxy's server id */
-            rc = sb_printf(&x->b, " --id %lld", (long long)nd->srv_id);
-        /* A node added down or as a backup (import); a Redis master's
-         * replicas have no option and are not written. */
-        if (!rc && nd->backup)
-            rc = sb_str(&x->b, " --backup");
-        if (!rc && nd->down)
-            rc = sb_str(&x->b, " --down");
-        if (!rc && nm[0] == '-')
-            rc = sb_str(&x->b, " --");
-        if (!rc)
-            rc = put_word(x, nm, nl);
+        rc = put_node_add(x, nd);
+        if (!rc && json_array_append_new(x->names, json_stringn(nm, nl)))
+            rc = RINGSIM_ENOMEM;
     } else if (type == SIM_OP_SET_STATE) {
         rc = sb_str(&x->b, nd->down ? (nm[0] == '-' ? "node down --" : "node down")
                                     : (nm[0] == '-' ? "node up --" : "node up"));
         if (!rc)
             rc = put_word(x, nm, nl);
     } else if (type == SIM_OP_REMOVE_NODE) {
-        rc = sb_str(&x->b, nm[0] == '-' ? "node rm --" : "node rm");
-        if (!rc)
-            rc = put_word(x, nm, nl);
+        rc = put_node_rm(x, nm, nl);
+        forget_name(x, nm, nl);
     } else if (type == SIM_OP_SET_WEIGHT) {
         char t[40];
         num_text(t, nd->weight);
@@ -1139,10 +1213,8 @@ static int put_op(exporter *x, size_t i, rs_error *err)
     } else if (type == SIM_OP_WORKLOAD) {
         rc = put_workload(x, p.json);
     } else if (type == SIM_OP_IMPORT) {
-        rc = rs_fail(err, RINGSIM_EPARAM,
-                     "operation %lld is an import (%s): a scenario cannot hold the imported "
-                     "text; write the nodes with `ringsim export --config FORMAT` instead",
-                     (long long)o.id, o.subject ? o.subject : "");
+        rc = put_import(x, &o, p.json, err);
+        goto out; /* put_import ends its lines */
     } else {
         rc = rs_fail(err, RINGSIM_EDB, "operation %lld (%s) cannot be exported", (long long)o.id,
                      o.type);
@@ -1232,7 +1304,11 @@ int scenario_export(sim *s, int64_t at, char **text, size_t *len, rs_error *err)
     int64_t last = 0;
     idlist ops = {0};
     place_config start;
-    exporter x = {s, {0}, {{0}, {0}, 0}, &ops};
+    exporter x = {s, {0}, {{0}, {0}, 0}, &ops, json_array()};
+    if (!x.names) {
+        sim_read_end(st);
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    }
     rc = sim_log_last(st, &last, err);
     if (!rc && at > last)
         rc = rs_fail(err, RINGSIM_ENOTFOUND, "operation %lld not found", (long long)at);
@@ -1308,6 +1384,7 @@ int scenario_export(sim *s, int64_t at, char **text, size_t *len, rs_error *err)
     }
     free(ops.v);
     json_decref(wl0);
+    json_decref(x.names);
     if (rc) {
         free(x.b.p);
         if (rc == RINGSIM_ENOMEM || rc == RINGSIM_EINTERNAL || !err->msg[0])

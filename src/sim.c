@@ -17,6 +17,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdint.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -563,10 +564,21 @@ static void tally_free(tally_list *t)
     memset(t, 0, sizeof *t);
 }
 
+static void pairs_free(pair_list *t)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        free(t->v[i].from_name);
+        free(t->v[i].to_name);
+    }
+    free(t->v);
+    memset(t, 0, sizeof *t);
+}
+
 static void op_free(opctx *c)
 {
     tally_free(&c->from);
     tally_free(&c->to);
+    pairs_free(&c->pairs);
     state_clear(&c->next);
 }
 
@@ -612,13 +624,127 @@ int sim__tally_side(opctx *c, bool to, int64_t id, const char *name, int64_t cou
     return tally_add(to ? &c->to : &c->from, id, name, count) ? RINGSIM_ENOMEM : 0;
 }
 
+pair_ent *sim__pair_find(opctx *c, int64_t from_id, int64_t to_id)
+{
+    pair_list *t = &c->pairs;
+    /* the last one found first: moves come in runs of one pair */
+    for (size_t i = t->n; i-- > 0;)
+        if (t->v[i].from == from_id && t->v[i].to == to_id)
+            return &t->v[i];
+    return NULL;
+}
+
+int sim__tally_pair(opctx *c, int64_t from_id, const char *from_name, int64_t to_id,
+                    const char *to_name, int64_t count)
+{
+    pair_ent *e = sim__pair_find(c, from_id, to_id);
+    if (e) {
+        e->keys += count;
+        return 0;
+    }
+    pair_list *t = &c->pairs;
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 16;
+        pair_ent *v = realloc(t->v, cap * sizeof *v);
+        if (!v)
+            return RINGSIM_ENOMEM;
+        t->v = v;
+        t->cap = cap;
+    }
+    pair_ent x = {from_id,
+                  to_id,
+                  from_name ? strdup(from_name) : NULL,
+                  to_name ? strdup(to_name) : NULL,
+                  count,
+                  0,
+                  0};
+    if ((from_name && !x.from_name) || (to_name && !x.to_name)) {
+        free(x.from_name);
+        free(x.to_name);
+        return RINGSIM_ENOMEM;
+    }
+    t->v[t->n++] = x;
+    return 0;
+}
+
 int sim__tally(opctx *c, int64_t from_id, const char *from_name, int64_t to_id, const char *to_name,
                int64_t count)
 {
     c->moved += count;
-    return tally_add(&c->from, from_id, from_name, count) || tally_add(&c->to, to_id, to_name, count)
+    return tally_add(&c->from, from_id, from_name, count) ||
+                   tally_add(&c->to, to_id, to_name, count) ||
+                   sim__tally_pair(c, from_id, from_name, to_id, to_name, count)
                ? RINGSIM_ENOMEM
                : 0;
+}
+
+static int name_cmp(const char *a, const char *b)
+{
+    if (!a || !b)
+        return (a != NULL) - (b != NULL); /* nobody first */
+    return strcmp(a, b);
+}
+
+static int pair_cmp(const void *x, const void *y)
+{
+    const pair_ent *a = x, *b = y;
+    if (a->keys != b->keys)
+        return a->keys > b->keys ? -1 : 1;
+    int r = name_cmp(a->from_name, b->from_name);
+    return r ? r : name_cmp(a->to_name, b->to_name);
+}
+
+/* The pairs as docs/api.md v4 gives them: [{"from", "to", "keys",
+ * "requests_share", "bytes"}…], largest first (then by names); requests
+ * and bytes null when they are not known.  Sorts c->pairs. */
+static json_t *pairs_json(opctx *c)
+{
+    pair_list *t = &c->pairs;
+    if (t->n > 1)
+        qsort(t->v, t->n, sizeof *t->v, pair_cmp);
+    json_t *arr = json_array();
+    for (size_t i = 0; arr && i < t->n; i++) {
+        const pair_ent *e = &t->v[i];
+        if (!e->keys)
+            continue;
+        json_t *o = json_pack("{s:o, s:o, s:I, s:o, s:o}", "from",
+                              e->from_name ? json_string(e->from_name) : json_null(), "to",
+                              e->to_name ? json_string(e->to_name) : json_null(), "keys",
+                              (json_int_t)e->keys, "requests_share",
+                              t->loaded ? json_real(e->requests) : json_null(), "bytes",
+                              t->loaded ? json_integer((json_int_t)e->bytes) : json_null());
+        if (!o || json_array_append_new(arr, o)) {
+            json_decref(arr);
+            return NULL;
+        }
+    }
+    return arr;
+}
+
+/* What nobody serves after the operation: {"keys", "key_share",
+ * "requests_share", "bytes"} (the last two null when not known). */
+static json_t *unavailable_json(opctx *c)
+{
+    int64_t keys = c->next.unassigned, un = c->next.unassigned;
+    for (size_t i = 0; i < c->next.n; i++)
+        keys += c->next.nodes[i].keys;
+    return json_pack("{s:I, s:f, s:o, s:o}", "keys", (json_int_t)un, "key_share",
+                     keys > 0 ? (double)un / (double)keys : 0.0, "requests_share",
+                     c->unavail_known ? json_real(c->unavail_requests) : json_null(), "bytes",
+                     c->unavail_known ? json_integer((json_int_t)c->unavail_bytes) : json_null());
+}
+
+/* The operation's v4 record, kept in meta (SIM_V4_PREFIX + id) beside its
+ * log entry: {"pairs", "unavailable_after"}. */
+static char *v4_text(opctx *c)
+{
+    json_t *p = pairs_json(c), *u = unavailable_json(c);
+    json_t *o = p && u ? json_pack("{s:O, s:O}", "pairs", p, "unavailable_after", u) : NULL;
+    json_decref(p);
+    json_decref(u);
+    char *t = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    return t;
 }
 
 /* A sim__tally as a JSON list [{"node", "keys"}…], largest first, then by name. */
@@ -683,9 +809,13 @@ static int preview_finish(opctx *c, rs_error *err)
     p->bytes_moved = c->bytes_moved;
     p->moved_from = tally_json(&c->from);
     p->moved_to = tally_json(&c->to);
+    p->pairs = pairs_json(c);
+    p->unavailable_after = unavailable_json(c);
     p->sample_moves = json_array();
     int64_t total = 0;
-    int rc = p->moved_from && p->moved_to && p->sample_moves ? 0 : RINGSIM_ENOMEM;
+    int rc = p->moved_from && p->moved_to && p->sample_moves && p->pairs && p->unavailable_after
+                 ? 0
+                 : RINGSIM_ENOMEM;
     if (!rc && c->op)
         rc = store_moves_page(s->st, c->op, 0, p->sample > 0 ? p->sample : 20, &total, add_sample,
                               p->sample_moves, err);
@@ -702,7 +832,7 @@ static int preview_finish(opctx *c, rs_error *err)
 int sim_preview_run(sim *s, sim_preview *p, int (*op)(sim *, void *, rs_error *), void *arg,
                     rs_error *err)
 {
-    p->moved_from = p->moved_to = p->sample_moves = NULL;
+    p->moved_from = p->moved_to = p->sample_moves = p->pairs = p->unavailable_after = NULL;
     s->preview = p;
     int rc = op(s, arg, err);
     s->preview = NULL;
@@ -710,8 +840,33 @@ int sim_preview_run(sim *s, sim_preview *p, int (*op)(sim *, void *, rs_error *)
         json_decref(p->moved_from);
         json_decref(p->moved_to);
         json_decref(p->sample_moves);
-        p->moved_from = p->moved_to = p->sample_moves = NULL;
+        json_decref(p->pairs);
+        json_decref(p->unavailable_after);
+        p->moved_from = p->moved_to = p->sample_moves = p->pairs = p->unavailable_after = NULL;
     }
+    return rc;
+}
+
+/* Keep the operation's v4 record where it says something (moves, or keys
+ * nobody serves): an operation from SIM_V4_SINCE on without one moved
+ * nothing and left every key served (no row for each key operation, which
+ * must still pass on a full disk when it frees space). */
+static int v4_record(opctx *c, rs_error *err)
+{
+    sim *s = c->s;
+    char *since = NULL, name[64];
+    int rc = store_meta_get(s->st, SIM_V4_SINCE, &since, err);
+    if (!rc && !since) {
+        snprintf(name, sizeof name, "%" PRId64, c->op);
+        rc = store_meta_set(s->st, SIM_V4_SINCE, name, err);
+    }
+    free(since);
+    if (rc || (!c->pairs.n && !c->next.unassigned))
+        return rc;
+    char *v4 = v4_text(c);
+    snprintf(name, sizeof name, "%s%" PRId64, SIM_V4_PREFIX, c->op);
+    rc = v4 ? store_meta_set(s->st, name, v4, err) : rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    free(v4);
     return rc;
 }
 
@@ -755,6 +910,8 @@ int sim__op_commit(opctx *c, int64_t *op_out, rs_error *err)
         free(mf);
         free(cfg);
     }
+    if (!rc && c->op && !s->preview)
+        rc = v4_record(c, err);
     if (!rc && c->op && !c->keys_only)
         rc = sim__keep_before(c, err);
     if (!rc && !x->pl && !c->keys_only)

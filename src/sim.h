@@ -128,6 +128,11 @@ int sim_log_each(sim *s, int64_t after, int64_t limit, sim_op_fn fn, void *ud, r
 /* One operation: RINGSIM_ENOTFOUND when missing; free with sim_op_clear. */
 int sim_log_get(sim *s, int64_t id, sim_op *out, rs_error *err);
 void sim_op_clear(sim_op *op);
+/* What docs/api.md v4 adds to an operation, as recorded at its commit:
+ * {"pairs": [{"from", "to", "keys", "requests_share", "bytes"}…],
+ * "unavailable_after": {"keys", "key_share", "requests_share", "bytes"}}
+ * into *out (the caller's); NULL for an operation logged before. */
+int sim_op_v4(sim *s, int64_t id, json_t **out, rs_error *err);
 /* The id of the last operation (0 when none) into *out. */
 int sim_log_last(sim *s, int64_t *out, rs_error *err);
 /* A page of an operation's moves (key, from, to; NULL for nobody) in the
@@ -261,6 +266,8 @@ typedef struct sim_preview {
     int64_t keys_moved, replica_moves;
     json_t *moved_from, *moved_to; /* [{"node", "keys"}…] */
     json_t *sample_moves;          /* [{"key", "from", "to"}…] */
+    json_t *pairs;                 /* [{"from", "to", "keys", "requests_share", "bytes"}…] */
+    json_t *unavailable_after;     /* {"keys", "key_share", "requests_share", "bytes"} */
     double requests_moved;         /* the moved keys' shares (sim_workload.c) */
     int64_t bytes_moved;           /* and their value sizes */
 } sim_preview;
@@ -282,6 +289,10 @@ typedef struct sim_node_view {
     const char *const *replicas; /* a Redis master's, for failover */
     size_t nreplicas;
     uint64_t serving_points; /* what it serves from, the states applied */
+    /* docs/api.md v4: its weight over the total weight of the nodes that
+     * can take keys (0: it cannot), and its share of the served keys over
+     * that (-1 when its fair share is 0). */
+    double fair_share, load_over_fair;
 } sim_node_view;
 
 /* Where a key goes now, stored or not (coordinate, preference list). */
@@ -315,11 +326,29 @@ int sim_nodes(sim *s, sim_node_view **out, size_t *n, rs_error *err);
 /* One node, RINGSIM_ENOTFOUND when missing. */
 int sim_node_get(sim *s, const char *name, size_t len, sim_node_view *out, rs_error *err);
 
+/* Balance as the systems count it (docs/api.md v4): over the nodes that can
+ * take keys (`fair` of them), mean, stddev, min and max count keys;
+ * max_over_mean is the largest load_over_fair and cv the deviation of
+ * load_over_fair from 1 weighted by fair share.  unavailable counts the
+ * stored keys that no node serves (all of them while there is no node). */
 typedef struct sim_stats {
     int64_t nodes, keys, min, max;
     double mean, stddev, cv, max_over_mean;
+    int64_t fair;        /* nodes that can take keys */
+    int64_t unavailable; /* stored keys nobody serves */
 } sim_stats;
 void sim_stats_get(sim *s, sim_stats *out);
+/* Each node's fair-share weight by placement index into w[0..n) (n the
+ * node count; place_fair_weights): its fair share is w[i] over their sum.
+ * Cannot fail. */
+void sim_fair_weights(sim *s, double *w, size_t n);
+/* The balance of loads (counts or shares, by placement index) against the
+ * fair-share weights w: *max_over_mean the largest load_over_fair = (load /
+ * served) / (w / W) over the nodes with w > 0, *cv sqrt(sum (w / W) *
+ * (load_over_fair - 1)^2); both 0 when nothing is served.  With equal
+ * weights these are max / mean and stddev / mean over those nodes, computed
+ * so (version 3's figures to the last bit).  Cannot fail. */
+void sim_balance(const double *load, const double *w, size_t n, double *max_over_mean, double *cv);
 
 typedef struct sim_lookup_result {
     uint32_t position;
@@ -497,9 +526,17 @@ typedef struct sim_requests_stats {
     char hottest_key[256];
     size_t hottest_len;
     double hottest_share;
-    double bound; /* max(1, N x largest key share) */
+    double bound; /* max(1, largest key share / largest fair share) */
 } sim_requests_stats;
 int sim_requests_get(sim *s, sim_requests_stats *out, rs_error *err);
+/* What nobody serves (docs/api.md v4 "unavailable"): the stored keys no
+ * node serves, their share of the keys, of the requests, and their bytes. */
+typedef struct sim_unavailable {
+    int64_t keys;
+    double key_share, requests_share;
+    int64_t bytes;
+} sim_unavailable;
+int sim_unavailable_get(sim *s, sim_unavailable *out, rs_error *err);
 /* Every stored key with its share of requests (shares sum to 1), in any
  * order; stops when fn returns nonzero (that is not an error). */
 typedef int (*sim_share_fn)(void *ud, const char *key, size_t len, double share);

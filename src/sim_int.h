@@ -81,6 +81,21 @@ typedef struct tally_list {
     size_t n;
 } tally_list;
 
+/* Moves per (from, to) pair of node ids (STORE_NO_NODE = nobody), with
+ * their names, the moved keys' share of requests and their bytes
+ * (docs/api.md v4 "pairs"): exact, over every move of the operation. */
+typedef struct pair_ent {
+    int64_t from, to;
+    char *from_name, *to_name; /* malloc'd, NULL = nobody */
+    int64_t keys, bytes;
+    double requests;
+} pair_ent;
+typedef struct pair_list {
+    pair_ent *v;
+    size_t n, cap;
+    bool loaded; /* requests and bytes filled in (sim__wl_finish) */
+} pair_list;
+
 /* A running operation: the copy of the state it changes, its log id, the
  * move tallies. */
 typedef struct opctx {
@@ -91,12 +106,25 @@ typedef struct opctx {
     int64_t replica_moves; /* copies added to preference lists beyond owners */
     int64_t skipped;       /* keys an insert found already there; -1 others */
     tally_list from, to;
+    pair_list pairs;
     bool keys_only;        /* nodes and configuration unchanged */
     const char *what;      /* the type, for progress */
     bool steps;            /* the operation reports its own steps (revert) */
     double requests_moved; /* sim_workload.c, at commit */
     int64_t bytes_moved;
+    /* What nobody serves after it: requests and bytes, when known
+     * (sim__wl_finish). */
+    bool unavail_known;
+    double unavail_requests;
+    int64_t unavail_bytes;
 } opctx;
+
+/* The meta entries of each operation's pairs and unavailable_after (docs/api.md
+ * v4): SIM_V4_PREFIX + its id, {"pairs": […], "unavailable_after": {…}};
+ * none for an operation that moved nothing and left every key served. */
+#define SIM_V4_PREFIX "op_v4_"
+/* The first operation logged with them (meta; absent: none yet). */
+#define SIM_V4_SINCE "op_v4_since"
 
 typedef struct klent {
     size_t off, len;
@@ -175,6 +203,13 @@ int sim__progress(sim *s, const char *what, uint64_t done, uint64_t total, rs_er
 int sim__state_copy(state *dst, const state *src);
 int sim__tally(opctx *c, int64_t from_id, const char *from_name, int64_t to_id, const char *to_name,
                int64_t count);
+/* count keys moved from node from_id to to_id in the pairs alone (a caller
+ * that tallies the sides with sim__tally_side). */
+int sim__tally_pair(opctx *c, int64_t from_id, const char *from_name, int64_t to_id,
+                    const char *to_name, int64_t count);
+/* The pair (from_id, to_id) of the running operation, NULL when it moved
+ * nothing between them. */
+pair_ent *sim__pair_find(opctx *c, int64_t from_id, int64_t to_id);
 /* One side of sim__tally (the keys that left from_id, to_id's arrivals),
  * for a caller that counts many keys first: c->moved is not touched. */
 int sim__tally_side(opctx *c, bool to, int64_t id, const char *name, int64_t count);

@@ -270,6 +270,30 @@ static int side_apply(opctx *c, const side_count *t, const state *x, bool to)
     return 0;
 }
 
+static int u64_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The moves' pairs (codes of from place + 1 in `old` and to place + 1 in
+ * c->next, 0: nobody) into c's pairs: sorted, each run one pair.
+ * O(m log m). */
+static int pairs_apply(opctx *c, const state *old, uint64_t *code, size_t n)
+{
+    if (n > 1)
+        qsort(code, n, sizeof *code, u64_cmp);
+    for (size_t i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && code[j] == code[i]; j++)
+            ;
+        long fi = (long)(code[i] >> 32) - 1, ti = (long)(code[i] & 0xffffffffu) - 1;
+        if (sim__tally_pair(c, owner_id(old, fi), owner_name(old, fi), owner_id(&c->next, ti),
+                            owner_name(&c->next, ti), (int64_t)(j - i)))
+            return RINGSIM_ENOMEM;
+    }
+    return 0;
+}
+
 static int diff_keys(opctx *c, const state *old, bool only_leavers, bool rebuild, rs_error *err)
 {
     replace_ctx r = {.c = c,
@@ -295,7 +319,10 @@ static int diff_keys(opctx *c, const state *old, bool only_leavers, bool rebuild
             rc = sim__poll(c->s, err);
     }
     size_t *ord = rc || !r.changed.n ? NULL : malloc(r.changed.n * sizeof *ord);
-    if (!rc && r.changed.n && !ord)
+    /* each counted move's (from place + 1, to place + 1): its pair */
+    uint64_t *pcode = rc || !r.changed.n ? NULL : malloc(r.changed.n * sizeof *pcode);
+    size_t npcode = 0;
+    if (!rc && r.changed.n && (!ord || !pcode))
         rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     for (size_t i = 0; ord && i < r.changed.n; i++)
         ord[i] = i;
@@ -325,12 +352,15 @@ static int diff_keys(opctx *c, const state *old, bool only_leavers, bool rebuild
             side_add(&fromc, fi);
             side_add(&toc, ti);
             c->moved++;
+            pcode[npcode++] = (uint64_t)(fi + 1) << 32 | (uint64_t)(ti + 1);
         }
         if (!rc && j % PROGRESS_EVERY == PROGRESS_EVERY - 1)
             rc = sim__poll(c->s, err);
     }
-    if (!rc && (side_apply(c, &fromc, old, false) || side_apply(c, &toc, &c->next, true)))
+    if (!rc && (side_apply(c, &fromc, old, false) || side_apply(c, &toc, &c->next, true) ||
+                pairs_apply(c, old, pcode, npcode)))
         rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    free(pcode);
     side_free(&fromc);
     side_free(&toc);
     sim__ids_free(&r.old_ids);

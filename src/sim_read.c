@@ -42,6 +42,63 @@ void sim_key_where(sim *s, const char *key, size_t len, sim_where *out)
     out->nprefs = place_prefs(s->cur.pl, &out->info, s->cur.cfg.replicas, out->prefs);
 }
 
+void sim_fair_weights(sim *s, double *w, size_t n) { place_fair_weights(s->cur.pl, w, n); }
+
+void sim_balance(const double *load, const double *w, size_t n, double *max_over_mean, double *cv)
+{
+    double sum = 0, wsum = 0, wone = 0, max = 0, sq = 0;
+    size_t m = 0;
+    bool equal = true;
+    *max_over_mean = 0;
+    *cv = 0;
+    for (size_t i = 0; i < n; i++) {
+        sum += load[i];
+        if (w[i] > 0) {
+            equal = equal && (m == 0 || w[i] == wone);
+            wone = w[i];
+            wsum += w[i];
+            m++;
+        }
+    }
+    if (!(sum > 0) || m == 0)
+        return;
+    if (equal) { /* version 3's arithmetic */
+        double esum = 0;
+        for (size_t i = 0; i < n; i++)
+            if (w[i] > 0) {
+                esum += load[i];
+                max = load[i] > max ? load[i] : max;
+            }
+        double mean = esum / (double)m;
+        for (size_t i = 0; i < n; i++)
+            if (w[i] > 0)
+                sq += (load[i] - mean) * (load[i] - mean);
+        if (mean > 0) {
+            *max_over_mean = max / mean;
+            *cv = sqrt(sq / (double)m) / mean;
+        }
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!(w[i] > 0))
+            continue;
+        double r = load[i] / (sum * w[i] / wsum);
+        max = r > max ? r : max;
+        sq += w[i] / wsum * (r - 1) * (r - 1);
+    }
+    *max_over_mean = max;
+    *cv = sqrt(sq);
+}
+
+/* Stored keys that a node serves (the others: nobody serves them). */
+static int64_t served_keys(const sim *s)
+{
+    int64_t served = 0;
+    for (size_t i = 0; i < s->cur.n; i++)
+        served += s->cur.nodes[i].keys;
+    return served;
+}
+
 static void node_view(sim *s, size_t i, const double *arc, const double *owns, int64_t total,
                       sim_node_view *v)
 {
@@ -61,6 +118,15 @@ static void node_view(sim *s, size_t i, const double *arc, const double *owns, i
     v->replicas = (const char *const *)x->replicas;
     v->nreplicas = x->nreplicas;
     v->serving_points = place_serving_size(s->cur.pl, i);
+    const double *w = owns + s->cur.n + 1;
+    double wsum = 0;
+    for (size_t k = 0; k < s->cur.n; k++)
+        wsum += w[k];
+    v->fair_share = w[i] > 0 ? w[i] / wsum : 0;
+    int64_t served = served_keys(s);
+    v->load_over_fair = !(w[i] > 0)  ? -1
+                        : served > 0 ? (double)x->keys / ((double)served * w[i] / wsum)
+                                     : 0;
 }
 
 static int cmp_node_view(const void *a, const void *b)
@@ -75,7 +141,8 @@ int sim_nodes(sim *s, sim_node_view **out, size_t *n, rs_error *err)
 {
     size_t k = s->cur.n;
     sim_node_view *v = malloc((k + 1) * sizeof *v);
-    double *arc = malloc((k + 1) * sizeof *arc), *owns = malloc((k + 1) * sizeof *owns);
+    /* owns[k + 1 ..]: the fair shares */
+    double *arc = malloc((k + 1) * sizeof *arc), *owns = malloc((2 * k + 1) * sizeof *owns);
     if (!v || !arc || !owns) {
         free(v);
         free(arc);
@@ -84,6 +151,7 @@ int sim_nodes(sim *s, sim_node_view **out, size_t *n, rs_error *err)
     }
     place_shares(s->cur.pl, arc, k);
     place_owns(s->cur.pl, s->cur.cfg.replicas, owns, k);
+    place_fair_weights(s->cur.pl, owns + k + 1, k);
     int64_t total = sim_key_count(s);
     for (size_t i = 0; i < k; i++)
         node_view(s, i, arc, owns, total, &v[i]);
@@ -104,7 +172,7 @@ int sim_node_get(sim *s, const char *name, size_t len, sim_node_view *out, rs_er
     if (i < 0)
         return rs_fail(err, RINGSIM_ENOTFOUND, "node \"%.*s\" not found", (int)len, name);
     double *arc = malloc((s->cur.n + 1) * sizeof *arc);
-    double *owns = malloc((s->cur.n + 1) * sizeof *owns);
+    double *owns = malloc((2 * s->cur.n + 1) * sizeof *owns); /* then the fair shares */
     if (!arc || !owns) {
         free(arc);
         free(owns);
@@ -112,6 +180,7 @@ int sim_node_get(sim *s, const char *name, size_t len, sim_node_view *out, rs_er
     }
     place_shares(s->cur.pl, arc, s->cur.n);
     place_owns(s->cur.pl, s->cur.cfg.replicas, owns, s->cur.n);
+    place_fair_weights(s->cur.pl, owns + s->cur.n + 1, s->cur.n);
     node_view(s, (size_t)i, arc, owns, sim_key_count(s), out);
     free(arc);
     free(owns);
@@ -124,24 +193,54 @@ void sim_stats_get(sim *s, sim_stats *o)
     size_t n = s->cur.n;
     o->nodes = (int64_t)n;
     o->keys = sim_key_count(s);
+    o->unavailable = o->keys - served_keys(s);
     if (n == 0)
         return;
+    double *fair = malloc(n * sizeof *fair), *load = malloc(n * sizeof *load);
+    if (!fair || !load) { /* cannot fail: every node counts as 1 */
+        free(fair);
+        free(load);
+        fair = load = NULL;
+    } else {
+        place_fair_weights(s->cur.pl, fair, n);
+    }
     double sum = 0, sq = 0;
+    int64_t m = 0;
     o->min = INT64_MAX;
     for (size_t i = 0; i < n; i++) {
         int64_t k = s->cur.nodes[i].keys;
+        if (load)
+            load[i] = (double)k;
+        if (fair && !(fair[i] > 0))
+            continue;
+        m++;
         sum += (double)k;
         o->min = k < o->min ? k : o->min;
         o->max = k > o->max ? k : o->max;
     }
-    o->mean = sum / (double)n;
+    o->fair = m;
+    if (m == 0) {
+        o->min = 0;
+        free(fair);
+        free(load);
+        return;
+    }
+    o->mean = sum / (double)m;
     for (size_t i = 0; i < n; i++) {
+        if (fair && !(fair[i] > 0))
+            continue;
         double d = (double)s->cur.nodes[i].keys - o->mean;
         sq += d * d;
     }
-    o->stddev = sqrt(sq / (double)n);
-    o->cv = o->mean > 0 ? o->stddev / o->mean : 0;
-    o->max_over_mean = o->mean > 0 ? (double)o->max / o->mean : 0;
+    o->stddev = sqrt(sq / (double)m);
+    if (fair) {
+        sim_balance(load, fair, n, &o->max_over_mean, &o->cv);
+    } else {
+        o->cv = o->mean > 0 ? o->stddev / o->mean : 0;
+        o->max_over_mean = o->mean > 0 ? (double)o->max / o->mean : 0;
+    }
+    free(fair);
+    free(load);
 }
 
 int sim_lookup(sim *s, const char *key, size_t len, sim_lookup_result *out, rs_error *err)
@@ -288,6 +387,36 @@ int sim_density(sim *s, uint32_t bins, int64_t *counts, const char **by, rs_erro
 int sim_log_each(sim *s, int64_t after, int64_t limit, sim_op_fn fn, void *ud, rs_error *err)
 {
     return store_ops_each(s->st, after, limit, fn, ud, err);
+}
+
+int sim_op_v4(sim *s, int64_t id, json_t **out, rs_error *err)
+{
+    char name[64], *text = NULL;
+    *out = NULL;
+    snprintf(name, sizeof name, "%s%lld", SIM_V4_PREFIX, (long long)id);
+    int rc = store_meta_get(s->st, name, &text, err);
+    if (!rc && !text) { /* nothing moved, every key served; or logged before v4 */
+        char *since = NULL;
+        rc = store_meta_get(s->st, SIM_V4_SINCE, &since, err);
+        long long from = since ? strtoll(since, NULL, 10) : 0;
+        free(since);
+        if (!rc && from > 0 && id >= from &&
+            !(*out = json_pack("{s:[], s:{s:i, s:f, s:f, s:i}}", "pairs", "unavailable_after",
+                               "keys", 0, "key_share", 0.0, "requests_share", 0.0, "bytes", 0)))
+            rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        return rc;
+    }
+    if (rc)
+        return rc;
+    *out = json_loads(text, 0, NULL);
+    free(text);
+    if (!json_is_object(*out)) {
+        json_decref(*out);
+        *out = NULL;
+        return rs_fail(err, RINGSIM_EDB, "operation %lld has an unreadable record of its pairs",
+                       (long long)id);
+    }
+    return 0;
 }
 
 int sim_log_get(sim *s, int64_t id, sim_op *out, rs_error *err)

@@ -993,19 +993,22 @@ int sim_requests_get(sim *s, sim_requests_stats *o, rs_error *err)
         free(r);
         return rc;
     }
-    double sum = 0, max = 0, sq = 0;
+    /* Against each node's fair share (docs/api.md v4, sim_balance). */
+    double *fw = n ? calloc(n, sizeof *fw) : NULL;
+    if (n && !fw) {
+        free(r);
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    }
+    sim_fair_weights(s, fw, n);
+    sim_balance(r, fw, n, &o->max_over_mean, &o->cv);
+    double wsum = 0, wmax = 0;
     for (size_t i = 0; i < n; i++) {
-        sum += r[i];
-        max = r[i] > max ? r[i] : max;
+        wsum += fw[i];
+        wmax = fw[i] > wmax ? fw[i] : wmax;
     }
-    double mean = n ? sum / (double)n : 0;
-    for (size_t i = 0; i < n; i++)
-        sq += (r[i] - mean) * (r[i] - mean);
+    free(fw);
     free(r);
-    if (mean > 0) {
-        o->max_over_mean = max / mean;
-        o->cv = sqrt(sq / (double)n) / mean;
-    }
+    double largest_fair = wsum > 0 ? wmax / wsum : 0;
     /* The hottest key and the bound. */
     struct sim_wl *x = s->wl;
     int64_t keys = sim_key_count(s);
@@ -1030,10 +1033,65 @@ int sim_requests_get(sim *s, sim_requests_stats *o, rs_error *err)
             o->hottest_share = x->max_share;
         }
         o->has_hottest = true;
-        double b = (double)n * o->hottest_share;
+        /* bound = max(1, hottest share / largest fair share): with m
+         * equal nodes m x the hottest share, as version 3 computed it. */
+        double b = largest_fair > 0 ? o->hottest_share / largest_fair : 1;
         o->bound = b > 1 ? b : 1;
     }
     return 0;
+}
+
+typedef struct unav_ctx {
+    const workload *w;
+    hasher *h;
+    int64_t bytes;
+} unav_ctx;
+
+static int unav_bytes(void *ud, const store_key *k)
+{
+    unav_ctx *u = ud;
+    u->bytes += wl_size_of(u->w, u->h, k->key, k->len);
+    return 0;
+}
+
+int sim_unavailable_get(sim *s, sim_unavailable *o, rs_error *err)
+{
+    memset(o, 0, sizeof *o);
+    int64_t keys = sim_key_count(s);
+    o->keys = s->cur.unassigned; /* the stored keys with no node */
+    if (!o->keys || !keys)
+        return 0;
+    o->key_share = (double)o->keys / (double)keys;
+    int rc = ensure(s, err);
+    if (rc)
+        return rc;
+    const workload *w = &s->wl->w;
+    if (simple(w)) {
+        o->requests_share = o->key_share;
+        o->bytes = o->keys * wl_fixed_bytes(w);
+        return 0;
+    }
+    /* The shares the nodes serve, the rest nobody does. */
+    double served = 0;
+    for (size_t i = 0; i < s->cur.n; i++) {
+        const tot *t = totals_find(&s->wl->tot, s->cur.nodes[i].id);
+        served += t ? wl_sum_get(&t->req) : 0;
+    }
+    o->requests_share = served < 1 ? 1 - served : 0;
+    if (wl_sizes_fixed(w)) {
+        o->bytes = o->keys * wl_fixed_bytes(w);
+        return 0;
+    }
+    unav_ctx u = {w, s->h, 0};
+    store_key_query q = {0};
+    q.by_node = true;
+    q.node = STORE_NO_NODE;
+    q.limit = INT64_MAX;
+    q.known_total = o->keys;
+    int64_t total;
+    rc = store_keys_page(s->st, &q, &total, unav_bytes, &u, err);
+    o->bytes = u.bytes;
+    return rc;
 }
 
 typedef struct each_ctx {
@@ -1205,6 +1263,11 @@ static int mv_fn(void *ud, const char *key, const char *from, const char *to)
     }
     int64_t b = wl_size_of(&x->w, m->s->h, key, len);
     m->bytes += b;
+    pair_ent *pe = sim__pair_find(m->c, moved_id(m, 0, from), moved_id(m, 1, to));
+    if (pe) {
+        pe->requests += sh;
+        pe->bytes += b;
+    }
     if (x->delta_ok) {
         int64_t f = moved_id(m, 0, from);
         int64_t t = moved_id(m, 1, to);
@@ -1292,6 +1355,9 @@ static int mem_moves(sim *s, struct sim_wl *x, mv_ctx *m, bool *ok)
             wl_sum_add(&tf->req, -sh);
         if (tt)
             wl_sum_add(&tt->req, sh);
+        pair_ent *pe = sim__pair_find(m->c, r[j].from, r[j].to);
+        if (pe)
+            pe->requests += sh;
         x->mv_idx[x->nmv] = i;
         x->mv_node[x->nmv++] = r[j].to;
     }
@@ -1300,6 +1366,8 @@ static int mem_moves(sim *s, struct sim_wl *x, mv_ctx *m, bool *ok)
     for (size_t j = 0; j < nr && *ok; j++)
         *ok = r[j].seen == r[j].count;
     if (!*ok) { /* start again from the log */
+        for (size_t k = 0; k < m->c->pairs.n; k++)
+            m->c->pairs.v[k].requests = 0;
         totals_free(&x->delta);
         x->nmv = 0;
         m->req = (wl_sum){0, 0};
@@ -1315,6 +1383,57 @@ static bool topology_only(const char *type)
     sim_op_type t = sim_op_type_of(type);
     return t == SIM_OP_ADD_NODE || t == SIM_OP_REMOVE_NODE || t == SIM_OP_CONFIGURE ||
            t == SIM_OP_SET_WEIGHT;
+}
+
+/* What nobody serves after the operation c (docs/api.md v4
+ * "unavailable_after"): its requests and bytes, where they can be known --
+ * the store already holds the state after (the unserved keys' bytes are
+ * their sizes); the requests by count for uniform shares, else from the
+ * cache when it holds the state after (valid 1: its totals plus the
+ * operation's delta, 2: built for it), else left unknown. */
+static int unavailable_after(opctx *c, const workload *w, int64_t keys, int valid, rs_error *err)
+{
+    sim *s = c->s;
+    struct sim_wl *x = s->wl;
+    int64_t un = c->next.unassigned;
+    c->unavail_known = false;
+    c->unavail_requests = 0;
+    c->unavail_bytes = 0;
+    if (un == 0 || keys == 0) {
+        c->unavail_known = true;
+        return 0;
+    }
+    if (wl_sizes_fixed(w)) {
+        c->unavail_bytes = un * wl_fixed_bytes(w);
+    } else {
+        unav_ctx u = {w, s->h, 0};
+        store_key_query q = {0};
+        q.by_node = true;
+        q.node = STORE_NO_NODE;
+        q.limit = INT64_MAX;
+        q.known_total = un;
+        int64_t total;
+        int rc = store_keys_page(s->st, &q, &total, unav_bytes, &u, err);
+        if (rc)
+            return rc;
+        c->unavail_bytes = u.bytes;
+    }
+    if (wl_is_uniform(w)) {
+        c->unavail_requests = (double)un / (double)keys;
+        c->unavail_known = true;
+        return 0;
+    }
+    if (!valid)
+        return 0;
+    double served = 0;
+    for (size_t i = 0; i < c->next.n; i++) {
+        const tot *t = totals_find(&x->tot, c->next.nodes[i].id);
+        const tot *d = valid == 1 ? totals_find(&x->delta, c->next.nodes[i].id) : NULL;
+        served += (t ? wl_sum_get(&t->req) : 0) + (d ? wl_sum_get(&d->req) : 0);
+    }
+    c->unavail_requests = served < 1 ? 1 - served : 0;
+    c->unavail_known = true;
+    return 0;
 }
 
 int sim__wl_finish(opctx *c, rs_error *err)
@@ -1341,9 +1460,15 @@ int sim__wl_finish(opctx *c, rs_error *err)
     int64_t keys = c->next.unassigned;
     for (size_t i = 0; i < c->next.n; i++)
         keys += c->next.nodes[i].keys;
+    int valid_after = 0; /* the cache holds the state after: 1 with delta, 2 built for it */
     if (c->moved > 0 && simple(w)) {
         c->requests_moved = (double)c->moved / (double)keys;
         c->bytes_moved = c->moved * wl_fixed_bytes(w);
+        for (size_t k = 0; k < c->pairs.n; k++) {
+            c->pairs.v[k].requests = (double)c->pairs.v[k].keys / (double)keys;
+            c->pairs.v[k].bytes = c->pairs.v[k].keys * wl_fixed_bytes(w);
+        }
+        c->pairs.loaded = true;
     } else if (c->moved > 0 && c->op) {
         /* The moved keys' shares in the state the operation leaves. */
         bool keep = topology_only(c->what) && !x->pend_set && x->valid && x->at_op == s->at_op &&
@@ -1384,7 +1509,20 @@ int sim__wl_finish(opctx *c, rs_error *err)
             return rc;
         c->requests_moved = m.per_key_share ? wl_sum_get(&m.req) : (double)c->moved / (double)keys;
         c->bytes_moved = m.bytes;
+        for (size_t k = 0; k < c->pairs.n; k++) {
+            pair_ent *e = &c->pairs.v[k];
+            if (!m.per_key_share)
+                e->requests = (double)e->keys / (double)keys;
+            if (mem)
+                e->bytes = e->keys * wl_fixed_bytes(w);
+        }
+        c->pairs.loaded = true;
+        valid_after = keep ? 1 : m.per_key_share ? 2 : 0;
     }
+    if (!rc)
+        rc = unavailable_after(c, w, keys, valid_after, err);
+    if (rc)
+        return rc;
     if (c->op) {
         /* The workload after the operation; NULL for the default. */
         char *t = wl_is_uniform(w) && !w->has_sizes ? NULL : wl_to_text(w);

@@ -37,6 +37,26 @@ static void view_node_load(sim *s, size_t index, json_t *o)
     }
 }
 
+/* A node's "fair_share" and "load_over_fair" (docs/api.md v4; null when
+ * it cannot take keys), added to o. */
+static void view_fair(const sim_node_view *v, json_t *o)
+{
+    json_object_set_new(o, "fair_share", json_real(v->fair_share));
+    json_object_set_new(o, "load_over_fair",
+                        v->load_over_fair < 0 ? json_null() : json_real(v->load_over_fair));
+}
+
+json_t *view_unavailable(sim *s, rs_error *err)
+{
+    sim_unavailable u;
+    if (sim_unavailable_get(s, &u, err))
+        return NULL;
+    json_t *o = json_pack("{s:I, s:f, s:f, s:I}", "keys", (json_int_t)u.keys, "key_share",
+                          u.key_share, "requests_share", u.requests_share, "bytes",
+                          (json_int_t)u.bytes);
+    return o ? o : nomem(err, NULL);
+}
+
 json_t *view_node(sim *s, const sim_node_view *v)
 {
     json_t *o = json_pack("{s:o, s:I, s:f, s:I, s:I, s:f, s:f, s:f}", "name",
@@ -44,6 +64,8 @@ json_t *view_node(sim *s, const sim_node_view *v)
                           "weight", v->weight, "points", (json_int_t)v->points, "keys",
                           (json_int_t)v->keys, "key_share", v->key_share, "arc_share", v->arc_share,
                           "owns", v->owns);
+    if (o)
+        view_fair(v, o);
     if (o)
         place_node_json(sim_placement(s), v->index, o);
     if (o)
@@ -217,11 +239,15 @@ json_t *view_stats(sim *s, rs_error *err)
             json_decref(per);
             per = NULL;
         }
-    for (size_t i = 0; per && i < n; i++)
+    for (size_t i = 0; per && i < n; i++) {
+        view_fair(&v[i], json_array_get(per, i));
         view_node_load(s, v[i].index, json_array_get(per, i));
+    }
     free(v);
     json_t *rq = view_requests(s, err);
-    if (!rq) {
+    json_t *un = rq ? view_unavailable(s, err) : NULL;
+    if (!un) {
+        json_decref(rq);
         json_decref(per);
         return NULL;
     }
@@ -231,6 +257,10 @@ json_t *view_stats(sim *s, rs_error *err)
                                 (json_int_t)st.max, "max_over_mean", st.max_over_mean, "per_node",
                                 per, "requests", rq)
                     : NULL;
+    if (o)
+        json_object_set_new(o, "unavailable", un);
+    else
+        json_decref(un);
     if (o && place_down_count(sim_placement(s))) /* docs/api.md "Node states" */
         json_object_set_new(o, "unserved", json_integer((json_int_t)sim_unassigned(s)));
     return o ? o : nomem(err, NULL);
@@ -399,9 +429,32 @@ json_t *view_operation(const sim_op *op)
     return o;
 }
 
+json_t *view_operation_in(sim *s, const sim_op *op)
+{
+    json_t *o = view_operation(op), *v4 = NULL;
+    rs_error e;
+    if (!o)
+        return NULL;
+    if (sim_op_v4(s, op->id, &v4, &e) == RINGSIM_ENOMEM) {
+        json_decref(o);
+        return NULL;
+    }
+    json_t *p = json_object_get(v4, "pairs"), *u = json_object_get(v4, "unavailable_after");
+    json_object_set(o, "pairs", p ? p : json_null());
+    json_object_set(o, "unavailable_after", u ? u : json_null());
+    json_decref(v4);
+    return o;
+}
+
+typedef struct op_list {
+    sim *s;
+    json_t *arr;
+} op_list;
+
 static int add_op(void *ud, const sim_op *op)
 {
-    return json_array_append_new(ud, view_operation(op)) ? RINGSIM_ENOMEM : 0;
+    op_list *l = ud;
+    return json_array_append_new(l->arr, view_operation_in(l->s, op)) ? RINGSIM_ENOMEM : 0;
 }
 
 json_t *view_operations(sim *s, int64_t after, int64_t limit, rs_error *err)
@@ -409,7 +462,7 @@ json_t *view_operations(sim *s, int64_t after, int64_t limit, rs_error *err)
     json_t *arr = json_array();
     if (!arr)
         return nomem(err, NULL);
-    int rc = sim_log_each(s, after, limit, add_op, arr, err);
+    int rc = sim_log_each(s, after, limit, add_op, &(op_list){s, arr}, err);
     if (rc == RINGSIM_ENOMEM)
         return nomem(err, arr);
     if (rc) {
@@ -425,7 +478,7 @@ json_t *view_operation_get(sim *s, int64_t id, rs_error *err)
     sim_op op;
     if (sim_log_get(s, id, &op, err))
         return NULL;
-    json_t *o = view_operation(&op);
+    json_t *o = view_operation_in(s, &op);
     sim_op_clear(&op);
     return o ? o : nomem(err, NULL);
 }
@@ -491,7 +544,7 @@ json_t *view_preview(sim *s, view_preview_req *req, rs_error *err)
     json_t *before = view_stats(s, err), *after = NULL;
     if (!before)
         return NULL;
-    sim_preview pv = {preview_after, &after, 20, 0, 0, NULL, NULL, NULL, 0, 0};
+    sim_preview pv = {.after = preview_after, .ud = &after, .sample = 20};
     if (sim_preview_run(s, &pv, preview_apply, req, err)) {
         json_decref(before);
         json_decref(after);
@@ -502,6 +555,10 @@ json_t *view_preview(sim *s, view_preview_req *req, rs_error *err)
     if (!pv.moved_from) {
         pv.moved_from = json_object();
         pv.moved_to = json_object();
+        json_decref(pv.pairs);
+        pv.pairs = json_array();
+        json_decref(pv.unavailable_after);
+        pv.unavailable_after = json_incref(json_object_get(before, "unavailable"));
         json_decref(pv.sample_moves);
         pv.sample_moves = json_array();
         if (!after)
@@ -514,6 +571,14 @@ json_t *view_preview(sim *s, view_preview_req *req, rs_error *err)
     if (o) {
         json_object_set_new(o, "requests_moved", json_real(pv.requests_moved));
         json_object_set_new(o, "bytes_moved", json_integer(pv.bytes_moved));
+        json_object_set_new(o, "pairs", pv.pairs ? pv.pairs : json_array());
+        /* the state after, measured in full (requests and bytes included) */
+        json_t *ua = json_object_get(after, "unavailable");
+        json_object_set(o, "unavailable_after", ua ? ua : pv.unavailable_after);
+        json_decref(pv.unavailable_after);
+    } else {
+        json_decref(pv.pairs);
+        json_decref(pv.unavailable_after);
     }
     return o ? o : nomem(err, NULL);
 }
@@ -614,6 +679,15 @@ json_t *view_compare(sim *s, const char *algorithms, const char *const *params, 
                 json_pack("{s:s, s:s}", "code", ringsim_errcode(r->rc), "message", r->err.msg));
         } else {
             json_t *st = stats_json(&r->stats);
+            if (st) /* as GET /api/stats: what nobody serves */
+                json_object_set_new(st, "unavailable",
+                                    json_pack("{s:I, s:f, s:f, s:I}", "keys",
+                                              (json_int_t)r->stats.unavailable, "key_share",
+                                              r->stats.keys > 0 ? (double)r->stats.unavailable /
+                                                                      (double)r->stats.keys
+                                                                : 0.0,
+                                              "requests_share", r->unav_requests, "bytes",
+                                              (json_int_t)(r->unav_bytes + 0.5)));
             /* the requests as GET /api/stats gives them: the hottest key and
              * the bound are the workload's, the same under every algorithm */
             json_t *rq = reqs ? json_deep_copy(reqs) : NULL;

@@ -34,6 +34,8 @@ int view_param_check(const char *algorithm, const char *name, size_t len, rs_err
  * and for its top-level "points_per_node", which must not contradict
  * params' (NULL: 0). */
 int view_params_check(const char *algorithm, const json_t *body, rs_error *err);
+/* {"keys", "key_share", "requests_share", "bytes"}: what nobody serves now. */
+json_t *view_unavailable(sim *s, rs_error *err);
 json_t *view_stats(sim *s, rs_error *err);
 /* The "requests" object of stats (docs/api.md v3 traffic). */
 json_t *view_requests(sim *s, rs_error *err);
@@ -46,6 +48,9 @@ json_t *view_keys(sim *s, const char *node, size_t node_len, const char *prefix,
 json_t *view_density(sim *s, uint32_t bins, rs_error *err);
 
 json_t *view_operation(const sim_op *op);
+/* The same with what docs/api.md v4 adds ("pairs", "unavailable_after";
+ * null for operations logged before), read from s's log. */
+json_t *view_operation_in(sim *s, const sim_op *op);
 /* {"operations"}; limit < 0 means all. */
 json_t *view_operations(sim *s, int64_t after, int64_t limit, rs_error *err);
 /* One operation by id ("operation" object). */

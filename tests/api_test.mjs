@@ -667,10 +667,19 @@ async function testStatsAndOperations(s) {
   const sd = Math.sqrt(counts.reduce((a, c) => a + (c - mean) ** 2, 0) / counts.length);
   near('stats.mean', st.mean, mean);
   near('stats.stddev is the population stddev', st.stddev, sd);
-  near('stats.cv = stddev / mean', st.cv, sd / mean);
   eq('stats.min', st.min, Math.min(...counts));
   eq('stats.max', st.max, Math.max(...counts));
-  near('stats.max_over_mean', st.max_over_mean, Math.max(...counts) / mean);
+  // docs/api.md v4: against each node's fair share (weight / total weight)
+  const wt = { s1: 1, s2: 2, s3: 1, s4: 0.5, s5: 3 };
+  const wsum = 7.5;
+  const lof = st.per_node.map((p) => p.keys / 3000 / (wt[p.name] / wsum));
+  for (const p of st.per_node) {
+    near(`per_node ${p.name}.fair_share`, p.fair_share, wt[p.name] / wsum, 1e-12);
+    near(`per_node ${p.name}.load_over_fair`, p.load_over_fair, p.keys / 3000 / (wt[p.name] / wsum), 1e-9);
+  }
+  near('stats.cv: the deviation of load_over_fair weighted by fair share', st.cv, Math.sqrt(st.per_node.reduce((a, p, i) => a + (wt[p.name] / wsum) * (lof[i] - 1) ** 2, 0)));
+  near('stats.max_over_mean: the largest load_over_fair', st.max_over_mean, Math.max(...lof));
+  check('v4 differs from the unweighted figure here (test is sensitive)', Math.abs(st.max_over_mean - Math.max(...counts) / mean) > 1e-3 && Math.abs(st.cv - sd / mean) > 1e-3);
   check('stddev is not the sample stddev (test is sensitive)', Math.abs(sd - Math.sqrt(counts.reduce((a, c) => a + (c - mean) ** 2, 0) / 4)) > 1e-6);
 
   // > 100 operations for the default limit

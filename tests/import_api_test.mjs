@@ -176,8 +176,25 @@ async function refusals(s) {
   eq('with name: the upstream chosen', [ok.status, ok.json && ok.json.import.nodes.map((n) => n.name)], [201, ['b.example:80', 'c.example:80']]);
   const ex = await s.get('/api/export/config?format=bogus');
   eq('export format=bogus: 400 invalid_parameter', [ex.status, ex.json && ex.json.error.code], [400, 'invalid_parameter']);
+  // Issue 25 item 7: the history as a scenario after an import writes the
+  // import as the lines that rebuild it (the nodes before it leave, its
+  // configuration, its nodes with weights and states), and running that
+  // file rebuilds the same state: nodes, every key's owner and server.
+  eq('a node from before', (await s.post('/api/nodes', { name: 'later-node' })).status, 201);
+  eq('keys', (await s.post('/api/keys', { generate: { count: 2000 } })).status, 201);
+  eq('an import that replaces it', (await s.post('/api/import', { text: NGINX })).status, 201);
+  eq('a node down after it', (await s.put(`/api/nodes/${encodeURIComponent((await s.ok('/api/nodes')).nodes[0].name)}/state`, { state: 'down' })).status, 200);
+  const want = await s.state();
   const se = await s.get('/api/export/scenario');
-  check('the scenario export says an import cannot be written as a scenario', se.status === 400 && /import/.test(se.text) && /export --config/.test(se.text), se.text);
+  check('the scenario export writes an import', se.status === 200 && /imported nginx/.test(se.text) && /^node rm later-node$/m.test(se.text) && /^config --algorithm nginx/m.test(se.text), se.text);
+  const run = await s.post('/api/scenarios/run', { text: se.text });
+  check('the exported scenario runs', run.status === 200 && run.json && run.json.ok === true, run.text.slice(0, 400));
+  const got = await s.state();
+  const owners = (st) => st.keys.keys.map((k) => [k.key, k.node, k.served_by]);
+  const nodesOf = (st) => st.nodes.nodes.map((n) => [n.name, n.weight, n.state, n.points, n.keys]);
+  eq('the same nodes, weights and states', nodesOf(got), nodesOf(want));
+  eq('every key on the same owner and server', owners(got), owners(want));
+  eq('the same configuration', [got.config.algorithm, got.config.params], [want.config.algorithm, want.config.params]);
 }
 
 // A format with no real program here (Envoy) or whose export is status

@@ -84,13 +84,18 @@ function perNode(w, keyList) {
   return { req, by, sh };
 }
 
+// docs/api.md v4: each node's load against its fair share (its weight over
+// the total weight of the nodes up); with equal weights version 3's max/mean.
 function statsOf(req, nodes, sh) {
-  const v = nodes.map((n) => req.get(n) || 0);
-  const mean = v.reduce((a, b) => a + b, 0) / v.length;
-  const sd = Math.sqrt(v.reduce((a, b) => a + (b - mean) ** 2, 0) / v.length);
+  const w = nodes.map((n) => (n.state === 'down' || !(n.weight > 0) ? 0 : n.weight));
+  const W = w.reduce((a, b) => a + b, 0);
+  const v = nodes.map((n) => req.get(n.name) || 0);
+  const served = v.reduce((a, b) => a + b, 0);
+  const lof = v.map((x, i) => x / served / (w[i] / W)).filter((x, i) => w[i] > 0);
+  const cv = Math.sqrt(v.reduce((a, x, i) => (w[i] > 0 ? a + (w[i] / W) * (x / served / (w[i] / W) - 1) ** 2 : a), 0));
   let max = 0;
   for (const x of sh.values()) max = Math.max(max, x);
-  return { max_over_mean: Math.max(...v) / mean, cv: sd / mean, largest: max, bound: Math.max(1, nodes.length * max) };
+  return { max_over_mean: Math.max(...lof), cv, largest: max, bound: Math.max(1, max / (Math.max(...w) / W)) };
 }
 
 const ODD = ['naïve café', 'a/b%c#d?e"f<g', ' spaced key ', '鍵', 'emoji 🎉'];
@@ -109,7 +114,7 @@ async function agree(s, w, label) {
   for (const x of sh.values()) total += x;
   check(`${label}: shares sum to 1`, Math.abs(total - 1) < 1e-9, String(total));
   const st = (await s.ok('/api/stats')).requests;
-  const want = statsOf(req, nodes.map((n) => n.name), sh);
+  const want = statsOf(req, nodes, sh);
   check(`${label}: stats requests max_over_mean, cv, bound`, close(st.max_over_mean, want.max_over_mean) && close(st.cv, want.cv) && close(st.bound, want.bound), `${JSON.stringify(st)} want ${JSON.stringify(want)}`);
   check(`${label}: hottest key has the largest share`, st.hottest_key && close(st.hottest_key.share, want.largest) && close(sh.get(st.hottest_key.key), want.largest), JSON.stringify(st.hottest_key));
   return { keys, sh };

@@ -125,15 +125,29 @@ export function cutText(s, max) {
 
 /**
  * A colour per node, the same in every tab. Nodes are numbered in the order
- * they were added (the add_node operations of the shared history) and the
- * hue steps by the golden angle, 137.5°, per number: any run of consecutive
- * additions gets well separated hues, and three lightness levels separate
- * the hues that come round again. A node the history does not explain falls
- * back to a hash of its name. Neighbours on the ring can still come close;
- * the ring draws a separator between arcs whose colours are near
+ * they were added (the add_node operations of the shared history) and take
+ * the colours of a published categorical palette in that order, so that 20
+ * nodes get 20 distinguishable colours, the first ones safe for colour-blind
+ * readers:
+ *   1–7   Okabe & Ito (2008), "Color Universal Design" (black left out: it is
+ *         the text colour), made for protanopia, deuteranopia, tritanopia;
+ *   8–20  from Paul Tol's qualitative schemes ("Colour Schemes", SRON/EPS/
+ *         TN/09-002, 2021: dark, muted, bright, light, high-contrast), each
+ *         the one farthest (CIELAB ΔE) from those before it for normal
+ *         vision and under simulated deuteranopia and protanopia (Machado
+ *         et al. 2009): every pair of the 20 is ΔE ≥ 10 in all three, the
+ *         first 12 ≥ 17.
+ * Past 20 the list comes round again, darker or lighter by turns; a node
+ * the history does not explain falls back to a hash of its name. The ring
+ * draws a separator between neighbouring arcs whose colours are near
  * (coloursClose).
  */
-const GOLDEN_ANGLE = 137.50776;
+const PALETTE = [
+  '#E69F00', '#56B4E9', '#009E73', '#F0E442', '#0072B2', '#D55E00', '#CC79A7', // Okabe–Ito
+  '#663333', '#332288', '#DDCC77', '#666633', '#222255', '#AA3377', '#FFAABB', // Paul Tol
+  '#EE6677', '#999933', '#225555', '#004488', '#99DDFF', '#EE8866',
+];
+export const PALETTE_NAME = 'Okabe–Ito, then Paul Tol’s schemes';
 let nodeOrder = new Map();
 
 export function setNodeOrder(order) {
@@ -149,29 +163,40 @@ function hashName(name) {
   return h;
 }
 
-function colourParts(name) {
-  let rank = nodeOrder.get(name);
-  if (rank === undefined) rank = hashName(name) % 4096;
-  const hue = (rank * GOLDEN_ANGLE + 200) % 360;
-  const level = Math.floor(rank / 8) % 3;
-  return { hue, level };
+function rankOf(name) {
+  const rank = nodeOrder.get(name);
+  return rank === undefined ? hashName(name) % 4096 : rank;
+}
+
+/** The node's colour as [r, g, b] (0..255) for the theme. */
+function nodeRgb(name, dark) {
+  const rank = rankOf(name);
+  const hex = PALETTE[rank % PALETTE.length];
+  let rgb = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+  // Past the palette: darker, then lighter, by turns.
+  const round = Math.floor(rank / PALETTE.length) % 3;
+  const mix = (c, to, t) => c.map((v) => Math.round(v + (to - v) * t));
+  if (round === 1) rgb = mix(rgb, 0, 0.3);
+  if (round === 2) rgb = mix(rgb, 255, 0.35);
+  // On the dark panel the darkest colours (indigo, wine) are lifted.
+  const lum = (0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2]) / 255;
+  if (dark && lum < 0.3) rgb = mix(rgb, 255, 0.35);
+  return rgb;
 }
 
 export function nodeColour(name, alpha = 1, dark = false) {
   if (name === null || name === undefined) return dark ? `hsla(0, 0%, 60%, ${alpha})` : `hsla(0, 0%, 55%, ${alpha})`;
-  const { hue, level } = colourParts(name);
-  const light = dark ? 64 - level * 9 : 40 + level * 9;
-  const sat = 72 - level * 10;
-  return `hsla(${hue.toFixed(1)}, ${sat}%, ${light}%, ${alpha})`;
+  const [r, g, b] = nodeRgb(name, dark);
+  return `rgba(${r}, ${g}, ${b}, ${alpha})`;
 }
 
 /** Whether two nodes' colours are hard to tell apart side by side. */
 export function coloursClose(a, b) {
   if (a === b || a === null || b === null || a === undefined || b === undefined) return false;
-  const x = colourParts(a);
-  const y = colourParts(b);
-  const d = Math.abs(x.hue - y.hue);
-  return Math.min(d, 360 - d) < 28 && x.level === y.level;
+  const x = nodeRgb(a, false);
+  const y = nodeRgb(b, false);
+  const d = Math.hypot(x[0] - y[0], x[1] - y[1], x[2] - y[2]);
+  return d < 90;
 }
 
 /**
@@ -314,4 +339,14 @@ export function humanMessage(message) {
     return m;
   }).join('');
   return out;
+}
+
+/**
+ * Keys and requests nobody serves (API.md v4 "unavailable"): a sentence,
+ * or '' when every key is served.
+ */
+export function unavailableSentence(u) {
+  if (!u || !u.keys) return '';
+  const req = typeof u.requests_share === 'number' ? `, ${formatPercent(u.requests_share, 1)} of requests` : '';
+  return `${formatInt(u.keys)} ${u.keys === 1 ? 'key has' : 'keys have'} no live replica (${formatPercent(u.key_share, 1)} of keys${req}): nobody serves them.`;
 }

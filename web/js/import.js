@@ -66,6 +66,28 @@ export function setupImport({ api, onOperation, refresh }) {
 
   function showError(err) {
     setError('import-error', err.message, text);
+    // A text of several pools, upstreams or backends: the server lists them
+    // ("the text has 2 pools ("alpha", "beta"): choose one with name");
+    // each is offered as a choice that previews it (issue 25 item 11).
+    const many = err.message.match(/has \d+ (\w+) \((.*)\): choose one/);
+    if (many) {
+      const names = [...many[2].matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]);
+      if (names.length) {
+        const kind = many[1].replace(/s$/, '');
+        result.replaceChildren(el('div', { className: 'import-choices', role: 'group', 'aria-label': `Choose a ${kind}` }, [
+          el('span', { className: 'small' }, `Choose a ${kind}: `),
+          ...names.map((n) => {
+            const b = el('button', { type: 'button', className: 'secondary small', dataset: { section: n } }, n);
+            b.addEventListener('click', () => {
+              name.value = n;
+              invalidate();
+              previewButton.click();
+            });
+            return b;
+          }),
+        ]));
+      }
+    }
     const line = err.line || (err.message.match(/^line (\d+):/) || [])[1];
     if (line) {
       const r = lineRange(text.value, Number(line));

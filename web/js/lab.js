@@ -9,8 +9,21 @@
 import { $, el, setError } from './dom.js';
 import { setupTheoryViews, theoryViewsShown } from './theory_requests.js';
 import {
-  RING_SIZE, cutText, displayName, formatInt, formatNumber, formatPercent, groupCounts, humanMessage, nodeColour, visibleText,
+  RING_SIZE, cutText, displayName, formatInt, formatNumber, formatPercent, groupCounts, humanMessage, nodeColour, unavailableSentence, visibleText,
 } from './format.js';
+
+/** The server's exact from → to pairs (API.md v4) as a small table. */
+function pairsTable(pairs, total) {
+  const who = (n) => (n === null || n === undefined ? 'no live replica' : displayName(n));
+  return el('table', { className: 'data compact pairs', id: 'preview-pairs' }, [
+    el('caption', { className: 'visually-hidden' }, `Moves between nodes, ${formatInt(total)} pairs`),
+    el('thead', null, el('tr', null, [el('th', { scope: 'col' }, 'From'), el('th', { scope: 'col' }, 'To'), el('th', { scope: 'col', className: 'num' }, 'Keys'), el('th', { scope: 'col', className: 'num' }, 'Requests')])),
+    el('tbody', null, pairs.map((p) => el('tr', null, [
+      el('td', null, who(p.from)), el('td', null, who(p.to)), el('td', { className: 'num' }, formatInt(p.keys)),
+      el('td', { className: 'num' }, formatPercent(p.requests_share || 0, 2)),
+    ]))),
+  ]);
+}
 
 const nodeColourLight = (name) => nodeColour(name, 1, false);
 
@@ -208,8 +221,15 @@ class Preview {
     return b;
   }
 
-  async ask(op) {
-    const body = this.body(op);
+  /** A node down or up, previewed before it is done (issue 25 item 11). */
+  askState(name, down, done) {
+    this.onDone = done || null;
+    return this.ask('set_state', { op: 'set_state', name, state: down ? 'down' : 'up' });
+  }
+
+  async ask(op, given) {
+    if (!given) this.onDone = null;
+    const body = given || this.body(op);
     if (!body) return;
     setError('preview-error', '');
     $('preview-panel').hidden = false;
@@ -243,6 +263,7 @@ class Preview {
   describe(body) {
     if (body.op === 'add_node') return `add node ${displayName(body.name)}${body.weight !== undefined ? ` (weight ${body.weight})` : ''}`;
     if (body.op === 'remove_node') return `remove node ${displayName(body.name)}`;
+    if (body.op === 'set_state') return `mark ${displayName(body.name)} ${body.state}`;
     const parts = [`algorithm ${body.algorithm}`];
     if (body.params) for (const [k, v] of Object.entries(body.params)) parts.push(`${k} ${v}`);
     if (body.replicas !== undefined) parts.push(`replicas ${body.replicas}`);
@@ -251,7 +272,9 @@ class Preview {
 
   show(body, a) {
     const what = this.describe(body);
-    $('preview-summary').textContent = `If you ${what}: ${formatInt(a.keys_moved)} keys would move, ${formatInt(a.replica_moves)} replica moves. Nothing has changed yet.`;
+    const unserved = unavailableSentence(a.unavailable_after);
+    $('preview-summary').textContent = `If you ${what}: ${formatInt(a.keys_moved)} keys would move, ${formatInt(a.replica_moves)} replica moves.${unserved ? ` ${unserved.replace('have no live replica', 'would have no live replica').replace('has no live replica', 'would have no live replica').replace('nobody serves them', 'nobody would serve them')}` : ''} Nothing has changed yet.`;
+    $('preview-summary').dataset.unavailable = String(a.unavailable_after ? a.unavailable_after.keys : 0);
     $('preview-summary').dataset.keysMoved = String(a.keys_moved);
     $('preview-summary').dataset.replicaMoves = String(a.replica_moves);
     const sample = (a.sample || []).slice(0, 20);
@@ -260,6 +283,8 @@ class Preview {
         el('div', null, [el('h3', null, 'Would move from'), countsList(a.moved_from)]),
         el('div', null, [el('h3', null, 'Would move to'), countsList(a.moved_to)]),
       ]),
+      Array.isArray(a.pairs) && a.pairs.length ? el('h3', null, 'From → to, every move counted') : null,
+      Array.isArray(a.pairs) && a.pairs.length ? pairsTable(a.pairs.slice(0, 12), a.pairs.length) : null,
       statsTable(a.before, a.after),
       el('h3', null, `Sample of moved keys (${formatInt(sample.length)} of ${formatInt(a.keys_moved)})`),
       sample.length
@@ -275,10 +300,14 @@ class Preview {
     const to = (a.moved_to || []).map((e) => `${displayName(e.node)} (${formatInt(e.keys)})`).join(', ');
     ghost.textContent = `Preview, not applied — ${what}: ${formatInt(a.keys_moved)} keys would move${from ? ` from ${from}` : ''}${to ? ` to ${to}` : ''}.`;
     const pairs = new Map();
-    for (const s of a.sample || []) {
-      if (!s.from || !s.to) continue;
-      const k = `${s.from}\u0000${s.to}`;
-      pairs.set(k, { from: s.from, to: s.to, keys: (pairs.get(k)?.keys || 0) + 1 });
+    // The exact pairs when the server gives them; else the sample's.
+    if (Array.isArray(a.pairs)) for (const p of a.pairs) if (p.from && p.to) pairs.set(`${p.from}\u0000${p.to}`, p);
+    else {
+      for (const s of a.sample || []) {
+        if (!s.from || !s.to) continue;
+        const k = `${s.from}\u0000${s.to}`;
+        pairs.set(k, { from: s.from, to: s.to, keys: (pairs.get(k)?.keys || 0) + 1 });
+      }
     }
     try {
       this.ring.showFlow([...pairs.values()]);
@@ -296,6 +325,8 @@ class Preview {
         await rawJson('POST', '/api/nodes', body.weight === undefined ? { name: body.name } : { name: body.name, weight: body.weight });
       } else if (body.op === 'remove_node') {
         await rawJson('DELETE', `/api/nodes/${encodeURIComponent(body.name)}`);
+      } else if (body.op === 'set_state') {
+        await rawJson('PUT', `/api/nodes/${encodeURIComponent(body.name)}/state`, { state: body.state });
       } else {
         const config = { ...body };
         delete config.op;
@@ -303,7 +334,9 @@ class Preview {
         // The form's choice is now the configuration in force.
         this.placement.applied();
       }
+      const done = this.onDone;
       this.clear();
+      if (done) done();
     } catch (err) {
       button.disabled = false;
       setError('preview-error', err.message);
@@ -339,7 +372,7 @@ function barChart(results, field, label, id) {
   const left = 110;
   const values = results.map((r) => (typeof r[field] === 'number' ? r[field] : 0));
   const max = Math.max(1e-9, ...values);
-  const h = rowH * results.length + 24;
+  const h = rowH * results.length + 40;
   const chart = svg('svg', { viewBox: `0 0 ${w} ${h}`, width: '100%', role: 'img', 'aria-label': label, id, class: 'bar-chart' });
   chart.appendChild(svg('title', {}, label));
   chart.appendChild(svg('text', { x: 0, y: 12, class: 'chart-title' }, label));
@@ -350,6 +383,10 @@ function barChart(results, field, label, id) {
     chart.appendChild(svg('rect', { x: left, y: y + 2, width: Math.max(1, bw), height: rowH - 5, class: r.current ? 'bar current' : 'bar' }));
     chart.appendChild(svg('text', { x: left + bw + 4, y: y + 12, class: 'chart-label' }, field.startsWith('moves') ? formatInt(values[i]) : formatNumber(values[i], 3)));
   });
+  // The axes named: algorithms down the side, the measure along the bars.
+  chart.appendChild(svg('line', { x1: left, y1: h - 18, x2: w - 60, y2: h - 18, class: 'axis' }));
+  chart.appendChild(svg('text', { x: left, y: h - 4, class: 'chart-label axis-label' }, `${label} →`));
+  chart.appendChild(svg('text', { x: left - 6, y: h - 4, 'text-anchor': 'end', class: 'chart-label axis-label' }, 'algorithm')); 
   return chart;
 }
 
@@ -487,13 +524,15 @@ function bestLine(usable, refused) {
 
 // ---- theory --------------------------------------------------------------------
 
-function theoryChart(answer) {
+function theoryChart(answer, width = 560) {
   const pts = answer.points || [];
   const algs = answer.algorithms || [];
-  const w = 560;
+  // As wide as its panel (issue 25 item 10): drawn at its own width, so the
+  // text keeps its size.
+  const w = Math.max(560, Math.round(width));
   // Tall enough for every algorithm's name at the right edge.
   const h = Math.max(280, algs.length * 14 + 60);
-  const m = { l: 46, r: 130, t: 14, b: 34 };
+  const m = { l: 62, r: 130, t: 14, b: 34 };
   const ys = [1];
   for (const p of pts) ys.push(p.expected_max_over_mean, p.ring_max_over_mean);
   for (const a of algs) ys.push(a.structural_max_over_mean);
@@ -508,7 +547,8 @@ function theoryChart(answer) {
   for (const v of [1, 10, 100, 1000]) {
     chart.appendChild(svg('text', { x: x(v), y: h - m.b + 14, 'text-anchor': 'middle', class: 'chart-label' }, String(v)));
   }
-  chart.appendChild(svg('text', { x: (m.l + w - m.r) / 2, y: h - 4, 'text-anchor': 'middle', class: 'chart-label' }, 'points per node (log scale)'));
+  chart.appendChild(svg('text', { x: (m.l + w - m.r) / 2, y: h - 4, 'text-anchor': 'middle', class: 'chart-label axis-label' }, 'points per node (log scale)'));
+  chart.appendChild(svg('text', { x: 12, y: (m.t + h - m.b) / 2, 'text-anchor': 'middle', class: 'chart-label axis-label', transform: `rotate(-90 12 ${(m.t + h - m.b) / 2})` }, 'busiest node ÷ its share'));
   const ticks = 4;
   for (let i = 0; i <= ticks; i++) {
     const v = 1 + ((ymax - 1) * i) / ticks;
@@ -552,7 +592,65 @@ function theoryChart(answer) {
   return chart;
 }
 
-async function runTheory() {
+/** What one node holds under each algorithm, in that system's words. */
+const STRUCTURE_UNITS = {
+  cassandra: ['token', 'tokens', 'num_tokens'],
+  ketama: ['continuum point', 'continuum points', '160 per weight unit, as libmemcached'],
+  twemproxy: ['continuum point', 'continuum points', '160 per weight unit, as nutcracker'],
+  nginx: ['virtual node', 'virtual nodes', '160 per weight unit, as nginx'],
+  haproxy: ['tree point', 'tree points', '16 per weight unit, as HAProxy'],
+  'envoy-ring': ['ring entry', 'ring entries', 'min_ring_size and max_ring_size shared by weight, as Envoy'],
+  ring: ['point', 'points', 'points_per_node'],
+  multiprobe: ['point', 'points', 'one per node, several probes per key'],
+};
+
+/**
+ * The theory sentence for the algorithm in use (issue 25 item 12): its own
+ * structure (Cassandra's tokens, Maglev's table, Redis's slots, a ring's
+ * points counted from the nodes), the expected busiest node for that many
+ * points, and what the server measured for it. Built from the catalogue's
+ * traits and the theory answer; null when nothing is known.
+ */
+export function theorySentence(answer, view) {
+  const config = view && view.config;
+  if (!config) return null;
+  const algo = (config.algorithms || []).find((a) => a.name === config.algorithm);
+  if (!algo) return null;
+  const n = answer.nodes;
+  const mine = (answer.algorithms || []).find((a) => a.algorithm === algo.name);
+  const measured = mine && !mine.error
+    ? ` ringsim measures ${formatNumber(mine.structural_max_over_mean, 2)}× for ${algo.name} here, and a join moves ${formatPercent(mine.join_moved)}.`
+    : (mine && mine.error ? ` ${algo.name} cannot place these nodes: ${mine.error.message}` : '');
+  const join = `a join should move 1/${formatInt(n + 1)} = ${formatPercent(1 / (n + 1))} of the keys`;
+  const title = algo.title || algo.name;
+  const nodes = (view.nodes || []).filter((x) => x.weight > 0);
+  if (algo.point_rule) {
+    // Points per weight unit, counted from the nodes as placed.
+    const counted = nodes.filter((x) => Number.isFinite(x.points));
+    const weight = counted.reduce((t, x) => t + (algo.weights ? x.weight : 1), 0);
+    const pts = counted.reduce((t, x) => t + x.points, 0);
+    const param = (algo.params || []).find((p) => /points|tokens/.test(p.name));
+    let v = weight > 0 ? pts / weight : (param ? Number((config.params || {})[param.name] ?? param.default) : NaN);
+    if (!Number.isFinite(v) || v <= 0) v = 1;
+    const [one, many, how] = STRUCTURE_UNITS[algo.name] || ['point', 'points', ''];
+    const vr = Math.round(v);
+    const expected = n > 1 ? 1 + Math.sqrt((2 * Math.log(n)) / v) : 1;
+    const per = algo.weights && nodes.some((x) => x.weight !== 1) ? ' per weight unit' : ' per node';
+    return `${title}: ${formatInt(vr)} ${vr === 1 ? one : many}${per}${how ? ` (${how})` : ''}`
+      + `${algo.point_rule === 'nearest' ? ', a key going to the nearest one' : ''}. With ${formatInt(n)} nodes of ${formatInt(vr)} ${vr === 1 ? one : many},`
+      + ` expect the busiest to hold about ${formatNumber(expected, 2)}× its fair share (1 + √(2 ln N / V)); ${join}.${measured}`;
+  }
+  let structure;
+  if (algo.name === 'jump') structure = 'no ring: each key jumps to a bucket by its own hash, so shares differ only by the keys drawn';
+  else if (algo.name === 'rendezvous') structure = 'no ring: every node is scored for each key and the highest wins, so shares follow the weights up to the keys drawn';
+  else if (algo.name === 'maglev') structure = `a lookup table of ${formatInt((config.params || {}).table_size ?? 65537)} entries filled by per-host permutations, each host within an entry of its share`;
+  else if (algo.name === 'redis') structure = `${formatInt(Number(algo.space))} hash slots held by the masters, whole slots each`;
+  else if (algo.name === 'ceph') structure = 'placement groups mapped to OSDs by CRUSH, so balance follows the PG count per OSD';
+  else structure = `a space of ${algo.space} positions, keys hashed by ${algo.key_hash}`;
+  return `${title}: ${structure}; ${join}.${measured}`;
+}
+
+async function runTheory(getView) {
   const nodes = $('theory-nodes').value.trim();
   setError('theory-error', '');
   $('theory-status').textContent = 'Measuring… (a few seconds)';
@@ -564,14 +662,17 @@ async function runTheory() {
     const other = asked !== null && asked !== answer.nodes ? ` — not the ${formatInt(asked)} asked for: the server measured ${formatInt(answer.nodes)}` : '';
     $('theory-status').textContent = `${formatInt(answer.nodes)} ${answer.nodes === 1 ? 'node' : 'nodes'}, measured over ${formatInt(answer.sample_keys)} keys${other}.`;
     $('theory-chart-box').replaceChildren(
-      theoryChart(answer),
+      theoryChart(answer, $('theory-chart-box').clientWidth),
       el('p', { className: 'legend muted small' }, [
         el('span', { className: 'swatch swatch-expected' }), ' expected 1 + √(2 ln N / V) ',
         el('span', { className: 'swatch swatch-measured' }), ' measured ring ',
         el('span', { className: 'swatch swatch-alg' }), ' each algorithm (right edge)',
       ]),
     );
-    $('theory-sentence').textContent = answer.sentence || '';
+    // The server's sentence speaks of a generic ring of 160 points; the
+    // page's speaks of the algorithm in use.
+    const view = getView ? getView() : null;
+    $('theory-sentence').textContent = theorySentence(answer, view) || answer.sentence || '';
     const ideal = answer.ideal_join_moved;
     $('theory-moves').replaceChildren(
       el('caption', null, `Keys a join moves: each algorithm against the ideal 1/(N+1) = ${formatPercent(ideal)}`),
@@ -931,6 +1032,39 @@ async function ringPngBlob(ring, view) {
   return blob;
 }
 
+/** The file each `export --config` format is saved as. */
+const CONFIG_FILES = {
+  nginx: 'nginx-upstream.conf',
+  haproxy: 'haproxy-backend.cfg',
+  libmemcached: 'memcached-servers.txt',
+  twemproxy: 'nutcracker.yml',
+  envoy: 'envoy-cluster.json',
+  cassandra: 'cassandra-initial-tokens.txt',
+  'nodetool-ring': 'nodetool-ring.txt',
+  'redis-nodes': 'cluster-nodes.txt',
+  redis: 'redis-reshard.sh',
+};
+
+/** The format that matches each algorithm, chosen until the user picks one. */
+const CONFIG_FOR = {
+  nginx: 'nginx',
+  haproxy: 'haproxy',
+  ketama: 'libmemcached',
+  twemproxy: 'twemproxy',
+  'envoy-ring': 'envoy',
+  maglev: 'envoy',
+  cassandra: 'cassandra',
+  redis: 'redis-nodes',
+};
+let configFormatPicked = false;
+
+/** Follows the algorithm in use with the "Config for" choice (not once the user chose). */
+export function suggestConfigFormat(algorithm) {
+  const select = $('export-config-format');
+  if (!select || configFormatPicked || !CONFIG_FOR[algorithm]) return;
+  select.value = CONFIG_FOR[algorithm];
+}
+
 function setupExports(ring, getView) {
   const fail = (err) => setError('export-error', err.message);
   const bind = (id, fn) => $(id).addEventListener('click', () => {
@@ -979,6 +1113,13 @@ function setupExports(ring, getView) {
   bind('export-moves-csv', () => movesExport(true));
   bind('export-moves-json', () => movesExport(false));
   bind('export-scenario', () => download('/api/export/scenario', 'history.ringsim', 'text/plain'));
+  // The nodes as the real system takes them (API.md version 3, `export
+  // --config`): the server says why when a format cannot hold them.
+  $('export-config-format').addEventListener('change', () => { configFormatPicked = true; });
+  bind('export-config', () => {
+    const format = $('export-config-format').value;
+    return download(`/api/export/config?format=${encodeURIComponent(format)}`, CONFIG_FILES[format] || `${format}.txt`, 'text/plain', `Config for ${format}`);
+  });
   bind('export-svg', async () => {
     saveBlob(new Blob([ringSvgText(ring, getView())], { type: 'image/svg+xml' }), 'ring.svg');
   });
@@ -993,7 +1134,7 @@ export function setupLab({
 }) {
   const preview = new Preview({ ring, placement });
   new Compare();
-  $('theory-run').addEventListener('click', runTheory);
+  $('theory-run').addEventListener('click', () => runTheory(getView));
   setupTheoryViews();
   new ScenarioFiles({ api, confirmInPage });
   setupExports(ring, getView);

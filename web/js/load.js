@@ -31,6 +31,97 @@ function describeWorkload(w) {
   return `uniform: every key the same share${sizes}`;
 }
 
+/**
+ * Each key's share of requests by rank (1 = hottest) for a workload over n
+ * keys, as API.md version 3 defines the kinds: a function r -> share and
+ * the sum of the k hottest. Exact (no sampling).
+ */
+export function rankShares(w, n) {
+  if (!w || n <= 0) return null;
+  if (w.kind === 'zipf') {
+    const s = Number(w.s);
+    let h = 0;
+    const prefix = new Float64Array(n + 1);
+    for (let r = 1; r <= n; r++) { h += r ** -s; prefix[r] = h; }
+    return { at: (r) => (r ** -s) / h, top: (k) => prefix[Math.min(n, k)] / h };
+  }
+  if (w.kind === 'hotspot') {
+    const hot = Math.max(1, Math.floor(w.hot_fraction * n));
+    const a = hot ? w.hot_share / hot : 0;
+    const b = n > hot ? (1 - w.hot_share) / (n - hot) : 0;
+    const [hi, lo, nh] = a >= b ? [a, b, hot] : [b, a, n - hot];
+    return { at: (r) => (r <= nh ? hi : lo), top: (k) => Math.min(k, nh) * hi + Math.max(0, k - nh) * lo };
+  }
+  if (w.kind === 'keys' && Array.isArray(w.keys)) {
+    const listed = w.keys.map((k) => k.share);
+    const rest = n > listed.length ? (1 - listed.reduce((t, x) => t + x, 0)) / (n - listed.length) : 0;
+    const all = [...listed];
+    const sorted = all.sort((x, y) => y - x);
+    const at = (r) => { const restRank = sorted.findIndex((x) => x < rest); const cut = restRank < 0 ? sorted.length : restRank; return r <= cut ? sorted[r - 1] : (r <= cut + n - sorted.length ? rest : sorted[r - 1 - (n - sorted.length)]); };
+    return { at, top: (k) => { let t = 0; for (let r = 1; r <= Math.min(k, n); r++) t += at(r); return t; } };
+  }
+  return { at: () => 1 / n, top: (k) => Math.min(k, n) / n };
+}
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+function svgEl(name, attrs, text) {
+  const e = document.createElementNS(SVG_NS, name);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+/** Rank against share on log-log axes: how skewed the workload is. */
+function rankChart(shares, n) {
+  const w = 420;
+  const h = 200;
+  const m = { l: 60, r: 12, t: 10, b: 36 };
+  const ranks = [];
+  for (let r = 1; r <= n; r = Math.max(r + 1, Math.ceil(r * 1.25))) ranks.push(r);
+  if (ranks[ranks.length - 1] !== n) ranks.push(n);
+  const vals = ranks.map((r) => shares.at(r)).filter((v) => v > 0);
+  const ymax = Math.log10(Math.max(...vals));
+  const ymin = Math.min(ymax - 1, Math.log10(Math.min(...vals)));
+  const xmax = Math.max(1, Math.log10(n));
+  const x = (r) => m.l + (Math.log10(r) / xmax) * (w - m.l - m.r);
+  const y = (v) => m.t + ((ymax - Math.log10(v)) / (ymax - ymin)) * (h - m.t - m.b);
+  const chart = svgEl('svg', { viewBox: `0 0 ${w} ${h}`, width: '100%', role: 'img', id: 'workload-rank-chart', class: 'theory-chart rank-chart', 'aria-label': 'Each key’s share of requests against its rank, log-log' });
+  chart.appendChild(svgEl('line', { x1: m.l, y1: h - m.b, x2: w - m.r, y2: h - m.b, class: 'axis' }));
+  chart.appendChild(svgEl('line', { x1: m.l, y1: m.t, x2: m.l, y2: h - m.b, class: 'axis' }));
+  chart.appendChild(svgEl('path', { d: ranks.filter((r) => shares.at(r) > 0).map((r, i) => `${i ? 'L' : 'M'}${x(r).toFixed(1)},${y(shares.at(r)).toFixed(1)}`).join(' '), class: 'curve measured' }));
+  chart.appendChild(svgEl('text', { x: m.l, y: h - m.b + 14, 'text-anchor': 'middle', class: 'chart-label' }, '1'));
+  chart.appendChild(svgEl('text', { x: w - m.r, y: h - m.b + 14, 'text-anchor': 'end', class: 'chart-label' }, n.toLocaleString('en-US')));
+  chart.appendChild(svgEl('text', { x: m.l - 4, y: m.t + 8, 'text-anchor': 'end', class: 'chart-label' }, formatPercent(10 ** ymax, 2)));
+  chart.appendChild(svgEl('text', { x: m.l - 4, y: h - m.b, 'text-anchor': 'end', class: 'chart-label' }, formatPercent(10 ** ymin, 4)));
+  chart.appendChild(svgEl('text', { x: (m.l + w - m.r) / 2, y: h - 4, 'text-anchor': 'middle', class: 'chart-label axis-label' }, 'key rank, hottest first (log)'));
+  chart.appendChild(svgEl('text', { x: 11, y: (m.t + h - m.b) / 2, 'text-anchor': 'middle', class: 'chart-label axis-label', transform: `rotate(-90 11 ${(m.t + h - m.b) / 2})` }, 'share (log)'));
+  return chart;
+}
+
+let hotGeneration = 0;
+
+/** The workload view: rank against share, the hottest 1%, the hottest key and its node. */
+async function renderWorkloadView(w, stats, at) {
+  const box = $('load-workload-view');
+  if (!box) return;
+  const n = stats.keys || 0;
+  const shares = rankShares(w, n);
+  if (!shares) { box.replaceChildren(); return; }
+  const k = Math.max(1, Math.floor(n / 100));
+  const hot = stats.requests && stats.requests.hottest_key;
+  const line = el('p', { className: 'small', id: 'workload-top' }, `The hottest 1% of keys (${k.toLocaleString('en-US')} of ${n.toLocaleString('en-US')}) take ${formatPercent(shares.top(k), 1)} of requests; the hottest 10% take ${formatPercent(shares.top(Math.max(1, Math.floor(n / 10))), 1)}.`);
+  const hotLine = el('p', { className: 'small', id: 'workload-hottest' }, hot ? `Hottest key: ${displayName(hot.key)} · ${formatPercent(hot.share, 2)} of requests` : '');
+  box.replaceChildren(line, rankChart(shares, n), hotLine);
+  if (!hot) return;
+  const mine = ++hotGeneration;
+  try {
+    const l = await api.lookupAt(hot.key, at);
+    if (mine !== hotGeneration) return;
+    const served = l.served_by === undefined ? l.node : l.served_by;
+    hotLine.textContent = `Hottest key: ${displayName(hot.key)} · ${formatPercent(hot.share, 2)} of requests, on ${served === null ? 'no live replica' : displayName(served)}${served !== l.node && l.node ? ` (owner ${displayName(l.node)} is down)` : ''}.`;
+  } catch { /* the line stays without its node */ }
+}
+
 /** The load view from GET /api/stats (and the workload of the same moment). */
 export async function renderLoad(stats, at, dark) {
   const rq = stats.requests;
@@ -43,20 +134,24 @@ export async function renderLoad(stats, at, dark) {
     w = null;
   }
   $('load-workload').textContent = w ? describeWorkload(w) : '';
+  renderWorkloadView(w, stats, at);
   if (w && !$('load-form').contains(document.activeElement)) fillForm(w);
   const hot = rq.hottest_key;
   const numbers = [
-    ['Max / mean', formatNumber(rq.max_over_mean, 3), 'the busiest node’s requests against the mean'],
+    ['Max / mean', formatNumber(rq.max_over_mean, 3), 'the busiest node’s requests against its fair share'],
     ['CV', formatNumber(rq.cv, 3), 'std dev ÷ mean of the nodes’ requests'],
-    ['Bound', formatNumber(rq.bound, 3), 'max(1, nodes × the largest key share): no placement does better while a key lives on one node'],
+    ['Bound', formatNumber(rq.bound, 3), 'max(1, the hottest key’s share ÷ the largest fair share): no placement does better while a key lives on one node'],
     ['Hottest key', hot ? `${displayName(hot.key)} · ${formatPercent(hot.share, 2)}` : '—', 'the key with the largest share of requests'],
   ];
+  const un = stats.unavailable;
+  if (un && un.keys > 0) numbers.push(['Unserved', `${formatPercent(un.requests_share ?? 0, 1)} of requests`, 'requests for keys with no live replica']);
   $('load-numbers').replaceChildren(...numbers.map(([k, v, help]) => el('div', { title: help }, [el('dt', null, k), el('dd', null, v)])));
   let per = stats.per_node || [];
   const ideal = per.length ? 1 / per.length : 0;
+  const fair = (p) => (p.fair_share === undefined ? ideal : (p.fair_share ?? 0));
   const digits = shareDigits(per.length);
   if (per.length > BAR_LIMIT) per = [...per].sort((a, b) => (b.requests || 0) - (a.requests || 0)).slice(0, BAR_LIMIT);
-  let scale = ideal;
+  let scale = Math.max(ideal, ...per.map(fair));
   for (const p of per) scale = Math.max(scale, p.requests || 0, p.key_share);
   scale = scale || 1;
   $('load-bars').replaceChildren(...per.map((p) => {
@@ -65,8 +160,8 @@ export async function renderLoad(stats, at, dark) {
     req.style.background = nodeColour(p.name, 1, dark);
     const keys = el('div', { className: 'bar-ring' });
     keys.style.width = `${(p.key_share / scale) * 100}%`;
-    const mark = el('div', { className: 'bar-ideal' });
-    mark.style.left = `${(ideal / scale) * 100}%`;
+    const mark = el('div', { className: 'bar-ideal', title: `fair share ${formatPercent(fair(p), digits)}`, dataset: { fair: String(fair(p)) } });
+    mark.style.left = `${(fair(p) / scale) * 100}%`;
     return el('div', { className: 'bar-row', role: 'listitem', title: `${displayName(p.name)}: requests ${formatPercent(p.requests || 0, digits)}, keys ${formatPercent(p.key_share, digits)}, ${p.bytes ?? 0} bytes` }, [
       el('span', { className: 'bar-name' }, displayName(p.name)),
       el('div', { className: 'bar-track' }, [req, keys, mark]),

@@ -78,14 +78,31 @@ export async function traceKey(key, { ring, at, space, keyHash, nearest = false 
 
   const when = at === null ? '' : ` (as it was after #${at})`;
   const replicas = Array.isArray(answer.replicas) ? answer.replicas : (answer.node === null ? [] : [answer.node]);
-  result.textContent = answer.node === null
-    ? `${shown(key)} has no owner: there is no node${when}.`
-    : `${shown(key)} → ${displayName(answer.node)}${replicas.length > 1 ? `, replicas ${replicas.slice(1).map(displayName).join(', ')}` : ''}${answer.stored ? ' · stored' : ' · not stored (this is where it would go)'}${when}`;
+  // The headline names the node that answers for the key now (served_by);
+  // the owner by placement stands beside it when a down node made them differ.
+  const served = answer.served_by === undefined ? answer.node : answer.served_by;
+  const stored = answer.stored ? ' · stored' : ' · not stored (this is where it would go)';
+  const others = replicas.length > 1 ? `, replicas ${replicas.slice(1).map(displayName).join(', ')}` : '';
+  result.dataset.served = served === null ? '' : served;
+  if (answer.node === null) {
+    result.textContent = `${shown(key)} has no owner: there is no node${when}.`;
+  } else if (served === null) {
+    result.textContent = `${shown(key)} → no live replica: nobody serves it (owner ${displayName(answer.node)} is down${others})${stored}${when}`;
+  } else if (served !== answer.node) {
+    result.textContent = `${shown(key)} → served by ${displayName(served)} (owner ${displayName(answer.node)} is down${others})${stored}${when}`;
+  } else {
+    result.textContent = `${shown(key)} → ${displayName(served)}${others}${stored}${when}`;
+  }
 
   const items = [];
   // The key's whole SHA-256, where the algorithm hashes with it (the ring,
   // multiprobe, jump, rendezvous): the bytes it reads are in bold.
-  const digest = typeof answer.sha256 === 'string' && /sha-?256/i.test(keyHash || '') ? answer.sha256 : null;
+  // Whether the algorithm hashes with SHA-256 is read from the answer's own
+  // steps, not from the view: a live lookup answers the server's state now,
+  // which may be newer than the view (a switch to ketama in flight), and a
+  // SHA-256 digest beside MD5 steps would mix two states (issue 25 item 20).
+  const said = Array.isArray(answer.trace) ? answer.trace.map((t) => t.detail).join(' ') : '';
+  const digest = typeof answer.sha256 === 'string' && /sha-?256/i.test(said || keyHash || '') ? answer.sha256 : null;
   const digestStep = () => {
     const used = /first 32 bits/i.test(keyHash) && !/next 32/i.test(keyHash) ? 8 : 16;
     return step('SHA-256 of the key (32 bytes; the ones read in bold)', el('code', { className: 'digest' }, [

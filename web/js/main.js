@@ -18,7 +18,7 @@
 import { api, ApiError, eventsUrl } from './api.js';
 import { $, el, setError, debounce } from './dom.js';
 import {
-  describeOperation, displayName, visibleText, formatInt, formatTime, groupMoves, humanMessage, movedCount, setNodeOrder,
+  describeOperation, displayName, visibleText, formatInt, formatTime, groupMoves, humanMessage, movedCount, setNodeOrder, unavailableSentence,
 } from './format.js';
 import { RingView } from './ring.js';
 import { describeSpace, keyDrawPosition } from './space.js';
@@ -29,7 +29,7 @@ import { traceKey, cancelTrace, clearTrace } from './lookup.js';
 import { PlacementForm } from './algorithms.js';
 import { TableStrip } from './strip.js';
 import { setupScenarios } from './scenarios.js';
-import { setupLab } from './lab.js';
+import { setupLab, suggestConfigFormat } from './lab.js';
 import { setupDiff } from './diff.js';
 import { renderLoad, requestsSentence, setupLoad } from './load.js';
 import { setupTraffic, showTrafficProgress } from './traffic.js';
@@ -107,6 +107,7 @@ const ring = new RingView({
 
 const strip = new TableStrip({ box: $('table-strip'), canvas: $('strip-canvas'), caption: $('strip-caption') });
 
+let lab = null; // the preview, the compare and the exports (lab.js)
 const nodesTable = new NodesTable({
   onPick: (name) => {
     state.keysQuery.node = name;
@@ -117,7 +118,11 @@ const nodesTable = new NodesTable({
   },
   onRemove: (name, button) => mutate(button, 'node-error', null, () => api.removeNode(name)),
   // A node marked down or up again (one set_state operation).
-  onState: (name, down, button) => mutate(button, 'node-error', null, () => api.setState(name, down ? 'down' : 'up')),
+  // Previewed first (issue 25 item 11): what would move and what nobody
+  // would serve, then "Apply"; resolved once applied.
+  onState: (name, down, button) => (lab
+    ? new Promise((resolve) => { lab.preview.askState(name, down, resolve); })
+    : mutate(button, 'node-error', null, () => api.setState(name, down ? 'down' : 'up'))),
   // A weight changed in place: null when done, else the refusal in words.
   onWeight: async (name, weight, button) => {
     let refusal = null;
@@ -269,6 +274,7 @@ async function renderView(ringKeys, keysPage, generation) {
   const readOnly = at !== null;
   const algo = catalogueEntry(config);
   placement.setConfig(config, { readOnly });
+  suggestConfigFormat(config.algorithm);
   $('weight-help').textContent = placement.weightHelp();
 
   ring.setData({
@@ -441,9 +447,10 @@ function showOperation(op) {
   $('moved-operation').title = $('moved-operation').textContent;
   const replicaMoves = op.replica_moves ? ` · ${formatInt(op.replica_moves)} replica ${op.replica_moves === 1 ? 'copy' : 'copies'} added` : '';
   $('moved-summary').textContent = movedCount(op.keys_moved) + replicaMoves;
-  $('moved-requests').textContent = requestsSentence(op);
+  $('moved-requests').textContent = [requestsSentence(op), unavailableSentence(op.unavailable_after)].filter(Boolean).join(' ');
   const known = op.type === 'add_node' && Array.isArray(op.moved_from);
-  renderPairs(known ? groupMoves(op.moved_from.map((m) => ({ from: m.node, to: op.subject, keys: m.keys }))) : [], op.keys_moved, false);
+  if (Array.isArray(op.pairs)) renderPairs(op.pairs, op.keys_moved, false);
+  else renderPairs(known ? groupMoves(op.moved_from.map((m) => ({ from: m.node, to: op.subject, keys: m.keys }))) : [], op.keys_moved, false);
   renderMovedKeys([], 0);
   renderCompare(null, null);
   ring.clearHighlights();
@@ -504,7 +511,10 @@ async function statsAt(id) {
 /** Works out the from→to pairs of one operation's moves, exactly when it can. */
 async function movePairs(op, detail, before, after) {
   const total = detail.moves_total ?? op.keys_moved;
-  if (Array.isArray(detail.pairs)) return { pairs: groupMoves(detail.pairs), partial: false };
+  // The server's exact pairs over every move (API.md v4), largest first:
+  // never a sample of the first pages of moves (issue 25 item 2).
+  if (Array.isArray(op.pairs)) return { pairs: op.pairs, partial: false };
+  if (Array.isArray(detail.pairs)) return { pairs: detail.pairs, partial: false };
   if (detail.moves.length >= total) return { pairs: groupMoves(detail.moves), partial: false };
   if (op.type === 'add_node' && Array.isArray(op.moved_from)) {
     return { pairs: groupMoves(op.moved_from.map((m) => ({ from: m.node, to: op.subject, keys: m.keys }))), partial: false };
@@ -845,6 +855,50 @@ $('keys-paste-form').addEventListener('submit', async (e) => {
     $('keys-paste-result').textContent = `Inserted ${formatInt(answer.inserted)} of ${formatInt(keys.length)} ${keys.length === 1 ? 'key' : 'keys'}${answer.skipped ? `; ${formatInt(answer.skipped)} skipped as already stored or repeated` : ''}.`;
   }
 });
+// A file of keys, one a line (issue 25 item 13): one POST /api/keys
+// {"keys"}, one operation. A body over the server's 16 MiB is refused by
+// it (413): the page says so before sending, with the way out.
+const BODY_LIMIT = 16 * 1024 * 1024;
+const fileInput = $('keys-file');
+let fileKeys = null;
+function keysOfText(text) {
+  return text.replace(/^\uFEFF/, '').split(/\r?\n/).filter((k) => k !== '');
+}
+fileInput.addEventListener('change', async () => {
+  const file = fileInput.files && fileInput.files[0];
+  const button = $('keys-file-insert');
+  setError('keys-paste-error', '', fileInput);
+  $('keys-paste-result').textContent = '';
+  fileKeys = null;
+  button.hidden = true;
+  if (!file) return;
+  const keys = keysOfText(await file.text());
+  if (fileInput.files[0] !== file) return; /* another file was picked meanwhile */
+  if (!keys.length) {
+    setError('keys-paste-error', `${file.name} holds no key (one a line, empty lines left out).`, fileInput);
+    return;
+  }
+  const size = new Blob([JSON.stringify({ keys })]).size;
+  if (size > BODY_LIMIT) {
+    setError('keys-paste-error', `${file.name}: ${formatInt(keys.length)} keys make a request of ${(size / 1048576).toFixed(1)} MiB, over the server's 16 MiB. Split the file, or use ringsim key add --file ${file.name}, which streams it.`, fileInput);
+    return;
+  }
+  fileKeys = { keys, name: file.name };
+  button.textContent = `Insert ${formatInt(keys.length)} ${keys.length === 1 ? 'key' : 'keys'} from ${file.name}`;
+  button.hidden = false;
+});
+$('keys-file-insert').addEventListener('click', async () => {
+  if (!fileKeys) return;
+  const { keys, name } = fileKeys;
+  $('keys-paste-result').textContent = '';
+  const answer = await mutate($('keys-file-insert'), 'keys-paste-error', fileInput, () => api.insertKeys(keys));
+  if (answer) {
+    $('keys-paste-result').textContent = `${name}: inserted ${formatInt(answer.inserted)} of ${formatInt(keys.length)} ${keys.length === 1 ? 'key' : 'keys'}${answer.skipped ? `; ${formatInt(answer.skipped)} skipped as already stored or repeated` : ''}, one operation.`;
+    fileKeys = null;
+    fileInput.value = '';
+    $('keys-file-insert').hidden = true;
+  }
+});
 pasteInput.addEventListener('input', () => {
   const n = pasteInput.value.split(/\r?\n/).filter((k) => k !== '').length;
   $('keys-paste-insert').textContent = n ? `Insert ${formatInt(n)} ${n === 1 ? 'key' : 'keys'}` : 'Insert these keys';
@@ -1111,7 +1165,7 @@ function connect() {
 setNodeOrder(state.nodeOrder);
 setupScenarios({ api, confirmInPage, getState: () => state, onOperation, refresh });
 setupImport({ api, onOperation, refresh });
-setupLab({
+lab = setupLab({
   ring, placement, getView: () => state.view, api, confirmInPage,
 });
 setupLoad({ ring });

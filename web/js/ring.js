@@ -150,8 +150,17 @@ export class RingView {
   /** Geometry in CSS pixels. */
   geom() {
     const s = this.size;
-    // Small rings keep more room around for the labels.
-    const R = s * (s < 440 ? 0.33 : 0.37);
+    // Small rings keep more room around for the labels; a ring whose names
+    // are long gets smaller, down to a floor, so that the labels beside it
+    // fit (issue 25 item 8), then they are cut.
+    let R = s * (s < 440 ? 0.33 : 0.37);
+    const nodes = this.nodes || [];
+    if (nodes.length && nodes.length <= LABEL_LIMIT) {
+      let chars = 0;
+      for (const n of nodes) chars = Math.max(chars, Math.min(LABEL_CHARS, [...n.name].length) + (n.state === 'down' ? 2 : 0));
+      const need = chars * 7.4 + 4;
+      R = Math.max(s * (s < 440 ? 0.28 : 0.25), Math.min(R, s / 2 - need - s * 0.012 - 24));
+    }
     // Past a hundred nodes single arcs are slivers: the load band, which
     // says more at that scale, gets the width.
     const many = this.nodes.length > 100;
@@ -163,7 +172,7 @@ export class RingView {
       s, cx: s / 2, cy: s / 2, R, band, loadR, loadW, keyOuter,
       keyDepth: R * 0.25,
       tickOut: R + band / 2 + 12,
-      labelR: R + band / 2 + 30,
+      labelR: R + band / 2 + 24,
     };
   }
 
@@ -404,11 +413,20 @@ export class RingView {
           ctx.strokeStyle = down ? nodeColour(name, 1, this.dark) : (this.dark ? '#f4f6fa' : '#ffffff');
           ctx.lineWidth = 2;
           ctx.setLineDash(down ? [3, 2] : []);
+          const rr = Math.max(4, g.band * 0.42);
           ctx.beginPath();
-          ctx.arc(x, y, Math.max(4, g.band * 0.42), 0, TAU);
+          ctx.arc(x, y, rr, 0, TAU);
           ctx.fill();
           ctx.stroke();
           ctx.setLineDash([]);
+          if (down) { // and crossed out
+            ctx.strokeStyle = this.css('--error') || '#b3261e';
+            ctx.lineWidth = 2.5;
+            ctx.beginPath();
+            ctx.moveTo(x - rr, y - rr); ctx.lineTo(x + rr, y + rr);
+            ctx.moveTo(x + rr, y - rr); ctx.lineTo(x - rr, y + rr);
+            ctx.stroke();
+          }
         }
       }
     }
@@ -508,7 +526,12 @@ export class RingView {
   nodeAnchors() {
     if (this.anchors) return this.anchors;
     const anchors = new Map();
-    if (this.points.length) {
+    // One point per node: the node stands at its point. With many points a
+    // node's point #0 says nothing about where its keys are (nginx's and
+    // ketama's first points bunch wherever the hash puts them): it stands at
+    // the middle of its largest arc, which is among its points.
+    const multi = this.points.length > this.nodes.length;
+    if (this.points.length && !multi) {
       for (const p of this.points) if (p.index === 0 && !anchors.has(p.node)) anchors.set(p.node, p.position);
     }
     const best = new Map();
@@ -522,9 +545,33 @@ export class RingView {
     // A node whose largest run is a sliver (a Maglev table interleaves
     // every node) has no place to stand for: it goes unlabelled.
     const floor = this.nodes.length ? RING_SIZE / (4 * this.nodes.length) : 0;
-    for (const [name, b] of best) if (b.len >= floor || this.segs.synthetic) anchors.set(name, (b.mid + RING_SIZE) % RING_SIZE);
+    for (const [name, b] of best) if (b.len >= floor || this.segs.synthetic || multi) anchors.set(name, (b.mid + RING_SIZE) % RING_SIZE);
     this.anchors = anchors;
     return anchors;
+  }
+
+  /** The nodes the ring has no room to label, named under it in their colours. */
+  drawNodeLegend() {
+    const box = document.getElementById('ring-legend-nodes');
+    if (!box) return;
+    const names = this.unlabelled || [];
+    box.hidden = names.length === 0;
+    if (!names.length) { box.replaceChildren(); return; }
+    const items = names.map((name) => {
+      const li = document.createElement('li');
+      const sw = document.createElement('span');
+      sw.className = 'swatch';
+      sw.style.background = nodeColour(name, 1, this.dark);
+      const node = this.nodeByName && this.nodeByName.get(name);
+      li.append(sw, ` ${displayName(name)}${node && node.state === 'down' ? ' (down)' : ''}`);
+      li.dataset.node = name;
+      return li;
+    });
+    const head = document.createElement('span');
+    head.textContent = `Not labelled on the ring (no room): `;
+    const list = document.createElement('ul');
+    list.replaceChildren(...items);
+    box.replaceChildren(head, list);
   }
 
   drawLabels() {
@@ -561,9 +608,13 @@ export class RingView {
       centre.appendChild(svgEl('text', { x: g.cx, y: g.cy, 'text-anchor': 'middle', class: 'center-title loading-text' }, this.loading));
     } else if (!this.invitation) {
       const nodeCount = this.nodes.length;
+      const down = this.nodes.filter((n) => n.state === 'down').length;
+      // With a node down the centre says how many serve: "7 up · 1 down".
       centre.appendChild(svgEl('text', {
-        x: g.cx, y: g.cy - 10, 'text-anchor': 'middle', class: 'center-value',
-      }, `${formatInt(nodeCount)} ${nodeCount === 1 ? 'node' : 'nodes'}`));
+        x: g.cx, y: g.cy - 10, 'text-anchor': 'middle', class: down ? 'center-value has-down' : 'center-value',
+        // Inside the keys' circle however small the ring is.
+        'font-size': `${Math.max(11, Math.min(20, (g.keyOuter * 1.35) / (0.62 * (down ? 14 : 9)))).toFixed(1)}px`, // (an attribute: the CSP allows no inline style)
+      }, down ? `${formatInt(nodeCount - down)} up · ${formatInt(down)} down` : `${formatInt(nodeCount)} ${nodeCount === 1 ? 'node' : 'nodes'}`));
       centre.appendChild(svgEl('text', {
         x: g.cx, y: g.cy + 14, 'text-anchor': 'middle', class: 'center-title',
       }, `${formatInt(this.totalKeys)} ${this.totalKeys === 1 ? 'key' : 'keys'}${this.caption ? ` · ${this.caption}` : ''}`));
@@ -583,56 +634,99 @@ export class RingView {
       margin = Math.max(0, Math.min(w.left - p.left, p.right - w.right) - 4);
     }
     if (anchors.size && anchors.size <= LABEL_LIMIT && !this.loading) {
-      const sorted = [...anchors].sort((a, b) => a[1] - b[1]);
-      const levels = [-Infinity, -Infinity, -Infinity];
-      const minGap = 15;
-      for (const [name, pos] of sorted) {
+      // Labels never overlap: each side of the ring (right, left) stacks its
+      // labels top to bottom at least a line apart, as near to their node's
+      // anchor as that allows, on a circle outside the ticks; a leader line
+      // joins each label to its anchor. When a side cannot hold its labels,
+      // the nodes with the smallest arcs go unlabelled and the legend under
+      // the ring names them (ring-legend-nodes).
+      const LINE = 16;
+      const top = 10;
+      const bottom = g.s - 10;
+      const r = g.labelR;
+      const room = Math.floor((bottom - top) / LINE) + 1;
+      const sides = [[], []];
+      for (const [name, pos] of anchors) {
         const a = this.angle(pos);
-        let level = -1;
-        // Near the top the first level belongs to the label of the space.
-        const nearTop = Math.min(pos, RING_SIZE - pos) < clearance;
-        for (let l = nearTop ? 1 : 0; l < levels.length; l++) {
-          const r = g.labelR + l * 20;
-          if ((a - levels[l]) * r >= minGap) { level = l; break; }
-        }
-        if (level < 0) level = levels.indexOf(Math.min(...levels));
-        levels[level] = a;
-        const r = g.labelR + level * 20;
-        const c = Math.cos(a);
-        const s = Math.sin(a);
-        const colour = nodeColour(name, 1, this.dark);
-        labels.appendChild(svgEl('line', {
-          x1: (g.cx + c * (g.R + g.band / 2 + 2)).toFixed(1), y1: (g.cy + s * (g.R + g.band / 2 + 2)).toFixed(1),
-          x2: (g.cx + c * (r - 4)).toFixed(1), y2: (g.cy + s * (r - 4)).toFixed(1),
-          class: 'leader', stroke: colour,
-        }));
-        // Room left to the edge of the drawing decides how much of the
-        // name fits; the label is measured and cut further if it must.
-        const x = g.cx + c * r;
-        const middle = Math.abs(c) < 0.25;
-        const room = (middle ? 2 * Math.min(x, g.s - x) : (c > 0 ? g.s - x : x)) + margin - 3;
-        const fit = Math.max(4, Math.min(LABEL_CHARS, Math.floor(room / 7.2)));
-        const text = svgEl('text', {
-          x: x.toFixed(1), y: (g.cy + s * r).toFixed(1),
-          class: 'node-label', 'dominant-baseline': 'middle',
-          'text-anchor': middle ? 'middle' : (c > 0 ? 'start' : 'end'),
-          'data-node': name,
-        });
-        text.textContent = shortName(name, fit);
-        text.appendChild(svgEl('title', {}, displayName(name)));
-        labels.appendChild(text);
-        fitted.push({ text, name, fit, room });
+        const x = Math.cos(a);
+        const y = g.cy + Math.sin(a) * r;
+        sides[x >= 0 ? 0 : 1].push({ name, pos, a, want: Math.min(bottom, Math.max(top, y)) });
       }
+      const dropped = [];
+      const share = (name) => {
+        const n = this.nodeByName && this.nodeByName.get(name);
+        return n ? (n.arc_share || 0) : 0;
+      };
+      for (const side of sides) {
+        if (side.length > room) {
+          side.sort((p, q) => share(q.name) - share(p.name));
+          dropped.push(...side.splice(room).map((l) => l.name));
+        }
+        side.sort((p, q) => p.want - q.want);
+        // Down from the top, then back up from the bottom: the least shift
+        // that keeps every pair a line apart inside the drawing.
+        let prev = -Infinity;
+        for (const l of side) { l.y = Math.max(l.want, prev + LINE); prev = l.y; }
+        let next = Infinity;
+        for (let i = side.length - 1; i >= 0; i--) { side[i].y = Math.min(side[i].y, next - LINE, bottom); next = side[i].y; }
+        prev = -Infinity;
+        for (const l of side) { l.y = Math.max(l.y, prev + LINE, top); prev = l.y; }
+      }
+      this.unlabelled = dropped;
+      for (const [k, side] of sides.entries()) {
+        for (const l of side) {
+          const { name, a } = l;
+          const dy = l.y - g.cy;
+          const dx = Math.sqrt(Math.max(0, r * r - dy * dy));
+          const x = g.cx + (k === 0 ? Math.max(dx, 14) : -Math.max(dx, 14));
+          const c = Math.cos(a);
+          const sn = Math.sin(a);
+          const colour = nodeColour(name, 1, this.dark);
+          const node = this.nodeByName && this.nodeByName.get(name);
+          const down = !!node && node.state === 'down';
+          labels.appendChild(svgEl('polyline', {
+            points: `${(g.cx + c * (g.R + g.band / 2 + 2)).toFixed(1)},${(g.cy + sn * (g.R + g.band / 2 + 2)).toFixed(1)} `
+              + `${(g.cx + c * (g.tickOut - 4)).toFixed(1)},${(g.cy + sn * (g.tickOut - 4)).toFixed(1)} `
+              + `${(x + (k === 0 ? -3 : 3)).toFixed(1)},${l.y.toFixed(1)}`,
+            class: down ? 'leader leader-down' : 'leader', stroke: colour, fill: 'none',
+          }));
+          // Room left to the edge of the drawing decides how much of the
+          // name fits; the label is measured and cut further if it must.
+          const roomPx = (k === 0 ? g.s - x : x) + margin - 3 - (down ? 16 : 0);
+          const fit = Math.max(4, Math.min(LABEL_CHARS, Math.floor(roomPx / 7.2)));
+          const text = svgEl('text', {
+            x: x.toFixed(1), y: l.y.toFixed(1),
+            class: down ? 'node-label node-down' : 'node-label', 'dominant-baseline': 'middle',
+            'text-anchor': k === 0 ? 'start' : 'end',
+            'data-node': name,
+            'data-anchor': String(Math.round(l.pos)),
+          });
+          text.textContent = shortName(name, fit);
+          if (down) text.appendChild(svgEl('tspan', { class: 'down-tag' }, ' ✕'));
+          text.appendChild(svgEl('title', {}, `${displayName(name)}${down ? ' (down)' : ''}`));
+          labels.appendChild(text);
+          fitted.push({ text, name, fit, room: roomPx });
+        }
+      }
+    } else {
+      this.unlabelled = [];
     }
     svg.appendChild(labels);
     for (const f of fitted) {
       // Measured once in place: a name of wide letters is cut shorter.
       let { fit } = f;
-      while (fit > 2 && f.text.getComputedTextLength() > f.room) {
+      while (fit > 2 && f.text.getComputedTextLength() > f.room + (f.text.querySelector('.down-tag') ? 16 : 0)) {
         fit--;
         f.text.firstChild.textContent = shortName(f.name, fit);
       }
     }
+    // A tick label that a node label covers gives way to it.
+    const boxes = fitted.map((f) => f.text.getBBox());
+    for (const t of [...tickGroup.querySelectorAll('text')]) {
+      const b = t.getBBox();
+      if (boxes.some((o) => b.x < o.x + o.width && o.x < b.x + b.width && b.y < o.y + o.height && o.y < b.y + b.height)) t.remove();
+    }
+    this.drawNodeLegend();
   }
 
   // ---- overlay: hover, keyboard cursor, route, moves ---------------------

@@ -32,7 +32,7 @@ export function requestsChart(stats) {
   const floor = n ? (rq.bound || 1) / n : 0;
   const w = 560;
   const h = 260;
-  const m = { l: 52, r: 120, t: 14, b: 34 };
+  const m = { l: 66, r: 120, t: 14, b: 44 };
   const top = Math.max(ideal, floor, ...per.map((p) => Math.max(p.requests || 0, p.key_share || 0))) * 1.08 || 1;
   const y = (v) => m.t + (1 - v / top) * (h - m.t - m.b);
   const band = (w - m.l - m.r) / Math.max(1, per.length);
@@ -41,6 +41,8 @@ export function requestsChart(stats) {
   chart.appendChild(node('title', {}, 'Requests per node against the ideal'));
   chart.appendChild(node('line', { x1: m.l, y1: h - m.b, x2: w - m.r, y2: h - m.b, class: 'axis' }));
   chart.appendChild(node('line', { x1: m.l, y1: m.t, x2: m.l, y2: h - m.b, class: 'axis' }));
+  chart.appendChild(node('text', { x: 11, y: (m.t + h - m.b) / 2, 'text-anchor': 'middle', class: 'chart-label axis-label', transform: `rotate(-90 11 ${(m.t + h - m.b) / 2})` }, 'share of requests'));
+  chart.appendChild(node('text', { x: (m.l + w - m.r) / 2, y: h - 4, 'text-anchor': 'middle', class: 'chart-label axis-label' }, 'nodes (bar: requests, tick: keys)'));
   for (let i = 0; i <= 4; i++) {
     const v = (top * i) / 4;
     chart.appendChild(node('text', { x: m.l - 4, y: y(v) + 4, 'text-anchor': 'end', class: 'chart-label' }, formatPercent(v, 1)));

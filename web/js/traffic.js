@@ -53,7 +53,7 @@ const RULES = {
 function flightChart(answer, ymax, id, title) {
   const w = 420;
   const h = 230;
-  const m = { l: 40, r: 10, t: 22, b: 32 };
+  const m = { l: 54, r: 10, t: 22, b: 32 };
   const tl = answer.timeline || { at: [], in_flight: [] };
   const at = tl.at || [];
   const rows = tl.in_flight || [];
@@ -74,7 +74,8 @@ function flightChart(answer, ymax, id, title) {
     chart.appendChild(svg('text', { x: m.l - 4, y: y(v) + 4, 'text-anchor': 'end', class: 'chart-label' }, formatInt(v)));
   }
   chart.appendChild(svg('text', { x: w - m.r, y: h - m.b + 14, 'text-anchor': 'end', class: 'chart-label' }, formatInt(last)));
-  chart.appendChild(svg('text', { x: (m.l + w - m.r) / 2, y: h - 4, 'text-anchor': 'middle', class: 'chart-label' }, 'requests replayed'));
+  chart.appendChild(svg('text', { x: (m.l + w - m.r) / 2, y: h - 4, 'text-anchor': 'middle', class: 'chart-label axis-label' }, 'requests replayed'));
+  chart.appendChild(svg('text', { x: 11, y: (m.t + h - m.b) / 2, 'text-anchor': 'middle', class: 'chart-label axis-label', transform: `rotate(-90 11 ${(m.t + h - m.b) / 2})` }, 'in flight per node'));
   const path = (values, cls, colour, name) => {
     const d = values.map((v, i) => `${i ? 'L' : 'M'}${x(at[i]).toFixed(1)},${y(v).toFixed(1)}`).join(' ');
     const p = svg('path', { d, class: `flight ${cls}`, stroke: colour });

@@ -68,7 +68,7 @@ function compareValues(x, y) {
  */
 function servedBy(k) {
   if (k.served_by === undefined || k.served_by === k.node) return null;
-  if (k.served_by === null) return el('span', { className: 'served-by unserved' }, ' · unserved (its owner is down)');
+  if (k.served_by === null) return el('span', { className: 'served-by unserved' }, ' · no live replica: nobody serves it (its owner is down)');
   return el('span', { className: 'served-by' }, [' · served by ', nameSpan(k.served_by)]);
 }
 
@@ -427,22 +427,28 @@ export function renderStats(stats, dark) {
     ['CV', formatNumber(stats.cv, 3), 'coefficient of variation: std dev ÷ mean'],
     ['Min', formatInt(stats.min ?? 0), 'fewest keys on one node'],
     ['Max', formatInt(stats.max ?? 0), 'most keys on one node'],
-    ['Max / mean', formatNumber(stats.max_over_mean, 3), 'the busiest node against the mean'],
+    ['Max / mean', formatNumber(stats.max_over_mean, 3), 'the busiest node’s keys against its fair share (its weight over the weights of the nodes that can take keys)'],
   ];
+  // Keys nobody serves (API.md v4): counted, never dropped.
+  const un = stats.unavailable;
+  if (un && un.keys > 0) numbers.push(['No live replica', `${formatInt(un.keys)} keys · ${formatPercent(un.key_share, 1)}`, 'keys whose every replica is down: nobody serves them']);
   $('stats-numbers').replaceChildren(...numbers.map(([k, v, help]) => el('div', { title: help || null }, [el('dt', null, k), el('dd', null, v)])));
 
   let per = stats.per_node || [];
+  // Each node's ideal is its fair share (API.md v4): weight over the total
+  // weight of the nodes that can take keys; 0 for a node down.
   const ideal = per.length ? 1 / per.length : 0;
+  const fair = (p) => (p.fair_share === undefined ? ideal : (p.fair_share ?? 0));
   const digits = shareDigits(per.length);
   let note = null;
   if (per.length > BAR_LIMIT) {
-    const byDistance = [...per].sort((a, b) => Math.abs(b.key_share - ideal) - Math.abs(a.key_share - ideal));
+    const byDistance = [...per].sort((a, b) => Math.abs(b.key_share - fair(b)) - Math.abs(a.key_share - fair(a)));
     const keep = new Set(byDistance.slice(0, BAR_LIMIT).map((p) => p.name));
     per = per.filter((p) => keep.has(p.name));
-    note = el('p', { className: 'muted small' }, `Showing the ${BAR_LIMIT} of ${formatInt(stats.per_node.length)} nodes furthest from the ideal share.`);
+    note = el('p', { className: 'muted small' }, `Showing the ${BAR_LIMIT} of ${formatInt(stats.per_node.length)} nodes furthest from their fair share.`);
   }
   let scale = ideal;
-  for (const p of per) scale = Math.max(scale, p.key_share, p.arc_share);
+  for (const p of per) scale = Math.max(scale, p.key_share, p.arc_share, fair(p));
   scale = scale || 1;
   const rows = per.map((p) => {
     const keys = el('div', { className: 'bar-keys' });
@@ -450,14 +456,15 @@ export function renderStats(stats, dark) {
     keys.style.background = nodeColour(p.name, 1, dark);
     const ring = el('div', { className: 'bar-ring' });
     ring.style.width = `${(p.arc_share / scale) * 100}%`;
-    const mark = el('div', { className: 'bar-ideal', title: `ideal ${formatPercent(ideal, digits)}` });
-    mark.style.left = `${(ideal / scale) * 100}%`;
-    return el('div', { className: 'bar-row', role: 'listitem', title: `${displayName(p.name)}: ${formatInt(p.keys)} keys, key share ${formatPercent(p.key_share, digits)}, share of the space ${formatPercent(p.arc_share, digits)}` }, [
+    const mark = el('div', { className: 'bar-ideal', title: `fair share ${formatPercent(fair(p), digits)}`, dataset: { fair: String(fair(p)) } });
+    mark.style.left = `${(fair(p) / scale) * 100}%`;
+    const lof = typeof p.load_over_fair === 'number' ? `, ${formatNumber(p.load_over_fair, 2)}× its fair share ${formatPercent(fair(p), digits)}` : (p.fair_share === null ? ', takes no keys (down)' : '');
+    return el('div', { className: 'bar-row', role: 'listitem', dataset: { node: p.name }, title: `${displayName(p.name)}: ${formatInt(p.keys)} keys, key share ${formatPercent(p.key_share, digits)}, share of the space ${formatPercent(p.arc_share, digits)}${lof}` }, [
       el('span', { className: 'bar-name' }, displayName(p.name)),
       el('div', { className: 'bar-track' }, [keys, ring, mark]),
       // Which percentage is which, in words (the two bars, top and bottom).
       el('span', { className: 'bar-value' }, [
-        el('span', { className: 'v-keys' }, `keys ${formatPercent(p.key_share, digits)}`),
+        el('span', { className: 'v-keys' }, `keys ${formatPercent(p.key_share, digits)}${typeof p.load_over_fair === 'number' ? ` · ${formatNumber(p.load_over_fair, 2)}× fair` : ''}`),
         el('span', { className: 'v-space' }, `space ${formatPercent(p.arc_share, digits)}`),
       ]),
     ]);
@@ -488,8 +495,14 @@ export function renderCompare(before, after) {
     line('Mean keys', formatNumber(before.mean, 1), formatNumber(after.mean, 1)),
     line('Std dev', formatNumber(before.stddev, 1), formatNumber(after.stddev, 1)),
     line('CV', formatNumber(before.cv, 3), formatNumber(after.cv, 3)),
-    line('Max / mean', formatNumber(before.max_over_mean, 3), formatNumber(after.max_over_mean, 3)),
+    line('Max / mean', formatNumber(before.max_over_mean, 3), formatNumber(after.max_over_mean, 3), 'the busiest node against its fair share'),
   ];
+  const unb = before.unavailable;
+  const una = after.unavailable;
+  if ((unb && unb.keys) || (una && una.keys)) {
+    const u = (x) => (x ? `${formatInt(x.keys)} (${formatPercent(x.key_share, 1)})` : '0');
+    rows.push(line('No live replica', u(unb), u(una), 'keys nobody serves'));
+  }
   const was = new Map((before.per_node || []).map((p) => [p.name, p]));
   const now = new Map((after.per_node || []).map((p) => [p.name, p]));
   const names = new Set([...was.keys(), ...now.keys()]);
@@ -529,13 +542,22 @@ export function renderPairs(pairs, total, partial) {
     box.replaceChildren();
     return;
   }
+  // The server's exact pairs (API.md v4) carry each pair's share of the
+  // requests (and bytes, when the workload gives sizes).
+  const requests = pairs.some((p) => typeof p.requests_share === 'number');
+  const bytes = pairs.some((p) => typeof p.bytes === 'number' && p.bytes !== p.keys);
+  const who = (name) => (name === null || name === undefined ? el('span', { className: 'muted nobody' }, 'no live replica') : nameSpan(name));
   const table = (list, caption) => el('table', { className: 'data pairs' }, [
     el('caption', { className: 'visually-hidden' }, caption),
     el('thead', null, el('tr', null, [
       el('th', { scope: 'col' }, 'From'), el('th', { scope: 'col' }, 'To'), el('th', { scope: 'col', className: 'num' }, 'Keys'),
+      requests ? el('th', { scope: 'col', className: 'num' }, 'Requests') : null,
+      bytes ? el('th', { scope: 'col', className: 'num' }, 'Bytes') : null,
     ])),
     el('tbody', null, list.map((p) => el('tr', { dataset: { from: p.from ?? '', to: p.to ?? '' } }, [
-      el('td', null, nameSpan(p.from)), el('td', null, nameSpan(p.to)), el('td', { className: 'num' }, formatInt(p.keys)),
+      el('td', null, who(p.from)), el('td', null, who(p.to)), el('td', { className: 'num', dataset: { col: 'keys' } }, formatInt(p.keys)),
+      requests ? el('td', { className: 'num', dataset: { col: 'requests' } }, formatPercent(p.requests_share || 0, 2)) : null,
+      bytes ? el('td', { className: 'num', dataset: { col: 'bytes' } }, formatInt(p.bytes || 0)) : null,
     ]))),
   ]);
   const parts = [table(pairs.slice(0, PAIRS_SHOWN), 'Largest moves between nodes')];
