@@ -238,6 +238,37 @@ static void print_json(FILE *out, json_t *j)
 /* Whether the workload gives keys unequal shares: only then do the tables
  * for people show requests beside keys (with uniform shares they are the
  * key shares). */
+/* x in its shortest form that reads back exactly ("1.1", not
+ * "1.1000000000000001"): %.15g, %.16g or %.17g, the first that strtod
+ * returns as x.  Into buf (32 bytes are enough); returns buf. */
+static const char *shortest(char *buf, size_t size, double x)
+{
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, size, "%.*g", prec, x);
+        if (strtod(buf, NULL) == x)
+            break;
+    }
+    return buf;
+}
+
+/* n with a comma every three digits ("22,385") into buf; returns buf. */
+static const char *thousands(char *buf, size_t size, long long n)
+{
+    char d[32];
+    int len = snprintf(d, sizeof d, "%lld", n < 0 ? -n : n);
+    size_t o = 0;
+    if (n < 0 && o + 1 < size)
+        buf[o++] = '-';
+    for (int i = 0; i < len && o + 1 < size; i++) {
+        if (i && (len - i) % 3 == 0 && o + 1 < size)
+            buf[o++] = ',';
+        if (o + 1 < size)
+            buf[o++] = d[i];
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
 static bool skewed(sim *s)
 {
     json_t *w = NULL;
@@ -663,6 +694,7 @@ static int workload_param(json_t *spec, const char *p, rs_error *err)
 
 static void print_workload(FILE *out, json_t *w)
 {
+    char num[32];
     const char *k;
     json_t *v;
     json_object_foreach(w, k, v)
@@ -670,7 +702,7 @@ static void print_workload(FILE *out, json_t *w)
         if (json_is_string(v))
             fprintf(out, "%s %s\n", k, json_string_value(v));
         else if (json_is_number(v))
-            fprintf(out, "%s %.17g\n", k, json_number_value(v));
+            fprintf(out, "%s %s\n", k, shortest(num, sizeof num, json_number_value(v)));
         else if (!strcmp(k, "sizes")) {
             const char *sk = json_string_value(json_object_get(v, "kind"));
             fprintf(out, "sizes %s", sk ? sk : "?");
@@ -679,7 +711,7 @@ static void print_workload(FILE *out, json_t *w)
             json_object_foreach(v, k2, v2)
             {
                 if (json_is_number(v2))
-                    fprintf(out, " %s %.17g", k2, json_number_value(v2));
+                    fprintf(out, " %s %s", k2, shortest(num, sizeof num, json_number_value(v2)));
                 else if (json_is_array(v2))
                     fprintf(out, " %s (%zu listed)", k2, json_array_size(v2));
             }
@@ -691,11 +723,11 @@ static void print_workload(FILE *out, json_t *w)
             {
                 const char *kk = json_string_value(json_object_get(e, "key"));
                 char *esc = kk ? names_escape(kk, strlen(kk)) : NULL;
-                fprintf(out, "key %s share %.17g\n",
+                fprintf(out, "key %s share %s\n",
                         esc  ? esc
                         : kk ? kk
                              : "",
-                        json_number_value(json_object_get(e, "share")));
+                        shortest(num, sizeof num, json_number_value(json_object_get(e, "share"))));
                 free(esc);
             }
         }
@@ -839,7 +871,11 @@ static void print_lookup(FILE *out, sim *s, const char *key, json_t *j)
     free(en);
     const char *sb = json_string_value(json_object_get(j, "served_by"));
     char *esb = sb ? names_escape(sb, strlen(sb)) : NULL;
-    fprintf(out, "served by   %s\n", esb ? esb : sb ? sb : "(nobody)");
+    fprintf(out, "served by   %s\n",
+            esb  ? esb
+            : sb ? sb
+            : n  ? "no live replica (every node that could serve it is down)"
+                 : "nobody (no node)");
     free(esb);
     json_t *reps = json_object_get(j, "replicas"), *r;
     fprintf(out, "replicas   ");
@@ -869,6 +905,25 @@ static int run_lookup(cmd_ctx *c)
     return show(c, view_lookup(c->s, key, strlen(key), &c->err), NULL, lookup_text);
 }
 
+/* "unavailable: 1,951 keys (39.0%) have no live replica" (with their
+ * requests and bytes where the workload says more), nothing when none. */
+static void print_unavailable(FILE *out, const char *what, json_t *u, bool loads)
+{
+    json_int_t k = json_integer_value(json_object_get(u, "keys"));
+    if (!u || k <= 0)
+        return;
+    char n[32];
+    thousands(n, sizeof n, (long long)k);
+    fprintf(out, "%s: %s key%s (%.1f%%) have no live replica", what, n, k == 1 ? "" : "s",
+            100 * json_number_value(json_object_get(u, "key_share")));
+    json_t *rq = json_object_get(u, "requests_share"), *by = json_object_get(u, "bytes");
+    if (loads && json_is_number(rq))
+        fprintf(out, ", %.1f%% of requests", 100 * json_number_value(rq));
+    if (loads && json_is_integer(by))
+        fprintf(out, ", %lld bytes", (long long)json_integer_value(by));
+    fprintf(out, "\n");
+}
+
 static void stats_text(cmd_ctx *c, json_t *j)
 {
     fprintf(c->out,
@@ -881,6 +936,7 @@ static void stats_text(cmd_ctx *c, json_t *j)
             (long long)json_integer_value(json_object_get(j, "min")),
             (long long)json_integer_value(json_object_get(j, "max")),
             json_real_value(json_object_get(j, "max_over_mean")));
+    print_unavailable(c->out, "unavailable", json_object_get(j, "unavailable"), skewed(c->s));
     if (skewed(c->s)) {
         json_t *rq = json_object_get(j, "requests"), *hot = json_object_get(rq, "hottest_key");
         const char *hk = json_string_value(json_object_get(hot, "key"));
@@ -1165,8 +1221,61 @@ static void print_tally(FILE *out, const char *what, json_t *list)
     json_array_foreach(list, i, e)
     {
         const char *n = json_string_value(json_object_get(e, "node"));
-        fprintf(out, "%s %s %lld", i ? "," : what, n ? n : "(none)",
+        fprintf(out, "%s %s %lld", i ? "," : what, n ? n : "no live replica",
                 (long long)json_integer_value(json_object_get(e, "keys")));
+    }
+}
+
+/* The exact (from, to) pairs, largest first: "  a -> b  1,234 keys". */
+static void print_pairs(FILE *out, json_t *pairs)
+{
+    json_t *e;
+    size_t i;
+    json_array_foreach(pairs, i, e)
+    {
+        const char *f = json_string_value(json_object_get(e, "from"));
+        const char *t = json_string_value(json_object_get(e, "to"));
+        char n[32];
+        thousands(n, sizeof n, (long long)json_integer_value(json_object_get(e, "keys")));
+        fprintf(out, "%s", i ? "" : "moves by pair:\n");
+        fprintf(out, "  %s -> %s  %s keys\n", f ? f : "no live replica", t ? t : "no live replica",
+                n);
+    }
+}
+
+/* Each node after the change: its keys, its share of the served keys and
+ * its fair share, "22,385 keys, 22.4% (ideal 2/9 = 22.2%)". */
+static void print_after(FILE *out, json_t *after)
+{
+    json_t *per = json_object_get(after, "per_node"), *e;
+    size_t i, wname = cmd_column_width(per, "name", 4);
+    double total = 0, wsum = 0;
+    json_array_foreach(per, i, e)
+    {
+        total += (double)json_integer_value(json_object_get(e, "keys"));
+        if (json_number_value(json_object_get(e, "fair_share")) > 0)
+            wsum += json_number_value(json_object_get(e, "weight"));
+    }
+    if (!json_array_size(per) || !(total > 0))
+        return;
+    fprintf(out, "after:\n");
+    json_array_foreach(per, i, e)
+    {
+        json_int_t k = json_integer_value(json_object_get(e, "keys"));
+        double fair = json_number_value(json_object_get(e, "fair_share"));
+        double fw = json_number_value(json_object_get(e, "weight"));
+        char n[32], w[32], ws[32];
+        thousands(n, sizeof n, (long long)k);
+        fprintf(out, "  ");
+        cmd_print_padded(out, json_string_value(json_object_get(e, "name")), wname);
+        fprintf(out, "  %s keys, %.1f%%", n, total > 0 ? 100 * (double)k / total : 0.0);
+        if (fair > 0) {
+            shortest(w, sizeof w, fw);
+            shortest(ws, sizeof ws, wsum);
+            fprintf(out, " (ideal %s/%s = %.1f%%)\n", w, ws, 100 * fair);
+        } else {
+            fprintf(out, " (takes no keys)\n");
+        }
     }
 }
 
@@ -1191,6 +1300,7 @@ static int preview(cmd_ctx *c, view_preview_req *req)
             fprintf(out, "%.1f%% of requests would move, %lld bytes\n",
                     100 * json_number_value(json_object_get(j, "requests_moved")),
                     (long long)json_integer_value(json_object_get(j, "bytes_moved")));
+        print_pairs(out, json_object_get(j, "pairs"));
         fprintf(out, "max/mean %.4f -> %.4f, cv %.4f -> %.4f, nodes %lld -> %lld\n",
                 json_number_value(json_object_get(b, "max_over_mean")),
                 json_number_value(json_object_get(a, "max_over_mean")),
@@ -1198,6 +1308,9 @@ static int preview(cmd_ctx *c, view_preview_req *req)
                 json_number_value(json_object_get(a, "cv")),
                 (long long)json_integer_value(json_object_get(b, "nodes")),
                 (long long)json_integer_value(json_object_get(a, "nodes")));
+        print_after(out, a);
+        print_unavailable(out, "unavailable after", json_object_get(j, "unavailable_after"),
+                          skewed(c->s));
         fprintf(out, "nothing was changed\n");
     }
     json_decref(j);
@@ -1284,7 +1397,10 @@ static int run_compare(cmd_ctx *c)
     return 0;
 }
 
-/* traffic run --requests N --concurrency C [--seed S] [--factor F]: the
+#define TRAFFIC_DEFAULT_REQUESTS "100000"
+#define TRAFFIC_DEFAULT_CONCURRENCY "100"
+
+/* traffic run [--requests N] [--concurrency C] [--seed S] [--factor F]: the
  * replay of POST /api/traffic/run; a table of nodes for people. */
 static int run_traffic(cmd_ctx *c)
 {
@@ -1293,8 +1409,11 @@ static int run_traffic(cmd_ctx *c)
     const char *sd = l->opt[CMD_O_SEED], *fc = l->opt[CMD_O_FACTOR];
     traffic_params p = {0, 0, 0, -1, 0};
     uint64_t u;
-    if (!rq || !cc) /* cmd_parse refuses it; a scenario line is parsed the same way */
-        return rs_fail(&c->err, RINGSIM_EPARAM, "traffic run needs --requests N and --concurrency C");
+    /* Defaults (issue 25): 100,000 requests, 100 in flight on average. */
+    if (!rq)
+        rq = TRAFFIC_DEFAULT_REQUESTS;
+    if (!cc)
+        cc = TRAFFIC_DEFAULT_CONCURRENCY;
     if (parse_u64(rq, &p.requests) || p.requests < 1 || p.requests > TRAFFIC_MAX_REQUESTS)
         return rs_fail(&c->err, RINGSIM_EPARAM,
                        "--requests must be a whole number from 1 to %llu, not \"%.64s\"",
@@ -1342,27 +1461,36 @@ static int run_traffic(cmd_ctx *c)
     size_t i, wname = cmd_column_width(nodes, "name", 4);
     fprintf(out, "  ");
     cmd_print_padded(out, "Node", wname);
-    fprintf(out, " %12s %10s %10s\n", "Handled", "Peak", "Sent away");
+    fprintf(out, " %12s %10s %10s %10s\n", "Handled", "Peak", "Sent away", "Load/fair");
     json_array_foreach(nodes, i, e)
     {
         fprintf(out, "  ");
         cmd_print_padded(out, json_string_value(json_object_get(e, "name")), wname);
-        fprintf(out, " %12lld %10lld %9.2f%%\n",
+        json_t *lf = json_object_get(e, "load_over_fair");
+        char lfs[32];
+        if (json_is_number(lf))
+            snprintf(lfs, sizeof lfs, "%.4f", json_number_value(lf));
+        else
+            snprintf(lfs, sizeof lfs, "%s", "-");
+        fprintf(out, " %12lld %10lld %9.2f%% %10s\n",
                 (long long)json_integer_value(json_object_get(e, "handled")),
                 (long long)json_integer_value(json_object_get(e, "peak_in_flight")),
-                100 * json_number_value(json_object_get(e, "sent_away")));
+                100 * json_number_value(json_object_get(e, "sent_away")), lfs);
     }
     fprintf(out,
-            "requests max/mean %.4f, peak in flight max/mean %.4f, sent away %.2f%%, probes per "
-            "request %.4f\nnothing was recorded\n",
+            "requests max/mean %.4f, peak in flight max/mean %.4f (against fair shares), sent "
+            "away %.2f%%, probes per request %.4f\nnothing was recorded\n",
             json_number_value(json_object_get(j, "requests_max_over_mean")),
             json_number_value(json_object_get(j, "peak_in_flight_max_over_mean")),
             100 * json_number_value(json_object_get(j, "sent_away")),
             json_number_value(json_object_get(j, "probes_per_request")));
     json_int_t unserved = json_integer_value(json_object_get(j, "unserved"));
+    json_int_t total = json_integer_value(json_object_get(j, "requests"));
     if (unserved)
-        fprintf(out, "%lld requests unserved: every node that could serve their keys is down\n",
-                (long long)unserved);
+        fprintf(out,
+                "unavailable: %lld requests (%.2f%%) unserved: no live replica (every node that "
+                "could serve their keys is down)\n",
+                (long long)unserved, total ? 100.0 * (double)unserved / (double)total : 0.0);
     json_decref(j);
     return 0;
 }
@@ -1469,7 +1597,7 @@ const cmd_def cmd_table[] = {
      "each request goes where that balancer's bounded-load rule sends it. Per node: requests "
      "handled, peak in flight, share of its own keys' requests served elsewhere. Nothing is "
      "recorded.",
-     run_traffic, O(REQUESTS) | O(CONCURRENCY)},
+     run_traffic, 0},
     {"preview node", "add|rm|down|up NAME", 2, 2, O(WEIGHT) | O(TOKENS) | O(ID), 0,
      "what adding, removing or failing a node would do",
      "What `node add NAME`, `node rm NAME`, `node down NAME` or `node up NAME` would do: "

@@ -583,8 +583,10 @@ json_t *import_result_json(const import_result *r)
     for (size_t i = 0; !bad && i < r->n; i++)
         bad |= json_array_append_new(nodes, node_json(&r->nodes[i].v));
     for (size_t i = 0; !bad && i < r->nnotes; i++)
-        bad |= json_array_append_new(notes, json_pack("{s:i, s:s}", "line", r->notes[i].line,
-                                                      "message", r->notes[i].message));
+        bad |= json_array_append_new(
+            notes, json_pack("{s:o, s:s}", "line",
+                             r->notes[i].line > 0 ? json_integer(r->notes[i].line) : json_null(),
+                             "message", r->notes[i].message));
     if (bad) {
         json_decref(nodes);
         json_decref(notes);

@@ -802,21 +802,19 @@ done:
     return rc;
 }
 
-/* Over the nodes that can take a request: a down node is no part of the
- * load a balancer spreads. */
-static double max_over_mean(const traffic_result *r, bool peak)
+/* Against each node's fair share (docs/api.md v4, sim_balance): w the
+ * fair-share weights by placement index (a down node, or a backup that
+ * does not serve, is no part of the load a balancer spreads). */
+static double max_over_mean(const traffic_result *r, const double *w, bool peak)
 {
-    double sum = 0, max = 0;
-    size_t n = 0;
-    for (size_t i = 0; i < r->n; i++) {
-        if (r->serves && !r->serves[i])
-            continue;
-        double v = (double)(peak ? r->node[i].peak : r->node[i].handled);
-        sum += v;
-        max = v > max ? v : max;
-        n++;
-    }
-    return sum > 0 ? max / (sum / (double)n) : 0;
+    double *v = malloc((r->n + 1) * sizeof *v), mom = 0, cv = 0;
+    if (!v)
+        return 0;
+    for (size_t i = 0; i < r->n; i++)
+        v[i] = (double)(peak ? r->node[i].peak : r->node[i].handled);
+    sim_balance(v, w, r->n, &mom, &cv);
+    free(v);
+    return mom;
 }
 
 json_t *traffic_json(sim *s, const traffic_params *p, const traffic_result *r, rs_error *err)
@@ -826,13 +824,30 @@ json_t *traffic_json(sim *s, const traffic_params *p, const traffic_result *r, r
     size_t nv = 0;
     if (sim_nodes(s, &v, &nv, err))
         return NULL;
+    double *w = calloc(r->n + 1, sizeof *w), wsum = 0, served = 0;
+    if (!w) {
+        free(v);
+        rs_fail(err, RINGSIM_ENOMEM, "out of memory building the answer");
+        return NULL;
+    }
+    sim_fair_weights(s, w, r->n < sim_node_count(s) ? r->n : sim_node_count(s));
+    for (size_t i = 0; i < r->n; i++) {
+        wsum += w[i];
+        served += (double)r->node[i].handled;
+    }
     json_t *nodes = json_array(), *tl = r->nsamples ? json_array() : NULL;
     for (size_t k = 0; nodes && k < nv; k++) {
-        const traffic_node_stat *t = &r->node[v[k].index];
+        size_t i = v[k].index;
+        const traffic_node_stat *t = &r->node[i];
+        /* its share of the served requests over its fair share */
+        json_t *lof = w[i] > 0 && served > 0 ? json_real((double)t->handled / (served * w[i] / wsum))
+                      : w[i] > 0             ? json_real(0)
+                                             : json_null();
         json_array_append_new(
-            nodes, json_pack("{s:s%, s:I, s:I, s:f}", "name", v[k].name, v[k].len, "handled",
-                             (json_int_t)t->handled, "peak_in_flight", (json_int_t)t->peak,
-                             "sent_away", t->own ? (double)t->sent_away / (double)t->own : 0.0));
+            nodes, json_pack("{s:s%, s:I, s:I, s:f, s:f, s:o}", "name", v[k].name, v[k].len,
+                             "handled", (json_int_t)t->handled, "peak_in_flight", (json_int_t)t->peak,
+                             "sent_away", t->own ? (double)t->sent_away / (double)t->own : 0.0,
+                             "fair_share", wsum > 0 ? w[i] / wsum : 0.0, "load_over_fair", lof));
     }
     /* timeline: {"at": [request…], "in_flight": [[per node, in nodes' order]…]} */
     json_t *at = tl ? json_array() : NULL;
@@ -847,12 +862,13 @@ json_t *traffic_json(sim *s, const traffic_params *p, const traffic_result *r, r
     json_t *o = json_pack(
         "{s:I, s:f, s:I, s:o*, s:f, s:f, s:f, s:f, s:I, s:s, s:s, s:I}", "requests",
         (json_int_t)r->requests, "concurrency", p->concurrency, "seed", (json_int_t)p->seed,
-        "nodes", nodes, "requests_max_over_mean", max_over_mean(r, false),
-        "peak_in_flight_max_over_mean", max_over_mean(r, true), "sent_away",
+        "nodes", nodes, "requests_max_over_mean", max_over_mean(r, w, false),
+        "peak_in_flight_max_over_mean", max_over_mean(r, w, true), "sent_away",
         r->requests ? (double)r->sent_away / (double)r->requests : 0.0, "probes_per_request",
         r->requests ? (double)r->probes / (double)r->requests : 0.0, "unserved",
         (json_int_t)r->unserved, "algorithm", sim_config(s)->algorithm, "rule", rules[r->rule],
         "factor", (json_int_t)r->factor);
+    free(w);
     if (o && tl)
         json_object_set_new(o, "timeline", json_pack("{s:o, s:o}", "at", at, "in_flight", tl));
     else {

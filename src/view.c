@@ -232,10 +232,10 @@ json_t *view_stats(sim *s, rs_error *err)
         return NULL;
     json_t *per = json_array();
     for (size_t i = 0; per && i < n; i++)
-        if (json_array_append_new(per, json_pack("{s:o, s:I, s:f, s:f}", "name",
-                                                 json_stringn(v[i].name, v[i].len), "keys",
-                                                 (json_int_t)v[i].keys, "key_share", v[i].key_share,
-                                                 "arc_share", v[i].arc_share))) {
+        if (json_array_append_new(
+                per, json_pack("{s:o, s:I, s:f, s:f, s:f}", "name", json_stringn(v[i].name, v[i].len),
+                               "keys", (json_int_t)v[i].keys, "key_share", v[i].key_share,
+                               "arc_share", v[i].arc_share, "weight", v[i].weight))) {
             json_decref(per);
             per = NULL;
         }

@@ -571,9 +571,13 @@ jscheck "stats --json: population stddev, cv, min, max, max_over_mean recomputed
     if (s.keys !== keys.length || sum !== keys.length) bad(`keys ${s.keys}, per_node sum ${sum}, key ls ${keys.length}`);
     if (!L.near(s.mean, mean)) bad(`mean ${s.mean}, expected ${mean}`);
     if (!L.near(s.stddev, sd)) bad(`stddev ${s.stddev}, expected population ${sd} (sample would be ${Math.sqrt(c.reduce((a, x) => a + (x - mean) ** 2, 0) / (n - 1))})`);
-    if (!L.near(s.cv, sd / mean)) bad(`cv ${s.cv}, expected ${sd / mean}`);
+    // docs/api.md v4: against fair shares (weight over the total weight, every node up)
+    const W = s.per_node.reduce((a, p) => a + p.weight, 0);
+    const lof = s.per_node.map((p) => p.keys / sum / (p.weight / W));
+    const cv = Math.sqrt(s.per_node.reduce((a, p, i) => a + (p.weight / W) * (lof[i] - 1) ** 2, 0));
+    if (!L.near(s.cv, cv)) bad(`cv ${s.cv}, expected ${cv}`);
     if (s.min !== Math.min(...c) || s.max !== Math.max(...c)) bad(`min ${s.min} max ${s.max}, expected ${Math.min(...c)} ${Math.max(...c)}`);
-    if (!L.near(s.max_over_mean, Math.max(...c) / mean)) bad(`max_over_mean ${s.max_over_mean}, expected ${Math.max(...c) / mean}`);
+    if (!L.near(s.max_over_mean, Math.max(...lof))) bad(`max_over_mean ${s.max_over_mean}, expected ${Math.max(...lof)}`);
     for (const p of s.per_node) {
         L.shape(p, { name: "string", keys: "int", key_share: "number", arc_share: "number" }, "per_node", bad);
         const k = keys.filter((x) => x.node === p.name).length;
@@ -1368,8 +1372,11 @@ rs --db "$DB" --json workload
 # (read as text: JSON.parse would round it)
 expect_eq "the seed past 2^53 is kept to the digit" '"seed": 12345678901234567,' \
     "$(grep -o '"seed": [0-9]*,' "$O")"
-usage_err "traffic run without --concurrency" "$DB" traffic run --requests 5
-usage_err "traffic run without --requests" "$DB" traffic run --concurrency 5
+# traffic run has defaults (issue 25): --requests 100000 --concurrency 100
+rs --db "$DB" --json traffic run --requests 5
+jscheck "traffic run without --concurrency: 100 in flight by default" 'const j = J(A[0]); if (j.concurrency !== 100 || j.requests !== 5) bad(JSON.stringify([j.concurrency, j.requests]));' "$O"
+rs --db "$DB" --json traffic run --concurrency 5
+jscheck "traffic run without --requests: 100,000 by default" 'const j = J(A[0]); if (j.requests !== 100000) bad(String(j.requests));' "$O"
 rs --db "$DB" node down b
 rs --db "$DB" --json traffic run --requests 20000 --concurrency 4
 expect_eq "the replay sends nothing to a down node" "0 0" \

@@ -37,7 +37,7 @@ async function shape(s) {
   eq('requests, concurrency and seed as asked', [j.requests, j.concurrency, j.seed], [200000, 40, 3]);
   const nodes = (await s.ok('/api/nodes')).nodes;
   eq('nodes in the order of GET /api/nodes, names intact', j.nodes.map((n) => n.name), nodes.map((n) => n.name));
-  for (const n of j.nodes) eq(`node fields of ${JSON.stringify(n.name)}`, Object.keys(n).sort(), ['handled', 'name', 'peak_in_flight', 'sent_away']);
+  for (const n of j.nodes) eq(`node fields of ${JSON.stringify(n.name)}`, Object.keys(n).sort(), ['fair_share', 'handled', 'load_over_fair', 'name', 'peak_in_flight', 'sent_away']);
   eq('handled adds up to the requests', j.nodes.reduce((a, n) => a + n.handled, 0), 200000);
   eq('ring without balance_factor: nothing sent away', [j.sent_away, j.probes_per_request, j.rule], [0, 1, 'none']);
   // factor 0: handled share ~ the node's share of requests (the workload's
