@@ -842,11 +842,58 @@ out:
     return rc;
 }
 
+/* Byte totals are exact: the stored keys' sizes may add up to at most
+ * 2^53 bytes (8 PiB), checked as keys x the largest size a key may have
+ * under the workload, so that every sum of sizes (a node's, an
+ * operation's moves, compare's in doubles, JavaScript's numbers) is an
+ * exact integer and never wraps.  A value size alone may be up to 2^50
+ * (workload.c); 2^50 on 50,000 keys summed past 2^63 and answered
+ * negative bytes (issue 26). */
+#define WL_MAX_TOTAL_BYTES (INT64_C(1) << 53)
+
+/* The largest size any key may have under w. */
+static int64_t largest_size(const workload *w)
+{
+    if (!w->has_sizes)
+        return 1;
+    switch (w->size_kind) {
+    case WL_SIZE_UNIFORM:
+        return w->max;
+    case WL_SIZE_KEYS: {
+        int64_t m = w->rest;
+        for (size_t i = 0; i < w->nsize_keys; i++)
+            m = w->size_keys[i].bytes > m ? w->size_keys[i].bytes : m;
+        return m;
+    }
+    default:
+        return w->bytes;
+    }
+}
+
+/* 0, or RINGSIM_EPARAM when `keys` keys under w could pass the bound. */
+static int sizes_fit(const workload *w, int64_t keys, rs_error *err)
+{
+    int64_t big = largest_size(w);
+    if (keys <= 0 || big <= 0 || big <= WL_MAX_TOTAL_BYTES / keys)
+        return 0;
+    return rs_fail(err, RINGSIM_EPARAM,
+                   "%lld keys of up to %lld bytes could add up to more than 2^53 bytes (8 PiB), "
+                   "the most a byte total may hold exactly; give smaller value sizes "
+                   "(at most %lld bytes for %lld keys) or fewer keys",
+                   (long long)keys, (long long)big, (long long)(WL_MAX_TOTAL_BYTES / keys),
+                   (long long)keys);
+}
+
 static int ensure(sim *s, rs_error *err)
 {
     struct sim_wl *x = wl_of(s);
     if (!x)
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    /* A file written before the bound (sizes up to 2^50 on any number of
+     * keys): refused here with the way out, never summed past int64. */
+    int rc0 = sizes_fit(&x->w, sim_key_count(s), err);
+    if (rc0)
+        return rc0;
     if (simple(&x->w))
         return 0;
     if (s->preview) {
@@ -1288,10 +1335,16 @@ static int mem_moves(sim *s, struct sim_wl *x, mv_ctx *m, bool *ok)
             rc = RINGSIM_ENOMEM;
         if (rc)
             break;
-        if (tf)
+        /* Fixed sizes here (the caller's condition): each key moves that
+         * many bytes; without them a node kept its moved keys' bytes. */
+        if (tf) {
             wl_sum_add(&tf->req, -sh);
-        if (tt)
+            tf->bytes -= wl_fixed_bytes(w);
+        }
+        if (tt) {
             wl_sum_add(&tt->req, sh);
+            tt->bytes += wl_fixed_bytes(w);
+        }
         x->mv_idx[x->nmv] = i;
         x->mv_node[x->nmv++] = r[j].to;
     }
@@ -1341,6 +1394,9 @@ int sim__wl_finish(opctx *c, rs_error *err)
     int64_t keys = c->next.unassigned;
     for (size_t i = 0; i < c->next.n; i++)
         keys += c->next.nodes[i].keys;
+    /* The keys the operation leaves, under the workload it leaves. */
+    if ((rc = sizes_fit(w, keys, err)))
+        return rc;
     if (c->moved > 0 && simple(w)) {
         c->requests_moved = (double)c->moved / (double)keys;
         c->bytes_moved = c->moved * wl_fixed_bytes(w);

@@ -152,6 +152,7 @@ typedef struct sums {
     sim *s;
     double total;
     double *per; /* by placement index */
+    int64_t *bytes;
     size_t n;
 } sums;
 
@@ -160,8 +161,13 @@ static int add_share(void *ud, const char *key, size_t len, double share)
     sums *t = ud;
     sim_where wh;
     sim_key_where(t->s, key, len, &wh);
-    if (wh.info.owner >= 0)
+    int64_t b;
+    rs_error e;
+    assert_int_equal(sim_key_bytes(t->s, key, len, &b, &e), 0);
+    if (wh.info.owner >= 0) {
         t->per[wh.info.owner] += share;
+        t->bytes[wh.info.owner] += b;
+    }
     t->total += share;
     return 0;
 }
@@ -170,7 +176,7 @@ static void agree(sim *s)
 {
     rs_error e;
     size_t n = sim_node_count(s);
-    sums t = {s, 0, calloc(n + 1, sizeof(double)), n};
+    sums t = {s, 0, calloc(n + 1, sizeof(double)), calloc(n + 1, sizeof(int64_t)), n};
     assert_int_equal(sim_workload_each(s, add_share, &t, &e), 0);
     assert_true(fabs(t.total - 1) < 1e-9);
     double all = 0;
@@ -179,10 +185,14 @@ static void agree(sim *s)
         int64_t b;
         assert_int_equal(sim_node_load(s, i, &rq, &b, &e), 0);
         assert_true(fabs(rq - t.per[i]) < 1e-12);
+        if (b != t.bytes[i])
+            fail_msg("node %zu of %zu: bytes %lld, its keys %lld, requests %g/%g", i, n,
+                     (long long)b, (long long)t.bytes[i], rq, t.per[i]);
         all += rq;
     }
     assert_true(fabs(all - 1) < 1e-9);
     free(t.per);
+    free(t.bytes);
 }
 
 static void set(sim *s, const char *text)
@@ -383,6 +393,89 @@ static void test_keys_workload_linear(void **state)
     unlink(path);
 }
 
+/* Issue 26, item 8: value sizes of 2^50 (a size's maximum) on 50,000 keys
+ * summed past 2^63 and answered negative bytes.  Byte totals are exact
+ * integers: keys x the largest size must stay within 2^53, else the
+ * workload, or the insert that would pass it, is refused and nothing
+ * changes; at the bound every node's bytes and an operation's bytes_moved
+ * are exact. */
+static void test_bytes_exact(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/ringsim-test-workload-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    unlink(path);
+    sim *s;
+    rs_error e;
+    int64_t op, ins, skip;
+    assert_int_equal(sim_open(&s, path, &e), 0);
+    for (int i = 0; i < 3; i++) {
+        char n[16];
+        snprintf(n, sizeof n, "n%d", i);
+        assert_int_equal(sim_add_node(s, n, strlen(n), 1, &op, &e), 0);
+    }
+    assert_int_equal(sim_generate_keys(s, "k", 1, 0, 50000, &ins, &skip, &op, &e), 0);
+    int64_t last = sim_last_op(s);
+    const char *refused[] = {
+        "{\"kind\": \"uniform\", \"sizes\": {\"kind\": \"fixed\", \"bytes\": 1125899906842624}}",
+        "{\"kind\": \"zipf\", \"s\": 1, \"sizes\": {\"kind\": \"uniform\", \"min\": 0, "
+        "\"max\": 1125899906842624}}",
+        "{\"kind\": \"uniform\", \"sizes\": {\"kind\": \"keys\", \"rest\": 1, \"keys\": "
+        "[{\"key\": \"k1\", \"bytes\": 1125899906842624}]}}",
+        "{\"kind\": \"uniform\", \"sizes\": {\"kind\": \"fixed\", \"bytes\": 180143985095}}",
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        json_t *j = json_loads(refused[i], 0, NULL);
+        assert_non_null(j);
+        int rc = sim_set_workload(s, j, &op, &e);
+        json_decref(j);
+        if (rc != RINGSIM_EPARAM)
+            fail_msg("accepted: %s", refused[i]);
+        assert_non_null(strstr(e.msg, "2^53"));
+        assert_int_equal(sim_last_op(s), last); /* nothing recorded */
+    }
+    /* At the bound: 2^53 / 50,000 bytes a key, every total exact. */
+    const int64_t per = (INT64_C(1) << 53) / 50000;
+    char spec[160];
+    snprintf(spec, sizeof spec,
+             "{\"kind\": \"uniform\", \"sizes\": {\"kind\": \"fixed\", "
+             "\"bytes\": %lld}}",
+             (long long)per);
+    set(s, spec);
+    int64_t all = 0;
+    for (size_t n = 0; n < sim_node_count(s); n++) {
+        double rq;
+        int64_t b;
+        assert_int_equal(sim_node_load(s, n, &rq, &b, &e), 0);
+        assert_true(b >= 0);
+        all += b;
+    }
+    assert_true(all == 50000 * per);
+    /* One key more could pass it: refused, nothing changed. */
+    last = sim_last_op(s);
+    assert_int_equal(sim_generate_keys(s, "more", 4, 0, 1, &ins, &skip, &op, &e), RINGSIM_EPARAM);
+    assert_int_equal(sim_last_op(s), last);
+    assert_int_equal(sim_key_count(s), 50000);
+    /* A join moves whole keys' sizes. */
+    assert_int_equal(sim_add_node(s, "joiner", 6, 1, &op, &e), 0);
+    sim_op o;
+    assert_int_equal(sim_log_get(s, op, &o, &e), 0);
+    assert_true(o.keys_moved > 0 && o.bytes_moved == o.keys_moved * per);
+    sim_op_clear(&o);
+    /* Sizes that vary, at the bound too: every node's bytes against each
+     * key's size added up here. */
+    snprintf(spec, sizeof spec,
+             "{\"kind\": \"zipf\", \"s\": 1, \"sizes\": {\"kind\": "
+             "\"uniform\", \"min\": 0, \"max\": %lld}}",
+             (long long)per);
+    set(s, spec);
+    agree(s);
+    sim_close(s);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -393,6 +486,7 @@ int main(void)
         cmocka_unit_test(test_engine),
         cmocka_unit_test(test_refresh_light_never_builds),
         cmocka_unit_test(test_keys_workload_linear),
+        cmocka_unit_test(test_bytes_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
