@@ -268,7 +268,13 @@ struct store {
     struct stat logs[2];      /* its -wal and -shm files as opened (st_ino 0: unknown) */
     char moved[PATH_MAX_MSG]; /* why the path no longer names it, "" if it does */
     bool replaced;            /* the path names another file */
-    bool settled;             /* what settle_moved does is done */
+    bool wal_gone;            /* only the -wal was deleted: the file is the path's */
+    bool overwritten;         /* the file written in place by another program */
+    bool base_set;            /* the file as last seen, under the checkpoint lock: */
+    struct timespec base_mtime;
+    off_t base_size;
+    unsigned char base_ckpt[12]; /* the wal-index's salts and nBackfill then */
+    bool settled;                /* what settle_moved does is done, the log all copied */
     /* Moves recorded and not yet written: the run of operation run_op whose
      * first move is the operation's run_first-th.  Written when full, when
      * another operation records, before moves are read and at commit;
@@ -767,14 +773,81 @@ static void note_logs(store *st)
  * (only if they are still ours); this connection keeps its descriptors. A
  * deleted path needs nothing more: SQLite drops the -wal of an empty file
  * it creates anew. */
+/* Whether the wal-index (the -shm this connection maps) still describes
+ * the -wal file this connection has open: their salts agree (the index
+ * keeps the salts of the log it indexes, a log starts with its own,
+ * sqlite.org/walformat.html).  Once another process has started a new
+ * -wal at the path, the index describes that one, and a checkpoint
+ * through our handle would copy our old file's frames at the index's
+ * offsets: pages of another log, a malformed file.  1 yes, 0 no (or our
+ * log holds nothing), -1 unknown. */
+static int wal_is_indexed(store *st)
+{
+    sqlite3_file *db = NULL, *wal = NULL;
+    if (sqlite3_file_control(st->db, "main", SQLITE_FCNTL_FILE_POINTER, &db) != SQLITE_OK ||
+        sqlite3_file_control(st->db, "main", SQLITE_FCNTL_JOURNAL_POINTER, &wal) != SQLITE_OK ||
+        !db || !db->pMethods || db->pMethods->iVersion < 2 || !wal || !wal->pMethods)
+        return -1;
+    unsigned char hdr[32];
+    if (wal->pMethods->xRead(wal, hdr, sizeof hdr, 0) != SQLITE_OK)
+        return 0; /* empty: no frame of ours to copy */
+    volatile void *map = NULL;
+    if (db->pMethods->xShmMap(db, 0, 32768, 0, &map) != SQLITE_OK || !map)
+        return -1;
+    /* WalIndexHdr: aSalt at byte 32 of each of its two copies (0, 48). */
+    unsigned char a[8], b[8];
+    for (int i = 0; i < 8; i++) {
+        a[i] = ((volatile unsigned char *)map)[32 + i];
+        b[i] = ((volatile unsigned char *)map)[48 + 32 + i];
+    }
+    if (memcmp(a, b, sizeof a) != 0)
+        return -1; /* being written: ask again */
+    return memcmp(a, hdr + 16, 8) == 0;
+}
+
+/* The file is gone from its path (deleted, moved away or replaced, or its
+ * -wal deleted): outside a transaction, copy what the log holds into the
+ * file this connection has open (a checkpoint: SQLite skips its own at
+ * close when the file has moved), so that the file, wherever it went,
+ * keeps every commit acknowledged before.  PASSIVE, so nobody waits: a
+ * reader of an older snapshot (another process, another connection of
+ * ours) holds back the frames after it, and the copy is tried again at
+ * each check (the server's 200 ms poll, every request) until the log is
+ * all in the file -- done once, a single try used to leave the rest in a
+ * deleted -wal, lost at the next SIGKILL (issue 25).  Never when the
+ * wal-index describes another log (wal_is_indexed).  Then, if the path
+ * names another file, our -wal and -shm are still beside it, and SQLite
+ * would read our log's pages as that file's ("How To Corrupt An SQLite
+ * Database File", 2.4 and 3.3): the next process to open it would see
+ * our data, and its checkpoint would write our pages into that file.
+ * Their names go (only if they are still ours); this connection keeps
+ * its descriptors.  A deleted path needs nothing more: SQLite drops the
+ * -wal of an empty file it creates anew. */
 static void settle_moved(store *st)
 {
     if (st->settled || sqlite3_txn_state(st->db, NULL) != SQLITE_TXN_NONE)
         return;
+    bool done = true;
+    /* Overwritten: our log's pages copied over another file's would make
+     * a mix of two databases; the copy stays as it was put. */
+    if (st->wal && !st->overwritten) {
+        int cur = wal_is_indexed(st), log = -1, ckpt = -1;
+        if (cur < 0)
+            done = false;
+        else if (cur == 1)
+            done = sqlite3_wal_checkpoint_v2(st->db, "main", SQLITE_CHECKPOINT_PASSIVE, &log,
+                                             &ckpt) == SQLITE_OK &&
+                   log == ckpt;
+        /* cur 0: another log is indexed, which SQLite starts only once
+         * every frame of the one before is in the file. */
+    }
+    if (!done)
+        return;
     st->settled = true;
-    if (st->wal)
-        sqlite3_wal_checkpoint_v2(st->db, "main", SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
-    for (int i = 0; st->replaced && i < 2; i++) {
+    /* Nothing more may be copied through this handle: the log it holds is
+     * not the path's any more (SQLite's close would checkpoint it). */
+    sqlite3_db_config(st->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
+    for (int i = 0; (st->replaced || st->overwritten) && i < 2; i++) {
         char *p = NULL;
         struct stat sb;
         if (st->logs[i].st_ino && asprintf(&p, "%s%s", st->path, log_suffix[i]) >= 0 &&
@@ -792,6 +865,53 @@ static int moved_fail(store *st, rs_error *err)
                    "%s; writes are refused, since they would be lost with it (reads show "
                    "the file as it was; restart to open what the path names now)",
                    st->moved);
+}
+
+/* Whether the file was written in place by another program (`cp
+ * backup.db x.db` keeps the inode, so the checks by inode cannot see it).
+ * In WAL mode only a checkpoint writes the database file, and every
+ * checkpoint that writes a page moves the wal-index's nBackfill or, when
+ * the log starts again, its salts.  So, holding the checkpoint lock (no
+ * checkpoint half done, ours or another process's), the file's mtime and
+ * size are compared with those seen last time together with those two: a
+ * file that changed while they did not was written by someone else, and
+ * its pages no longer agree with the log, which would be copied over them
+ * (a malformed mix: issue 26, item 10).  1 overwritten, 0 not, -1 not
+ * known now (the lock is taken: a checkpoint runs).  A few us: a stat and
+ * a lock of the mapped -shm. */
+static int overwritten_check(store *st)
+{
+    sqlite3_file *db = NULL;
+    if (st->memory || !st->wal ||
+        sqlite3_file_control(st->db, "main", SQLITE_FCNTL_FILE_POINTER, &db) != SQLITE_OK || !db ||
+        !db->pMethods || db->pMethods->iVersion < 2)
+        return 0;
+    volatile void *map = NULL;
+    if (db->pMethods->xShmMap(db, 0, 32768, 0, &map) != SQLITE_OK || !map)
+        return 0; /* no index mapped yet: nothing read through it */
+    /* WAL_CKPT_LOCK is lock slot 1 (sqlite3/wal.c). */
+    if (db->pMethods->xShmLock(db, 1, 1, SQLITE_SHM_LOCK | SQLITE_SHM_EXCLUSIVE) != SQLITE_OK)
+        return -1;
+    struct stat sb;
+    unsigned char ck[12];
+    int r = stat(st->path, &sb);
+    for (int i = 0; i < 8; i++)
+        ck[i] = ((volatile unsigned char *)map)[32 + i]; /* WalIndexHdr.aSalt */
+    for (int i = 0; i < 4; i++)
+        ck[8 + i] = ((volatile unsigned char *)map)[96 + i]; /* WalCkptInfo.nBackfill */
+    db->pMethods->xShmLock(db, 1, 1, SQLITE_SHM_UNLOCK | SQLITE_SHM_EXCLUSIVE);
+    if (r != 0)
+        return 0; /* deleted: unmoved says so */
+    bool same_file = st->base_set && sb.st_size == st->base_size &&
+                     sb.st_mtim.tv_sec == st->base_mtime.tv_sec &&
+                     sb.st_mtim.tv_nsec == st->base_mtime.tv_nsec;
+    if (st->base_set && !same_file && memcmp(ck, st->base_ckpt, sizeof ck) == 0)
+        return 1;
+    st->base_set = true;
+    st->base_mtime = sb.st_mtim;
+    st->base_size = sb.st_size;
+    memcpy(st->base_ckpt, ck, sizeof ck);
+    return 0;
 }
 
 static bool unmoved(store *st)
@@ -814,6 +934,13 @@ static bool unmoved(store *st)
                  "it open",
                  st->path);
         st->replaced = true;
+    } else if (st->overwritten || overwritten_check(st) == 1) {
+        /* Sticky: the file stays another's content under our log. */
+        st->overwritten = true;
+        snprintf(st->moved, sizeof st->moved,
+                 "the database file %s was overwritten in place by another program (a copy "
+                 "put over it?) while this process had it open",
+                 st->path);
     } else if (st->wal) {
         /* Once a transaction has opened the log, its file stays there, the
          * same file, until this connection closes. */
@@ -832,10 +959,19 @@ static bool unmoved(store *st)
         else if (in_txn)
             note_logs(st);
     }
-    if (!st->moved[0])
+    st->wal_gone = st->moved[0] && !st->replaced && !st->overwritten && stat(st->path, &sb) == 0;
+    if (!st->moved[0]) {
         st->settled = false; /* moved back: the same file again */
-    else
+    } else {
         settle_moved(st);
+        /* Say where the acknowledged operations are. */
+        size_t n = strlen(st->moved);
+        if (st->wal_gone)
+            snprintf(st->moved + n, sizeof st->moved - n, "%s",
+                     st->settled ? "; every acknowledged operation is in the database file"
+                                 : "; copying the acknowledged operations into the database "
+                                   "file (waiting for readers)");
+    }
     return st->moved[0] == '\0';
 }
 
@@ -852,6 +988,11 @@ void store_close(store *st)
 {
     if (!st)
         return;
+    /* SQLite checkpoints at the last close: a file deleted, replaced or
+     * overwritten since the last check must be known first, so that this
+     * handle copies nothing into a file that is not ours (settle_moved). */
+    if (st->db && !st->memory && st->ino)
+        unmoved(st);
     for (int i = 0; i < Q_COUNT; i++)
         sqlite3_finalize(st->q[i]);
     sqlite3_close(st->db);
@@ -882,6 +1023,25 @@ int store_commit(store *st, rs_error *err)
         store_rollback(st);
         return rc;
     }
+    /* Whether the file was overwritten in place is known only between
+     * checkpoints: wait for a running one (another process's) rather
+     * than commit without knowing, as long as a writer waits for a lock. */
+    for (int waited = 0; sqlite3_txn_state(st->db, "main") == SQLITE_TXN_WRITE && !st->overwritten;
+         waited++) {
+        int o = overwritten_check(st);
+        if (o == 1)
+            st->overwritten = true;
+        if (o >= 0)
+            break;
+        if (waited >= 30000) {
+            store_rollback(st);
+            return rs_fail(err, RINGSIM_EBUSY,
+                           "database %s: a checkpoint of another process held it for 30 s; "
+                           "nothing was changed, try again",
+                           st->path);
+        }
+        usleep(1000);
+    }
     /* Checked again with the work done: the file may have gone while the
      * operation ran (a long one, or one that waited for the lock). */
     if (sqlite3_txn_state(st->db, "main") == SQLITE_TXN_WRITE && !unmoved(st)) {
@@ -890,9 +1050,21 @@ int store_commit(store *st, rs_error *err)
         return moved_fail(st, err);
     }
     rc = run(st, stmt(st, Q_COMMIT), err, "committing");
-    if (rc)
+    if (rc) {
         store_rollback(st);
-    return rc;
+        return rc;
+    }
+    /* And once more before the caller acknowledges it: the -wal deleted
+     * between the check above and the commit holds this commit in a file
+     * no path names.  Copied into the database file (settle_moved, run
+     * by unmoved now that the transaction is over) it survives; if it
+     * cannot be copied yet, it is not acknowledged. */
+    if (!unmoved(st) && !(st->wal_gone && st->settled))
+        return rs_fail(err, RINGSIM_EMOVED,
+                       "%s; this operation was committed to the file this process has open "
+                       "and may be lost: it is not acknowledged",
+                       st->moved);
+    return 0;
 }
 
 void store_rollback(store *st)
