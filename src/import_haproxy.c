@@ -33,7 +33,9 @@
  * HAProxy does); `backup` is carried.
  *
  * Cost: one pass over the text; every proxy's servers are kept until one
- * proxy is chosen.
+ * proxy is chosen.  Proxy names and each proxy's server ids are found in
+ * hashed sets (import_int.h), so 10,000 proxies or 800,000 servers with
+ * ids stay linear.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
@@ -453,7 +455,7 @@ static int emit(import_ctx *c, const hproxy *p)
 int import__haproxy(import_ctx *c)
 {
     hproxy *px = NULL;
-    size_t npx = 0;
+    size_t npx = 0, cappx = 0;
     hdefaults *defs = NULL;
     size_t ndefs = 0;
     hset cur_def;
@@ -464,6 +466,9 @@ int import__haproxy(import_ctx *c)
     enum { S_NONE, S_DEFAULTS, S_PROXY, S_OTHER } sec = S_NONE;
     hset *cur = NULL; /* the settings being written (defaults or proxy) */
     hproxy *p = NULL;
+    /* proxy names (tag: index) and (proxy index, id) pairs (tag: server) */
+    import_set pnames = {0}, ids = {0};
+    size_t found;
     if (buf == NULL || w == NULL) {
         rc = rs_fail(c->err, RINGSIM_ENOMEM, "out of memory while importing");
         goto out;
@@ -533,26 +538,25 @@ int import__haproxy(import_ctx *c)
                     rc = import__fail(c, l.no, "'%s' expects <name> as an argument", w[0]);
                     goto out;
                 }
-                for (size_t i = 0; i < npx; i++)
-                    if (strcmp(px[i].name, w[1]) == 0) {
-                        rc = import__fail(c, l.no,
-                                          "Parsing [line %d]: %s '%.60s' has the same name as "
-                                          "another proxy declared at line %d",
-                                          l.no, w[0], w[1], px[i].line);
-                        goto out;
-                    }
+                if (import__set_find(c, &pnames, w[1], strlen(w[1]), 0, &found)) {
+                    rc = import__fail(c, l.no,
+                                      "Parsing [line %d]: %s '%.60s' has the same name as "
+                                      "another proxy declared at line %d",
+                                      l.no, w[0], w[1], px[found].line);
+                    goto out;
+                }
                 if (npx >= IMPORT_MAX_SECTIONS) {
                     rc = import__fail(c, l.no, "more than %u proxies", IMPORT_MAX_SECTIONS);
                     goto out;
                 }
-                hproxy *np = realloc(px, (npx + 1) * sizeof *px);
-                if (np == NULL)
+                if (vec_reserve(&px, &cappx, npx + 1, sizeof *px, 8))
                     goto nomem;
-                px = np;
                 p = &px[npx++];
                 memset(p, 0, sizeof *p);
                 p->name = strdup(w[1]);
                 if (p->name == NULL)
+                    goto nomem;
+                if (import__set_add(c, &pnames, p->name, strlen(p->name), 0, npx - 1, &found) < 0)
                     goto nomem;
                 p->line = l.no;
                 p->s = base;
@@ -647,14 +651,21 @@ int import__haproxy(import_ctx *c)
             snprintf(who, sizeof who, "'server %.60s/%.60s'", p->name, sv->name);
             if ((rc = server_params(c, l.no, w, 3, n, sv, &p->s, false, who)) != 0)
                 goto out;
-            for (size_t i = 0; i + 1 < p->n; i++)
-                if (sv->id != 0 && p->srv[i].id == sv->id) {
+            /* ids are 32-bit (hap_atol_int): (proxy, id) is one number */
+            uint64_t pid = (uint64_t)(p - px) << 32 | (uint32_t)sv->id;
+            if (sv->id != 0) {
+                int added = import__set_add(c, &ids, NULL, 0, pid, p->n - 1, &found);
+                if (added < 0)
+                    goto nomem;
+                if (added == 1) {
+                    const hsrv *was = &p->srv[found];
                     rc = import__fail(c, l.no,
                                       "'id' : custom id %lld already used at line %d "
                                       "('server %.60s')",
-                                      (long long)sv->id, p->srv[i].line, p->srv[i].name);
+                                      (long long)sv->id, was->line, was->name);
                     goto out;
                 }
+            }
             if (env)
                 add_ignored(sv->ignored, sizeof sv->ignored,
                             "an environment variable (ringsim cannot know its value)");
@@ -704,6 +715,8 @@ nomem:
 out:
     free(buf);
     free(w);
+    import__set_free(&pnames);
+    import__set_free(&ids);
     proxies_free(px, npx);
     for (size_t i = 0; i < ndefs; i++)
         free(defs[i].name);
