@@ -162,6 +162,12 @@ int import__set_add(import_ctx *c, import_set *s, const char *str, size_t len, u
     return 0;
 }
 
+void import__set_clear(import_set *s)
+{
+    s->n = 0;
+    slots_clear(&s->t);
+}
+
 void import__set_free(import_set *s)
 {
     free(s->v);

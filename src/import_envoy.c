@@ -61,13 +61,10 @@ static json_t *load(import_ctx *c, int *rc)
     yaml_document_t doc;
     if ((*rc = import__yaml_load(c, &doc)) != 0)
         return NULL;
-    bool deep = false;
-    json_t *j = import__yaml_json(&doc, yaml_document_get_root_node(&doc), 0, &deep);
+    json_t *j = import__yaml_json(&doc);
     yaml_document_delete(&doc);
     if (j == NULL)
-        *rc = deep ? import__fail(c, 0, "the YAML text is nested more than %d deep",
-                                  IMPORT_YAML_MAX_DEPTH)
-                   : import__fail(c, 0, "the YAML text has keys ringsim cannot read");
+        *rc = rs_fail(c->err, RINGSIM_ENOMEM, "out of memory while importing");
     return j;
 }
 

@@ -47,13 +47,16 @@
 
 #define HAP_MAX_ARGS 64 /* MAX_LINE_ARGS */
 #define HAP_MAX_DEFAULTS 256
+#define HAP_IGNORED 100 /* bytes of ignored parameters kept for a note */
 
 typedef struct hsrv {
     char *name, *addr;
     int line;
     int64_t weight, id;
     bool backup, down;
-    char ignored[100]; /* the first parameters placement does not depend on */
+    char *ignored; /* the first parameters placement does not depend on
+                    * (HAP_IGNORED bytes, or NULL when there are none: a
+                    * 16 MiB paste holds 800,000 servers) */
 } hsrv;
 
 /* What a proxy inherits from defaults and default-server. */
@@ -67,7 +70,7 @@ typedef struct hset {
     int64_t hbf;
     int64_t dweight; /* default-server */
     bool dbackup, ddown;
-    char dignored[100]; /* default-server parameters placement does not depend on */
+    char dignored[HAP_IGNORED]; /* default-server parameters placement does not depend on */
 } hset;
 
 typedef struct hproxy {
@@ -282,6 +285,15 @@ static void set_defaults(hset *s)
     s->dweight = 1;
 }
 
+/* A server's buffer of ignored parameters, made when first needed (and
+ * starting as default-server's); NULL when out of memory. */
+static char *srv_ignored(hsrv *sv, const char *dflt)
+{
+    if (sv->ignored == NULL && (sv->ignored = malloc(HAP_IGNORED)) != NULL)
+        snprintf(sv->ignored, HAP_IGNORED, "%s", dflt);
+    return sv->ignored;
+}
+
 static void add_ignored(char *buf, size_t cap, const char *w)
 {
     size_t u = strlen(buf);
@@ -346,7 +358,9 @@ static int server_params(import_ctx *c, int line, char **w, int k, int n, hsrv *
             else
                 sv->down = dn;
         } else if (!is_default) {
-            add_ignored(sv->ignored, sizeof sv->ignored, kw);
+            if (srv_ignored(sv, "") == NULL)
+                return rs_fail(c->err, RINGSIM_ENOMEM, "out of memory while importing");
+            add_ignored(sv->ignored, HAP_IGNORED, kw);
         } else {
             add_ignored(s->dignored, sizeof s->dignored, kw);
         }
@@ -371,6 +385,7 @@ static void proxies_free(hproxy *p, size_t n)
         for (size_t j = 0; j < p[i].n; j++) {
             free(p[i].srv[j].name);
             free(p[i].srv[j].addr);
+            free(p[i].srv[j].ignored);
         }
         free(p[i].srv);
         free(p[i].name);
@@ -437,7 +452,7 @@ static int emit(import_ctx *c, const hproxy *p)
         implicit |= sv->id == 0;
         if (sv->addr != NULL && (rc = import__set_address(c, n, sv->addr, strlen(sv->addr))) != 0)
             break;
-        if (sv->ignored[0] &&
+        if (sv->ignored != NULL && sv->ignored[0] &&
             (rc = import__note(c, sv->line, "server %.60s: %s: placement does not depend on it",
                                sv->name, sv->ignored)) != 0)
             break;
@@ -466,7 +481,7 @@ int import__haproxy(import_ctx *c)
     enum { S_NONE, S_DEFAULTS, S_PROXY, S_OTHER } sec = S_NONE;
     hset *cur = NULL; /* the settings being written (defaults or proxy) */
     hproxy *p = NULL;
-    /* proxy names (tag: index) and (proxy index, id) pairs (tag: server) */
+    /* proxy names (tag: index) and the current proxy's ids (tag: server) */
     import_set pnames = {0}, ids = {0};
     size_t found;
     if (buf == NULL || w == NULL) {
@@ -556,6 +571,7 @@ int import__haproxy(import_ctx *c)
                 p->name = strdup(w[1]);
                 if (p->name == NULL)
                     goto nomem;
+                import__set_clear(&ids); /* servers go to this proxy only */
                 if (import__set_add(c, &pnames, p->name, strlen(p->name), 0, npx - 1, &found) < 0)
                     goto nomem;
                 p->line = l.no;
@@ -646,15 +662,14 @@ int import__haproxy(import_ctx *c)
             sv->weight = p->s.dweight;
             sv->backup = p->s.dbackup;
             sv->down = p->s.ddown;
-            memcpy(sv->ignored, p->s.dignored, sizeof sv->ignored);
+            if (p->s.dignored[0] != '\0' && srv_ignored(sv, p->s.dignored) == NULL)
+                goto nomem;
             char who[160];
             snprintf(who, sizeof who, "'server %.60s/%.60s'", p->name, sv->name);
             if ((rc = server_params(c, l.no, w, 3, n, sv, &p->s, false, who)) != 0)
                 goto out;
-            /* ids are 32-bit (hap_atol_int): (proxy, id) is one number */
-            uint64_t pid = (uint64_t)(p - px) << 32 | (uint32_t)sv->id;
             if (sv->id != 0) {
-                int added = import__set_add(c, &ids, NULL, 0, pid, p->n - 1, &found);
+                int added = import__set_add(c, &ids, NULL, 0, (uint64_t)sv->id, p->n - 1, &found);
                 if (added < 0)
                     goto nomem;
                 if (added == 1) {
@@ -666,8 +681,10 @@ int import__haproxy(import_ctx *c)
                     goto out;
                 }
             }
+            if (env && srv_ignored(sv, "") == NULL)
+                goto nomem;
             if (env)
-                add_ignored(sv->ignored, sizeof sv->ignored,
+                add_ignored(sv->ignored, HAP_IGNORED,
                             "an environment variable (ringsim cannot know its value)");
         }
     }

@@ -107,6 +107,8 @@ int import__set_add(import_ctx *c, import_set *s, const char *str, size_t len, u
 /* Whether the key is in s: true with its tag in *found. */
 bool import__set_find(const import_ctx *c, const import_set *s, const char *str, size_t len,
                       uint64_t num, size_t *found);
+/* Empty s, keeping its memory. */
+void import__set_clear(import_set *s);
 /* Accepts an empty set; s is left empty. */
 void import__set_free(import_set *s);
 
