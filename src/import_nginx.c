@@ -85,19 +85,17 @@ typedef struct lexer {
     int line;
 } lexer;
 
+/* A directive's words live in one block with them (pack): one free. */
 static void words_free(word *w, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        free(w[i].s);
+    (void)n;
     free(w);
 }
 
-/* Unescape [s, s+len) as nginx does for a quoted or escaped word. */
-static char *unescape(const char *s, size_t len, size_t *out_len)
+/* Unescape [s, s+len) as nginx does for a quoted or escaped word, into o
+ * (len + 1 bytes); its length. */
+static size_t unescape(const char *s, size_t len, char *o)
 {
-    char *o = malloc(len + 1);
-    if (o == NULL)
-        return NULL;
     size_t j = 0;
     for (size_t i = 0; i < len; i++) {
         if (s[i] == '\\' && i + 1 < len) {
@@ -116,16 +114,32 @@ static char *unescape(const char *s, size_t len, size_t *out_len)
         o[j++] = s[i];
     }
     o[j] = '\0';
-    *out_len = j;
-    return o;
+    return j;
+}
+
+/* The n words whose bytes are at offsets off[] of bytes, as one block:
+ * the word array, then the bytes (a 16 MiB paste of one-letter words in
+ * an upstream was 8 million mallocs and 450 MB).  NULL when out of memory. */
+static word *pack(const size_t *off, const size_t *len, size_t n, const char *bytes, size_t nb)
+{
+    word *w = malloc(n * sizeof *w + nb);
+    if (w == NULL)
+        return NULL;
+    char *b = (char *)(w + n);
+    memcpy(b, bytes, nb);
+    for (size_t i = 0; i < n; i++)
+        w[i] = (word){b + off[i], len[i]};
+    return w;
 }
 
 /* Read one directive: *end is ';', '{', '}' (a block's end, no words) or 0
- * at the end of the text (no words).  Words are malloc'd into *w. */
+ * at the end of the text (no words).  Words are malloc'd into *w, in one
+ * block (words_free). */
 static int read_directive(lexer *x, word **w, size_t *n, int *line, char *end)
 {
-    word *v = NULL;
-    size_t nv = 0;
+    size_t *off = NULL, *len = NULL; /* each word's place in bytes, and length */
+    char *bytes = NULL;
+    size_t nv = 0, capv = 0, nb = 0, capb = 0;
     *w = NULL;
     *n = 0;
     *end = 0;
@@ -159,11 +173,12 @@ static int read_directive(lexer *x, word **w, size_t *n, int *line, char *end)
                 rc = import__fail(x->c, x->line, "unexpected \"%c\"", ch);
                 goto fail;
             }
+            if ((*w = pack(off, len, nv, bytes, nb)) == NULL)
+                goto nomem;
             x->pos++;
             *end = ch;
-            *w = v;
             *n = nv;
-            return 0;
+            goto fail; /* rc 0: free the parts */
         }
         if (ch == '}') {
             if (nv > 0) {
@@ -220,19 +235,22 @@ static int read_directive(lexer *x, word **w, size_t *n, int *line, char *end)
             }
             stop = x->pos;
         }
-        word *nw = realloc(v, (nv + 1) * sizeof *v);
-        if (nw == NULL)
+        size_t cap = capv;
+        if (vec_reserve(&off, &cap, nv + 1, sizeof *off, 4) ||
+            vec_reserve(&len, &capv, nv + 1, sizeof *len, 4) ||
+            vec_reserve(&bytes, &capb, nb + (stop - start) + 1, 1, 256))
             goto nomem;
-        v = nw;
-        v[nv].s = unescape(x->t + start, stop - start, &v[nv].len);
-        if (v[nv].s == NULL)
-            goto nomem;
+        off[nv] = nb;
+        len[nv] = unescape(x->t + start, stop - start, bytes + nb);
+        nb += len[nv] + 1;
         nv++;
     }
 nomem:
     rc = rs_fail(x->c->err, RINGSIM_ENOMEM, "out of memory while importing");
 fail:
-    words_free(v, nv);
+    free(off);
+    free(len);
+    free(bytes);
     return rc;
 }
 
@@ -637,8 +655,13 @@ int import__nginx(import_ctx *c)
                 }
                 memset(&ups[nups], 0, sizeof *ups);
                 ups[nups].key = key;
-                ups[nups].name = w[1].s;
-                w[1].s = NULL;
+                ups[nups].name = strdup(w[1].s);
+                if (ups[nups].name == NULL) {
+                    free(key);
+                    words_free(w, n);
+                    rc = rs_fail(c->err, RINGSIM_ENOMEM, "out of memory while importing");
+                    goto out;
+                }
                 int named = import__set_add(c, &names, ups[nups].name, w[1].len, 0, nups, &found);
                 if (named == 1) /* the same name in http and stream */
                     ups[found].twin = ups[nups].twin = true;
