@@ -44,6 +44,32 @@ int http__worker_progress(void *ud, const char *what, uint64_t done, uint64_t to
     return 0;
 }
 
+/* A success's JSON is written out here, on the worker, as the text
+ * http__answer_json would send (compact, then a newline): an import's
+ * answer of 10,000 nodes is megabytes, and json_dumps on the loop held
+ * the files back for seconds (issue 26).  Other statuses, whose headers
+ * vary, stay JSON; so does an answer that cannot be written (the loop
+ * answers 500 as before). */
+static void dump_answer(api_answer *a)
+{
+    if (!a->body || a->text || a->file || a->status < 200 || a->status > 299)
+        return;
+    char *t = json_dumps(a->body, JSON_COMPACT);
+    size_t n = t ? strlen(t) : 0;
+    char *nl = t ? realloc(t, n + 2) : NULL;
+    if (!nl) {
+        free(t);
+        return;
+    }
+    nl[n] = '\n';
+    nl[n + 1] = '\0';
+    a->text = nl;
+    a->text_len = n + 1;
+    a->content_type = "application/json; charset=utf-8";
+    json_decref(a->body);
+    a->body = NULL;
+}
+
 void *http__worker_main(void *arg)
 {
     worker *w = arg;
@@ -79,6 +105,7 @@ void *http__worker_main(void *arg)
             j->a.body = api_error_body(rc, err.msg);
         } else {
             api_respond(w->sim, &w->cache, &j->r, &j->a);
+            dump_answer(&j->a);
         }
         pthread_mutex_lock(&sv->mu);
         atomic_store(&w->running, 0);

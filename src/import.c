@@ -7,14 +7,24 @@
  * runs, so each parser can trust its bytes.  After the parser, one sort of
  * the node names finds duplicates (ringsim holds a node once; the real
  * programs either refuse them or let the first copy win).
+ *
+ * Every parser stays linear in its text (issue 26: a 16 MiB paste within
+ * the limits is read in well under a second): whatever a parser looks up
+ * by name -- a node, a section, an id, a master -- it finds in an
+ * import_set, an open-addressing table (slots.h) hashed with SipHash-1-3
+ * under a key drawn for each parse, so that no text can pick names whose
+ * hashes collide.
  */
 #define _GNU_SOURCE
 #include "import.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 
 #include "import_int.h"
 #include "names.h"
@@ -58,6 +68,124 @@ int import_format_parse(const char *name, import_format *out, rs_error *err)
                    "unknown import format \"%.40s\": auto, nginx, haproxy, libmemcached, "
                    "twemproxy, envoy, nodetool-ring or redis-nodes",
                    name);
+}
+
+/* ---- keyed sets ---- */
+
+/* SipHash-1-3 (Aumasson and Bernstein; the variant Rust's HashMap and
+ * Python use) of n bytes under key k, then the number num: a keyed hash
+ * whose collisions a text cannot choose without the key. */
+#define ROTL64(x, b) (((x) << (b)) | ((x) >> (64 - (b))))
+#define SIPROUND                                                                                   \
+    do {                                                                                           \
+        v0 += v1;                                                                                  \
+        v1 = ROTL64(v1, 13);                                                                       \
+        v1 ^= v0;                                                                                  \
+        v0 = ROTL64(v0, 32);                                                                       \
+        v2 += v3;                                                                                  \
+        v3 = ROTL64(v3, 16);                                                                       \
+        v3 ^= v2;                                                                                  \
+        v0 += v3;                                                                                  \
+        v3 = ROTL64(v3, 21);                                                                       \
+        v3 ^= v0;                                                                                  \
+        v2 += v1;                                                                                  \
+        v1 = ROTL64(v1, 17);                                                                       \
+        v1 ^= v2;                                                                                  \
+        v2 = ROTL64(v2, 32);                                                                       \
+    } while (0)
+
+static uint32_t siphash13(const uint64_t k[2], const char *p, size_t n, uint64_t num)
+{
+    uint64_t v0 = k[0] ^ 0x736f6d6570736575ull, v1 = k[1] ^ 0x646f72616e646f6dull;
+    uint64_t v2 = k[0] ^ 0x6c7967656e657261ull, v3 = k[1] ^ 0x7465646279746573ull;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t m = 0;
+        for (int b = 0; b < 8; b++)
+            m |= (uint64_t)(unsigned char)p[i + (size_t)b] << (8 * b);
+        v3 ^= m;
+        SIPROUND;
+        v0 ^= m;
+    }
+    uint64_t last = (uint64_t)(n & 0xff) << 56;
+    for (int b = 0; i + (size_t)b < n; b++)
+        last |= (uint64_t)(unsigned char)p[i + (size_t)b] << (8 * b);
+    v3 ^= last;
+    SIPROUND;
+    v0 ^= last;
+    v3 ^= num;
+    SIPROUND;
+    v0 ^= num;
+    v2 ^= 0xff;
+    SIPROUND;
+    SIPROUND;
+    SIPROUND;
+    uint64_t h = v0 ^ v1 ^ v2 ^ v3;
+    return (uint32_t)(h ^ (h >> 32));
+}
+
+static bool key_is(const import_key *e, const char *str, size_t len, uint64_t num)
+{
+    if (str == NULL)
+        return e->s == NULL && e->num == num;
+    return e->s != NULL && e->len == len && memcmp(e->s, str, len) == 0;
+}
+
+bool import__set_find(const import_ctx *c, const import_set *s, const char *str, size_t len,
+                      uint64_t num, size_t *found)
+{
+    if (s->t.nslot == 0)
+        return false;
+    uint32_t h = siphash13(c->key, str, str ? len : 0, num);
+    for (size_t j = h & (s->t.nslot - 1); s->t.slot[j]; j = (j + 1) & (s->t.nslot - 1)) {
+        const import_key *e = &s->v[s->t.slot[j] - 1];
+        if (e->hash == h && key_is(e, str, len, num)) {
+            *found = e->tag;
+            return true;
+        }
+    }
+    return false;
+}
+
+int import__set_add(import_ctx *c, import_set *s, const char *str, size_t len, uint64_t num,
+                    size_t tag, size_t *found)
+{
+    if (import__set_find(c, s, str, len, num, found))
+        return 1;
+    if (vec_reserve(&s->v, &s->cap, s->n + 1, sizeof *s->v, 16) ||
+        slots_reserve(&s->t, s->n, 32, s->v, sizeof *s->v, offsetof(import_key, hash)))
+        return rs_fail(c->err, RINGSIM_ENOMEM, "out of memory while importing");
+    uint32_t h = siphash13(c->key, str, str ? len : 0, num);
+    s->v[s->n] = (import_key){str, str ? len : 0, str ? 0 : num, tag, h};
+    slots_put(&s->t, h, s->n);
+    s->n++;
+    return 0;
+}
+
+void import__set_clear(import_set *s)
+{
+    s->n = 0;
+    slots_clear(&s->t);
+}
+
+void import__set_free(import_set *s)
+{
+    free(s->v);
+    slots_free(&s->t);
+    *s = (import_set){0};
+}
+
+/* A fresh key for a parse: the kernel's random bytes, or (should
+ * getrandom fail) the clock and an address, which a text cannot know
+ * either. */
+static void new_key(uint64_t k[2])
+{
+    if (getrandom(k, 2 * sizeof *k, GRND_NONBLOCK) == (ssize_t)(2 * sizeof *k))
+        return;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    k[0] = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ull ^ (uint64_t)ts.tv_sec;
+    k[1] = (uint64_t)(uintptr_t)k * 0xbf58476d1ce4e5b9ull ^ k[0];
 }
 
 /* ---- lines ---- */
@@ -199,6 +327,7 @@ void import_free(import_result *r)
         free(n->replicas);
     }
     free(r->nodes);
+    import__set_free(&r->names);
     for (size_t i = 0; i < r->nnotes; i++)
         free((char *)r->notes[i].message);
     free(r->notes);
@@ -304,6 +433,15 @@ import_node_rec *import__node(import_ctx *c, const char *name, size_t len, int l
         *rc = nomem(c);
         return NULL;
     }
+    /* Indexed by name (the first of a name stays the one found);
+     * duplicates are refused after the parser, with both lines. */
+    size_t first;
+    int added = import__set_add(c, &r->names, n->name, len, 0, r->n, &first);
+    if (added < 0) {
+        free(n->name);
+        *rc = nomem(c);
+        return NULL;
+    }
     n->v.len = len;
     n->v.weight = 1;
     n->v.line = line;
@@ -314,10 +452,8 @@ import_node_rec *import__node(import_ctx *c, const char *name, size_t len, int l
 
 import_node_rec *import__find(import_ctx *c, const char *name, size_t len)
 {
-    for (size_t i = 0; i < c->r->n; i++)
-        if (c->r->nodes[i].v.len == len && memcmp(c->r->nodes[i].name, name, len) == 0)
-            return &c->r->nodes[i];
-    return NULL;
+    size_t i;
+    return import__set_find(c, &c->r->names, name, len, 0, &i) ? &c->r->nodes[i] : NULL;
 }
 
 int import__set_address(import_ctx *c, import_node_rec *n, const char *addr, size_t len)
@@ -488,7 +624,8 @@ int import_parse(const char *text, size_t len, import_format fmt, const char *na
     *out = NULL;
     if (line != NULL)
         *line = 0;
-    import_ctx c = {text, len, name, NULL, err, line};
+    import_ctx c = {text, len, name, NULL, err, line, {0, 0}};
+    new_key(c.key);
     int rc = check_text(&c);
     if (rc != 0)
         return rc;

@@ -33,7 +33,9 @@
  * HAProxy does); `backup` is carried.
  *
  * Cost: one pass over the text; every proxy's servers are kept until one
- * proxy is chosen.
+ * proxy is chosen.  Proxy names and each proxy's server ids are found in
+ * hashed sets (import_int.h), so 10,000 proxies or 800,000 servers with
+ * ids stay linear.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
@@ -45,13 +47,16 @@
 
 #define HAP_MAX_ARGS 64 /* MAX_LINE_ARGS */
 #define HAP_MAX_DEFAULTS 256
+#define HAP_IGNORED 100 /* bytes of ignored parameters kept for a note */
 
 typedef struct hsrv {
     char *name, *addr;
     int line;
     int64_t weight, id;
     bool backup, down;
-    char ignored[100]; /* the first parameters placement does not depend on */
+    char *ignored; /* the first parameters placement does not depend on
+                    * (HAP_IGNORED bytes, or NULL when there are none: a
+                    * 16 MiB paste holds 800,000 servers) */
 } hsrv;
 
 /* What a proxy inherits from defaults and default-server. */
@@ -65,7 +70,7 @@ typedef struct hset {
     int64_t hbf;
     int64_t dweight; /* default-server */
     bool dbackup, ddown;
-    char dignored[100]; /* default-server parameters placement does not depend on */
+    char dignored[HAP_IGNORED]; /* default-server parameters placement does not depend on */
 } hset;
 
 typedef struct hproxy {
@@ -280,6 +285,15 @@ static void set_defaults(hset *s)
     s->dweight = 1;
 }
 
+/* A server's buffer of ignored parameters, made when first needed (and
+ * starting as default-server's); NULL when out of memory. */
+static char *srv_ignored(hsrv *sv, const char *dflt)
+{
+    if (sv->ignored == NULL && (sv->ignored = malloc(HAP_IGNORED)) != NULL)
+        snprintf(sv->ignored, HAP_IGNORED, "%s", dflt);
+    return sv->ignored;
+}
+
 static void add_ignored(char *buf, size_t cap, const char *w)
 {
     size_t u = strlen(buf);
@@ -344,7 +358,9 @@ static int server_params(import_ctx *c, int line, char **w, int k, int n, hsrv *
             else
                 sv->down = dn;
         } else if (!is_default) {
-            add_ignored(sv->ignored, sizeof sv->ignored, kw);
+            if (srv_ignored(sv, "") == NULL)
+                return rs_fail(c->err, RINGSIM_ENOMEM, "out of memory while importing");
+            add_ignored(sv->ignored, HAP_IGNORED, kw);
         } else {
             add_ignored(s->dignored, sizeof s->dignored, kw);
         }
@@ -369,6 +385,7 @@ static void proxies_free(hproxy *p, size_t n)
         for (size_t j = 0; j < p[i].n; j++) {
             free(p[i].srv[j].name);
             free(p[i].srv[j].addr);
+            free(p[i].srv[j].ignored);
         }
         free(p[i].srv);
         free(p[i].name);
@@ -435,7 +452,7 @@ static int emit(import_ctx *c, const hproxy *p)
         implicit |= sv->id == 0;
         if (sv->addr != NULL && (rc = import__set_address(c, n, sv->addr, strlen(sv->addr))) != 0)
             break;
-        if (sv->ignored[0] &&
+        if (sv->ignored != NULL && sv->ignored[0] &&
             (rc = import__note(c, sv->line, "server %.60s: %s: placement does not depend on it",
                                sv->name, sv->ignored)) != 0)
             break;
@@ -453,7 +470,7 @@ static int emit(import_ctx *c, const hproxy *p)
 int import__haproxy(import_ctx *c)
 {
     hproxy *px = NULL;
-    size_t npx = 0;
+    size_t npx = 0, cappx = 0;
     hdefaults *defs = NULL;
     size_t ndefs = 0;
     hset cur_def;
@@ -464,6 +481,9 @@ int import__haproxy(import_ctx *c)
     enum { S_NONE, S_DEFAULTS, S_PROXY, S_OTHER } sec = S_NONE;
     hset *cur = NULL; /* the settings being written (defaults or proxy) */
     hproxy *p = NULL;
+    /* proxy names (tag: index) and the current proxy's ids (tag: server) */
+    import_set pnames = {0}, ids = {0};
+    size_t found;
     if (buf == NULL || w == NULL) {
         rc = rs_fail(c->err, RINGSIM_ENOMEM, "out of memory while importing");
         goto out;
@@ -533,26 +553,26 @@ int import__haproxy(import_ctx *c)
                     rc = import__fail(c, l.no, "'%s' expects <name> as an argument", w[0]);
                     goto out;
                 }
-                for (size_t i = 0; i < npx; i++)
-                    if (strcmp(px[i].name, w[1]) == 0) {
-                        rc = import__fail(c, l.no,
-                                          "Parsing [line %d]: %s '%.60s' has the same name as "
-                                          "another proxy declared at line %d",
-                                          l.no, w[0], w[1], px[i].line);
-                        goto out;
-                    }
+                if (import__set_find(c, &pnames, w[1], strlen(w[1]), 0, &found)) {
+                    rc = import__fail(c, l.no,
+                                      "Parsing [line %d]: %s '%.60s' has the same name as "
+                                      "another proxy declared at line %d",
+                                      l.no, w[0], w[1], px[found].line);
+                    goto out;
+                }
                 if (npx >= IMPORT_MAX_SECTIONS) {
                     rc = import__fail(c, l.no, "more than %u proxies", IMPORT_MAX_SECTIONS);
                     goto out;
                 }
-                hproxy *np = realloc(px, (npx + 1) * sizeof *px);
-                if (np == NULL)
+                if (vec_reserve(&px, &cappx, npx + 1, sizeof *px, 8))
                     goto nomem;
-                px = np;
                 p = &px[npx++];
                 memset(p, 0, sizeof *p);
                 p->name = strdup(w[1]);
                 if (p->name == NULL)
+                    goto nomem;
+                import__set_clear(&ids); /* servers go to this proxy only */
+                if (import__set_add(c, &pnames, p->name, strlen(p->name), 0, npx - 1, &found) < 0)
                     goto nomem;
                 p->line = l.no;
                 p->s = base;
@@ -642,21 +662,29 @@ int import__haproxy(import_ctx *c)
             sv->weight = p->s.dweight;
             sv->backup = p->s.dbackup;
             sv->down = p->s.ddown;
-            memcpy(sv->ignored, p->s.dignored, sizeof sv->ignored);
+            if (p->s.dignored[0] != '\0' && srv_ignored(sv, p->s.dignored) == NULL)
+                goto nomem;
             char who[160];
             snprintf(who, sizeof who, "'server %.60s/%.60s'", p->name, sv->name);
             if ((rc = server_params(c, l.no, w, 3, n, sv, &p->s, false, who)) != 0)
                 goto out;
-            for (size_t i = 0; i + 1 < p->n; i++)
-                if (sv->id != 0 && p->srv[i].id == sv->id) {
+            if (sv->id != 0) {
+                int added = import__set_add(c, &ids, NULL, 0, (uint64_t)sv->id, p->n - 1, &found);
+                if (added < 0)
+                    goto nomem;
+                if (added == 1) {
+                    const hsrv *was = &p->srv[found];
                     rc = import__fail(c, l.no,
                                       "'id' : custom id %lld already used at line %d "
                                       "('server %.60s')",
-                                      (long long)sv->id, p->srv[i].line, p->srv[i].name);
+                                      (long long)sv->id, was->line, was->name);
                     goto out;
                 }
+            }
+            if (env && srv_ignored(sv, "") == NULL)
+                goto nomem;
             if (env)
-                add_ignored(sv->ignored, sizeof sv->ignored,
+                add_ignored(sv->ignored, HAP_IGNORED,
                             "an environment variable (ringsim cannot know its value)");
         }
     }
@@ -704,6 +732,8 @@ nomem:
 out:
     free(buf);
     free(w);
+    import__set_free(&pnames);
+    import__set_free(&ids);
     proxies_free(px, npx);
     for (size_t i = 0; i < ndefs; i++)
         free(defs[i].name);

@@ -11,6 +11,7 @@
 #define RINGSIM_IMPORT_INT_H
 
 #include "import.h"
+#include "slots.h"
 
 typedef struct import_node_rec {
     import_node v; /* the public view; its pointers point into the fields below */
@@ -24,6 +25,25 @@ typedef struct import_node_rec {
     size_t capreplicas;
 } import_node_rec;
 
+/* A set of keys -- byte strings (borrowed: they must outlive the set) or
+ * 64-bit numbers -- each with the caller's tag: what the parsers look
+ * names, ids and sections up in, in O(1) whatever the text holds.  The
+ * hash is keyed afresh for every parse (import_ctx.key), so a text cannot
+ * choose keys that collide and make it linear again. */
+typedef struct import_key {
+    const char *s; /* NULL for a number */
+    size_t len;
+    uint64_t num;
+    size_t tag;
+    uint32_t hash;
+} import_key;
+
+typedef struct import_set {
+    import_key *v;
+    size_t n, cap;
+    slots t;
+} import_set;
+
 struct import_result {
     import_format format;
     char *name;
@@ -34,6 +54,7 @@ struct import_result {
     import_note *notes;
     size_t nnotes, capnotes, dropped_notes;
     size_t total_tokens;
+    import_set names; /* the nodes by name (tag: index) */
 };
 
 typedef struct import_ctx {
@@ -43,6 +64,7 @@ typedef struct import_ctx {
     import_result *r;
     rs_error *err;
     int *line;
+    uint64_t key[2]; /* the hash key of this parse (random) */
 } import_ctx;
 
 /* A line of the text: [s, s + len) without its '\n' (nor a '\r' before it). */
@@ -69,12 +91,26 @@ int import__param_str(import_ctx *c, const char *key, const char *v);
  * the refusal (a name that breaks ringsim's name rules, the node limit) or
  * ENOMEM in *rc.  Duplicate names are found at the end (import.c). */
 import_node_rec *import__node(import_ctx *c, const char *name, size_t len, int line, int *rc);
-/* Find a node by name (linear), or NULL. */
+/* Find a node by name (the first of that name; O(1)), or NULL. */
 import_node_rec *import__find(import_ctx *c, const char *name, size_t len);
 int import__set_address(import_ctx *c, import_node_rec *n, const char *addr, size_t len);
 int import__token(import_ctx *c, import_node_rec *n, int64_t token, int line);
 int import__slots(import_ctx *c, import_node_rec *n, uint16_t first, uint16_t last);
 int import__replica(import_ctx *c, import_node_rec *n, const char *name, size_t len);
+
+/* Add a key to set s: the string [str, str + len), or the number num when
+ * str is NULL.  When an equal key is there already, 1 with its tag in
+ * *found (the set unchanged); else 0 (added with tag), or RINGSIM_ENOMEM
+ * (with err filled). */
+int import__set_add(import_ctx *c, import_set *s, const char *str, size_t len, uint64_t num,
+                    size_t tag, size_t *found);
+/* Whether the key is in s: true with its tag in *found. */
+bool import__set_find(const import_ctx *c, const import_set *s, const char *str, size_t len,
+                      uint64_t num, size_t *found);
+/* Empty s, keeping its memory. */
+void import__set_clear(import_set *s);
+/* Accepts an empty set; s is left empty. */
+void import__set_free(import_set *s);
 
 /* Choose one section among names[0..n) (found at lines[]), by c->want:
  * *pick receives its index.  Refused when want names none of them (with the

@@ -39,7 +39,8 @@
  * is the text nginx hashes.  `down` is the node state.
  *
  * Cost: one pass over the text; the directives inside upstream blocks are
- * kept until one upstream is chosen.
+ * kept until one upstream is chosen.  Upstream names are found in a hashed
+ * set (import_int.h), so 10,000 upstreams stay linear.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -66,6 +67,8 @@ typedef struct directive {
 
 typedef struct upstream {
     char *name;
+    char *key; /* "context\0name": what makes it unique */
+    bool twin; /* another upstream (in another context) has this name */
     int line;
     const char *context; /* "http", "stream" or "" (standing alone) */
     directive *d;
@@ -82,19 +85,17 @@ typedef struct lexer {
     int line;
 } lexer;
 
+/* A directive's words live in one block with them (pack): one free. */
 static void words_free(word *w, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        free(w[i].s);
+    (void)n;
     free(w);
 }
 
-/* Unescape [s, s+len) as nginx does for a quoted or escaped word. */
-static char *unescape(const char *s, size_t len, size_t *out_len)
+/* Unescape [s, s+len) as nginx does for a quoted or escaped word, into o
+ * (len + 1 bytes); its length. */
+static size_t unescape(const char *s, size_t len, char *o)
 {
-    char *o = malloc(len + 1);
-    if (o == NULL)
-        return NULL;
     size_t j = 0;
     for (size_t i = 0; i < len; i++) {
         if (s[i] == '\\' && i + 1 < len) {
@@ -113,16 +114,32 @@ static char *unescape(const char *s, size_t len, size_t *out_len)
         o[j++] = s[i];
     }
     o[j] = '\0';
-    *out_len = j;
-    return o;
+    return j;
+}
+
+/* The n words whose bytes are at offsets off[] of bytes, as one block:
+ * the word array, then the bytes (a 16 MiB paste of one-letter words in
+ * an upstream was 8 million mallocs and 450 MB).  NULL when out of memory. */
+static word *pack(const size_t *off, const size_t *len, size_t n, const char *bytes, size_t nb)
+{
+    word *w = malloc(n * sizeof *w + nb);
+    if (w == NULL)
+        return NULL;
+    char *b = (char *)(w + n);
+    memcpy(b, bytes, nb);
+    for (size_t i = 0; i < n; i++)
+        w[i] = (word){b + off[i], len[i]};
+    return w;
 }
 
 /* Read one directive: *end is ';', '{', '}' (a block's end, no words) or 0
- * at the end of the text (no words).  Words are malloc'd into *w. */
+ * at the end of the text (no words).  Words are malloc'd into *w, in one
+ * block (words_free). */
 static int read_directive(lexer *x, word **w, size_t *n, int *line, char *end)
 {
-    word *v = NULL;
-    size_t nv = 0;
+    size_t *off = NULL, *len = NULL; /* each word's place in bytes, and length */
+    char *bytes = NULL;
+    size_t nv = 0, capv = 0, nb = 0, capb = 0;
     *w = NULL;
     *n = 0;
     *end = 0;
@@ -156,11 +173,12 @@ static int read_directive(lexer *x, word **w, size_t *n, int *line, char *end)
                 rc = import__fail(x->c, x->line, "unexpected \"%c\"", ch);
                 goto fail;
             }
+            if ((*w = pack(off, len, nv, bytes, nb)) == NULL)
+                goto nomem;
             x->pos++;
             *end = ch;
-            *w = v;
             *n = nv;
-            return 0;
+            goto fail; /* rc 0: free the parts */
         }
         if (ch == '}') {
             if (nv > 0) {
@@ -217,19 +235,22 @@ static int read_directive(lexer *x, word **w, size_t *n, int *line, char *end)
             }
             stop = x->pos;
         }
-        word *nw = realloc(v, (nv + 1) * sizeof *v);
-        if (nw == NULL)
+        size_t cap = capv;
+        if (vec_reserve(&off, &cap, nv + 1, sizeof *off, 4) ||
+            vec_reserve(&len, &capv, nv + 1, sizeof *len, 4) ||
+            vec_reserve(&bytes, &capb, nb + (stop - start) + 1, 1, 256))
             goto nomem;
-        v = nw;
-        v[nv].s = unescape(x->t + start, stop - start, &v[nv].len);
-        if (v[nv].s == NULL)
-            goto nomem;
+        off[nv] = nb;
+        len[nv] = unescape(x->t + start, stop - start, bytes + nb);
+        nb += len[nv] + 1;
         nv++;
     }
 nomem:
     rc = rs_fail(x->c->err, RINGSIM_ENOMEM, "out of memory while importing");
 fail:
-    words_free(v, nv);
+    free(off);
+    free(len);
+    free(bytes);
     return rc;
 }
 
@@ -437,6 +458,7 @@ static void upstreams_free(upstream *u, size_t n)
             words_free(u[i].d[j].w, u[i].d[j].n);
         free(u[i].d);
         free(u[i].name);
+        free(u[i].key);
     }
     free(u);
 }
@@ -555,11 +577,15 @@ int import__nginx(import_ctx *c)
 {
     lexer x = {c, c->text, c->len, 0, 1};
     upstream *ups = NULL;
-    size_t nups = 0;
+    size_t nups = 0, capups = 0;
     const char *stack[NGX_MAX_DEPTH];
     int upi[NGX_MAX_DEPTH]; /* index of the upstream a level opened, or -1 */
     size_t depth = 0;
     int rc = 0;
+    /* "context\0name" of each upstream (tag: index), and each name alone
+     * (tag: the first upstream of that name) */
+    import_set seen = {0}, names = {0};
+    size_t found;
     for (;;) {
         word *w;
         size_t n;
@@ -602,28 +628,49 @@ int import__nginx(import_ctx *c)
                                       "invalid number of arguments in \"upstream\" directive");
                     goto out;
                 }
-                for (size_t i = 0; i < nups; i++) {
-                    if (strcmp(ups[i].name, w[1].s) == 0 && strcmp(ups[i].context, ctx) == 0) {
-                        rc = import__fail(c, line, "duplicate upstream \"%.80s\"", w[1].s);
-                        words_free(w, n);
-                        goto out;
-                    }
+                /* an upstream is known by its context and name: "http\0u" */
+                size_t kl = strlen(ctx) + 1 + w[1].len;
+                char *key = malloc(kl + 1);
+                if (key != NULL) {
+                    memcpy(key, ctx, strlen(ctx) + 1);
+                    memcpy(key + strlen(ctx) + 1, w[1].s, w[1].len + 1);
+                }
+                if (key != NULL && import__set_find(c, &seen, key, kl, 0, &found)) {
+                    free(key);
+                    rc = import__fail(c, line, "duplicate upstream \"%.80s\"", w[1].s);
+                    words_free(w, n);
+                    goto out;
                 }
                 if (nups >= IMPORT_MAX_SECTIONS) {
+                    free(key);
                     words_free(w, n);
                     rc = import__fail(c, line, "more than %u upstreams", IMPORT_MAX_SECTIONS);
                     goto out;
                 }
-                upstream *nu = realloc(ups, (nups + 1) * sizeof *ups);
-                if (nu == NULL) {
+                if (key == NULL || vec_reserve(&ups, &capups, nups + 1, sizeof *ups, 8)) {
+                    free(key);
                     words_free(w, n);
                     rc = rs_fail(c->err, RINGSIM_ENOMEM, "out of memory while importing");
                     goto out;
                 }
-                ups = nu;
                 memset(&ups[nups], 0, sizeof *ups);
-                ups[nups].name = w[1].s;
-                w[1].s = NULL;
+                ups[nups].key = key;
+                ups[nups].name = strdup(w[1].s);
+                if (ups[nups].name == NULL) {
+                    free(key);
+                    words_free(w, n);
+                    rc = rs_fail(c->err, RINGSIM_ENOMEM, "out of memory while importing");
+                    goto out;
+                }
+                int named = import__set_add(c, &names, ups[nups].name, w[1].len, 0, nups, &found);
+                if (named == 1) /* the same name in http and stream */
+                    ups[found].twin = ups[nups].twin = true;
+                if (named < 0 || import__set_add(c, &seen, key, kl, 0, nups, &found) < 0) {
+                    nups++;
+                    words_free(w, n);
+                    rc = RINGSIM_ENOMEM;
+                    goto out;
+                }
                 ups[nups].line = line;
                 ups[nups].context = ctx;
                 opened = (int)nups++;
@@ -705,9 +752,7 @@ int import__nginx(import_ctx *c)
             }
             if (chash) {
                 /* The same name in http and stream: "http:NAME", "stream:NAME". */
-                bool twin = false;
-                for (size_t j = 0; j < nups; j++)
-                    twin |= j != i && strcmp(ups[j].name, ups[i].name) == 0;
+                bool twin = ups[i].twin;
                 if (twin && labels[i] == NULL &&
                     asprintf(&labels[i], "%s:%s", ups[i].context[0] ? ups[i].context : "main",
                              ups[i].name) < 0)
@@ -751,6 +796,8 @@ int import__nginx(import_ctx *c)
         free(labels);
     }
 out:
+    import__set_free(&seen);
+    import__set_free(&names);
     upstreams_free(ups, nups);
     return rc;
 }

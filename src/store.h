@@ -99,6 +99,10 @@ int store_nodes_load(store *st, store_node **out, size_t *n, rs_error *err);
 void store_nodes_free(store_node *nodes, size_t n);
 int store_node_insert(store *st, const char *name, size_t len, double weight, const char *tokens,
                       int64_t *id, rs_error *err);
+/* store_node_insert at place seq of the join order (store_node_set_attrs's
+ * seq), without looking for the last place: O(log n). */
+int store_node_insert_seq(store *st, const char *name, size_t len, double weight,
+                          const char *tokens, int64_t seq, int64_t *id, rs_error *err);
 int store_node_update(store *st, int64_t id, double weight, int64_t keys, rs_error *err);
 int store_node_delete(store *st, int64_t id, rs_error *err);
 /* Replace node id's attributes (a JSON object as text; NULL: none) and its

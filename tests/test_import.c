@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -843,6 +844,363 @@ static void json_shape(void **s)
     import_free(r);
 }
 
+/* ---- issue 26: parsers that stay linear, YAML that stays bounded ---- */
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+#ifndef SANITIZED
+#define SANITIZED 0
+#endif
+
+/* The CPU seconds this process has used (not the wall clock: the machine
+ * is shared, and a bound on work must not depend on the neighbours). */
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A text being generated, up to the importer's 16 MiB. */
+typedef struct gen {
+    char *s;
+    size_t n;
+} gen;
+
+static void gen_init(gen *g)
+{
+    g->s = malloc(IMPORT_MAX_TEXT + 1);
+    assert_non_null(g->s);
+    g->n = 0;
+    g->s[0] = '\0';
+}
+
+/* Append; false (nothing appended) when it would pass 16 MiB. */
+static bool gen_add(gen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool gen_add(gen *g, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(g->s + g->n, IMPORT_MAX_TEXT + 1 - g->n, fmt, ap);
+    va_end(ap);
+    if (w < 0 || g->n + (size_t)w > IMPORT_MAX_TEXT) {
+        g->s[g->n] = '\0';
+        return false;
+    }
+    g->n += (size_t)w;
+    return true;
+}
+
+/* Parse g's text; the CPU seconds it took in *secs.  want_nodes: the
+ * nodes expected (0: a refusal whose message holds `refusal`). */
+static void run_paste(const char *what, gen *g, import_format f, const char *name,
+                      size_t want_nodes, const char *refusal, double bound)
+{
+    import_result *r = NULL;
+    int line = -1;
+    rs_error err = {0};
+    double t0 = cpu_now();
+    int rc = import_parse(g->s, g->n, f, name, &r, &line, &err);
+    double took = cpu_now() - t0;
+    printf("  measured [linear] %s: %zu bytes, %.3f s CPU\n", what, g->n, took);
+    if (want_nodes > 0) {
+        if (rc != 0)
+            fail_msg("%s: refused at line %d: %s", what, line, err.msg);
+        assert_int_equal(import_node_count(r), want_nodes);
+    } else {
+        assert_int_equal(rc, RINGSIM_EPARAM);
+        if (strstr(err.msg, refusal) == NULL)
+            fail_msg("%s: message \"%s\" lacks \"%s\"", what, err.msg, refusal);
+    }
+    import_free(r);
+    /* Sanitizers make every parse many times slower: the bound is checked
+     * on a plain build, where the quadratic parsers took 10 s and more. */
+    if (!SANITIZED && took > bound)
+        fail_msg("%s took %.2f s of CPU; a linear parse takes well under %.1f s", what, took, bound);
+}
+
+/* 16 MiB worst cases of every format, each within the limits (or refused
+ * by one): before issue 26 the ones marked took 10 s to hours. */
+static void linear_pastes(void **s)
+{
+    (void)s;
+    gen g;
+    gen_init(&g);
+    /* nodetool ring: 10,000 addresses, each token found its node by a scan
+     * of all of them (22 s) */
+    gen_add(&g, "Datacenter: dc1\n==========\nAddress Rack Status State Load Owns Token\n"
+                "                    9223372036854775807\n");
+    for (long i = 0;
+         gen_add(&g, "10.0.%ld.%ld  rack1  Up  Normal  1.5 KiB  0.01%%  %lld\n", (i % 10000) / 256,
+                 (i % 10000) % 256, (long long)(INT64_MIN + 1000 + i * 1000));
+         i++)
+        ;
+    run_paste("nodetool ring, 10,000 nodes, 16 MiB of tokens", &g, IMPORT_NODETOOL, NULL, 10000,
+              NULL, 2.0);
+    /* CLUSTER NODES: 10,000 masters, then replicas of the last one, which
+     * each found its master by a scan */
+    g.n = 0;
+    for (int i = 0; i < 10000; i++)
+        gen_add(&g, "%040x 10.0.%d.%d:7000@17000 master - 0 0 1 connected %d%s\n", i, i / 256,
+                i % 256, i, i == 9999 ? "-16383" : "");
+    for (int i = 0; gen_add(&g, "%040x 10.1.%d.%d:%d@17000 slave %040x 0 0 1 connected\n",
+                            20000 + i, (i / 256) % 256, i % 256, 7000 + i / 65536, 9999);
+         i++)
+        ;
+    run_paste("CLUSTER NODES, 10,000 masters, 16 MiB of replicas", &g, IMPORT_REDIS, NULL, 10000,
+              NULL, 2.0);
+    /* HAProxy: backends of 10,000 servers with ids, each id compared with
+     * every earlier one (19 s) */
+    g.n = 0;
+    for (long i = 0;; i++) {
+        if (i % 10000 == 0 &&
+            !gen_add(&g, "backend b%ld\n  balance uri\n  hash-type consistent\n", i / 10000))
+            break;
+        if (!gen_add(&g, "  server s%ld 10.0.0.1:80 id %ld\n", i % 10000, i % 10000 + 1))
+            break;
+    }
+    run_paste("HAProxy, 16 MiB of servers with ids", &g, IMPORT_HAPROXY, "b0", 10000, NULL, 2.0);
+    /* HAProxy: 10,000 backends, each name compared with every other */
+    g.n = 0;
+    for (int i = 0; i < 10000; i++)
+        gen_add(&g, "backend b%d\n  hash-type consistent\n  balance uri\n  server s 10.0.0.1:80\n",
+                i);
+    run_paste("HAProxy, 10,000 backends", &g, IMPORT_HAPROXY, "b9999", 1, NULL, 0.5);
+    /* nginx: 10,000 upstreams, half in http and their twins in stream */
+    g.n = 0;
+    for (int k = 0; k < 2; k++) {
+        gen_add(&g, "%s {\n", k ? "stream" : "http");
+        for (int i = 0; i < 5000; i++)
+            gen_add(&g, "upstream u%d { hash $k consistent; server 10.0.%d.%d:80; }\n", i, i / 256,
+                    i % 256);
+        gen_add(&g, "}\n");
+    }
+    run_paste("nginx, 10,000 upstreams", &g, IMPORT_NGINX, "stream:u4999", 1, NULL, 0.5);
+    /* nginx: 16 MiB of one-letter words in directives of 100 (each word
+     * was a malloc and each directive 100 reallocs: 2.3 s, 456 MB) */
+    g.n = 0;
+    gen_add(&g, "upstream u { hash $k consistent;\n server 10.0.0.1:80;\n");
+    for (int i = 0; gen_add(&g, "%s", i % 100 == 99 ? "a;\n" : "a "); i++)
+        ;
+    g.n -= 2; /* room for the end of the block */
+    gen_add(&g, ";}");
+    run_paste("nginx, 16 MiB of one-letter words", &g, IMPORT_NGINX, NULL, 1, NULL, 3.0);
+    /* nutcracker: 100,000 pools, each name compared with every other */
+    g.n = 0;
+    for (int i = 0; i < 100000; i++)
+        gen_add(&g, "p%d: {}\n", i);
+    gen_add(&g, "last:\n  listen: 127.0.0.1:22121\n  servers:\n  - 10.0.0.1:11211:1\n");
+    run_paste("nutcracker, 100,000 pools", &g, IMPORT_TWEMPROXY, "last", 1, NULL, 1.0);
+    /* ... and 16 MiB of them: past the values a YAML text may hold */
+    g.n = 0;
+    for (int i = 0; gen_add(&g, "p%d: {}\n", i); i++)
+        ;
+    run_paste("nutcracker, 16 MiB of pools", &g, IMPORT_TWEMPROXY, NULL, 0, "1000000 values", 4.0);
+    /* Envoy YAML: 400,000 anchors, each checked against all before it by
+     * libyaml's loader, and their aliases */
+    g.n = 0;
+    gen_add(&g, "name: c\nlb_policy: MAGLEV\nload_assignment: {endpoints: [{lb_endpoints: "
+                "[{endpoint: {address: {socket_address: {address: 10.0.0.1, port_value: 80}}}}]}]}"
+                "\nx:\n");
+    for (int i = 0; i < 400000; i++)
+        gen_add(&g, "- &a%d x\n- *a%d\n", i, i);
+    run_paste("Envoy YAML, 400,000 anchors", &g, IMPORT_ENVOY, NULL, 1, NULL, 3.0);
+    /* Envoy JSON, 10,000 hosts, then spaces to 16 MiB */
+    g.n = 0;
+    gen_add(&g, "{\"name\": \"c\", \"lb_policy\": \"RING_HASH\", \"load_assignment\": "
+                "{\"endpoints\": [{\"lb_endpoints\": [");
+    for (int i = 0; i < 10000; i++)
+        gen_add(&g,
+                "%s{\"endpoint\": {\"address\": {\"socket_address\": {\"address\": "
+                "\"10.0.%d.%d\", \"port_value\": 80}}}}\n",
+                i ? "," : "", i / 256, i % 256);
+    gen_add(&g, "]}]}}");
+    while (gen_add(&g, "%1000s\n", ""))
+        ;
+    run_paste("Envoy JSON, 10,000 hosts", &g, IMPORT_ENVOY, NULL, 10000, NULL, 2.0);
+    /* Envoy JSON of 8 million values: held to YAML's count before jansson
+     * reads it (1.8 s and 350 MB in jansson) */
+    g.n = 0;
+    gen_add(&g, "{\"x\": [");
+    for (int i = 0; gen_add(&g, "%s", i % 500 == 499 ? "1,\n" : "1,"); i++)
+        ;
+    g.n -= 4;
+    gen_add(&g, "1]}");
+    run_paste("Envoy JSON, 8 million values", &g, IMPORT_ENVOY, NULL, 0, "more than 1000000 values",
+              0.5);
+    /* libmemcached: 10,000 servers in a list */
+    g.n = 0;
+    for (int i = 0; i < 10000; i++)
+        gen_add(&g, "%s10.0.%d.%d:11211:2", i ? ",\n" : "", i / 256, i % 256);
+    run_paste("libmemcached, 10,000 servers", &g, IMPORT_LIBMEMCACHED, NULL, 10000, NULL, 1.0);
+    free(g.s);
+}
+
+/* Issue 26 item 6: libyaml's scanner pays the depth of flow nesting for
+ * every token; the loader stops at the 65th level, so 100,000 nested `[`
+ * (39 s before) and `{a: ` cost nothing, in Envoy and nutcracker texts. */
+static void yaml_deep(void **s)
+{
+    (void)s;
+    gen g;
+    gen_init(&g);
+    const char *opens[] = {"[", "{a: ", "- "};
+    for (size_t k = 0; k < 3; k++) {
+        for (int f = 0; f < 2; f++) {
+            g.n = 0;
+            gen_add(&g, "a:\n  ");
+            for (int i = 0; i < 100000; i++)
+                gen_add(&g, "%s", opens[k]);
+            gen_add(&g, "x\n");
+            char what[80];
+            snprintf(what, sizeof what, "100,000 nested \"%s\" (%s)", opens[k],
+                     f ? "nutcracker" : "Envoy");
+            run_paste(what, &g, f ? IMPORT_TWEMPROXY : IMPORT_ENVOY, NULL, 0,
+                      "nested more than 64 deep", 0.5);
+        }
+    }
+    /* 64 levels are read; the 65th is refused, with its line */
+    const char *at64 =
+        "name: c\nlb_policy: MAGLEV\nload_assignment: {}\n"
+        "x: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]"
+        "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n";
+    refused("envoy", NULL, at64, 0, "declares no server");
+    char at65[400];
+    snprintf(at65, sizeof at65, "%.*s[%s]\n", (int)(strchr(at64, '1') - at64), at64,
+             strchr(at64, '1'));
+    refused("envoy", NULL, at65, 4, "nested more than 64 deep");
+    /* lines starting with '%' (libyaml checks each %TAG against all before) */
+    g.n = 0;
+    for (int i = 0; gen_add(&g, "%%TAG !a%d! tag:example.com,2000:\n", i); i++)
+        ;
+    run_paste("16 MiB of %TAG directives", &g, IMPORT_ENVOY, NULL, 0, "YAML directives", 0.5);
+    free(g.s);
+}
+
+/* Issue 26 item 2: a "billion laughs" in 469 bytes.  Each alias shares its
+ * anchor's node; what the aliases would repeat is counted, and the alias
+ * that crosses the line is named.  (Seven levels took 34 s and 2.5 GB.) */
+static const char *BOMB =
+    "name: c\nlb_policy: MAGLEV\n"
+    "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n"
+    "b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\n"
+    "c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\n"
+    "d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\n"
+    "e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\n"
+    "f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]\n"
+    "g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]\n"
+    "h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]\n"
+    "i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]\n";
+
+static void yaml_aliases(void **s)
+{
+    (void)s;
+    gen g;
+    gen_init(&g);
+    gen_add(&g, "%s", BOMB);
+    run_paste("a YAML alias bomb of nine levels", &g, IMPORT_ENVOY, NULL, 0,
+              "YAML alias *f repeats", 0.1);
+    refused("envoy", NULL, BOMB, 9, "(an alias bomb)");
+    refused("twemproxy", NULL, BOMB, 9, "YAML alias *f repeats 597871 values");
+    /* bytes count too: one scalar of 1 MiB repeated 100 times */
+    g.n = 0;
+    gen_add(&g, "name: c\nlb_policy: MAGLEV\nbig: &big ");
+    for (int i = 0; i < 1000; i++)
+        gen_add(&g, "%01000d", i);
+    gen_add(&g, "\nx: [");
+    for (int i = 0; i < 100; i++)
+        gen_add(&g, "*big, ");
+    gen_add(&g, "]\n");
+    run_paste("a 1 MB scalar repeated 100 times", &g, IMPORT_ENVOY, NULL, 0, "bytes of text", 0.5);
+    free(g.s);
+    /* an alias inside its own anchor, an unknown one, an anchor twice, and
+     * an alias that brings its depth where it stands */
+    refused("envoy", NULL, "name: c\nlb_policy: MAGLEV\nx: &a [1, [*a]]\n", 3,
+            "stands inside its own anchor");
+    refused("envoy", NULL, "name: c\nlb_policy: MAGLEV\n\nx: *b\n", 4, "undefined alias *b");
+    refused("twemproxy", NULL, "a: &x 1\nb: &x 2\n", 2, "duplicate anchor &x");
+    char deep[600];
+    snprintf(deep, sizeof deep, "name: c\nlb_policy: MAGLEV\nx: &d %.*s1%.*s\ny: [[*d]]\n", 62,
+             "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[", 62,
+             "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]");
+    refused("envoy", NULL, deep, 4, "YAML alias *d nests the text more than 64 deep");
+    /* Anchors that a real configuration shares are read as written: the
+     * same host keys and weights through an alias as inline. */
+    import_result *r = parse(
+        "envoy", NULL,
+        "static_resources:\n"
+        "  clusters:\n"
+        "  - name: c\n"
+        "    lb_policy: RING_HASH\n"
+        "    ring_hash_lb_config: &ring {minimum_ring_size: 4096}\n"
+        "    load_assignment:\n"
+        "      endpoints:\n"
+        "      - lb_endpoints:\n"
+        "        - &h1 {endpoint: {address: {socket_address: {address: 10.0.0.1, "
+        "port_value: 80}}}, load_balancing_weight: 3}\n"
+        "        - endpoint: {address: {socket_address: {address: 10.0.0.2, port_value: 80}}}\n"
+        "  - name: d\n"
+        "    lb_policy: MAGLEV\n"
+        "    ring_hash_lb_config: *ring\n"
+        "    load_assignment: {endpoints: [{lb_endpoints: [*h1]}]}\n",
+        NULL, NULL);
+    assert_null(r); /* two clusters hash: choose one */
+    r = parse(
+        "envoy", "d",
+        "clusters:\n"
+        "- name: c\n"
+        "  lb_policy: RING_HASH\n"
+        "  load_assignment:\n"
+        "    endpoints:\n"
+        "    - lb_endpoints:\n"
+        "      - &h1 {endpoint: {address: {socket_address: {address: 10.0.0.1, "
+        "port_value: 80}}}, load_balancing_weight: 3}\n"
+        "- name: d\n"
+        "  lb_policy: MAGLEV\n"
+        "  load_assignment: {endpoints: [{lb_endpoints: [*h1, *h1x]}]}\n"
+        "x: &h1x {endpoint: {address: {socket_address: {address: 10.0.0.2, port_value: 81}}}}\n",
+        NULL, NULL);
+    assert_null(r); /* *h1x before its anchor: undefined, as libyaml says */
+    r = parse("envoy", "d",
+              "clusters:\n"
+              "- name: c\n"
+              "  lb_policy: RING_HASH\n"
+              "  load_assignment:\n"
+              "    endpoints:\n"
+              "    - lb_endpoints:\n"
+              "      - &h1 {endpoint: {address: {socket_address: {address: 10.0.0.1, "
+              "port_value: 80}}}, load_balancing_weight: 3}\n"
+              "      - &h2 {endpoint: {address: {socket_address: {address: 10.0.0.2, "
+              "port_value: 81}}}}\n"
+              "- name: d\n"
+              "  lb_policy: MAGLEV\n"
+              "  load_assignment: {endpoints: [{lb_endpoints: [*h2, *h1]}]}\n",
+              NULL, NULL);
+    assert_non_null(r);
+    assert_string_equal(import_result_algorithm(r), "maglev");
+    assert_int_equal(import_node_count(r), 2);
+    assert_string_equal(node(r, 0)->name, "10.0.0.2:81");
+    assert_true(node(r, 0)->weight == 1);
+    assert_string_equal(node(r, 1)->name, "10.0.0.1:80");
+    assert_true(node(r, 1)->weight == 3);
+    import_free(r);
+    /* nutcracker: servers through an alias keep their lines */
+    r = parse("twemproxy", "b",
+              "a:\n  listen: 127.0.0.1:1\n  servers: &s\n  - 10.0.0.1:11211:1\n"
+              "  - 10.0.0.2:11212:2 two\nb:\n  listen: 127.0.0.1:2\n  servers: *s\n",
+              NULL, NULL);
+    assert_non_null(r);
+    assert_int_equal(import_node_count(r), 2);
+    assert_string_equal(node(r, 1)->name, "two");
+    assert_int_equal(node(r, 1)->line, 5);
+    import_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -861,6 +1219,9 @@ int main(void)
         cmocka_unit_test(limits),
         cmocka_unit_test(unterminated),
         cmocka_unit_test(json_shape),
+        cmocka_unit_test(linear_pastes),
+        cmocka_unit_test(yaml_deep),
+        cmocka_unit_test(yaml_aliases),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
