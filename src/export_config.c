@@ -11,18 +11,26 @@
  *                written as a double-quoted string with \" and \\ escaped
  *                (ngx_conf_file.c reads quoted tokens so).  Backup servers go
  *                before `hash`, where nginx accepts them (and keeps them off
- *                the ring).
+ *                the ring).  Each server line is read back by the nginx
+ *                importer: a name nginx does not take as an address is
+ *                refused with its words.
  *   haproxy      `server NAME ADDR [id N] weight W [backup] [disabled]` in a
  *                `backend` with `balance uri` and `hash-type consistent`;
  *                HAProxy refuses server and proxy names with characters other
- *                than letters, digits, '.', '-', '_' and ':' (invalid_char()).
+ *                than letters, digits, '.', '-', '_' and ':' (invalid_char());
+ *                an address is one parse_line word, single-quoted when it
+ *                holds more than letters, digits and ".-_:/@[]".
  *   libmemcached a server list, memcached_servers_parse's form: HOST:PORT:W,
  *                the node named HOST meaning port 11211.
- *   twemproxy    a pool with `- ADDR:W NAME`: nutcracker takes the name after
- *                the last space, so a name cannot hold one.
+ *   twemproxy    a pool with `- "ADDR:W NAME"`: nutcracker takes the name
+ *                after the last space, so a name cannot hold one; YAML
+ *                escapes for what libyaml would fold or refuse (U+0085...).
  *   envoy        a v3 Cluster as JSON, each host with its name as the envoy.lb
  *                `hash_key`: any name, JSON-escaped.
- *   cassandra    `initial_token: T1,T2,...` per node (cassandra.yaml).
+ *   cassandra    `initial_token: T1,T2,...` per node (cassandra.yaml), after
+ *                a comment naming the node, as a quoted YAML scalar when
+ *                the name holds a YAML line break (which would end the
+ *                comment and start a setting).
  *   nodetool-ring, redis-nodes: the text `nodetool ring` and `CLUSTER NODES`
  *                print, which the importers read back.
  *   redis        `redis-cli --cluster` commands from the imported slot map to
@@ -31,7 +39,9 @@
  *                masters that left.  redis-cli's reshard with one source
  *                moves that source's lowest slots (clusterManagerComputeReshard
  *                Table walks slots from 0): a command whose slots are not the
- *                source's lowest at its turn says so in a comment.
+ *                source's lowest at its turn says so in a comment.  Every
+ *                value is quoted for sh, and only HOST:PORT names of plain
+ *                characters reach the script.
  */
 #define _GNU_SOURCE
 #include "export_config.h"
