@@ -438,8 +438,10 @@ static int write_libmemcached(ex *x)
         if (i && (rc = str(x, ",")))
             return rc;
         rc = add(x, p->name, p->len);
-        if (!rc && p->name[0] != '/' && !has_port)
-            rc = str(x, ":11211");
+        /* A socket has no port, but the weight follows the port's place:
+         * "/path:W" is read as port W and weight 1. */
+        if (!rc && (p->name[0] == '/' || !has_port))
+            rc = str(x, p->name[0] == '/' ? ":0" : ":11211");
         if (!rc)
             rc = fmt(x, ":%ld", w);
     }

@@ -94,7 +94,7 @@ def hostile_names(tmp):
     ]
     out = []
     for i, n in enumerate(names):
-        out.append((n, 1 + i % 3, i % 5 == 4))
+        out.append((n, 3 if n.startswith("/") else 1 + i % 3, i % 5 == 4))
     return out
 
 
@@ -103,7 +103,7 @@ MUST_TAKE = {
     "nginx": ["10.0.0.1:80", "backup", "a b", "a;}b{", "x\u2028y", "ünïcødé", "x" * 255],
     "haproxy": ["10.0.0.1:80", "backup", "disabled", "weight", "server", "x" * 255],
     "libmemcached": ["10.0.0.1:80", "backup", "[::1]:7000", "ünïcødé", "cache-1.example:11212",
-                     "x\u2028y"],
+                     "x\u2028y", "/tmp/mc.sock"],
     "twemproxy": ["10.0.0.1:80", "backup", "x\u0085y", "x\u2028y", "a#b", "a\"b", "ünïcødé"],
     "envoy": ["a b", "x\u0085y", "x\u2029y", "\\", "😀", "x" * 255],
     "cassandra": ["x\u2028authenticator: AllowAllAuthenticator\u2029num_tokens: 9\u0085"
