@@ -11,18 +11,26 @@
  *                written as a double-quoted string with \" and \\ escaped
  *                (ngx_conf_file.c reads quoted tokens so).  Backup servers go
  *                before `hash`, where nginx accepts them (and keeps them off
- *                the ring).
+ *                the ring).  Each server line is read back by the nginx
+ *                importer: a name nginx does not take as an address is
+ *                refused with its words.
  *   haproxy      `server NAME ADDR [id N] weight W [backup] [disabled]` in a
  *                `backend` with `balance uri` and `hash-type consistent`;
  *                HAProxy refuses server and proxy names with characters other
- *                than letters, digits, '.', '-', '_' and ':' (invalid_char()).
+ *                than letters, digits, '.', '-', '_' and ':' (invalid_char());
+ *                an address is one parse_line word, single-quoted when it
+ *                holds more than letters, digits and ".-_:/@[]".
  *   libmemcached a server list, memcached_servers_parse's form: HOST:PORT:W,
  *                the node named HOST meaning port 11211.
- *   twemproxy    a pool with `- ADDR:W NAME`: nutcracker takes the name after
- *                the last space, so a name cannot hold one.
+ *   twemproxy    a pool with `- "ADDR:W NAME"`: nutcracker takes the name
+ *                after the last space, so a name cannot hold one; YAML
+ *                escapes for what libyaml would fold or refuse (U+0085...).
  *   envoy        a v3 Cluster as JSON, each host with its name as the envoy.lb
  *                `hash_key`: any name, JSON-escaped.
- *   cassandra    `initial_token: T1,T2,...` per node (cassandra.yaml).
+ *   cassandra    `initial_token: T1,T2,...` per node (cassandra.yaml), after
+ *                a comment naming the node, as a quoted YAML scalar when
+ *                the name holds a YAML line break (which would end the
+ *                comment and start a setting).
  *   nodetool-ring, redis-nodes: the text `nodetool ring` and `CLUSTER NODES`
  *                print, which the importers read back.
  *   redis        `redis-cli --cluster` commands from the imported slot map to
@@ -31,11 +39,14 @@
  *                masters that left.  redis-cli's reshard with one source
  *                moves that source's lowest slots (clusterManagerComputeReshard
  *                Table walks slots from 0): a command whose slots are not the
- *                source's lowest at its turn says so in a comment.
+ *                source's lowest at its turn says so in a comment.  Every
+ *                value is quoted for sh, and only HOST:PORT names of plain
+ *                characters reach the script.
  */
 #define _GNU_SOURCE
 #include "export_config.h"
 
+#include <arpa/inet.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -44,6 +55,7 @@
 
 #include "alg_redis.h"
 #include "alg_twemproxy.h"
+#include "import.h"
 #include "sbuf.h"
 #include "vec.h"
 
@@ -84,38 +96,91 @@ static const char *section(const ex *x, const char *import_format, const char *d
     return f && nm && *nm && !strcmp(f, import_format) ? nm : dflt;
 }
 
+static bool alnum(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/* "HOST:PORT" split at the last ':', PORT in plain decimal 1..65535 (no
+ * sign, no leading zero): *hlen the host's length; false otherwise. */
+static bool split_port(const char *s, size_t len, size_t *hlen, long *port)
+{
+    const char *c = memrchr(s, ':', len);
+    if (!c || c + 1 == s + len || c[1] == '0' || s + len - (c + 1) > 5)
+        return false;
+    long p = 0;
+    for (const char *d = c + 1; d < s + len; d++) {
+        if (*d < '0' || *d > '9')
+            return false;
+        p = p * 10 + (*d - '0');
+    }
+    *hlen = (size_t)(c - s);
+    *port = p;
+    return p <= 65535;
+}
+
+/* A host that every format here and every resolver reads as itself: a DNS
+ * name or an IPv4 address (letters, digits, '.', '-', '_', starting with a
+ * letter or a digit), or an IPv6 address in brackets (hex digits, ':',
+ * '.').  Nothing a shell, a configuration tokenizer or YAML reads apart. */
+static bool plain_host(const char *s, size_t len)
+{
+    if (len > 2 && s[0] == '[' && s[len - 1] == ']') {
+        for (size_t i = 1; i + 1 < len; i++)
+            if (!strchr("0123456789abcdefABCDEF:.", s[i]))
+                return false;
+        return true;
+    }
+    if (!len || !alnum(s[0]))
+        return false;
+    for (size_t i = 0; i < len; i++)
+        if (!alnum(s[i]) && s[i] != '.' && s[i] != '-' && s[i] != '_')
+            return false;
+    return true;
+}
+
+/* "host:port" with a plain host (above) and a port of 1..65535: an address
+ * that means the same in every format. */
+static bool is_host_port(const char *s, size_t len)
+{
+    size_t hl;
+    long port;
+    return split_port(s, len, &hl, &port) && plain_host(s, hl);
+}
+
 /* The imported address of node i, when the import wrote one apart from its
- * name. */
+ * name.  An address is written in the grammar of the format it was read
+ * from (a HAProxy address may hold a space, a twemproxy one is the text
+ * before the weight): it is taken as it stands from an import of the format
+ * exported, and from another format only when it is a plain host:port,
+ * which every format reads alike; otherwise the export writes its own
+ * placeholder, as for a node that has no address. */
+static bool same_format(const ex *x)
+{
+    const char *f = json_string_value(json_object_get(x->imp, "format"));
+    return f && !strcmp(f, x->fmt);
+}
+
 static const char *address(const ex *x, size_t i)
 {
+    bool same = same_format(x);
     json_t *e;
     size_t k;
     json_array_foreach(json_object_get(x->imp, "nodes"), k, e)
     {
         json_t *nm = json_object_get(e, "name");
         if (json_string_length(nm) == x->pn[i].len &&
-            !memcmp(json_string_value(nm), x->pn[i].name, x->pn[i].len))
-            return json_string_value(json_object_get(e, "address"));
+            !memcmp(json_string_value(nm), x->pn[i].name, x->pn[i].len)) {
+            json_t *a = json_object_get(e, "address");
+            const char *as = json_string_value(a);
+            return as && (same || is_host_port(as, json_string_length(a))) ? as : NULL;
+        }
     }
     return NULL;
 }
 
-/* "host:port" with a port of 1..65535 and no space: an address as it stands. */
-static bool is_host_port(const char *s, size_t len)
-{
-    const char *c = memrchr(s, ':', len);
-    if (!c || c == s || c + 1 == s + len || memchr(s, ' ', len) || memchr(s, '"', len))
-        return false;
-    long p = 0;
-    for (const char *d = c + 1; d < s + len; d++) {
-        if (*d < '0' || *d > '9' || (p = p * 10 + (*d - '0')) > 65535)
-            return false;
-    }
-    return p >= 1;
-}
-
-/* The address to write for node i: the imported one, else its name when
- * that is one (a node named 10.0.0.1:80), else NULL. */
+/* The address to write for node i: the imported one (above), else its name
+ * when that is a plain host:port (a node named 10.0.0.1:80), else NULL. */
 static const char *address_or_name(const ex *x, size_t i, char *buf, size_t size)
 {
     const char *a = address(x, i);
@@ -152,6 +217,11 @@ static int whole_weight(ex *x, size_t i, double lo, double hi, long *w)
 
 static bool has_nul(const place_node *n) { return memchr(n->name, 0, n->len) != NULL; }
 
+static bool starts(const place_node *n, const char *w)
+{
+    return n->len >= strlen(w) && !memcmp(n->name, w, strlen(w));
+}
+
 /* ---- nginx ---- */
 
 static int nginx_word(ex *x, const char *s, size_t len)
@@ -167,10 +237,43 @@ static int nginx_word(ex *x, const char *s, size_t len)
     return rc ? rc : str(x, "\"");
 }
 
+/* The address nginx reads from node i's server line, checked by the nginx
+ * importer (import_nginx.c, ngx_parse_url's rules): a name nginx refuses as
+ * an address (a '/' or '?' in a host, a port of 0 or past 65535, "[" that
+ * is not an IPv6 address, "unix:" without a path) is refused, naming
+ * nginx's words; one that reads back as another name too.  One small
+ * parse per node: O(name). */
+static int nginx_check(ex *x, size_t i)
+{
+    ex one = {.err = x->err};
+    int rc = str(&one, "upstream u {\n    hash $k consistent;\n    server ");
+    if (!rc)
+        rc = nginx_word(&one, x->pn[i].name, x->pn[i].len);
+    if (!rc)
+        rc = str(&one, ";\n}\n");
+    import_result *r = NULL;
+    rs_error e = {0};
+    int line = 0;
+    if (!rc && import_parse(one.b.p, one.b.n, IMPORT_NGINX, NULL, &r, &line, &e) == RINGSIM_ENOMEM)
+        rc = nomem(x);
+    const import_node *n = !rc && r && import_node_count(r) == 1 ? import_node_at(r, 0) : NULL;
+    if (!rc && !r) {
+        char why[400];
+        snprintf(why, sizeof why, "is not an address nginx reads: %s", e.msg);
+        rc = refuse(x, i, why);
+    } else if (!rc && (!n || n->len != x->pn[i].len || memcmp(n->name, x->pn[i].name, n->len)))
+        rc = refuse(x, i, "does not read back from an nginx server line as itself");
+    import_free(r);
+    free(one.b.p);
+    return rc;
+}
+
 static int nginx_server(ex *x, size_t i, bool backup)
 {
     long w;
     int rc = whole_weight(x, i, 1, 1000, &w);
+    if (!rc)
+        rc = nginx_check(x, i);
     if (!rc)
         rc = str(x, "    server ");
     if (!rc)
@@ -219,6 +322,25 @@ static bool haproxy_name_ok(const char *s, size_t len)
     return true;
 }
 
+/* One word as HAProxy's parse_line reads it back: bare when it holds only
+ * letters, digits and ".-_:/@[]", else single-quoted (no expansion, no
+ * escape inside), a ' written as '\'' (a backslash outside quotes takes
+ * the next character as it is).  A bare address with a space would end
+ * there, and its next word ("backup", "disabled", "#...") be read as a
+ * keyword or a comment. */
+static int haproxy_word(ex *x, const char *s, size_t len)
+{
+    bool bare = len > 0;
+    for (size_t i = 0; i < len && bare; i++)
+        bare = alnum(s[i]) || strchr(".-_:/@[]", s[i]);
+    if (bare)
+        return add(x, s, len);
+    int rc = str(x, "'");
+    for (size_t i = 0; !rc && i < len; i++)
+        rc = s[i] == '\'' ? str(x, "'\\''") : add(x, s + i, 1);
+    return rc ? rc : str(x, "'");
+}
+
 static int write_haproxy(ex *x)
 {
     const char *be = section(x, "haproxy", "ringsim");
@@ -245,7 +367,7 @@ static int write_haproxy(ex *x)
         if (!rc)
             rc = str(x, " ");
         if (!rc)
-            rc = a ? str(x, a) : fmt(x, "127.0.0.1:%zu", 8000 + i % 50000);
+            rc = a ? haproxy_word(x, a, strlen(a)) : fmt(x, "127.0.0.1:%zu", 8000 + i % 50000);
         if (!rc && p->srv_id)
             rc = fmt(x, " id %lld", (long long)p->srv_id);
         if (!rc)
@@ -262,28 +384,64 @@ static int write_haproxy(ex *x)
 
 /* ---- libmemcached ---- */
 
+/* Why memcached_servers_parse would not read name back as a server of
+ * that name (libmemcached names a server HOST for port 11211, else
+ * HOST:PORT), or NULL. */
+static const char *libmemcached_why(const char *s, size_t len)
+{
+    for (size_t k = 0; k < len; k++)
+        if (s[k] == ',' || s[k] == ' ' || (unsigned char)s[k] < 0x21)
+            return "holds a space or a comma, which a server list cannot";
+    if ((len >= 2 && s[0] == '-' && s[1] == '-') || s[0] == '#')
+        return "starts with '--' or '#': a server text that starts so is a configuration "
+               "string, whose options libmemcached reads instead of servers";
+    if (s[0] == ':')
+        return "has no host before ':' (libmemcached reads localhost)";
+    if (s[0] == '/')
+        return memchr(s, ':', len) ? "is a socket path with a ':', where libmemcached reads "
+                                     "a port"
+                                   : NULL;
+    const char *open = memchr(s, '[', len), *close = memchr(s, ']', len);
+    if ((open || close) && (s[0] != '[' || !close || memchr(s + 1, '[', len - 1)))
+        return "has a '[' or ']' that is not an [IPv6] address";
+    const char *after = close ? close + 1 : s; /* where the port's ':' is looked for */
+    const char *colon = memchr(after, ':', len - (size_t)(after - s));
+    if (!colon)
+        return close && after != s + len ? "has text after ']' that is not :PORT" : NULL;
+    if (close && colon != after)
+        return "has text after ']' that is not :PORT";
+    size_t hl;
+    long port;
+    if (memchr(colon + 1, ':', len - (size_t)(colon + 1 - s)))
+        return "has two ':': write an IPv6 address as [ADDRESS]:PORT";
+    if (!split_port(s, len, &hl, &port))
+        return "has a ':' not followed by a port of 1 to 65535";
+    if (port == 11211)
+        return "ends with :11211, which libmemcached names without the port";
+    return NULL;
+}
+
 static int write_libmemcached(ex *x)
 {
     int rc = 0;
     for (size_t i = 0; !rc && i < x->n; i++) {
         const place_node *p = &x->pn[i];
         long w;
-        for (size_t k = 0; k < p->len; k++)
-            if (p->name[k] == ',' || p->name[k] == ' ' || (unsigned char)p->name[k] < 0x21)
-                return refuse(x, i, "holds a space or a comma, which a server list cannot");
+        const char *why = libmemcached_why(p->name, p->len);
+        if (why)
+            return refuse(x, i, why);
         if ((rc = whole_weight(x, i, 1, 100000, &w)))
             return rc;
         /* HOST means port 11211; HOST:PORT and [IPv6]:PORT as written. */
-        const char *colon = memchr(p->name, ':', p->len);
         bool v6 = p->name[0] == '[';
-        bool has_port = v6 ? memchr(p->name, ']', p->len) && p->name[p->len - 1] != ']' : !!colon;
-        if (!v6 && colon && memchr(colon + 1, ':', p->len - (size_t)(colon + 1 - p->name)))
-            return refuse(x, i, "has two ':': write an IPv6 address as [ADDRESS]:PORT");
+        bool has_port = v6 ? p->name[p->len - 1] != ']' : !!memchr(p->name, ':', p->len);
         if (i && (rc = str(x, ",")))
             return rc;
         rc = add(x, p->name, p->len);
-        if (!rc && p->name[0] != '/' && !has_port)
-            rc = str(x, ":11211");
+        /* A socket has no port, but the weight follows the port's place:
+         * "/path:W" is read as port W and weight 1. */
+        if (!rc && (p->name[0] == '/' || !has_port))
+            rc = str(x, p->name[0] == '/' ? ":0" : ":11211");
         if (!rc)
             rc = fmt(x, ":%ld", w);
     }
@@ -292,12 +450,55 @@ static int write_libmemcached(ex *x)
 
 /* ---- twemproxy ---- */
 
+/* The escape YAML needs for the character at s[i] (of len bytes), into esc
+ * (at least 16 bytes), or "" when it is written as it is; *n its bytes.
+ * Escaped: '"' and '\\'; the C0 and C1 controls and DEL; YAML 1.1's line
+ * breaks U+0085, U+2028 and U+2029 (SnakeYAML, PyYAML and libyaml end a
+ * comment there and fold them in a quoted scalar); U+FEFF, U+FFFE and
+ * U+FFFF, which libyaml refuses inside a text. */
+static const char *yaml_escape(const char *s, size_t i, size_t len, char esc[16], size_t *n)
+{
+    unsigned char c = (unsigned char)s[i];
+    unsigned char c1 = i + 1 < len ? (unsigned char)s[i + 1] : 0;
+    unsigned char c2 = i + 2 < len ? (unsigned char)s[i + 2] : 0;
+    *n = 1;
+    if (c == '"' || c == '\\')
+        snprintf(esc, 16, "\\%c", c);
+    else if (c < 0x20 || c == 0x7f)
+        snprintf(esc, 16, "\\x%02x", c);
+    else if (c == 0xc2 && c1 >= 0x80 && c1 <= 0x9f) {
+        *n = 2;
+        snprintf(esc, 16, "\\x%02x", c1);
+    } else if ((c == 0xe2 && c1 == 0x80 && (c2 == 0xa8 || c2 == 0xa9)) ||
+               (c == 0xef && c1 == 0xbb && c2 == 0xbf) || (c == 0xef && c1 == 0xbf && c2 >= 0xbe)) {
+        *n = 3;
+        snprintf(esc, 16, "\\u%04x", ((c & 0x0fu) << 12) | ((c1 & 0x3fu) << 6) | (c2 & 0x3fu));
+    } else
+        return "";
+    return esc;
+}
+
+/* s as a YAML double-quoted scalar: reads back as exactly s. */
 static int yaml_quoted(ex *x, const char *s, size_t len)
 {
     int rc = str(x, "\"");
-    for (size_t i = 0; !rc && i < len; i++)
-        rc = s[i] == '"' || s[i] == '\\' ? add(x, "\\", 1) || add(x, s + i, 1) : add(x, s + i, 1);
+    for (size_t i = 0, n; !rc && i < len; i += n) {
+        char esc[16];
+        const char *e = yaml_escape(s, i, len, esc, &n);
+        rc = *e ? str(x, e) : add(x, s + i, 1);
+    }
     return rc ? rc : str(x, "\"");
+}
+
+/* Whether s needs yaml_quoted to be read as itself in a comment. */
+static bool yaml_plain(const char *s, size_t len)
+{
+    for (size_t i = 0, n; i < len; i += n) {
+        char esc[16];
+        if (*yaml_escape(s, i, len, esc, &n))
+            return false;
+    }
+    return true;
 }
 
 static int write_twemproxy(ex *x)
@@ -373,18 +574,32 @@ static int write_envoy(ex *x)
             break;
         char ab[300];
         const char *a = address_or_name(x, i, ab, sizeof ab);
-        char host[256];
+        char host[300];
         long port = 8000 + (long)(i % 50000);
         snprintf(host, sizeof host, "127.0.0.1");
-        const char *colon = a ? strrchr(a, ':') : NULL;
-        if (a && colon && (size_t)(colon - a) < sizeof host) {
-            snprintf(host, sizeof host, "%.*s", (int)(colon - a), a);
-            port = strtol(colon + 1, NULL, 10);
+        size_t hl;
+        long ap;
+        bool pipe = a && a[0] == '/';
+        if (a && !pipe && split_port(a, strlen(a), &hl, &ap) && hl + 1 < sizeof host) {
+            /* Envoy writes an IPv6 address without brackets; a STATIC
+             * cluster takes IP addresses only, so a host name is kept
+             * only from an Envoy import (whose cluster resolved it). */
+            bool v6 = hl > 2 && a[0] == '[' && a[hl - 1] == ']';
+            snprintf(host, sizeof host, "%.*s", (int)(v6 ? hl - 2 : hl), v6 ? a + 1 : a);
+            unsigned char bin[16];
+            if (inet_pton(v6 ? AF_INET6 : AF_INET, host, bin) == 1 || same_format(x))
+                port = ap;
+            else
+                snprintf(host, sizeof host, "127.0.0.1");
         }
-        json_t *e = json_pack("{s:{s:{s:{s:s, s:i}}}, s:I, s:{s:{s:{s:s%}}}}", "endpoint",
-                              "address", "socket_address", "address", host, "port_value", (int)port,
-                              "load_balancing_weight", (json_int_t)w, "metadata", "filter_metadata",
-                              "envoy.lb", "hash_key", p->name, p->len);
+        json_t *e = pipe ? json_pack("{s:{s:{s:{s:s}}}, s:I, s:{s:{s:{s:s%}}}}", "endpoint",
+                                     "address", "pipe", "path", a, "load_balancing_weight",
+                                     (json_int_t)w, "metadata", "filter_metadata", "envoy.lb",
+                                     "hash_key", p->name, p->len)
+                         : json_pack("{s:{s:{s:{s:s, s:i}}}, s:I, s:{s:{s:{s:s%}}}}", "endpoint",
+                                     "address", "socket_address", "address", host, "port_value",
+                                     (int)port, "load_balancing_weight", (json_int_t)w, "metadata",
+                                     "filter_metadata", "envoy.lb", "hash_key", p->name, p->len);
         if (e && p->down)
             json_object_set_new(e, "health_status", json_string("UNHEALTHY"));
         if (!e || json_array_append_new(eps, e))
@@ -394,8 +609,26 @@ static int write_envoy(ex *x)
     json_decref(c);
     if (!rc && !t)
         rc = nomem(x);
-    if (!rc)
-        rc = str(x, t);
+    /* JSON takes any character in a string, but YAML readers (Envoy takes
+     * its configuration as YAML too) read U+0085, U+2028 and U+2029 as line
+     * breaks and refuse C1 controls and U+FEFF: those are written as \\u
+     * escapes, which both read as the character.  jansson writes non-ASCII
+     * bytes only inside strings. */
+    size_t tl = t ? strlen(t) : 0;
+    for (size_t i = 0, n; !rc && i < tl; i += n) {
+        char esc[16];
+        const char *e = yaml_escape(t, i, tl, esc, &n);
+        if (*e && (unsigned char)t[i] >= 0x80) {
+            unsigned cp = n == 2 ? (unsigned char)t[i + 1]
+                                 : (((unsigned char)t[i] & 0x0fu) << 12) |
+                                       (((unsigned char)t[i + 1] & 0x3fu) << 6) |
+                                       ((unsigned char)t[i + 2] & 0x3fu);
+            rc = fmt(x, "\\u%04x", cp);
+        } else {
+            n = 1;
+            rc = add(x, t + i, 1);
+        }
+    }
     free(t);
     return rc ? rc : str(x, "\n");
 }
@@ -432,9 +665,14 @@ static int write_cassandra(ex *x)
     for (size_t i = 0; !rc && i < x->n; i++) {
         json_t *t = node_tokens(x, i), *v;
         size_t k;
+        /* The name in a comment, which a line break ends: as it is, or as a
+         * quoted YAML scalar when it holds a character that must be
+         * escaped (a YAML line break would start a setting). */
         rc = str(x, "# ");
         if (!rc)
-            rc = add(x, x->pn[i].name, x->pn[i].len);
+            rc = yaml_plain(x->pn[i].name, x->pn[i].len)
+                     ? add(x, x->pn[i].name, x->pn[i].len)
+                     : yaml_quoted(x, x->pn[i].name, x->pn[i].len);
         if (!rc)
             rc = str(x, "\ninitial_token: ");
         json_array_foreach(t, k, v)
@@ -470,6 +708,13 @@ static int write_nodetool(ex *x)
         for (size_t k = 0; k < p->len; k++)
             if (p->name[k] == ' ' || (unsigned char)p->name[k] < 0x21)
                 return refuse(x, i, "holds a space, which a nodetool ring line cannot");
+        /* The lines that are not a node's (import_nodetool.c, as Ring.java
+         * prints them) start with these words. */
+        if (p->name[0] == '=' || starts(p, "Datacenter:") || starts(p, "Warning:") ||
+            starts(p, "Note:") || (p->len == 7 && !memcmp(p->name, "Address", 7)))
+            return refuse(x, i,
+                          "starts a line nodetool ring prints as a heading (Datacenter:, "
+                          "Address, =, Warning:, Note:), not a node");
         json_t *t = node_tokens(x, i), *v;
         size_t k;
         json_array_foreach(t, k, v)
@@ -505,21 +750,37 @@ static int write_nodetool(ex *x)
 
 static int need_redis(ex *x) { return need_algorithm(x, "redis", "Redis slots"); }
 
-/* "ip:port" into host and port. */
+/* "ip:port" into host and port, as CLUSTER NODES names a node and
+ * redis-cli takes one: a host of letters, digits, '.', '-', '_' and ':' (an
+ * IPv6 address, which Redis writes without brackets), starting with a
+ * letter, a digit or ':'.  Nothing else reaches the script, whose every
+ * value is also quoted for sh. */
 static bool host_port(const char *name, size_t len, char *host, size_t hsize, long *port)
 {
-    const char *c = memrchr(name, ':', len);
-    if (!c || c == name || (size_t)(c - name) >= hsize || memchr(name, ' ', len))
+    size_t hl;
+    if (!split_port(name, len, &hl, port) || hl == 0 || hl >= hsize ||
+        !(alnum(name[0]) || name[0] == ':'))
         return false;
-    char *end;
-    long p = strtol(c + 1, &end, 10);
-    if (end != name + len || p < 1 || p > 65535)
-        return false;
-    memcpy(host, name, (size_t)(c - name));
-    host[c - name] = '\0';
-    *port = p;
+    for (size_t i = 0; i < hl; i++)
+        if (!alnum(name[i]) && !strchr(".-_:", name[i]))
+            return false;
+    memcpy(host, name, hl);
+    host[hl] = '\0';
     return true;
 }
+
+#define REDIS_NAME_WHY "is not HOST:PORT (a host of letters, digits, '.', '-', '_', ':')"
+
+/* s quoted for sh: '...', a ' written as '\''. */
+static int sh_word(ex *x, const char *s, size_t len)
+{
+    int rc = str(x, "'");
+    for (size_t i = 0; !rc && i < len; i++)
+        rc = s[i] == '\'' ? str(x, "'\\''") : add(x, s + i, 1);
+    return rc ? rc : str(x, "'");
+}
+
+static int sh_str(ex *x, const char *s) { return sh_word(x, s, strlen(s)); }
 
 /* The current map: owner ordinal per slot. */
 static int current_map(ex *x, uint32_t *owner)
@@ -568,7 +829,11 @@ static int write_redis_nodes(ex *x)
         char host[256], id[41];
         long port;
         if (!host_port(p->name, p->len, host, sizeof host, &port))
-            return free(owner), refuse(x, i, "is not ip:port, as CLUSTER NODES names masters");
+            return free(owner), refuse(x, i, REDIS_NAME_WHY ", as CLUSTER NODES names masters");
+        if (p->name[0] == ':')
+            return free(owner), refuse(x, i,
+                                       "starts with ':', as CLUSTER NODES prints a node without "
+                                       "an address (:0)");
         node_id(p->name, p->len, id);
         rc = fmt(x, "%s %s:%ld@%ld master%s - 0 0 %zu connected", id, host, port, port + 10000,
                  p->down ? ",fail" : "", i + 1);
@@ -586,8 +851,13 @@ static int write_redis_nodes(ex *x)
             const char *r = p->replicas[k];
             char rh[256], rid[41];
             long rp;
-            if (!host_port(r, strlen(r), rh, sizeof rh, &rp))
-                continue;
+            if (!host_port(r, strlen(r), rh, sizeof rh, &rp)) {
+                free(owner);
+                return rs_fail(
+                    x->err, RINGSIM_EPARAM,
+                    "export --config %s: replica \"%.200s\" of node \"%.200s\" " REDIS_NAME_WHY,
+                    x->fmt, r, p->name);
+            }
             node_id(r, strlen(r), rid);
             rc = fmt(x, "%s %s:%ld@%ld slave %s 0 0 %zu connected\n", rid, rh, rp, rp + 10000, id,
                      i + 1);
@@ -597,9 +867,13 @@ static int write_redis_nodes(ex *x)
     return rc;
 }
 
+/* "$(redis-cli -h 'HOST' -p 'PORT' cluster myid)" */
 static int cli_id(ex *x, const char *host, long port)
 {
-    return fmt(x, "\"$(redis-cli -h %s -p %ld cluster myid)\"", host, port);
+    int rc = str(x, "\"$(redis-cli -h ");
+    if (!rc)
+        rc = sh_str(x, host);
+    return rc ? rc : fmt(x, " -p '%ld' cluster myid)\"", port);
 }
 
 static int write_redis(ex *x)
@@ -623,7 +897,20 @@ static int write_redis(ex *x)
         char host[256];
         long port;
         if (!host_port(x->pn[i].name, x->pn[i].len, host, sizeof host, &port))
-            rc = refuse(x, i, "is not ip:port, which redis-cli needs");
+            rc = refuse(x, i, REDIS_NAME_WHY ", which redis-cli needs");
+    }
+    /* The imported masters that left are named in the script too. */
+    json_array_foreach(inodes, k, e)
+    {
+        json_t *nm = json_object_get(e, "name");
+        char host[256];
+        long port;
+        if (!rc && !host_port(json_string_value(nm) ? json_string_value(nm) : "",
+                              json_string_length(nm), host, sizeof host, &port))
+            rc = rs_fail(x->err, RINGSIM_EPARAM,
+                         "export --config redis: imported master \"%.200s\" " REDIS_NAME_WHY
+                         ", which redis-cli needs",
+                         json_string_value(nm) ? json_string_value(nm) : "");
     }
     /* Old ordinals: the imported masters, those still here by their index,
      * those gone after the current ones (x->n + j). */
@@ -670,10 +957,13 @@ static int write_redis(ex *x)
                  "# redis-cli reshards only once every node agrees about the configuration:\n"
                  "# wait until `redis-cli --cluster check` says so three seconds running\n"
                  "agree() {\n    n=0\n    while [ $n -lt 3 ]; do\n"
-                 "        if redis-cli --cluster check %s 2>/dev/null | grep -q 'All nodes "
-                 "agree'; then\n            n=$((n + 1))\n        else\n            n=0\n"
-                 "        fi\n        sleep 1\n    done\n}\n",
-                 (long long)x->imp_id, moved, moved == 1 ? "" : "s", entry);
+                 "        if redis-cli --cluster check ",
+                 (long long)x->imp_id, moved, moved == 1 ? "" : "s");
+    if (!rc)
+        rc = sh_str(x, entry);
+    if (!rc)
+        rc = str(x, " 2>/dev/null | grep -q 'All nodes agree'; then\n            n=$((n + 1))\n"
+                    "        else\n            n=0\n        fi\n        sleep 1\n    done\n}\n");
     if (!rc)
         rc = str(x, "# and a reshard tells every master the slot's new owner: after add-node,\n"
                     "# wait until the node at HOST:PORT has heard of the node ID (gossip)\n"
@@ -696,10 +986,21 @@ static int write_redis(ex *x)
             continue;
         char nh[256];
         long np;
-        rc = fmt(x, "redis-cli --cluster add-node %.*s %s\n", (int)x->pn[i].len, x->pn[i].name,
-                 entry);
+        rc = str(x, "redis-cli --cluster add-node ");
+        if (!rc)
+            rc = sh_word(x, x->pn[i].name, x->pn[i].len);
+        if (!rc)
+            rc = str(x, " ");
+        if (!rc)
+            rc = sh_str(x, entry);
+        if (!rc)
+            rc = str(x, "\n");
         if (!rc && host_port(x->pn[i].name, x->pn[i].len, nh, sizeof nh, &np)) {
-            rc = fmt(x, "new=\"$(redis-cli -h %s -p %ld cluster myid)\"\n", nh, np);
+            rc = str(x, "new=");
+            if (!rc)
+                rc = cli_id(x, nh, np);
+            if (!rc)
+                rc = str(x, "\n");
             for (size_t j = 0; !rc && j < ni + x->n; j++) {
                 const char *m = NULL;
                 size_t ml = 0;
@@ -712,10 +1013,19 @@ static int write_redis(ex *x)
                     ml = x->pn[j - ni].len;
                 }
                 if (m && host_port(m, ml, host, sizeof host, &port)) {
-                    rc = fmt(x, "id=\"$(redis-cli -h %s -p %ld cluster myid)\"\n", host, port);
+                    rc = str(x, "id=");
                     if (!rc)
-                        rc = fmt(x, "knows %s %ld \"$new\"\nknows %s %ld \"$id\"\n", host, port, nh,
-                                 np);
+                        rc = cli_id(x, host, port);
+                    if (!rc)
+                        rc = str(x, "\nknows ");
+                    if (!rc)
+                        rc = sh_str(x, host);
+                    if (!rc)
+                        rc = fmt(x, " '%ld' \"$new\"\nknows ", port);
+                    if (!rc)
+                        rc = sh_str(x, nh);
+                    if (!rc)
+                        rc = fmt(x, " '%ld' \"$id\"\n", np);
                 }
             }
         }
@@ -788,7 +1098,11 @@ static int write_redis(ex *x)
         long bp;
         if (!rc && host_port(an, strlen(an), host, sizeof host, &port) &&
             host_port(bname, strlen(bname), bh, sizeof bh, &bp)) {
-            rc = fmt(x, "redis-cli --cluster reshard %s --cluster-from ", entry);
+            rc = str(x, "redis-cli --cluster reshard ");
+            if (!rc)
+                rc = sh_str(x, entry);
+            if (!rc)
+                rc = str(x, " --cluster-from ");
             if (!rc)
                 rc = cli_id(x, host, port);
             if (!rc)
@@ -796,7 +1110,7 @@ static int write_redis(ex *x)
             if (!rc)
                 rc = cli_id(x, bh, bp);
             if (!rc)
-                rc = fmt(x, " --cluster-slots %zu --cluster-yes\nagree\n", last - first + 1);
+                rc = fmt(x, " --cluster-slots '%zu' --cluster-yes\nagree\n", last - first + 1);
         }
         for (size_t sl = first; sl <= last; sl++)
             from[sl] = b;
@@ -809,7 +1123,11 @@ static int write_redis(ex *x)
             continue;
         const char *nm = json_string_value(json_object_get(json_array_get(inodes, j), "name"));
         if (nm && host_port(nm, strlen(nm), host, sizeof host, &port)) {
-            rc = fmt(x, "redis-cli --cluster del-node %s ", entry);
+            rc = str(x, "redis-cli --cluster del-node ");
+            if (!rc)
+                rc = sh_str(x, entry);
+            if (!rc)
+                rc = str(x, " ");
             if (!rc)
                 rc = cli_id(x, host, port);
             if (!rc)

@@ -14,10 +14,16 @@
  * the current one.  Section names (upstream, backend, pool, cluster) and
  * server addresses come from that import where it has them.
  *
- * A name or weight the format cannot express (a space in a twemproxy
- * server name, a character HAProxy refuses in a server name, a weight
- * that is not a whole number where the program reads whole numbers) is
- * refused with RINGSIM_EPARAM naming the node; nothing is written.
+ * An export is text a user runs or pastes into production: every value is
+ * written in the format's grammar (quoted for sh, HAProxy and nginx,
+ * escaped for YAML and JSON), and a name or weight the format cannot
+ * express (a space in a twemproxy server name, a character HAProxy refuses
+ * in a server name, a redis node that is not HOST:PORT, a libmemcached name
+ * that would make the list a configuration string, a nodetool name that
+ * reads as a heading, a weight that is not a whole number where the program
+ * reads whole numbers) is refused with RINGSIM_EPARAM naming the node and
+ * why; nothing is written.  tests/ref/export_ref.py holds every format to
+ * it over hostile names with the real programs.
  *
  * Cost: O(nodes + points) (and O(16384 x moves) for redis).
  */

@@ -247,12 +247,12 @@ async function redis(s) {
   // A master joins: redis-cli's rebalance gives it slots; the export says how.
   eq('node add 127.0.0.1:30004', (await s.post('/api/nodes', { name: '127.0.0.1:30004' })).status, 201);
   const ex = await s.get('/api/export/config?format=redis');
-  check('redis: add-node, then reshards to the new master', ex.status === 200 && /redis-cli --cluster add-node 127\.0\.0\.1:30004 /.test(ex.text) && /--cluster-slots \d+ --cluster-yes/.test(ex.text), ex.text);
+  check('redis: add-node, then reshards to the new master', ex.status === 200 && /redis-cli --cluster add-node '127\.0\.0\.1:30004' /.test(ex.text) && /--cluster-slots '\d+' --cluster-yes/.test(ex.text), ex.text);
   // Each master and the one joined hear of each other before any reshard.
-  const knows = [...ex.text.matchAll(/^knows (\S+) (\d+) "\$(new|id)"$/gm)].map((m) => `${m[1]}:${m[2]} ${m[3]}`);
+  const knows = [...ex.text.matchAll(/^knows '(\S+)' '(\d+)' "\$(new|id)"$/gm)].map((m) => `${m[1]}:${m[2]} ${m[3]}`);
   eq('redis: the new master and every master know each other first', knows, ['30001', '30002', '30003'].flatMap((p) => [`127.0.0.1:${p} new`, '127.0.0.1:30004 id']));
   check('redis: ... before the first reshard', ex.text.lastIndexOf('\nknows ') < ex.text.indexOf('--cluster reshard'), ex.text);
-  const moved = (ex.text.match(/--cluster-slots (\d+)/g) || []).reduce((a, m) => a + Number(m.split(' ')[1]), 0);
+  const moved = [...ex.text.matchAll(/--cluster-slots '(\d+)'/g)].reduce((a, m) => a + Number(m[1]), 0);
   const now = (await s.ok('/api/nodes')).nodes.find((n) => n.name === '127.0.0.1:30004');
   eq('redis: the reshards move as many slots as the new master holds', moved, now.slots.reduce((a, [x, y]) => a + y - x + 1, 0));
 }
