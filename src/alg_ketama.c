@@ -294,23 +294,23 @@ fail:
 const char *const ketama_mode_names[KETAMA_NMODE + 1] = {"ketama_weighted", "ketama", "consistent",
                                                          NULL};
 const char *const ketama_hash_names[KETAMA_NHASH + 1] = {
-    "auto",     "one_at_a_time", "md5",    "crc",     "fnv1_64", "fnv1a_64",
-    "fnv1_32",  "fnv1a_32",      "murmur", "jenkins", NULL};
+    "auto",    "one_at_a_time", "md5",    "crc",     "fnv1_64", "fnv1a_64",
+    "fnv1_32", "fnv1a_32",      "murmur", "jenkins", NULL};
 
 /* The same functions in nutcracker's table (see alg_ketama.h), and
  * libmemcached's numbers (types/hash.h: DEFAULT 0, MD5, CRC, FNV1_64,
  * FNV1A_64, FNV1_32, FNV1A_32, HSIEH, MURMUR, JENKINS). */
 static const twemproxy_hash_fn as_tw[KETAMA_NHASH] = {
-    [KETAMA_HASH_AUTO] = TW_MD5,          [KETAMA_HASH_ONE_AT_A_TIME] = TW_ONE_AT_A_TIME,
-    [KETAMA_HASH_MD5] = TW_MD5,           [KETAMA_HASH_CRC] = TW_CRC32,
-    [KETAMA_HASH_FNV1_64] = TW_FNV1_64,   [KETAMA_HASH_FNV1A_64] = TW_FNV1A_64,
-    [KETAMA_HASH_FNV1_32] = TW_FNV1_32,   [KETAMA_HASH_FNV1A_32] = TW_FNV1A_32,
-    [KETAMA_HASH_MURMUR] = TW_MURMUR,     [KETAMA_HASH_JENKINS] = TW_JENKINS,
+    [KETAMA_HASH_AUTO] = TW_MD5,        [KETAMA_HASH_ONE_AT_A_TIME] = TW_ONE_AT_A_TIME,
+    [KETAMA_HASH_MD5] = TW_MD5,         [KETAMA_HASH_CRC] = TW_CRC32,
+    [KETAMA_HASH_FNV1_64] = TW_FNV1_64, [KETAMA_HASH_FNV1A_64] = TW_FNV1A_64,
+    [KETAMA_HASH_FNV1_32] = TW_FNV1_32, [KETAMA_HASH_FNV1A_32] = TW_FNV1A_32,
+    [KETAMA_HASH_MURMUR] = TW_MURMUR,   [KETAMA_HASH_JENKINS] = TW_JENKINS,
 };
 static const int as_mc[KETAMA_NHASH] = {
-    [KETAMA_HASH_AUTO] = 1,     [KETAMA_HASH_ONE_AT_A_TIME] = 0, [KETAMA_HASH_MD5] = 1,
-    [KETAMA_HASH_CRC] = 2,      [KETAMA_HASH_FNV1_64] = 3,       [KETAMA_HASH_FNV1A_64] = 4,
-    [KETAMA_HASH_FNV1_32] = 5,  [KETAMA_HASH_FNV1A_32] = 6,      [KETAMA_HASH_MURMUR] = 8,
+    [KETAMA_HASH_AUTO] = 1,    [KETAMA_HASH_ONE_AT_A_TIME] = 0, [KETAMA_HASH_MD5] = 1,
+    [KETAMA_HASH_CRC] = 2,     [KETAMA_HASH_FNV1_64] = 3,       [KETAMA_HASH_FNV1A_64] = 4,
+    [KETAMA_HASH_FNV1_32] = 5, [KETAMA_HASH_FNV1A_32] = 6,      [KETAMA_HASH_MURMUR] = 8,
     [KETAMA_HASH_JENKINS] = 9,
 };
 

@@ -133,7 +133,12 @@ uint32_t ketama_server_points(uint32_t w, uint64_t total, uint32_t n);
 size_t ketama_label(const ketama_server *s, uint32_t k, char out[KETAMA_LABEL_MAX]);
 
 /* The modes (the `mode` parameter) and key hashes (`key_hash`) by name. */
-typedef enum { KETAMA_MODE_WEIGHTED, KETAMA_MODE_KETAMA, KETAMA_MODE_CONSISTENT, KETAMA_NMODE } ketama_mode;
+typedef enum {
+    KETAMA_MODE_WEIGHTED,
+    KETAMA_MODE_KETAMA,
+    KETAMA_MODE_CONSISTENT,
+    KETAMA_NMODE
+} ketama_mode;
 typedef enum {
     KETAMA_HASH_AUTO, /* what the mode sets: md5 when weighted, else one_at_a_time */
     KETAMA_HASH_ONE_AT_A_TIME,

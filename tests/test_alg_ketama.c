@@ -569,8 +569,8 @@ static void test_modes_match_libmemcached(void **state)
             for (int k = 0; k < 2000; k++) {
                 size_t len = random_key(&r, key);
                 uint32_t h = ketama_hash(f.md5, use, key, len);
-                uint32_t want_h =
-                    memcached_generate_hash_value(key, len, (memcached_hash_t)ketama_hash_memcached(use));
+                uint32_t want_h = memcached_generate_hash_value(
+                    key, len, (memcached_hash_t)ketama_hash_memcached(use));
                 if (h != want_h)
                     fail_msg("seed %llu mode %s key_hash %s key %d: hash %u, libmemcached %u",
                              (unsigned long long)seed, ketama_mode_names[mode],
@@ -580,9 +580,8 @@ static void test_modes_match_libmemcached(void **state)
                 if (mine != want)
                     fail_msg("seed %llu mode %s key_hash %s (%zu servers) key %d (%zu bytes): "
                              "server %u \"%s\", libmemcached %u \"%s\"",
-                             (unsigned long long)seed, ketama_mode_names[mode],
-                             ketama_hash_names[fn], n, k, len, mine, f.names[mine], want,
-                             want < n ? f.names[want] : "?");
+                             (unsigned long long)seed, ketama_mode_names[mode], ketama_hash_names[fn],
+                             n, k, len, mine, f.names[mine], want, want < n ? f.names[want] : "?");
                 if (len < MEMCACHED_MAX_KEY) {
                     memcached_return_t rc;
                     const memcached_instance_st *in = memcached_server_by_key(mc, key, len, &rc);
