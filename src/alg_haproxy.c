@@ -192,3 +192,66 @@ int haproxy_arcs(const alg_point *p, size_t n, haproxy_arc **out, size_t *narcs)
     *narcs = m;
     return 0;
 }
+
+/* ---- hash-type map-based ---- */
+
+static uint32_t gcd32(uint32_t a, uint32_t b)
+{
+    while (b) {
+        uint32_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+int haproxy_map_build(const alg_node *nodes, const bool *use, size_t n, long tot_of, uint32_t **map,
+                      uint32_t *tot)
+{
+    uint32_t g = 0;
+    uint64_t t = 0;
+    *map = NULL;
+    *tot = 0;
+    for (size_t i = 0; i < n; i++)
+        if (nodes[i].weight > 0)
+            g = gcd32(g, (uint32_t)nodes[i].weight);
+    for (size_t i = 0; i < n; i++)
+        if (use[i] && nodes[i].weight > 0)
+            t += (uint32_t)nodes[i].weight / g;
+    if (tot_of >= 0 && t > 0)
+        t = (uint32_t)nodes[tot_of].weight / g;
+    if (t == 0)
+        return 0;
+    int64_t *score = calloc(n, sizeof *score);
+    uint32_t *m = malloc(t * sizeof *m);
+    if (!score || !m) {
+        free(score);
+        free(m);
+        return RINGSIM_ENOMEM;
+    }
+    for (uint64_t o = 0; o < t; o++) {
+        int64_t max = 0;
+        long best = -1;
+        for (size_t i = 0; i < n; i++) {
+            if (!use[i] || nodes[i].weight <= 0)
+                continue;
+            if (t == 1) {
+                best = (long)i;
+                break;
+            }
+            score[i] += (uint32_t)nodes[i].weight / g;
+            int64_t v = (score[i] + (int64_t)t) / (int64_t)t;
+            if (best < 0 || v > max) {
+                max = v;
+                best = (long)i;
+            }
+        }
+        m[o] = (uint32_t)best;
+        if (t != 1)
+            score[best] -= (int64_t)t;
+    }
+    free(score);
+    *map = m;
+    *tot = (uint32_t)t;
+    return 0;
+}

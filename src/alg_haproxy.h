@@ -56,6 +56,7 @@
 #ifndef RINGSIM_ALG_HAPROXY_H
 #define RINGSIM_ALG_HAPROXY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -100,5 +101,41 @@ typedef struct haproxy_arc {
     uint32_t point;
 } haproxy_arc;
 int haproxy_arcs(const alg_point *p, size_t n, haproxy_arc **out, size_t *narcs);
+
+/* ---- hash-type map-based ----
+ *
+ * Reference: HAProxy 2.6 src/lb_map.c (init_server_map: the weights
+ * divided by their greatest common divisor; recalc_server_map: the map),
+ * src/backend.c (recount_servers, update_backend_weight: which servers are
+ * in it; map_get_server_hash: map[hash % tot_weight]) and
+ * src/cfgparse-listen.c (`hash-type map-based` with no function: sdbm, no
+ * avalanche).  Not installed as source here: written from HAProxy's
+ * documented algorithm and proven against the real haproxy by
+ * tests/ref/haproxy_ref.py (mode map).
+ *   weights  each server's weight divided by the greatest common divisor
+ *            of every server's non-zero weight (backups too);
+ *   servers  the usable active servers (up, weight > 0); with none, the
+ *            usable backups;
+ *   map      tot = the sum of their reduced weights, except with backups
+ *            and no `option allbackups`: tot = the first usable backup's
+ *            reduced weight (update_backend_weight's fbck), while every
+ *            usable backup still competes for the entries (a quirk, seen
+ *            against haproxy 2.6.12: the first backup does not take them
+ *            all when a later one weighs more); for o = 0 .. tot-1
+ *            every server adds its weight to its score, the first server
+ *            with the highest (score + tot) / tot (integer division) takes
+ *            entry o and its score drops by tot: a weighted interleave,
+ *            earlier servers first among equals;
+ *   key      hash = sdbm(key), no avalanche; the server is map[hash % tot].
+ * A server that joins or leaves changes tot: most keys move. */
+
+/* The map of the servers: nodes[0..n) with their weights (0..256),
+ * use[i] whether server i competes for entries (the caller decides backups
+ * and states); the gcd over every server's weight.  tot_of >= 0: the map's
+ * size is that server's reduced weight (fbck), -1: the sum.  *map malloc'd
+ * with *tot entries of node indexes (tot 0 and NULL when no server takes
+ * part).  0 or RINGSIM_ENOMEM. */
+int haproxy_map_build(const alg_node *nodes, const bool *use, size_t n, long tot_of, uint32_t **map,
+                      uint32_t *tot);
 
 #endif

@@ -22,6 +22,8 @@
 #define OPENSSL_SUPPRESS_DEPRECATED /* MD5_Init & co., see above */
 #include "alg_ketama.h"
 
+#include "alg_twemproxy.h"
+
 #include <math.h>
 #include <openssl/evp.h>
 #include <openssl/md5.h>
@@ -285,4 +287,80 @@ fail:
     free(per);
     free(srv);
     return rc;
+}
+
+/* ---- the other modes ---- */
+
+const char *const ketama_mode_names[KETAMA_NMODE + 1] = {"ketama_weighted", "ketama", "consistent",
+                                                         NULL};
+const char *const ketama_hash_names[KETAMA_NHASH + 1] = {
+    "auto",    "one_at_a_time", "md5",    "crc",     "fnv1_64", "fnv1a_64",
+    "fnv1_32", "fnv1a_32",      "murmur", "jenkins", NULL};
+
+/* The same functions in nutcracker's table (see alg_ketama.h), and
+ * libmemcached's numbers (types/hash.h: DEFAULT 0, MD5, CRC, FNV1_64,
+ * FNV1A_64, FNV1_32, FNV1A_32, HSIEH, MURMUR, JENKINS). */
+static const twemproxy_hash_fn as_tw[KETAMA_NHASH] = {
+    [KETAMA_HASH_AUTO] = TW_MD5,        [KETAMA_HASH_ONE_AT_A_TIME] = TW_ONE_AT_A_TIME,
+    [KETAMA_HASH_MD5] = TW_MD5,         [KETAMA_HASH_CRC] = TW_CRC32,
+    [KETAMA_HASH_FNV1_64] = TW_FNV1_64, [KETAMA_HASH_FNV1A_64] = TW_FNV1A_64,
+    [KETAMA_HASH_FNV1_32] = TW_FNV1_32, [KETAMA_HASH_FNV1A_32] = TW_FNV1A_32,
+    [KETAMA_HASH_MURMUR] = TW_MURMUR,   [KETAMA_HASH_JENKINS] = TW_JENKINS,
+};
+static const int as_mc[KETAMA_NHASH] = {
+    [KETAMA_HASH_AUTO] = 1,    [KETAMA_HASH_ONE_AT_A_TIME] = 0, [KETAMA_HASH_MD5] = 1,
+    [KETAMA_HASH_CRC] = 2,     [KETAMA_HASH_FNV1_64] = 3,       [KETAMA_HASH_FNV1A_64] = 4,
+    [KETAMA_HASH_FNV1_32] = 5, [KETAMA_HASH_FNV1A_32] = 6,      [KETAMA_HASH_MURMUR] = 8,
+    [KETAMA_HASH_JENKINS] = 9,
+};
+
+int ketama_hash_memcached(ketama_hash_fn fn) { return as_mc[fn]; }
+
+ketama_hash_fn ketama_hash_resolve(ketama_mode mode, ketama_hash_fn fn)
+{
+    if (fn != KETAMA_HASH_AUTO)
+        return fn;
+    return mode == KETAMA_MODE_WEIGHTED ? KETAMA_HASH_MD5 : KETAMA_HASH_ONE_AT_A_TIME;
+}
+
+uint32_t ketama_hash(ketama_md5 *m, ketama_hash_fn fn, const void *key, size_t len)
+{
+    if (fn == KETAMA_HASH_MD5 || fn == KETAMA_HASH_AUTO)
+        return ketama_key_hash(m, key, len);
+    return twemproxy_hash(as_tw[fn], m, key, len);
+}
+
+int ketama_build_unweighted(ketama_md5 *m, ketama_hash_fn fn, const alg_node *nodes, size_t n,
+                            alg_point **points, size_t *npoints, rs_error *err)
+{
+    int rc;
+    ketama_server sv;
+    alg_point *pt = NULL;
+    *points = NULL;
+    *npoints = 0;
+    if (n == 0)
+        return 0;
+    if (n > UINT32_MAX / KETAMA_POINTS_UNWEIGHTED)
+        return rs_fail(err, RINGSIM_EPARAM, "ketama takes at most %u servers",
+                       UINT32_MAX / KETAMA_POINTS_UNWEIGHTED);
+    pt = malloc(n * KETAMA_POINTS_UNWEIGHTED * sizeof *pt);
+    if (!pt)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    size_t at = 0;
+    for (size_t i = 0; i < n; i++) {
+        rc = ketama_parse_name(nodes[i].name, nodes[i].len, &sv, err);
+        if (rc) {
+            free(pt);
+            return rc;
+        }
+        for (uint32_t k = 0; k < KETAMA_POINTS_UNWEIGHTED; k++) {
+            char label[KETAMA_LABEL_MAX];
+            size_t ll = ketama_label(&sv, k, label);
+            pt[at++] = (alg_point){ketama_hash(m, fn, label, ll), (uint32_t)i, k};
+        }
+    }
+    alg_sort_points(pt, at);
+    *points = pt;
+    *npoints = at;
+    return 0;
 }

@@ -40,6 +40,38 @@
  * separator).  Spaces are part of the host, as the parser keeps them
  * ("hello world", " a:1"); a space after the port is refused with the port.
  *
+ * The other modes people run (Reference: the same library,
+ *   src/libmemcached/behavior.cc  MEMCACHED_BEHAVIOR_KETAMA,
+ *                                 memcached_behavior_set_distribution
+ *   src/libmemcached/hosts.cc     update_continuum, the unweighted branch
+ *   src/libmemcached/server.cc    a weight > 1 added under a consistent
+ *                                 distribution turns weighting on
+ * checked by experiment against the installed library, tests/test_alg_ketama.c):
+ *   ketama      MEMCACHED_BEHAVIOR_KETAMA (pylibmc's `ketama: True`) sets
+ *               MEMCACHED_DISTRIBUTION_CONSISTENT_KETAMA and weighting off,
+ *               and leaves the key hash alone: one_at_a_time (libmemcached's
+ *               "default") unless the client sets MEMCACHED_BEHAVIOR_HASH;
+ *   consistent  MEMCACHED_DISTRIBUTION_CONSISTENT (`--DISTRIBUTION=consistent`)
+ *               builds the same continuum: update_continuum and dispatch_host
+ *               treat CONSISTENT and CONSISTENT_KETAMA alike.
+ *   Both: 100 points per server whatever its weight
+ *   (MEMCACHED_POINTS_PER_SERVER), point k = 0..99 the key hash function of
+ *   the label "HOST-k" or "HOST:PORT-k" (as above), one point per label; the
+ *   same lower_bound dispatch.  The points are hashed with the key hash in
+ *   force when the continuum was built: MEMCACHED_BEHAVIOR_KETAMA_HASH (the
+ *   `,HASH` of `--DISTRIBUTION=consistent,HASH`) is stored but never used,
+ *   and a HASH set after the continuum was built leaves the points hashed
+ *   with the previous function (KETAMA_HASH_POINTS: the importer follows
+ *   the statements' order).  With the weighted continuum the key hash is
+ *   also whatever the client set last (MD5 by KETAMA_WEIGHTED's own doing).
+ * Key hashes: libhashkit's one_at_a_time, md5, crc (the 15-bit CRC-32
+ * ((~crc >> 16) & 0x7fff)), fnv1_64 and fnv1a_64 (in 32 bits), fnv1_32,
+ * fnv1a_32, murmur (MurmurHash2, seed 0xdeadbeef x length) and jenkins
+ * (lookup3, initval 13): the very functions nutcracker copied, so
+ * twemproxy_hash computes them.  Not reproduced: hsieh (Debian's library
+ * is built without it: every key hashes to 1) and murmur3 (not in the
+ * configuration string's grammar).
+ *
  * Beyond 100 servers libmemcached aborts (update_continuum asserts
  * n * MEMCACHED_POINTS_PER_SERVER <= MEMCACHED_CONTINUUM_SIZE, i.e. n <= 100);
  * here the same arithmetic simply carries on: 160 n points give or take the
@@ -99,6 +131,47 @@ uint32_t ketama_server_points(uint32_t w, uint64_t total, uint32_t n);
  * "HOST:PORT-k") into out[KETAMA_LABEL_MAX], NUL-terminated; returns its
  * length.  Point index i of a node comes from label k = i / 4, word i % 4. */
 size_t ketama_label(const ketama_server *s, uint32_t k, char out[KETAMA_LABEL_MAX]);
+
+/* The modes (the `mode` parameter) and key hashes (`key_hash`) by name. */
+typedef enum {
+    KETAMA_MODE_WEIGHTED,
+    KETAMA_MODE_KETAMA,
+    KETAMA_MODE_CONSISTENT,
+    KETAMA_NMODE
+} ketama_mode;
+typedef enum {
+    KETAMA_HASH_AUTO, /* what the mode sets: md5 when weighted, else one_at_a_time */
+    KETAMA_HASH_ONE_AT_A_TIME,
+    KETAMA_HASH_MD5,
+    KETAMA_HASH_CRC,
+    KETAMA_HASH_FNV1_64,
+    KETAMA_HASH_FNV1A_64,
+    KETAMA_HASH_FNV1_32,
+    KETAMA_HASH_FNV1A_32,
+    KETAMA_HASH_MURMUR,
+    KETAMA_HASH_JENKINS,
+    KETAMA_NHASH
+} ketama_hash_fn;
+/* NULL-terminated, in enum order. */
+extern const char *const ketama_mode_names[KETAMA_NMODE + 1];
+extern const char *const ketama_hash_names[KETAMA_NHASH + 1];
+/* libmemcached's MEMCACHED_HASH_* value of a key hash (AUTO resolved by
+ * mode first); for the tests and the importer. */
+int ketama_hash_memcached(ketama_hash_fn fn);
+/* AUTO resolved: MD5 under the weighted mode, ONE_AT_A_TIME otherwise. */
+ketama_hash_fn ketama_hash_resolve(ketama_mode mode, ketama_hash_fn fn);
+/* Hash len bytes with fn (not AUTO).  Cannot fail. */
+uint32_t ketama_hash(ketama_md5 *m, ketama_hash_fn fn, const void *key, size_t len);
+
+/* Points per server of the unweighted continuum (MEMCACHED_POINTS_PER_SERVER). */
+#define KETAMA_POINTS_UNWEIGHTED 100u
+
+/* The unweighted continuum of modes ketama and consistent: nodes[0..n)
+ * (n >= 1) with 100 points each, point k = fn("HOST[:PORT]-k").  Names
+ * checked as ketama_build; weights are not looked at.  *points malloc'd,
+ * *npoints = 100 n, in ring order.  RINGSIM_ENAME, RINGSIM_ENOMEM. */
+int ketama_build_unweighted(ketama_md5 *m, ketama_hash_fn fn, const alg_node *nodes, size_t n,
+                            alg_point **points, size_t *npoints, rs_error *err);
 
 /* Build the continuum of nodes[0..n) (join order; n >= 1).  Checks every
  * name (RINGSIM_ENAME) and that every weight is a whole number in

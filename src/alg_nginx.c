@@ -106,3 +106,59 @@ fail_nomem:
     free(chain);
     return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
 }
+
+/* ---- hash KEY; (no consistent) ---- */
+
+uint32_t nginx_plain_hash(const void *key, size_t len, uint32_t rehash)
+{
+    uLong crc = crc32_z(0, NULL, 0);
+    if (rehash > 0) {
+        char buf[12];
+        size_t n = alg_put_u64(buf, rehash);
+        crc = crc32_z(crc, (const Bytef *)buf, n);
+    }
+    crc = crc32_z(crc, key, len);
+    return ((uint32_t)crc >> 16) & 0x7fff;
+}
+
+size_t nginx_plain_peer(const alg_node *nodes, size_t n, uint64_t total, uint32_t sum)
+{
+    uint64_t w = sum % total;
+    size_t p = 0;
+    while (p + 1 < n && w >= (uint64_t)nodes[p].weight) {
+        w -= (uint64_t)nodes[p].weight;
+        p++;
+    }
+    return p;
+}
+
+long nginx_plain_pick(const alg_node *nodes, const bool *down, size_t n, const void *key,
+                      size_t len, unsigned *tries)
+{
+    uint64_t total = 0;
+    long best = -1;
+    if (tries)
+        *tries = 0;
+    if (n == 0)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        total += (uint64_t)nodes[i].weight;
+    if (n > 1) {
+        uint32_t sum = 0;
+        for (uint32_t t = 0; t < NGINX_HASH_TRIES; t++) {
+            sum += nginx_plain_hash(key, len, t);
+            size_t p = nginx_plain_peer(nodes, n, total, sum);
+            if (tries)
+                *tries = t + 1;
+            if (!down || !down[p])
+                return (long)p;
+        }
+        if (tries)
+            *tries = NGINX_HASH_TRIES + 1;
+    }
+    /* Round robin from a fresh state: the up peer of the largest weight. */
+    for (size_t i = 0; i < n; i++)
+        if ((!down || !down[i]) && (best < 0 || nodes[i].weight > nodes[best].weight))
+            best = (long)i;
+    return best;
+}

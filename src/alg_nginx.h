@@ -52,6 +52,7 @@
 #ifndef RINGSIM_ALG_NGINX_H
 #define RINGSIM_ALG_NGINX_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -91,5 +92,45 @@ void nginx_server_points(const nginx_hostport *hp, uint32_t *out, size_t count);
  * no points.  RINGSIM_ENOMEM when out of memory; *points is NULL on
  * failure. */
 int nginx_build(const alg_node *nodes, size_t n, alg_point **points, size_t *npoints, rs_error *err);
+
+/* ---- `hash KEY;` without `consistent` ----
+ *
+ * Reference: the same module, ngx_http_upstream_get_hash_peer, and
+ * src/http/ngx_http_upstream_round_robin.c (ngx_http_upstream_init_round_robin:
+ * the peers in configuration order, total_weight = the sum of every
+ * non-backup peer's weight, down ones included; get_peer's smooth weighted
+ * round robin).  Not installed as source here: written from nginx's
+ * documented algorithm and proven against the real nginx by
+ * tests/ref/nginx_ref.py (mode plain, down servers included).  A try:
+ *   hash  = crc32(key) on try 0, crc32(decimal(rehash) + key) after, of
+ *           which (crc >> 16) & 0x7fff (Cache::Memcached's hash) is added to
+ *           the sum of the previous tries';
+ *   w     = sum % total_weight; the peer is found by walking the peers in
+ *           order, subtracting each weight until w < the peer's weight;
+ *   a peer that is down (or failed, or full) costs one try and the key is
+ *           hashed again; after 21 tries (20 rehashes) nginx falls back to its weighted
+ *           round robin, which names a different up server from request to
+ *           request: ringsim names the one a fresh round robin picks first
+ *           (the first up server of the largest weight), and the trace says
+ *           so.  A single server is always round robin (peers->single).
+ * The owner (every server up) is thus the peer of crc15(key) % total
+ * weight: adding a server changes total_weight and moves most keys. */
+#define NGINX_HASH_TRIES 21u /* the first try and 20 more: `if (++hp->tries > 20)` */
+
+/* Cache::Memcached's hash of try `rehash` (0: the first) of a key:
+ * (crc32([decimal(rehash)] key) >> 16) & 0x7fff.  Cannot fail. */
+uint32_t nginx_plain_hash(const void *key, size_t len, uint32_t rehash);
+
+/* The peer of sum % total over nodes[0..n) by weight; total the sum of the
+ * weights (>= 1).  Cannot fail. */
+size_t nginx_plain_peer(const alg_node *nodes, size_t n, uint64_t total, uint32_t sum);
+
+/* The server nginx picks for a key: down[i] marks the servers that do not
+ * take it.  Returns the node index, -1 when nginx answers 502 (every server
+ * down); *tries (may be NULL) the hash tries spent (0 for a single server,
+ * NGINX_HASH_TRIES + 1 for the round-robin fallback).  Weights are whole
+ * numbers >= 1 (checked by the caller).  Cannot fail. */
+long nginx_plain_pick(const alg_node *nodes, const bool *down, size_t n, const void *key,
+                      size_t len, unsigned *tries);
 
 #endif

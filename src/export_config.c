@@ -21,7 +21,11 @@
  *                an address is one parse_line word, single-quoted when it
  *                holds more than letters, digits and ".-_:/@[]".
  *   libmemcached a server list, memcached_servers_parse's form: HOST:PORT:W,
- *                the node named HOST meaning port 11211.
+ *                the node named HOST meaning port 11211; under ketama's
+ *                other modes (or another key hash) a configuration string
+ *                `--HASH=H --DISTRIBUTION=consistent --SERVER=HOST:PORT...`.
+ *   nginx, haproxy: `hash $request_uri;` and `hash-type map-based` for the
+ *                modulo variants (consistent 0, hash_type map-based).
  *   twemproxy    a pool with `- "ADDR:W NAME"`: nutcracker takes the name
  *                after the last space, so a name cannot hold one; YAML
  *                escapes for what libyaml would fold or refuse (U+0085...).
@@ -48,11 +52,13 @@
 
 #include <arpa/inet.h>
 #include <math.h>
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "alg_ketama.h"
 #include "alg_redis.h"
 #include "alg_twemproxy.h"
 #include "import.h"
@@ -298,8 +304,10 @@ static int write_nginx(ex *x)
     for (size_t i = 0; !rc && i < x->n; i++) /* nginx takes backup only before hash */
         if (x->pn[i].backup)
             rc = nginx_server(x, i, true);
+    const place_config *cfg = sim_config(x->s);
+    bool plain = !strcmp(cfg->algorithm, "nginx") && cfg->param[PP_NGINX_CONSISTENT] == 0;
     if (!rc)
-        rc = str(x, "    hash $request_uri consistent;\n");
+        rc = str(x, plain ? "    hash $request_uri;\n" : "    hash $request_uri consistent;\n");
     for (size_t i = 0; !rc && i < x->n; i++)
         if (!x->pn[i].backup)
             rc = nginx_server(x, i, false);
@@ -347,7 +355,9 @@ static int write_haproxy(ex *x)
     if (!haproxy_name_ok(be, strlen(be)))
         be = "ringsim";
     const place_config *cfg = sim_config(x->s);
-    int rc = fmt(x, "backend %s\n    balance uri\n    hash-type consistent\n", be);
+    bool map = !strcmp(cfg->algorithm, "haproxy") && cfg->param[PP_HASH_TYPE] == 1;
+    int rc = fmt(x, "backend %s\n    balance uri\n    hash-type %s\n", be,
+                 map ? "map-based" : "consistent");
     if (!rc && !strcmp(cfg->algorithm, "haproxy") && cfg->param[PP_HASH_BALANCE_FACTOR])
         rc = fmt(x, "    hash-balance-factor %lld\n", (long long)cfg->param[PP_HASH_BALANCE_FACTOR]);
     for (size_t i = 0; !rc && i < x->n; i++) {
@@ -421,9 +431,77 @@ static const char *libmemcached_why(const char *s, size_t len)
     return NULL;
 }
 
+/* ketama's modes other than the weighted default, as a configuration
+ * string memcached() builds the same continuum from: --HASH first (so the
+ * continuum is built with it), --DISTRIBUTION=consistent, then the
+ * servers; their weights only in mode ketama_weighted (a weight above 1
+ * pushed after --DISTRIBUTION turns weighting on). */
+static int write_libmemcached_string(ex *x, const place_config *cfg)
+{
+    static const char *const upper[KETAMA_NHASH] = {
+        [KETAMA_HASH_MD5] = "MD5",         [KETAMA_HASH_CRC] = "CRC",
+        [KETAMA_HASH_FNV1_64] = "FNV1_64", [KETAMA_HASH_FNV1A_64] = "FNV1A_64",
+        [KETAMA_HASH_FNV1_32] = "FNV1_32", [KETAMA_HASH_FNV1A_32] = "FNV1A_32",
+        [KETAMA_HASH_MURMUR] = "MURMUR",   [KETAMA_HASH_JENKINS] = "JENKINS"};
+    ketama_mode mode = (ketama_mode)cfg->param[PP_KETAMA_MODE];
+    ketama_hash_fn fn = ketama_hash_resolve(mode, (ketama_hash_fn)cfg->param[PP_KETAMA_HASH]);
+    bool weighted = mode == KETAMA_MODE_WEIGHTED, heavy = false;
+    int rc = upper[fn] ? fmt(x, "--HASH=%s ", upper[fn]) : 0;
+    if (!rc)
+        rc = str(x, "--DISTRIBUTION=consistent");
+    for (size_t i = 0; !rc && i < x->n; i++) {
+        const place_node *p = &x->pn[i];
+        long w;
+        if ((rc = whole_weight(x, i, 1, 99999, &w)))
+            return rc;
+        heavy |= w > 1;
+        if (p->name[0] == '/') {
+            /* Quoted, the path may not hold a quote, a space or an option. */
+            for (size_t k = 0; k < p->len; k++) {
+                unsigned char c = (unsigned char)p->name[k];
+                if (!(c < 0x80 && (isalnum(c) || c == '.' || c == '_' || c == '-' || c == '/')))
+                    return refuse(x, i,
+                                  "cannot be a --SOCKET= of libmemcached's configuration "
+                                  "string (letters, digits, '.', '_', '-', '/')");
+            }
+            rc = str(x, " --SOCKET=\"") || add(x, p->name, p->len) || str(x, "\"");
+        } else {
+            ketama_server sv;
+            if (p->name[0] == '[' || ketama_parse_name(p->name, p->len, &sv, NULL) || sv.host_len < 3)
+                return refuse(x, i,
+                              "cannot be a --SERVER= of libmemcached's configuration string "
+                              "(a host of three characters or more, or IPv4; no IPv6)");
+            for (size_t k = 0; k < sv.host_len; k++) {
+                unsigned char c = (unsigned char)sv.host[k];
+                if (!(c < 0x80 && (isalnum(c) || c == '.' || c == '_' || c == '-')))
+                    return refuse(x, i,
+                                  "cannot be a --SERVER= of libmemcached's configuration "
+                                  "string (letters, digits, '.', '_', '-')");
+            }
+            rc = str(x, " --SERVER=") || add(x, sv.host, sv.host_len) ||
+                 fmt(x, ":%u", (unsigned)sv.port);
+        }
+        if (!rc && weighted)
+            rc = fmt(x, "/?%ld", w);
+    }
+    if (!rc && weighted && !heavy)
+        return rs_fail(x->err, RINGSIM_EPARAM,
+                       "export --config libmemcached: mode ketama_weighted with key_hash %s "
+                       "and every weight 1 has no configuration string (libmemcached turns "
+                       "weighting on only for a weight above 1; a client sets "
+                       "KETAMA_WEIGHTED, then MEMCACHED_BEHAVIOR_HASH)",
+                       ketama_hash_names[fn]);
+    return rc ? rc : str(x, "\n");
+}
+
 static int write_libmemcached(ex *x)
 {
     int rc = 0;
+    const place_config *cfg = sim_config(x->s);
+    if (!strcmp(cfg->algorithm, "ketama") && (cfg->param[PP_KETAMA_MODE] != KETAMA_MODE_WEIGHTED ||
+                                              (cfg->param[PP_KETAMA_HASH] != KETAMA_HASH_AUTO &&
+                                               cfg->param[PP_KETAMA_HASH] != KETAMA_HASH_MD5)))
+        return write_libmemcached_string(x, cfg);
     for (size_t i = 0; !rc && i < x->n; i++) {
         const place_node *p = &x->pn[i];
         long w;

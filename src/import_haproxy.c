@@ -24,9 +24,12 @@
  *                     proxy), backup, disabled, enabled; default-server
  *                     gives later servers its values and skips, with a
  *                     warning, the keywords it does not take (id).
- * Only `hash-type consistent` with the default function (no function named:
- * sdbm with the avalanche, or `sdbm avalanche` written out) is placed by ringsim's `haproxy` algorithm; the other hash
- * types and functions are refused with a message saying so.
+ * `hash-type consistent` with the default function (no function named:
+ * sdbm with the avalanche, or `sdbm avalanche` written out) is ringsim's
+ * `haproxy` algorithm; `hash-type map-based` (HAProxy's default) with its
+ * default function (sdbm, no avalanche) its variant hash_type map-based
+ * (alg_haproxy.h); the other functions are refused with a message saying
+ * so.  Backends with hash-type consistent are offered first.
  *
  * Node names are the servers' names; `disabled` is the state down; `id`
  * is carried as written (0 when absent: the algorithm assigns the rest as
@@ -395,25 +398,25 @@ static void proxies_free(hproxy *p, size_t n)
 
 static const char *const nohash[] = {"roundrobin", "static-rr", "leastconn", "first"};
 
-/* Whether a proxy places by consistent hashing of a key. */
+/* Whether a proxy places by hashing a key (consistent or map-based). */
 static bool hashes(const hset *s)
 {
     for (size_t i = 0; i < sizeof nohash / sizeof *nohash; i++)
         if (strcmp(s->balance, nohash[i]) == 0)
             return false;
-    return s->consistent;
+    return true;
 }
 
 static int emit(import_ctx *c, const hproxy *p)
 {
     int rc;
     const hset *s = &p->s;
-    if (!s->consistent)
-        return import__fail(c, s->hash_line ? s->hash_line : p->line,
-                            "%s \"%.60s\" uses hash-type map-based (the default): ringsim "
-                            "imports hash-type consistent only",
-                            "backend", p->name);
-    if (strcmp(s->func, "sdbm") != 0 || !s->avalanche)
+    if (!s->consistent && (strcmp(s->func, "sdbm") != 0 || s->avalanche))
+        return import__fail(c, s->hash_line,
+                            "hash-type map-based %s%s: ringsim's haproxy algorithm reproduces "
+                            "map-based with the default function (sdbm, no avalanche) only",
+                            s->func, s->avalanche ? " avalanche" : "");
+    if (s->consistent && (strcmp(s->func, "sdbm") != 0 || !s->avalanche))
         return import__fail(c, s->hash_line,
                             "hash-type consistent %s%s: ringsim's haproxy algorithm "
                             "reproduces the default (sdbm with the avalanche) only",
@@ -428,8 +431,22 @@ static int emit(import_ctx *c, const hproxy *p)
     if ((rc = import__set_name(c, p->name, strlen(p->name))) != 0)
         return rc;
     strcpy(c->r->algorithm, "haproxy");
-    if ((rc = import__param_int(c, "hash_balance_factor", s->hbf)) != 0)
+    if (!s->consistent) {
+        if ((rc = import__param_str(c, "hash_type", "map-based")) != 0 ||
+            (rc = import__note(c, s->hash_line ? s->hash_line : s->balance_line,
+                               "hash-type map-based%s: the key's hash modulo the servers' "
+                               "total weight picks the server, so a server that joins or "
+                               "leaves moves most keys",
+                               s->hash_line ? "" : " (HAProxy's default)")) != 0)
+            return rc;
+        if (s->hbf && (rc = import__note(c, s->hash_line,
+                                         "hash-balance-factor %lld: HAProxy bounds loads only "
+                                         "with hash-type consistent; not used here",
+                                         (long long)s->hbf)) != 0)
+            return rc;
+    } else if ((rc = import__param_int(c, "hash_balance_factor", s->hbf)) != 0) {
         return rc;
+    }
     if ((rc = import__note(c, s->balance_line,
                            "balance %s: HAProxy hashes that part of each request; ringsim "
                            "places the keys you give it as that text",
@@ -459,7 +476,7 @@ static int emit(import_ctx *c, const hproxy *p)
     }
     if (rc != 0)
         return rc;
-    if (implicit)
+    if (implicit && s->consistent) /* map-based places by position, not id */
         rc = import__note(c, p->line,
                           "servers without \"id\" are numbered as HAProxy numbers them, by "
                           "position: a server added in the middle renumbers the ones after "
@@ -699,11 +716,17 @@ int import__haproxy(import_ctx *c)
             free(idx);
             goto nomem;
         }
-        /* The candidates: proxies with servers and hash-type consistent; a
-         * named proxy is taken as it is (and refused if it does not hash). */
+        /* The candidates: proxies with servers that hash, those with
+         * hash-type consistent first (a text whose only hashing backends are
+         * map-based offers those); a named proxy is taken as it is (and
+         * refused if it does not hash). */
+        bool any_consistent = false;
+        for (size_t i = 0; i < npx; i++)
+            any_consistent |= px[i].n > 0 && hashes(&px[i].s) && px[i].s.consistent;
         for (size_t i = 0; i < npx; i++) {
             bool want = c->want != NULL && strcmp(px[i].name, c->want) == 0;
-            if (want || (c->want == NULL && px[i].n > 0 && hashes(&px[i].s))) {
+            if (want || (c->want == NULL && px[i].n > 0 && hashes(&px[i].s) &&
+                         (px[i].s.consistent || !any_consistent))) {
                 names[k] = px[i].name;
                 lines[k] = px[i].line;
                 idx[k++] = i;
@@ -718,7 +741,7 @@ int import__haproxy(import_ctx *c)
         }
         rc = import__choose(c, "backend", names, lines, k,
                             npx == 0 ? "no backend or listen section in the text"
-                                     : "no backend with servers uses hash-type consistent",
+                                     : "no backend with servers balances by a hash",
                             &pick);
         if (rc == 0)
             rc = emit(c, &px[idx[pick]]);

@@ -19,12 +19,19 @@
  *     weight; '#' at a line's start comments the line; an unknown option,
  *     or a host the scanner does not take, is refused.
  *
- * Placement is ringsim's `ketama`: libmemcached with
- * MEMCACHED_BEHAVIOR_KETAMA_WEIGHTED, which a client sets in code (the
- * configuration string has no option for it; setting it also sets MD5 and
- * the weighted consistent distribution, so --HASH and --DISTRIBUTION=
- * consistent are overridden, and are noted).  --DISTRIBUTION=modula or
- * random is refused: that cluster does not hash consistently.
+ * Placement is ringsim's `ketama`.  A server list, or a string without
+ * --DISTRIBUTION: libmemcached with MEMCACHED_BEHAVIOR_KETAMA_WEIGHTED,
+ * which a client sets in code (the string has no option for it; it also
+ * sets MD5, so a --HASH is overridden, and noted).  A string with
+ * --DISTRIBUTION=consistent[,HASH] is what it says, its statements applied
+ * in order as memcached() applies them: mode consistent with key_hash =
+ * the --HASH in force (one_at_a_time without), or mode ketama_weighted
+ * when a server of weight above 1 came after the --DISTRIBUTION (the
+ * library then turns weighting on); weights the library ignores are
+ * imported as 1, with a note; a --HASH after the continuum was built is
+ * refused (its points keep the old hash, which ringsim does not
+ * simulate).  --DISTRIBUTION=modula or random is refused: that cluster
+ * does not hash consistently.
  *
  * Node names are HOST when the port is 11211, else HOST:PORT (the label
  * libmemcached's ketama hashes); a socket is its path.
@@ -39,15 +46,45 @@
 #include <string.h>
 #include <strings.h>
 
+#include "alg_ketama.h"
 #include "import_int.h"
 
 #define MC_ENTRY_MAX 8195 /* parse.cc copies an entry into char[HUGE_STRING_LEN = 8196] */
 #define MC_DEFAULT_PORT 11211u
 #define MC_EMPTY_HOST "localhost" /* an empty entry's host, as the library answers it */
 
+/* What a configuration string sets, statement by statement, as
+ * memcached() applies them (alg_ketama.h has the library's rules): the
+ * distribution, weighting, the key hash, and the key hash the continuum
+ * was last built with (each server pushed and each --DISTRIBUTION rebuild
+ * it under a consistent distribution). */
+typedef struct mc_state {
+    bool consistent; /* --DISTRIBUTION=consistent seen */
+    bool weighted;   /* a weight > 1 pushed under it: libmemcached weights */
+    bool weights;    /* some server has a weight other than 1 */
+    ketama_hash_fn hash, built;
+    int hash_line;
+} mc_state;
+
+static int add_server_w(import_ctx *c, const char *host, size_t hlen, unsigned port,
+                        unsigned long weight, int line, mc_state *m);
+
 static int add_server(import_ctx *c, const char *host, size_t hlen, unsigned port,
                       unsigned long weight, int line)
 {
+    return add_server_w(c, host, hlen, port, weight, line, NULL);
+}
+
+static int add_server_w(import_ctx *c, const char *host, size_t hlen, unsigned port,
+                        unsigned long weight, int line, mc_state *m)
+{
+    if (m != NULL) {
+        m->weights |= (uint32_t)weight > 1;
+        if (m->consistent) {
+            m->weighted |= (uint32_t)weight > 1;
+            m->built = m->hash;
+        }
+    }
     char name[300];
     int rc;
     if (hlen > 255)
@@ -194,7 +231,33 @@ static size_t scan_host(const char *s, size_t len)
     return i >= 3 ? i : 0;
 }
 
-static int config_string(import_ctx *c)
+/* A --HASH= or ,HASH name as the scanner reads it: 0 and *fn, or a refusal
+ * in libmemcached's words. */
+static int mc_hash_name(import_ctx *c, int line, const char *v, size_t vl, ketama_hash_fn *fn)
+{
+    static const struct {
+        const char *name;
+        ketama_hash_fn fn;
+    } names[] = {{"MD5", KETAMA_HASH_MD5},         {"CRC", KETAMA_HASH_CRC},
+                 {"FNV1_64", KETAMA_HASH_FNV1_64}, {"FNV1A_64", KETAMA_HASH_FNV1A_64},
+                 {"FNV1_32", KETAMA_HASH_FNV1_32}, {"FNV1A_32", KETAMA_HASH_FNV1A_32},
+                 {"MURMUR", KETAMA_HASH_MURMUR},   {"JENKINS", KETAMA_HASH_JENKINS}};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (word_is(v, vl, names[i].name)) {
+            *fn = names[i].fn;
+            return 0;
+        }
+    if (word_is(v, vl, "HSIEH"))
+        return import__fail(c, line,
+                            "libmemcached refuses HSIEH (\"--HASH can only be set once\": "
+                            "Debian's library is built without it)");
+    return import__fail(c, line,
+                        "libmemcached's configuration parser does not know the hash \"%.*s\" "
+                        "(MD5, CRC, FNV1_64, FNV1A_64, FNV1_32, FNV1A_32, MURMUR, JENKINS)",
+                        (int)(vl < 30 ? vl : 30), v);
+}
+
+static int config_string(import_ctx *c, mc_state *m)
 {
     size_t pos = 0;
     import_line l = {0};
@@ -267,7 +330,7 @@ static int config_string(import_ctx *c)
                                         "libmemcached's configuration parser stops at "
                                         "\"%.*s\"",
                                         (int)((vl - k) < 60 ? vl - k : 60), v + k);
-                if ((rc = add_server(c, v, h, port, weight, l.no)) != 0)
+                if ((rc = add_server_w(c, v, h, port, weight, l.no, m)) != 0)
                     return rc;
             } else if (word_is(s, kl, "--SOCKET=")) {
                 const char *p = v;
@@ -291,7 +354,7 @@ static int config_string(import_ctx *c)
                 }
                 if (pl == 0)
                     return import__fail(c, l.no, "--SOCKET= needs a path");
-                if ((rc = add_server(c, p, pl, 0, weight, l.no)) != 0)
+                if ((rc = add_server_w(c, p, pl, 0, weight, l.no, m)) != 0)
                     return rc;
             } else if (word_is(s, kl, "--DISTRIBUTION=")) {
                 if (vl >= 6 && (strncasecmp(v, "modula", 6) == 0 || strncasecmp(v, "random", 6) == 0))
@@ -299,18 +362,31 @@ static int config_string(import_ctx *c)
                                         "--DISTRIBUTION=%.*s does not hash consistently: "
                                         "ringsim imports ketama (consistent) clusters",
                                         (int)(vl < 20 ? vl : 20), v);
-                if ((rc = import__note(c, l.no,
-                                       "%.*s: ringsim places as a client that sets "
-                                       "MEMCACHED_BEHAVIOR_KETAMA_WEIGHTED (MD5, weighted "
-                                       "continuum), which replaces it",
-                                       (int)(sl < 60 ? sl : 60), s)) != 0)
-                    return rc;
+                /* consistent[,HASH]: CONSISTENT, weighting off, the
+                 * continuum rebuilt; HASH is KETAMA_HASH, which placement
+                 * never reads */
+                if (vl < 10 || strncasecmp(v, "consistent", 10) != 0 || (vl > 10 && v[10] != ','))
+                    return import__fail(c, l.no,
+                                        "libmemcached's configuration parser expects "
+                                        "CONSISTENT, MODULA or RANDOM in \"%.*s\"",
+                                        (int)(sl < 60 ? sl : 60), s);
+                if (vl > 10) {
+                    ketama_hash_fn unused;
+                    if ((rc = mc_hash_name(c, l.no, v + 11, vl - 11, &unused)) != 0 ||
+                        (rc = import__note(c, l.no,
+                                           "%.*s: libmemcached stores the hash after the "
+                                           "comma as KETAMA_HASH and never uses it: the "
+                                           "continuum and the keys use --HASH",
+                                           (int)(sl < 60 ? sl : 60), s)) != 0)
+                        return rc;
+                }
+                m->consistent = true;
+                m->weighted = false;
+                m->built = m->hash;
             } else if (word_is(s, kl, "--HASH=")) {
-                if ((rc = import__note(c, l.no,
-                                       "%.*s: KETAMA_WEIGHTED hashes keys with MD5, which "
-                                       "replaces it",
-                                       (int)(sl < 60 ? sl : 60), s)) != 0)
+                if ((rc = mc_hash_name(c, l.no, v, vl, &m->hash)) != 0)
                     return rc;
+                m->hash_line = l.no;
             } else if (word_is(s, kl, "--CONFIGURE-FILE=") || word_is(s, sl, "INCLUDE")) {
                 if ((rc = import__note(c, l.no,
                                        "%.*s: not followed; servers in that file are "
@@ -387,6 +463,43 @@ static int config_string(import_ctx *c)
     return 0;
 }
 
+/* The mode a configuration string with --DISTRIBUTION=consistent gives:
+ * ketama's params, weights dropped where libmemcached ignores them. */
+static int consistent_mode(import_ctx *c, const mc_state *m)
+{
+    int rc;
+    if (!m->weighted && m->built != m->hash)
+        return import__fail(c, m->hash_line,
+                            "--HASH=%s comes after the continuum was built: libmemcached "
+                            "keeps its points hashed with %s while hashing keys with %s, a "
+                            "mix ringsim does not simulate; put --HASH before the servers "
+                            "and --DISTRIBUTION",
+                            ketama_hash_names[m->hash], ketama_hash_names[m->built],
+                            ketama_hash_names[m->hash]);
+    if ((rc = import__param_str(c, "mode", m->weighted ? "ketama_weighted" : "consistent")) ||
+        (rc = import__param_str(c, "key_hash", ketama_hash_names[m->hash])))
+        return rc;
+    if (m->weighted)
+        return import__note(c, 0,
+                            "--DISTRIBUTION=consistent, then a server of weight above 1: "
+                            "libmemcached turns weighting on (the weighted continuum of "
+                            "KETAMA_WEIGHTED), keys hashed with %s",
+                            ketama_hash_names[m->hash]);
+    if (m->weights) {
+        for (size_t i = 0; i < c->r->n; i++)
+            c->r->nodes[i].v.weight = 1;
+        if ((rc = import__note(c, 0,
+                               "the weights are not used: --DISTRIBUTION=consistent came "
+                               "after the weighted servers and turned weighting off "
+                               "(100 points per server); imported with weight 1")))
+            return rc;
+    }
+    return import__note(c, 0,
+                        "--DISTRIBUTION=consistent: libmemcached's unweighted continuum, 100 "
+                        "points per server, keys and points hashed with %s",
+                        ketama_hash_names[m->hash]);
+}
+
 int import__libmemcached(import_ctx *c)
 {
     strcpy(c->r->algorithm, "ketama");
@@ -397,7 +510,15 @@ int import__libmemcached(import_ctx *c)
     /* A configuration string starts with an option (or a comment line). */
     if (i + 1 < c->len && ((c->text[i] == '-' && c->text[i + 1] == '-') || c->text[i] == '#'))
         cfg = true;
-    int rc = cfg ? config_string(c) : server_list(c);
+    mc_state m = {.hash = KETAMA_HASH_ONE_AT_A_TIME, .built = KETAMA_HASH_ONE_AT_A_TIME};
+    int rc = cfg ? config_string(c, &m) : server_list(c);
+    if (rc == 0 && m.consistent)
+        return consistent_mode(c, &m);
+    if (rc == 0 && m.hash_line)
+        rc = import__note(c, m.hash_line,
+                          "--HASH=%s: without --DISTRIBUTION the client's KETAMA_WEIGHTED "
+                          "sets MD5, which replaces it",
+                          ketama_hash_names[m.hash]);
     if (rc == 0)
         rc = import__note(c, 0,
                           "libmemcached places keys this way with "

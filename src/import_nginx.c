@@ -1,6 +1,8 @@
 /*
  * import_nginx.c - nginx.conf (or part of it): `upstream NAME { hash KEY
- * consistent; server ...; }` inside `http`, `stream`, or standing alone.
+ * [consistent]; server ...; }` inside `http`, `stream`, or standing alone.
+ * `hash KEY consistent` is ringsim's `nginx`; `hash KEY` alone its modulo
+ * variant (params {"consistent": 0}, alg_nginx.h).
  *
  * Reference: nginx 1.22.1 (Debian 12), read for behaviour:
  *   src/core/ngx_conf_file.c     ngx_conf_read_token: words split by space,
@@ -742,11 +744,13 @@ int import__nginx(import_ctx *c)
             goto out;
         }
         for (size_t i = 0; i < nups; i++) {
-            bool chash = ups[i].method != NULL && strcmp(ups[i].method, "hash consistent") == 0;
+            /* `hash KEY consistent` (the ring) or `hash KEY` (the modulo
+             * variant, nginx's consistent=0): both place by the key. */
+            bool chash = ups[i].method != NULL && strncmp(ups[i].method, "hash", 4) == 0;
             if (c->want != NULL && strcmp(ups[i].name, c->want) == 0 && !chash) {
                 rc = import__fail(c, ups[i].method_line ? ups[i].method_line : ups[i].line,
-                                  "upstream \"%.60s\" balances by %s, not by \"hash ... "
-                                  "consistent\": ringsim imports consistent hashing only",
+                                  "upstream \"%.60s\" balances by %s, not by \"hash KEY\" "
+                                  "(consistent or not): ringsim imports hashing only",
                                   ups[i].name, ups[i].method ? ups[i].method : "round robin");
                 break;
             }
@@ -766,7 +770,7 @@ int import__nginx(import_ctx *c)
             rc = import__choose(c, "upstream", names, lines, k,
                                 nups == 0 ? "no upstream block in the text"
                                           : "no upstream in the text balances by \"hash "
-                                            "KEY consistent\"",
+                                            "KEY\" or \"hash KEY consistent\"",
                                 &pick);
         if (rc == 0) {
             const upstream *u = &ups[idx[pick]];
@@ -777,7 +781,15 @@ int import__nginx(import_ctx *c)
                 for (size_t j = 0; j < u->nd; j++)
                     if (is(&u->d[j].w[0], "hash"))
                         h = &u->d[j];
-                if (h != NULL)
+                if (strcmp(u->method, "hash") == 0) {
+                    rc = import__param_int(c, "consistent", 0);
+                    if (rc == 0 && h != NULL)
+                        rc = import__note(c, h->line,
+                                          "hash without consistent: the key's hash modulo the "
+                                          "total weight picks the server, so a server that "
+                                          "joins or leaves moves most keys");
+                }
+                if (rc == 0 && h != NULL)
                     rc = import__note(c, h->line,
                                       "nginx hashes the value of %.100s for each request; "
                                       "ringsim places the keys you give it as that value",

@@ -17,6 +17,7 @@
 #define _GNU_SOURCE
 #include "place_int.h"
 
+#include "alg_ketama.h"
 #include "alg_twemproxy.h"
 
 #include <math.h>
@@ -28,11 +29,13 @@
 
 /* ---- parameters ---- */
 
+static const char *const hash_type_names[] = {"consistent", "map-based", NULL};
+
 typedef struct pdef {
     const char *name;
     int64_t def, min, max;
     const char *const *names; /* a choice by name: names[min..max], or NULL */
-    bool quiet;               /* answered among the algorithm's params only when not 0 */
+    bool quiet;               /* answered among the algorithm's params only when not the default */
 } pdef;
 
 static const pdef pdefs[PP_COUNT] = {
@@ -50,6 +53,12 @@ static const pdef pdefs[PP_COUNT] = {
     /* Quiet: version 2's answer for ring, {"points_per_node"}, stays as it
      * was until bounded loads are turned on. */
     [PP_BALANCE_FACTOR] = {"balance_factor", 0, 0, 1000000, NULL, true},
+    /* Quiet too: the variants' parameters, so that the answers for the
+     * systems as version 2 and 3 reproduced them stay as they were. */
+    [PP_KETAMA_MODE] = {"mode", KETAMA_MODE_WEIGHTED, 0, KETAMA_NMODE - 1, ketama_mode_names, true},
+    [PP_KETAMA_HASH] = {"key_hash", KETAMA_HASH_AUTO, 0, KETAMA_NHASH - 1, ketama_hash_names, true},
+    [PP_NGINX_CONSISTENT] = {"consistent", 1, 0, 1, NULL, true},
+    [PP_HASH_TYPE] = {"hash_type", 0, 0, 1, hash_type_names, true},
 };
 
 const place_algo *place__find(const char *name)
@@ -58,6 +67,15 @@ const place_algo *place__find(const char *name)
         if (strcmp((*a)->name, name) == 0)
             return *a;
     return NULL;
+}
+
+const place_algo *place__algo(const place_config *cfg)
+{
+    const place_algo *a = place__find(cfg->algorithm);
+    for (size_t i = 0; a && i < a->nvariants; i++)
+        if (cfg->param[a->variants[i].param] == a->variants[i].value)
+            return a->variants[i].a;
+    return a;
 }
 
 void place_config_default(place_config *cfg)
@@ -117,7 +135,7 @@ static int bound_check(const place_algo *a, const place_config *cfg, rs_error *e
 
 place_bound place_bound_of(const place_config *cfg, int *param)
 {
-    const place_algo *a = place__find(cfg->algorithm);
+    const place_algo *a = place__algo(cfg);
     *param = a && a->bound != PLACE_BOUND_NONE ? a->bound_param : -1;
     return a ? a->bound : PLACE_BOUND_NONE;
 }
@@ -125,7 +143,7 @@ place_bound place_bound_of(const place_config *cfg, int *param)
 int place_config_check(const place_config *cfg, rs_error *err)
 {
     int rc;
-    const place_algo *a = place__find(cfg->algorithm);
+    const place_algo *a = place__algo(cfg);
     if (!a) {
         char known[256] = "";
         for (const place_algo *const *n = place__algos; *n; n++) {
@@ -151,6 +169,13 @@ int place_config_check(const place_config *cfg, rs_error *err)
                        (long long)cfg->param[PP_TABLE_SIZE]);
     if ((rc = bound_check(a, cfg, err)))
         return rc;
+    const place_algo *base = place__find(cfg->algorithm);
+    if (a != base && base->bound != PLACE_BOUND_NONE && a->bound == PLACE_BOUND_NONE &&
+        cfg->param[base->bound_param] != 0)
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "%s has no bounded loads in this variant (%s): %s must be 0, not %lld",
+                       a->name, a->title, pdefs[base->bound_param].name,
+                       (long long)cfg->param[base->bound_param]);
     if (cfg->param[PP_MIN_RING_SIZE] > cfg->param[PP_MAX_RING_SIZE])
         return rs_fail(
             err, RINGSIM_EPARAM, "min_ring_size (%lld) must not be above max_ring_size (%lld)",
@@ -160,15 +185,18 @@ int place_config_check(const place_config *cfg, rs_error *err)
 
 int place_nodes_check(const place_config *cfg, const place_node *nodes, size_t n, rs_error *err)
 {
-    const place_algo *a = place__find(cfg->algorithm);
+    const place_algo *a = place__algo(cfg);
     if (!a)
         return place_config_check(cfg, err);
     for (size_t i = 0; i < n; i++) {
         const place_node *x = &nodes[i];
         if (a->weights == PLACE_W_NONE && x->weight != 1)
             return rs_fail(err, RINGSIM_EPARAM,
-                           "%s does not honour weights: node \"%.*s\" has weight %g (use 1)",
-                           a->name, (int)(x->len > 64 ? 64 : x->len), x->name, x->weight);
+                           "%s%s%s%s does not honour weights: node \"%.*s\" has weight %g (use 1)",
+                           a->name, a->variants || a == place__find(a->name) ? "" : " (",
+                           a->variants || a == place__find(a->name) ? "" : a->title,
+                           a->variants || a == place__find(a->name) ? "" : ")",
+                           (int)(x->len > 64 ? 64 : x->len), x->name, x->weight);
         if (x->weight == 0 && !a->zero_weight)
             return rs_fail(err, RINGSIM_EPARAM,
                            "%s weights are above 0: node \"%.*s\" has weight 0 (only haproxy "
@@ -216,7 +244,7 @@ json_t *place_config_json(const place_config *cfg, bool all)
         bool mine = false;
         for (size_t k = 0; a && k < a->nparams; k++)
             mine |= a->params[k] == i;
-        if (mine && !all && pdefs[i].quiet && cfg->param[i] == 0)
+        if (mine && !all && pdefs[i].quiet && cfg->param[i] == pdefs[i].def)
             continue;
         if ((all || mine) && pdefs[i].names)
             json_object_set_new(params, pdefs[i].name, json_string(pdefs[i].names[cfg->param[i]]));
@@ -347,6 +375,9 @@ char *place_config_describe(const place_config *cfg)
         /* a bounded-load factor that is off changes nothing: unsaid */
         if (a->bound != PLACE_BOUND_NONE && i == a->bound_param && cfg->param[i] == 0)
             continue;
+        /* nor a variant's parameter at its default (the system as before) */
+        if (pdefs[i].quiet && i != PP_BALANCE_FACTOR && cfg->param[i] == pdefs[i].def)
+            continue;
         if (i == PP_POINTS_PER_NODE)
             n += (size_t)snprintf(buf + n, sizeof buf - n, ", %lld point%s per node",
                                   (long long)cfg->param[i], cfg->param[i] == 1 ? "" : "s");
@@ -360,6 +391,25 @@ char *place_config_describe(const place_config *cfg)
     if (cfg->replicas > 1 && n < sizeof buf)
         snprintf(buf + n, sizeof buf - n, ", %u replicas", cfg->replicas);
     return strdup(buf);
+}
+
+/* What the catalogue says of an entry, "params" and "variants" aside. */
+static json_t *algo_traits(const place_algo *a)
+{
+    static const char *const wk[] = {"any", "whole", "no"};
+    static const char *const rk[] = {"walk", "highest", "no"};
+    /* bounded_loads: the traffic replay's rule, null when it has none */
+    static const char *const bk[] = {NULL, "haproxy", "envoy", "mtz"};
+    /* point_rule: which point decides a key, null without points */
+    const char *pr = !a->points ? NULL : a->nearest ? "nearest" : "successor";
+    /* moves: how a change is counted; "regions" when the coordinate space
+     * changes hands in segments, "every key" when each key is placed again */
+    return json_pack("{s:s, s:s, s:s, s:s, s:b, s:s, s:b, s:s, s:s, s:b, s:s?, s:s?, s:s}", "name",
+                     a->name, "title", a->title, "space", a->space, "key_hash", a->key_hash,
+                     "weights", a->weights != PLACE_W_NONE, "weight_rule", wk[a->weights],
+                     "replicas", a->replicas != PLACE_REP_NONE, "replica_rule", rk[a->replicas],
+                     "origin", a->origin, "minimal", a->minimal, "bounded_loads", bk[a->bound],
+                     "point_rule", pr, "moves", a->col >= 0 && a->segments ? "regions" : "every key");
 }
 
 json_t *place_algorithms_json(void)
@@ -386,26 +436,35 @@ json_t *place_algorithms_json(void)
             }
             json_array_append_new(ps, pj);
         }
-        static const char *const wk[] = {"any", "whole", "no"};
-        static const char *const rk[] = {"walk", "highest", "no"};
-        /* bounded_loads: the traffic replay's rule, null when it has none */
-        static const char *const bk[] = {NULL, "haproxy", "envoy", "mtz"};
-        /* point_rule: which point decides a key, null without points */
-        const char *pr = !a->points ? NULL : a->nearest ? "nearest" : "successor";
-        json_array_append_new(
-            arr, json_pack("{s:s, s:s, s:s, s:s, s:o, s:b, s:s, s:b, s:s, s:s, s:b, s:s?, s:s?}",
-                           "name", a->name, "title", a->title, "space", a->space, "key_hash",
-                           a->key_hash, "params", ps, "weights", a->weights != PLACE_W_NONE,
-                           "weight_rule", wk[a->weights], "replicas", a->replicas != PLACE_REP_NONE,
-                           "replica_rule", rk[a->replicas], "origin", a->origin, "minimal",
-                           a->minimal, "bounded_loads", bk[a->bound], "point_rule", pr));
+        json_t *e = algo_traits(a);
+        if (e)
+            json_object_set_new(e, "params", ps);
+        else
+            json_decref(ps);
+        /* variants: the same name and parameters, another layout, selected
+         * by one parameter's value ("when"), each with its own traits */
+        json_t *vs = a->nvariants ? json_array() : NULL;
+        for (size_t k = 0; vs && k < a->nvariants; k++) {
+            const place_variant *v = &a->variants[k];
+            const pdef *d = &pdefs[v->param];
+            json_t *ve = algo_traits(v->a);
+            json_t *when = json_object();
+            json_object_set_new(when, d->name,
+                                d->names ? json_string(d->names[v->value])
+                                         : json_integer((json_int_t)v->value));
+            json_object_set_new(ve, "when", when);
+            json_array_append_new(vs, ve);
+        }
+        if (vs)
+            json_object_set_new(e, "variants", vs);
+        json_array_append_new(arr, e);
     }
     return arr;
 }
 
 uint64_t place_layout_points(const place_config *cfg, const place_node *nodes, size_t n)
 {
-    const place_algo *a = place__find(cfg->algorithm);
+    const place_algo *a = place__algo(cfg);
     return a && a->layout_points ? a->layout_points(cfg, nodes, n) : 0;
 }
 
@@ -470,7 +529,7 @@ int place_build(placement **out, hasher *h, const place_config *cfg, const place
     placement *p = calloc(1, sizeof *p);
     if (!p)
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory building the placement");
-    p->a = place__find(cfg->algorithm);
+    p->a = place__algo(cfg);
     p->cfg = *cfg;
     p->n = n;
     p->nodes = nodes;

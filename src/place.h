@@ -54,6 +54,10 @@ enum {
     PP_PANIC_THRESHOLD,     /* envoy-ring, maglev: healthy_panic_threshold, percent */
     PP_ALL_BACKUPS,         /* haproxy: option allbackups (0: the first backup only) */
     PP_BALANCE_FACTOR,      /* ring: Mirrokni-Thorup-Zadimoghaddam's c x 100 (0: off) */
+    PP_KETAMA_MODE,         /* ketama: ketama_weighted, ketama or consistent (alg_ketama.h) */
+    PP_KETAMA_HASH,         /* ketama: libmemcached's key hash (auto: what the mode sets) */
+    PP_NGINX_CONSISTENT,    /* nginx: 1 `hash KEY consistent`, 0 `hash KEY` (modulo) */
+    PP_HASH_TYPE,           /* haproxy: hash-type consistent or map-based */
     PP_COUNT
 };
 

@@ -185,11 +185,33 @@ static int ketama_check(const place_config *cfg, const place_node *nodes, size_t
 
 static void ketama_free(placement *p) { ketama_md5_free(p->extra); }
 
+/* The key hash in force: key_hash, or what the mode sets. */
+static ketama_hash_fn ketama_fn(const place_config *cfg)
+{
+    return ketama_hash_resolve((ketama_mode)cfg->param[PP_KETAMA_MODE],
+                               (ketama_hash_fn)cfg->param[PP_KETAMA_HASH]);
+}
+
 static void ketama_key(const placement *p, hasher *h, const char *key, size_t len, place_key_info *k)
 {
     (void)h;
     /* The MD5 context is scratch space of this placement's thread. */
-    point_key(p, ketama_key_hash(p->extra, key, len), k);
+    point_key(p, ketama_hash(p->extra, ketama_fn(&p->cfg), key, len), k);
+}
+
+/* The hash step of a trace, in the library's words. */
+static void ketama_hash_step(const placement *p, const place_key_info *k, json_t *t)
+{
+    ketama_hash_fn fn = ketama_fn(&p->cfg);
+    if (fn == KETAMA_HASH_MD5)
+        place__step(t, "hash", "MD5 of the key; its first 4 bytes, little-endian, are %llu",
+                    (unsigned long long)k->hash);
+    else
+        place__step(t, "hash", "libhashkit's %s of the key is %llu%s", ketama_hash_names[fn],
+                    (unsigned long long)k->hash,
+                    fn == KETAMA_HASH_CRC ? " (crc keeps 15 bits: every key hashes below 32768, "
+                                            "so few points ever take keys)"
+                                          : "");
 }
 
 static void ketama_trace(const placement *p, const char *key, size_t len, const place_key_info *k,
@@ -197,8 +219,7 @@ static void ketama_trace(const placement *p, const char *key, size_t len, const 
 {
     (void)key;
     (void)len;
-    place__step(t, "hash", "MD5 of the key; its first 4 bytes, little-endian, are %llu",
-                (unsigned long long)k->hash);
+    ketama_hash_step(p, k, t);
     place__step(t, "continuum",
                 "%zu points: each server gets 160 x its share of the weight x the number of "
                 "servers (in float, rounded down to a multiple of 4), 4 per MD5 of "
@@ -225,19 +246,101 @@ static uint64_t ketama_layout_points(const place_config *cfg, const place_node *
     return 160u * (uint64_t)n + 4u * (uint64_t)n;
 }
 
+/* ---- ketama, modes ketama and consistent: the unweighted continuum ---- */
+
+static int ketama_unweighted_build_op(placement *p, const place_from *from, rs_error *err)
+{
+    (void)from;
+    if (!(p->extra = ketama_md5_new()))
+        return rs_fail(err, RINGSIM_ENOMEM, "OpenSSL has no MD5");
+    if (!p->n)
+        return 0;
+    return ketama_build_unweighted(p->extra, ketama_fn(&p->cfg), p->anodes, p->n, &p->pts, &p->npts,
+                                   err);
+}
+
+static void ketama_unweighted_trace(const placement *p, const char *key, size_t len,
+                                    const place_key_info *k, const char *const *names, json_t *t)
+{
+    (void)key;
+    (void)len;
+    ketama_hash_step(p, k, t);
+    place__step(t, "continuum",
+                "%zu points: mode %s builds libmemcached's unweighted continuum, 100 points per "
+                "server whatever its weight, point i the %s of \"host:port-i\"",
+                p->npts, ketama_mode_names[p->cfg.param[PP_KETAMA_MODE]],
+                ketama_hash_names[ketama_fn(&p->cfg)]);
+    if (k->point >= 0) {
+        const alg_point *pt = &p->pts[k->point];
+        ketama_server sv;
+        char label[KETAMA_LABEL_MAX];
+        if (!ketama_parse_name(p->nodes[pt->node].name, p->nodes[pt->node].len, &sv, NULL)) {
+            ketama_label(&sv, pt->index, label);
+            place__step(t, "point", "the point is the hash of \"%s\"", label);
+        }
+    }
+    place__trace_point(p, k, names, "point", t);
+}
+
+static uint64_t ketama_unweighted_layout_points(const place_config *cfg, const place_node *nodes,
+                                                size_t n)
+{
+    (void)cfg;
+    (void)nodes;
+    return (uint64_t)KETAMA_POINTS_UNWEIGHTED * n;
+}
+
+static const place_algo algo_ketama_unweighted = {
+    .name = "ketama",
+    .title = "memcached clients: libmemcached's unweighted continuum (modes ketama, consistent)",
+    .origin = "libmemcached 1.1 with MEMCACHED_BEHAVIOR_KETAMA (pylibmc's ketama: True) or "
+              "--DISTRIBUTION=consistent: 100 points per server, each the key hash of "
+              "\"host:port-i\"; weights are not used; the key hash one_at_a_time unless set",
+    .key_hash = "key_hash (auto: one_at_a_time)",
+    .space = "4294967296",
+    .params = {PP_KETAMA_MODE, PP_KETAMA_HASH},
+    .nparams = 2,
+    .weights = PLACE_W_NONE,
+    .replicas = PLACE_REP_WALK,
+    .coord_kind = PLACE_COORD_UNSIGNED,
+    .col = PLACE_COL_COORD,
+    .coord_param = PP_KETAMA_HASH,
+    .minimal = true, /* a server's points do not depend on the others */
+    .top = top32,
+    .check_nodes = ketama_check,
+    .build = ketama_unweighted_build_op,
+    .free_extra = ketama_free,
+    .key = ketama_key,
+    .prefs = place__walk_prefs,
+    .segments = place__point_segments,
+    .trace = ketama_unweighted_trace,
+    .points = true,
+    .layout_points = ketama_unweighted_layout_points,
+    .down = PLACE_DOWN_REBUILD,
+};
+
+static const place_variant ketama_variants[] = {
+    {PP_KETAMA_MODE, KETAMA_MODE_KETAMA, &algo_ketama_unweighted},
+    {PP_KETAMA_MODE, KETAMA_MODE_CONSISTENT, &algo_ketama_unweighted},
+};
+
 static const place_algo algo_ketama = {
     .name = "ketama",
     .title = "memcached clients: libmemcached's weighted ketama",
     .origin = "libmemcached 1.1 (MEMCACHED_BEHAVIOR_KETAMA_WEIGHTED): MD5 continuum of "
               "160 points per server scaled by weight; the default of most memcached "
-              "clients",
-    .key_hash = "MD5, first 32 bits little-endian",
+              "clients; mode ketama or consistent for the unweighted continuum",
+    .key_hash = "MD5, first 32 bits little-endian (key_hash auto)",
     .space = "4294967296",
+    .params = {PP_KETAMA_MODE, PP_KETAMA_HASH},
+    .nparams = 2,
+    .variants = ketama_variants,
+    .nvariants = 2,
     .weights = PLACE_W_WHOLE,
     .replicas = PLACE_REP_WALK,
     .coord_kind = PLACE_COORD_UNSIGNED,
     .col = PLACE_COL_COORD,
-    .coord_param = -1,
+    .coord_param = PP_KETAMA_HASH,
     .top = top32,
     .check_nodes = ketama_check,
     .build = ketama_build_op,
@@ -288,6 +391,153 @@ static uint64_t nginx_layout_points(const place_config *cfg, const place_node *n
     return total;
 }
 
+/* ---- nginx: hash $key; (no consistent): a modulo of the total weight ---- */
+
+/* extra: the down flags nginx_plain_pick reads (NULL while all are up). */
+static int nginx_hash_build_op(placement *p, const place_from *from, rs_error *err)
+{
+    (void)from;
+    bool any = false;
+    for (size_t i = 0; i < p->n; i++)
+        any |= p->nodes[i].down;
+    if (!any)
+        return 0;
+    bool *down = malloc(p->n * sizeof *down);
+    if (!down)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    for (size_t i = 0; i < p->n; i++)
+        down[i] = p->nodes[i].down;
+    p->extra = down;
+    return 0;
+}
+
+static void nginx_hash_free(placement *p) { free(p->extra); }
+
+/* nginx reads a weight into an ngx_int_t; ringsim keeps them in int range. */
+static int nginx_hash_check(const place_config *cfg, const place_node *nodes, size_t n, rs_error *err)
+{
+    (void)cfg;
+    for (size_t i = 0; i < n; i++)
+        if (nodes[i].weight > 2147483647.0)
+            return rs_fail(
+                err, RINGSIM_EPARAM, "nginx weights are at most 2147483647: \"%.*s\" has %g",
+                (int)(nodes[i].len > 64 ? 64 : nodes[i].len), nodes[i].name, nodes[i].weight);
+    return 0;
+}
+
+static void nginx_hash_owner_of_hash(const placement *p, place_key_info *k)
+{
+    if (!p->n)
+        return;
+    uint64_t total = 0;
+    for (size_t i = 0; i < p->n; i++)
+        total += (uint64_t)p->nodes[i].weight;
+    k->owner = (long)nginx_plain_peer(p->anodes, p->n, total, (uint32_t)k->hash);
+}
+
+static void nginx_hash_key(const placement *p, hasher *h, const char *key, size_t len,
+                           place_key_info *k)
+{
+    (void)h;
+    k->hash = nginx_plain_hash(key, len, 0);
+    k->has_coord = false;
+    nginx_hash_owner_of_hash(p, k);
+}
+
+static long nginx_hash_serve(const placement *p, const char *key, size_t len, const place_key_info *k)
+{
+    (void)k;
+    return nginx_plain_pick(p->anodes, p->extra, p->n, key, len, NULL);
+}
+
+/* Exact shares: the first hash takes 32768 values, each a peer. */
+static void nginx_hash_shares(const placement *p, double *share)
+{
+    for (uint32_t h = 0; h < 32768; h++) {
+        place_key_info k = {.hash = h, .owner = -1, .point = -1};
+        nginx_hash_owner_of_hash(p, &k);
+        share[k.owner] += 1.0 / 32768.0;
+    }
+}
+
+static void nginx_hash_owns(const placement *p, uint32_t r, double *owns)
+{
+    (void)r; /* no replicas: r is 1 */
+    nginx_hash_shares(p, owns);
+}
+
+static void nginx_hash_trace(const placement *p, const char *key, size_t len,
+                             const place_key_info *k, const char *const *names, json_t *t)
+{
+    uint64_t total = 0;
+    for (size_t i = 0; i < p->n; i++)
+        total += (uint64_t)p->nodes[i].weight;
+    place__step(t, "hash",
+                "CRC-32 of the key, bits 16-30 ((crc32 >> 16) & 0x7fff, Cache::Memcached's "
+                "hash): %llu",
+                (unsigned long long)k->hash);
+    if (!trace_owned(k, t))
+        return;
+    place__step(t, "modulo",
+                "%llu mod the total weight %llu = %llu: walking the servers in order, "
+                "subtracting each one's weight, lands on %s",
+                (unsigned long long)k->hash, (unsigned long long)total,
+                (unsigned long long)(k->hash % total), names[k->owner]);
+    if (p->n == 1)
+        place__step(t, "single", "with one server nginx does not hash: round robin names it");
+    unsigned tries = 0;
+    long s = nginx_plain_pick(p->anodes, p->extra, p->n, key, len, &tries);
+    if (tries > 1 && tries <= NGINX_HASH_TRIES)
+        place__step(t, "rehash",
+                    "%s is down: nginx adds the hash of \"<try>\" + key and takes the modulo "
+                    "again; try %u lands on %s, which is up",
+                    names[k->owner], tries, names[s]);
+    else if (tries > NGINX_HASH_TRIES)
+        place__step(t, "round robin",
+                    "%u tries all landed on servers that are down: nginx falls back to its "
+                    "weighted round robin, a different up server from request to request; "
+                    "ringsim names the one a fresh round robin picks first: %s",
+                    NGINX_HASH_TRIES, s >= 0 ? names[s] : "none");
+    place__step(t, "owner",
+                "%s owns the key; a server that joins or leaves changes the total weight, "
+                "and with it the owner of most keys",
+                names[k->owner]);
+}
+
+static const place_algo algo_nginx_hash = {
+    .name = "nginx",
+    .title = "nginx: hash $key (not consistent)",
+    .origin = "ngx_http_upstream_hash_module without the consistent flag (nginx 1.22): "
+              "Cache::Memcached's 15-bit CRC-32 of the key modulo the total weight, servers "
+              "in configuration order; a down server's key is hashed again (21 tries), then "
+              "round robin",
+    .key_hash = "(CRC-32 >> 16) & 0x7fff",
+    .space = "none",
+    .params = {PP_NGINX_CONSISTENT},
+    .nparams = 1,
+    .weights = PLACE_W_WHOLE,
+    .replicas = PLACE_REP_NONE,
+    .coord_kind = PLACE_COORD_NONE,
+    .col = -1,
+    .coord_param = -1,
+    .top = top32,
+    .build = nginx_hash_build_op,
+    .free_extra = nginx_hash_free,
+    .check_nodes = nginx_hash_check,
+    .key = nginx_hash_key,
+    .owner_of_hash = nginx_hash_owner_of_hash,
+    .shares = nginx_hash_shares,
+    .owns = nginx_hash_owns,
+    .trace = nginx_hash_trace,
+    .down = PLACE_DOWN_OWN,
+    .serve = nginx_hash_serve,
+    .down_text = "nginx hashes the key again (up to 21 tries), then falls back to round robin",
+};
+
+static const place_variant nginx_variants[] = {
+    {PP_NGINX_CONSISTENT, 0, &algo_nginx_hash},
+};
+
 static const place_algo algo_nginx = {
     .name = "nginx",
     .title = "nginx: hash $key consistent",
@@ -295,6 +545,10 @@ static const place_algo algo_nginx = {
               "points, 160 per weight unit; node names are the server strings of nginx.conf",
     .key_hash = "CRC-32",
     .space = "4294967296",
+    .params = {PP_NGINX_CONSISTENT},
+    .nparams = 1,
+    .variants = nginx_variants,
+    .nvariants = 1,
     .weights = PLACE_W_WHOLE,
     .replicas = PLACE_REP_WALK,
     .coord_kind = PLACE_COORD_UNSIGNED,
@@ -1092,6 +1346,10 @@ typedef struct haproxy_state {
     uint32_t *ids;
     haproxy_arc *arcs;
     size_t narcs;
+    /* hash-type map-based: the map with every server up (owners) and the
+     * one that serves (NULL while every server is up) */
+    uint32_t *map, *map_up;
+    uint32_t tot, tot_up;
 } haproxy_state;
 
 static int haproxy_ids(const place_node *nodes, size_t n, uint32_t *out, rs_error *err)
@@ -1130,6 +1388,8 @@ static void haproxy_free(placement *p)
         return;
     free(h->ids);
     free(h->arcs);
+    free(h->map);
+    free(h->map_up);
     free(h);
 }
 
@@ -1295,6 +1555,12 @@ static uint64_t haproxy_layout_points(const place_config *cfg, const place_node 
     return total;
 }
 
+/* hash-type map-based, below */
+static const place_algo algo_haproxy_map;
+static const place_variant haproxy_variants[] = {
+    {PP_HASH_TYPE, 1, &algo_haproxy_map},
+};
+
 static const place_algo algo_haproxy = {
     .name = "haproxy",
     .title = "HAProxy: hash-type consistent",
@@ -1304,8 +1570,10 @@ static const place_algo algo_haproxy = {
               "either side; hash_balance_factor drives the bounded-load traffic replay",
     .key_hash = "full_hash(sdbm(key))",
     .space = "4294967296",
-    .params = {PP_HASH_BALANCE_FACTOR, PP_ALL_BACKUPS},
-    .nparams = 2,
+    .params = {PP_HASH_BALANCE_FACTOR, PP_ALL_BACKUPS, PP_HASH_TYPE},
+    .nparams = 3,
+    .variants = haproxy_variants,
+    .nvariants = 1,
     .weights = PLACE_W_WHOLE,
     .zero_weight = true, /* server.c: weight 0..256; 0 takes no request */
     .replicas = PLACE_REP_WALK,
@@ -1330,6 +1598,169 @@ static const place_algo algo_haproxy = {
     .down = PLACE_DOWN_REBUILD,
     .backups = true,
     .pin = haproxy_pin,
+};
+
+/* ---- haproxy: hash-type map-based ---- */
+
+/* Which servers compete for the map, as recount_servers and
+ * update_backend_weight choose them, with `down` servers counted out when
+ * with_states; the server whose weight sizes the map (fbck), or -1. */
+static long haproxy_map_use(const placement *p, bool with_states, bool *use)
+{
+    bool actives = false;
+    long fbck = -1;
+    for (size_t i = 0; i < p->n; i++) {
+        bool usable = p->nodes[i].weight > 0 && !(with_states && p->nodes[i].down);
+        use[i] = usable && !p->nodes[i].backup;
+        actives |= use[i];
+        if (usable && p->nodes[i].backup && fbck < 0)
+            fbck = (long)i;
+    }
+    if (actives || fbck < 0)
+        return -1;
+    for (size_t i = 0; i < p->n; i++)
+        use[i] = p->nodes[i].backup && p->nodes[i].weight > 0 && !(with_states && p->nodes[i].down);
+    return p->cfg.param[PP_ALL_BACKUPS] ? -1 : fbck;
+}
+
+static int haproxy_map_build_op(placement *p, const place_from *from, rs_error *err)
+{
+    (void)from;
+    haproxy_state *st = calloc(1, sizeof *st);
+    if (!st || !(st->ids = malloc((p->n + 1) * sizeof *st->ids))) {
+        free(st);
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    }
+    p->extra = st;
+    int rc = haproxy_ids(p->nodes, p->n, st->ids, err);
+    if (rc || !p->n)
+        return rc;
+    bool *use = malloc(p->n * sizeof *use);
+    if (!use)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    bool any_down = false;
+    for (size_t i = 0; i < p->n; i++)
+        any_down |= p->nodes[i].down;
+    long fb = haproxy_map_use(p, false, use);
+    rc = haproxy_map_build(p->anodes, use, p->n, fb, &st->map, &st->tot);
+    if (!rc && any_down) {
+        fb = haproxy_map_use(p, true, use);
+        rc = haproxy_map_build(p->anodes, use, p->n, fb, &st->map_up, &st->tot_up);
+    }
+    free(use);
+    return rc ? rs_fail(err, rc, "out of memory") : 0;
+}
+
+static void haproxy_map_owner_of_hash(const placement *p, place_key_info *k)
+{
+    const haproxy_state *st = p->extra;
+    if (!st || !st->tot)
+        return;
+    k->point = (long)(k->hash % st->tot);
+    k->owner = st->map[k->point];
+}
+
+static void haproxy_map_key(const placement *p, hasher *h, const char *key, size_t len,
+                            place_key_info *k)
+{
+    (void)h;
+    k->hash = haproxy_sdbm(key, len);
+    k->has_coord = false;
+    haproxy_map_owner_of_hash(p, k);
+}
+
+static long haproxy_map_serve(const placement *p, const char *key, size_t len,
+                              const place_key_info *k)
+{
+    (void)key;
+    (void)len;
+    const haproxy_state *st = p->extra;
+    if (!st->map_up)
+        return st->tot ? (long)st->map[k->hash % st->tot] : -1;
+    return st->tot_up ? (long)st->map_up[k->hash % st->tot_up] : -1;
+}
+
+/* Exact shares: entry o of the map takes the 32-bit hashes h with
+ * h % tot == o, floor(2^32 / tot) of them plus one for o < 2^32 % tot. */
+static void haproxy_map_shares(const placement *p, double *share)
+{
+    const haproxy_state *st = p->extra;
+    if (!st->tot)
+        return;
+    uint64_t q = 4294967296ull / st->tot, rem = 4294967296ull % st->tot;
+    for (uint32_t o = 0; o < st->tot; o++)
+        share[st->map[o]] += (double)(q + (o < rem)) / 4294967296.0;
+}
+
+static void haproxy_map_owns(const placement *p, uint32_t r, double *owns)
+{
+    (void)r; /* no replicas: r is 1 */
+    haproxy_map_shares(p, owns);
+}
+
+static void haproxy_map_trace(const placement *p, const char *key, size_t len,
+                              const place_key_info *k, const char *const *names, json_t *t)
+{
+    const haproxy_state *st = p->extra;
+    place__step(t, "hash",
+                "sdbm of the key is %llu (hash-type map-based applies no avalanche by default)",
+                (unsigned long long)k->hash);
+    if (k->owner < 0) {
+        place__step(t, "owner", "no server of weight above 0: no server");
+        return;
+    }
+    place__step(t, "map",
+                "the map has %u entries, the weights (divided by their greatest common "
+                "divisor) interleaved: earlier servers first among equals",
+                st->tot);
+    place__step(t, "entry", "%llu mod %u = entry %ld, held by %s", (unsigned long long)k->hash,
+                st->tot, k->point, names[k->owner]);
+    if (st->map_up) {
+        long s = haproxy_map_serve(p, key, len, k);
+        place__step(t, "states",
+                    "with the servers that are down left out, the map has %u entries: %llu mod "
+                    "%u = entry %llu, held by %s",
+                    st->tot_up, (unsigned long long)k->hash, st->tot_up,
+                    st->tot_up ? (unsigned long long)(k->hash % st->tot_up) : 0ull,
+                    s >= 0 ? names[s] : "nobody");
+    }
+    place__step(t, "owner",
+                "%s owns the key; a server that joins or leaves changes the map's size, and "
+                "with it the owner of most keys",
+                names[k->owner]);
+}
+
+static const place_algo algo_haproxy_map = {
+    .name = "haproxy",
+    .title = "HAProxy: hash-type map-based",
+    .origin = "HAProxy 2.6 lb_map.c: a map of the servers' weights (divided by their gcd) "
+              "interleaved; a key goes to map[sdbm(key) mod its size]; the default "
+              "hash-type of balance hdr/uri/url_param/source",
+    .key_hash = "sdbm(key)",
+    .space = "none",
+    .params = {PP_HASH_BALANCE_FACTOR, PP_ALL_BACKUPS, PP_HASH_TYPE},
+    .nparams = 3,
+    .weights = PLACE_W_WHOLE,
+    .zero_weight = true,
+    .replicas = PLACE_REP_NONE,
+    .coord_kind = PLACE_COORD_NONE,
+    .col = -1,
+    .coord_param = -1,
+    .top = top32,
+    .check_nodes = haproxy_check,
+    .build = haproxy_map_build_op,
+    .free_extra = haproxy_free,
+    .key = haproxy_map_key,
+    .owner_of_hash = haproxy_map_owner_of_hash,
+    .shares = haproxy_map_shares,
+    .owns = haproxy_map_owns,
+    .node_json = haproxy_node_json,
+    .trace = haproxy_map_trace,
+    .down = PLACE_DOWN_OWN,
+    .serve = haproxy_map_serve,
+    .down_text = "the map is rebuilt from the servers that are up (backups when no active "
+                 "server is)",
+    .backups = true,
 };
 
 /* ---- twemproxy: nutcracker's distribution: ketama ---- */

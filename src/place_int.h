@@ -31,7 +31,18 @@ typedef enum {
     PLACE_DOWN_WALK,     /* the next up node of the key's preference list */
     PLACE_DOWN_REBUILD,  /* the layout is built again from the up nodes */
     PLACE_DOWN_FAILOVER, /* a replica takes the node's share, or nobody */
+    PLACE_DOWN_OWN,      /* the algorithm's serve op says (nginx's rehash, HAProxy's map) */
 } place_down;
+
+/* A variant of an algorithm: the entry that places when cfg->param[param]
+ * == value, under the same name and parameters (nginx's `hash` without
+ * `consistent`, HAProxy's map-based hash, libmemcached's unweighted
+ * continuum).  Its own traits (col, minimal, points...) come with it. */
+typedef struct place_variant {
+    int param;
+    int64_t value;
+    const place_algo *a;
+} place_variant;
 
 typedef struct place_states place_states;
 
@@ -126,12 +137,22 @@ struct place_algo {
     char *(*state_text)(const placement *p);
     void (*trace)(const placement *p, const char *key, size_t len, const place_key_info *k,
                   const char *const *names, json_t *t);
+    /* The variants (place__algo picks), none when NULL. */
+    const place_variant *variants;
+    size_t nvariants;
+    /* PLACE_DOWN_OWN: who serves the key with the states applied (node
+     * index, -1 nobody), and the rule in a sentence. */
+    long (*serve)(const placement *p, const char *key, size_t len, const place_key_info *k);
+    const char *down_text;
 };
 
 /* NULL-terminated, in catalogue order (place_algos.c). */
 extern const place_algo *const place__algos[];
 
 const place_algo *place__find(const char *name);
+/* The entry that places cfg: its algorithm's, or the variant its
+ * parameters select.  NULL for an unknown algorithm. */
+const place_algo *place__algo(const place_config *cfg);
 uint32_t place__points(int64_t per_node, double weight);
 /* A node's weight for estimates: its weight, 1 where it is not positive. */
 double place__weight(const place_node *x);

@@ -32,6 +32,10 @@
  *             whose node indexes map back to this one's.
  *   FAILOVER  Redis Cluster: a down master with a replica is served by its
  *             first replica (via = 0), without one its slots are unserved.
+ *   OWN       the algorithm's serve op decides key by key: nginx's `hash`
+ *             without `consistent` hashes the key again (21 tries, then round
+ *             robin), HAProxy's map-based hash rebuilds its map from the
+ *             servers that are up (both built once, at place_build).
  *
  * Cost: nothing while every node is up (p->st stays NULL).  Otherwise WALK
  * on points: one pass over the points at build (a short walk each); REBUILD:
@@ -179,6 +183,10 @@ int place__states_build(placement *p, hasher *h, rs_error *err)
         for (size_t i = 0; i < p->n; i++)
             st->sizes[i] = p->nodes[i].down && !p->nodes[i].nreplicas ? 0 : p->sizes[i];
         return 0;
+    case PLACE_DOWN_OWN:
+        for (size_t i = 0; i < p->n; i++)
+            st->sizes[i] = p->nodes[i].down ? 0 : p->sizes[i];
+        return 0;
     }
     return 0;
 }
@@ -246,6 +254,10 @@ void place__states_key(const placement *p, hasher *h, const char *key, size_t le
             k->via = 0;
         else
             k->served = -1;
+        return;
+    case PLACE_DOWN_OWN:
+        (void)h;
+        k->served = p->a->serve(p, key, len, k);
         return;
     }
 }
@@ -367,6 +379,8 @@ const char *place_down_rule_text(const placement *p)
                           : "the layout is rebuilt from the nodes that are up";
     case PLACE_DOWN_FAILOVER:
         return "its replica takes over its slots; without one they are unserved";
+    case PLACE_DOWN_OWN:
+        return a->down_text;
     }
     return "";
 }

@@ -493,6 +493,140 @@ static void test_refusals(void **state)
     ketama_md5_free(m);
 }
 
+/* ---- the other modes (alg_ketama.h): MEMCACHED_BEHAVIOR_KETAMA,
+ * MEMCACHED_DISTRIBUTION_CONSISTENT, and a key hash other than MD5 ---- */
+
+/* Which libmemcached setup a case makes: the key hash is set first (so the
+ * continuum is built with it, as ringsim assumes), then the mode, then the
+ * servers are pushed; except KETAMA_WEIGHTED, which sets MD5 itself, so the
+ * hash comes after it. */
+static memcached_st *mode_client(ketama_mode mode, ketama_hash_fn fn, const fixture *f)
+{
+    memcached_st *mc = memcached_create(NULL);
+    memcached_server_list_st list = NULL;
+    memcached_return_t rc;
+    assert_non_null(mc);
+    int mh = ketama_hash_memcached(ketama_hash_resolve(mode, fn));
+    if (mode == KETAMA_MODE_WEIGHTED) {
+        assert_int_equal(memcached_behavior_set(mc, MEMCACHED_BEHAVIOR_KETAMA_WEIGHTED, 1),
+                         MEMCACHED_SUCCESS);
+        assert_int_equal(memcached_behavior_set(mc, MEMCACHED_BEHAVIOR_HASH, (uint64_t)mh),
+                         MEMCACHED_SUCCESS);
+    } else {
+        if (fn != KETAMA_HASH_AUTO)
+            assert_int_equal(memcached_behavior_set(mc, MEMCACHED_BEHAVIOR_HASH, (uint64_t)mh),
+                             MEMCACHED_SUCCESS);
+        if (mode == KETAMA_MODE_KETAMA)
+            assert_int_equal(memcached_behavior_set(mc, MEMCACHED_BEHAVIOR_KETAMA, 1),
+                             MEMCACHED_SUCCESS);
+        else
+            assert_int_equal(
+                memcached_behavior_set_distribution(mc, MEMCACHED_DISTRIBUTION_CONSISTENT),
+                MEMCACHED_SUCCESS);
+    }
+    for (size_t i = 0; i < f->n; i++) {
+        char host[NAME_CAP];
+        snprintf(host, sizeof host, "%.*s", (int)f->srv[i].host_len, f->srv[i].host);
+        list = memcached_server_list_append_with_weight(list, host, f->srv[i].port,
+                                                        (uint32_t)f->nodes[i].weight, &rc);
+        assert_non_null(list);
+    }
+    assert_int_equal(memcached_server_push(mc, list), MEMCACHED_SUCCESS);
+    memcached_server_list_free(list);
+    return mc;
+}
+
+static void test_modes_match_libmemcached(void **state)
+{
+    (void)state;
+    char key[KEY_CAP];
+    static const uint32_t ones[MAX_SERVERS] = {0};
+    uint32_t w1[MAX_SERVERS];
+    for (size_t i = 0; i < MAX_SERVERS; i++)
+        w1[i] = 1 + ones[i];
+    size_t cases = 0;
+    for (int mode = 0; mode < KETAMA_NMODE; mode++) {
+        for (int fn = 0; fn < KETAMA_NHASH; fn++) {
+            uint64_t seed = seeds[(size_t)(mode * KETAMA_NHASH + fn) % (sizeof seeds / sizeof *seeds)] ^
+                            (uint64_t)(mode * 131 + fn);
+            rng r = {seed};
+            fixture f;
+            size_t n = 1 + rng_below(&r, 60);
+            rs_error err = {0};
+            /* weights only where the mode uses them (a weight above 1 under
+             * the unweighted modes turns libmemcached's weighting on) */
+            fixture_build(&f, &r, seed, n, mode == KETAMA_MODE_WEIGHTED ? NULL : w1);
+            ketama_hash_fn use = ketama_hash_resolve((ketama_mode)mode, (ketama_hash_fn)fn);
+            memcached_st *mc = mode_client((ketama_mode)mode, (ketama_hash_fn)fn, &f);
+            alg_point *pts = NULL;
+            size_t np = 0;
+            if (mode == KETAMA_MODE_WEIGHTED)
+                assert_int_equal(ketama_build(f.md5, f.nodes, n, &pts, &np, &err), 0);
+            else
+                assert_int_equal(ketama_build_unweighted(f.md5, use, f.nodes, n, &pts, &np, &err), 0);
+            if (mode != KETAMA_MODE_WEIGHTED)
+                assert_int_equal(np, 100 * n);
+            for (int k = 0; k < 2000; k++) {
+                size_t len = random_key(&r, key);
+                uint32_t h = ketama_hash(f.md5, use, key, len);
+                uint32_t want_h = memcached_generate_hash_value(
+                    key, len, (memcached_hash_t)ketama_hash_memcached(use));
+                if (h != want_h)
+                    fail_msg("seed %llu mode %s key_hash %s key %d: hash %u, libmemcached %u",
+                             (unsigned long long)seed, ketama_mode_names[mode],
+                             ketama_hash_names[fn], k, h, want_h);
+                uint32_t mine = pts[alg_successor(pts, np, h)].node;
+                uint32_t want = memcached_generate_hash(mc, key, len);
+                if (mine != want)
+                    fail_msg("seed %llu mode %s key_hash %s (%zu servers) key %d (%zu bytes): "
+                             "server %u \"%s\", libmemcached %u \"%s\"",
+                             (unsigned long long)seed, ketama_mode_names[mode], ketama_hash_names[fn],
+                             n, k, len, mine, f.names[mine], want, want < n ? f.names[want] : "?");
+                if (len < MEMCACHED_MAX_KEY) {
+                    memcached_return_t rc;
+                    const memcached_instance_st *in = memcached_server_by_key(mc, key, len, &rc);
+                    assert_non_null(in);
+                    if (memcached_server_port(in) != f.srv[mine].port)
+                        fail_msg("seed %llu mode %s key %d: server_by_key port %u, core %s",
+                                 (unsigned long long)seed, ketama_mode_names[mode], k,
+                                 memcached_server_port(in), f.names[mine]);
+                }
+                cases++;
+            }
+            free(pts);
+            memcached_free(mc);
+            fixture_free(&f);
+        }
+    }
+    assert_true(cases > 50000);
+}
+
+/* What the modes are in libmemcached, so that a change of the library is
+ * seen: KETAMA is CONSISTENT_KETAMA unweighted with the key hash untouched;
+ * a weight above 1 pushed under it turns weighting on (ringsim's
+ * ketama_weighted); --DISTRIBUTION=consistent,HASH sets only KETAMA_HASH. */
+static void test_mode_behaviours(void **state)
+{
+    (void)state;
+    memcached_st *mc = memcached_create(NULL);
+    assert_int_equal(memcached_behavior_set(mc, MEMCACHED_BEHAVIOR_KETAMA, 1), MEMCACHED_SUCCESS);
+    assert_int_equal(memcached_behavior_get(mc, MEMCACHED_BEHAVIOR_DISTRIBUTION),
+                     MEMCACHED_DISTRIBUTION_CONSISTENT_KETAMA);
+    assert_int_equal(memcached_behavior_get(mc, MEMCACHED_BEHAVIOR_HASH), MEMCACHED_HASH_DEFAULT);
+    assert_int_equal(memcached_behavior_get(mc, MEMCACHED_BEHAVIOR_KETAMA_WEIGHTED), 0);
+    assert_int_equal(memcached_server_add_with_weight(mc, "cache1", 11211, 2), MEMCACHED_SUCCESS);
+    assert_int_equal(memcached_behavior_get(mc, MEMCACHED_BEHAVIOR_KETAMA_WEIGHTED), 1);
+    memcached_free(mc);
+    const char cfg[] = "--SERVER=cache1 --DISTRIBUTION=consistent,CRC";
+    mc = memcached(cfg, sizeof cfg - 1);
+    assert_non_null(mc);
+    assert_int_equal(memcached_behavior_get(mc, MEMCACHED_BEHAVIOR_DISTRIBUTION),
+                     MEMCACHED_DISTRIBUTION_CONSISTENT);
+    assert_int_equal(memcached_behavior_get(mc, MEMCACHED_BEHAVIOR_HASH), MEMCACHED_HASH_DEFAULT);
+    assert_int_equal(memcached_behavior_get(mc, MEMCACHED_BEHAVIOR_KETAMA_HASH), MEMCACHED_HASH_CRC);
+    memcached_free(mc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -502,6 +636,8 @@ int main(void)
         cmocka_unit_test(test_float_quirks_match_libmemcached),
         cmocka_unit_test(test_beyond_100_servers),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_modes_match_libmemcached),
+        cmocka_unit_test(test_mode_behaviours),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

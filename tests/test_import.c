@@ -129,6 +129,30 @@ static void nginx_upstream(void **s)
     import_free(r);
 }
 
+/* `hash KEY;` without consistent: nginx's modulo variant, imported. */
+static void nginx_plain_hash(void **s)
+{
+    (void)s;
+    import_result *r = parse("auto", NULL,
+                             "upstream u {\n hash $request_uri;\n server a:1;\n"
+                             " server b:1 weight=2 down;\n}\n",
+                             NULL, NULL);
+    assert_non_null(r);
+    assert_string_equal(import_result_algorithm(r), "nginx");
+    const json_t *c = json_object_get(import_result_params(r), "consistent");
+    assert_true(json_is_integer(c) && json_integer_value(c) == 0);
+    assert_int_equal(import_node_count(r), 2);
+    assert_true(node(r, 1)->weight == 2 && node(r, 1)->down);
+    assert_true(has_note(r, 2, "moves most keys"));
+    import_free(r);
+    /* with consistent: no parameter, as before */
+    r = parse("nginx", NULL, "upstream u { hash $k consistent; server a:1; }\n", NULL, NULL);
+    assert_non_null(r);
+    assert_null(json_object_get(import_result_params(r), "consistent"));
+    import_free(r);
+    refused("nginx", "u", "upstream u {\n least_conn;\n server a:1;\n}\n", 2, "not by \"hash KEY\"");
+}
+
 static void nginx_refusals(void **s)
 {
     (void)s;
@@ -141,8 +165,6 @@ static void nginx_refusals(void **s)
             "invalid parameter \"wieght=2\"");
     refused("nginx", NULL, "upstream u {\n hash $uri maybe;\n server a:1;\n}\n", 2,
             "invalid parameter \"maybe\"");
-    refused("nginx", "u", "upstream u {\n hash $uri;\n server a:1;\n}\n", 2,
-            "not by \"hash ... consistent\"");
     refused("nginx", "u", "upstream u {\n least_conn;\n server a:1;\n}\n", 2, "least_conn");
     refused("nginx", NULL, "http {\n upstream u {\n hash $k consistent;\n server a:1;\n", 5,
             "unexpected end of file, expecting \"}\"");
@@ -288,7 +310,26 @@ static void haproxy_backend(void **s)
     assert_true(has_note(r, -1, "renumbers"));
     import_free(r);
     refused("haproxy", "static", HAPROXY_CFG, 18, "balance roundrobin does not hash");
-    refused("haproxy", "api", HAPROXY_CFG, 22, "map-based");
+    /* map-based (from its defaults): the variant, named */
+    r = parse("haproxy", "api", HAPROXY_CFG, NULL, NULL);
+    assert_non_null(r);
+    assert_string_equal(import_result_algorithm(r), "haproxy");
+    assert_string_equal(json_string_value(json_object_get(import_result_params(r), "hash_type")),
+                        "map-based");
+    assert_null(json_object_get(import_result_params(r), "hash_balance_factor"));
+    assert_true(has_note(r, 22, "moves most keys"));
+    import_free(r);
+    /* alone, a map-based backend is offered; one with avalanche is refused */
+    r = parse("auto", NULL, "backend m\n balance hdr(k)\n server a 1.1.1.1:80 weight 2\n", NULL,
+              NULL);
+    assert_non_null(r);
+    assert_string_equal(json_string_value(json_object_get(import_result_params(r), "hash_type")),
+                        "map-based");
+    assert_true(has_note(r, 2, "HAProxy's default"));
+    import_free(r);
+    refused("haproxy", NULL,
+            "backend m\n balance uri\n hash-type map-based sdbm avalanche\n server a x:1\n", 3,
+            "map-based sdbm avalanche");
     refused("haproxy", "nope", HAPROXY_CFG, 0, "\"web\", \"static\", \"api\"");
 }
 
@@ -458,7 +499,7 @@ static void libmemcached_string(void **s)
     (void)s;
     import_result *r = parse("auto", NULL,
                              "--SERVER=10.0.0.1:11211/?2 --SERVER=cache-b.local:11212 "
-                             "--SOCKET=\"/tmp/m.sock\"/?3 --DISTRIBUTION=consistent "
+                             "--SOCKET=\"/tmp/m.sock\"/?3 "
                              "--BINARY-PROTOCOL --hash=crc\n",
                              NULL, NULL);
     assert_non_null(r);
@@ -470,7 +511,36 @@ static void libmemcached_string(void **s)
     assert_true(node(r, 2)->weight == 3);
     assert_true(has_note(r, 1, "KETAMA_WEIGHTED"));
     assert_true(has_note(r, 1, "--BINARY-PROTOCOL"));
+    assert_null(json_object_get(import_result_params(r), "mode"));
     import_free(r);
+    /* --DISTRIBUTION=consistent after the weighted servers: unweighted */
+    r = parse("auto", NULL,
+              "--HASH=crc --SERVER=10.0.0.1/?2 --SERVER=cache-b.local:11212 "
+              "--DISTRIBUTION=consistent,MD5\n",
+              NULL, NULL);
+    assert_non_null(r);
+    const json_t *pr = import_result_params(r);
+    assert_string_equal(json_string_value(json_object_get(pr, "mode")), "consistent");
+    assert_string_equal(json_string_value(json_object_get(pr, "key_hash")), "crc");
+    assert_true(node(r, 0)->weight == 1);
+    assert_true(has_note(r, -1, "weights are not used"));
+    assert_true(has_note(r, 1, "KETAMA_HASH"));
+    import_free(r);
+    /* before a weighted server: libmemcached turns weighting on */
+    r = parse("auto", NULL, "--DISTRIBUTION=consistent --SERVER=aaa/?2 --SERVER=bbb\n", NULL, NULL);
+    assert_non_null(r);
+    pr = import_result_params(r);
+    assert_string_equal(json_string_value(json_object_get(pr, "mode")), "ketama_weighted");
+    assert_string_equal(json_string_value(json_object_get(pr, "key_hash")), "one_at_a_time");
+    assert_true(node(r, 0)->weight == 2);
+    import_free(r);
+    /* a hash set after the continuum: points and keys differ, refused */
+    refused("libmemcached", NULL,
+            "--SERVER=aaa/?2 --DISTRIBUTION=consistent\n--BINARY-PROTOCOL --hash=crc\n", 2,
+            "after the continuum was built");
+    refused("libmemcached", NULL, "--SERVER=aaa --HASH=HSIEH", 1, "HSIEH");
+    refused("libmemcached", NULL, "--SERVER=aaa --DISTRIBUTION=ketama", 1,
+            "CONSISTENT, MODULA or RANDOM");
     refused("libmemcached", NULL, "--SERVER=ab:11211", 1, "three or more");
     refused("libmemcached", NULL, "--SERVER=host1 --FROB", 1, "unknown option \"--FROB\"");
     refused("libmemcached", NULL, "--SERVER=host1 --DISTRIBUTION=modula", 1,
@@ -1206,6 +1276,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(nginx_upstream),
         cmocka_unit_test(nginx_refusals),
+        cmocka_unit_test(nginx_plain_hash),
         cmocka_unit_test(haproxy_backend),
         cmocka_unit_test(haproxy_refusals),
         cmocka_unit_test(libmemcached_list),

@@ -17,6 +17,13 @@ core (tests/ref/haproxy_tool) must name the server that answered, for every
 key, and the ids it assigns must be those `show servers state` reports on
 haproxy's stats socket.  A failure prints the seed.
 
+Then `hash-type map-based` (sdbm, no avalanche: HAProxy's default for it)
+for seeds MAP_SEEDS: servers of weights 0..10 and 256, some `backup`, some
+`disabled` (down), `option allbackups` in some backends, and backends
+whose active servers are all disabled or of weight 0, so that the backups
+serve; `haproxy_tool map` places through place_build (hash_type
+map-based, the states applied) and must name the server that answered.
+
 Usage: haproxy_ref.py HAPROXY_TOOL.  Exit 0 pass, 1 fail, 77 skip (no haproxy).
 haproxy runs in the foreground (-db), dies with this script
 (PR_SET_PDEATHSIG) and is stopped on every exit path, as are the backends;
@@ -37,6 +44,7 @@ import time
 
 HAPROXY = os.environ.get("HAPROXY", "/usr/sbin/haproxy")
 SEEDS = [11, 12, 13, 14, 15, 16]
+MAP_SEEDS = [31, 32, 33, 34, 35, 36, 37, 38]
 KEYS_PER_SEED = 1500
 BATCH = 100
 SAFE = bytes(c for c in range(0x21, 0x7F) if c != ord(","))
@@ -131,6 +139,34 @@ def make_servers(rng):
     return out
 
 
+def make_map_servers(rng, seed):
+    """[(name, weight, flags)] for a map-based backend and its allbackups.
+    The seed's place in MAP_SEEDS picks the case: 0, 1 every active server
+    out (disabled or weight 0) so that the backups serve (without and with
+    allbackups); 2 weights that are multiples of 6; the others random, some
+    backups and disabled servers."""
+    case = MAP_SEEDS.index(seed)
+    n = rng.randint(6, 20) if case < 3 else rng.randint(2, 30)
+    out = []
+    for i in range(n):
+        w = rng.choice([0] + [rng.randint(1, 10)] * 8 + [256])
+        if case == 2:  # weights with a common divisor: HAProxy divides by it
+            w = rng.randint(1, 10) * 6
+        r = rng.random()
+        flags = "b" if r < (0.5 if case < 2 else 0.15) else "d" if r < 0.65 else "-"
+        if case < 2 and flags != "b":
+            flags = "d" if w else "-"
+        out.append([f"s{i}", w, flags])
+    actives = [x for x in out if "b" not in x[2] and "d" not in x[2] and x[1]]
+    backups = [x for x in out if "b" in x[2] and "d" not in x[2] and x[1]]
+    if case < 2 and len(backups) < 3:  # several usable backups: which ones serve?
+        for x in out[:3]:
+            x[1:] = [rng.randint(1, 10), "b"]
+    elif case >= 2 and not actives:
+        out[-1][1:] = [rng.randint(1, 10), "-"]
+    return [tuple(x) for x in out], case == 1 or (case >= 2 and rng.random() < 0.3)
+
+
 def random_text(rng, count):
     return "".join(chr(rng.randint(*rng.choice(CODE_POINTS))) for _ in range(count))
 
@@ -164,10 +200,19 @@ def write_conf(tmp, backends, fronts):
              "defaults", "  mode http", "  timeout connect 2s", "  timeout client 20s",
              "  timeout server 20s", "  retries 0", "  option http-keep-alive",
              "  http-reuse always"]
-    for b, (servers, ports) in enumerate(backends):
+    for b, (servers, ports, *opt) in enumerate(backends):
+        allbk = opt and opt[0]
         lines += [f"frontend f{b}", f"  bind 127.0.0.1:{fronts[b]}", f"  default_backend b{b}",
-                  f"backend b{b}", "  balance hdr(X-Key)", "  hash-type consistent"]
+                  f"backend b{b}", "  balance hdr(X-Key)",
+                  "  hash-type map-based" if opt else "  hash-type consistent"]
+        if allbk:
+            lines.append("  option allbackups")
         for (name, w, sid), port in zip(servers, ports):
+            if opt:  # map-based: sid holds the flags
+                lines.append(f"  server {name} 127.0.0.1:{port} weight {w}" +
+                             (" backup" if "b" in sid else "") +
+                             (" disabled" if "d" in sid else ""))
+                continue
             lines.append(f"  server {name} 127.0.0.1:{port} weight {w}" +
                          (f" id {sid}" if sid else ""))
     path = f"{tmp}/haproxy.cfg"
@@ -264,6 +309,16 @@ def ask_haproxy(port, keys):
     return out
 
 
+def ask_core_map(tool, servers, allbk, keys):
+    text = f"{len(servers)}\t{int(allbk)}\n".encode()
+    text += b"".join(f"{w}\t{flags}\t{name}\n".encode() for name, w, flags in servers)
+    text += b"".join(k + b"\n" for k in keys)
+    r = subprocess.run([tool, "map"], input=text, capture_output=True, timeout=60)
+    if r.returncode != 0:
+        raise RuntimeError("haproxy_tool map: " + r.stderr.decode(errors="replace"))
+    return r.stdout.decode().split("\n")[:len(keys)]
+
+
 def ask_core(tool, servers, keys):
     text = f"{len(servers)}\n".encode()
     text += b"".join(f"{w}\t{sid}\t{name}\n".encode() for name, w, sid in servers)
@@ -300,8 +355,29 @@ def main():
             ports = [back.add(name, rng) for name, _, _ in servers]
             backends.append((servers, ports))
             keysets.append([make_key(rng, i) for i in range(KEYS_PER_SEED)])
+        for seed in MAP_SEEDS:
+            rng = random.Random(seed)
+            servers, allbk = make_map_servers(rng, seed)
+            ports = [back.add(name, rng) for name, _, _ in servers]
+            backends.append((servers, ports, allbk))
+            keysets.append([make_key(rng, i) for i in range(KEYS_PER_SEED)])
         seed = None
         proc, fronts = start_haproxy(tmp, backends)
+        mapped = 0
+        for b, seed in enumerate(MAP_SEEDS, start=len(SEEDS)):
+            servers, _, allbk = backends[b]
+            keys = keysets[b]
+            mine = ask_core_map(tool, servers, allbk, keys)
+            theirs = ask_haproxy(fronts[b], keys)
+            for k, t, m in zip(keys, theirs, mine):
+                if t != m:
+                    print(f"haproxy_ref: FAIL map-based seed {seed} ({len(servers)} servers"
+                          f"{', allbackups' if allbk else ''}): key {k[:80]!r} goes to {m}, "
+                          f"haproxy chose {t}")
+                    print("servers: " + ", ".join(f"{n} weight {w} {fl}" for n, w, fl in servers))
+                    return 1
+                mapped += 1
+        seed = None
         checked = shared = assigned = zero = 0
         for b, seed in enumerate(SEEDS):
             servers, keys = backends[b][0], keysets[b]
@@ -323,9 +399,12 @@ def main():
             shared += sum(1 for _, _, sid in servers if sid > (1 << 20))
             zero += sum(1 for _, w, _ in servers if w == 0)
         print(f"haproxy_ref: {checked} keys over {len(SEEDS)} backends "
-              f"({', '.join(str(len(s)) for s, _ in backends)} servers; {assigned} ids "
+              f"({', '.join(str(len(s)) for s, *_ in backends[:len(SEEDS)])} servers; {assigned} ids "
               f"assigned by haproxy, {shared} sharing another's points, {zero} of weight 0) "
-              f"owned as {version} says")
+              f"owned as {version} says; {mapped} keys over {len(MAP_SEEDS)} map-based "
+              f"backends ({', '.join(str(len(b[0])) for b in backends[len(SEEDS):])} servers, "
+              f"{sum(fl != '-' for b in backends[len(SEEDS):] for _, _, fl in b[0])} backup or "
+              f"disabled) likewise")
         return 0
     except Exception as e:
         print(f"haproxy_ref: FAIL{f' seed {seed}' if seed else ''}: {e}")

@@ -7,7 +7,8 @@
  *           pushed into a new memcached_st;
  *   string  the text is a configuration string given to memcached().
  * Then MEMCACHED_BEHAVIOR_KETAMA_WEIGHTED is set (as a client using ketama
- * does) and, for each key (one per line), memcached_generate_hash names the
+ * does; not when the string set --DISTRIBUTION=consistent, whose
+ * continuum is taken as the library built it) and, for each key (one per line), memcached_generate_hash names the
  * server.  Prints "N", then N lines "HOST PORT" (libmemcached's
  * servers by position), then one server position per key.
  * Exit 0, or 1 with libmemcached's message.
@@ -62,7 +63,10 @@ int main(int argc, char **argv)
         }
     }
     free(text);
-    if (memcached_behavior_set(m, MEMCACHED_BEHAVIOR_KETAMA_WEIGHTED, 1) != MEMCACHED_SUCCESS) {
+    /* A string that set --DISTRIBUTION=consistent is taken as configured. */
+    if (memcached_behavior_get(m, MEMCACHED_BEHAVIOR_DISTRIBUTION) ==
+        MEMCACHED_DISTRIBUTION_CONSISTENT) {
+    } else if (memcached_behavior_set(m, MEMCACHED_BEHAVIOR_KETAMA_WEIGHTED, 1) != MEMCACHED_SUCCESS) {
         fprintf(stderr, "KETAMA_WEIGHTED refused\n");
         return 1;
     }

@@ -272,10 +272,16 @@ def mc_text(rng, string):
                     s += rng.choice([":", " "]) + str(w)
             parts.append(s)
     if string:
-        for opt in ["--BINARY-PROTOCOL", "--DISTRIBUTION=consistent", "--HASH=crc",
-                    "--TCP-NODELAY", "--CONNECT-TIMEOUT=100"]:
+        for opt in ["--BINARY-PROTOCOL", "--DISTRIBUTION=consistent", "--TCP-NODELAY",
+                    "--CONNECT-TIMEOUT=100"]:
             if rng.random() < 0.3:
+                if opt.startswith("--DISTRIBUTION") and rng.random() < 0.3:
+                    opt += "," + rng.choice(["MD5", "CRC", "FNV1A_32"])
                 parts.insert(rng.randrange(len(parts) + 1), opt)
+        if rng.random() < 0.4:  # the key hash, before the continuum is built
+            h = rng.choice(["crc", "MD5", "FNV1_64", "fnv1a_64", "FNV1_32", "FNV1A_32",
+                            "MURMUR", "JENKINS"])
+            parts.insert(0, f"--HASH={h}")
         return " ".join(parts)
     return "".join(p + (rng.choice([",", ", "]) if i + 1 < len(parts) else "")
                    for i, p in enumerate(parts))

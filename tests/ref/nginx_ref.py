@@ -18,6 +18,15 @@ $arg_k as received (not decoded), so the core (tests/ref/nginx_tool) gets
 the same bytes, which X-Key echoes back.  Every key's owner in the core must
 be the server nginx named.  A failure prints the seed.
 
+Then the same for `hash $arg_k;` without `consistent` (seeds PLAIN_SEEDS,
+nginx_tool plain): servers as above but none that resolves to several
+addresses or repeats a socket (each address is a peer of its own there,
+and $upstream_addr could not tell two peers of one address apart), and
+some marked `down` (at most a third of the weight, so that the 21 tries
+nginx makes before its round-robin fallback are never all spent: that
+fallback depends on earlier requests).  Every key's server in the core
+must be the one nginx tried.
+
 Usage: nginx_ref.py NGINX_TOOL.  Exit 0 pass, 1 fail, 77 skip (no nginx).
 nginx runs in the foreground as a single process (master_process off) in a
 temporary folder, dies with this script (PR_SET_PDEATHSIG) and is stopped
@@ -36,6 +45,7 @@ import time
 
 NGINX = os.environ.get("NGINX", "/usr/sbin/nginx")
 SEEDS = [1, 2, 3, 4, 5, 6]
+PLAIN_SEEDS = [21, 22, 23, 24, 25, 26]
 KEYS_PER_SEED = 1500
 BATCH = 100  # requests pipelined per write
 
@@ -186,9 +196,12 @@ def write_conf(tmp, port, upstreams):
     ]
     for u, servers in enumerate(upstreams):
         lines.append(f"  upstream u{u} {{")
-        lines.append("    hash $arg_k consistent;")
-        for name, w, _ in servers:
-            lines.append(f"    server {name} weight={w} max_fails=0;")
+        plain = any(len(s) > 3 for s in servers)
+        lines.append("    hash $arg_k;" if plain else "    hash $arg_k consistent;")
+        for srv in servers:
+            name, w = srv[0], srv[1]
+            down = " down" if len(srv) > 3 and srv[3] else ""
+            lines.append(f"    server {name} weight={w} max_fails=0{down};")
         lines.append("  }")
     lines += [
         "  server {",
@@ -295,11 +308,31 @@ def ask_nginx(port, path, keys):
     return out
 
 
+def make_plain_servers(rng, n, ipv6):
+    """Servers for `hash` without `consistent`: (name, weight, [addr],
+    down); one address each, sockets not repeated, down ones at most a
+    third of the weight (and never every server)."""
+    servers = [s for s in make_servers(rng, n + 4, ipv6)
+               if len(s[2]) == 1 and s[0][:5] not in ("UNIX:", "Unix:", "uNiX:")][:n]
+    total = sum(s[1] for s in servers)
+    out, down_w = [], 0
+    for name, w, addrs in servers:
+        down = len(servers) > 1 and rng.random() < 0.3 and 3 * (down_w + w) <= total
+        down_w += w if down else 0
+        out.append((name, w, addrs, down))
+    return out
+
+
 def ask_core(tool, servers, keys):
+    plain = any(len(s) > 3 for s in servers)
     text = f"{len(servers)}\n".encode()
-    text += b"".join(f"{w}\t{name}\n".encode() for name, w, _ in servers)
+    if plain:
+        text += b"".join(f"{s[1]}\t{int(s[3])}\t{s[0]}\n".encode() for s in servers)
+    else:
+        text += b"".join(f"{s[1]}\t{s[0]}\n".encode() for s in servers)
     text += b"".join(k + b"\n" for k in keys)
-    r = subprocess.run([tool], input=text, capture_output=True, timeout=60)
+    r = subprocess.run([tool] + (["plain"] if plain else []), input=text, capture_output=True,
+                       timeout=60)
     if r.returncode != 0:
         raise RuntimeError(f"nginx_tool failed: {r.stderr.decode(errors='replace')}")
     return r.stdout.decode().split("\n")[:-1]
@@ -325,31 +358,44 @@ def main():
             n = 30 if seed == SEEDS[0] else 2 if seed == SEEDS[1] else rng.randint(2, 30)
             upstreams.append(make_servers(rng, n, ipv6))
             keysets.append([wire_key(rng, i) for i in range(KEYS_PER_SEED)])
+        for seed in PLAIN_SEEDS:
+            rng = random.Random(seed)
+            n = 1 if seed == PLAIN_SEEDS[0] else 2 if seed == PLAIN_SEEDS[1] else \
+                rng.randint(3, 30)
+            upstreams.append(make_plain_servers(rng, n, ipv6))
+            keysets.append([wire_key(rng, i) for i in range(KEYS_PER_SEED)])
         proc, port = start_nginx(tmp, upstreams)
         checked = 0
-        for u, seed in enumerate(SEEDS):
+        for u, seed in enumerate(SEEDS + PLAIN_SEEDS):
             servers, keys = upstreams[u], keysets[u]
-            by_addr = {a: name for name, _, addrs in servers for a in addrs}
+            by_addr = {a: s[0] for s in servers for a in s[2]}
             theirs = ask_nginx(port, f"/u{u}", keys)
             mine = ask_core(tool, servers, keys)
             if len(mine) != len(keys):
                 raise RuntimeError(f"seed {seed}: the tool answered {len(mine)} keys")
+            if seed in PLAIN_SEEDS:
+                by_addr = {a: s[0] for s in servers for a in s[2]}
             for k, (addr, echoed), m in zip(keys, theirs, mine):
                 if echoed != k:
                     raise RuntimeError(f"seed {seed}: nginx saw $arg_k {echoed!r}, sent {k!r}")
                 if by_addr.get(addr) != m:
                     print(f"nginx_ref: FAIL seed {seed} ({len(servers)} servers): key {k!r} "
                           f"goes to {m!r}, nginx chose {addr!r} ({by_addr.get(addr)!r})")
-                    print("servers: " + ", ".join(f"{s[0]} weight={s[1]}" for s in servers))
+                    print("servers: " + ", ".join(f"{s[0]} weight={s[1]}"
+                                                  f"{' down' if len(s) > 3 and s[3] else ''}"
+                                                  for s in servers))
                     return 1
                 checked += 1
-        every = [srv for servers in upstreams for srv in servers]
-        twins = sum(1 for name, _, _ in every if name[:5] in ("UNIX:", "Unix:", "uNiX:"))
-        multi = sum(1 for _, _, addrs in every if len(addrs) > 1)
-        print(f"nginx_ref: {checked} keys over {len(SEEDS)} upstreams "
-              f"({', '.join(str(len(s)) for s in upstreams)} servers; {twins} share the points "
-              f"of an earlier unix: name, {multi} resolve to several addresses) "
-              f"owned as {version} says")
+        every = [srv for servers in upstreams[:len(SEEDS)] for srv in servers]
+        twins = sum(1 for s in every if s[0][:5] in ("UNIX:", "Unix:", "uNiX:"))
+        multi = sum(1 for s in every if len(s[2]) > 1)
+        plain = upstreams[len(SEEDS):]
+        print(f"nginx_ref: {checked} keys over {len(SEEDS)} consistent upstreams "
+              f"({', '.join(str(len(s)) for s in upstreams[:len(SEEDS)])} servers; {twins} "
+              f"share the points of an earlier unix: name, {multi} resolve to several "
+              f"addresses) and {len(plain)} plain `hash` upstreams "
+              f"({', '.join(str(len(s)) for s in plain)} servers, "
+              f"{sum(s[3] for p in plain for s in p)} down) owned as {version} says")
         return 0
     except Exception as e:  # report, clean up, fail
         print(f"nginx_ref: FAIL: {e}")

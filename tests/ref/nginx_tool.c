@@ -7,8 +7,13 @@
  * Names and keys are raw bytes without newlines (the caller sends keys
  * exactly as nginx receives them, i.e. $arg_k before any decoding).
  * Exit status 0, or 1 with a message on stderr.
+ *
+ * nginx_tool plain: `hash KEY;` without `consistent` (nginx_plain_pick):
+ * server lines are "WEIGHT<TAB>DOWN<TAB>NAME", DOWN 1 for a server marked
+ * `down`; a key nobody serves answers "-".
  */
 #define _GNU_SOURCE
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +21,10 @@
 #include "alg_nginx.h"
 #include "tool_io.h"
 
-int main(void)
+int main(int argc, char **argv)
 {
+    bool plain = argc > 1 && strcmp(argv[1], "plain") == 0;
+    bool *down = NULL;
     char *line = NULL;
     size_t cap = 0, n = 0, np = 0;
     char **names = NULL;
@@ -33,7 +40,8 @@ int main(void)
     }
     names = calloc(n, sizeof *names);
     nodes = calloc(n, sizeof *nodes);
-    if (!names || !nodes)
+    down = calloc(n, sizeof *down);
+    if (!names || !nodes || !down)
         goto out;
     for (size_t i = 0; i < n; i++) {
         long len = tool_read_line(&line, &cap, stdin);
@@ -42,10 +50,27 @@ int main(void)
             fprintf(stderr, "nginx_tool: server line %zu: WEIGHT<TAB>NAME\n", i + 1);
             goto out;
         }
+        if (plain) {
+            down[i] = tab[1] == '1';
+            tab = strchr(tab + 1, '\t');
+            if (!tab) {
+                fprintf(stderr, "nginx_tool: server line %zu: WEIGHT<TAB>DOWN<TAB>NAME\n", i + 1);
+                goto out;
+            }
+        }
         names[i] = strdup(tab + 1);
         if (!names[i])
             goto out;
         nodes[i] = (alg_node){names[i], strlen(names[i]), strtod(line, NULL)};
+    }
+    if (plain) {
+        long len;
+        while ((len = tool_read_line(&line, &cap, stdin)) >= 0) {
+            long p = nginx_plain_pick(nodes, down, n, line, (size_t)len, NULL);
+            puts(p < 0 ? "-" : names[p]);
+        }
+        rc = fflush(stdout) == 0 ? 0 : 1;
+        goto out;
     }
     if (nginx_build(nodes, n, &pts, &np, &err) != 0) {
         fprintf(stderr, "nginx_tool: %s\n", err.msg);
@@ -65,6 +90,7 @@ out:
             free(names[i]);
     free(names);
     free(nodes);
+    free(down);
     free(line);
     return rc;
 }
