@@ -18,6 +18,7 @@
 #include "csv.h"
 #include "export_config.h"
 #include "import_face.h"
+#include "keyfile.h"
 #include "names.h"
 #include "traffic.h"
 #include "view.h"
@@ -66,6 +67,7 @@ const cmd_option cmd_options[CMD_O_COUNT] = {
     [CMD_O_NAME] = {"name", "N", "the upstream, backend, pool or cluster, when the text has several"},
     [CMD_O_CONFIG] = {"config", "F",
                       "write the nodes as a real system's configuration: " EXPORT_CONFIG_FORMATS},
+    [CMD_O_FILE] = {"file", "F", "read the keys from file F, one a line (- for standard input)"},
 };
 
 #define CONFIG_OPTS                                                                                \
@@ -495,8 +497,27 @@ static sim_str *arg_strs(const cmd_line *l, rs_error *err)
     return v;
 }
 
+/* key add --file F, key add -: the keys of a text, streamed (keyfile.h),
+ * in one operation; the answer is POST /api/keys {"keys"}'s. */
+static int run_key_add_file(cmd_ctx *c, const char *path)
+{
+    keyfile *kf;
+    int rc = keyfile_open(&kf, path, &c->err);
+    int64_t ins, skip;
+    if (!rc)
+        rc = sim_insert_keys_each(c->s, keyfile_count(kf), keyfile_first(kf), keyfile_next, kf,
+                                  &ins, &skip, &c->op, &c->err);
+    keyfile_close(kf);
+    if (rc)
+        return rc;
+    c->extra = json_pack("{s:I, s:I}", "inserted", (json_int_t)ins, "skipped", (json_int_t)skip);
+    return answer_change(c);
+}
+
 static int run_key_add(cmd_ctx *c)
 {
+    if (c->l->opt[CMD_O_FILE] || cmd_reads_input(c->l))
+        return run_key_add_file(c, c->l->opt[CMD_O_FILE] ? c->l->opt[CMD_O_FILE] : "-");
     sim_str *v = arg_strs(c->l, &c->err);
     if (!v)
         return c->err.code;
@@ -1405,9 +1426,14 @@ const cmd_def cmd_table[] = {
      "Lists the nodes by position: weight, points, keys (those it serves), key share, ring "
      "share and state (up or down).",
      run_node_ls, 0},
-    {"key add", "KEY...", 1, -1, 0, CMD_F_CHANGE, "insert keys",
-     "Inserts the keys. One key must be new; in a list, keys that exist are skipped and "
-     "counted.",
+    {"key add", "KEY... | -", 0, -1, O(FILE), CMD_F_CHANGE, "insert keys, or the keys of a file",
+     "Inserts the keys. One key must be new; in a list, keys that exist or repeat are "
+     "skipped and counted. With --file F, or - alone for standard input, the keys are "
+     "the file's lines, one a line: a trailing carriage return and a byte order mark are "
+     "dropped, empty lines skipped, anything else is the key byte for byte (spaces kept, "
+     "no comments). Every line is checked before anything changes, a refusal names the "
+     "line; the file is streamed, never held in memory, into one insert_keys operation "
+     "(scenario files cannot read files). A key named - stands after --.",
      run_key_add, 0},
     {"key rm", "KEY...", 1, -1, 0, CMD_F_CHANGE, "delete keys",
      "Deletes the keys; every one of them must exist.", run_key_rm, 0},
@@ -1613,6 +1639,18 @@ static int check_args(cmd_line *l, rs_error *err)
             if (parse_u64(l->args[i], &v) || v > INT64_MAX)
                 return rs_fail(err, RINGSIM_EPARAM,
                                "operation ID must be a whole number, not \"%.64s\"", l->args[i]);
+    } else if (!strcmp(n, "key add")) {
+        /* KEY..., a lone "-" (standard input) or --file F; a key named "-"
+         * stands after "--" */
+        for (int i = 0; l->nargs > 1 && i < l->nargs && i < l->literal_from; i++)
+            if (!strcmp(l->args[i], "-")) {
+                rs_fail(err, RINGSIM_EPARAM,
+                        "- reads the keys from standard input and stands alone; a key named - "
+                        "stands after --");
+                return CMD_EXIT_USAGE; /* the message is kept */
+            }
+        if (l->opt[CMD_O_FILE] ? l->nargs > 0 : l->nargs == 0)
+            return CMD_EXIT_USAGE; /* keys and a file, or neither */
     } else if (!strcmp(n, "node weight")) {
         return parse_weight(l->args[1], &l->weight, err);
     } else if (!strcmp(n, "preview node")) {
@@ -1687,12 +1725,14 @@ int cmd_parse(cmd_line *l, int argc, char **argv, rs_error *err)
     }
     l->args = pos;
     bool dashdash = false;
+    int literal_from = argc; /* the positionals from here on came after "--" */
     for (int i = 0; i < argc; i++) {
         char *a = argv[i];
         if (dashdash || a[0] != '-' || a[1] == '\0' || (a[1] != '-' && a[1] != 'h') ||
             (a[1] == '-' && a[2] == '\0')) {
             if (!dashdash && strcmp(a, "--") == 0) {
                 dashdash = true;
+                literal_from = npos;
                 continue;
             }
             pos[npos++] = a;
@@ -1746,6 +1786,7 @@ int cmd_parse(cmd_line *l, int argc, char **argv, rs_error *err)
     l->def = d;
     l->args = pos + used;
     l->nargs = npos - used;
+    l->literal_from = literal_from < npos ? literal_from - used : l->nargs;
     if (l->help) /* `ringsim node add --help`: the caller shows the usage */
         return CMD_EXIT_OK;
     for (int o = 0; o < CMD_O_COUNT; o++) {
@@ -1776,6 +1817,10 @@ int cmd_parse(cmd_line *l, int argc, char **argv, rs_error *err)
     }
     l->weight = 1;
     int rc = check_args(l, err);
+    if (rc == CMD_EXIT_USAGE && err->msg[0]) {
+        err->code = RINGSIM_EPARAM;
+        return CMD_EXIT_USAGE;
+    }
     if (rc == CMD_EXIT_USAGE) {
         char syn[256];
         err->code = RINGSIM_EPARAM;
@@ -1804,6 +1849,12 @@ bool cmd_changes(const cmd_line *l)
     return l->def && ((l->def->flags & CMD_F_CHANGE) ||
                       ((l->def->flags & CMD_F_CHANGE_OPTS) && has_config_opts(l)) ||
                       ((l->def->flags & CMD_F_CHANGE_ARGS) && (l->nargs > 0 || l->nparams > 0)));
+}
+
+bool cmd_reads_input(const cmd_line *l)
+{
+    return l->def && !strcmp(l->def->name, "key add") &&
+           (l->opt[CMD_O_FILE] || (l->nargs == 1 && l->literal_from > 0 && !strcmp(l->args[0], "-")));
 }
 
 char *cmd_synopsis(const cmd_def *d, char *buf, size_t size)

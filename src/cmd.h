@@ -63,6 +63,7 @@ typedef enum {
     CMD_O_FORMAT, /* import --format F */
     CMD_O_NAME,   /* import --name N */
     CMD_O_CONFIG, /* export --config F */
+    CMD_O_FILE,   /* key add --file F */
     CMD_O_COUNT
 } cmd_opt;
 
@@ -111,8 +112,9 @@ typedef struct cmd_line {
     int nparams;
     char **args; /* the positionals after the command's words */
     int nargs;
-    bool help;    /* --help or -h was given */
-    bool version; /* --version was given */
+    int literal_from; /* args from this index on came after "--" (nargs when none) */
+    bool help;        /* --help or -h was given */
+    bool version;     /* --version was given */
     /* Values checked by cmd_parse: */
     double weight;   /* --weight (1 when absent) */
     int64_t *tokens; /* --tokens (malloc'd), ntokens of them */
@@ -140,6 +142,10 @@ const cmd_def *cmd_find(char **words, int n, int *used, bool *group);
 
 /* Whether this line makes an operation (a scenario may use it). */
 bool cmd_changes(const cmd_line *l);
+/* Whether this line reads a file or standard input of the machine it runs
+ * on (`key add --file F`, `key add -`): a scenario may not, since the
+ * server runs scenarios too. */
+bool cmd_reads_input(const cmd_line *l);
 
 struct cmd_ctx {
     sim *s;
