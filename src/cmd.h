@@ -181,10 +181,16 @@ int cmd_config_apply(const cmd_line *l, place_config *cfg, rs_error *err);
  * is written by cmd_print_padded: s (NULL as "") as names_escape() shows it
  * (invisible characters as "⟨U+200B⟩"), then spaces up to `width` columns
  * as a terminal counts them (names_width: a wide character 2, a combining
- * mark 0), never bytes.  cmd_text_width is the columns s takes so printed;
+ * mark 0), never bytes; a text wider than `width` (when not 0) is cut to
+ * width - 1 columns, whole characters, and "…" (--json and --csv show every
+ * name whole).  cmd_text_width is the columns s takes so printed;
  * cmd_column_width the widest of rows[i][member] (strings), at least
- * at_least.  None of them fails: out of memory, s is measured unescaped. */
+ * at_least, at most CMD_NAME_COLUMNS (or at_least when it is more).  None
+ * of them fails: out of memory, s is measured unescaped. */
+#define CMD_NAME_COLUMNS 32
 void cmd_print_padded(FILE *out, const char *s, size_t width);
+/* The same cut, without the padding: the last column of a line. */
+void cmd_print_cut(FILE *out, const char *s, size_t width);
 size_t cmd_text_width(const char *s);
 size_t cmd_column_width(const json_t *rows, const char *member, size_t at_least);
 
