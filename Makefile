@@ -26,8 +26,11 @@ $(BUILD)/Makefile: CMakeLists.txt
 build: deps $(BUILD)/Makefile
 	cmake --build $(BUILD) -j $(JOBS) -- --no-print-directory
 
-run: build
-	@echo "ringsim: open http://localhost:$(PORT)/ (Ctrl-C stops)"
+# `make run` builds the program and its manual page only (no tests, no
+# benchmarks: those are `make` and `make test`), and installs nothing.
+run: deps $(BUILD)/Makefile
+	cmake --build $(BUILD) -j $(JOBS) --target ringsim manpage -- --no-print-directory
+	@echo "ringsim: open http://localhost:$(PORT)/ (Ctrl-C stops); the manual: man -l docs/ringsim.1"
 	$(BUILD)/ringsim serve --port $(PORT) --db $(DB)
 
 # `make install PREFIX=/usr DESTDIR=/tmp/root`: the binary (with the page),

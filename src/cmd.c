@@ -1989,6 +1989,10 @@ char *cmd_synopsis(const cmd_def *d, char *buf, size_t size)
         if (!(d->options & CMD_BIT(o)) || o == CMD_O_BUILTIN || o == CMD_O_SCENARIO)
             continue;
         const cmd_option *op = &cmd_options[o];
+        char named[48]; /* an option the positionals already show ("--config F") */
+        snprintf(named, sizeof named, "--%s", op->name);
+        if (strstr(d->args, named))
+            continue;
         bool req = d->required & CMD_BIT(o);
         n += (size_t)snprintf(buf + n, size - n, " %s--%s%s%s%s%s", req ? "" : "[", op->name,
                               op->arg ? " " : "", op->arg ? op->arg : "", req ? "" : "]",
