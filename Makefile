@@ -69,7 +69,7 @@ test-asan: deps
 	cd $(ASAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --output-on-failure -j 2 $(ASAN_ONLY_ONCE)
 
-ASAN_ONLY_ONCE = -E '^(scenario_.*|ref_scenarios|ref_import|ref_states|ref_haproxy_bounded|ref_envoy_shuffle|api_tools|api_doc|readme_doc|install|package)$$'
+ASAN_ONLY_ONCE = -E '^(scenario_.*|ref_scenarios|ref_import|ref_states|ref_haproxy_bounded|ref_envoy_shuffle|api_tools|api_doc|readme_doc|install|package|make_run)$$'
 
 # The threaded paths under ThreadSanitizer: the server's API and hardening
 # tests (event loop, worker threads, cancellation, stop), the two workers
