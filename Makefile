@@ -26,8 +26,11 @@ $(BUILD)/Makefile: CMakeLists.txt
 build: deps $(BUILD)/Makefile
 	cmake --build $(BUILD) -j $(JOBS) -- --no-print-directory
 
-run: build
-	@echo "ringsim: open http://localhost:$(PORT)/ (Ctrl-C stops)"
+# `make run` builds the program and its manual page only (no tests, no
+# benchmarks: those are `make` and `make test`), and installs nothing.
+run: deps $(BUILD)/Makefile
+	cmake --build $(BUILD) -j $(JOBS) --target ringsim manpage -- --no-print-directory
+	@echo "ringsim: open http://localhost:$(PORT)/ (Ctrl-C stops); the manual: man -l docs/ringsim.1"
 	$(BUILD)/ringsim serve --port $(PORT) --db $(DB)
 
 # `make install PREFIX=/usr DESTDIR=/tmp/root`: the binary (with the page),
@@ -66,7 +69,7 @@ test-asan: deps
 	cd $(ASAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --output-on-failure -j 2 $(ASAN_ONLY_ONCE)
 
-ASAN_ONLY_ONCE = -E '^(scenario_.*|ref_scenarios|ref_import|ref_states|ref_haproxy_bounded|ref_envoy_shuffle|api_tools|api_doc|readme_doc|install|package)$$'
+ASAN_ONLY_ONCE = -E '^(scenario_.*|ref_scenarios|ref_import|ref_states|ref_haproxy_bounded|ref_envoy_shuffle|api_tools|api_doc|readme_doc|install|package|make_run)$$'
 
 # The threaded paths under ThreadSanitizer: the server's API and hardening
 # tests (event loop, worker threads, cancellation, stop), the two workers

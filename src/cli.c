@@ -305,7 +305,7 @@ static int face_complete(int argc, char **argv)
             size_t i;
             json_array_foreach(a, i, e) candidate(json_string_value(json_object_get(e, "name")), cur);
             json_decref(a);
-        } else if (!strcmp(prev_opt, "db") || !strcmp(prev_opt, "web")) {
+        } else if (!strcmp(prev_opt, "db") || !strcmp(prev_opt, "web") || !strcmp(prev_opt, "file")) {
             printf("__files__\n");
         }
         return 0;

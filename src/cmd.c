@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include "cmd.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include "csv.h"
 #include "export_config.h"
 #include "import_face.h"
+#include "keyfile.h"
 #include "names.h"
 #include "traffic.h"
 #include "view.h"
@@ -66,6 +68,7 @@ const cmd_option cmd_options[CMD_O_COUNT] = {
     [CMD_O_NAME] = {"name", "N", "the upstream, backend, pool or cluster, when the text has several"},
     [CMD_O_CONFIG] = {"config", "F",
                       "write the nodes as a real system's configuration: " EXPORT_CONFIG_FORMATS},
+    [CMD_O_FILE] = {"file", "F", "read the keys from file F, one a line (- for standard input)"},
 };
 
 #define CONFIG_OPTS                                                                                \
@@ -279,6 +282,21 @@ static bool skewed(sim *s)
     return yes;
 }
 
+/* An operation's subject, cut to width columns (0: whole); a set_state
+ * says which way it went ("alpha up -> down": an operation that changes
+ * nothing is never recorded, so the state before is the other one). */
+#define LOG_SUBJECT_COLUMNS 64
+static void print_subject(FILE *out, json_t *o, size_t width)
+{
+    const char *st = json_string_value(json_object_get(o, "state"));
+    bool state = st && !strcmp(json_string_value(json_object_get(o, "type")), "set_state");
+    size_t arrow = state ? strlen(" down -> up") : 0;
+    cmd_print_cut(out, json_string_value(json_object_get(o, "subject")),
+                  width > arrow ? width - arrow : width);
+    if (state)
+        fprintf(out, " %s -> %s", strcmp(st, "down") ? "down" : "up", st);
+}
+
 static void print_op(FILE *out, sim *s, int64_t id)
 {
     rs_error err;
@@ -287,7 +305,7 @@ static void print_op(FILE *out, sim *s, int64_t id)
         return;
     json_int_t moved = json_integer_value(json_object_get(o, "keys_moved"));
     fprintf(out, "operation %lld %s: ", (long long)id, json_string_value(json_object_get(o, "type")));
-    cmd_print_padded(out, json_string_value(json_object_get(o, "subject")), 0);
+    print_subject(out, o, 0);
     fprintf(out, "; %lld key%s moved", (long long)moved, moved == 1 ? "" : "s");
     json_t *mf = json_object_get(o, "moved_from"), *e;
     size_t i;
@@ -373,26 +391,59 @@ size_t cmd_text_width(const char *s)
 size_t cmd_column_width(const json_t *rows, const char *member, size_t at_least)
 {
     const json_t *r;
-    size_t i, w = at_least;
+    size_t i, w = at_least, most = at_least > CMD_NAME_COLUMNS ? at_least : CMD_NAME_COLUMNS;
     json_array_foreach(rows, i, r)
     {
         size_t l = cmd_text_width(json_string_value(json_object_get(r, member)));
         w = l > w ? l : w;
     }
-    return w;
+    return w < most ? w : most;
 }
 
-void cmd_print_padded(FILE *out, const char *s, size_t width)
+/* The bytes of s (valid UTF-8, len bytes) that take at most `cols`
+ * columns, *used of them, whole characters only: a combining mark stays
+ * with the character before it. */
+static size_t fit(const char *s, size_t len, size_t cols, size_t *used)
+{
+    size_t i = 0;
+    *used = 0;
+    while (i < len) {
+        unsigned char b = (unsigned char)s[i];
+        size_t n = b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
+        n = n > len - i ? len - i : n;
+        size_t w = names_width(s + i, n);
+        if (*used + w > cols)
+            break;
+        *used += w;
+        i += n;
+    }
+    return i;
+}
+
+/* s shown, cut to width columns (0: whole), padded to them when pad. */
+static void print_cut(FILE *out, const char *s, size_t width, bool pad)
 {
     s = s ? s : "";
     bool as_is = plain(s);
     char *e = as_is ? NULL : names_escape(s, strlen(s));
     const char *shown = e ? e : s;
-    fputs(shown, out);
-    for (size_t w = as_is ? strlen(s) : names_width(shown, strlen(shown)); w < width; w++)
+    size_t len = strlen(shown), w = as_is ? len : names_width(shown, len);
+    if (width && w > width) { /* cut, by columns, with an ellipsis */
+        len = as_is ? width - 1 : fit(shown, len, width - 1, &w);
+        w = (as_is ? width - 1 : w) + 1;
+        fwrite(shown, 1, len, out);
+        fputs("\u2026", out);
+    } else {
+        fputs(shown, out);
+    }
+    for (; pad && w < width; w++)
         fputc(' ', out);
     free(e);
 }
+
+void cmd_print_padded(FILE *out, const char *s, size_t width) { print_cut(out, s, width, true); }
+
+void cmd_print_cut(FILE *out, const char *s, size_t width) { print_cut(out, s, width, false); }
 
 static void pct(char *buf, size_t size, double share)
 {
@@ -526,8 +577,27 @@ static sim_str *arg_strs(const cmd_line *l, rs_error *err)
     return v;
 }
 
+/* key add --file F, key add -: the keys of a text, streamed (keyfile.h),
+ * in one operation; the answer is POST /api/keys {"keys"}'s. */
+static int run_key_add_file(cmd_ctx *c, const char *path)
+{
+    keyfile *kf;
+    int rc = keyfile_open(&kf, path, &c->err);
+    int64_t ins, skip;
+    if (!rc)
+        rc = sim_insert_keys_each(c->s, keyfile_count(kf), keyfile_first(kf), keyfile_next, kf,
+                                  &ins, &skip, &c->op, &c->err);
+    keyfile_close(kf);
+    if (rc)
+        return rc;
+    c->extra = json_pack("{s:I, s:I}", "inserted", (json_int_t)ins, "skipped", (json_int_t)skip);
+    return answer_change(c);
+}
+
 static int run_key_add(cmd_ctx *c)
 {
+    if (c->l->opt[CMD_O_FILE] || cmd_reads_input(c->l))
+        return run_key_add_file(c, c->l->opt[CMD_O_FILE] ? c->l->opt[CMD_O_FILE] : "-");
     sim_str *v = arg_strs(c->l, &c->err);
     if (!v)
         return c->err.code;
@@ -788,25 +858,88 @@ static int show(cmd_ctx *c, json_t *j, const char *csv, void (*text)(cmd_ctx *c,
     return rc;
 }
 
-static void nodes_text(cmd_ctx *c, json_t *j) { print_nodes_table(c->out, j, skewed(c->s)); }
+/* The table lists the nodes in the configuration's order -- as they were
+ * added or imported, the order a real system's configuration lists them
+ * (the placement's, sim_node_names) --; the JSON and CSV keep the API's
+ * order by position.  Names are unique, so each row is found by its name
+ * (n^2 comparisons: a few milliseconds at a thousand nodes). */
+static void nodes_text(cmd_ctx *c, json_t *j)
+{
+    json_t *nodes = json_object_get(j, "nodes"), *ordered = json_array(), *n;
+    const char *const *names = sim_node_names(c->s);
+    size_t count = sim_node_count(c->s), i, k;
+    for (k = 0; ordered && k < count; k++)
+        json_array_foreach(nodes, i, n)
+        {
+            if (!strcmp(json_string_value(json_object_get(n, "name")), names[k]))
+                json_array_append(ordered, n);
+        }
+    /* Out of memory, or rows the names do not cover: the API's order. */
+    if (ordered && json_array_size(ordered) == json_array_size(nodes))
+        json_object_set(j, "nodes", ordered);
+    json_decref(ordered);
+    print_nodes_table(c->out, j, skewed(c->s));
+}
 
 static int run_node_ls(cmd_ctx *c)
 {
     return show(c, view_nodes(c->s, &c->err), "nodes", nodes_text);
 }
 
-/* A key of the table for people (`key ls` without --csv or --json). */
+/* The table of `key ls` for people: key, position, the key's coordinate
+ * under the current algorithm named as the algorithm names it (a Redis
+ * slot, a Cassandra token; no column where the position is the
+ * coordinate), node.  Names and keys are cut (cmd_print_padded). */
+#define KEY_COLUMNS 24
+typedef struct key_table {
+    cmd_ctx *c;
+    const placement *pl;
+    const char *coord; /* the coordinate's name, NULL: no column */
+    int coord_width;
+} key_table;
+
+static void key_table_head(key_table *kt)
+{
+    FILE *out = kt->c->out;
+    kt->pl = sim_placement(kt->c->s);
+    kt->coord = place_coord_name(kt->pl);
+    char label[64] = "", lo[24] = "", hi[24] = "";
+    if (kt->coord) {
+        snprintf(label, sizeof label, "%s", kt->coord);
+        label[0] = (char)toupper((unsigned char)label[0]);
+        place_coord_str(kt->pl, 0, lo);
+        place_coord_str(kt->pl, place_top(kt->pl), hi);
+    }
+    size_t w = strlen(label);
+    w = strlen(lo) > w ? strlen(lo) : w;
+    kt->coord_width = (int)(strlen(hi) > w ? strlen(hi) : w);
+    cmd_print_padded(out, "Key", KEY_COLUMNS);
+    fprintf(out, " %10s", "Position");
+    if (kt->coord)
+        fprintf(out, "  %*s", kt->coord_width, label);
+    fprintf(out, "  Node\n");
+}
+
 static int print_key(void *ud, const char *key, size_t len, uint32_t pos, const char *node,
                      size_t node_len)
 {
-    cmd_ctx *c = ud;
+    key_table *kt = ud;
+    FILE *out = kt->c->out;
     char k[NAME_BUF];
     snprintf(k, sizeof k, "%.*s", (int)len, key);
-    cmd_print_padded(c->out, k, 24);
-    fprintf(c->out, " %10u  ", pos);
+    cmd_print_padded(out, k, KEY_COLUMNS);
+    fprintf(out, " %10u", pos);
+    if (kt->coord) {
+        sim_where w;
+        char co[24];
+        sim_key_where(kt->c->s, key, len, &w);
+        bool has = w.info.has_coord && place_coord_str(kt->pl, w.info.coord, co);
+        fprintf(out, "  %*s", kt->coord_width, has ? co : "-");
+    }
+    fputs("  ", out);
     snprintf(k, sizeof k, "%.*s", node ? (int)node_len : 6, node ? node : "(none)");
-    cmd_print_padded(c->out, k, 0);
-    fputc('\n', c->out);
+    cmd_print_cut(out, k, CMD_NAME_COLUMNS);
+    fputc('\n', out);
     return 0;
 }
 
@@ -819,11 +952,14 @@ static int run_key_ls(cmd_ctx *c)
     const char *node = l->opt[CMD_O_NODE];
     size_t nlen = node ? strlen(node) : 0;
     int64_t total;
-    int rc = l->opt[CMD_O_JSON] || l->opt[CMD_O_CSV]
-                 ? view_keys_write(c->s, c->out, l->opt[CMD_O_CSV] != NULL, node, nlen, NULL, 0,
-                                   &total, &c->err)
-                 : sim_keys_page(c->s, node, nlen, NULL, 0, 0, INT64_MAX, &total, print_key, c,
-                                 &c->err);
+    key_table kt = {c, NULL, NULL, 0};
+    bool people = !l->opt[CMD_O_JSON] && !l->opt[CMD_O_CSV];
+    if (people)
+        key_table_head(&kt);
+    int rc = !people ? view_keys_write(c->s, c->out, l->opt[CMD_O_CSV] != NULL, node, nlen, NULL, 0,
+                                       &total, &c->err)
+                     : sim_keys_page(c->s, node, nlen, NULL, 0, 0, INT64_MAX, &total, print_key,
+                                     &kt, &c->err);
     if (rc) {
         if (rc == RINGSIM_ENOMEM)
             rs_fail(&c->err, rc, "out of memory");
@@ -1050,12 +1186,16 @@ static void log_text(cmd_ctx *c, json_t *j)
 {
     json_t *p;
     size_t i;
-    json_array_foreach(json_object_get(j, "operations"), i, p) fprintf(
-        c->out, "%5lld  %s  %-11s  %6lld moved  %s\n",
-        (long long)json_integer_value(json_object_get(p, "id")),
-        json_string_value(json_object_get(p, "at")), json_string_value(json_object_get(p, "type")),
-        (long long)json_integer_value(json_object_get(p, "keys_moved")),
-        json_string_value(json_object_get(p, "subject")));
+    json_array_foreach(json_object_get(j, "operations"), i, p)
+    {
+        fprintf(c->out, "%5lld  %s  %-11s  %6lld moved  ",
+                (long long)json_integer_value(json_object_get(p, "id")),
+                json_string_value(json_object_get(p, "at")),
+                json_string_value(json_object_get(p, "type")),
+                (long long)json_integer_value(json_object_get(p, "keys_moved")));
+        print_subject(c->out, p, LOG_SUBJECT_COLUMNS);
+        fputc('\n', c->out);
+    }
     if (!json_array_size(json_object_get(j, "operations")))
         fprintf(c->out, "(no operations)\n");
 }
@@ -1530,17 +1670,28 @@ const cmd_def cmd_table[] = {
      "node already up changes nothing and records nothing.",
      run_node_state, 0},
     {"node ls", "", 0, 0, O(CSV), 0, "list nodes (like nodetool status)",
-     "Lists the nodes by position: weight, points, keys (those it serves), key share, ring "
-     "share and state (up or down).",
+     "Lists the nodes in the configuration's order (as they were added or imported): "
+     "position, weight, points, keys (those it serves), key share, ring share and state "
+     "(up or down). --json and --csv list them by position, as GET /api/nodes.",
      run_node_ls, 0},
-    {"key add", "KEY...", 1, -1, 0, CMD_F_CHANGE, "insert keys",
-     "Inserts the keys. One key must be new; in a list, keys that exist are skipped and "
-     "counted.",
+    {"key add", "KEY... | -", 0, -1, O(FILE), CMD_F_CHANGE, "insert keys, or the keys of a file",
+     "Inserts the keys. One key must be new; in a list, keys that exist or repeat are "
+     "skipped and counted. With --file F, or - alone for standard input, the keys are "
+     "the file's lines, one a line: a trailing carriage return and a byte order mark are "
+     "dropped, empty lines skipped, anything else is the key byte for byte (spaces kept, "
+     "no comments). Every line is checked before anything changes, a refusal names the "
+     "line; the file is streamed, never held in memory, into one insert_keys operation "
+     "(scenario files cannot read files). A key named - stands after --.",
      run_key_add, 0},
     {"key rm", "KEY...", 1, -1, 0, CMD_F_CHANGE, "delete keys",
      "Deletes the keys; every one of them must exist.", run_key_rm, 0},
     {"key ls", "", 0, 0, O(NODE) | O(CSV), 0, "list keys by position",
-     "Lists every stored key with its position and node, ordered by (position, key).", run_key_ls, 0},
+     "Lists every stored key ordered by (position, key): its position, its coordinate "
+     "under the current algorithm named in the system's words (a Redis slot, a Cassandra "
+     "token...; none where the position is the coordinate) and its node. Keys longer than "
+     "24 columns and names longer than 32 are cut with an ellipsis; --json and --csv give "
+     "them whole.",
+     run_key_ls, 0},
     {"key gen", "COUNT", 1, 1, O(PREFIX) | O(START) | O(YCSB), CMD_F_CHANGE, "insert generated keys",
      "Inserts the keys P+S ... P+(S+COUNT-1): COUNT from 1 to 10,000,000, prefix P "
      "(default key-), start S (default 0). Keys that exist are skipped. With --ycsb, "
@@ -1741,6 +1892,18 @@ static int check_args(cmd_line *l, rs_error *err)
             if (parse_u64(l->args[i], &v) || v > INT64_MAX)
                 return rs_fail(err, RINGSIM_EPARAM,
                                "operation ID must be a whole number, not \"%.64s\"", l->args[i]);
+    } else if (!strcmp(n, "key add")) {
+        /* KEY..., a lone "-" (standard input) or --file F; a key named "-"
+         * stands after "--" */
+        for (int i = 0; l->nargs > 1 && i < l->nargs && i < l->literal_from; i++)
+            if (!strcmp(l->args[i], "-")) {
+                rs_fail(err, RINGSIM_EPARAM,
+                        "- reads the keys from standard input and stands alone; a key named - "
+                        "stands after --");
+                return CMD_EXIT_USAGE; /* the message is kept */
+            }
+        if (l->opt[CMD_O_FILE] ? l->nargs > 0 : l->nargs == 0)
+            return CMD_EXIT_USAGE; /* keys and a file, or neither */
     } else if (!strcmp(n, "node weight")) {
         return parse_weight(l->args[1], &l->weight, err);
     } else if (!strcmp(n, "preview node")) {
@@ -1815,12 +1978,14 @@ int cmd_parse(cmd_line *l, int argc, char **argv, rs_error *err)
     }
     l->args = pos;
     bool dashdash = false;
+    int literal_from = argc; /* the positionals from here on came after "--" */
     for (int i = 0; i < argc; i++) {
         char *a = argv[i];
         if (dashdash || a[0] != '-' || a[1] == '\0' || (a[1] != '-' && a[1] != 'h') ||
             (a[1] == '-' && a[2] == '\0')) {
             if (!dashdash && strcmp(a, "--") == 0) {
                 dashdash = true;
+                literal_from = npos;
                 continue;
             }
             pos[npos++] = a;
@@ -1874,6 +2039,7 @@ int cmd_parse(cmd_line *l, int argc, char **argv, rs_error *err)
     l->def = d;
     l->args = pos + used;
     l->nargs = npos - used;
+    l->literal_from = literal_from < npos ? literal_from - used : l->nargs;
     if (l->help) /* `ringsim node add --help`: the caller shows the usage */
         return CMD_EXIT_OK;
     for (int o = 0; o < CMD_O_COUNT; o++) {
@@ -1904,6 +2070,10 @@ int cmd_parse(cmd_line *l, int argc, char **argv, rs_error *err)
     }
     l->weight = 1;
     int rc = check_args(l, err);
+    if (rc == CMD_EXIT_USAGE && err->msg[0]) {
+        err->code = RINGSIM_EPARAM;
+        return CMD_EXIT_USAGE;
+    }
     if (rc == CMD_EXIT_USAGE) {
         char syn[256];
         err->code = RINGSIM_EPARAM;
@@ -1934,6 +2104,12 @@ bool cmd_changes(const cmd_line *l)
                       ((l->def->flags & CMD_F_CHANGE_ARGS) && (l->nargs > 0 || l->nparams > 0)));
 }
 
+bool cmd_reads_input(const cmd_line *l)
+{
+    return l->def && !strcmp(l->def->name, "key add") &&
+           (l->opt[CMD_O_FILE] || (l->nargs == 1 && l->literal_from > 0 && !strcmp(l->args[0], "-")));
+}
+
 char *cmd_synopsis(const cmd_def *d, char *buf, size_t size)
 {
     size_t n = (size_t)snprintf(buf, size, "%s%s%s", d->name, *d->args ? " " : "", d->args);
@@ -1941,6 +2117,10 @@ char *cmd_synopsis(const cmd_def *d, char *buf, size_t size)
         if (!(d->options & CMD_BIT(o)) || o == CMD_O_BUILTIN || o == CMD_O_SCENARIO)
             continue;
         const cmd_option *op = &cmd_options[o];
+        char named[48]; /* an option the positionals already show ("--config F") */
+        snprintf(named, sizeof named, "--%s", op->name);
+        if (strstr(d->args, named))
+            continue;
         bool req = d->required & CMD_BIT(o);
         n += (size_t)snprintf(buf + n, size - n, " %s--%s%s%s%s%s", req ? "" : "[", op->name,
                               op->arg ? " " : "", op->arg ? op->arg : "", req ? "" : "]",

@@ -63,6 +63,7 @@ typedef enum {
     CMD_O_FORMAT, /* import --format F */
     CMD_O_NAME,   /* import --name N */
     CMD_O_CONFIG, /* export --config F */
+    CMD_O_FILE,   /* key add --file F */
     CMD_O_COUNT
 } cmd_opt;
 
@@ -111,8 +112,9 @@ typedef struct cmd_line {
     int nparams;
     char **args; /* the positionals after the command's words */
     int nargs;
-    bool help;    /* --help or -h was given */
-    bool version; /* --version was given */
+    int literal_from; /* args from this index on came after "--" (nargs when none) */
+    bool help;        /* --help or -h was given */
+    bool version;     /* --version was given */
     /* Values checked by cmd_parse: */
     double weight;   /* --weight (1 when absent) */
     int64_t *tokens; /* --tokens (malloc'd), ntokens of them */
@@ -140,6 +142,10 @@ const cmd_def *cmd_find(char **words, int n, int *used, bool *group);
 
 /* Whether this line makes an operation (a scenario may use it). */
 bool cmd_changes(const cmd_line *l);
+/* Whether this line reads a file or standard input of the machine it runs
+ * on (`key add --file F`, `key add -`): a scenario may not, since the
+ * server runs scenarios too. */
+bool cmd_reads_input(const cmd_line *l);
 
 struct cmd_ctx {
     sim *s;
@@ -175,10 +181,16 @@ int cmd_config_apply(const cmd_line *l, place_config *cfg, rs_error *err);
  * is written by cmd_print_padded: s (NULL as "") as names_escape() shows it
  * (invisible characters as "⟨U+200B⟩"), then spaces up to `width` columns
  * as a terminal counts them (names_width: a wide character 2, a combining
- * mark 0), never bytes.  cmd_text_width is the columns s takes so printed;
+ * mark 0), never bytes; a text wider than `width` (when not 0) is cut to
+ * width - 1 columns, whole characters, and "…" (--json and --csv show every
+ * name whole).  cmd_text_width is the columns s takes so printed;
  * cmd_column_width the widest of rows[i][member] (strings), at least
- * at_least.  None of them fails: out of memory, s is measured unescaped. */
+ * at_least, at most CMD_NAME_COLUMNS (or at_least when it is more).  None
+ * of them fails: out of memory, s is measured unescaped. */
+#define CMD_NAME_COLUMNS 32
 void cmd_print_padded(FILE *out, const char *s, size_t width);
+/* The same cut, without the padding: the last column of a line. */
+void cmd_print_cut(FILE *out, const char *s, size_t width);
 size_t cmd_text_width(const char *s);
 size_t cmd_column_width(const json_t *rows, const char *member, size_t at_least);
 

@@ -707,6 +707,11 @@ int place_column(const placement *p) { return p->a->col; }
 
 uint64_t place_top(const placement *p) { return p->top; }
 
+const char *place_coord_name(const placement *p)
+{
+    return p->a->coord_kind == PLACE_COORD_NONE ? NULL : p->a->coord_name;
+}
+
 int place_diff_column(const placement *a, const placement *b)
 {
     if (a->a != b->a || a->a->col < 0 || !a->a->segments)

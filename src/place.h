@@ -256,6 +256,10 @@ const char *place_down_rule_text(const placement *p);
 int place_column(const placement *p);
 /* The largest coordinate of the space. */
 uint64_t place_top(const placement *p);
+/* What a key's coordinate is called under this algorithm ("slot" for
+ * Redis, "token" for Cassandra...), NULL when the key has no coordinate
+ * apart from its SHA-256 position (ring, rendezvous).  Cannot fail. */
+const char *place_coord_name(const placement *p);
 /* The column segments range over, or -1 when keys must be re-placed one by
  * one (no segments, or two placements whose coordinates differ). */
 int place_diff_column(const placement *a, const placement *b);

@@ -331,6 +331,7 @@ static const place_algo algo_ketama = {
               "160 points per server scaled by weight; the default of most memcached "
               "clients; mode ketama or consistent for the unweighted continuum",
     .key_hash = "MD5, first 32 bits little-endian (key_hash auto)",
+    .coord_name = "continuum point",
     .space = "4294967296",
     .params = {PP_KETAMA_MODE, PP_KETAMA_HASH},
     .nparams = 2,
@@ -544,6 +545,7 @@ static const place_algo algo_nginx = {
     .origin = "ngx_http_upstream_hash_module with the consistent flag (nginx 1.22): CRC-32 "
               "points, 160 per weight unit; node names are the server strings of nginx.conf",
     .key_hash = "CRC-32",
+    .coord_name = "ring point",
     .space = "4294967296",
     .params = {PP_NGINX_CONSISTENT},
     .nparams = 1,
@@ -620,6 +622,7 @@ static const place_algo algo_envoy_ring = {
     .origin = "Envoy's ring_hash_lb: xxHash64 ring sized between min_ring_size and "
               "max_ring_size, hosts weighted by their share; node names are hash keys",
     .key_hash = "xxHash64, seed 0",
+    .coord_name = "ring hash",
     .space = "18446744073709551616",
     .params = {PP_MIN_RING_SIZE, PP_MAX_RING_SIZE, PP_PANIC_THRESHOLD, PP_HASH_BALANCE_FACTOR},
     .nparams = 4,
@@ -691,6 +694,7 @@ static const place_algo algo_maglev = {
     .origin = "Maglev (Eisenbud et al., NSDI 2016) as Envoy's maglev_lb builds it: a lookup "
               "table of table_size (prime) entries filled by per-host permutations",
     .key_hash = "xxHash64, seed 0, mod table_size",
+    .coord_name = "table entry",
     .space = "table_size",
     .params = {PP_TABLE_SIZE, PP_PANIC_THRESHOLD, PP_HASH_BALANCE_FACTOR},
     .nparams = 3,
@@ -880,6 +884,7 @@ static const place_algo algo_jump = {
     .origin = "Google's jump consistent hash: no memory, perfect balance, but buckets are "
               "numbered; removing a middle node needs MementoHash (Coluzzi et al. 2023)",
     .key_hash = "sha64 (SHA-256, first 64 bits)",
+    .coord_name = "sha64",
     .space = "18446744073709551616",
     .weights = PLACE_W_NONE,
     .replicas = PLACE_REP_NONE,
@@ -1058,6 +1063,7 @@ static const place_algo algo_multiprobe = {
     .origin = "Google's multi-probe ring: one point per node, k probes per key, the probe "
               "closest to a point wins; balance of many virtual nodes without their memory",
     .key_hash = "SHA-256: h1 = first 32 bits, h2 = next 32 bits OR 1",
+    .coord_name = "probe",
     .space = "4294967296",
     .params = {PP_PROBES},
     .nparams = 1,
@@ -1150,6 +1156,7 @@ static const place_algo algo_cassandra = {
               "node owns the range up to its tokens (num_tokens vnodes or initial_token); "
               "SimpleStrategy replicas",
     .key_hash = "Murmur3 token (signed 64-bit)",
+    .coord_name = "token",
     .space = "18446744073709551616",
     .params = {PP_NUM_TOKENS},
     .nparams = 1,
@@ -1320,6 +1327,7 @@ static const place_algo algo_redis = {
     .origin = "Redis Cluster (redis 7): CRC16 of the key or its {hash tag} mod 16384; slots "
               "split as redis-cli --cluster create, moved as rebalance moves them",
     .key_hash = "CRC16 (XMODEM) of the key or its {hash tag}",
+    .coord_name = "slot",
     .space = "16384",
     .weights = PLACE_W_NONE,
     .replicas = PLACE_REP_NONE,
@@ -1569,6 +1577,7 @@ static const place_algo algo_haproxy = {
               "the middle renumbers the ones after it); a key goes to the nearest point on "
               "either side; hash_balance_factor drives the bounded-load traffic replay",
     .key_hash = "full_hash(sdbm(key))",
+    .coord_name = "tree point",
     .space = "4294967296",
     .params = {PP_HASH_BALANCE_FACTOR, PP_ALL_BACKUPS, PP_HASH_TYPE},
     .nparams = 3,
@@ -1838,6 +1847,7 @@ static const place_algo algo_twemproxy = {
               "`name` field, else host, with \":port\" unless it is 11211); the pool's hash, "
               "some not 32 bits wide",
     .key_hash = "the pool's hash (default fnv1a_64, in 32 bits)",
+    .coord_name = "continuum point",
     .space = "4294967296",
     .params = {PP_HASH},
     .nparams = 1,

@@ -73,6 +73,10 @@ const size_t *place__node_points(const placement *p, size_t node, size_t *count)
 
 struct place_algo {
     const char *name, *title, *origin, *key_hash, *space;
+    /* What a key's coordinate is called in this system's words ("slot",
+     * "token"), for tables; NULL when it has none of its own: none at all
+     * (rendezvous), or the SHA-256 position itself (ring). */
+    const char *coord_name;
     int params[4];
     size_t nparams;
     place_weights weights;

@@ -372,6 +372,10 @@ static int parse_command(step *st, rs_error *err)
                        "key add, key rm, key gen, config with options, workload, reset, revert "
                        "and expect",
                        l->def->name);
+    if (cmd_reads_input(l)) /* the server runs scenarios: no file of its machine */
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "a scenario lists its keys: key add --file and key add - read files "
+                       "(a key named - stands after --)");
     return 0;
 }
 

@@ -202,6 +202,19 @@ int sim_remove_node(sim *s, const char *name, size_t len, int64_t *op, rs_error 
  * RINGSIM_ECONFLICT and nothing done. */
 int sim_insert_keys(sim *s, const sim_str *keys, size_t n, bool strict, int64_t *inserted,
                     int64_t *skipped, int64_t *op, rs_error *err);
+/* The same insert with the keys streamed from a reader (`key add --file`,
+ * `key add -`): memory for one key at a time, whatever n.  next(ud, &k,
+ * err) gives the next key in k (its bytes valid until the next call) and
+ * 0, or 1 at the end, or a negative RINGSIM_E code with err filled.  The
+ * log records the number of keys before the first one: n is that number
+ * (a reader that gives another is refused, RINGSIM_EPARAM), first the
+ * first key (the operation's subject when n is 1).  Each key is checked as
+ * it comes ("keys[i]: ..."); existing and repeated keys are skipped and
+ * counted, as sim_insert_keys does with strict false.  One operation:
+ * any refusal rolls it back whole. */
+typedef int (*sim_key_next_fn)(void *ud, sim_str *key, rs_error *err);
+int sim_insert_keys_each(sim *s, uint64_t n, sim_str first, sim_key_next_fn next, void *ud,
+                         int64_t *inserted, int64_t *skipped, int64_t *op, rs_error *err);
 /* The default start of `key gen` (docs/api.md v3): one past the highest number
  * generated with this prefix since the last reset (deletes and reverts do
  * not lower it, so nothing generated before is made again), 0 when none.

@@ -901,16 +901,20 @@ static int insert_finish(opctx *c, int rc, uint64_t n, int64_t *inserted, int64_
     return rc;
 }
 
-int sim_insert_keys(sim *s, const sim_str *keys, size_t n, bool strict, int64_t *inserted,
-                    int64_t *skipped, int64_t *op, rs_error *err)
+/* The insert of keys as they come from next(): the loop of every explicit
+ * insert, an array's (sim_insert_keys) or a stream's (sim_insert_keys_each).
+ * checked: the keys were checked before (an array's, by check_key_list). */
+static int insert_stream(sim *s, uint64_t n, sim_str first, sim_key_next_fn next, void *ud,
+                         bool strict, bool checked, int64_t *inserted, int64_t *skipped,
+                         int64_t *op, rs_error *err)
 {
     *inserted = *skipped = 0;
-    int rc = check_key_list(keys, n, err);
-    if (rc)
-        return rc;
+    if (n == 0)
+        return rs_fail(err, RINGSIM_EPARAM, "the list of keys is empty");
     json_t *params = json_pack("{s:I}", "keys", (json_int_t)n);
-    char *subject = count_subject(n, &keys[0]);
+    char *subject = count_subject(n, &first);
     opctx c;
+    int rc;
     if (!params || !subject) {
         rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
         goto out;
@@ -918,23 +922,78 @@ int sim_insert_keys(sim *s, const sim_str *keys, size_t n, bool strict, int64_t 
     if ((rc = sim__op_begin(s, &c, sim_op_type_name(SIM_OP_INSERT_KEYS), subject, params, err)))
         goto out;
     c.keys_only = true;
-    for (size_t i = 0; i < n && !rc; i++) {
-        if (c.op)
-            rc = store_op_add_key(s->st, c.op, (int64_t)i, keys[i].s, keys[i].len, err);
+    uint64_t i = 0;
+    for (sim_str k; !rc; i++) {
+        int more = next(ud, &k, err);
+        if (more) {
+            rc = more < 0 ? more : 0;
+            break;
+        }
+        if (i == n) {
+            rc = rs_fail(err, RINGSIM_EPARAM,
+                         "the list of keys changed while it was read: "
+                         "more than %llu keys",
+                         (unsigned long long)n);
+            break;
+        }
+        if (!checked && (rc = name_check(k.s, k.len, "key", err)) && n > 1) {
+            char m[sizeof err->msg];
+            snprintf(m, sizeof m, "%s", err->msg);
+            rs_fail(err, rc, "keys[%llu]: %s", (unsigned long long)i, m);
+        }
+        if (!rc && c.op)
+            rc = store_op_add_key(s->st, c.op, (int64_t)i, k.s, k.len, err);
         int64_t before = *inserted;
         if (!rc)
-            rc = sim__insert_one(&c, keys[i].s, keys[i].len, inserted, err);
+            rc = sim__insert_one(&c, k.s, k.len, inserted, err);
         if (!rc && strict && *inserted == before)
-            rc = rs_fail(err, RINGSIM_ECONFLICT, "key \"%.*s\" already exists", (int)keys[i].len,
-                         keys[i].s);
+            rc = rs_fail(err, RINGSIM_ECONFLICT, "key \"%.*s\" already exists", (int)k.len, k.s);
         if (!rc && i % PROGRESS_EVERY == PROGRESS_EVERY - 1)
             rc = sim__progress(s, "insert_keys", i + 1, n, err);
     }
+    if (!rc && i != n)
+        rc = rs_fail(err, RINGSIM_EPARAM,
+                     "the list of keys changed while it was read: %llu keys, not %llu",
+                     (unsigned long long)i, (unsigned long long)n);
     rc = insert_finish(&c, rc, n, inserted, skipped, op, err);
 out:
     free(subject);
     json_decref(params);
     return rc;
+}
+
+typedef struct array_reader {
+    const sim_str *keys;
+    size_t i, n;
+} array_reader;
+
+static int array_next(void *ud, sim_str *key, rs_error *err)
+{
+    (void)err;
+    array_reader *r = ud;
+    if (r->i == r->n)
+        return 1;
+    *key = r->keys[r->i++];
+    return 0;
+}
+
+int sim_insert_keys(sim *s, const sim_str *keys, size_t n, bool strict, int64_t *inserted,
+                    int64_t *skipped, int64_t *op, rs_error *err)
+{
+    *inserted = *skipped = 0;
+    int rc = check_key_list(keys, n, err);
+    if (rc)
+        return rc;
+    array_reader r = {keys, 0, n};
+    return insert_stream(s, n, keys[0], array_next, &r, strict, true, inserted, skipped, op, err);
+}
+
+int sim_insert_keys_each(sim *s, uint64_t n, sim_str first, sim_key_next_fn next, void *ud,
+                         int64_t *inserted, int64_t *skipped, int64_t *op, rs_error *err)
+{
+    *inserted = *skipped = 0;
+    int rc = n ? name_check(first.s, first.len, "key", err) : 0;
+    return rc ? rc : insert_stream(s, n, first, next, ud, false, false, inserted, skipped, op, err);
 }
 
 static int digits(uint64_t v)

@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# cli_tables_test.sh - the command line's tables for people (issue 25,
+# item 14): `log` says which way a set_state went, `key ls` has a header
+# and the algorithm's own coordinate column, `node ls` keeps the
+# configuration's order, long names are cut by display width in tables
+# and whole in --json.
+#
+#   bash tests/cli_tables_test.sh /path/to/ringsim
+#
+# Every expected value comes from the --json answers of the same database
+# (the API's, checked elsewhere against the contract) or from what the test
+# itself did; widths are counted by node's own string-width rule for East
+# Asian wide characters.  Ends with "N passed, N failed".
+
+# shellcheck disable=SC2016 # JavaScript in single quotes, on purpose
+set -u
+# shellcheck disable=SC1091  # the counters and pass/fail/note/finish
+source "$(dirname "${BASH_SOURCE[0]}")/lib/check.sh"
+export LC_ALL=C.UTF-8 2>/dev/null || export LC_ALL=C
+unset RINGSIM_DB
+
+if [ $# -lt 1 ] || [ ! -x "$1" ]; then
+    echo "usage: bash tests/cli_tables_test.sh /path/to/ringsim" >&2
+    exit 2
+fi
+BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+command -v node >/dev/null || { echo "cli_tables_test.sh: node is required" >&2; exit 2; }
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/ringsim-tables.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+cd "$TMP" || exit 2
+export RINGSIM_DB=$TMP/t.db
+O=$TMP/out
+rs() { "$BIN" "$@" >"$O" 2>"$TMP/err" </dev/null; }
+# jsrun CODE FILE... : node with A the files' texts, J = JSON.parse, and
+# W(s) the columns s takes on a terminal (wide characters 2).
+jsrun() {
+    local c=$1
+    shift
+    node -e '
+const fs = require("fs");
+const A = process.argv.slice(1).map((f) => fs.readFileSync(f, "utf8"));
+const J = JSON.parse;
+const W = (s) => [...s].reduce((w, ch) => {
+  const c = ch.codePointAt(0);
+  return w + ((c >= 0x1100 && c <= 0x115f) || (c >= 0x2e80 && c <= 0xa4cf) || (c >= 0xac00 && c <= 0xd7a3) ||
+    (c >= 0xf900 && c <= 0xfaff) || (c >= 0xfe30 && c <= 0xfe4f) || (c >= 0xff00 && c <= 0xff60) ||
+    (c >= 0xffe0 && c <= 0xffe6) ? 2 : 1);
+}, 0);
+const out = (() => {'"$c"'})();
+if (out !== undefined) console.log(out);' "$@"
+}
+check() { # DESC RESULT ("ok" passes)
+    if [ "$2" == ok ]; then pass; else fail "$1" "$2"; fi
+}
+
+LONG=node-with-a-very-long-name-0123456789-abcdefghij
+WIDE=ノードノードノードノードノードノードノード
+export LONG WIDE
+# Added in an order that is not the order of their positions.
+for n in charlie alpha "$LONG" bravo "$WIDE"; do "$BIN" node add "$n" >/dev/null; done
+"$BIN" key gen 300 >/dev/null
+"$BIN" key add "a-key-that-is-much-longer-than-the-column" >/dev/null
+
+# ---- node ls: the configuration's order for people, by position in JSON ----
+rs --json node ls
+cp "$O" nodes.json
+rs node ls
+cp "$O" nodes.txt
+check "node ls --json stays ordered by position (GET /api/nodes)" "$(jsrun '
+    const n = J(A[0]).nodes;
+    for (let i = 1; i < n.length; i++) if (n[i - 1].position > n[i].position) return `not by position: ${n.map((x) => x.name)}`;
+    return n.length === 5 ? "ok" : `${n.length} nodes`;' nodes.json)"
+check "node ls lists the nodes in the order they were added, names cut to 32 columns with …" "$(jsrun '
+    const added = ["charlie", "alpha", process.env.LONG, "bravo", process.env.WIDE];
+    const rows = A[0].split("\n").slice(1, 6);
+    const cut = (s) => { if (W(s) <= 32) return s; let t = ""; for (const ch of s) { if (W(t + ch) > 31) break; t += ch; } return t + "…"; };
+    for (let i = 0; i < 5; i++) if (!rows[i] || !rows[i].startsWith(cut(added[i]) + " ")) return `row ${i + 1}: ${rows[i]} (expected ${cut(added[i])})`;
+    return "ok";' nodes.txt)"
+check "node ls: the Position column lines up under its header whatever the name (cut by columns)" "$(jsrun '
+    const l = A[0].split("\n").filter((x) => x);
+    const hw = W(l[0].slice(0, l[0].indexOf("Position") + 8));
+    for (const r of l.slice(1, 6)) {
+      let w = 0, i = 0; const ch = [...r];
+      while (i < ch.length && w < hw) w += W(ch[i++]);
+      if (w !== hw || !/[0-9]/.test(ch[i - 1]) || ch[i] !== " ") return `row ${r}: the position does not end at column ${hw}`;
+    }
+    return "ok";' nodes.txt)"
+check "node ls --json gives every name whole" "$(jsrun '
+    const names = J(A[0]).nodes.map((n) => n.name);
+    return names.includes(process.env.LONG) && names.includes(process.env.WIDE) ? "ok" : names.join(",");' nodes.json)"
+
+# After an import: the text's order.
+printf 'upstream pool {\n    hash $request_uri consistent;\n    server 10.0.0.9:80;\n    server 10.0.0.1:80;\n    server 10.0.0.5:80 weight=2;\n}\n' >pool.conf
+"$BIN" --db "$TMP/imp.db" import pool.conf >/dev/null
+rs --db "$TMP/imp.db" node ls
+check "node ls after an import: the servers in the text's order" "$(jsrun '
+    const rows = A[0].split("\n").slice(1, 4).map((r) => r.split(" ")[0]).join(" ");
+    return rows === "10.0.0.9:80 10.0.0.1:80 10.0.0.5:80" ? "ok" : rows;' "$O")"
+
+# ---- log: which way a set_state went ----
+"$BIN" node down alpha >"$O"
+if grep -q '^operation [0-9]* set_state: alpha up -> down;' "$O"; then pass; else
+    fail "node down answers alpha up -> down" "$(cat "$O")"; fi
+"$BIN" node up alpha >/dev/null
+rs log
+check "log says set_state alpha up -> down, then down -> up" "$(jsrun '
+    const l = A[0].split("\n").filter((x) => / set_state /.test(x));
+    return l.length === 2 && / alpha up -> down$/.test(l[0]) && / alpha down -> up$/.test(l[1]) ? "ok" : l.join(" | ");' "$O")"
+rs --json log
+check "log --json keeps the subject the node's name, state the new state" "$(jsrun '
+    const o = J(A[0]).operations.filter((x) => x.type === "set_state");
+    return o.map((x) => `${x.subject}:${x.state}`).join(" ") === "alpha:down alpha:up" ? "ok" : JSON.stringify(o);' "$O")"
+
+# ---- key ls: a header, the algorithm's coordinate by its own name ----
+keyls_check() { # ALGORITHM LABEL (empty: no coordinate column)
+    rs key ls
+    cp "$O" keys.txt
+    rs --json key ls
+    cp "$O" keys.json
+    export LABEL=$2
+    check "key ls under $1: header Key, Position${2:+, $2}, Node; each row's values those of --json" "$(jsrun '
+        const lines = A[0].split("\n").filter((x) => x);
+        const keys = J(A[1]).keys, label = process.env.LABEL;
+        const head = lines[0].trim().split(/\s{2,}/).map((s) => s.trim()).filter((s) => s);
+        const want = label ? ["Key", "Position", label, "Node"] : ["Key", "Position", "Node"];
+        if (head.join("|") !== want.join("|")) return `header ${head.join("|")}`;
+        if (lines.length !== keys.length + 2) return `${lines.length} lines for ${keys.length} keys`;
+        if (lines[lines.length - 1] !== `${keys.length} keys`) return lines[lines.length - 1];
+        for (let i = 0; i < keys.length; i++) {
+          const k = keys[i], r = lines[i + 1];
+          const shown = W(k.key) <= 24 ? k.key : k.key.slice(0, 23) + "…";
+          if (!r.startsWith(shown)) return `row ${i + 1} ${r}: key ${k.key}`;
+          const rest = r.slice(shown.length).trim().split(/\s+/);
+          const vals = label ? [String(k.position), k.coordinate] : [String(k.position)];
+          if (rest.slice(0, vals.length).join(" ") !== vals.join(" ")) return `row ${i + 1} ${r}: expected ${vals.join(" ")}`;
+        }
+        return "ok";' keys.txt keys.json)"
+}
+keyls_check ring ""
+"$BIN" config --algorithm redis >/dev/null
+keyls_check redis Slot
+"$BIN" config --algorithm cassandra >/dev/null
+keyls_check cassandra Token
+"$BIN" config --algorithm maglev >/dev/null
+keyls_check maglev "Table entry"
+"$BIN" config --algorithm rendezvous >/dev/null
+keyls_check rendezvous ""
+rs key ls --node "$LONG"
+check "key ls cuts a long node name to 32 columns" "$(jsrun '
+    const r = A[0].split("\n")[1] || "";
+    return r.endsWith(" " + process.env.LONG.slice(0, 31) + "…") ? "ok" : r;' "$O")"
+
+finish
