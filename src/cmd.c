@@ -978,14 +978,9 @@ static int run_key_ls(cmd_ctx *c)
  * first 32 bits (its catalogue entry says so: ring, multiprobe). */
 static void print_lookup(FILE *out, sim *s, const char *key, json_t *j)
 {
-    const char *alg = sim_config(s)->algorithm, *kh = "";
-    json_t *cat = place_algorithms_json(), *a;
+    const char *alg = sim_config(s)->algorithm, *kh = place_key_hash(sim_config(s));
     size_t i;
-    json_array_foreach(cat, i, a)
-    {
-        if (!strcmp(json_string_value(json_object_get(a, "name")), alg))
-            kh = json_string_value(json_object_get(a, "key_hash"));
-    }
+    json_t *st;
     char *ek = names_escape(key, strlen(key));
     fprintf(out, "key         %s\nalgorithm   %s\n", ek ? ek : key, alg);
     free(ek);
@@ -1024,13 +1019,12 @@ static void print_lookup(FILE *out, sim *s, const char *key, json_t *j)
     }
     fprintf(out, "%s\nstored      %s\n", json_array_size(reps) ? "" : " (none)",
             json_is_true(json_object_get(j, "stored")) ? "yes" : "no");
-    json_t *tr = json_object_get(j, "trace"), *st;
+    json_t *tr = json_object_get(j, "trace");
     if (json_array_size(tr))
         fprintf(out, "steps:\n");
     json_array_foreach(tr, i, st)
         fprintf(out, "  %-10s %s\n", json_string_value(json_object_get(st, "step")),
                 json_string_value(json_object_get(st, "detail")));
-    json_decref(cat);
 }
 
 static void lookup_text(cmd_ctx *c, json_t *j) { print_lookup(c->out, c->s, c->l->args[0], j); }

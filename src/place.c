@@ -412,6 +412,31 @@ static json_t *algo_traits(const place_algo *a)
                      "point_rule", pr, "moves", a->col >= 0 && a->segments ? "regions" : "every key");
 }
 
+const char *place_key_hash(const place_config *cfg)
+{
+    /* ketama's key hash follows its mode and key_hash (alg_ketama.h). */
+    static const char *const ketama_text[KETAMA_NHASH] = {
+        [KETAMA_HASH_ONE_AT_A_TIME] = "libhashkit's one_at_a_time",
+        [KETAMA_HASH_MD5] = "MD5, first 32 bits little-endian",
+        [KETAMA_HASH_CRC] = "libhashkit's crc",
+        [KETAMA_HASH_FNV1_64] = "libhashkit's fnv1_64",
+        [KETAMA_HASH_FNV1A_64] = "libhashkit's fnv1a_64",
+        [KETAMA_HASH_FNV1_32] = "libhashkit's fnv1_32",
+        [KETAMA_HASH_FNV1A_32] = "libhashkit's fnv1a_32",
+        [KETAMA_HASH_MURMUR] = "libhashkit's murmur",
+        [KETAMA_HASH_JENKINS] = "libhashkit's jenkins"};
+    const place_algo *a = place__algo(cfg);
+    if (!a)
+        return "";
+    if (!strcmp(a->name, "ketama")) {
+        ketama_hash_fn fn = ketama_hash_resolve((ketama_mode)cfg->param[PP_KETAMA_MODE],
+                                                (ketama_hash_fn)cfg->param[PP_KETAMA_HASH]);
+        if (fn > KETAMA_HASH_AUTO && fn < KETAMA_NHASH && ketama_text[fn])
+            return ketama_text[fn];
+    }
+    return a->key_hash;
+}
+
 json_t *place_algorithms_json(void)
 {
     json_t *arr = json_array();

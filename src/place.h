@@ -153,6 +153,10 @@ char *place_config_describe(const place_config *cfg);
  * list (twemproxy's hash) answers "values" and its default by name; it is
  * set and answered by name, stored as its index. */
 json_t *place_algorithms_json(void);
+/* The key hash cfg places keys with, in words ("MD5, first 32 bits
+ * little-endian"): the catalogue's, or ketama's under its mode and
+ * key_hash.  Static. */
+const char *place_key_hash(const place_config *cfg);
 
 /* The points a layout of these nodes would hold (rings of points: the
  * seed's ring, ketama, nginx, Envoy's ring hash, Cassandra's tokens,

@@ -150,4 +150,19 @@ check "key ls cuts a long node name to 32 columns" "$(jsrun '
     const r = A[0].split("\n")[1] || "";
     return r.endsWith(" " + process.env.LONG.slice(0, 31) + "…") ? "ok" : r;' "$O")"
 
+# lookup's "key hash" line names the hash the key went through (its trace's
+# first step says which), for each ketama mode and an explicit key_hash.
+"$BIN" config --algorithm ketama >/dev/null
+for kv in "mode=ketama_weighted:MD5" "mode=ketama:one_at_a_time" \
+    "mode=consistent:one_at_a_time" "key_hash=fnv1a_32:fnv1a_32" "key_hash=md5:MD5"; do
+    "$BIN" config --algorithm ketama --param "${kv%%:*}" >/dev/null
+    rs lookup user:1
+    kh=$(sed -n 's/^key hash *[0-9]* (\(.*\))$/\1/p' "$O")
+    step=$(sed -n 's/^  hash  *//p' "$O")
+    want=${kv##*:}
+    if [[ "$kh" == *"$want"* && "$step" == *"$want"* ]]; then pass; else
+        fail "lookup under ketama ${kv%%:*}: key hash '$kh', hash step '$step', want $want"
+    fi
+done
+
 finish
