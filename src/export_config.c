@@ -784,15 +784,19 @@ static int write_nodetool(ex *x)
     for (size_t i = 0; !rc && i < x->n; i++) {
         const place_node *p = &x->pn[i];
         for (size_t k = 0; k < p->len; k++)
-            if (p->name[k] == ' ' || (unsigned char)p->name[k] < 0x21)
+            if (p->name[k] == ' ' || (unsigned char)p->name[k] < 0x21) {
+                free(all);
                 return refuse(x, i, "holds a space, which a nodetool ring line cannot");
+            }
         /* The lines that are not a node's (import_nodetool.c, as Ring.java
          * prints them) start with these words. */
         if (p->name[0] == '=' || starts(p, "Datacenter:") || starts(p, "Warning:") ||
-            starts(p, "Note:") || (p->len == 7 && !memcmp(p->name, "Address", 7)))
+            starts(p, "Note:") || (p->len == 7 && !memcmp(p->name, "Address", 7))) {
+            free(all);
             return refuse(x, i,
                           "starts a line nodetool ring prints as a heading (Datacenter:, "
                           "Address, =, Warning:, Note:), not a node");
+        }
         json_t *t = node_tokens(x, i), *v;
         size_t k;
         json_array_foreach(t, k, v)

@@ -1401,16 +1401,25 @@ static void haproxy_free(placement *p)
     free(h);
 }
 
-static int haproxy_build_op(placement *p, const place_from *from, rs_error *err)
+/* The state both HAProxy layouts start from: the servers' ids, assigned
+ * as cfgparse.c assigns them, held in p->extra. */
+static int haproxy_state_new(placement *p, haproxy_state **out, rs_error *err)
 {
-    (void)from;
     haproxy_state *st = calloc(1, sizeof *st);
     if (!st || !(st->ids = malloc((p->n + 1) * sizeof *st->ids))) {
         free(st);
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     }
     p->extra = st;
-    int rc = haproxy_ids(p->nodes, p->n, st->ids, err);
+    *out = st;
+    return haproxy_ids(p->nodes, p->n, st->ids, err);
+}
+
+static int haproxy_build_op(placement *p, const place_from *from, rs_error *err)
+{
+    (void)from;
+    haproxy_state *st;
+    int rc = haproxy_state_new(p, &st, err);
     if (rc || !p->n)
         return rc;
     alg_node *v = malloc((p->n + 1) * sizeof *v);
@@ -1635,13 +1644,8 @@ static long haproxy_map_use(const placement *p, bool with_states, bool *use)
 static int haproxy_map_build_op(placement *p, const place_from *from, rs_error *err)
 {
     (void)from;
-    haproxy_state *st = calloc(1, sizeof *st);
-    if (!st || !(st->ids = malloc((p->n + 1) * sizeof *st->ids))) {
-        free(st);
-        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-    }
-    p->extra = st;
-    int rc = haproxy_ids(p->nodes, p->n, st->ids, err);
+    haproxy_state *st;
+    int rc = haproxy_state_new(p, &st, err);
     if (rc || !p->n)
         return rc;
     bool *use = malloc(p->n * sizeof *use);
