@@ -1023,7 +1023,6 @@ static void print_lookup(FILE *out, sim *s, const char *key, json_t *j)
             : n ? n
                 : "(no node)",
             json_is_true(json_object_get(j, "wrapped")) ? " (wrapped)" : "");
-    free(en);
     const char *sb = json_string_value(json_object_get(j, "served_by"));
     char *esb = sb ? names_escape(sb, strlen(sb)) : NULL;
     fprintf(out, "served by   %s\n",
@@ -1032,7 +1031,10 @@ static void print_lookup(FILE *out, sim *s, const char *key, json_t *j)
             : n  ? "no live replica (every node that could serve it is down)"
                  : "nobody (no node)");
     free(esb);
-    json_t *reps = json_object_get(j, "replicas"), *r;
+    /* Redis Cluster: the master's replicas (node_replicas), not the
+     * preference list, which is the master alone. */
+    json_t *nreps = json_object_get(j, "node_replicas");
+    json_t *reps = nreps ? nreps : json_object_get(j, "replicas"), *r;
     fprintf(out, "replicas   ");
     json_array_foreach(reps, i, r)
     {
@@ -1041,8 +1043,13 @@ static void print_lookup(FILE *out, sim *s, const char *key, json_t *j)
         fprintf(out, " %s", er ? er : rn ? rn : "(none)");
         free(er);
     }
-    fprintf(out, "%s\nstored      %s\n", json_array_size(reps) ? "" : " (none)",
-            json_is_true(json_object_get(j, "stored")) ? "yes" : "no");
+    if (nreps && n)
+        fprintf(out, json_array_size(reps) ? " (of master %s)" : " (none: master %s has none)",
+                en ? en : n);
+    else if (!json_array_size(reps))
+        fprintf(out, " (none)");
+    free(en);
+    fprintf(out, "\nstored      %s\n", json_is_true(json_object_get(j, "stored")) ? "yes" : "no");
     json_t *tr = json_object_get(j, "trace"), *st;
     if (json_array_size(tr))
         fprintf(out, "steps:\n");
