@@ -1236,6 +1236,8 @@ static int run_log(cmd_ctx *c)
 
 /* diff A B: what changed between the states after A and after B, every
  * move listed (docs/api.md v3; the API pages them). */
+static void print_pairs(FILE *out, json_t *pairs);
+
 static int run_diff(cmd_ctx *c)
 {
     uint64_t a = 0, b = 0;
@@ -1287,6 +1289,7 @@ static int run_diff(cmd_ctx *c)
         }
         fputc('\n', c->out);
     }
+    print_pairs(c->out, json_object_get(j, "pairs")); /* every move, by (from, to) */
     json_t *m;
     size_t i;
     json_array_foreach(json_object_get(j, "moves"), i, m)

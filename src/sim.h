@@ -503,6 +503,10 @@ typedef struct sim_diff {
     json_t *nodes_added, *nodes_removed; /* names, by their bytes */
     bool config_changed;
     json_t *moves; /* the page: [{"key", "from", "to"}…] */
+    /* every (from, to) pair over all the moves, exact, largest first:
+     * [{"from", "to", "keys", "requests_share", "bytes"}…], the keys
+     * weighed by the workload of the state after `to` */
+    json_t *pairs;
     const char *how;
     char why[160];
     int64_t work;      /* log entries composed (how = "log") */

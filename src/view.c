@@ -938,6 +938,8 @@ json_t *view_diff(sim *s, sim_history *h, int64_t from, int64_t to, int64_t offs
                           (json_int_t)d.keys_removed, "nodes_added", d.nodes_added, "nodes_removed",
                           d.nodes_removed, "config_changed", d.config_changed, "how", d.how,
                           "moves_total", (json_int_t)d.moves_total, "moves", d.moves);
+    if (o)
+        json_object_set_new(o, "pairs", json_incref(d.pairs));
     if (o && d.why[0])
         json_object_set_new(o, "why", json_string(d.why));
     sim_diff_clear(&d);
