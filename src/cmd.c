@@ -282,6 +282,24 @@ static bool skewed(sim *s)
     return yes;
 }
 
+/* Whether the workload gives the keys' value sizes: bytes are then worth a
+ * line of their own; without sizes every key is 1 byte (API.md) and a byte
+ * count only repeats the keys, so the CLI leaves it out (JSON keeps it). */
+static bool sized(sim *s)
+{
+    json_t *w = NULL;
+    rs_error e;
+    bool yes = false;
+    if (sim_workload_json(s, &w, &e) == 0) {
+        json_t *z = json_object_get(w, "sizes");
+        const char *kind = json_string_value(json_object_get(z, "kind"));
+        yes = kind &&
+              (strcmp(kind, "fixed") != 0 || json_integer_value(json_object_get(z, "bytes")) != 1);
+    }
+    json_decref(w);
+    return yes;
+}
+
 /* An operation's subject, cut to width columns (0: whole); a set_state
  * says which way it went ("alpha up -> down": an operation that changes
  * nothing is never recorded, so the state before is the other one). */
@@ -701,19 +719,20 @@ static int run_config(cmd_ctx *c)
     if (c->l->opt[CMD_O_JSON]) {
         print_json(c->out, j);
     } else {
-        fprintf(c->out, "algorithm %s\npoints_per_node %lld\nreplicas %lld\n",
-                json_string_value(json_object_get(j, "algorithm")),
-                (long long)json_integer_value(json_object_get(j, "points_per_node")),
-                (long long)json_integer_value(json_object_get(j, "replicas")));
+        /* The parameters the algorithm takes, and only those: JSON keeps
+         * the top-level points_per_node (API.md), which jump has not. */
+        fprintf(c->out, "algorithm %s\n", json_string_value(json_object_get(j, "algorithm")));
         const char *k;
         json_t *v;
         json_object_foreach(json_object_get(j, "params"), k, v)
         {
             if (json_is_string(v))
                 fprintf(c->out, "%s %s\n", k, json_string_value(v));
-            else if (strcmp(k, "points_per_node") != 0)
+            else
                 fprintf(c->out, "%s %lld\n", k, (long long)json_integer_value(v));
         }
+        fprintf(c->out, "replicas %lld\n",
+                (long long)json_integer_value(json_object_get(j, "replicas")));
     }
     json_decref(j);
     return 0;
@@ -999,7 +1018,6 @@ static void print_lookup(FILE *out, sim *s, const char *key, json_t *j)
             : n ? n
                 : "(no node)",
             json_is_true(json_object_get(j, "wrapped")) ? " (wrapped)" : "");
-    free(en);
     const char *sb = json_string_value(json_object_get(j, "served_by"));
     char *esb = sb ? names_escape(sb, strlen(sb)) : NULL;
     fprintf(out, "served by   %s\n",
@@ -1008,7 +1026,10 @@ static void print_lookup(FILE *out, sim *s, const char *key, json_t *j)
             : n  ? "no live replica (every node that could serve it is down)"
                  : "nobody (no node)");
     free(esb);
-    json_t *reps = json_object_get(j, "replicas"), *r;
+    /* Redis Cluster: the master's replicas (node_replicas), not the
+     * preference list, which is the master alone. */
+    json_t *nreps = json_object_get(j, "node_replicas");
+    json_t *reps = nreps ? nreps : json_object_get(j, "replicas"), *r;
     fprintf(out, "replicas   ");
     json_array_foreach(reps, i, r)
     {
@@ -1017,8 +1038,13 @@ static void print_lookup(FILE *out, sim *s, const char *key, json_t *j)
         fprintf(out, " %s", er ? er : rn ? rn : "(none)");
         free(er);
     }
-    fprintf(out, "%s\nstored      %s\n", json_array_size(reps) ? "" : " (none)",
-            json_is_true(json_object_get(j, "stored")) ? "yes" : "no");
+    if (nreps && n)
+        fprintf(out, json_array_size(reps) ? " (of master %s)" : " (none: master %s has none)",
+                en ? en : n);
+    else if (!json_array_size(reps))
+        fprintf(out, " (none)");
+    free(en);
+    fprintf(out, "\nstored      %s\n", json_is_true(json_object_get(j, "stored")) ? "yes" : "no");
     json_t *tr = json_object_get(j, "trace");
     if (json_array_size(tr))
         fprintf(out, "steps:\n");
@@ -1037,7 +1063,7 @@ static int run_lookup(cmd_ctx *c)
 
 /* "unavailable: 1,951 keys (39.0%) have no live replica" (with their
  * requests and bytes where the workload says more), nothing when none. */
-static void print_unavailable(FILE *out, const char *what, json_t *u, bool loads)
+static void print_unavailable(FILE *out, const char *what, json_t *u, bool loads, bool bytes)
 {
     json_int_t k = json_integer_value(json_object_get(u, "keys"));
     if (!u || k <= 0)
@@ -1049,7 +1075,7 @@ static void print_unavailable(FILE *out, const char *what, json_t *u, bool loads
     json_t *rq = json_object_get(u, "requests_share"), *by = json_object_get(u, "bytes");
     if (loads && json_is_number(rq))
         fprintf(out, ", %.1f%% of requests", 100 * json_number_value(rq));
-    if (loads && json_is_integer(by))
+    if (bytes && json_is_integer(by))
         fprintf(out, ", %lld bytes", (long long)json_integer_value(by));
     fprintf(out, "\n");
 }
@@ -1066,7 +1092,8 @@ static void stats_text(cmd_ctx *c, json_t *j)
             (long long)json_integer_value(json_object_get(j, "min")),
             (long long)json_integer_value(json_object_get(j, "max")),
             json_real_value(json_object_get(j, "max_over_mean")));
-    print_unavailable(c->out, "unavailable", json_object_get(j, "unavailable"), skewed(c->s));
+    print_unavailable(c->out, "unavailable", json_object_get(j, "unavailable"), skewed(c->s),
+                      sized(c->s));
     if (skewed(c->s)) {
         json_t *rq = json_object_get(j, "requests"), *hot = json_object_get(rq, "hottest_key");
         const char *hk = json_string_value(json_object_get(hot, "key"));
@@ -1203,6 +1230,8 @@ static int run_log(cmd_ctx *c)
 
 /* diff A B: what changed between the states after A and after B, every
  * move listed (docs/api.md v3; the API pages them). */
+static void print_pairs(FILE *out, json_t *pairs);
+
 static int run_diff(cmd_ctx *c)
 {
     uint64_t a = 0, b = 0;
@@ -1254,6 +1283,7 @@ static int run_diff(cmd_ctx *c)
         }
         fputc('\n', c->out);
     }
+    print_pairs(c->out, json_object_get(j, "pairs")); /* every move, by (from, to) */
     json_t *m;
     size_t i;
     json_array_foreach(json_object_get(j, "moves"), i, m)
@@ -1430,10 +1460,16 @@ static int preview(cmd_ctx *c, view_preview_req *req)
         print_tally(out, "; to", json_object_get(j, "moved_to"));
         fprintf(out, "\nreplica copies added: %lld\n",
                 (long long)json_integer_value(json_object_get(j, "replica_moves")));
-        if (moved && skewed(c->s)) /* the miss spike for a cache, what a join streams */
-            fprintf(out, "%.1f%% of requests would move, %lld bytes\n",
-                    100 * json_number_value(json_object_get(j, "requests_moved")),
-                    (long long)json_integer_value(json_object_get(j, "bytes_moved")));
+        /* the miss spike for a cache; what a join streams, where sizes say */
+        bool req = moved && skewed(c->s), by = moved && sized(c->s);
+        json_int_t bm = json_integer_value(json_object_get(j, "bytes_moved"));
+        if (req)
+            fprintf(out, "%.1f%% of requests would move",
+                    100 * json_number_value(json_object_get(j, "requests_moved")));
+        if (by)
+            fprintf(out, req ? ", %lld bytes" : "%lld bytes would move", (long long)bm);
+        if (req || by)
+            fprintf(out, "\n");
         print_pairs(out, json_object_get(j, "pairs"));
         fprintf(out, "max/mean %.4f -> %.4f, cv %.4f -> %.4f, nodes %lld -> %lld\n",
                 json_number_value(json_object_get(b, "max_over_mean")),
@@ -1444,7 +1480,7 @@ static int preview(cmd_ctx *c, view_preview_req *req)
                 (long long)json_integer_value(json_object_get(a, "nodes")));
         print_after(out, a);
         print_unavailable(out, "unavailable after", json_object_get(j, "unavailable_after"),
-                          skewed(c->s));
+                          skewed(c->s), sized(c->s));
         fprintf(out, "nothing was changed\n");
     }
     json_decref(j);

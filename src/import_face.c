@@ -266,10 +266,19 @@ int import_face_run(cmd_ctx *c)
             cmd_print_padded(c->out, json_string_value(json_object_get(e, "name")), wname);
             json_int_t keys = json_integer_value(json_object_get(e, "keys"));
             fprintf(c->out, " weight %-6g keys ", json_number_value(json_object_get(e, "weight")));
-            if (*more)
-                fprintf(c->out, "%-8lld %s\n", (long long)keys, more);
+            /* A Redis master's replicas, as the text names them. */
+            json_t *reps = json_object_get(e, "replicas"), *r;
+            if (*more || json_array_size(reps))
+                fprintf(c->out, "%-8lld %s", (long long)keys, more);
             else
-                fprintf(c->out, "%lld\n", (long long)keys);
+                fprintf(c->out, "%lld", (long long)keys);
+            size_t k;
+            json_array_foreach(reps, k, r)
+            {
+                fputs(k ? ", " : *more ? ", replicas " : "replicas ", c->out);
+                cmd_print_padded(c->out, json_string_value(r), 0);
+            }
+            fputc('\n', c->out);
         }
         print_notes(c->out, imp);
         json_int_t moved = json_integer_value(json_object_get(op, "keys_moved"));

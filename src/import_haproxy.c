@@ -57,7 +57,8 @@ typedef struct hsrv {
     int line;
     int64_t weight, id;
     bool backup, down;
-    char *ignored; /* the first parameters placement does not depend on
+    bool dflt;     /* it took default-server parameters placement does not depend on */
+    char *ignored; /* its own first parameters placement does not depend on
                     * (HAP_IGNORED bytes, or NULL when there are none: a
                     * 16 MiB paste holds 800,000 servers) */
 } hsrv;
@@ -74,6 +75,7 @@ typedef struct hset {
     int64_t dweight; /* default-server */
     bool dbackup, ddown;
     char dignored[HAP_IGNORED]; /* default-server parameters placement does not depend on */
+    int dline;                  /* the last default-server line that gave one of them */
 } hset;
 
 typedef struct hproxy {
@@ -288,12 +290,12 @@ static void set_defaults(hset *s)
     s->dweight = 1;
 }
 
-/* A server's buffer of ignored parameters, made when first needed (and
- * starting as default-server's); NULL when out of memory. */
-static char *srv_ignored(hsrv *sv, const char *dflt)
+/* A server's buffer of its own ignored parameters, made when first needed;
+ * NULL when out of memory.  default-server's are noted once, on its line. */
+static char *srv_ignored(hsrv *sv)
 {
     if (sv->ignored == NULL && (sv->ignored = malloc(HAP_IGNORED)) != NULL)
-        snprintf(sv->ignored, HAP_IGNORED, "%s", dflt);
+        sv->ignored[0] = '\0';
     return sv->ignored;
 }
 
@@ -361,11 +363,12 @@ static int server_params(import_ctx *c, int line, char **w, int k, int n, hsrv *
             else
                 sv->down = dn;
         } else if (!is_default) {
-            if (srv_ignored(sv, "") == NULL)
+            if (srv_ignored(sv) == NULL)
                 return rs_fail(c->err, RINGSIM_ENOMEM, "out of memory while importing");
             add_ignored(sv->ignored, HAP_IGNORED, kw);
         } else {
             add_ignored(s->dignored, sizeof s->dignored, kw);
+            s->dline = line;
         }
         if (d->args >= 0) {
             k += 1 + d->args;
@@ -457,6 +460,16 @@ static int emit(import_ctx *c, const hproxy *p)
     /* A server of weight 0 is imported with its weight: it holds no point
      * and serves nothing, and it still numbers the servers after it. */
     bool implicit = false;
+    size_t took = 0; /* servers that took default-server's ignored parameters */
+    for (size_t i = 0; i < p->n; i++)
+        took += p->srv[i].dflt;
+    /* One note for the default-server line, not one per server it reaches. */
+    if (took &&
+        (rc = import__note(c, s->dline,
+                           "default-server: %s: placement does not depend on it "
+                           "(%zu server%s take%s it)",
+                           s->dignored, took, took == 1 ? "" : "s", took == 1 ? "s" : "")) != 0)
+        return rc;
     for (size_t i = 0; i < p->n; i++) {
         const hsrv *sv = &p->srv[i];
         import_node_rec *n = import__node(c, sv->name, strlen(sv->name), sv->line, &rc);
@@ -679,8 +692,7 @@ int import__haproxy(import_ctx *c)
             sv->weight = p->s.dweight;
             sv->backup = p->s.dbackup;
             sv->down = p->s.ddown;
-            if (p->s.dignored[0] != '\0' && srv_ignored(sv, p->s.dignored) == NULL)
-                goto nomem;
+            sv->dflt = p->s.dignored[0] != '\0';
             char who[160];
             snprintf(who, sizeof who, "'server %.60s/%.60s'", p->name, sv->name);
             if ((rc = server_params(c, l.no, w, 3, n, sv, &p->s, false, who)) != 0)
@@ -698,7 +710,7 @@ int import__haproxy(import_ctx *c)
                     goto out;
                 }
             }
-            if (env && srv_ignored(sv, "") == NULL)
+            if (env && srv_ignored(sv) == NULL)
                 goto nomem;
             if (env)
                 add_ignored(sv->ignored, HAP_IGNORED,

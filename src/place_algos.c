@@ -1309,7 +1309,28 @@ static void redis_trace(const placement *p, const char *key, size_t len, const p
                     "slot %llu is held by %s (slots were split as redis-cli --cluster create "
                     "does, then moved by rebalance as nodes joined and left)",
                     (unsigned long long)k->coord, names[k->owner]);
-    (void)p;
+    /* The master's replicas, as the imported CLUSTER NODES text names them. */
+    if (k->owner >= 0) {
+        const place_node *o = &p->nodes[k->owner];
+        char list[512] = "";
+        size_t u = 0, shown = 0;
+        /* whole names while they fit, then how many more */
+        while (shown < o->nreplicas && u + strlen(o->replicas[shown]) + 2 + 32 < sizeof list) {
+            u += (size_t)snprintf(list + u, sizeof list - u, "%s%s", shown ? ", " : "",
+                                  o->replicas[shown]);
+            shown++;
+        }
+        if (shown < o->nreplicas)
+            snprintf(list + u, sizeof list - u, " and %zu more", o->nreplicas - shown);
+        if (o->nreplicas)
+            place__step(t, "replicas",
+                        "%s has %zu replica%s from the imported text: %s; the first takes its "
+                        "slots over if it fails",
+                        names[k->owner], o->nreplicas, o->nreplicas == 1 ? "" : "s", list);
+        else
+            place__step(t, "replicas", "%s has no replica: if it fails, its slots are unserved",
+                        names[k->owner]);
+    }
 }
 
 static char *redis_slot_text(const uint32_t *owner)

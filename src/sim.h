@@ -260,6 +260,10 @@ int sim_import_check(const import_result *r, int *line, rs_error *err);
 /* The params of the import operation the current state stands on (the
  * newest in its chain), NULL when none; *id its id.  *params is new. */
 int sim_import_last(sim *s, json_t **params, int64_t *id, rs_error *err);
+/* The same, and *configured (may be NULL): whether a configure operation
+ * followed that import in the chain (a layout such as Redis's slot map was
+ * then made anew, not taken from the text). */
+int sim_import_last_ex(sim *s, json_t **params, int64_t *id, bool *configured, rs_error *err);
 /* The state becomes what it was right after operation `to` (0 = empty). */
 int sim_revert(sim *s, int64_t to, int64_t *op, rs_error *err);
 
@@ -499,6 +503,10 @@ typedef struct sim_diff {
     json_t *nodes_added, *nodes_removed; /* names, by their bytes */
     bool config_changed;
     json_t *moves; /* the page: [{"key", "from", "to"}…] */
+    /* every (from, to) pair over all the moves, exact, largest first:
+     * [{"from", "to", "keys", "requests_share", "bytes"}…], the keys
+     * weighed by the workload of the state after `to` */
+    json_t *pairs;
     const char *how;
     char why[160];
     int64_t work;      /* log entries composed (how = "log") */

@@ -497,10 +497,104 @@ static json_t *ntally_json(const ntally *t)
     return arr;
 }
 
+/* Moves per (from, to) pair of names (docs/api.md v4 "pairs"), exact: the
+ * keys, their share of requests and their bytes.  A pair is one entry of
+ * names, its bytes "F" or "N" (a name, or none) for each end, the from
+ * name, a NUL (names hold no control character), the to name. */
+typedef struct pstat {
+    int64_t keys, bytes;
+    double requests;
+} pstat;
+typedef struct ptally {
+    cset names;
+    pstat *v; /* by entry of names */
+    size_t cap;
+    char *buf; /* the entry being built */
+    size_t bcap;
+} ptally;
+
+static void ptally_free(ptally *t)
+{
+    cset_free(&t->names);
+    free(t->v);
+    free(t->buf);
+    memset(t, 0, sizeof *t);
+}
+
+static pstat *ptally_get(ptally *t, const char *from, size_t flen, const char *to, size_t tlen)
+{
+    size_t n = 3 + flen + tlen;
+    if (n > t->bcap) {
+        char *b = realloc(t->buf, n * 2);
+        if (!b)
+            return NULL;
+        t->buf = b;
+        t->bcap = n * 2;
+    }
+    t->buf[0] = from ? 'F' : 'N';
+    t->buf[1] = to ? 'F' : 'N';
+    memcpy(t->buf + 2, from ? from : "", flen);
+    t->buf[2 + flen] = '\0';
+    memcpy(t->buf + 3 + flen, to ? to : "", tlen);
+    bool fresh;
+    cent *e = cset_get(&t->names, t->buf, n, &fresh);
+    if (!e)
+        return NULL;
+    size_t i = (size_t)(e - t->names.v);
+    if (i >= t->cap) {
+        size_t old = t->cap;
+        if (vec_reserve(&t->v, &t->cap, i + 1, sizeof *t->v, 16))
+            return NULL;
+        memset(t->v + old, 0, (t->cap - old) * sizeof *t->v);
+    }
+    return &t->v[i];
+}
+
+/* Largest first (keys), then by the from name and the to name (bytes). */
+static int ptally_cmp(const void *x, const void *y, void *ud)
+{
+    const ptally *t = ud;
+    size_t a = *(const size_t *)x, b = *(const size_t *)y;
+    if (t->v[a].keys != t->v[b].keys)
+        return t->v[a].keys > t->v[b].keys ? -1 : 1;
+    const cent *ea = &t->names.v[a], *eb = &t->names.v[b];
+    return sim__cmp_bytes(cset_str(&t->names, ea), ea->len, cset_str(&t->names, eb), eb->len);
+}
+
+static json_t *ptally_json(const ptally *t)
+{
+    size_t n = t->names.n;
+    size_t *ord = malloc((n + 1) * sizeof *ord);
+    json_t *arr = ord ? json_array() : NULL;
+    for (size_t i = 0; arr && i < n; i++)
+        ord[i] = i;
+    if (arr && n)
+        qsort_r(ord, n, sizeof *ord, ptally_cmp, (void *)t);
+    for (size_t i = 0; arr && i < n; i++) {
+        const cent *e = &t->names.v[ord[i]];
+        const char *b = cset_str(&t->names, e);
+        size_t flen = strlen(b + 2), tlen = e->len - 3 - flen;
+        const pstat *p = &t->v[ord[i]];
+        json_t *o = json_pack("{s:o, s:o, s:I, s:f, s:I}", "from",
+                              b[0] == 'F' ? json_stringn(b + 2, flen) : json_null(), "to",
+                              b[1] == 'F' ? json_stringn(b + 3 + flen, tlen) : json_null(), "keys",
+                              (json_int_t)p->keys, "requests_share", p->requests, "bytes",
+                              (json_int_t)p->bytes);
+        if (!o || json_array_append_new(arr, o)) {
+            json_decref(arr);
+            arr = NULL;
+        }
+    }
+    free(ord);
+    return arr;
+}
+
 /* What the answer is built from, whichever way the difference was found. */
 typedef struct acc {
     sim_diff *d;
     ntally from, to;
+    ptally pairs;
+    sim *wl; /* the state after `to`: its workload weighs the moved keys */
     int64_t offset, limit;
     /* moves kept for the page (key order): the composition sorts first */
     rs_error *err;
@@ -512,6 +606,21 @@ static int acc_move(acc *a, const char *k, size_t len, const char *from, size_t 
     sim_diff *d = a->d;
     if (ntally_add(&a->from, from, flen) || ntally_add(&a->to, to, tlen))
         return RINGSIM_ENOMEM;
+    pstat *p = ptally_get(&a->pairs, from, flen, to, tlen);
+    if (!p)
+        return RINGSIM_ENOMEM;
+    double share = 0;
+    int64_t bytes = 1;
+    if (a->wl) {
+        int rc = sim_key_share(a->wl, k, len, &share, a->err);
+        if (!rc)
+            rc = sim_key_bytes(a->wl, k, len, &bytes, a->err);
+        if (rc)
+            return rc;
+    }
+    p->keys++;
+    p->requests += share;
+    p->bytes += bytes;
     int64_t i = d->keys_moved++;
     if (i < a->offset || i - a->offset >= a->limit)
         return 0;
@@ -694,6 +803,11 @@ static int diff_by_log(sim *s, sim_history *h, int64_t from, int64_t to, acc *a,
             d->keys_removed++;
         }
     }
+    /* The moved keys weighed by the workload of the state after `to`
+     * (the composition holds its own copies: h may move). */
+    int64_t last = 0;
+    if (!rc && nmov && !(rc = store_last_op(s->st, &last, err)))
+        rc = state_at(s, h, to, last, &a->wl, err);
     if (!rc) {
         if (nmov)
             qsort_r(ord, nmov, sizeof *ord, cmp_ent_keys, &c.keys);
@@ -703,7 +817,7 @@ static int diff_by_log(sim *s, sim_history *h, int64_t from, int64_t to, acc *a,
             const cent *fe = f >= 0 ? &c.names.v[f] : NULL, *te = t >= 0 ? &c.names.v[t] : NULL;
             rc = acc_move(a, cset_str(&c.keys, e), e->len, fe ? cset_str(&c.names, fe) : NULL,
                           fe ? fe->len : 0, te ? cset_str(&c.names, te) : NULL, te ? te->len : 0);
-            if (rc)
+            if (rc == RINGSIM_ENOMEM)
                 rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
         }
     }
@@ -771,6 +885,7 @@ static int diff_by_states(sim *s, sim_history *h, int64_t from, int64_t to, acc 
     if (!rc)
         rc = sim_history_at(s, *s1 == s ? h : &other, second, s2, err);
     cmp_ctx x = {a, sf, st};
+    a->wl = st;
     diff d = {cmp_gone, cmp_fresh, cmp_both, &x};
     if (!rc)
         rc = sim__diff_run(s, sf->st, st->st, &d, err);
@@ -786,6 +901,7 @@ static int diff_by_states(sim *s, sim_history *h, int64_t from, int64_t to, acc 
             rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     if (rc == RINGSIM_ENOMEM && !err->msg[0])
         rs_fail(err, rc, "out of memory");
+    a->wl = NULL; /* the view goes with other */
     sim_history_clear(&other);
     return rc;
 }
@@ -821,6 +937,7 @@ void sim_diff_clear(sim_diff *d)
     json_decref(d->nodes_added);
     json_decref(d->nodes_removed);
     json_decref(d->moves);
+    json_decref(d->pairs);
     memset(d, 0, sizeof *d);
 }
 
@@ -880,15 +997,19 @@ static int diff_get(sim *s, sim_history *h, int64_t from, int64_t to, int64_t of
         snprintf(d->why, sizeof d->why, "%.159s", force_states ? "asked" : e2.msg);
         ntally_free(&a.from);
         ntally_free(&a.to);
+        ptally_free(&a.pairs);
+        a.wl = NULL;
         diff_reset_counts(d);
         rc = diff_by_states(s, h, from, to, &a, err);
     }
     if (!rc && (sort_names(d->nodes_added) || sort_names(d->nodes_removed) ||
-                !(d->moved_from = ntally_json(&a.from)) || !(d->moved_to = ntally_json(&a.to))))
+                !(d->moved_from = ntally_json(&a.from)) || !(d->moved_to = ntally_json(&a.to)) ||
+                !(d->pairs = ptally_json(&a.pairs))))
         rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     d->moves_total = d->keys_moved;
     ntally_free(&a.from);
     ntally_free(&a.to);
+    ptally_free(&a.pairs);
     if (rc)
         sim_diff_clear(d);
     return rc;

@@ -306,13 +306,18 @@ int sim__import_replay(sim *s, const sim_op *o, const json_t *params, int64_t *o
 typedef struct last_import {
     int64_t id;
     char *params;
+    bool configured; /* a configure came after the import taken (or in the segment) */
 } last_import;
 
 static int take_import(void *ud, const store_op *o)
 {
     last_import *l = ud;
-    if (sim_op_type_of(o->type) != SIM_OP_IMPORT)
+    sim_op_type t = sim_op_type_of(o->type);
+    if (t == SIM_OP_CONFIGURE)
+        l->configured = true;
+    if (t != SIM_OP_IMPORT)
         return 0;
+    l->configured = false;
     char *p = strdup(o->params ? o->params : "{}");
     if (!p)
         return RINGSIM_ENOMEM;
@@ -324,17 +329,28 @@ static int take_import(void *ud, const store_op *o)
 
 int sim_import_last(sim *s, json_t **params, int64_t *id, rs_error *err)
 {
+    return sim_import_last_ex(s, params, id, NULL, err);
+}
+
+int sim_import_last_ex(sim *s, json_t **params, int64_t *id, bool *configured, rs_error *err)
+{
     *params = NULL;
     *id = 0;
+    bool newer = false; /* a configure in the segments after the import's */
     int64_t last = sim_last_op(s);
     if (last < 0)
         return (int)last;
     sim_chain ch;
     int rc = sim_chain_get(s, last, &ch, err);
-    last_import l = {0, NULL};
+    last_import l = {0, NULL, false};
     for (size_t i = 0; !rc && i < ch.n && !l.params; i++)
-        if (ch.seg[i].to > ch.seg[i].from)
+        if (ch.seg[i].to > ch.seg[i].from) {
+            l.configured = false;
             rc = sim_log_each(s, ch.seg[i].from, ch.seg[i].to - ch.seg[i].from, take_import, &l, err);
+            newer |= l.configured && !l.params;
+        }
+    if (configured)
+        *configured = newer || (l.params && l.configured);
     sim_chain_free(&ch);
     if (rc == RINGSIM_ENOMEM)
         rs_fail(err, rc, "out of memory");

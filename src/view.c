@@ -280,6 +280,73 @@ static json_t *point_json(const placement *pl, const char *const *names, const s
                      names[r->point.node], "index", (json_int_t)r->point.index);
 }
 
+/* Under an algorithm whose layout is a slot map the masters hold (Redis
+ * Cluster): "node_replicas", the replicas of the master that holds the
+ * key's slot (from the imported CLUSTER NODES text; [] without), and the
+ * trace's "owner" step says where the map came from: the import the state
+ * stands on, when it gave that slot to that master and no configure has
+ * made the map anew since; otherwise the engine's own words stay. */
+static void slot_origin(sim *s, const sim_lookup_result *r, json_t *o)
+{
+    const char *alg = sim_config(s)->algorithm;
+    if (!place_slot_count(alg))
+        return;
+    json_t *nr = json_array();
+    const place_node *pn = r->info.owner >= 0 ? &sim_place_nodes(s)[r->info.owner] : NULL;
+    for (size_t i = 0; nr && pn && i < pn->nreplicas; i++)
+        json_array_append_new(nr, json_string(pn->replicas[i]));
+    if (nr)
+        json_object_set_new(o, "node_replicas", nr);
+    json_t *imp = NULL, *owner_step = NULL, *st;
+    int64_t id = 0;
+    bool configured = false;
+    rs_error e;
+    size_t i;
+    json_array_foreach(json_object_get(o, "trace"), i, st)
+    {
+        if (!strcmp(json_string_value(json_object_get(st, "step")), "owner"))
+            owner_step = st;
+    }
+    if (!pn || !owner_step || !r->info.has_coord ||
+        sim_import_last_ex(s, &imp, &id, &configured, &e) || !imp)
+        return;
+    const char *f = json_string_value(json_object_get(imp, "format"));
+    const char *holder = NULL; /* the master the text gave the slot to */
+    json_t *n, *run;
+    size_t k;
+    json_array_foreach(json_object_get(imp, "nodes"), i, n)
+    {
+        json_array_foreach(json_object_get(n, "slots"), k, run)
+        {
+            json_int_t a = json_integer_value(json_array_get(run, 0)),
+                       b = json_integer_value(json_array_get(run, 1));
+            if ((json_int_t)r->info.coord >= a && (json_int_t)r->info.coord <= b)
+                holder = json_string_value(json_object_get(n, "name"));
+        }
+    }
+    char *d = NULL;
+    unsigned long long slot = (unsigned long long)r->info.coord;
+    const char *now = sim_node_names(s)[r->info.owner];
+    int w = 0;
+    if (f && !strcmp(f, "redis-nodes") && !configured && holder && !strcmp(holder, now))
+        w = asprintf(&d,
+                     "slot %llu is held by %s, as the imported CLUSTER NODES text says "
+                     "(operation %lld): the slot map of the import, not computed",
+                     slot, now, (long long)id);
+    else if (f && !strcmp(f, "redis-nodes") && !configured && holder)
+        w = asprintf(&d,
+                     "slot %llu is held by %s: the imported CLUSTER NODES text (operation "
+                     "%lld) gave it to %s; redis-cli's rebalance moved it as masters joined "
+                     "and left since",
+                     slot, now, (long long)id, holder);
+    if (w < 0)
+        d = NULL;
+    if (d)
+        json_object_set_new(owner_step, "detail", json_string(d));
+    free(d);
+    json_decref(imp);
+}
+
 json_t *view_lookup(sim *s, const char *key, size_t len, rs_error *err)
 {
     sim_lookup_result r;
@@ -300,8 +367,10 @@ json_t *view_lookup(sim *s, const char *key, size_t len, rs_error *err)
         r.stored, "sha256", r.sha256, "point", point, "wrapped", r.has_point && r.point.wrapped,
         "hash", hash, "coordinate", has_coord ? json_string(coord) : json_null(), "replicas",
         reps ? reps : json_array(), "trace", place_trace_json(pl, key, len, &r.info, names));
-    if (o)
+    if (o) {
         json_object_set_new(o, "served_by", str_or_null(r.served_by, r.served_len));
+        slot_origin(s, &r, o);
+    }
     return o ? o : nomem(err, NULL);
 }
 
@@ -869,6 +938,8 @@ json_t *view_diff(sim *s, sim_history *h, int64_t from, int64_t to, int64_t offs
                           (json_int_t)d.keys_removed, "nodes_added", d.nodes_added, "nodes_removed",
                           d.nodes_removed, "config_changed", d.config_changed, "how", d.how,
                           "moves_total", (json_int_t)d.moves_total, "moves", d.moves);
+    if (o)
+        json_object_set_new(o, "pairs", json_incref(d.pairs));
     if (o && d.why[0])
         json_object_set_new(o, "why", json_string(d.why));
     sim_diff_clear(&d);

@@ -93,7 +93,47 @@ async function checkPair(s, a, b, want) {
   eq(`${name}: nodes added and removed`, [d.nodes_added, d.nodes_removed], [e.nodes_added, e.nodes_removed]);
   eq(`${name}: config_changed`, d.config_changed, e.config_changed);
   if (want) eq(`${name}: found ${want === 'log' ? 'from the log' : 'by comparing states'}`, d.how, want);
+  // API.md v4 "pairs", as operations and previews answer them: every
+  // (from, to) pair over all the moves, exact, largest first; here under
+  // the default workload (every key 1 byte, the same share of requests).
+  const want2 = new Map();
+  for (const m of e.moves) {
+    const k = JSON.stringify([m.from, m.to]);
+    want2.set(k, (want2.get(k) || 0) + 1);
+  }
+  const got = new Map((d.pairs || []).map((p) => [JSON.stringify([p.from, p.to]), p]));
+  eq(`${name}: pairs, keys per (from, to) over every move`, Object.fromEntries([...got].map(([k, p]) => [k, p.keys])), Object.fromEntries(want2));
+  check(`${name}: pairs largest first`, (d.pairs || []).every((p, i) => i === 0 || d.pairs[i - 1].keys >= p.keys), JSON.stringify(d.pairs));
+  const nb = sb.keys.size;
+  check(`${name}: pairs' requests_share = keys / keys at the end, bytes = keys`,
+    (d.pairs || []).every((p) => Math.abs(p.requests_share - p.keys / nb) < 1e-9 && p.bytes === p.keys), JSON.stringify(d.pairs));
   return d;
+}
+
+// Under a workload with skew and value sizes, the pairs of the difference
+// between the states before and after an operation are that operation's
+// own pairs (the engine counts those while it moves the keys), both ways.
+async function pairsLikeOperations(s) {
+  const ok = (r) => check(`operation ${r.status}`, r.status === 200 || r.status === 201, r.text.slice(0, 200));
+  ok(await s.put('/api/config', { points_per_node: 16 }));
+  for (const n of ['a', 'b', 'c']) ok(await s.post('/api/nodes', { name: n }));
+  ok(await s.post('/api/keys', { generate: { count: 3000 } }));
+  ok(await s.put('/api/workload', { kind: 'zipf', s: 1.1, sizes: { kind: 'uniform', min: 10, max: 1000 } }));
+  ok(await s.post('/api/nodes', { name: 'd', weight: 2 }));
+  ok(await s.del('/api/nodes/b'));
+  ok(await s.put('/api/config', { algorithm: 'cassandra' }));
+  const last = (await s.ok('/api/operations?limit=1000')).operations.length;
+  for (let id = last - 2; id <= last; id++) {
+    const op = await s.ok(`/api/operations/${id}`);
+    const d = await s.ok(`/api/diff?from=${id - 1}&to=${id}&limit=1`);
+    check(`operation ${id} (${op.type}) moved keys between several pairs`, op.pairs.length > 1, JSON.stringify(op.pairs));
+    const key = (p) => JSON.stringify([p.from, p.to]);
+    const norm = (l, swap) => Object.fromEntries(l.map((p) => [swap ? JSON.stringify([p.to, p.from]) : key(p), [p.keys, p.bytes, Number(p.requests_share.toFixed(12))]]));
+    eq(`diff ${id - 1} -> ${id}: the operation's pairs (keys, bytes, requests_share)`, norm(d.pairs), norm(op.pairs));
+    check(`diff ${id - 1} -> ${id}: bytes beyond keys (sizes)`, d.pairs.every((p) => p.bytes > p.keys * 9), JSON.stringify(d.pairs));
+    const back = await s.ok(`/api/diff?from=${id}&to=${id - 1}&limit=1`);
+    eq(`diff ${id} -> ${id - 1}: the same pairs, turned round`, norm(back.pairs, true), norm(op.pairs));
+  }
 }
 
 async function history(s) {
@@ -194,6 +234,10 @@ async function commandLine(s, db, last) {
   const m = cli(db, ['diff', '7', '8']);
   const first = (await s.ok('/api/diff?from=7&to=8&limit=1')).moves[0];
   check('diff for people lists moves as KEY FROM -> TO', m.out.includes(`${first.from} -> ${first.to}`) && m.out.includes(first.key), m.out.slice(0, 400));
+  const pj = (await s.ok('/api/diff?from=7&to=8&limit=1')).pairs;
+  const shown = m.out.split('moves by pair:\n')[1] || '';
+  eq('diff for people: the pairs, largest first, as the API counts them', shown.split('\n').slice(0, pj.length),
+    pj.map((x) => `  ${x.from} -> ${x.to}  ${x.keys.toLocaleString('en-US')} keys`));
   const q = cli(db, ['diff', '16', '18']);
   check('diff across a revert is composed from the log too', /composed from the log/.test(q.out), q.out.slice(0, 200));
   for (const args of [['diff', 'x', '1'], ['diff', '-1', '1'], ['diff', '1', '1.5'], ['diff', '0', String(last + 1)]]) {
@@ -217,6 +261,7 @@ async function main() {
     await badParameters(s, last);
     await commandLine(s, s.db, last);
   });
+  await withServer('diff: pairs as the operations count them', pairsLikeOperations);
   setGroup('all');
   finish();
 }

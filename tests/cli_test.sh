@@ -1342,7 +1342,7 @@ for a in $("$BIN" algorithms --json | node -e 'let s="";process.stdin.on("data",
     "$BIN" --db "$DB" config --algorithm "$a" >/dev/null 2>&1 || { fail "config --algorithm $a for lookup" "$a"; continue; }
     "$BIN" --db "$DB" --json lookup user:42 >"$TMP/lk.json" 2>/dev/null
     rs --db "$DB" lookup user:42
-    want=$(jsval 'const j = J(A[0]); return ["key hash    " + j.hash, "coordinate  " + (j.coordinate === null ? "(none)" : j.coordinate), "node        " + j.node, "replicas    " + j.replicas.join(" "), "steps:", ...j.trace.map((t) => t.step)].join("\n")' "$TMP/lk.json")
+    want=$(jsval 'const j = J(A[0]); return ["key hash    " + j.hash, "coordinate  " + (j.coordinate === null ? "(none)" : j.coordinate), "node        " + j.node, "replicas    " + (!j.node_replicas ? j.replicas.join(" ") : j.node_replicas.length ? `${j.node_replicas.join(" ")} (of master ${j.node})` : `(none: master ${j.node} has none)`), "steps:", ...j.trace.map((t) => t.step)].join("\n")' "$TMP/lk.json")
     got=$(grep -E '^(key hash|coordinate|node|replicas|steps:)' "$O" | sed 's/^\(key hash    [^ ]*\) (.*)$/\1/; s/ (wrapped)$//'; sed -n 's/^  \([^ ]*\) .*/\1/p' "$O")
     expect_eq "lookup under $a shows the --json hash, coordinate, owner, replicas and steps" "$want" "$got"
     sha=$(grep -c '^sha256 ' "$O")

@@ -257,6 +257,58 @@ async function redis(s) {
   eq('redis: the reshards move as many slots as the new master holds', moved, now.slots.reduce((a, [x, y]) => a + y - x + 1, 0));
 }
 
+// Issue 25 item 16: after a CLUSTER NODES import, a lookup names the
+// replicas of the master that holds the key's slot ("node_replicas") and
+// its trace says the slot map came from the imported text; once a master
+// joins, a slot rebalanced away says so; a configure that makes the map
+// anew (ring, then redis again) takes the import's words back.  Holders
+// are read from the text's ranges, not from the server.
+async function redisLookup(s) {
+  const r = await s.post('/api/import', { format: 'redis-nodes', text: NODES });
+  eq('redis lookup: import 201', r.status, 201);
+  const opId = r.json.operation.id;
+  const ranges = [...NODES.matchAll(/ (\S+)@\d+ \S*master .* connected (\d+)-(\d+)$/gm)].map((m) => [m[1], Number(m[2]), Number(m[3])]);
+  const holder = (slot) => (ranges.find(([, a, b]) => slot >= a && slot <= b) || [null])[0];
+  const replicas = { '127.0.0.1:30001': [], '127.0.0.1:30002': ['127.0.0.1:30005'], '127.0.0.1:30003': [] };
+  const seen = new Set();
+  for (let i = 0; i < 60 && seen.size < 3; i++) {
+    const l = await s.ok(`/api/lookup?key=k${i}`);
+    const slot = Number(l.coordinate), want = holder(slot);
+    if (seen.has(want)) continue;
+    seen.add(want);
+    eq(`redis lookup k${i}: slot ${slot}'s master, as the text says`, l.node, want);
+    eq(`redis lookup k${i}: node_replicas, the master's replicas`, l.node_replicas, replicas[want]);
+    const owner = l.trace.find((t) => t.step === 'owner'), reps = l.trace.find((t) => t.step === 'replicas');
+    check(`redis lookup k${i}: the owner step says the slot map is the import's`,
+      owner && owner.detail.includes(`slot ${slot} is held by ${want}`) && /imported CLUSTER NODES text/.test(owner.detail) &&
+      owner.detail.includes(`operation ${opId}`) && !/split as redis-cli --cluster create/.test(owner.detail), JSON.stringify(l.trace));
+    check(`redis lookup k${i}: a replicas step naming them`,
+      reps && replicas[want].every((x) => reps.detail.includes(x)) && (replicas[want].length ? /replica/.test(reps.detail) : /no replica/.test(reps.detail)), JSON.stringify(l.trace));
+  }
+  eq('redis lookup: keys on all three masters', seen.size, 3);
+  // A master joins: the slots it received say where they came from.
+  eq('node add 127.0.0.1:30004', (await s.post('/api/nodes', { name: '127.0.0.1:30004' })).status, 201);
+  let moved = null;
+  for (let i = 0; i < 200 && !moved; i++) {
+    const l = await s.ok(`/api/lookup?key=k${i}`);
+    if (l.node === '127.0.0.1:30004') moved = l;
+  }
+  check('redis lookup: a key on the joined master', moved !== null, '');
+  if (moved) {
+    const owner = moved.trace.find((t) => t.step === 'owner');
+    check('redis lookup: its slot was the text\'s master\'s, rebalanced since',
+      owner && owner.detail.includes(`gave it to ${holder(Number(moved.coordinate))}`) && /rebalance/.test(owner.detail), JSON.stringify(moved.trace));
+    eq('redis lookup: the joined master has no replica', moved.node_replicas, []);
+  }
+  // Another algorithm: no node_replicas; redis again: the map is computed.
+  eq('config ring', (await s.put('/api/config', { algorithm: 'ring' })).status, 200);
+  check('ring: no node_replicas', !('node_replicas' in (await s.ok('/api/lookup?key=k0'))), '');
+  eq('config redis', (await s.put('/api/config', { algorithm: 'redis' })).status, 200);
+  const again = await s.ok('/api/lookup?key=k0');
+  const owner = again.trace.find((t) => t.step === 'owner');
+  check('redis made anew: the owner step no longer credits the import', owner && !/imported/.test(owner.detail) && /redis-cli --cluster create/.test(owner.detail), JSON.stringify(again.trace));
+}
+
 async function oddNames(s) {
   eq('ring nodes with odd names', [(await s.post('/api/nodes', { name: 'a b' })).status, (await s.post('/api/nodes', { name: 'c,d' })).status], [201, 201]);
   const hp = await s.get('/api/export/config?format=haproxy');
@@ -292,6 +344,7 @@ async function main() {
   await withServer('import envoy round trip', envoy);
   await withServer('import nodetool ring round trip', cassandra);
   await withServer('import CLUSTER NODES round trip', redis);
+  await withServer('lookup after a CLUSTER NODES import', redisLookup);
   await withServer('export odd names', oddNames);
   setGroup('all');
   finish();

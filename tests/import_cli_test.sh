@@ -151,6 +151,39 @@ expect "export --config nope: exit 1" 1 "$rc"
 err=$(rs export 2>&1 >/dev/null); rc=$?
 expect "export without a format: exit 2" 2 "$rc"
 
+# Issue 25 item 16: a CLUSTER NODES import names each master's replicas;
+# lookup lists the replicas of the key's master, and its steps say the
+# slot map came from the imported text (holders read from the text).
+cat >nodes.txt <<'TXT'
+e7d1eecce10fd6bb5eb35b9f99a514335d9ba9ca 10.0.6.1:6379@16379 myself,master - 0 0 1 connected 0-5460
+67ed2db8d677e59ec4a4cefb06858cf2a1a89fa1 10.0.6.2:6379@16379 master - 0 1426238316232 2 connected 5461-10922
+292f8b365bb7edb5e285caf0b7e6ddc7265d2f4f 10.0.6.3:6379@16379 master - 0 1426238318243 3 connected 10923-16383
+6ec23923021cf3ffec47632106199cb7f496ce01 10.0.6.4:6379@16379 slave 67ed2db8d677e59ec4a4cefb06858cf2a1a89fa1 0 1426238316232 5 connected
+7ec23923021cf3ffec47632106199cb7f496ce01 10.0.6.5:6379@16379 slave 67ed2db8d677e59ec4a4cefb06858cf2a1a89fa1 0 1426238316232 5 connected
+TXT
+rd() { "$BIN" --db "$TMP/redis.db" "$@"; }
+rd import nodes.txt >rimp.txt
+has "redis import: the master line names its two replicas" \
+    '^  10\.0\.6\.2:6379 .* line 2, replicas 10\.0\.6\.4:6379, 10\.0\.6\.5:6379$' rimp.txt
+if grep -q '10\.0\.6\.1:6379 .*replicas' rimp.txt; then fail "redis import: a master without replicas names none" "$(cat rimp.txt)"; else pass; fi
+# the key's slot, then the master whose range in the text holds it
+for k in a b c d e f g h; do
+    rd --json lookup "$k" >rl.json
+    slot=$(sed -n 's/^  "coordinate": "\([0-9]*\)",$/\1/p' rl.json)
+    master=$(awk -v s="$slot" '$3 ~ /master/ { split($9, r, "-"); if (s >= r[1] && s <= r[2]) { sub(/@.*/, "", $2); print $2 } }' nodes.txt)
+    rd lookup "$k" >rl.txt
+    has "redis lookup $k: node is slot $slot's master in the text" "^node        $master\$" rl.txt
+    if [ "$master" = 10.0.6.2:6379 ]; then
+        has "redis lookup $k: its master's replicas" \
+            '^replicas    10\.0\.6\.4:6379 10\.0\.6\.5:6379 (of master 10\.0\.6\.2:6379)$' rl.txt
+    else
+        has "redis lookup $k: its master has none" "^replicas    (none: master $master has none)\$" rl.txt
+    fi
+    has "redis lookup $k: the slot map is the import's" \
+        "^  owner      slot $slot is held by $master, as the imported CLUSTER NODES text says (operation 1): the slot map of the import, not computed\$" rl.txt
+    has "redis lookup $k: a replicas step" "^  replicas   $master has" rl.txt
+done
+
 # help lists import.
 rs help import >help.txt
 has "help import shows the synopsis" 'import FILE|- \[--format F\] \[--name N\]' help.txt

@@ -305,7 +305,8 @@ static void haproxy_backend(void **s)
     assert_true(node(r, 3)->backup);
     assert_int_equal(node(r, 3)->id, 2);
     assert_string_equal(node(r, 3)->address, "10.0.0.4:80");
-    assert_true(has_note(r, 13, "check"));
+    assert_true(has_note(r, 7, "default-server: check, inter"));
+    assert_false(has_note(r, 13, "check")); /* said once, on default-server's line */
     assert_true(has_note(r, 5, "balance uri"));
     assert_true(has_note(r, -1, "renumbers"));
     import_free(r);
@@ -331,6 +332,40 @@ static void haproxy_backend(void **s)
             "backend m\n balance uri\n hash-type map-based sdbm avalanche\n server a x:1\n", 3,
             "map-based sdbm avalanche");
     refused("haproxy", "nope", HAPROXY_CFG, 0, "\"web\", \"static\", \"api\"");
+}
+
+/* Issue 25 item 15: a default-server line with parameters placement does
+ * not depend on is one note on its line, however many servers take them;
+ * a server's own such parameters stay its own note. */
+static void haproxy_default_server_once(void **s)
+{
+    (void)s;
+    char t[2048];
+    int n = snprintf(t, sizeof t,
+                     "backend app\n balance uri\n hash-type consistent\n"
+                     " default-server inter 3s fall 3 rise 2 check maxconn 100\n");
+    for (int i = 1; i <= 8; i++)
+        n += snprintf(t + n, sizeof t - (size_t)n, " server s%d 10.0.0.%d:80%s\n", i, i,
+                      i == 8 ? " slowstart 10s" : "");
+    import_result *r = parse("haproxy", NULL, t, NULL, NULL);
+    assert_non_null(r);
+    assert_int_equal(import_node_count(r), 8);
+    size_t about = 0; /* notes that name default-server's parameters */
+    for (size_t i = 0; i < import_note_count(r); i++)
+        about += strstr(import_note_at(r, i)->message, "maxconn") != NULL;
+    assert_int_equal(about, 1);
+    assert_true(has_note(r, 4, "default-server: inter, fall, rise, check, maxconn"));
+    assert_true(has_note(r, 4, "8 servers take it"));
+    assert_true(has_note(r, 12, "server s8: slowstart"));
+    import_free(r);
+    /* servers before the line take nothing from it: no note */
+    r = parse("haproxy", NULL,
+              "backend app\n balance uri\n hash-type consistent\n server a 1.1.1.1:80\n"
+              " default-server check\n",
+              NULL, NULL);
+    assert_non_null(r);
+    assert_false(has_note(r, -1, "check"));
+    import_free(r);
 }
 
 static void haproxy_refusals(void **s)
@@ -1278,6 +1313,7 @@ int main(void)
         cmocka_unit_test(nginx_refusals),
         cmocka_unit_test(nginx_plain_hash),
         cmocka_unit_test(haproxy_backend),
+        cmocka_unit_test(haproxy_default_server_once),
         cmocka_unit_test(haproxy_refusals),
         cmocka_unit_test(libmemcached_list),
         cmocka_unit_test(libmemcached_list_quirks),
