@@ -18,7 +18,9 @@
  *     stored key (sha64(seed ":" key), or the insertion order), 8 bytes a
  *     key, and the normalisation H(n, s);
  *   - each node's requests and bytes (compensated sums), the largest share
- *     and the key that has it.
+ *     and the key that has it, and the ten hottest keys (stats'
+ *     hottest_keys): kept by the build's own scan, and by an insert or
+ *     delete in O(10 + inserted) while the list's next key is known.
  * Building it reads every key once: one SHA-256 per key, a sort; about a
  * second at a million keys.  It is built when first read, and kept by the
  * operations that leave the key set alone (node add and remove, weights,
