@@ -541,6 +541,13 @@ int sim_set_workload_if_new(sim *s, const json_t *spec, const json_t *now, int64
 int sim_workload_json(sim *s, json_t **out, rs_error *err);
 /* Node of placement index `index`: its share of requests and its bytes. */
 int sim_node_load(sim *s, size_t index, double *requests, int64_t *bytes, rs_error *err);
+/* The hottest keys listed by the stats (requests.hottest_keys). */
+#define SIM_HOTTEST_MAX 10
+typedef struct sim_hot_key {
+    char key[256];
+    size_t len;
+    double share;
+} sim_hot_key;
 typedef struct sim_requests_stats {
     double max_over_mean, cv; /* of the nodes' request shares */
     bool has_hottest;         /* false with no key */
@@ -548,6 +555,11 @@ typedef struct sim_requests_stats {
     size_t hottest_len;
     double hottest_share;
     double bound; /* max(1, largest key share / largest fair share) */
+    /* Up to SIM_HOTTEST_MAX keys, hottest first, ties broken as for
+     * hottest_key (hot[0] is it): kept with the workload's cache, so
+     * reading them costs no pass over the keys. */
+    sim_hot_key hot[SIM_HOTTEST_MAX];
+    size_t nhot;
 } sim_requests_stats;
 int sim_requests_get(sim *s, sim_requests_stats *out, rs_error *err);
 /* What nobody serves (docs/api.md v4 "unavailable"): the stored keys no

@@ -18,7 +18,9 @@
  *     stored key (sha64(seed ":" key), or the insertion order), 8 bytes a
  *     key, and the normalisation H(n, s);
  *   - each node's requests and bytes (compensated sums), the largest share
- *     and the key that has it.
+ *     and the key that has it, and the ten hottest keys (stats'
+ *     hottest_keys): kept by the build's own scan, and by an insert or
+ *     delete in O(10 + inserted) while the list's next key is known.
  * Building it reads every key once: one SHA-256 per key, a sort; about a
  * second at a million keys.  It is built when first read, and kept by the
  * operations that leave the key set alone (node add and remove, weights,
@@ -83,6 +85,45 @@ typedef struct totals {
     size_t n, cap;
 } totals;
 
+/* One of the hottest keys (stats' requests.hottest_keys), hottest first. */
+#define WL_TOP SIM_HOTTEST_MAX
+typedef struct topkey {
+    char *key; /* malloc'd */
+    size_t len;
+    uint64_t ord; /* its rank value (ranked kinds) */
+    double share;
+} topkey;
+
+static void top_free(topkey *v, size_t *n)
+{
+    for (size_t i = 0; i < *n; i++)
+        free(v[i].key);
+    *n = 0;
+}
+
+/* Into v (n of WL_TOP): by_ord, before the first entry whose ord is
+ * larger (the WL_TOP smallest rank values, ties to the one given first);
+ * otherwise at the end. */
+static int top_put(topkey *v, size_t *n, const char *key, size_t len, uint64_t ord, double share,
+                   bool by_ord)
+{
+    size_t p = *n;
+    if (by_ord)
+        while (p > 0 && v[p - 1].ord > ord)
+            p--;
+    if (p >= WL_TOP)
+        return 0;
+    char *k = strndup(key, len);
+    if (!k)
+        return RINGSIM_ENOMEM;
+    if (*n == WL_TOP)
+        free(v[--*n].key);
+    memmove(v + p + 1, v + p, (*n - p) * sizeof *v);
+    v[p] = (topkey){k, len, ord, share};
+    ++*n;
+    return 0;
+}
+
 struct sim_wl {
     workload w;
     /* the cache */
@@ -102,6 +143,8 @@ struct sim_wl {
     int64_t origin_at; /* and after which of its operations; -1: now */
     char *hot;         /* the key with the largest share, malloc'd */
     size_t hot_len;
+    topkey top[WL_TOP]; /* the hottest keys, hot first */
+    size_t ntop;
     /* the running operation */
     bool pend_set; /* the operation sets pend as the workload */
     workload pend;
@@ -404,6 +447,7 @@ static void cache_drop(struct sim_wl *x)
     free(x->hot);
     x->hot = NULL;
     x->hot_len = 0;
+    top_free(x->top, &x->ntop);
     x->n = 0;
     x->kn = (keys_norm){0, 0, 0, 1};
     x->ties = false;
@@ -506,6 +550,10 @@ typedef struct build {
     int ccol;         /* the placement's column, -1: none */
     bool col_missing; /* a key without a coordinate in it */
     rs_error *err;
+    /* Ranked kinds: the WL_TOP first of the rank order; the others: the
+     * WL_TOP first keys by bytes that take the common share. */
+    topkey top[WL_TOP];
+    size_t ntop;
 } build;
 
 /* A key's rank value: sha64(seed ":" key), or its insertion (a key the log
@@ -534,6 +582,10 @@ static int collect(void *ud, const store_key *k)
             return rs_fail(b->err, RINGSIM_ENOMEM, "out of memory");
         b->first_len = k->len;
     }
+    if (!wl_ranked(b->w) && b->ntop < WL_TOP &&
+        !(b->w->kind == WL_KEYS && wl_find(b->w->keys, b->w->nkeys, k->key, k->len) != NULL) &&
+        top_put(b->top, &b->ntop, k->key, k->len, 0, 0, false))
+        return rs_fail(b->err, RINGSIM_ENOMEM, "out of memory");
     ent *e = &b->v[b->n];
     e->ord = wl_ranked(b->w) ? rank_value(b->s, b->w, k->key, k->len) : 0;
     e->kidx = (uint32_t)b->n;
@@ -543,6 +595,8 @@ static int collect(void *ud, const store_key *k)
         b->best_len = k->len < sizeof b->best ? k->len : sizeof b->best;
         memcpy(b->best, k->key, b->best_len);
     }
+    if (wl_ranked(b->w) && top_put(b->top, &b->ntop, k->key, k->len, e->ord, 0, true))
+        return rs_fail(b->err, RINGSIM_ENOMEM, "out of memory");
     e->node = load_node(k);
     e->bytes = wl_size_of(b->w, b->s->h, k->key, k->len);
     e->col = b->ccol == PLACE_COL_POS ? (int64_t)k->pos : k->coord;
@@ -588,11 +642,12 @@ static double keys_share(const keys_norm *o, const wl_item *e)
 
 /* Which listed keys are stored: their count and shares' sum. */
 static int keys_stored(sim *s, const workload *w, size_t *listed, double *sum, const wl_item **hot,
-                       rs_error *err)
+                       const wl_item **lt, size_t *nlt, rs_error *err)
 {
     wl_sum t = {0, 0};
     *listed = 0;
     *hot = NULL;
+    *nlt = 0;
     for (size_t i = 0; i < w->nkeys; i++) {
         store_key k;
         int rc = store_key_find(s->st, w->keys[i].key, w->keys[i].len, &k, err);
@@ -604,6 +659,16 @@ static int keys_stored(sim *s, const workload *w, size_t *listed, double *sum, c
         wl_sum_add(&t, w->keys[i].share);
         if (!*hot || w->keys[i].share > (*hot)->share)
             *hot = &w->keys[i];
+        /* the WL_TOP largest shares, ties to the first by key bytes */
+        size_t p = *nlt;
+        while (p > 0 && lt[p - 1]->share < w->keys[i].share)
+            p--;
+        if (p < WL_TOP) {
+            *nlt -= *nlt == WL_TOP;
+            memmove(lt + p + 1, lt + p, (*nlt - p) * sizeof *lt);
+            lt[p] = &w->keys[i];
+            ++*nlt;
+        }
     }
     *sum = wl_sum_get(&t);
     return 0;
@@ -682,6 +747,99 @@ static int ties_collect(sim *s, struct sim_wl *x, const ent *v, size_t n, rs_err
     return rc == RINGSIM_ENOMEM ? rs_fail(err, rc, "out of memory") : rc;
 }
 
+/* The keys of some indexes in key-bytes order, in one pass (want sorted
+ * by index; slot: where each one's key goes). */
+typedef struct nths {
+    const size_t *want, *slot;
+    size_t n, next, at;
+    topkey *out;
+} nths;
+
+static int nths_fn(void *ud, const store_key *k)
+{
+    nths *t = ud;
+    size_t i = t->at++;
+    while (t->next < t->n && t->want[t->next] == i) {
+        topkey *o = &t->out[t->slot[t->next++]];
+        if (!(o->key = strndup(k->key, k->len)))
+            return RINGSIM_ENOMEM;
+        o->len = k->len;
+    }
+    return t->next == t->n ? 1 : 0;
+}
+
+/* The hottest keys of the cache being built: the largest shares, ties
+ * broken as for the hottest key -- kind keys: listed keys before the
+ * others, then key bytes; ranked kinds: the rank order (hotspot's cold
+ * keys first when each takes more than a hot one). */
+static int top_build(sim *s, struct sim_wl *x, build *b, const wl_item *const *lt, size_t nlt,
+                     rs_error *err)
+{
+    const workload *w = &x->w;
+    int rc = 0;
+    if (w->kind == WL_UNIFORM) {
+        for (size_t i = 0; i < b->ntop; i++)
+            b->top[i].share = 1.0 / (double)b->n;
+        memcpy(x->top, b->top, b->ntop * sizeof *b->top);
+        x->ntop = b->ntop;
+        b->ntop = 0;
+        return 0;
+    }
+    if (w->kind == WL_KEYS) {
+        size_t i = 0, j = 0;
+        while (!rc && x->ntop < WL_TOP && (i < nlt || j < b->ntop)) {
+            double ls = i < nlt ? keys_share(&x->kn, lt[i]) : -1;
+            if (i < nlt && (j >= b->ntop || ls >= x->kn.rest)) {
+                rc = top_put(x->top, &x->ntop, lt[i]->key, lt[i]->len, 0, ls, false);
+                i++;
+            } else {
+                rc = top_put(x->top, &x->ntop, b->top[j].key, b->top[j].len, 0, x->kn.rest, false);
+                j++;
+            }
+        }
+        return rc ? rs_fail(err, RINGSIM_ENOMEM, "out of memory") : 0;
+    }
+    /* Ranked: which ranks (0-based), hottest first. */
+    size_t rank[WL_TOP], nr = 0, n = b->n;
+    bool cold = w->kind == WL_HOTSPOT && x->norm.hot < n &&
+                wl_share_of_rank(w, &x->norm, x->norm.hot + 1) > wl_share_of_rank(w, &x->norm, 1);
+    for (size_t r = cold ? x->norm.hot : 0; r < n && nr < WL_TOP; r++)
+        rank[nr++] = r;
+    for (size_t r = 0; cold && r < x->norm.hot && nr < WL_TOP; r++)
+        rank[nr++] = r;
+    size_t want[WL_TOP], slot[WL_TOP], nw = 0;
+    for (size_t i = 0; i < nr; i++) {
+        x->top[i] = (topkey){NULL, 0, b->v[rank[i]].ord,
+                             wl_share_table(w, &x->tab, &x->norm, rank[i] + 1)};
+        if (rank[i] < b->ntop) { /* the scan kept the first ranks' keys */
+            x->top[i].key = b->top[rank[i]].key;
+            x->top[i].len = b->top[rank[i]].len;
+            b->top[rank[i]].key = NULL;
+        } else { /* by index, in index order */
+            size_t p = nw++;
+            while (p > 0 && want[p - 1] > b->v[rank[i]].kidx) {
+                want[p] = want[p - 1];
+                slot[p] = slot[p - 1];
+                p--;
+            }
+            want[p] = b->v[rank[i]].kidx;
+            slot[p] = i;
+        }
+    }
+    x->ntop = nr;
+    if (nw) {
+        nths t = {want, slot, nw, 0, 0, x->top};
+        rc = store_keys_each(s->st, STORE_EACH_KEY, nths_fn, &t, err);
+        if (rc == 1 || (rc == 0 && t.next == nw))
+            rc = 0;
+        else if (rc == 0)
+            rc = rs_fail(err, RINGSIM_EINTERNAL, "workload: a ranked key was not found");
+        else if (rc == RINGSIM_ENOMEM)
+            rc = rs_fail(err, rc, "out of memory");
+    }
+    return rc;
+}
+
 /* at: the operation of the log the state stands after (insert order);
  * -1: the sim's own last (or the one its view was made for).  pl: the
  * state's placement (its column), NULL when unknown. */
@@ -697,14 +855,16 @@ static int cache_build(sim *s, int64_t at, const placement *pl, rs_error *err)
         if ((rc = ins_build(o, a, &x->ins, err)))
             return rc;
     }
-    build b = {s, w, NULL, 0, 0, NULL, 0, {0}, 0, 0, pl ? place_column(pl) : -1, false, err};
+    build b = {s,     w,   NULL,  0, 0, NULL, 0, {0}, 0, 0, pl ? place_column(pl) : -1,
+               false, err, {{0}}, 0};
     rc = store_keys_each(s->st, STORE_EACH_KEY, collect, &b, err);
     keys_norm kn = {0, 0, 0, 1};
-    const wl_item *khot = NULL;
+    const wl_item *khot = NULL, *lt[WL_TOP];
+    size_t nlt = 0;
     if (!rc && w->kind == WL_KEYS) {
         size_t listed;
         double sum;
-        if (!(rc = keys_stored(s, w, &listed, &sum, &khot, err)))
+        if (!(rc = keys_stored(s, w, &listed, &sum, &khot, lt, &nlt, err)))
             keys_norm_compute(w, b.n, listed, sum, &kn);
     }
     if (rc)
@@ -834,7 +994,10 @@ static int cache_build(sim *s, int64_t at, const placement *pl, rs_error *err)
         if (!rc && !x->hot)
             rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     }
+    if (!rc && b.n)
+        rc = top_build(s, x, &b, lt, nlt, err);
 out:
+    top_free(b.top, &b.ntop);
     free(b.v);
     free(b.first);
     if (rc)
@@ -1069,6 +1232,15 @@ int sim_requests_get(sim *s, sim_requests_stats *o, rs_error *err)
                 rc = 0;
                 snprintf(o->hottest_key, sizeof o->hottest_key, "%.*s", (int)k.len, k.key);
                 o->hottest_len = k.len;
+                /* it and the next ones by key bytes: the hottest keys */
+                for (int more = 1; more == 1;) {
+                    sim_hot_key *h = &o->hot[o->nhot++];
+                    h->len = k.len < sizeof h->key ? k.len : sizeof h->key - 1;
+                    memcpy(h->key, k.key, h->len);
+                    h->share = 1.0 / (double)keys;
+                    more = o->nhot < SIM_HOTTEST_MAX ? store_cursor_next(c, &k, err) : 0;
+                    rc = more < 0 ? more : 0;
+                }
             }
             store_cursor_close(c);
             if (rc)
@@ -1078,6 +1250,12 @@ int sim_requests_get(sim *s, sim_requests_stats *o, rs_error *err)
             memcpy(o->hottest_key, x->hot, x->hot_len);
             o->hottest_len = x->hot_len;
             o->hottest_share = x->max_share;
+            for (size_t i = 0; i < x->ntop && x->top[i].len < sizeof o->hot[i].key; i++) {
+                memcpy(o->hot[i].key, x->top[i].key, x->top[i].len);
+                o->hot[i].len = x->top[i].len;
+                o->hot[i].share = x->top[i].share;
+                o->nhot = i + 1;
+            }
         }
         o->has_hottest = true;
         /* bound = max(1, hottest share / largest fair share): with m
@@ -1186,8 +1364,9 @@ int sim_workload_each(sim *s, sim_share_fn fn, void *ud, rs_error *err)
         if (w->kind == WL_KEYS) {
             size_t listed;
             double sum;
-            const wl_item *hot;
-            if ((rc = keys_stored(s, w, &listed, &sum, &hot, err)))
+            const wl_item *hot, *lt[WL_TOP];
+            size_t nlt;
+            if ((rc = keys_stored(s, w, &listed, &sum, &hot, lt, &nlt, err)))
                 return rc;
             keys_norm_compute(w, e.n, listed, sum, &e.kn);
         }
@@ -1767,6 +1946,53 @@ static int size_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The hottest keys after the noted inserts (add, sorted by rank value)
+ * and deletes (gone, sorted ranks), the arrays not yet changed: the kept
+ * ones and the inserted ones before the first rank that stays past the
+ * list (its rank value is known, its key is not).  RINGSIM_EINTERNAL when
+ * that leaves fewer than WL_TOP (or m) keys: the caller builds again. */
+static int top_after(struct sim_wl *x, const rk *add, size_t na, const size_t *gone, size_t nd,
+                     size_t m, topkey *nt, size_t *nnt)
+{
+    size_t n = x->n, r = x->ntop, g = 0;
+    while (g < nd && gone[g] < r)
+        g++;
+    while (r < n && g < nd && gone[g] == r) {
+        r++;
+        g++;
+    }
+    bool all = r >= n; /* every key that stays is listed */
+    uint64_t bound = all ? UINT64_MAX : x->ord[r];
+    size_t i = 0, a = 0, gi = 0;
+    int rc = 0;
+    *nnt = 0;
+    while (!rc && *nnt < WL_TOP) {
+        while (gi < nd && gone[gi] < i)
+            gi++;
+        if (i < x->ntop && gi < nd && gone[gi] == i) { /* deleted */
+            i++;
+            continue;
+        }
+        bool ins = a < na && (all || add[a].ord < bound) &&
+                   (i >= x->ntop || add[a].ord < x->top[i].ord);
+        if (ins) {
+            const klent *e = &x->nadd.v[add[a].i];
+            rc = top_put(nt, nnt, x->nadd.buf + e->off, e->len, add[a].ord, 0, false);
+            a++;
+        } else if (i < x->ntop) {
+            rc = top_put(nt, nnt, x->top[i].key, x->top[i].len, x->top[i].ord, 0, false);
+            i++;
+        } else {
+            break;
+        }
+    }
+    if (!rc && *nnt < (m < WL_TOP ? m : WL_TOP))
+        rc = RINGSIM_EINTERNAL; /* a listed key went: the next one's name is not kept */
+    if (rc)
+        top_free(nt, nnt);
+    return rc;
+}
+
 /* The cache after the noted inserts and deletes, ranked by hash: the
  * deleted ranks taken out and the inserted merged in place (O(n) moves,
  * O(k log n) searches), then every node's requests summed again from the
@@ -1780,6 +2006,13 @@ static int apply_notes(sim *s, struct sim_wl *x)
     size_t n = x->n, na = x->nadd.n, nd = x->ndel.n;
     if (w->kind == WL_HOTSPOT && w->hot_share < w->hot_fraction)
         return RINGSIM_EINTERNAL; /* a cold key may be the hottest: built again */
+    if (w->kind == WL_HOTSPOT && n + na >= nd) {
+        /* the same with one hot key of fewer than hot_fraction x n */
+        wl_norm hn;
+        wl_norm_compute(w, n + na - nd, &hn);
+        if (hn.hot < hn.n && wl_share_of_rank(w, &hn, hn.hot + 1) > wl_share_of_rank(w, &hn, 1))
+            return RINGSIM_EINTERNAL;
+    }
     if (x->colat && x->nadd_col_bad) {
         free(x->colat); /* an inserted key without a coordinate */
         x->colat = NULL;
@@ -1841,6 +2074,10 @@ static int apply_notes(sim *s, struct sim_wl *x)
             rc = RINGSIM_ENOMEM;
         hot_len = e->len;
     }
+    topkey nt[WL_TOP];
+    size_t nnt = 0;
+    if (!rc)
+        rc = top_after(x, add, na, gone, nd, m, nt, &nnt);
     if (!rc && w->kind == WL_ZIPF && wl_table_reach(&x->tab, w->s, m))
         rc = RINGSIM_ENOMEM;
     if (!rc && m > x->rcap) { /* room first: nothing below can fail */
@@ -1863,6 +2100,7 @@ static int apply_notes(sim *s, struct sim_wl *x)
         free(add);
         free(gone);
         free(hot);
+        top_free(nt, &nnt);
         return rc;
     }
     /* Deleted ranks out, in place: the runs between them moved down. */
@@ -1892,6 +2130,12 @@ static int apply_notes(sim *s, struct sim_wl *x)
         x->hot_len = hot_len;
     }
     wl_norm_table(w, &x->tab, m, &x->norm);
+    top_free(x->top, &x->ntop);
+    for (size_t i = 0; i < nnt; i++) {
+        x->top[i] = nt[i];
+        x->top[i].share = wl_share_table(w, &x->tab, &x->norm, i + 1);
+    }
+    x->ntop = nnt;
     rc = resum(x);
     x->max_share = m ? wl_share_table(w, &x->tab, &x->norm, 1) : 0;
     free(add);

@@ -208,7 +208,30 @@ json_t *view_algorithms(rs_error *err)
     return o ? o : nomem(err, NULL);
 }
 
-json_t *view_requests(sim *s, rs_error *err)
+/* The hottest keys (sim_requests_stats.hot) with the node that owns each
+ * and the one that serves it, as GET /api/lookup names them. */
+static json_t *hottest_keys_json(sim *s, const sim_requests_stats *r, rs_error *err)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < r->nhot; i++) {
+        const sim_hot_key *h = &r->hot[i];
+        sim_lookup_result l;
+        if (sim_lookup(s, h->key, h->len, &l, err)) {
+            json_decref(a);
+            return NULL;
+        }
+        json_t *e = json_pack("{s:s%, s:f, s:o, s:o}", "key", h->key, h->len, "share", h->share,
+                              "node", str_or_null(l.node, l.node_len), "served_by",
+                              str_or_null(l.served_by, l.served_len));
+        if (!e || json_array_append_new(a, e)) {
+            json_decref(a);
+            a = NULL;
+        }
+    }
+    return a ? a : nomem(err, NULL);
+}
+
+static json_t *requests_json(sim *s, bool with_keys, rs_error *err)
 {
     sim_requests_stats r;
     if (sim_requests_get(s, &r, err))
@@ -219,8 +242,20 @@ json_t *view_requests(sim *s, rs_error *err)
     json_t *o = hot ? json_pack("{s:f, s:f, s:o, s:f}", "max_over_mean", r.max_over_mean, "cv",
                                 r.cv, "hottest_key", hot, "bound", r.bound)
                     : NULL;
-    return o ? o : nomem(err, NULL);
+    if (!o)
+        return nomem(err, NULL);
+    if (with_keys) { /* beyond API.md v4: the stats' alone (nodes are this state's) */
+        json_t *keys = hottest_keys_json(s, &r, err);
+        if (!keys) {
+            json_decref(o);
+            return NULL;
+        }
+        json_object_set_new(o, "hottest_keys", keys);
+    }
+    return o;
 }
+
+json_t *view_requests(sim *s, rs_error *err) { return requests_json(s, false, err); }
 
 json_t *view_stats(sim *s, rs_error *err)
 {
@@ -244,7 +279,7 @@ json_t *view_stats(sim *s, rs_error *err)
         view_node_load(s, v[i].index, json_array_get(per, i));
     }
     free(v);
-    json_t *rq = view_requests(s, err);
+    json_t *rq = requests_json(s, true, err);
     json_t *un = rq ? view_unavailable(s, err) : NULL;
     if (!un) {
         json_decref(rq);

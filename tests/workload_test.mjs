@@ -98,6 +98,45 @@ function statsOf(req, nodes, sh) {
   return { max_over_mean: Math.max(...lof), cv, largest: max, bound: Math.max(1, max / (Math.max(...w) / W)) };
 }
 
+// The hottest keys as the stats list them, recounted from the key list:
+// every stored key by share, largest first; equal shares keep the
+// workload's order -- its rank order (zipf, hotspot), listed keys before
+// the others then key bytes (keys), key bytes (uniform).  At most 10.
+function hottestOf(w, keys, sh) {
+  const kind = w.kind || 'uniform';
+  let order;
+  if (kind === 'zipf' || kind === 'hotspot') {
+    if (w.order === 'insert') {
+      const stored = new Set(keys);
+      order = w.inserted.filter((k) => stored.has(k));
+    } else {
+      order = keys.map((k) => ({ k, h: sha64(`${w.seed ?? 0}:${k}`) }));
+      order.sort((a, b) => (a.h < b.h ? -1 : a.h > b.h ? 1 : cmpBytes(a.k, b.k)));
+      order = order.map((e) => e.k);
+    }
+  } else {
+    const listed = new Set(kind === 'keys' ? w.keys.map((e) => e.key) : []);
+    order = [...keys].sort((a, b) => (listed.has(b) - listed.has(a)) || cmpBytes(a, b));
+  }
+  // a stable sort by share; shares within rounding count as equal
+  const pos = new Map(order.map((k, i) => [k, i]));
+  order.sort((a, b) => (close(sh.get(a), sh.get(b)) ? pos.get(a) - pos.get(b) : sh.get(b) - sh.get(a)));
+  return order.slice(0, 10);
+}
+
+// requests.hottest_keys against the recount, with each key's owner and
+// the node that serves it as the key list answers them.
+function checkHottest(label, st, w, keyList, sh) {
+  const want = hottestOf(w, keyList.map((k) => k.key), sh);
+  const got = st.hottest_keys || [];
+  const byKey = new Map(keyList.map((k) => [k.key, k]));
+  eq(`${label}: hottest_keys are the ${want.length} hottest, hottest first`, got.map((e) => e.key), want);
+  check(`${label}: hottest_keys' shares`, got.every((e) => close(e.share, sh.get(e.key))), JSON.stringify(got.slice(0, 3)));
+  const bad = got.filter((e) => !byKey.has(e.key) || e.node !== byKey.get(e.key).node || e.served_by !== byKey.get(e.key).served_by);
+  check(`${label}: hottest_keys' node and served_by as the key list`, bad.length === 0, JSON.stringify(bad.slice(0, 2)));
+  check(`${label}: hottest_keys[0] is hottest_key`, (st.hottest_key === null && got.length === 0) || (got.length > 0 && st.hottest_key && got[0].key === st.hottest_key.key && got[0].share === st.hottest_key.share), JSON.stringify([st.hottest_key, got[0]]));
+}
+
 const ODD = ['naïve café', 'a/b%c#d?e"f<g', ' spaced key ', '鍵', 'emoji 🎉'];
 
 async function agree(s, w, label) {
@@ -117,6 +156,7 @@ async function agree(s, w, label) {
   const want = statsOf(req, nodes, sh);
   check(`${label}: stats requests max_over_mean, cv, bound`, close(st.max_over_mean, want.max_over_mean) && close(st.cv, want.cv) && close(st.bound, want.bound), `${JSON.stringify(st)} want ${JSON.stringify(want)}`);
   check(`${label}: hottest key has the largest share`, st.hottest_key && close(st.hottest_key.share, want.largest) && close(sh.get(st.hottest_key.key), want.largest), JSON.stringify(st.hottest_key));
+  checkHottest(label, st, w, keys, sh);
   return { keys, sh };
 }
 
@@ -228,12 +268,28 @@ async function cachePaths(s) {
     const pre = `more-${alg}-`;
     eq(`${alg}: insert 300`, (await s.post('/api/keys', { generate: { prefix: pre, count: 300 } })).status, 201);
     await agree(s, w, `${alg} after inserting 300 keys`);
+    // a key that enters the hottest ten: merged into the list kept
+    const tenth = sha64(`3:${(await s.ok('/api/stats')).requests.hottest_keys[9].key}`);
+    let hk = null;
+    for (let i = 0; !hk; i++) if (sha64(`3:hot-${alg}-${i}`) < tenth) hk = `hot-${alg}-${i}`;
+    eq(`${alg}: insert ${hk}`, (await s.post('/api/keys', { key: hk })).status, 201);
+    await agree(s, w, `${alg} after inserting one of the hottest ten`);
+    const hot10 = (await s.ok('/api/stats')).requests.hottest_keys;
+    check(`${alg}: ${hk} among the hottest keys`, hot10.some((e) => e.key === hk), JSON.stringify(hot10.map((e) => e.key)));
+    // a preview's "before" reads the writer's cache, kept through the insert
+    const pvb = (await s.post('/api/preview', { op: 'add_node', name: 'probe' })).json.before;
+    eq(`${alg}: preview before: the same hottest keys`, pvb && pvb.requests.hottest_keys, hot10);
     await moveBy('remove c4 after the insert', () => s.del('/api/nodes/c4'));
     // deletes, the hottest key among them once
     const hot = (await s.ok('/api/stats')).requests.hottest_key.key;
-    for (const k of [`${pre}0`, `${pre}7`, alg === 'ring' ? 'key-11' : 'key-12', hot]) {
+    // and one of the other hottest keys: the list is counted again
+    const some = [`${pre}0`, `${pre}7`, alg === 'ring' ? 'key-11' : 'key-12'];
+    const fifth = (await s.ok('/api/stats')).requests.hottest_keys.slice(1).find((e) => !some.includes(e.key)).key;
+    for (const k of [...some, fifth, hot]) {
       eq(`${alg}: delete ${k}`, (await s.del(`/api/keys/${encodeURIComponent(k)}`)).status, 200);
       await agree(s, w, `${alg} after deleting ${k}`);
+      const hk10 = (await s.ok('/api/stats')).requests.hottest_keys;
+      eq(`${alg}: preview before after deleting ${k}: the same hottest keys`, (await s.post('/api/preview', { op: 'add_node', name: 'probe' })).json.before.requests.hottest_keys, hk10);
     }
     await moveBy('weight c1 1 after the deletes', () => s.req('PATCH', '/api/nodes/c1', { body: { weight: 1 } }));
   }
@@ -404,6 +460,60 @@ async function insertOrder(s) {
   check(`stats?at=${wOp}: the hottest key of then (key-1)`, pastW.requests.hottest_key.key === 'key-1', JSON.stringify(pastW.requests));
 }
 
+// requests.hottest_keys by name: listed keys (names with markup, quotes,
+// right-to-left text), the first inserted under order insert, a node down
+// (served_by another node), and the past through ?at=.
+async function hottestKeys(s) {
+  for (const n of ['a', 'b', 'c']) await s.post('/api/nodes', { name: n });
+  await s.post('/api/keys', { generate: { count: 40 } });
+  const ins = [];
+  for (let i = 0; i < 40; i++) ins.push(`key-${i}`);
+  const odd = ['<b>hot</b>', 'q"uote\'s', 'שלום עולם'];
+  await s.post('/api/keys', { keys: odd });
+  ins.push(...odd);
+  const wk = { kind: 'keys', keys: [{ key: odd[0], share: 0.2 }, { key: odd[1], share: 0.1 }, { key: odd[2], share: 0.1 }, { key: 'key-7', share: 0.05 }] };
+  eq('PUT a keys workload', (await s.put('/api/workload', wk)).status, 200);
+  const wkOp = await s.lastOpId();
+  const st1 = (await s.ok('/api/stats')).requests;
+  // 0.2, 0.1 twice (by key bytes: q before ש), 0.05, then the others'
+  // (1 - 0.45) / 39 each by key bytes
+  eq('keys workload: the listed by share, then the first others by bytes', st1.hottest_keys.map((e) => e.key), [odd[0], odd[1], odd[2], 'key-7', 'key-0', 'key-1', 'key-10', 'key-11', 'key-12', 'key-13']);
+  check('keys workload: shares 0.2, 0.1, 0.1, 0.05, 0.55/39', [0.2, 0.1, 0.1, 0.05, 0.55 / 39].every((x, i) => close(st1.hottest_keys[i].share, x)), JSON.stringify(st1.hottest_keys.slice(0, 5)));
+  await agree(s, wk, 'hottest keys: keys workload');
+  const wz = { kind: 'zipf', s: 1, order: 'insert' };
+  eq('PUT zipf order insert', (await s.put('/api/workload', wz)).status, 200);
+  const wzOp = await s.lastOpId();
+  const st2 = (await s.ok('/api/stats')).requests;
+  eq('zipf insert order: the hottest keys are the first ten inserted', st2.hottest_keys.map((e) => e.key), ins.slice(0, 10));
+  check('zipf insert order: shares 1/(r H(43))', st2.hottest_keys.every((e, i) => close(e.share, 1 / (i + 1) / ins.reduce((a, _, j) => a + 1 / (j + 1), 0))), JSON.stringify(st2.hottest_keys.slice(0, 2)));
+  check('every node up: served_by is the owner', st2.hottest_keys.every((e) => e.node !== null && e.served_by === e.node), JSON.stringify(st2.hottest_keys.slice(0, 3)));
+  await agree(s, { ...wz, inserted: ins }, 'hottest keys: zipf insert order');
+  // the owner of the hottest key down: its requests go to another node
+  const owner = st2.hottest_keys[0].node;
+  eq(`${owner} down`, (await s.put(`/api/nodes/${owner}/state`, { state: 'down' })).status, 200);
+  const st3 = (await s.ok('/api/stats')).requests;
+  const look = await s.ok(`/api/lookup?key=${encodeURIComponent('key-0')}`);
+  check(`${owner} down: key-0's node is still ${owner}, served_by another (as lookup)`, st3.hottest_keys[0].key === 'key-0' && st3.hottest_keys[0].node === owner && st3.hottest_keys[0].served_by !== owner && st3.hottest_keys[0].served_by === look.served_by && look.node === owner, JSON.stringify([st3.hottest_keys[0], look.node, look.served_by]));
+  const down = st3.hottest_keys.filter((e) => e.node === owner);
+  check(`${owner} down: every one of its keys served elsewhere`, down.length > 0 && down.every((e) => e.served_by !== owner), JSON.stringify(down));
+  // (agree() counts requests by owner: with a node down, the list alone)
+  const kl = (await s.allKeys()).keys;
+  checkHottest(`hottest keys: ${owner} down`, st3, { ...wz, inserted: ins }, kl, shares({ ...wz, inserted: ins }, kl.map((k) => k.key)));
+  // the past: the same list with the owner up, and the keys workload's
+  const past = (await s.ok(`/api/stats?at=${wzOp}`)).requests;
+  eq(`stats?at=${wzOp}: the hottest keys of then, served by their owners`, past.hottest_keys, st2.hottest_keys);
+  const pastK = (await s.ok(`/api/stats?at=${wkOp}`)).requests;
+  eq(`stats?at=${wkOp}: the keys workload's hottest keys`, pastK.hottest_keys.map((e) => e.key), st1.hottest_keys.map((e) => e.key));
+  // uniform: the first ten keys by bytes
+  eq('PUT uniform', (await s.put('/api/workload', { kind: 'uniform' })).status, 200);
+  const st4 = (await s.ok('/api/stats')).requests;
+  eq('uniform: the first ten keys by bytes', st4.hottest_keys.map((e) => e.key), [...ins].sort(cmpBytes).slice(0, 10));
+  check('uniform: each 1/43', st4.hottest_keys.every((e) => close(e.share, 1 / 43)), JSON.stringify(st4.hottest_keys[0]));
+  // compare lists no hottest_keys (its nodes would be one algorithm's)
+  const cmp = await s.ok('/api/compare?algorithms=ring,jump');
+  check('compare: stats.requests without hottest_keys', cmp.results.every((e) => !e.stats || !('hottest_keys' in e.stats.requests)), JSON.stringify(cmp.results[0] && cmp.results[0].stats && cmp.results[0].stats.requests).slice(0, 300));
+}
+
 // The command line: workload, node ls, stats; key gen --ycsb against Java.
 async function commandLine() {
   const db = freshDb();
@@ -516,6 +626,7 @@ async function main() {
   await withServer('workload refusals', refusals);
   await withServer('workload history', history);
   await withServer('workload insert order', insertOrder);
+  await withServer('workload hottest keys', hottestKeys);
   await withServer('workload compare', compareEntries);
   setGroup('cli');
   await commandLine();

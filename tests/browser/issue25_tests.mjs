@@ -408,4 +408,57 @@ export function registerIssue25Tests(test, h) {
     assert.equal((await http(server, 'PUT', '/api/workload', { kind: 'hotspot', hot_fraction: 0.05, hot_share: 0.9 })).status, 200);
     await expectText(page.locator('#workload-top'), 'take 18.0% of requests', 'the hotspot read right');
   });
+
+  test('issue 25 item 11: the workload view lists the hottest keys and the nodes that serve them', async ({ page, server }) => {
+    const lookups = [];
+    page.on('request', (r) => { if (r.url().includes('/api/lookup')) lookups.push(r.url()); });
+    for (const name of ['alpha', 'bravo', 'charlie']) await post(server, '/api/nodes', { name });
+    await post(server, '/api/keys', { generate: { count: 20 } });
+    const odd = ['<img src=x onerror="window.pwned=1">', 'q"uote\'s & <b>', 'שלום עולם'];
+    await post(server, '/api/keys', { keys: odd });
+    // listed: 0.3, 0.2, 0.1, 0.05; the other 19 keys share 0.35 (1.84% each)
+    const listed = [[odd[0], 0.3], [odd[1], 0.2], [odd[2], 0.1], ['key-3', 0.05]];
+    assert.equal((await http(server, 'PUT', '/api/workload', { kind: 'keys', keys: listed.map(([key, share]) => ({ key, share })) })).status, 200);
+    // the first others by key bytes: key-0, key-1, key-10 ... (key-3 is listed)
+    const want = [...listed.map(([k]) => k), 'key-0', 'key-1', 'key-10', 'key-11', 'key-12', 'key-13'];
+    const shares = ['30.00%', '20.00%', '10.00%', '5.00%', ...Array(6).fill(`${((100 * 0.35) / 19).toFixed(2)}%`)];
+    const servedBy = async () => {
+      const m = new Map();
+      for (const k of want) {
+        const l = (await http(server, 'GET', `/api/lookup?key=${encodeURIComponent(k)}`)).body;
+        m.set(k, l.served_by === null ? `no live replica (owner ${l.node} is down)` : l.served_by === l.node ? l.node : `${l.served_by} (owner ${l.node} is down)`);
+      }
+      return m;
+    };
+    const rowsNow = async () => page.$$eval('#workload-hottest-keys tbody tr', (rs) => rs.map((r) => [...r.cells].map((c) => c.textContent)));
+    const table = page.locator('#workload-hottest-keys');
+    const seeTable = async (where, nodes) => {
+      const wantRows = want.map((k, i) => [String(i + 1), k, shares[i], nodes.get(k)]);
+      // the view is drawn again on every change: read it once it holds still
+      await eventually(`${where}: the hottest keys, their shares and nodes`, async () => {
+        assert.deepEqual(await rowsNow(), wantRows);
+        await table.scrollIntoViewIfNeeded({ timeout: 1000 });
+        assert.ok(await table.isVisible(), `${where}: the hottest keys' table`);
+        assert.deepEqual(await table.locator('thead th').allTextContents(), ['#', 'Hottest keys', 'Requests', 'Served by'], `${where}: its header`);
+        return true;
+      });
+      assert.equal(await page.evaluate(() => window.pwned), undefined, `${where}: a key's markup stays text`);
+      assert.equal(await table.locator('img, b').count(), 0, `${where}: no element from a key's name`);
+      const box = await table.boundingBox();
+      const vw = page.viewportSize().width;
+      assert.ok(box && box.x >= 0 && box.x + box.width <= vw + 1, `${where}: the table fits the width (${JSON.stringify(box)} in ${vw})`);
+    };
+    const up = await servedBy();
+    await atBothSizes(page, async (where) => {
+      await seeTable(where, up);
+      await expectText(page.locator('#workload-hottest'), `Hottest key: ${odd[0]} · 30.00% of requests, on ${up.get(odd[0])}.`, `${where}: the hottest key's line from the list`);
+    });
+    assert.deepEqual(lookups.filter((u) => u.includes(encodeURIComponent(odd[0])) || u.includes('onerror')), [], 'no lookup of the hottest key: the answer names its nodes');
+    // the owner of the hottest key down: its row says who serves it now
+    const owner = (await http(server, 'GET', `/api/lookup?key=${encodeURIComponent(odd[0])}`)).body.node;
+    assert.equal((await http(server, 'PUT', `/api/nodes/${owner}/state`, { state: 'down' })).status, 200);
+    const down = await servedBy();
+    assert.ok(down.get(odd[0]).includes(`(owner ${owner} is down)`), `served elsewhere: ${down.get(odd[0])}`);
+    await atBothSizes(page, async (where) => seeTable(`${where}, ${owner} down`, down));
+  });
 }

@@ -1,6 +1,6 @@
 // load.js - requests beside keys (docs/api.md "Version 3: traffic"): the
 // load view (each node's share of requests, their max/mean and cv, the
-// bound no placement can beat, the hottest key), the workload form, the
+// bound no placement can beat, the hottest keys), the workload form, the
 // ring shaded by requests, and an operation's requests_moved in words.
 //
 // Hooks: main.js calls renderLoad() after the statistics, requestsSentence()
@@ -100,7 +100,31 @@ function rankChart(shares, n) {
 
 let hotGeneration = 0;
 
-/** The workload view: rank against share, the hottest 1%, the hottest key and its node. */
+/** Who serves a key: its node, "no live replica", and the owner when it is down. */
+function servedText(node, served) {
+  if (served === null) return `no live replica${node ? ` (owner ${displayName(node)} is down)` : ''}`;
+  return `${displayName(served)}${node && served !== node ? ` (owner ${displayName(node)} is down)` : ''}`;
+}
+
+/** The answer's hottest keys (requests.hottest_keys) as a small table. */
+function hottestTable(list) {
+  const name = (x) => el('span', { className: 'name', title: x }, x);
+  return el('table', { className: 'data compact', id: 'workload-hottest-keys' }, [
+    el('caption', { className: 'visually-hidden' }, `The ${list.length} hottest keys and the nodes that serve them`),
+    el('thead', null, el('tr', null, [
+      el('th', { scope: 'col', className: 'num' }, '#'), el('th', { scope: 'col' }, 'Hottest keys'),
+      el('th', { scope: 'col', className: 'num' }, 'Requests'), el('th', { scope: 'col' }, 'Served by'),
+    ])),
+    el('tbody', null, list.map((h, i) => el('tr', { dataset: { key: h.key } }, [
+      el('td', { className: 'num' }, String(i + 1)),
+      el('td', { dataset: { col: 'key' } }, name(displayName(h.key))),
+      el('td', { className: 'num' }, formatPercent(h.share, 2)),
+      el('td', { dataset: { col: 'node' }, className: h.served_by === null ? 'no-replica' : null }, name(servedText(h.node, h.served_by))),
+    ]))),
+  ]);
+}
+
+/** The workload view: rank against share, the hottest 1%, the hottest keys and their nodes. */
 async function renderWorkloadView(w, stats, at) {
   const box = $('load-workload-view');
   if (!box) return;
@@ -109,16 +133,19 @@ async function renderWorkloadView(w, stats, at) {
   if (!shares) { box.replaceChildren(); return; }
   const k = Math.max(1, Math.floor(n / 100));
   const hot = stats.requests && stats.requests.hottest_key;
+  const list = stats.requests && Array.isArray(stats.requests.hottest_keys) ? stats.requests.hottest_keys : null;
   const line = el('p', { className: 'small', id: 'workload-top' }, `The hottest 1% of keys (${k.toLocaleString('en-US')} of ${n.toLocaleString('en-US')}) take ${formatPercent(shares.top(k), 1)} of requests; the hottest 10% take ${formatPercent(shares.top(Math.max(1, Math.floor(n / 10))), 1)}.`);
-  const hotLine = el('p', { className: 'small', id: 'workload-hottest' }, hot ? `Hottest key: ${displayName(hot.key)} · ${formatPercent(hot.share, 2)} of requests` : '');
-  box.replaceChildren(line, rankChart(shares, n), hotLine);
-  if (!hot) return;
+  const hotText = (node, served) => `Hottest key: ${displayName(hot.key)} · ${formatPercent(hot.share, 2)} of requests${served === undefined ? '' : `, on ${servedText(node, served)}`}.`;
+  // the answer names each key's nodes: no lookup when it lists the hottest
+  const first = list && list.length && hot && list[0].key === hot.key ? list[0] : null;
+  const hotLine = el('p', { className: 'small', id: 'workload-hottest' }, hot ? hotText(first && first.node, first ? first.served_by : undefined) : '');
+  box.replaceChildren(line, rankChart(shares, n), hotLine, list && list.length ? hottestTable(list) : '');
+  if (!hot || first) return;
   const mine = ++hotGeneration;
   try {
     const l = await api.lookupAt(hot.key, at);
     if (mine !== hotGeneration) return;
-    const served = l.served_by === undefined ? l.node : l.served_by;
-    hotLine.textContent = `Hottest key: ${displayName(hot.key)} · ${formatPercent(hot.share, 2)} of requests, on ${served === null ? 'no live replica' : displayName(served)}${served !== l.node && l.node ? ` (owner ${displayName(l.node)} is down)` : ''}.`;
+    hotLine.textContent = hotText(l.node, l.served_by === undefined ? l.node : l.served_by);
   } catch { /* the line stays without its node */ }
 }
 
