@@ -615,7 +615,15 @@ async function sseResume(s) {
   const got = ids();
   check('... in order, none twice, none missing', got.every((v, i) => v === from + 1 + i), `${got.slice(0, 5)}…`);
   near.close();
-  // Thirty streams resuming from 0 at once: a file still comes at once.
+  // Thirty streams resuming from 0 at once: a file still comes at once —
+  // within 200 ms, or 3x a fetch without them on a machine loaded by others.
+  const quiet = [];
+  for (let i = 0; i < 3; i++) {
+    const q = Date.now();
+    await req(p, 'GET', '/index.html');
+    quiet.push(Date.now() - q);
+  }
+  const quietMs = quiet.sort((x, y) => x - y)[1];
   const many = [];
   for (let i = 0; i < 30; i++) {
     const c = new Conn(p);
@@ -626,7 +634,7 @@ async function sseResume(s) {
   const t = Date.now();
   eq('a file while 30 streams resume from 0', (await req(p, 'GET', '/index.html')).status, 200);
   const f30 = Date.now() - t;
-  if (!SANITIZED) check('... within 200 ms', f30 < 200, `${f30} ms`); // a timing: the plain build only
+  if (!SANITIZED) check('... within 200 ms (or 3x a quiet fetch)', f30 < Math.max(200, 3 * quietMs), `${f30} ms, quiet ${quietMs} ms`); // a timing: the plain build only
   measured(`a file while 30 streams resume from 0 (1,200 operations): ${f30} ms`);
   for (const c of many) c.close();
 }
