@@ -56,8 +56,8 @@ const cmd_option cmd_options[CMD_O_COUNT] = {
     [CMD_O_BUILTIN] = {"builtin", NULL, "NAME is one of the scenarios built into ringsim"},
     [CMD_O_YCSB] = {"ycsb", NULL, "YCSB's key names: user + Math.abs(fnvhash64(n)), n from S"},
     [CMD_O_REQUESTS] = {"requests", "N", "requests to replay, 1 to 100,000,000 (default 100,000)"},
-    [CMD_O_CONCURRENCY] = {"concurrency", "C",
-                           "requests in flight on average, above 0, at most 1,000,000 (default 100)"},
+    [CMD_O_CONCURRENCY] = {"concurrency",
+                           "C", "requests in flight on average, above 0, at most 1,000,000 (default 100)"},
     [CMD_O_SEED] = {"seed", "S", "the replay's seed, a whole number (default 0)"},
     [CMD_O_FACTOR] = {"factor", "F",
                       "the bounded-load factor for this replay only (default the "
