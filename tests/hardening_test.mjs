@@ -408,11 +408,17 @@ async function bodies(s) {
   expectError('a ninth 16 MiB upload while eight are unfinished', await ninth.answer(3000), 503, 'unavailable');
   ninth.close();
   for (const u of ups) u.close();
-  await sleep(500);
-  const after = rssKiB(s.proc.pid);
-  console.log(`  memory: ${base >> 10} MiB before, ${during >> 10} MiB with 8 unfinished uploads, ${after >> 10} MiB after they left${ASAN ? ' (ASan: not compared)' : ''}`);
+  // Wait for the state (the memory given back), up to 10 s; the sanitizers'
+  // allocators keep freed memory (ASan's quarantine, TSan's caches: 146
+  // MiB kept under TSan), so only the plain build is compared.
+  let after = rssKiB(s.proc.pid);
+  for (let i = 0; i < 100 && !SANITIZED && after - base >= 24 * 1024; i++) {
+    await sleep(100);
+    after = rssKiB(s.proc.pid);
+  }
+  console.log(`  memory: ${base >> 10} MiB before, ${during >> 10} MiB with 8 unfinished uploads, ${after >> 10} MiB after they left${SANITIZED ? ' (sanitizer build: not compared)' : ''}`);
   check('the uploads were held while they lasted', during - base > 48 * 1024, `${during - base} KiB`);
-  if (!ASAN) check('memory given back after aborted uploads', after - base < 24 * 1024, `${(after - base) >> 10} MiB kept`);
+  if (!SANITIZED) check('memory given back after aborted uploads', after - base < 24 * 1024, `${(after - base) >> 10} MiB kept`);
   eq('the server still answers', (await req(p, 'GET', '/api/stats')).status, 200);
   const ok = await json(p, 'POST', '/api/keys', { key: 'after-uploads' });
   eq('and still takes a body', ok.status, 201);
