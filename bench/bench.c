@@ -610,7 +610,7 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* What `ringsim key gen 1000000` does, written plainly: the keys table and
- * its indexes as src/store.c creates them, the same pragmas, one
+ * its indexes as src/store/store.c creates them, the same pragmas, one
  * transaction, EVP with a reused context, owners by binary search over the
  * ring of node-0 ... node-9 (one point each, node ids 1..10 in order of
  * addition, as ringsim gives them).  Returns 0 or 1. */

@@ -1,5 +1,5 @@
 /*
- * bench_traffic.c - speed of the request replay (src/traffic.c).
+ * bench_traffic.c - speed of the request replay (src/sim/traffic.c).
  *
  * The model: 1000 nodes of weight 1 with 16 points each scattered on a
  * ring (HAProxy's count), a million keys with Zipf shares (s = 0.99, the

@@ -5,15 +5,6 @@
 if(NOT TARGET PkgConfig::XXHASH)
   pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
 endif()
-target_sources(ringcore PRIVATE ${CMAKE_SOURCE_DIR}/src/alg_envoy.c
-               ${CMAKE_SOURCE_DIR}/src/alg_envoy_ring.c ${CMAKE_SOURCE_DIR}/src/alg_maglev.c)
-target_link_libraries(ringcore PUBLIC PkgConfig::XXHASH)
-# Envoy's running sums are separate multiplies and adds; a fused multiply-add
-# (allowed by GCC's default -ffp-contract=fast on FMA hardware) would round
-# differently and move points between hosts.
-set_source_files_properties(${CMAKE_SOURCE_DIR}/src/alg_envoy_ring.c
-                            ${CMAKE_SOURCE_DIR}/src/alg_maglev.c
-                            PROPERTIES COMPILE_OPTIONS -ffp-contract=off)
 
 add_executable(test_alg_envoy ${CMAKE_SOURCE_DIR}/tests/test_alg_envoy.c)
 target_link_libraries(test_alg_envoy PRIVATE ringcore PkgConfig::CMOCKA PkgConfig::XXHASH)

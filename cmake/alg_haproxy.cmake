@@ -1,5 +1,4 @@
-# haproxy: HAProxy's `hash-type consistent` (src/alg_haproxy.h).  No library.
-target_sources(ringcore PRIVATE ${CMAKE_SOURCE_DIR}/src/alg_haproxy.c)
+# haproxy: HAProxy's `hash-type consistent` (src/alg/alg_haproxy.h).  No library.
 
 add_executable(test_alg_haproxy tests/test_alg_haproxy.c)
 target_link_libraries(test_alg_haproxy PRIVATE ringcore PkgConfig::CMOCKA)

@@ -1,10 +1,6 @@
-# ketama: libmemcached's weighted ketama continuum (src/alg_ketama.h).
-# The core needs only libcrypto (MD5), already linked into ringcore.  The
-# point counts are float arithmetic reproduced step by step: no fused
-# multiply-add (see src/alg_ketama.c).
-target_sources(ringcore PRIVATE ${CMAKE_SOURCE_DIR}/src/alg_ketama.c)
-set_source_files_properties(${CMAKE_SOURCE_DIR}/src/alg_ketama.c PROPERTIES
-                            COMPILE_OPTIONS -ffp-contract=off)
+# ketama: libmemcached's weighted ketama continuum (src/alg/alg_ketama.h).
+# The core is built with the others in src/alg/CMakeLists.txt; here are its
+# test and benchmark.
 
 # The test and the benchmark compare with the real libmemcached (Debian's
 # libmemcached-dev, installed by scripts/install-deps.sh --test).  libhashkit

@@ -1,8 +1,6 @@
 # nginx: `hash $key consistent` of ngx_http_upstream_hash_module
-# (src/alg_nginx.h).  CRC-32 comes from zlib.
-target_sources(ringcore PRIVATE ${CMAKE_SOURCE_DIR}/src/alg_nginx.c)
+# (src/alg/alg_nginx.h).  CRC-32 comes from zlib.
 pkg_check_modules(NGINX_ZLIB REQUIRED IMPORTED_TARGET zlib)
-target_link_libraries(ringcore PUBLIC PkgConfig::NGINX_ZLIB)
 
 add_executable(test_alg_nginx tests/test_alg_nginx.c)
 target_link_libraries(test_alg_nginx PRIVATE ringcore PkgConfig::CMOCKA)

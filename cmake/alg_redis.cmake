@@ -1,5 +1,4 @@
-# redis: Redis Cluster hash slots and redis-cli's slot moves (src/alg_redis.c).
-target_sources(ringcore PRIVATE ${CMAKE_SOURCE_DIR}/src/alg_redis.c)
+# redis: Redis Cluster hash slots and redis-cli's slot moves (src/alg/alg_redis.c).
 
 add_executable(test_alg_redis tests/test_alg_redis.c)
 target_link_libraries(test_alg_redis PRIVATE ringcore PkgConfig::CMOCKA)

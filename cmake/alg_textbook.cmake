@@ -1,16 +1,5 @@
 # The textbook placement cores: jump (with MementoHash for removals),
 # rendezvous, multiprobe, and Cassandra's Murmur3 token ring.
-target_sources(ringcore PRIVATE
-  ${CMAKE_SOURCE_DIR}/src/alg_jump.c
-  ${CMAKE_SOURCE_DIR}/src/alg_memento.c
-  ${CMAKE_SOURCE_DIR}/src/alg_rendezvous.c
-  ${CMAKE_SOURCE_DIR}/src/alg_multiprobe.c
-  ${CMAKE_SOURCE_DIR}/src/alg_cassandra.c)
-# Bit-for-bit double arithmetic: never fuse a multiply and an add (GCC's
-# default -ffp-contract=fast would, on targets with FMA).
-set_source_files_properties(
-  ${CMAKE_SOURCE_DIR}/src/alg_jump.c ${CMAKE_SOURCE_DIR}/src/alg_rendezvous.c
-  PROPERTIES COMPILE_OPTIONS -ffp-contract=off)
 
 foreach(t jump memento rendezvous multiprobe cassandra)
   add_executable(test_alg_${t} ${CMAKE_SOURCE_DIR}/tests/test_alg_${t}.c)

@@ -1,10 +1,5 @@
-# twemproxy: nutcracker's `distribution: ketama` (src/alg_twemproxy.h).  MD5
-# from libcrypto and CRC-32 from zlib, both already linked into ringcore.
-# The point counts are float arithmetic reproduced step by step: no fused
-# multiply-add.
-target_sources(ringcore PRIVATE ${CMAKE_SOURCE_DIR}/src/alg_twemproxy.c)
-set_source_files_properties(${CMAKE_SOURCE_DIR}/src/alg_twemproxy.c PROPERTIES
-                            COMPILE_OPTIONS -ffp-contract=off)
+# twemproxy: nutcracker's `distribution: ketama` (src/alg/alg_twemproxy.h).
+# Its test (the core is built in src/alg/CMakeLists.txt).
 
 add_executable(test_alg_twemproxy tests/test_alg_twemproxy.c)
 target_link_libraries(test_alg_twemproxy PRIVATE ringcore PkgConfig::CMOCKA)

@@ -1,5 +1,5 @@
 /*
- * fuzz_import_twemproxy.c - libFuzzer target: the twemproxy import parser (src/import.h)
+ * fuzz_import_twemproxy.c - libFuzzer target: the twemproxy import parser (src/io/import.h)
  * with any bytes.  A parse must either give a result whose nodes are well
  * formed (names valid, within the limits; its JSON encodable) or a refusal
  * with a message and a line inside the text; never a crash, a leak or

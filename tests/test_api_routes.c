@@ -1,5 +1,5 @@
 /*
- * test_api_routes.c - who answers each route (src/api.c's table): the reads
+ * test_api_routes.c - who answers each route (src/http/api.c's table): the reads
  * whose answer grows with the layout or the stored keys (every node's points,
  * the ring's points, the density of keys, compare, theory, exports) are long
  * reads on the reading worker, never on the event loop, which would stall

@@ -1,5 +1,5 @@
 /*
- * test_import.c - the import parsers (src/import.h) on realistic texts of
+ * test_import.c - the import parsers (src/io/import.h) on realistic texts of
  * each format: what they import, every refusal with its line, the notes,
  * section choice by name, and the limits (size, line length, NUL, UTF-8,
  * servers).  The placement of the imported nodes is checked against the

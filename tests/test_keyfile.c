@@ -1,5 +1,5 @@
 /*
- * test_keyfile.c - keys from a text (src/keyfile.c) and the streamed insert
+ * test_keyfile.c - keys from a text (src/face/keyfile.c) and the streamed insert
  * (sim_insert_keys_each): the line rules read back key for key; a reader
  * that gives more or fewer keys than it announced, or a bad key in the
  * middle, fails the insert whole (no key, no operation); a stream gives the

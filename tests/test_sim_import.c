@@ -1,6 +1,6 @@
 /*
- * test_sim_import.c - the import operation in the engine (src/sim_import.c)
- * and export --config (src/export_config.c), without a server: for a text of
+ * test_sim_import.c - the import operation in the engine (src/sim/sim_import.c)
+ * and export --config (src/face/export_config.c), without a server: for a text of
  * every format, importing over stored keys places each key where a
  * placement built directly from the parsed nodes puts it (the reference:
  * place_build on the import result, as tests/ref/import_tool does), the

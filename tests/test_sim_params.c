@@ -1,6 +1,6 @@
 /*
  * test_sim_params.c - the one decoder of logged operation parameters
- * (src/sim_params.c): what each operation writes into the log reads back
+ * (src/sim/sim_params.c): what each operation writes into the log reads back
  * member for member (a node with tokens, an id and states; a weight; a
  * state; a generated insert; a listed insert; a revert; a configure), the
  * key a generated insert made is the one `key gen` stored, and damaged

@@ -1,6 +1,6 @@
 /*
- * test_slots.c - the open-addressing index (src/slots.h) and the names of a
- * move run that it interns (src/moverun.c), past several growths.
+ * test_slots.c - the open-addressing index (src/base/slots.h) and the names of a
+ * move run that it interns (src/base/moverun.c), past several growths.
  */
 #include <setjmp.h>
 #include <stdarg.h>

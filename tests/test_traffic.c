@@ -1,6 +1,6 @@
 /*
  * test_traffic.c - the request replay and the bounded-load rules
- * (src/traffic.c), against re-computations written here from the real
+ * (src/sim/traffic.c), against re-computations written here from the real
  * programs' source:
  *   - std::mt19937 as the standard defines it (its 10000th draw from the
  *     default seed is 4123659995), written as mt19937ar.c generates it, and

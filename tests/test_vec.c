@@ -1,5 +1,5 @@
 /*
- * test_vec.c - growing arrays (src/vec.h): the doubling sequence every
+ * test_vec.c - growing arrays (src/base/vec.h): the doubling sequence every
  * caller relied on before, and the overflow checks.
  */
 #include <setjmp.h>

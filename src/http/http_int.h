@@ -11,6 +11,13 @@
 #ifndef RINGSIM_HTTP_INT_H
 #define RINGSIM_HTTP_INT_H
 
+/* Private to its library: src/http/CMakeLists.txt defines RINGSIM_HTTP_INTERNAL for
+ * its own files (and a white-box test may), so a higher floor that includes
+ * this header does not compile (glib's __GLIB_H_INSIDE__). */
+#ifndef RINGSIM_HTTP_INTERNAL
+#error "http_int.h is the server's own (src/http/): use api.h"
+#endif
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <event2/buffer.h>

@@ -10,6 +10,13 @@
 #ifndef RINGSIM_IMPORT_INT_H
 #define RINGSIM_IMPORT_INT_H
 
+/* Private to its library: src/io/CMakeLists.txt defines RINGSIM_IO_INTERNAL for
+ * its own files (and a white-box test may), so a higher floor that includes
+ * this header does not compile (glib's __GLIB_H_INSIDE__). */
+#ifndef RINGSIM_IO_INTERNAL
+#error "import_int.h is the importers' own (src/io/): use import.h"
+#endif
+
 #include "import.h"
 #include "slots.h"
 

@@ -166,7 +166,7 @@ static int nodes_from_params(const json_t *arr, node **out, size_t *count, rs_er
         int64_t *tok = NULL;
         const char **rep = NULL;
         node *x = &v[got];
-        rc = sim__spec_from_json(json_array_get(arr, i), &sp, &tok, &rep);
+        rc = sim_node_spec_from_json(json_array_get(arr, i), &sp, &tok, &rep);
         if (!rc && !(x->name = strndup(sp.name, sp.len)))
             rc = RINGSIM_ENOMEM;
         if (!rc) {

@@ -55,7 +55,8 @@ int sim__tokens_from_json(const json_t *arr, int64_t **out, size_t *n)
     return 0;
 }
 
-int sim__spec_from_json(const json_t *o, sim_node_spec *spec, int64_t **tokens, const char ***replicas)
+int sim_node_spec_from_json(const json_t *o, sim_node_spec *spec, int64_t **tokens,
+                            const char ***replicas)
 {
     json_t *nm = json_object_get(o, "name"), *w = json_object_get(o, "weight");
     json_t *tok = json_object_get(o, "tokens"), *id = json_object_get(o, "id");
@@ -100,7 +101,7 @@ static int node_params(sim_op_params *p)
 {
     json_t *o = p->json, *nm = json_object_get(o, "name");
     if (p->type == SIM_OP_ADD_NODE)
-        return sim__spec_from_json(o, &p->node, &p->tokens_, &p->replicas_);
+        return sim_node_spec_from_json(o, &p->node, &p->tokens_, &p->replicas_);
     if (!json_is_string(nm))
         return RINGSIM_EDB;
     p->node.name = json_string_value(nm);

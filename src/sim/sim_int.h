@@ -15,12 +15,20 @@
 #ifndef RINGSIM_SIM_INT_H
 #define RINGSIM_SIM_INT_H
 
+/* Private to its library: src/sim/CMakeLists.txt defines RINGSIM_SIM_INTERNAL for
+ * its own files (and a white-box test may), so a higher floor that includes
+ * this header does not compile (glib's __GLIB_H_INSIDE__). */
+#ifndef RINGSIM_SIM_INTERNAL
+#error "sim_int.h is the engine's own (src/sim/): faces use sim.h"
+#endif
+
 #include <jansson.h>
 #include <stdbool.h>
 
 #include "hash.h"
 #include "names.h"
 #include "sim.h"
+#include "store.h"
 
 typedef struct node {
     int64_t id;
@@ -221,14 +229,9 @@ char *sim__attrs_text(const node *x, bool *failed);
 int sim__attrs_parse(const char *text, node *x, rs_error *err);
 
 /* sim_params.c */
-/* A node object as add_node and import log it into spec (strings borrowed
- * from o); *tokens and *replicas receive what the caller frees (also on
- * failure).  RINGSIM_EDB when damaged, RINGSIM_ENOMEM. */
 /* A JSON array of decimal strings into *out (malloc'd, room for one more;
  * NULL on failure) and *n: RINGSIM_EDB when it is not one, RINGSIM_ENOMEM. */
 int sim__tokens_from_json(const json_t *arr, int64_t **out, size_t *n);
-int sim__spec_from_json(const json_t *o, sim_node_spec *spec, int64_t **tokens,
-                        const char ***replicas);
 
 /* sim_states.c */
 /* Copy src's states (down, backup, replicas) into dst, whose replicas must

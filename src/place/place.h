@@ -184,7 +184,7 @@ size_t place_node_count(const placement *p);
 /* Points, slots or entries node i holds (1 for owner functions). */
 uint64_t place_node_size(const placement *p, size_t i);
 /* The bounded-load rule of a placement's algorithm, which only the traffic
- * replay applies (src/traffic.c): placement never depends on it. */
+ * replay applies (src/sim/traffic.c): placement never depends on it. */
 typedef enum {
     PLACE_BOUND_NONE,    /* every request to its key's node */
     PLACE_BOUND_HAPROXY, /* chash_server_is_eligible and the clockwise walk */

@@ -27,7 +27,6 @@
 #include "cmd.h"
 #include "names.h"
 #include "sbuf.h"
-#include "sim_int.h" /* sim__spec_from_json: an import's nodes */
 #include "view.h"
 #include "vec.h"
 
@@ -1122,7 +1121,7 @@ static int put_import(exporter *x, const sim_op *o, const json_t *params, rs_err
         sim_node_spec sp;
         int64_t *tok = NULL;
         const char **rep = NULL;
-        rc = sim__spec_from_json(json_array_get(nodes, k), &sp, &tok, &rep);
+        rc = sim_node_spec_from_json(json_array_get(nodes, k), &sp, &tok, &rep);
         if (rc == RINGSIM_EDB)
             rs_fail(err, rc, "operation %lld has unreadable parameters", (long long)o->id);
         if (!rc)

@@ -25,10 +25,11 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "names.h" /* NAME_BUF */
+#include "oprec.h"
 
 #define STORE_SCHEMA_VERSION 7
 #define STORE_NO_NODE (-1) /* owner of an unassigned key */
-#define NAME_BUF 256       /* a name of up to 255 bytes plus NUL */
 
 typedef struct store store;
 
@@ -207,17 +208,7 @@ int store_keys_page(store *st, const store_key_query *q, int64_t *total, store_k
                     rs_error *err);
 
 /* ---- the operation log ---- */
-typedef struct store_op {
-    int64_t id;
-    char at[32];
-    char *type, *subject, *params, *moved_from, *config; /* malloc'd */
-    int64_t keys_moved;
-    int64_t replica_moves;
-    int64_t skipped; /* keys an insert found already there; -1 unknown */
-    bool has_loads;  /* the next two are known (logged by schema 5) */
-    double requests_moved;
-    int64_t bytes_moved;
-} store_op;
+typedef oprec store_op; /* base/oprec.h */
 typedef int (*store_op_fn)(void *ud, const store_op *op);
 
 /* Append an operation (at = now); *id is its id. */

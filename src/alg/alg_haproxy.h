@@ -7,7 +7,7 @@
  *                              chash_get_server_hash (the nearest point)
  *   include/haproxy/intops.h   __full_hash (Jenkins' 32-bit integer mix,
  *                              times 3221225473)
- *   src/hash.c                 hash_sdbm (the default hash function)
+ *   src/base/hash.c                 hash_sdbm (the default hash function)
  *   src/backend.c              gen_hash, then full_hash: `hash-type
  *                              consistent` with no function named is sdbm
  *                              with the avalanche modifier

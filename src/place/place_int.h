@@ -5,6 +5,13 @@
 #ifndef RINGSIM_PLACE_INT_H
 #define RINGSIM_PLACE_INT_H
 
+/* Private to its library: src/place/CMakeLists.txt defines RINGSIM_PLACE_INTERNAL for
+ * its own files (and a white-box test may), so a higher floor that includes
+ * this header does not compile (glib's __GLIB_H_INSIDE__). */
+#ifndef RINGSIM_PLACE_INTERNAL
+#error "place_int.h is the placement floor's own (src/place/): use place.h"
+#endif
+
 #include <stdarg.h>
 
 #include "alg.h"
@@ -115,7 +122,7 @@ struct place_algo {
      * nodes map[k] of p.  NULL: nothing to pin. */
     void (*pin)(const placement *p, place_node *sub, const size_t *map, size_t m);
 
-    /* The bounded-load rule of the traffic replay (src/traffic.c) and the
+    /* The bounded-load rule of the traffic replay (src/sim/traffic.c) and the
      * parameter of its factor (with bound != PLACE_BOUND_NONE). */
     place_bound bound;
     int bound_param;

@@ -358,7 +358,7 @@ static int put_node_state(sim *s, const api_request *r, json_t **out, rs_error *
 }
 
 /* POST /api/traffic/run {"requests", "concurrency", "seed"?, "factor"?,
- * "samples"?}: a replay through the current placement (src/traffic.c);
+ * "samples"?}: a replay through the current placement (src/sim/traffic.c);
  * nothing is recorded. */
 static int post_traffic(sim *s, const api_request *r, json_t **out, rs_error *err)
 {

@@ -32,8 +32,9 @@
 #include <jansson.h>
 
 #include "error.h"
+#include "names.h" /* NAME_BUF */
+#include "oprec.h"
 #include "place.h"
-#include "store.h"
 
 #define SIM_MAX_GENERATE 10000000u
 #define SIM_MAX_WEIGHT 1000.0
@@ -94,7 +95,7 @@ const char *sim_read_only(const sim *s);
 /* An operation as the log keeps it: id, at, type, subject, params,
  * moved_from and config (malloc'd text; free with sim_op_clear),
  * keys_moved, replica_moves, skipped. */
-typedef store_op sim_op;
+typedef oprec sim_op;
 
 /* The operation types: one owner of their names (the log's "type"). */
 typedef enum {
@@ -192,6 +193,11 @@ int sim_op_params_read(const sim_op *o, sim_op_params *out, rs_error *err);
  * it is unreadable. */
 int sim_op_config(const sim_op *o, place_config *cfg, rs_error *err);
 void sim_op_params_clear(sim_op_params *p);
+/* A node object as add_node and import log it into spec (strings borrowed
+ * from o); *tokens and *replicas receive what the caller frees (also on
+ * failure).  RINGSIM_EDB when damaged, RINGSIM_ENOMEM. */
+int sim_node_spec_from_json(const json_t *o, sim_node_spec *spec, int64_t **tokens,
+                            const char ***replicas);
 /* The key `key gen` makes for number n (prefix + its decimal) into buf,
  * which has room for NAME_BUF + 24 bytes (a prefix is under NAME_BUF); its
  * length. */

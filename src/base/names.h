@@ -14,6 +14,7 @@
 #include "error.h"
 
 #define NAME_MAX_BYTES 255
+#define NAME_BUF (NAME_MAX_BYTES + 1) /* a name and its NUL */
 
 /* 0 when the len bytes at s form a valid name, else RINGSIM_ENAME with a
  * message naming `what` ("node name", "key") in err (may be NULL). */
