@@ -10,7 +10,7 @@ JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 TSAN     ?= build-tsan
 PREFIX   ?= /usr/local
 
-.PHONY: test-long all build run test lint-c install package test-asan test-tsan test-crash-long bench bench-10m bench-layout bench-load fuzz fuzz-api fuzz-http fuzz-open fuzz-import fuzz-build deps deps-test npm clean
+.PHONY: test-long all build run test lint-c install package test-asan test-tsan asan-build tsan-build test-crash-long bench bench-10m bench-layout bench-load fuzz fuzz-api fuzz-http fuzz-open fuzz-import fuzz-build deps deps-test npm clean
 
 all: build
 
@@ -48,38 +48,38 @@ node_modules/.package-lock.json: package.json package-lock.json
 
 npm: node_modules/.package-lock.json
 
-# Everything: unit, reference, CLI, API, scenario, install and browser tests
-# and lint; then the C code's tests again under AddressSanitizer +
-# UndefinedBehaviorSanitizer (unit, CLI, API, random requests, hardening:
-# the ones that drive C code paths; the answer-shape tests of scenarios,
-# CSV, docs and packaging run once, and so do the import and node-state
-# comparisons with real programs, whose C paths unit_import, unit_states
-# and api_states drive under the sanitizers), and the threaded paths under
-# ThreadSanitizer.  Two tests run at a time (ctest -j 2, the machine's two
-# cores); the ones that time the server or start real clusters run alone
-# (RUN_SERIAL in CMakeLists.txt).
-test: deps-test npm build test-asan test-tsan
+# Everything, in three builds and one run of ctest (-j 2, the machine's
+# two cores): the tests that drive the C code (unit, CLI, API, random
+# requests, hardening) under AddressSanitizer + UndefinedBehaviorSanitizer;
+# on the plain build, what needs it (the page's tests, lint, the crash
+# and fault tests, install and package) and what answers shapes once
+# (scenarios, docs, the comparisons with real programs, whose C paths the
+# unit tests drive under the sanitizers); the threaded paths under
+# ThreadSanitizer.  CMakeLists.txt ("which tree runs which test") gives
+# each test its tree; the ones that time the server or start real
+# clusters run alone (RUN_SERIAL).
+ALL      ?= build-all
+test: deps-test npm build asan-build tsan-build
 	cmake -S . -B $(BUILD) -DRINGSIM_REQUIRE_REFS=ON >/dev/null
 	cmake --build $(BUILD) -j $(JOBS) -- --no-print-directory
-	cd $(BUILD) && ctest --output-on-failure -j 2
+	scripts/ctest-all.sh $(ALL) $(BUILD) $(ASAN) $(TSAN)
+	cd $(ALL) && ctest --output-on-failure -j 2 -LE '^dup$$'
 
-test-asan: deps
+asan-build: deps
 	cmake -S . -B $(ASAN) -DCMAKE_BUILD_TYPE=Debug -DRINGSIM_SANITIZE=ON -DRINGSIM_REQUIRE_REFS=ON >/dev/null
 	cmake --build $(ASAN) -j $(JOBS) -- --no-print-directory
-	cd $(ASAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  ctest --output-on-failure -j 2 $(ASAN_ONLY_ONCE)
 
-ASAN_ONLY_ONCE = -E '^(scenario_.*|ref_scenarios|ref_import|ref_states|ref_haproxy_bounded|ref_envoy_shuffle|api_tools|api_doc|readme_doc|install|package|make_run)$$'
-
-# The threaded paths under ThreadSanitizer: the server's API and hardening
-# tests (event loop, worker threads, cancellation, stop), the two workers
-# side by side with the reading worker's checkpoints, and the engine's tests
-# that build on two threads: only their two programs are built.
-test-tsan: deps
+# The threaded paths only: their two programs are built.
+tsan-build: deps
 	cmake -S . -B $(TSAN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRINGSIM_TSAN=ON >/dev/null
 	cmake --build $(TSAN) -j $(JOBS) --target ringsim test_sim -- --no-print-directory
-	cd $(TSAN) && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
-	  ctest --output-on-failure -j 1 -R '^(api|hardening|unit_sim_threads|api_v2_workers)$$'
+
+# One tree's share of make test on its own.
+test-asan: asan-build
+	cd $(ASAN) && ctest --output-on-failure -j 2 -LE '^dup$$'
+
+test-tsan: tsan-build
+	cd $(TSAN) && ctest --output-on-failure -j 2 -LE '^dup$$'
 
 # The crash test at length: more rounds, bigger operations (minutes); then
 # two servers and the CLI writing one database at once, `check` after each

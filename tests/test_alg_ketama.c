@@ -425,7 +425,7 @@ static void test_beyond_100_servers(void **state)
     /* Smoke test (no reference exists): 1000 servers build, every point is
      * a server's, about 160 per server. */
     enum { N = 1000 };
-    char names[N][16];
+    char names[N][32];
     alg_node nodes[N];
     for (int i = 0; i < N; i++) {
         snprintf(names[i], sizeof names[i], "h%d:%d", i, 20000 + i);

@@ -571,7 +571,7 @@ static void test_layouts_are_priced(void **state)
     cfg.param[PP_POINTS_PER_NODE] = 160;
     assert_int_equal(sim_configure(s, &cfg, &op, &err), 0);
     for (int i = 0; i < 120; i++) {
-        char name[16];
+        char name[24];
         snprintf(name, sizeof name, "node-%d", i);
         assert_int_equal(sim_add_node(s, name, strlen(name), 1, &op, &err), 0);
     }

@@ -346,7 +346,7 @@ static void test_random_topologies(void **state)
         if (early)
             insert_keys(s, 0, early);
         int nn = 1 + (int)(rnd() % 7);
-        char name[16];
+        char name[24];
         for (int i = 0; i < nn; i++) {
             snprintf(name, sizeof name, "node-%d", i);
             assert_int_equal(sim_add_node(s, name, strlen(name), weights[rnd() % 5], &op, &err), 0);
@@ -1012,7 +1012,7 @@ static void test_layout_limit(void **state)
     cfg.param[PP_POINTS_PER_NODE] = 20;
     assert_int_equal(sim_configure(s, &cfg, &op, &err), 0);
     for (int i = 0; i < 4; i++) {
-        char name[8];
+        char name[16];
         snprintf(name, sizeof name, "n%d", i);
         assert_int_equal(sim_add_node(s, name, strlen(name), 1, &op, &err), 0);
     }
