@@ -6,6 +6,7 @@
 // preview, a comparison or the theory asks is recorded. Text goes in through
 // el()/textContent only; charts are SVG built with DOM APIs.
 
+import { api, ApiError } from './api.js';
 import { $, el, setError } from './dom.js';
 import { setupTheoryViews, theoryViewsShown } from './theory_requests.js';
 import {
@@ -38,34 +39,6 @@ function svg(tag, attrs, text) {
 
 const num = (x, d = 3) => (typeof x === 'number' && Number.isFinite(x) ? formatNumber(x, d) : '—');
 
-/** Requests with the page's token; answers text (for downloads) or JSON. */
-function tokenHeader() {
-  try {
-    const t = sessionStorage.getItem('ringsim-token');
-    return t ? { Authorization: `Bearer ${t}` } : {};
-  } catch {
-    return {};
-  }
-}
-
-async function rawJson(method, path, body, signal) {
-  const init = { method, signal, headers: { Accept: 'application/json', ...tokenHeader() } };
-  if (method !== 'GET') init.headers['Content-Type'] = 'application/json';
-  if (body !== undefined) init.body = JSON.stringify(body);
-  const r = await fetch(path, init);
-  const text = await r.text();
-  let data = null;
-  try { data = text ? JSON.parse(text) : null; } catch { data = null; }
-  if (!r.ok) {
-    const message = data && data.error && data.error.message ? data.error.message : `${r.status} ${r.statusText}`;
-    const err = new Error(message);
-    err.status = r.status;
-    err.body = data;
-    throw err;
-  }
-  return data;
-}
-
 function saveBlob(blob, filename) {
   const url = URL.createObjectURL(blob);
   const a = el('a', { href: url, download: filename });
@@ -73,20 +46,6 @@ function saveBlob(blob, filename) {
   a.click();
   a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 5000);
-}
-
-/**
- * The text of a text answer (CSV, a scenario). The HTTP server of this
- * version sends such answers wrapped as JSON {"content_type", "text"}; the
- * page takes the text out, and takes a plain answer as it is.
- */
-function unwrapText(response, text) {
-  if (!/json/.test(response.headers.get('Content-Type') || '')) return text;
-  try {
-    const data = JSON.parse(text);
-    if (data && typeof data.text === 'string' && typeof data.content_type === 'string') return data.text;
-  } catch { /* not JSON after all */ }
-  return text;
 }
 
 /** Bytes as a person reads them: 812 bytes, 3.4 MB. */
@@ -97,34 +56,16 @@ function formatBytes(n) {
 }
 
 /**
- * The body of one answer, read as it streams in (every key of a million is
- * tens of megabytes), the bytes so far shown under the export buttons.
+ * The body of one answer as text, the bytes so far shown under the export
+ * buttons while it streams in (every key of a million is tens of megabytes).
  */
 async function fetchText(path, what) {
-  const r = await fetch(path, { headers: tokenHeader() });
-  if (!r.ok) {
-    const text = await r.text();
-    let message = `${r.status} ${r.statusText}`;
-    try { message = JSON.parse(text).error.message || message; } catch { /* not JSON */ }
-    throw new Error(`${what}: ${message}`);
-  }
   const status = $('export-status');
-  const chunks = [];
-  let bytes = 0;
-  if (r.body && r.body.getReader) {
-    const reader = r.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      bytes += value.length;
-      status.textContent = `${what}: ${formatBytes(bytes)} received…`;
-    }
-  } else {
-    chunks.push(new Uint8Array(await r.arrayBuffer()));
+  try {
+    return await api.text(path, { onProgress: (bytes) => { status.textContent = `${what}: ${formatBytes(bytes)} received…`; } });
+  } catch (err) {
+    throw new ApiError(err.status, err.code, `${what}: ${err.message}`, err.body);
   }
-  const text = new TextDecoder().decode(await new Blob(chunks).arrayBuffer());
-  return unwrapText(r, text);
 }
 
 async function download(path, filename, type, what = filename) {
@@ -241,7 +182,7 @@ class Preview {
     this.asking = asking;
     $('preview-panel').dataset.asking = body.op;
     try {
-      const answer = await rawJson('POST', '/api/preview', body, asking.signal);
+      const answer = await api.preview(body, { signal: asking.signal });
       if (this.asking !== asking) return; // cancelled, or a newer preview asked
       this.asking = null;
       delete $('preview-panel').dataset.asking;
@@ -322,15 +263,15 @@ class Preview {
     setError('preview-error', '');
     try {
       if (body.op === 'add_node') {
-        await rawJson('POST', '/api/nodes', body.weight === undefined ? { name: body.name } : { name: body.name, weight: body.weight });
+        await api.addNode(body.name, body.weight);
       } else if (body.op === 'remove_node') {
-        await rawJson('DELETE', `/api/nodes/${encodeURIComponent(body.name)}`);
+        await api.removeNode(body.name);
       } else if (body.op === 'set_state') {
-        await rawJson('PUT', `/api/nodes/${encodeURIComponent(body.name)}/state`, { state: body.state });
+        await api.setState(body.name, body.state);
       } else {
         const config = { ...body };
         delete config.op;
-        await rawJson('PUT', '/api/config', config);
+        await api.setConfig(config);
         // The form's choice is now the configuration in force.
         this.placement.applied();
       }
@@ -426,7 +367,7 @@ class Compare {
     this.abort = new AbortController();
     $('compare-cancel').hidden = false;
     try {
-      const answer = await rawJson('GET', algorithms ? `/api/compare?algorithms=${encodeURIComponent(algorithms)}` : '/api/compare', undefined, this.abort.signal);
+      const answer = await api.compare(algorithms, { signal: this.abort.signal });
       this.show(answer);
       status.textContent = `${formatInt(answer.nodes)} nodes, ${formatInt(answer.keys)} keys.`;
     } catch (err) {
@@ -468,7 +409,7 @@ class Compare {
         switchButton.addEventListener('click', async () => {
           switchButton.disabled = true;
           try {
-            await rawJson('PUT', '/api/config', { algorithm: r.algorithm });
+            await api.setConfig({ algorithm: r.algorithm });
             await this.run();
           } catch (err) {
             switchButton.disabled = false;
@@ -656,7 +597,7 @@ async function runTheory(getView) {
   $('theory-status').textContent = 'Measuring… (a few seconds)';
   $('theory-run').disabled = true;
   try {
-    const answer = await rawJson('GET', nodes ? `/api/theory?nodes=${encodeURIComponent(nodes)}` : '/api/theory');
+    const answer = await api.theory(nodes);
     // Never silently another N than the one asked for.
     const asked = nodes === '' ? null : Number(nodes);
     const other = asked !== null && asked !== answer.nodes ? ` — not the ${formatInt(asked)} asked for: the server measured ${formatInt(answer.nodes)}` : '';
@@ -717,8 +658,7 @@ function wipes(text) {
 }
 
 class ScenarioFiles {
-  constructor({ api, confirmInPage }) {
-    this.api = api;
+  constructor({ confirmInPage }) {
     this.confirmInPage = confirmInPage;
     this.steps = null;
     this.next = 0;
@@ -732,7 +672,7 @@ class ScenarioFiles {
 
   async list() {
     try {
-      const answer = await rawJson('GET', '/api/scenarios');
+      const answer = await api.scenarios();
       const select = $('scenario-list');
       // The short name fits the box; the title is said under it.
       this.titles = new Map((answer.scenarios || []).map((s) => [s.name, s.title]));
@@ -749,7 +689,7 @@ class ScenarioFiles {
     const name = $('scenario-list').value;
     if (!name) return;
     try {
-      const answer = await rawJson('GET', `/api/scenarios/${encodeURIComponent(name)}`);
+      const answer = await api.scenario(name);
       this.setText(answer.text, `${name}.ringsim`);
     } catch (err) {
       setError('scenario-file-error', err.message);
@@ -794,7 +734,7 @@ class ScenarioFiles {
    */
   async mayReset(lines) {
     if (!lines.some((l) => wipes(l.text))) return true;
-    const stats = await this.api.stats();
+    const stats = await api.stats();
     if (stats.nodes === 0 && stats.keys === 0) return true;
     const yes = await this.confirmInPage('Start from an empty ring?',
       `This scenario resets the simulation: the ${formatInt(stats.nodes)} ${stats.nodes === 1 ? 'node' : 'nodes'} and ${formatInt(stats.keys)} ${stats.keys === 1 ? 'key' : 'keys'} now stored will be removed (the history keeps them; you can revert later).`);
@@ -812,7 +752,7 @@ class ScenarioFiles {
     $('scenario-results').replaceChildren();
     $('scenario-status').textContent = 'Running…';
     try {
-      const report = await rawJson('POST', '/api/scenarios/run', { text, name: this.name || 'pasted.ringsim' });
+      const report = await api.runScenario({ text, name: this.name || 'pasted.ringsim' });
       $('scenario-results').replaceChildren(...(report.steps || []).map((s) => this.resultItem(s)));
       this.finish(report);
     } catch (err) {
@@ -846,7 +786,7 @@ class ScenarioFiles {
     if (!this.steps) {
       // Every line is checked before the first step runs.
       try {
-        await rawJson('POST', '/api/scenarios/run', { text, check: true });
+        await api.runScenario({ text, check: true });
       } catch (err) {
         this.error(err);
         return;
@@ -865,7 +805,7 @@ class ScenarioFiles {
     const { line, text: lineText } = this.steps[this.next];
     $('scenario-step').disabled = true;
     try {
-      const report = await rawJson('POST', '/api/scenarios/run', { text: lineText, name: this.name || 'pasted.ringsim' });
+      const report = await api.runScenario({ text: lineText, name: this.name || 'pasted.ringsim' });
       for (const s of report.steps || []) {
         s.line = line;
         $('scenario-results').appendChild(this.resultItem(s));
@@ -1130,13 +1070,13 @@ function setupExports(ring, getView) {
 
 /** Wires the issue-9 panels to the page. */
 export function setupLab({
-  ring, placement, getView, api, confirmInPage,
+  ring, placement, getView, confirmInPage,
 }) {
   const preview = new Preview({ ring, placement });
   new Compare();
   $('theory-run').addEventListener('click', () => runTheory(getView));
   setupTheoryViews();
-  new ScenarioFiles({ api, confirmInPage });
+  new ScenarioFiles({ confirmInPage });
   setupExports(ring, getView);
   return { preview };
 }

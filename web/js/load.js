@@ -143,7 +143,7 @@ async function renderWorkloadView(w, stats, at) {
   if (!hot || first) return;
   const mine = ++hotGeneration;
   try {
-    const l = await api.lookupAt(hot.key, at);
+    const l = await api.lookup(hot.key, at);
     if (mine !== hotGeneration) return;
     hotLine.textContent = hotText(l.node, l.served_by === undefined ? l.node : l.served_by);
   } catch { /* the line stays without its node */ }

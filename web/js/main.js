@@ -15,7 +15,7 @@
 // who received the keys, the statistics before and after, the flow drawn
 // on the ring.
 
-import { api, ApiError, eventsUrl } from './api.js';
+import { api, ApiError } from './api.js';
 import { $, el, setError, debounce } from './dom.js';
 import {
   describeOperation, displayName, visibleText, formatInt, formatTime, groupMoves, humanMessage, movedCount, setNodeOrder, unavailableSentence,
@@ -389,7 +389,7 @@ function setConnectionError(err) {
     c.dataset.state = 'down';
     c.textContent = `Server unreachable: ${err.message}`;
   } else if (c.dataset.state === 'down') {
-    c.dataset.state = sse && sse.readyState === EventSource.OPEN ? 'live' : 'connecting';
+    c.dataset.state = sse && sse.readyState === sse.OPEN ? 'live' : 'connecting';
     c.textContent = c.dataset.state === 'live' ? 'Live' : 'Connecting…';
   }
 }
@@ -1122,20 +1122,20 @@ function connect() {
     $('cancel-op').hidden = true;
     api.cancel().catch(() => { /* the operation may have ended meanwhile */ });
   };
-  sse = new EventSource(eventsUrl());
+  sse = api.events();
   sse.addEventListener('open', async () => {
     catchUp();
     await firstLoad;
     // A first load that failed keeps its "Server unreachable" line until a
     // load succeeds (setConnectionError turns it to Live then).
-    if (sse.readyState !== EventSource.OPEN || c.dataset.state === 'down') return;
+    if (sse.readyState !== sse.OPEN || c.dataset.state === 'down') return;
     c.dataset.state = 'live';
     c.textContent = 'Live';
   });
   sse.addEventListener('error', () => {
-    c.dataset.state = sse.readyState === EventSource.CLOSED ? 'down' : 'connecting';
-    c.textContent = sse.readyState === EventSource.CLOSED ? 'Disconnected — reload to retry' : 'Reconnecting…';
-    if (sse.readyState === EventSource.CLOSED) setTimeout(connect, 3000);
+    c.dataset.state = sse.readyState === sse.CLOSED ? 'down' : 'connecting';
+    c.textContent = sse.readyState === sse.CLOSED ? 'Disconnected — reload to retry' : 'Reconnecting…';
+    if (sse.readyState === sse.CLOSED) setTimeout(connect, 3000);
   });
   sse.addEventListener('operation', (e) => {
     try {
@@ -1166,7 +1166,7 @@ setNodeOrder(state.nodeOrder);
 setupScenarios({ api, confirmInPage, getState: () => state, onOperation, refresh });
 setupImport({ api, onOperation, refresh });
 lab = setupLab({
-  ring, placement, getView: () => state.view, api, confirmInPage,
+  ring, placement, getView: () => state.view, confirmInPage,
 });
 setupLoad({ ring });
 setupTraffic();

@@ -8,6 +8,7 @@
 // when it is set, else the one typed here (125 by default). Names go in
 // through textContent only; the charts are SVG built with DOM APIs.
 
+import { api } from './api.js';
 import { $, el, setError } from './dom.js';
 import { cutText, formatInt, formatNumber, formatPercent, nodeColour } from './format.js';
 
@@ -20,27 +21,6 @@ function svg(tag, attrs, text) {
   for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, String(v));
   if (text !== undefined) node.textContent = text;
   return node;
-}
-
-function tokenHeader() {
-  try {
-    const t = sessionStorage.getItem('ringsim-token');
-    return t ? { Authorization: `Bearer ${t}` } : {};
-  } catch {
-    return {};
-  }
-}
-
-async function call(method, path, body, signal) {
-  const init = { method, signal, headers: { Accept: 'application/json', ...tokenHeader() } };
-  if (method !== 'GET') init.headers['Content-Type'] = 'application/json';
-  if (body !== undefined) init.body = JSON.stringify(body);
-  const r = await fetch(path, init);
-  const text = await r.text();
-  let data = null;
-  try { data = text ? JSON.parse(text) : null; } catch { data = null; }
-  if (!r.ok) throw new Error(data && data.error && data.error.message ? data.error.message : `${r.status} ${r.statusText}`);
-  return data;
 }
 
 const RULES = {
@@ -144,7 +124,7 @@ class Traffic {
     $('traffic-cancel').hidden = false;
     this.abort = new AbortController();
     try {
-      const config = await call('GET', '/api/config', undefined, this.abort.signal);
+      const config = await api.config(undefined, { signal: this.abort.signal });
       const alg = (config.algorithms || []).find((a) => a.name === config.algorithm) || {};
       const rule = RULES[alg.bounded_loads];
       const body = { ...this.values(), samples: SAMPLES };
@@ -155,11 +135,11 @@ class Traffic {
         factor = typed !== '' ? Number(typed) : configured > 0 ? configured : 125;
       }
       status.textContent = 'Replaying without the factor…';
-      const without = await call('POST', '/api/traffic/run', { ...body, factor: rule ? 0 : undefined }, this.abort.signal);
+      const without = await api.trafficRun({ ...body, factor: rule ? 0 : undefined }, { signal: this.abort.signal });
       let withIt = null;
       if (rule) {
         status.textContent = `Replaying with ${rule.param} ${formatInt(factor)}…`;
-        withIt = await call('POST', '/api/traffic/run', { ...body, factor }, this.abort.signal);
+        withIt = await api.trafficRun({ ...body, factor }, { signal: this.abort.signal });
       }
       this.show(config.algorithm, rule, factor, without, withIt);
       status.textContent = `${formatInt(without.requests)} requests, ${without.concurrency.toLocaleString('en-US')} in flight on average, seed ${without.seed}. Nothing was recorded.`;
