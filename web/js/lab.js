@@ -8,6 +8,7 @@
 
 import { api, ApiError } from './api.js';
 import { $, el, setError } from './dom.js';
+import { cssColours } from './palette.js';
 import { setupTheoryViews, theoryViewsShown } from './theory_requests.js';
 import {
   RING_SIZE, cutText, displayName, formatInt, formatNumber, formatPercent, groupCounts, humanMessage, nodeColour, unavailableSentence, visibleText,
@@ -854,12 +855,14 @@ export function ringSvgDocument(ring, view) {
   const width = 1000;
   const height = Math.max(660, 96 + legendRows * 20);
   const colour = (name) => nodeColourLight(name);
+  // The page's light palette, whatever the theme on screen: a picture to share.
+  const ink = cssColours(['--panel', '--line', '--text', '--muted', '--mark'], 'light');
   const doc = svg('svg', { xmlns: SVG, width, height, viewBox: `0 0 ${width} ${height}`, 'font-family': 'DejaVu Sans, Arial, sans-serif' });
   const algorithm = view && view.config ? view.config.algorithm : '';
   const when = view && view.at !== null && view.at !== undefined ? `, as after operation ${view.at}` : '';
   doc.appendChild(svg('title', {}, `ringsim: ${algorithm} ring, ${ring.nodes.length} nodes, ${ring.totalKeys} keys${when}`));
-  doc.appendChild(svg('rect', { x: 0, y: 0, width, height, fill: '#ffffff' }));
-  doc.appendChild(svg('circle', { cx: c, cy: c, r: R, fill: 'none', stroke: '#d9dde4', 'stroke-width': band }));
+  doc.appendChild(svg('rect', { x: 0, y: 0, width, height, fill: ink['--panel'] }));
+  doc.appendChild(svg('circle', { cx: c, cy: c, r: R, fill: 'none', stroke: ink['--line'], 'stroke-width': band }));
   const TAU = Math.PI * 2;
   const angle = (pos) => (pos / RING_SIZE) * TAU - Math.PI / 2;
   const at = (pos, r) => [c + r * Math.cos(angle(pos)), c + r * Math.sin(angle(pos))];
@@ -882,7 +885,7 @@ export function ringSvgDocument(ring, view) {
   }
   doc.appendChild(arcs);
   if (ring.points.length && ring.points.length <= 2000) {
-    const marks = svg('g', { class: 'points', stroke: '#1d2330', 'stroke-width': ring.points.length > 400 ? 0.6 : 1.2 });
+    const marks = svg('g', { class: 'points', stroke: ink['--mark'], 'stroke-width': ring.points.length > 400 ? 0.6 : 1.2 });
     for (const p of ring.points) {
       const [x1, y1] = at(p.position, R - band / 2);
       const [x2, y2] = at(p.position, R + band / 2 + 3);
@@ -902,7 +905,7 @@ export function ringSvgDocument(ring, view) {
   // Labels at each node's anchor, as on screen (up to EXPORT_LABELS nodes).
   const anchors = ring.nodeAnchors();
   if (anchors.size && anchors.size <= EXPORT_LABELS) {
-    const labels = svg('g', { class: 'labels', 'font-size': 12, fill: '#1d2330' });
+    const labels = svg('g', { class: 'labels', 'font-size': 12, fill: ink['--text'] });
     const sorted = [...anchors].sort((a, b) => a[1] - b[1]);
     let lastAngle = -Infinity;
     let level = 0;
@@ -922,28 +925,28 @@ export function ringSvgDocument(ring, view) {
     }
     doc.appendChild(labels);
   }
-  doc.appendChild(svg('text', { x: c, y: c - 6, 'text-anchor': 'middle', 'font-size': 18, 'font-weight': 700, fill: '#1d2330' }, algorithm));
-  doc.appendChild(svg('text', { x: c, y: c + 16, 'text-anchor': 'middle', 'font-size': 13, fill: '#5a6372' },
+  doc.appendChild(svg('text', { x: c, y: c - 6, 'text-anchor': 'middle', 'font-size': 18, 'font-weight': 700, fill: ink['--text'] }, algorithm));
+  doc.appendChild(svg('text', { x: c, y: c + 16, 'text-anchor': 'middle', 'font-size': 13, fill: ink['--muted'] },
     `${formatInt(ring.nodes.length)} ${ring.nodes.length === 1 ? 'node' : 'nodes'} · ${formatInt(ring.totalKeys)} ${ring.totalKeys === 1 ? 'key' : 'keys'}${when ? ` · after #${view.at}` : ''}`));
   // The legend: every node (or the largest), its colour, keys and shares.
-  const legend = svg('g', { class: 'legend', 'font-size': 12, fill: '#1d2330' });
+  const legend = svg('g', { class: 'legend', 'font-size': 12, fill: ink['--text'] });
   const lx = 640;
   legend.appendChild(svg('text', { x: lx, y: 40, 'font-size': 14, 'font-weight': 700 }, 'Nodes'));
-  legend.appendChild(svg('text', { x: lx, y: 60, fill: '#5a6372' }, 'keys · key share · share of the space'));
+  legend.appendChild(svg('text', { x: lx, y: 60, fill: ink['--muted'] }, 'keys · key share · share of the space'));
   nodes.slice(0, EXPORT_LEGEND_ROWS).forEach((n, i) => {
     const y = 86 + i * 20;
     legend.appendChild(svg('rect', { x: lx, y: y - 9, width: 14, height: 12, rx: 2, fill: colour(n.name) }));
     const name = svg('text', { x: lx + 22, y, class: 'legend-name', 'data-node': n.name }, cut(displayName(n.name), 24));
     name.appendChild(svg('title', {}, displayName(n.name)));
     legend.appendChild(name);
-    legend.appendChild(svg('text', { x: width - 16, y, 'text-anchor': 'end', fill: '#5a6372' },
+    legend.appendChild(svg('text', { x: width - 16, y, 'text-anchor': 'end', fill: ink['--muted'] },
       `${formatInt(n.keys)} · ${formatPercent(n.key_share)} · ${formatPercent(n.arc_share)}`));
   });
   if (nodes.length > EXPORT_LEGEND_ROWS) {
-    legend.appendChild(svg('text', { x: lx, y: 86 + EXPORT_LEGEND_ROWS * 20, fill: '#5a6372' },
+    legend.appendChild(svg('text', { x: lx, y: 86 + EXPORT_LEGEND_ROWS * 20, fill: ink['--muted'] },
       `and ${formatInt(nodes.length - EXPORT_LEGEND_ROWS)} more nodes with fewer keys`));
   }
-  if (!nodes.length) legend.appendChild(svg('text', { x: lx, y: 86, fill: '#5a6372' }, 'no nodes'));
+  if (!nodes.length) legend.appendChild(svg('text', { x: lx, y: 86, fill: ink['--muted'] }, 'no nodes'));
   doc.appendChild(legend);
   return { doc, width, height };
 }

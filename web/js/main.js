@@ -73,6 +73,7 @@ function applyTheme() {
   themeButton.textContent = state.dark ? 'Light theme' : 'Dark theme';
   themeButton.setAttribute('aria-pressed', String(state.dark));
   ring.setTheme(state.dark);
+  strip.setTheme(state.dark);
   if (state.view.stats) {
     nodesTable.set(state.view.nodes, { dark: state.dark });
     renderStats(state.view.stats, state.dark);
