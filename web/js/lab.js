@@ -9,6 +9,7 @@
 import { api, ApiError } from './api.js';
 import { $, el, setError } from './dom.js';
 import { cssColours } from './palette.js';
+import { catalogueEntry, layoutOf, tableSize, wordsFor } from './traits.js';
 import { setupTheoryViews, theoryViewsShown } from './theory_requests.js';
 import {
   RING_SIZE, cutText, displayName, formatInt, formatNumber, formatPercent, groupCounts, humanMessage, nodeColour, unavailableSentence, visibleText,
@@ -534,18 +535,6 @@ function theoryChart(answer, width = 560) {
   return chart;
 }
 
-/** What one node holds under each algorithm, in that system's words. */
-const STRUCTURE_UNITS = {
-  cassandra: ['token', 'tokens', 'num_tokens'],
-  ketama: ['continuum point', 'continuum points', '160 per weight unit, as libmemcached'],
-  twemproxy: ['continuum point', 'continuum points', '160 per weight unit, as nutcracker'],
-  nginx: ['virtual node', 'virtual nodes', '160 per weight unit, as nginx'],
-  haproxy: ['tree point', 'tree points', '16 per weight unit, as HAProxy'],
-  'envoy-ring': ['ring entry', 'ring entries', 'min_ring_size and max_ring_size shared by weight, as Envoy'],
-  ring: ['point', 'points', 'points_per_node'],
-  multiprobe: ['point', 'points', 'one per node, several probes per key'],
-};
-
 /**
  * The theory sentence for the algorithm in use (issue 25 item 12): its own
  * structure (Cassandra's tokens, Maglev's table, Redis's slots, a ring's
@@ -556,8 +545,9 @@ const STRUCTURE_UNITS = {
 export function theorySentence(answer, view) {
   const config = view && view.config;
   if (!config) return null;
-  const algo = (config.algorithms || []).find((a) => a.name === config.algorithm);
+  const algo = catalogueEntry(config);
   if (!algo) return null;
+  const words = wordsFor(algo.name);
   const n = answer.nodes;
   const mine = (answer.algorithms || []).find((a) => a.algorithm === algo.name);
   const measured = mine && !mine.error
@@ -566,7 +556,8 @@ export function theorySentence(answer, view) {
   const join = `a join should move 1/${formatInt(n + 1)} = ${formatPercent(1 / (n + 1))} of the keys`;
   const title = algo.title || algo.name;
   const nodes = (view.nodes || []).filter((x) => x.weight > 0);
-  if (algo.point_rule) {
+  const layout = layoutOf(algo);
+  if (layout === 'points') {
     // Points per weight unit, counted from the nodes as placed.
     const counted = nodes.filter((x) => Number.isFinite(x.points));
     const weight = counted.reduce((t, x) => t + (algo.weights ? x.weight : 1), 0);
@@ -574,7 +565,8 @@ export function theorySentence(answer, view) {
     const param = (algo.params || []).find((p) => /points|tokens/.test(p.name));
     let v = weight > 0 ? pts / weight : (param ? Number((config.params || {})[param.name] ?? param.default) : NaN);
     if (!Number.isFinite(v) || v <= 0) v = 1;
-    const [one, many, how] = STRUCTURE_UNITS[algo.name] || ['point', 'points', ''];
+    // A variant (ketama's unweighted continuum) counts its points its own way.
+    const [one, many, how] = words.unit ? [words.unit[0], words.unit[1], algo.when ? '' : words.unit[2]] : ['point', 'points', ''];
     const vr = Math.round(v);
     const expected = n > 1 ? 1 + Math.sqrt((2 * Math.log(n)) / v) : 1;
     const per = algo.weights && nodes.some((x) => x.weight !== 1) ? ' per weight unit' : ' per node';
@@ -583,12 +575,17 @@ export function theorySentence(answer, view) {
       + ` expect the busiest to hold about ${formatNumber(expected, 2)}× its fair share (1 + √(2 ln N / V)); ${join}.${measured}`;
   }
   let structure;
-  if (algo.name === 'jump') structure = 'no ring: each key jumps to a bucket by its own hash, so shares differ only by the keys drawn';
-  else if (algo.name === 'rendezvous') structure = 'no ring: every node is scored for each key and the highest wins, so shares follow the weights up to the keys drawn';
-  else if (algo.name === 'maglev') structure = `a lookup table of ${formatInt((config.params || {}).table_size ?? 65537)} entries filled by per-host permutations, each host within an entry of its share`;
-  else if (algo.name === 'redis') structure = `${formatInt(Number(algo.space))} hash slots held by the masters, whole slots each`;
-  else if (algo.name === 'ceph') structure = 'placement groups mapped to OSDs by CRUSH, so balance follows the PG count per OSD';
-  else structure = `a space of ${algo.space} positions, keys hashed by ${algo.key_hash}`;
+  if (layout === 'table') {
+    const size = formatInt(tableSize(algo, config));
+    const [, cells] = words.cells || ['entry', 'entries'];
+    structure = words.table ? words.table.replace('{n}', size) : `a table of ${size} ${cells}, each held by one node`;
+  } else if (words.structure && !algo.when) {
+    structure = words.structure;
+  } else {
+    structure = algo.space === 'none'
+      ? `no ring: each key placed by its own hash (${algo.key_hash})${algo.minimal === false ? ', so a change of nodes moves most keys' : ''}`
+      : `a space of ${algo.space} positions, keys hashed by ${algo.key_hash}`;
+  }
   return `${title}: ${structure}; ${join}.${measured}`;
 }
 
@@ -988,24 +985,14 @@ const CONFIG_FILES = {
   redis: 'redis-reshard.sh',
 };
 
-/** The format that matches each algorithm, chosen until the user picks one. */
-const CONFIG_FOR = {
-  nginx: 'nginx',
-  haproxy: 'haproxy',
-  ketama: 'libmemcached',
-  twemproxy: 'twemproxy',
-  'envoy-ring': 'envoy',
-  maglev: 'envoy',
-  cassandra: 'cassandra',
-  redis: 'redis-nodes',
-};
 let configFormatPicked = false;
 
 /** Follows the algorithm in use with the "Config for" choice (not once the user chose). */
 export function suggestConfigFormat(algorithm) {
   const select = $('export-config-format');
-  if (!select || configFormatPicked || !CONFIG_FOR[algorithm]) return;
-  select.value = CONFIG_FOR[algorithm];
+  const format = wordsFor(algorithm).config;
+  if (!select || configFormatPicked || !format) return;
+  select.value = format;
 }
 
 function setupExports(ring, getView) {

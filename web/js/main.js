@@ -27,6 +27,7 @@ import {
 } from './views.js';
 import { traceKey, cancelTrace, clearTrace } from './lookup.js';
 import { PlacementForm } from './algorithms.js';
+import { catalogueEntry } from './traits.js';
 import { TableStrip } from './strip.js';
 import { setupScenarios } from './scenarios.js';
 import { setupLab, suggestConfigFormat } from './lab.js';
@@ -191,8 +192,9 @@ async function loadRingKeys(total, at, config, space) {
     const key = densityKey(at, config, bins);
     const density = densityCache.key === key ? densityCache.answer : await api.density(bins, at);
     if (density.total === total) densityCache = { key, answer: density };
-    const drawable = density.by === 'coordinate' || (config.algorithm === 'ring' && space.kind === 'ring32');
-    return drawable ? { keys: null, density } : { keys: null, density: null, note: 'keys not drawn one by one: the load band shows where they are' };
+    // Binned by coordinate, the band lies over the layout; jump's and
+    // rendezvous's keys ("by": "position") have no place on their sectors.
+    return density.by === 'coordinate' ? { keys: null, density } : { keys: null, density: null, note: 'keys not drawn one by one: the load band shows where they are' };
   } catch (err) {
     return { keys: null, density: null, error: err.message };
   }
@@ -204,10 +206,6 @@ function showReadOnly(config) {
   const ro = config.read_only === true;
   $('read-only-banner').hidden = !ro;
   $('read-only-text').textContent = ro ? String(config.read_only_reason || 'the database cannot be written') : '';
-}
-
-function catalogueEntry(config) {
-  return (config.algorithms || []).find((a) => a.name === config.algorithm) || null;
 }
 
 /** Every view in its loading state, so that no other moment's data stays. */

@@ -11,6 +11,7 @@
 import { api } from './api.js';
 import { $, el, setError } from './dom.js';
 import { cutText, formatInt, formatNumber, formatPercent, nodeColour } from './format.js';
+import { catalogueEntry } from './traits.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const SAMPLES = 120;
@@ -28,6 +29,11 @@ const RULES = {
   envoy: { param: 'hash_balance_factor', words: "Envoy's BoundedLoadHashingLoadBalancer: at most its slots, else hosts in a shuffle seeded by the request's hash" },
   mtz: { param: 'balance_factor', words: 'Mirrokni–Thorup–Zadimoghaddam: at most ceil(c × in flight / nodes), c = factor / 100, else clockwise' },
 };
+
+/** "a, b and c". */
+function listWords(names) {
+  return names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+}
 
 /** One chart: in flight per node (x: requests replayed). */
 function flightChart(answer, ymax, id, title) {
@@ -125,8 +131,10 @@ class Traffic {
     this.abort = new AbortController();
     try {
       const config = await api.config(undefined, { signal: this.abort.signal });
-      const alg = (config.algorithms || []).find((a) => a.name === config.algorithm) || {};
+      const alg = catalogueEntry(config) || {};
       const rule = RULES[alg.bounded_loads];
+      // The algorithms that have a rule, for the words when this one has none.
+      const bounded = (config.algorithms || []).filter((a) => RULES[a.bounded_loads]).map((a) => a.name);
       const body = { ...this.values(), samples: SAMPLES };
       let factor = null;
       if (rule) {
@@ -141,7 +149,7 @@ class Traffic {
         status.textContent = `Replaying with ${rule.param} ${formatInt(factor)}…`;
         withIt = await api.trafficRun({ ...body, factor }, { signal: this.abort.signal });
       }
-      this.show(config.algorithm, rule, factor, without, withIt);
+      this.show(config.algorithm, rule, factor, without, withIt, bounded);
       status.textContent = `${formatInt(without.requests)} requests, ${without.concurrency.toLocaleString('en-US')} in flight on average, seed ${without.seed}. Nothing was recorded.`;
     } catch (err) {
       status.textContent = err.name === 'AbortError' ? 'Replay stopped.' : '';
@@ -154,7 +162,7 @@ class Traffic {
     }
   }
 
-  show(algorithm, rule, factor, without, withIt) {
+  show(algorithm, rule, factor, without, withIt, bounded) {
     const all = [without, withIt].filter(Boolean);
     let ymax = 1;
     for (const a of all) for (const r of (a.timeline && a.timeline.in_flight) || []) ymax = Math.max(ymax, ...r);
@@ -168,7 +176,7 @@ class Traffic {
     $('traffic-charts').replaceChildren(...figures);
     $('traffic-rule').textContent = rule
       ? `${algorithm}: ${rule.words}. With the factor, ${formatPercent(withIt.sent_away, 1)} of requests leave their key's node (lost cache locality) and the peak in flight max/mean goes from ${formatNumber(without.peak_in_flight_max_over_mean, 2)} to ${formatNumber(withIt.peak_in_flight_max_over_mean, 2)}.`
-      : `${algorithm} has no bounded loads: every request goes to its key's node (haproxy, envoy-ring, maglev and ring have them).`;
+      : `${algorithm} has no bounded loads: every request goes to its key's node${bounded.length ? ` (${listWords(bounded)} ${bounded.length === 1 ? 'has them' : 'have them'})` : ''}.`;
   }
 }
 
