@@ -138,7 +138,7 @@ async function requestText(path, { onProgress, signal } = {}) {
 }
 
 /** Builds "path?a=1&b=2" leaving out empty or undefined values. */
-export function withQuery(path, params) {
+function withQuery(path, params) {
   const parts = [];
   for (const [name, value] of Object.entries(params)) {
     if (value === undefined || value === null || value === '') continue;

@@ -542,7 +542,7 @@ function theoryChart(answer, width = 560) {
  * points, and what the server measured for it. Built from the catalogue's
  * traits and the theory answer; null when nothing is known.
  */
-export function theorySentence(answer, view) {
+function theorySentence(answer, view) {
   const config = view && view.config;
   if (!config) return null;
   const algo = catalogueEntry(config);
@@ -843,7 +843,7 @@ const cut = cutText;
  * many) with its colour and shares. Built with DOM calls and serialised by
  * XMLSerializer, so names with <, & or quotes come out escaped.
  */
-export function ringSvgDocument(ring, view) {
+function ringSvgDocument(ring, view) {
   const R = 230;
   const band = 24;
   const c = 320;

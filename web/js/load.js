@@ -36,7 +36,7 @@ function describeWorkload(w) {
  * keys, as API.md version 3 defines the kinds: a function r -> share and
  * the sum of the k hottest. Exact (no sampling).
  */
-export function rankShares(w, n) {
+function rankShares(w, n) {
   if (!w || n <= 0) return null;
   if (w.kind === 'zipf') {
     const s = Number(w.s);
