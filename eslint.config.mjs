@@ -6,6 +6,11 @@ import globals from 'globals';
 
 // Lint for the three kinds of file the page is made of: the JavaScript
 // modules, the markup and the style sheet.
+
+// Every request of the page goes through web/js/api.js: no other module
+// may call fetch, EventSource, XMLHttpRequest, WebSocket or sendBeacon.
+const ONE_CLIENT = 'Requests go through web/js/api.js, the page\'s one HTTP client.';
+
 export default [
   { ignores: ['node_modules/**', 'build/**', 'build-*/**', 'test-artifacts/**'] },
   { ...js.configs.recommended, files: ['**/*.js', '**/*.mjs'] },
@@ -21,11 +26,19 @@ export default [
         { property: 'innerHTML', message: 'Use textContent: names come from the network.' },
         { property: 'outerHTML', message: 'Use textContent: names come from the network.' },
         { property: 'insertAdjacentHTML', message: 'Use textContent: names come from the network.' },
+        ...['window', 'self', 'globalThis'].flatMap((object) => ['fetch', 'EventSource', 'XMLHttpRequest', 'WebSocket']
+          .map((property) => ({ object, property, message: ONE_CLIENT }))),
+        { object: 'navigator', property: 'sendBeacon', message: ONE_CLIENT },
+      ],
+      'no-restricted-globals': ['error',
+        ...['fetch', 'EventSource', 'XMLHttpRequest', 'WebSocket'].map((name) => ({ name, message: ONE_CLIENT })),
       ],
       'no-implied-eval': 'error',
       eqeqeq: ['error', 'always'],
     },
   },
+  // The one HTTP client of the page.
+  { files: ['web/js/api.js'], rules: { 'no-restricted-globals': 'off' } },
   {
     files: ['tests/**/*.mjs', 'tests/**/*.js', 'eslint.config.mjs'],
     languageOptions: {

@@ -19,6 +19,7 @@ import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
 import { registerImportTests } from './import_tests.mjs';
 import { registerIssue25Tests } from './issue25_tests.mjs';
+import { registerIssue27Tests } from './issue27_tests.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const bin = path.resolve(repo, process.env.RINGSIM_BIN || 'build/ringsim');
@@ -2148,6 +2149,7 @@ registerImportTests(test, { eventually, http, nodeNamesInTable, expectText });
 registerIssue25Tests(test, {
   eventually, http, nodeNamesInTable, expectText, nodeRow, axeSerious, setTheme, downloadOf, artifacts,
 });
+registerIssue27Tests(test, { eventually, http, expectText, setTheme });
 
 async function main() {
   if (!fs.existsSync(bin)) {

@@ -9,6 +9,7 @@
 
 import { $, el, setError } from './dom.js';
 import { formatInt, humanMessage, paramLabel } from './format.js';
+import { catalogueEntry } from './traits.js';
 
 const WEIGHT_WORDS = {
   any: 'any number above 0',
@@ -81,12 +82,20 @@ export class PlacementForm {
     this.markDirty();
   }
 
+  /** The catalogue entry of a configuration, its variant's traits included. */
+  inForce(config) {
+    return catalogueEntry({ ...config, algorithms: this.catalogue });
+  }
+
   /** Shows the chosen algorithm's description and fields. */
   renderChoice(name, config) {
     const a = this.entry(name);
+    // The configuration in force speaks of its variant (nginx without
+    // consistent: no replicas); another choice of the algorithm's own.
+    const t = config && config.algorithm === name ? this.inForce(config) || a : a;
     const about = $('algorithm-about');
-    if (a) {
-      about.replaceChildren(el('strong', null, a.title), '. ', a.origin || '', a.key_hash ? ` Key hash: ${a.key_hash}.` : '');
+    if (t) {
+      about.replaceChildren(el('strong', null, t.title), '. ', t.origin || '', t.key_hash ? ` Key hash: ${t.key_hash}.` : '');
     } else {
       about.replaceChildren();
     }
@@ -115,11 +124,11 @@ export class PlacementForm {
     $('algorithm-params').replaceChildren(...rows);
 
     const replicas = $('replicas');
-    const allowed = !a || a.replicas !== false;
+    const allowed = !t || t.replicas !== false;
     if (config) replicas.value = String(config.replicas ?? 1);
     else if (!allowed) replicas.value = '1';
     replicas.disabled = this.readOnly || !allowed;
-    $('replicas-help').textContent = a ? (REPLICA_WORDS[a.replica_rule] || (allowed ? '' : 'one copy only')) : '';
+    $('replicas-help').textContent = t ? (REPLICA_WORDS[t.replica_rule] || (allowed ? '' : 'one copy only')) : '';
     setError('replicas-error', '', replicas);
     setError('config-error', '');
   }
@@ -130,7 +139,7 @@ export class PlacementForm {
 
   /** The weight rule of the algorithm in force, for the node form. */
   weightHelp() {
-    const a = this.config ? this.entry(this.config.algorithm) : null;
+    const a = this.config ? this.inForce(this.config) : null;
     if (!a) return 'points = max(1, round(points per node × weight))';
     if (a.params.some((p) => p.name === 'points_per_node')) return `${WEIGHT_WORDS[a.weight_rule] || ''}; points = max(1, round(points per node × weight))`;
     if (a.weight_rule === 'no' || !a.weights) return `${a.name} does not use weights: leave 1`;

@@ -65,11 +65,6 @@ export function visibleText(text) {
 const PICTOGRAPH_BEFORE = /\p{Extended_Pictographic}(?:\uFE0F|\p{Emoji_Modifier})?$/u;
 const PICTOGRAPH_AFTER = /^\p{Extended_Pictographic}/u;
 
-/** Whether visibleText changes the text (it holds something unseen). */
-export function hasHidden(text) {
-  return visibleText(text) !== String(text);
-}
-
 /**
  * A name (or a key) as a person can see it. Names are 1..255 bytes and may
  * be spaces only or start and end with spaces: those are quoted with the
@@ -101,9 +96,6 @@ export function lookAlikes(names) {
   }
   return out;
 }
-
-/** The old name of displayName, kept for the places that say "(none)". */
-export const nodeLabel = displayName;
 
 /** A name cut to `max` characters with an ellipsis (the full name goes in a title). */
 export function shortName(name, max = 24) {
@@ -140,14 +132,15 @@ export function cutText(s, max) {
  * Past 20 the list comes round again, darker or lighter by turns; a node
  * the history does not explain falls back to a hash of its name. The ring
  * draws a separator between neighbouring arcs whose colours are near
- * (coloursClose).
+ * (coloursClose). These are the data's colours, the same in both themes
+ * but for the darkest, lifted on the dark panel; the page's own colours
+ * are style.css's variables (palette.js).
  */
 const PALETTE = [
   '#E69F00', '#56B4E9', '#009E73', '#F0E442', '#0072B2', '#D55E00', '#CC79A7', // Okabe–Ito
   '#663333', '#332288', '#DDCC77', '#666633', '#222255', '#AA3377', '#FFAABB', // Paul Tol
   '#EE6677', '#999933', '#225555', '#004488', '#99DDFF', '#EE8866',
 ];
-export const PALETTE_NAME = 'Okabe–Ito, then Paul Tol’s schemes';
 let nodeOrder = new Map();
 
 export function setNodeOrder(order) {

@@ -11,7 +11,7 @@
 import { $, el, setError } from './dom.js';
 import { displayName, formatInt } from './format.js';
 
-export const IMPORT_FORMATS = [
+const IMPORT_FORMATS = [
   ['auto', 'Recognise it'],
   ['nginx', 'nginx (upstream with hash … consistent)'],
   ['haproxy', 'HAProxy (backend with hash-type consistent)'],

@@ -6,7 +6,10 @@
 // preview, a comparison or the theory asks is recorded. Text goes in through
 // el()/textContent only; charts are SVG built with DOM APIs.
 
+import { api, ApiError } from './api.js';
 import { $, el, setError } from './dom.js';
+import { cssColours } from './palette.js';
+import { catalogueEntry, layoutOf, tableSize, wordsFor } from './traits.js';
 import { setupTheoryViews, theoryViewsShown } from './theory_requests.js';
 import {
   RING_SIZE, cutText, displayName, formatInt, formatNumber, formatPercent, groupCounts, humanMessage, nodeColour, unavailableSentence, visibleText,
@@ -38,34 +41,6 @@ function svg(tag, attrs, text) {
 
 const num = (x, d = 3) => (typeof x === 'number' && Number.isFinite(x) ? formatNumber(x, d) : '—');
 
-/** Requests with the page's token; answers text (for downloads) or JSON. */
-function tokenHeader() {
-  try {
-    const t = sessionStorage.getItem('ringsim-token');
-    return t ? { Authorization: `Bearer ${t}` } : {};
-  } catch {
-    return {};
-  }
-}
-
-async function rawJson(method, path, body, signal) {
-  const init = { method, signal, headers: { Accept: 'application/json', ...tokenHeader() } };
-  if (method !== 'GET') init.headers['Content-Type'] = 'application/json';
-  if (body !== undefined) init.body = JSON.stringify(body);
-  const r = await fetch(path, init);
-  const text = await r.text();
-  let data = null;
-  try { data = text ? JSON.parse(text) : null; } catch { data = null; }
-  if (!r.ok) {
-    const message = data && data.error && data.error.message ? data.error.message : `${r.status} ${r.statusText}`;
-    const err = new Error(message);
-    err.status = r.status;
-    err.body = data;
-    throw err;
-  }
-  return data;
-}
-
 function saveBlob(blob, filename) {
   const url = URL.createObjectURL(blob);
   const a = el('a', { href: url, download: filename });
@@ -73,20 +48,6 @@ function saveBlob(blob, filename) {
   a.click();
   a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 5000);
-}
-
-/**
- * The text of a text answer (CSV, a scenario). The HTTP server of this
- * version sends such answers wrapped as JSON {"content_type", "text"}; the
- * page takes the text out, and takes a plain answer as it is.
- */
-function unwrapText(response, text) {
-  if (!/json/.test(response.headers.get('Content-Type') || '')) return text;
-  try {
-    const data = JSON.parse(text);
-    if (data && typeof data.text === 'string' && typeof data.content_type === 'string') return data.text;
-  } catch { /* not JSON after all */ }
-  return text;
 }
 
 /** Bytes as a person reads them: 812 bytes, 3.4 MB. */
@@ -97,34 +58,16 @@ function formatBytes(n) {
 }
 
 /**
- * The body of one answer, read as it streams in (every key of a million is
- * tens of megabytes), the bytes so far shown under the export buttons.
+ * The body of one answer as text, the bytes so far shown under the export
+ * buttons while it streams in (every key of a million is tens of megabytes).
  */
 async function fetchText(path, what) {
-  const r = await fetch(path, { headers: tokenHeader() });
-  if (!r.ok) {
-    const text = await r.text();
-    let message = `${r.status} ${r.statusText}`;
-    try { message = JSON.parse(text).error.message || message; } catch { /* not JSON */ }
-    throw new Error(`${what}: ${message}`);
-  }
   const status = $('export-status');
-  const chunks = [];
-  let bytes = 0;
-  if (r.body && r.body.getReader) {
-    const reader = r.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      bytes += value.length;
-      status.textContent = `${what}: ${formatBytes(bytes)} received…`;
-    }
-  } else {
-    chunks.push(new Uint8Array(await r.arrayBuffer()));
+  try {
+    return await api.text(path, { onProgress: (bytes) => { status.textContent = `${what}: ${formatBytes(bytes)} received…`; } });
+  } catch (err) {
+    throw new ApiError(err.status, err.code, `${what}: ${err.message}`, err.body);
   }
-  const text = new TextDecoder().decode(await new Blob(chunks).arrayBuffer());
-  return unwrapText(r, text);
 }
 
 async function download(path, filename, type, what = filename) {
@@ -241,7 +184,7 @@ class Preview {
     this.asking = asking;
     $('preview-panel').dataset.asking = body.op;
     try {
-      const answer = await rawJson('POST', '/api/preview', body, asking.signal);
+      const answer = await api.preview(body, { signal: asking.signal });
       if (this.asking !== asking) return; // cancelled, or a newer preview asked
       this.asking = null;
       delete $('preview-panel').dataset.asking;
@@ -322,15 +265,15 @@ class Preview {
     setError('preview-error', '');
     try {
       if (body.op === 'add_node') {
-        await rawJson('POST', '/api/nodes', body.weight === undefined ? { name: body.name } : { name: body.name, weight: body.weight });
+        await api.addNode(body.name, body.weight);
       } else if (body.op === 'remove_node') {
-        await rawJson('DELETE', `/api/nodes/${encodeURIComponent(body.name)}`);
+        await api.removeNode(body.name);
       } else if (body.op === 'set_state') {
-        await rawJson('PUT', `/api/nodes/${encodeURIComponent(body.name)}/state`, { state: body.state });
+        await api.setState(body.name, body.state);
       } else {
         const config = { ...body };
         delete config.op;
-        await rawJson('PUT', '/api/config', config);
+        await api.setConfig(config);
         // The form's choice is now the configuration in force.
         this.placement.applied();
       }
@@ -426,7 +369,7 @@ class Compare {
     this.abort = new AbortController();
     $('compare-cancel').hidden = false;
     try {
-      const answer = await rawJson('GET', algorithms ? `/api/compare?algorithms=${encodeURIComponent(algorithms)}` : '/api/compare', undefined, this.abort.signal);
+      const answer = await api.compare(algorithms, { signal: this.abort.signal });
       this.show(answer);
       status.textContent = `${formatInt(answer.nodes)} nodes, ${formatInt(answer.keys)} keys.`;
     } catch (err) {
@@ -468,7 +411,7 @@ class Compare {
         switchButton.addEventListener('click', async () => {
           switchButton.disabled = true;
           try {
-            await rawJson('PUT', '/api/config', { algorithm: r.algorithm });
+            await api.setConfig({ algorithm: r.algorithm });
             await this.run();
           } catch (err) {
             switchButton.disabled = false;
@@ -592,18 +535,6 @@ function theoryChart(answer, width = 560) {
   return chart;
 }
 
-/** What one node holds under each algorithm, in that system's words. */
-const STRUCTURE_UNITS = {
-  cassandra: ['token', 'tokens', 'num_tokens'],
-  ketama: ['continuum point', 'continuum points', '160 per weight unit, as libmemcached'],
-  twemproxy: ['continuum point', 'continuum points', '160 per weight unit, as nutcracker'],
-  nginx: ['virtual node', 'virtual nodes', '160 per weight unit, as nginx'],
-  haproxy: ['tree point', 'tree points', '16 per weight unit, as HAProxy'],
-  'envoy-ring': ['ring entry', 'ring entries', 'min_ring_size and max_ring_size shared by weight, as Envoy'],
-  ring: ['point', 'points', 'points_per_node'],
-  multiprobe: ['point', 'points', 'one per node, several probes per key'],
-};
-
 /**
  * The theory sentence for the algorithm in use (issue 25 item 12): its own
  * structure (Cassandra's tokens, Maglev's table, Redis's slots, a ring's
@@ -611,11 +542,12 @@ const STRUCTURE_UNITS = {
  * points, and what the server measured for it. Built from the catalogue's
  * traits and the theory answer; null when nothing is known.
  */
-export function theorySentence(answer, view) {
+function theorySentence(answer, view) {
   const config = view && view.config;
   if (!config) return null;
-  const algo = (config.algorithms || []).find((a) => a.name === config.algorithm);
+  const algo = catalogueEntry(config);
   if (!algo) return null;
+  const words = wordsFor(algo.name);
   const n = answer.nodes;
   const mine = (answer.algorithms || []).find((a) => a.algorithm === algo.name);
   const measured = mine && !mine.error
@@ -624,7 +556,8 @@ export function theorySentence(answer, view) {
   const join = `a join should move 1/${formatInt(n + 1)} = ${formatPercent(1 / (n + 1))} of the keys`;
   const title = algo.title || algo.name;
   const nodes = (view.nodes || []).filter((x) => x.weight > 0);
-  if (algo.point_rule) {
+  const layout = layoutOf(algo);
+  if (layout === 'points') {
     // Points per weight unit, counted from the nodes as placed.
     const counted = nodes.filter((x) => Number.isFinite(x.points));
     const weight = counted.reduce((t, x) => t + (algo.weights ? x.weight : 1), 0);
@@ -632,7 +565,8 @@ export function theorySentence(answer, view) {
     const param = (algo.params || []).find((p) => /points|tokens/.test(p.name));
     let v = weight > 0 ? pts / weight : (param ? Number((config.params || {})[param.name] ?? param.default) : NaN);
     if (!Number.isFinite(v) || v <= 0) v = 1;
-    const [one, many, how] = STRUCTURE_UNITS[algo.name] || ['point', 'points', ''];
+    // A variant (ketama's unweighted continuum) counts its points its own way.
+    const [one, many, how] = words.unit ? [words.unit[0], words.unit[1], algo.when ? '' : words.unit[2]] : ['point', 'points', ''];
     const vr = Math.round(v);
     const expected = n > 1 ? 1 + Math.sqrt((2 * Math.log(n)) / v) : 1;
     const per = algo.weights && nodes.some((x) => x.weight !== 1) ? ' per weight unit' : ' per node';
@@ -641,12 +575,17 @@ export function theorySentence(answer, view) {
       + ` expect the busiest to hold about ${formatNumber(expected, 2)}× its fair share (1 + √(2 ln N / V)); ${join}.${measured}`;
   }
   let structure;
-  if (algo.name === 'jump') structure = 'no ring: each key jumps to a bucket by its own hash, so shares differ only by the keys drawn';
-  else if (algo.name === 'rendezvous') structure = 'no ring: every node is scored for each key and the highest wins, so shares follow the weights up to the keys drawn';
-  else if (algo.name === 'maglev') structure = `a lookup table of ${formatInt((config.params || {}).table_size ?? 65537)} entries filled by per-host permutations, each host within an entry of its share`;
-  else if (algo.name === 'redis') structure = `${formatInt(Number(algo.space))} hash slots held by the masters, whole slots each`;
-  else if (algo.name === 'ceph') structure = 'placement groups mapped to OSDs by CRUSH, so balance follows the PG count per OSD';
-  else structure = `a space of ${algo.space} positions, keys hashed by ${algo.key_hash}`;
+  if (layout === 'table') {
+    const size = formatInt(tableSize(algo, config));
+    const [, cells] = words.cells || ['entry', 'entries'];
+    structure = words.table ? words.table.replace('{n}', size) : `a table of ${size} ${cells}, each held by one node`;
+  } else if (words.structure && !algo.when) {
+    structure = words.structure;
+  } else {
+    structure = algo.space === 'none'
+      ? `no ring: each key placed by its own hash (${algo.key_hash})${algo.minimal === false ? ', so a change of nodes moves most keys' : ''}`
+      : `a space of ${algo.space} positions, keys hashed by ${algo.key_hash}`;
+  }
   return `${title}: ${structure}; ${join}.${measured}`;
 }
 
@@ -656,7 +595,7 @@ async function runTheory(getView) {
   $('theory-status').textContent = 'Measuring… (a few seconds)';
   $('theory-run').disabled = true;
   try {
-    const answer = await rawJson('GET', nodes ? `/api/theory?nodes=${encodeURIComponent(nodes)}` : '/api/theory');
+    const answer = await api.theory(nodes);
     // Never silently another N than the one asked for.
     const asked = nodes === '' ? null : Number(nodes);
     const other = asked !== null && asked !== answer.nodes ? ` — not the ${formatInt(asked)} asked for: the server measured ${formatInt(answer.nodes)}` : '';
@@ -717,8 +656,7 @@ function wipes(text) {
 }
 
 class ScenarioFiles {
-  constructor({ api, confirmInPage }) {
-    this.api = api;
+  constructor({ confirmInPage }) {
     this.confirmInPage = confirmInPage;
     this.steps = null;
     this.next = 0;
@@ -732,7 +670,7 @@ class ScenarioFiles {
 
   async list() {
     try {
-      const answer = await rawJson('GET', '/api/scenarios');
+      const answer = await api.scenarios();
       const select = $('scenario-list');
       // The short name fits the box; the title is said under it.
       this.titles = new Map((answer.scenarios || []).map((s) => [s.name, s.title]));
@@ -749,7 +687,7 @@ class ScenarioFiles {
     const name = $('scenario-list').value;
     if (!name) return;
     try {
-      const answer = await rawJson('GET', `/api/scenarios/${encodeURIComponent(name)}`);
+      const answer = await api.scenario(name);
       this.setText(answer.text, `${name}.ringsim`);
     } catch (err) {
       setError('scenario-file-error', err.message);
@@ -794,7 +732,7 @@ class ScenarioFiles {
    */
   async mayReset(lines) {
     if (!lines.some((l) => wipes(l.text))) return true;
-    const stats = await this.api.stats();
+    const stats = await api.stats();
     if (stats.nodes === 0 && stats.keys === 0) return true;
     const yes = await this.confirmInPage('Start from an empty ring?',
       `This scenario resets the simulation: the ${formatInt(stats.nodes)} ${stats.nodes === 1 ? 'node' : 'nodes'} and ${formatInt(stats.keys)} ${stats.keys === 1 ? 'key' : 'keys'} now stored will be removed (the history keeps them; you can revert later).`);
@@ -812,7 +750,7 @@ class ScenarioFiles {
     $('scenario-results').replaceChildren();
     $('scenario-status').textContent = 'Running…';
     try {
-      const report = await rawJson('POST', '/api/scenarios/run', { text, name: this.name || 'pasted.ringsim' });
+      const report = await api.runScenario({ text, name: this.name || 'pasted.ringsim' });
       $('scenario-results').replaceChildren(...(report.steps || []).map((s) => this.resultItem(s)));
       this.finish(report);
     } catch (err) {
@@ -846,7 +784,7 @@ class ScenarioFiles {
     if (!this.steps) {
       // Every line is checked before the first step runs.
       try {
-        await rawJson('POST', '/api/scenarios/run', { text, check: true });
+        await api.runScenario({ text, check: true });
       } catch (err) {
         this.error(err);
         return;
@@ -865,7 +803,7 @@ class ScenarioFiles {
     const { line, text: lineText } = this.steps[this.next];
     $('scenario-step').disabled = true;
     try {
-      const report = await rawJson('POST', '/api/scenarios/run', { text: lineText, name: this.name || 'pasted.ringsim' });
+      const report = await api.runScenario({ text: lineText, name: this.name || 'pasted.ringsim' });
       for (const s of report.steps || []) {
         s.line = line;
         $('scenario-results').appendChild(this.resultItem(s));
@@ -905,7 +843,7 @@ const cut = cutText;
  * many) with its colour and shares. Built with DOM calls and serialised by
  * XMLSerializer, so names with <, & or quotes come out escaped.
  */
-export function ringSvgDocument(ring, view) {
+function ringSvgDocument(ring, view) {
   const R = 230;
   const band = 24;
   const c = 320;
@@ -914,12 +852,14 @@ export function ringSvgDocument(ring, view) {
   const width = 1000;
   const height = Math.max(660, 96 + legendRows * 20);
   const colour = (name) => nodeColourLight(name);
+  // The page's light palette, whatever the theme on screen: a picture to share.
+  const ink = cssColours(['--panel', '--line', '--text', '--muted', '--mark'], 'light');
   const doc = svg('svg', { xmlns: SVG, width, height, viewBox: `0 0 ${width} ${height}`, 'font-family': 'DejaVu Sans, Arial, sans-serif' });
   const algorithm = view && view.config ? view.config.algorithm : '';
   const when = view && view.at !== null && view.at !== undefined ? `, as after operation ${view.at}` : '';
   doc.appendChild(svg('title', {}, `ringsim: ${algorithm} ring, ${ring.nodes.length} nodes, ${ring.totalKeys} keys${when}`));
-  doc.appendChild(svg('rect', { x: 0, y: 0, width, height, fill: '#ffffff' }));
-  doc.appendChild(svg('circle', { cx: c, cy: c, r: R, fill: 'none', stroke: '#d9dde4', 'stroke-width': band }));
+  doc.appendChild(svg('rect', { x: 0, y: 0, width, height, fill: ink['--panel'] }));
+  doc.appendChild(svg('circle', { cx: c, cy: c, r: R, fill: 'none', stroke: ink['--line'], 'stroke-width': band }));
   const TAU = Math.PI * 2;
   const angle = (pos) => (pos / RING_SIZE) * TAU - Math.PI / 2;
   const at = (pos, r) => [c + r * Math.cos(angle(pos)), c + r * Math.sin(angle(pos))];
@@ -942,7 +882,7 @@ export function ringSvgDocument(ring, view) {
   }
   doc.appendChild(arcs);
   if (ring.points.length && ring.points.length <= 2000) {
-    const marks = svg('g', { class: 'points', stroke: '#1d2330', 'stroke-width': ring.points.length > 400 ? 0.6 : 1.2 });
+    const marks = svg('g', { class: 'points', stroke: ink['--mark'], 'stroke-width': ring.points.length > 400 ? 0.6 : 1.2 });
     for (const p of ring.points) {
       const [x1, y1] = at(p.position, R - band / 2);
       const [x2, y2] = at(p.position, R + band / 2 + 3);
@@ -962,7 +902,7 @@ export function ringSvgDocument(ring, view) {
   // Labels at each node's anchor, as on screen (up to EXPORT_LABELS nodes).
   const anchors = ring.nodeAnchors();
   if (anchors.size && anchors.size <= EXPORT_LABELS) {
-    const labels = svg('g', { class: 'labels', 'font-size': 12, fill: '#1d2330' });
+    const labels = svg('g', { class: 'labels', 'font-size': 12, fill: ink['--text'] });
     const sorted = [...anchors].sort((a, b) => a[1] - b[1]);
     let lastAngle = -Infinity;
     let level = 0;
@@ -982,28 +922,28 @@ export function ringSvgDocument(ring, view) {
     }
     doc.appendChild(labels);
   }
-  doc.appendChild(svg('text', { x: c, y: c - 6, 'text-anchor': 'middle', 'font-size': 18, 'font-weight': 700, fill: '#1d2330' }, algorithm));
-  doc.appendChild(svg('text', { x: c, y: c + 16, 'text-anchor': 'middle', 'font-size': 13, fill: '#5a6372' },
+  doc.appendChild(svg('text', { x: c, y: c - 6, 'text-anchor': 'middle', 'font-size': 18, 'font-weight': 700, fill: ink['--text'] }, algorithm));
+  doc.appendChild(svg('text', { x: c, y: c + 16, 'text-anchor': 'middle', 'font-size': 13, fill: ink['--muted'] },
     `${formatInt(ring.nodes.length)} ${ring.nodes.length === 1 ? 'node' : 'nodes'} · ${formatInt(ring.totalKeys)} ${ring.totalKeys === 1 ? 'key' : 'keys'}${when ? ` · after #${view.at}` : ''}`));
   // The legend: every node (or the largest), its colour, keys and shares.
-  const legend = svg('g', { class: 'legend', 'font-size': 12, fill: '#1d2330' });
+  const legend = svg('g', { class: 'legend', 'font-size': 12, fill: ink['--text'] });
   const lx = 640;
   legend.appendChild(svg('text', { x: lx, y: 40, 'font-size': 14, 'font-weight': 700 }, 'Nodes'));
-  legend.appendChild(svg('text', { x: lx, y: 60, fill: '#5a6372' }, 'keys · key share · share of the space'));
+  legend.appendChild(svg('text', { x: lx, y: 60, fill: ink['--muted'] }, 'keys · key share · share of the space'));
   nodes.slice(0, EXPORT_LEGEND_ROWS).forEach((n, i) => {
     const y = 86 + i * 20;
     legend.appendChild(svg('rect', { x: lx, y: y - 9, width: 14, height: 12, rx: 2, fill: colour(n.name) }));
     const name = svg('text', { x: lx + 22, y, class: 'legend-name', 'data-node': n.name }, cut(displayName(n.name), 24));
     name.appendChild(svg('title', {}, displayName(n.name)));
     legend.appendChild(name);
-    legend.appendChild(svg('text', { x: width - 16, y, 'text-anchor': 'end', fill: '#5a6372' },
+    legend.appendChild(svg('text', { x: width - 16, y, 'text-anchor': 'end', fill: ink['--muted'] },
       `${formatInt(n.keys)} · ${formatPercent(n.key_share)} · ${formatPercent(n.arc_share)}`));
   });
   if (nodes.length > EXPORT_LEGEND_ROWS) {
-    legend.appendChild(svg('text', { x: lx, y: 86 + EXPORT_LEGEND_ROWS * 20, fill: '#5a6372' },
+    legend.appendChild(svg('text', { x: lx, y: 86 + EXPORT_LEGEND_ROWS * 20, fill: ink['--muted'] },
       `and ${formatInt(nodes.length - EXPORT_LEGEND_ROWS)} more nodes with fewer keys`));
   }
-  if (!nodes.length) legend.appendChild(svg('text', { x: lx, y: 86, fill: '#5a6372' }, 'no nodes'));
+  if (!nodes.length) legend.appendChild(svg('text', { x: lx, y: 86, fill: ink['--muted'] }, 'no nodes'));
   doc.appendChild(legend);
   return { doc, width, height };
 }
@@ -1045,24 +985,14 @@ const CONFIG_FILES = {
   redis: 'redis-reshard.sh',
 };
 
-/** The format that matches each algorithm, chosen until the user picks one. */
-const CONFIG_FOR = {
-  nginx: 'nginx',
-  haproxy: 'haproxy',
-  ketama: 'libmemcached',
-  twemproxy: 'twemproxy',
-  'envoy-ring': 'envoy',
-  maglev: 'envoy',
-  cassandra: 'cassandra',
-  redis: 'redis-nodes',
-};
 let configFormatPicked = false;
 
 /** Follows the algorithm in use with the "Config for" choice (not once the user chose). */
 export function suggestConfigFormat(algorithm) {
   const select = $('export-config-format');
-  if (!select || configFormatPicked || !CONFIG_FOR[algorithm]) return;
-  select.value = CONFIG_FOR[algorithm];
+  const format = wordsFor(algorithm).config;
+  if (!select || configFormatPicked || !format) return;
+  select.value = format;
 }
 
 function setupExports(ring, getView) {
@@ -1130,13 +1060,13 @@ function setupExports(ring, getView) {
 
 /** Wires the issue-9 panels to the page. */
 export function setupLab({
-  ring, placement, getView, api, confirmInPage,
+  ring, placement, getView, confirmInPage,
 }) {
   const preview = new Preview({ ring, placement });
   new Compare();
   $('theory-run').addEventListener('click', () => runTheory(getView));
   setupTheoryViews();
-  new ScenarioFiles({ api, confirmInPage });
+  new ScenarioFiles({ confirmInPage });
   setupExports(ring, getView);
   return { preview };
 }

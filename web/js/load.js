@@ -36,7 +36,7 @@ function describeWorkload(w) {
  * keys, as API.md version 3 defines the kinds: a function r -> share and
  * the sum of the k hottest. Exact (no sampling).
  */
-export function rankShares(w, n) {
+function rankShares(w, n) {
   if (!w || n <= 0) return null;
   if (w.kind === 'zipf') {
     const s = Number(w.s);
@@ -143,7 +143,7 @@ async function renderWorkloadView(w, stats, at) {
   if (!hot || first) return;
   const mine = ++hotGeneration;
   try {
-    const l = await api.lookupAt(hot.key, at);
+    const l = await api.lookup(hot.key, at);
     if (mine !== hotGeneration) return;
     hotLine.textContent = hotText(l.node, l.served_by === undefined ? l.node : l.served_by);
   } catch { /* the line stays without its node */ }

@@ -64,7 +64,7 @@ export async function traceKey(key, { ring, at, space, keyHash, nearest = false 
   const mine = ++generation;
   let answer;
   try {
-    answer = await api.lookupAt(key, at === null ? undefined : at);
+    answer = await api.lookup(key, at === null ? undefined : at);
   } catch (err) {
     if (mine !== generation) return null;
     setError('lookup-error', err.message, input);

@@ -15,7 +15,7 @@
 // who received the keys, the statistics before and after, the flow drawn
 // on the ring.
 
-import { api, ApiError, eventsUrl } from './api.js';
+import { api, ApiError } from './api.js';
 import { $, el, setError, debounce } from './dom.js';
 import {
   describeOperation, displayName, visibleText, formatInt, formatTime, groupMoves, humanMessage, movedCount, setNodeOrder, unavailableSentence,
@@ -27,6 +27,7 @@ import {
 } from './views.js';
 import { traceKey, cancelTrace, clearTrace } from './lookup.js';
 import { PlacementForm } from './algorithms.js';
+import { catalogueEntry } from './traits.js';
 import { TableStrip } from './strip.js';
 import { setupScenarios } from './scenarios.js';
 import { setupLab, suggestConfigFormat } from './lab.js';
@@ -73,6 +74,7 @@ function applyTheme() {
   themeButton.textContent = state.dark ? 'Light theme' : 'Dark theme';
   themeButton.setAttribute('aria-pressed', String(state.dark));
   ring.setTheme(state.dark);
+  strip.setTheme(state.dark);
   if (state.view.stats) {
     nodesTable.set(state.view.nodes, { dark: state.dark });
     renderStats(state.view.stats, state.dark);
@@ -190,8 +192,9 @@ async function loadRingKeys(total, at, config, space) {
     const key = densityKey(at, config, bins);
     const density = densityCache.key === key ? densityCache.answer : await api.density(bins, at);
     if (density.total === total) densityCache = { key, answer: density };
-    const drawable = density.by === 'coordinate' || (config.algorithm === 'ring' && space.kind === 'ring32');
-    return drawable ? { keys: null, density } : { keys: null, density: null, note: 'keys not drawn one by one: the load band shows where they are' };
+    // Binned by coordinate, the band lies over the layout; jump's and
+    // rendezvous's keys ("by": "position") have no place on their sectors.
+    return density.by === 'coordinate' ? { keys: null, density } : { keys: null, density: null, note: 'keys not drawn one by one: the load band shows where they are' };
   } catch (err) {
     return { keys: null, density: null, error: err.message };
   }
@@ -203,10 +206,6 @@ function showReadOnly(config) {
   const ro = config.read_only === true;
   $('read-only-banner').hidden = !ro;
   $('read-only-text').textContent = ro ? String(config.read_only_reason || 'the database cannot be written') : '';
-}
-
-function catalogueEntry(config) {
-  return (config.algorithms || []).find((a) => a.name === config.algorithm) || null;
 }
 
 /** Every view in its loading state, so that no other moment's data stays. */
@@ -389,7 +388,7 @@ function setConnectionError(err) {
     c.dataset.state = 'down';
     c.textContent = `Server unreachable: ${err.message}`;
   } else if (c.dataset.state === 'down') {
-    c.dataset.state = sse && sse.readyState === EventSource.OPEN ? 'live' : 'connecting';
+    c.dataset.state = sse && sse.readyState === sse.OPEN ? 'live' : 'connecting';
     c.textContent = c.dataset.state === 'live' ? 'Live' : 'Connecting…';
   }
 }
@@ -1122,20 +1121,20 @@ function connect() {
     $('cancel-op').hidden = true;
     api.cancel().catch(() => { /* the operation may have ended meanwhile */ });
   };
-  sse = new EventSource(eventsUrl());
+  sse = api.events();
   sse.addEventListener('open', async () => {
     catchUp();
     await firstLoad;
     // A first load that failed keeps its "Server unreachable" line until a
     // load succeeds (setConnectionError turns it to Live then).
-    if (sse.readyState !== EventSource.OPEN || c.dataset.state === 'down') return;
+    if (sse.readyState !== sse.OPEN || c.dataset.state === 'down') return;
     c.dataset.state = 'live';
     c.textContent = 'Live';
   });
   sse.addEventListener('error', () => {
-    c.dataset.state = sse.readyState === EventSource.CLOSED ? 'down' : 'connecting';
-    c.textContent = sse.readyState === EventSource.CLOSED ? 'Disconnected — reload to retry' : 'Reconnecting…';
-    if (sse.readyState === EventSource.CLOSED) setTimeout(connect, 3000);
+    c.dataset.state = sse.readyState === sse.CLOSED ? 'down' : 'connecting';
+    c.textContent = sse.readyState === sse.CLOSED ? 'Disconnected — reload to retry' : 'Reconnecting…';
+    if (sse.readyState === sse.CLOSED) setTimeout(connect, 3000);
   });
   sse.addEventListener('operation', (e) => {
     try {
@@ -1166,7 +1165,7 @@ setNodeOrder(state.nodeOrder);
 setupScenarios({ api, confirmInPage, getState: () => state, onOperation, refresh });
 setupImport({ api, onOperation, refresh });
 lab = setupLab({
-  ring, placement, getView: () => state.view, api, confirmInPage,
+  ring, placement, getView: () => state.view, confirmInPage,
 });
 setupLoad({ ring });
 setupTraffic();

@@ -23,12 +23,15 @@
 import {
   RING_SIZE, coloursClose, displayName, formatBig, formatInt, formatPercent, loadColour, nodeColour, shortName,
 } from './format.js';
+import { cssColours } from './palette.js';
 import { spaceAt, ticks } from './space.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 const TAU = Math.PI * 2;
 const LABEL_LIMIT = 60; // nodes labelled on the ring; beyond that, hover or keyboard
 const LABEL_CHARS = 18; // longer names are cut with an ellipsis (full name in <title>)
+// The variables of style.css the drawing uses (nodes have their own colours, format.js).
+const RING_COLOURS = ['--line', '--muted', '--panel', '--text', '--accent', '--error', '--mark', '--halo', '--on-colour'];
 
 function svgEl(name, attrs, text) {
   const el = document.createElementNS(SVG_NS, name);
@@ -268,15 +271,10 @@ export class RingView {
     return ctx;
   }
 
-  /** A colour of the theme; read once per theme (getComputedStyle forces a style pass). */
+  /** A colour of the page's palette (style.css); read once per theme (palette.js). */
   css(name) {
     if (!this.themeColours || this.themeColours.dark !== this.dark) {
-      const style = getComputedStyle(document.documentElement);
-      const read = (n) => style.getPropertyValue(n).trim() || '#888';
-      this.themeColours = {
-        dark: this.dark, '--line': read('--line'), '--muted': read('--muted'), '--panel': read('--panel'),
-        '--text': read('--text'), '--accent': read('--accent'),
-      };
+      this.themeColours = { dark: this.dark, ...cssColours(RING_COLOURS) };
     }
     return this.themeColours[name] || '#888';
   }
@@ -392,7 +390,7 @@ export class RingView {
       const pts = this.points;
       if (pts.length && pts.length <= 2000) {
         ctx.lineWidth = pts.length > 400 ? 1 : 2;
-        ctx.strokeStyle = this.dark ? '#f4f6fa' : '#1d2330';
+        ctx.strokeStyle = this.css('--mark');
         ctx.beginPath();
         for (const p of pts) {
           const a = this.angle(p.position);
@@ -409,8 +407,8 @@ export class RingView {
           const [x, y] = this.xy(pos, g.R);
           const down = this.nodeByName && this.nodeByName.get(name) && this.nodeByName.get(name).state === 'down';
           // A node that is down: a hollow ring in its colour, dashed.
-          ctx.fillStyle = down ? (this.dark ? '#1d2330' : '#ffffff') : nodeColour(name, 1, this.dark);
-          ctx.strokeStyle = down ? nodeColour(name, 1, this.dark) : (this.dark ? '#f4f6fa' : '#ffffff');
+          ctx.fillStyle = down ? this.css('--panel') : nodeColour(name, 1, this.dark);
+          ctx.strokeStyle = down ? nodeColour(name, 1, this.dark) : this.css('--halo');
           ctx.lineWidth = 2;
           ctx.setLineDash(down ? [3, 2] : []);
           const rr = Math.max(4, g.band * 0.42);
@@ -420,7 +418,7 @@ export class RingView {
           ctx.stroke();
           ctx.setLineDash([]);
           if (down) { // and crossed out
-            ctx.strokeStyle = this.css('--error') || '#b3261e';
+            ctx.strokeStyle = this.css('--error');
             ctx.lineWidth = 2.5;
             ctx.beginPath();
             ctx.moveTo(x - rr, y - rr); ctx.lineTo(x + rr, y + rr);
@@ -894,7 +892,7 @@ export class RingView {
       ctx.arc(x, y, 9, 0, TAU);
       ctx.fill();
       ctx.stroke();
-      ctx.fillStyle = '#ffffff';
+      ctx.fillStyle = this.css('--on-colour');
       ctx.font = 'bold 11px system-ui, sans-serif';
       ctx.textAlign = 'center';
       ctx.textBaseline = 'middle';

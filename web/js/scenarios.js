@@ -7,6 +7,7 @@ import { $, el } from './dom.js';
 import {
   angleOf, displayName, formatInt, formatPercent, groupMoves, movedSummary,
 } from './format.js';
+import { ORIGINAL_ALGORITHM, catalogueEntry } from './traits.js';
 
 const pause = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -34,15 +35,15 @@ export function setupScenarios({ api, confirmInPage, getState, onOperation, refr
   /** The original simulator's ring: one point per node, one copy. */
   async function ensureOriginalRing() {
     const c = await api.config();
-    if (c.algorithm === 'ring' && c.points_per_node === 1 && (c.replicas ?? 1) === 1) return 'already the original ring';
-    await apply(api.setConfig({ algorithm: 'ring', params: { points_per_node: 1 }, replicas: 1 }));
+    if (c.algorithm === ORIGINAL_ALGORITHM && c.points_per_node === 1 && (c.replicas ?? 1) === 1) return 'already the original ring';
+    await apply(api.setConfig({ algorithm: ORIGINAL_ALGORITHM, params: { points_per_node: 1 }, replicas: 1 }));
     return 'switched to the original ring, 1 point per node';
   }
 
   /** Whether the algorithm in use moves only what must move. */
   async function algorithmInUse() {
     const c = await api.config();
-    const entry = (c.algorithms || []).find((a) => a.name === c.algorithm);
+    const entry = catalogueEntry(c);
     return { name: c.algorithm, minimal: entry ? entry.minimal !== false : true };
   }
 

@@ -9,13 +9,11 @@
 // a key's coordinate on it. It decides nothing about owners.
 
 import { RING_SIZE, formatBig, formatInt } from './format.js';
+import { wordsFor } from './traits.js';
 
 const TWO32 = 2n ** 32n;
 const TWO63 = 2n ** 63n;
 const TWO64 = 2n ** 64n;
-
-/** What a table's cells are called, by algorithm (cosmetic; default "entry"). */
-const CELL_WORDS = { redis: ['slot', 'slots'], maglev: ['entry', 'entries'] };
 
 const SUP = { 0: '⁰', 1: '¹', 2: '²', 3: '³', 4: '⁴', 5: '⁵', 6: '⁶', 7: '⁷', 8: '⁸', 9: '⁹', '-': '⁻' };
 const sup = (n) => String(n).split('').map((c) => SUP[c]).join('');
@@ -66,7 +64,8 @@ export function describeSpace(ringAnswer, algorithm) {
       if (Math.abs(unsignedPos - p.position) > RING_SIZE / 4) { signed = true; break; }
     }
   }
-  const [cell, cells] = CELL_WORDS[name] || ['entry', 'entries'];
+  // What a table's cells are called (cosmetic; traits.js).
+  const [cell, cells] = wordsFor(name).cells || ['entry', 'entries'];
   const space = { kind, size, signed, cell, cells, algorithm: name, hasLayout: !!runs || points.length > 0 };
   space.title = spaceTitle(space, algorithm);
   return space;
@@ -89,7 +88,7 @@ function spaceTitle(space, algorithm) {
  * server uses for ring points: ((c + 0.5) / size) × 2^32, with 32-bit
  * coordinates as they are. null when the key has no coordinate.
  */
-export function drawPosition(space, coordinate) {
+function drawPosition(space, coordinate) {
   if (coordinate === null || coordinate === undefined) return null;
   let c = toBig(coordinate);
   if (c === null) return null;

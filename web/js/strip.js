@@ -10,6 +10,7 @@
 import {
   formatInt, nodeColour, displayName, visibleText,
 } from './format.js';
+import { cssColour } from './palette.js';
 
 const WINDOW = 48;
 
@@ -33,6 +34,12 @@ export class TableStrip {
     this.dark = dark;
     this.box.hidden = !this.runs;
     if (this.focus && this.focus.entry >= this.size) this.focus = null;
+    this.draw();
+  }
+
+  /** The theme changed: the node colours and the window's frame follow it. */
+  setTheme(dark) {
+    this.dark = dark;
     this.draw();
   }
 
@@ -77,7 +84,7 @@ export class TableStrip {
     const count = Math.min(WINDOW, n);
     let first = Math.max(0, Math.min(n - count, centre - Math.floor(count / 2)));
     const cell = width / count;
-    const text = getComputedStyle(document.documentElement).getPropertyValue('--text').trim() || '#000';
+    const text = cssColour('--text');
     for (let i = 0; i < count; i++) {
       const entry = first + i;
       ctx.fillStyle = nodeColour(this.ownerOf(entry), 0.95, this.dark);

@@ -23,7 +23,7 @@ function node(tag, attrs, text) {
 }
 
 /** The chart: a bar per node (busiest first), the ideal and the floor as lines. */
-export function requestsChart(stats) {
+function requestsChart(stats) {
   const all = stats.per_node || [];
   const n = all.length;
   const per = [...all].sort((a, b) => (b.requests || 0) - (a.requests || 0) || (a.name < b.name ? -1 : 1)).slice(0, BAR_LIMIT);
@@ -74,7 +74,7 @@ export function requestsChart(stats) {
 }
 
 /** The sentence under the chart, from the same answer. */
-export function theoryRequestsSentence(stats) {
+function theoryRequestsSentence(stats) {
   const per = stats.per_node || [];
   const rq = stats.requests;
   if (!per.length || !rq) return 'No node: nothing to share.';

@@ -8,8 +8,10 @@
 // when it is set, else the one typed here (125 by default). Names go in
 // through textContent only; the charts are SVG built with DOM APIs.
 
+import { api } from './api.js';
 import { $, el, setError } from './dom.js';
 import { cutText, formatInt, formatNumber, formatPercent, nodeColour } from './format.js';
+import { catalogueEntry } from './traits.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const SAMPLES = 120;
@@ -22,32 +24,16 @@ function svg(tag, attrs, text) {
   return node;
 }
 
-function tokenHeader() {
-  try {
-    const t = sessionStorage.getItem('ringsim-token');
-    return t ? { Authorization: `Bearer ${t}` } : {};
-  } catch {
-    return {};
-  }
-}
-
-async function call(method, path, body, signal) {
-  const init = { method, signal, headers: { Accept: 'application/json', ...tokenHeader() } };
-  if (method !== 'GET') init.headers['Content-Type'] = 'application/json';
-  if (body !== undefined) init.body = JSON.stringify(body);
-  const r = await fetch(path, init);
-  const text = await r.text();
-  let data = null;
-  try { data = text ? JSON.parse(text) : null; } catch { data = null; }
-  if (!r.ok) throw new Error(data && data.error && data.error.message ? data.error.message : `${r.status} ${r.statusText}`);
-  return data;
-}
-
 const RULES = {
   haproxy: { param: 'hash_balance_factor', words: "HAProxy's chash_server_is_eligible: below its share of ceil((in flight + 1) × f / 100) slots, else clockwise" },
   envoy: { param: 'hash_balance_factor', words: "Envoy's BoundedLoadHashingLoadBalancer: at most its slots, else hosts in a shuffle seeded by the request's hash" },
   mtz: { param: 'balance_factor', words: 'Mirrokni–Thorup–Zadimoghaddam: at most ceil(c × in flight / nodes), c = factor / 100, else clockwise' },
 };
+
+/** "a, b and c". */
+function listWords(names) {
+  return names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+}
 
 /** One chart: in flight per node (x: requests replayed). */
 function flightChart(answer, ymax, id, title) {
@@ -144,9 +130,11 @@ class Traffic {
     $('traffic-cancel').hidden = false;
     this.abort = new AbortController();
     try {
-      const config = await call('GET', '/api/config', undefined, this.abort.signal);
-      const alg = (config.algorithms || []).find((a) => a.name === config.algorithm) || {};
+      const config = await api.config(undefined, { signal: this.abort.signal });
+      const alg = catalogueEntry(config) || {};
       const rule = RULES[alg.bounded_loads];
+      // The algorithms that have a rule, for the words when this one has none.
+      const bounded = (config.algorithms || []).filter((a) => RULES[a.bounded_loads]).map((a) => a.name);
       const body = { ...this.values(), samples: SAMPLES };
       let factor = null;
       if (rule) {
@@ -155,13 +143,13 @@ class Traffic {
         factor = typed !== '' ? Number(typed) : configured > 0 ? configured : 125;
       }
       status.textContent = 'Replaying without the factor…';
-      const without = await call('POST', '/api/traffic/run', { ...body, factor: rule ? 0 : undefined }, this.abort.signal);
+      const without = await api.trafficRun({ ...body, factor: rule ? 0 : undefined }, { signal: this.abort.signal });
       let withIt = null;
       if (rule) {
         status.textContent = `Replaying with ${rule.param} ${formatInt(factor)}…`;
-        withIt = await call('POST', '/api/traffic/run', { ...body, factor }, this.abort.signal);
+        withIt = await api.trafficRun({ ...body, factor }, { signal: this.abort.signal });
       }
-      this.show(config.algorithm, rule, factor, without, withIt);
+      this.show(config.algorithm, rule, factor, without, withIt, bounded);
       status.textContent = `${formatInt(without.requests)} requests, ${without.concurrency.toLocaleString('en-US')} in flight on average, seed ${without.seed}. Nothing was recorded.`;
     } catch (err) {
       status.textContent = err.name === 'AbortError' ? 'Replay stopped.' : '';
@@ -174,7 +162,7 @@ class Traffic {
     }
   }
 
-  show(algorithm, rule, factor, without, withIt) {
+  show(algorithm, rule, factor, without, withIt, bounded) {
     const all = [without, withIt].filter(Boolean);
     let ymax = 1;
     for (const a of all) for (const r of (a.timeline && a.timeline.in_flight) || []) ymax = Math.max(ymax, ...r);
@@ -188,7 +176,7 @@ class Traffic {
     $('traffic-charts').replaceChildren(...figures);
     $('traffic-rule').textContent = rule
       ? `${algorithm}: ${rule.words}. With the factor, ${formatPercent(withIt.sent_away, 1)} of requests leave their key's node (lost cache locality) and the peak in flight max/mean goes from ${formatNumber(without.peak_in_flight_max_over_mean, 2)} to ${formatNumber(withIt.peak_in_flight_max_over_mean, 2)}.`
-      : `${algorithm} has no bounded loads: every request goes to its key's node (haproxy, envoy-ring, maglev and ring have them).`;
+      : `${algorithm} has no bounded loads: every request goes to its key's node${bounded.length ? ` (${listWords(bounded)} ${bounded.length === 1 ? 'has them' : 'have them'})` : ''}.`;
   }
 }
 
