@@ -73,13 +73,14 @@ ASAN_ONLY_ONCE = -E '^(scenario_.*|ref_scenarios|ref_import|ref_states|ref_hapro
 
 # The threaded paths under ThreadSanitizer: the server's API and hardening
 # tests (event loop, worker threads, cancellation, stop), the two workers
-# side by side with the reading worker's checkpoints, and the engine's tests
-# that build on two threads: only their two programs are built.
+# side by side with the reading worker's checkpoints, the engine's tests
+# that build on two threads, and libringsim's lookups from many threads on
+# one placement: only their three programs are built.
 test-tsan: deps
 	cmake -S . -B $(TSAN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRINGSIM_TSAN=ON >/dev/null
-	cmake --build $(TSAN) -j $(JOBS) --target ringsim test_sim -- --no-print-directory
+	cmake --build $(TSAN) -j $(JOBS) --target ringsim test_sim test_lib_threads -- --no-print-directory
 	cd $(TSAN) && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
-	  ctest --output-on-failure -j 1 -R '^(api|hardening|unit_sim_threads|api_v2_workers)$$'
+	  ctest --output-on-failure -j 1 -R '^(api|hardening|unit_sim_threads|api_v2_workers|lib_threads)$$'
 
 # The crash test at length: more rounds, bigger operations (minutes); then
 # two servers and the CLI writing one database at once, `check` after each

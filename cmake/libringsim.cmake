@@ -1,0 +1,143 @@
+# libringsim (API.md "Version 4: the placement library"): the base, alg and
+# place libraries (rs_base, rs_alg, rs_place) behind include/ringsim/ringsim.h,
+# as libringsim.so.0 and libringsim.a, with ringsim.pc and ringsim(3); the
+# Python module over it (python/, `import ringsim`); their tests and
+# benchmark.  Installed by `make install` and in the .deb.
+
+# What the three libraries link, and so libringsim.a's users (ringsim.pc's
+# Requires.private and Libs.private say the same).
+pkg_check_modules(RSLIB_DEPS REQUIRED IMPORTED_TARGET libcrypto jansson libxxhash zlib)
+find_library(RSLIB_UNISTRING unistring REQUIRED)
+
+# ---- TEMPORARY, until issue 27's folders land (the merge deletes this block):
+# today's flat src/ as the three OBJECT libraries the reorganisation makes.
+if(NOT TARGET rs_place)
+  find_path(RS_UNISTRING_INCLUDE uninorm.h REQUIRED)
+  set(_s ${CMAKE_SOURCE_DIR}/src)
+  add_library(rs_base OBJECT ${_s}/error.c ${_s}/hash.c ${_s}/names.c ${_s}/vec.c)
+  target_include_directories(rs_base PUBLIC ${_s} ${RS_UNISTRING_INCLUDE})
+  target_link_libraries(rs_base PUBLIC PkgConfig::RSLIB_DEPS ${RSLIB_UNISTRING} m)
+  add_library(rs_alg OBJECT ${_s}/alg.c ${_s}/alg_cassandra.c ${_s}/alg_envoy.c
+              ${_s}/alg_envoy_ring.c ${_s}/alg_haproxy.c ${_s}/alg_jump.c ${_s}/alg_ketama.c
+              ${_s}/alg_maglev.c ${_s}/alg_memento.c ${_s}/alg_multiprobe.c ${_s}/alg_nginx.c
+              ${_s}/alg_redis.c ${_s}/alg_rendezvous.c ${_s}/alg_twemproxy.c)
+  target_link_libraries(rs_alg PUBLIC rs_base)
+  add_library(rs_place OBJECT ${_s}/ring.c ${_s}/place.c ${_s}/place_algos.c ${_s}/place_states.c)
+  target_link_libraries(rs_place PUBLIC rs_alg)
+  # The cores' float arithmetic step by step (cmake/alg_*.cmake say why).
+  set_source_files_properties(${_s}/alg_envoy_ring.c ${_s}/alg_maglev.c ${_s}/alg_ketama.c
+                              ${_s}/alg_twemproxy.c ${_s}/alg_jump.c ${_s}/alg_rendezvous.c
+                              PROPERTIES COMPILE_OPTIONS -ffp-contract=off)
+  set_target_properties(rs_base rs_alg rs_place PROPERTIES POSITION_INDEPENDENT_CODE ON)
+endif()
+# ---- end of the temporary block
+
+include(GNUInstallDirs)
+set(RSLIB_SRC ${CMAKE_SOURCE_DIR}/src/lib)
+set(RSLIB_SYMS ${RSLIB_SRC}/ringsim.syms) # the exported names, one a line
+
+# The library's own file, compiled once for both libraries.
+add_library(ringsim_api OBJECT ${RSLIB_SRC}/ringsim.c)
+target_include_directories(ringsim_api PUBLIC ${CMAKE_SOURCE_DIR}/include)
+target_link_libraries(ringsim_api PRIVATE rs_place)
+target_compile_definitions(ringsim_api PRIVATE RINGSIM_LIB_VERSION="${PROJECT_VERSION}")
+set_target_properties(ringsim_api PROPERTIES POSITION_INDEPENDENT_CODE ON)
+
+# libringsim.so.0 -> libringsim.so.VERSION.  Only the names of ringsim.syms
+# are exported (a version script made from the list), and every dependency
+# must be linked (--no-undefined).
+set(RSLIB_VERSION_SCRIPT ${CMAKE_BINARY_DIR}/libringsim.map)
+file(STRINGS ${RSLIB_SYMS} RSLIB_NAMES)
+list(JOIN RSLIB_NAMES ";\n    " RSLIB_GLOBAL)
+file(CONFIGURE OUTPUT ${RSLIB_VERSION_SCRIPT}
+     CONTENT "RINGSIM_0 {\n  global:\n    ${RSLIB_GLOBAL};\n  local:\n    *;\n};\n")
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${RSLIB_SYMS})
+add_library(ringsim_shared SHARED $<TARGET_OBJECTS:ringsim_api>)
+target_link_libraries(ringsim_shared PRIVATE rs_base rs_alg rs_place)
+target_include_directories(ringsim_shared INTERFACE ${CMAKE_SOURCE_DIR}/include)
+target_link_options(ringsim_shared PRIVATE -Wl,--version-script=${RSLIB_VERSION_SCRIPT}
+                    -Wl,--no-undefined)
+set_target_properties(ringsim_shared PROPERTIES OUTPUT_NAME ringsim VERSION ${PROJECT_VERSION}
+                      SOVERSION 0 LINK_DEPENDS ${RSLIB_VERSION_SCRIPT})
+
+# libringsim.a: one relocatable object (ld -r) whose only global names are
+# those of ringsim.syms (objcopy), so that a program linked statically never
+# meets ringsim's internal names (place_build, name_check, vec_reserve...).
+set(RSLIB_STATIC_O ${CMAKE_BINARY_DIR}/libringsim_static.o)
+add_custom_command(
+  OUTPUT ${RSLIB_STATIC_O}
+  COMMAND ${CMAKE_LINKER} -r -o ${RSLIB_STATIC_O} $<TARGET_OBJECTS:ringsim_api>
+          $<TARGET_OBJECTS:rs_base> $<TARGET_OBJECTS:rs_alg> $<TARGET_OBJECTS:rs_place>
+  COMMAND ${CMAKE_OBJCOPY} --keep-global-symbols=${RSLIB_SYMS} ${RSLIB_STATIC_O}
+  DEPENDS $<TARGET_OBJECTS:ringsim_api> $<TARGET_OBJECTS:rs_base> $<TARGET_OBJECTS:rs_alg>
+          $<TARGET_OBJECTS:rs_place> ${RSLIB_SYMS}
+  COMMAND_EXPAND_LISTS
+  COMMENT "libringsim.a: one object, only ringsim_* names global")
+add_library(ringsim_static STATIC ${RSLIB_STATIC_O})
+add_dependencies(ringsim_static ringsim_api rs_base rs_alg rs_place) # the objects, made first
+target_include_directories(ringsim_static INTERFACE ${CMAKE_SOURCE_DIR}/include)
+target_link_libraries(ringsim_static INTERFACE PkgConfig::RSLIB_DEPS ${RSLIB_UNISTRING} m)
+set_target_properties(ringsim_static PROPERTIES OUTPUT_NAME ringsim LINKER_LANGUAGE C)
+
+# ringsim(3), compressed as ringsim(1) is.
+add_custom_command(
+  OUTPUT ${CMAKE_BINARY_DIR}/ringsim.3.gz
+  COMMAND gzip -9n -c ${CMAKE_SOURCE_DIR}/docs/ringsim.3 > ${CMAKE_BINARY_DIR}/ringsim.3.gz
+  DEPENDS ${CMAKE_SOURCE_DIR}/docs/ringsim.3
+  COMMENT "Compressing the library's manual page")
+add_custom_target(manpage3 ALL DEPENDS ${CMAKE_BINARY_DIR}/ringsim.3.gz)
+
+install(TARGETS ringsim_shared ringsim_static LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(FILES ${CMAKE_SOURCE_DIR}/include/ringsim/ringsim.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ringsim)
+install(FILES ${CMAKE_BINARY_DIR}/ringsim.3.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man3)
+# ringsim.pc names the prefix installed to, which `make install PREFIX=...`
+# gives only then (cmake --install --prefix): configured at install time.
+install(CODE "
+  set(RINGSIM_PC_PREFIX \"\${CMAKE_INSTALL_PREFIX}\")
+  set(RINGSIM_PC_LIBDIR \"${CMAKE_INSTALL_LIBDIR}\")
+  set(RINGSIM_PC_INCLUDEDIR \"${CMAKE_INSTALL_INCLUDEDIR}\")
+  set(RINGSIM_PC_VERSION \"${PROJECT_VERSION}\")
+  configure_file(\"${CMAKE_SOURCE_DIR}/cmake/ringsim.pc.in\" \"${CMAKE_BINARY_DIR}/pc/ringsim.pc\" @ONLY)
+  file(INSTALL DESTINATION \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/pkgconfig\"
+       TYPE FILE FILES \"${CMAKE_BINARY_DIR}/pc/ringsim.pc\")")
+
+# The installed library in the dynamic linker's cache (a real install only:
+# DESTDIR and the .deb leave it to their own steps).
+install(CODE "
+  if(\"\$ENV{DESTDIR}\" STREQUAL \"\")
+    execute_process(COMMAND ldconfig OUTPUT_QUIET ERROR_QUIET RESULT_VARIABLE _rs_ldconfig)
+  endif()")
+
+# The .deb: the library, its header and manual page.
+string(APPEND CPACK_PACKAGE_DESCRIPTION
+       " It also ships libringsim, the placement algorithms as a C library (ringsim.h, "
+       "pkg-config ringsim, ringsim(3)).")
+# A shlibs file for libringsim.so.0 and dpkg's ldconfig trigger.
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
+
+# ---- tests ----
+# (a) the library against `ringsim lookup` for every algorithm on random
+# nodes and keys (tests/test_lib.c prints its seed).
+add_executable(test_lib ${CMAKE_SOURCE_DIR}/tests/test_lib.c)
+target_link_libraries(test_lib PRIVATE ringsim_shared PkgConfig::RSLIB_DEPS)
+add_test(NAME lib_cli COMMAND test_lib $<TARGET_FILE:ringsim>)
+set_tests_properties(lib_cli PROPERTIES TIMEOUT 600)
+# Lookups from many threads at once give the one-thread answers (and run
+# under ThreadSanitizer: make test-tsan).
+add_executable(test_lib_threads ${CMAKE_SOURCE_DIR}/tests/test_lib_threads.c)
+target_link_libraries(test_lib_threads PRIVATE ringsim_shared)
+find_package(Threads REQUIRED)
+target_link_libraries(test_lib_threads PRIVATE Threads::Threads)
+add_test(NAME lib_threads COMMAND test_lib_threads)
+
+# The library's C follows .clang-format too (the tests and benchmark with it).
+find_program(RSLIB_CLANG_FORMAT clang-format)
+if(RSLIB_CLANG_FORMAT AND NOT RINGSIM_SANITIZE AND NOT RINGSIM_TSAN)
+  add_test(NAME lint_format_lib COMMAND ${RSLIB_CLANG_FORMAT} --dry-run --Werror
+           ${RSLIB_SRC}/ringsim.c ${CMAKE_SOURCE_DIR}/include/ringsim/ringsim.h
+           ${CMAKE_SOURCE_DIR}/tests/test_lib.c ${CMAKE_SOURCE_DIR}/tests/test_lib_threads.c)
+  set_tests_properties(lint_format_lib PROPERTIES LABELS "lint")
+endif()
