@@ -103,6 +103,45 @@ install(CODE "
   file(INSTALL DESTINATION \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/pkgconfig\"
        TYPE FILE FILES \"${CMAKE_BINARY_DIR}/pc/ringsim.pc\")")
 
+# ---- the Python module: Debian's python3 and python3-dev ----
+# Not in the sanitizer builds: a module with ASan or TSan cannot be loaded
+# into a python3 that is built without them.
+if(NOT RINGSIM_SANITIZE AND NOT RINGSIM_TSAN)
+  if(NOT DEFINED Python3_EXECUTABLE AND EXISTS /usr/bin/python3)
+    set(Python3_EXECUTABLE /usr/bin/python3) # Debian's, not one first on PATH
+  endif()
+  find_package(Python3 REQUIRED COMPONENTS Interpreter Development.Module)
+  # ringsim.algorithms() from the catalogue itself (place_algorithms_json).
+  add_executable(ringsim_gen_algorithms ${CMAKE_SOURCE_DIR}/python/gen_algorithms.c)
+  target_link_libraries(ringsim_gen_algorithms PRIVATE rs_base rs_alg rs_place)
+  add_custom_command(
+    OUTPUT ${CMAKE_BINARY_DIR}/python/algorithms.h
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/python
+    COMMAND ringsim_gen_algorithms ${CMAKE_BINARY_DIR}/python/algorithms.h
+    DEPENDS ringsim_gen_algorithms
+    COMMENT "The algorithms' names for the Python module")
+  # Linked with libringsim.a: the module needs no library path and exports
+  # PyInit_ringsim alone.
+  Python3_add_library(ringsim_python MODULE WITH_SOABI ${CMAKE_SOURCE_DIR}/python/ringsimmodule.c
+                      ${CMAKE_BINARY_DIR}/python/algorithms.h)
+  target_include_directories(ringsim_python PRIVATE ${CMAKE_BINARY_DIR}/python)
+  target_link_libraries(ringsim_python PRIVATE ringsim_static)
+  set_target_properties(ringsim_python PROPERTIES OUTPUT_NAME ringsim
+                        LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/python)
+  # Debian's python3 path: /usr/lib/python3/dist-packages under /usr (the
+  # .deb), lib/python3.X/dist-packages under any other prefix (/usr/local:
+  # where Debian's python3 looks) -- decided at install time, as the prefix.
+  set(RSPY_VERSIONED lib/python${Python3_VERSION_MAJOR}.${Python3_VERSION_MINOR}/dist-packages)
+  install(CODE "
+    if(\"\${CMAKE_INSTALL_PREFIX}\" MATCHES \"^/usr/?$\")
+      set(_rspy lib/python3/dist-packages)
+    else()
+      set(_rspy ${RSPY_VERSIONED})
+    endif()
+    file(INSTALL DESTINATION \"\${CMAKE_INSTALL_PREFIX}/\${_rspy}\" TYPE MODULE
+         FILES \"$<TARGET_FILE:ringsim_python>\")")
+endif()
+
 # The installed library in the dynamic linker's cache (a real install only:
 # DESTDIR and the .deb leave it to their own steps).
 install(CODE "
@@ -110,10 +149,10 @@ install(CODE "
     execute_process(COMMAND ldconfig OUTPUT_QUIET ERROR_QUIET RESULT_VARIABLE _rs_ldconfig)
   endif()")
 
-# The .deb: the library, its header and manual page.
+# The .deb: the library, its header and manual page, the Python module.
 string(APPEND CPACK_PACKAGE_DESCRIPTION
        " It also ships libringsim, the placement algorithms as a C library (ringsim.h, "
-       "pkg-config ringsim, ringsim(3)).")
+       "pkg-config ringsim, ringsim(3)), and the Python module `import ringsim` over it.")
 # A shlibs file for libringsim.so.0 and dpkg's ldconfig trigger.
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
@@ -132,12 +171,21 @@ target_link_libraries(test_lib_threads PRIVATE ringsim_shared)
 find_package(Threads REQUIRED)
 target_link_libraries(test_lib_threads PRIVATE Threads::Threads)
 add_test(NAME lib_threads COMMAND test_lib_threads)
+if(NOT RINGSIM_SANITIZE AND NOT RINGSIM_TSAN)
+  # (b) the installed copy: a program compiled with pkg-config (shared and
+  # static), the installed Python module against `ringsim lookup`.
+  add_test(NAME lib_install COMMAND bash ${CMAKE_SOURCE_DIR}/tests/lib_install_test.sh
+           ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR})
+  set_tests_properties(lib_install PROPERTIES TIMEOUT 600)
+endif()
 
 # The library's C follows .clang-format too (the tests and benchmark with it).
 find_program(RSLIB_CLANG_FORMAT clang-format)
 if(RSLIB_CLANG_FORMAT AND NOT RINGSIM_SANITIZE AND NOT RINGSIM_TSAN)
   add_test(NAME lint_format_lib COMMAND ${RSLIB_CLANG_FORMAT} --dry-run --Werror
            ${RSLIB_SRC}/ringsim.c ${CMAKE_SOURCE_DIR}/include/ringsim/ringsim.h
-           ${CMAKE_SOURCE_DIR}/tests/test_lib.c ${CMAKE_SOURCE_DIR}/tests/test_lib_threads.c)
+           ${CMAKE_SOURCE_DIR}/python/ringsimmodule.c ${CMAKE_SOURCE_DIR}/python/gen_algorithms.c
+           ${CMAKE_SOURCE_DIR}/tests/test_lib.c ${CMAKE_SOURCE_DIR}/tests/test_lib_threads.c
+           ${CMAKE_SOURCE_DIR}/tests/lib_installed.c)
   set_tests_properties(lint_format_lib PROPERTIES LABELS "lint")
 endif()

@@ -4,7 +4,8 @@
 # Debian/Ubuntu via apt-get (with sudo when not root). Other systems: see README.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libsqlite3-dev libssl-dev libevent-dev
-      libjansson-dev libcmocka-dev libxxhash-dev zlib1g-dev libyaml-dev libunistring-dev)
+      libjansson-dev libcmocka-dev libxxhash-dev zlib1g-dev libyaml-dev libunistring-dev
+      python3-dev)
 if [ "${1:-}" = "--test" ]; then
   # chromium for the browser tests; the real programs whose placement ringsim
   # reproduces (libmemcached, nginx, HAProxy, twemproxy, Redis, the Cassandra
