@@ -177,6 +177,35 @@ if(NOT RINGSIM_SANITIZE AND NOT RINGSIM_TSAN)
   add_test(NAME lib_install COMMAND bash ${CMAKE_SOURCE_DIR}/tests/lib_install_test.sh
            ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR})
   set_tests_properties(lib_install PROPERTIES TIMEOUT 600)
+  # (c) the ketama variant against the clients people use: Debian's
+  # python3-uhashring and npm's hashring (exit 77 without them, a failure
+  # when the references are required).
+  execute_process(COMMAND ${Python3_EXECUTABLE} -c "import uhashring"
+                  RESULT_VARIABLE RSLIB_UHASHRING_RC OUTPUT_QUIET ERROR_QUIET)
+  find_program(RSLIB_NODE node)
+  foreach(ref uhashring hashring)
+    add_test(NAME ref_ketama_${ref} COMMAND ${Python3_EXECUTABLE}
+             ${CMAKE_SOURCE_DIR}/tests/ref/ketama_clients_ref.py ${ref} ${CMAKE_BINARY_DIR}/python
+             ${CMAKE_SOURCE_DIR})
+    set_tests_properties(ref_ketama_${ref} PROPERTIES TIMEOUT 300)
+  endforeach()
+  set(RSLIB_MISSING_uhashring FALSE)
+  set(RSLIB_MISSING_hashring FALSE)
+  if(NOT RSLIB_UHASHRING_RC EQUAL 0)
+    set(RSLIB_MISSING_uhashring TRUE)
+  endif()
+  if(NOT RSLIB_NODE OR NOT EXISTS ${CMAKE_SOURCE_DIR}/node_modules/hashring/package.json)
+    set(RSLIB_MISSING_hashring TRUE)
+  endif()
+  foreach(ref uhashring hashring)
+    if(RSLIB_MISSING_${ref} AND RINGSIM_REQUIRE_REFS AND ref STREQUAL "uhashring")
+      message(FATAL_ERROR "python3-uhashring is needed by the tests (scripts/install-deps.sh --test)")
+    elseif(RSLIB_MISSING_${ref} AND NOT RINGSIM_REQUIRE_REFS)
+      message(WARNING "ref_ketama_${ref}: its reference is missing (python3-uhashring; npm's "
+                      "hashring: npm ci): skipped")
+      set_tests_properties(ref_ketama_${ref} PROPERTIES SKIP_RETURN_CODE 77)
+    endif()
+  endforeach()
 endif()
 
 # The library's C follows .clang-format too (the tests and benchmark with it).
