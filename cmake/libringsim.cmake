@@ -215,6 +215,15 @@ if(RSLIB_CLANG_FORMAT AND NOT RINGSIM_SANITIZE AND NOT RINGSIM_TSAN)
            ${RSLIB_SRC}/ringsim.c ${CMAKE_SOURCE_DIR}/include/ringsim/ringsim.h
            ${CMAKE_SOURCE_DIR}/python/ringsimmodule.c ${CMAKE_SOURCE_DIR}/python/gen_algorithms.c
            ${CMAKE_SOURCE_DIR}/tests/test_lib.c ${CMAKE_SOURCE_DIR}/tests/test_lib_threads.c
-           ${CMAKE_SOURCE_DIR}/tests/lib_installed.c)
+           ${CMAKE_SOURCE_DIR}/tests/lib_installed.c ${CMAKE_SOURCE_DIR}/bench/bench_lib.c)
   set_tests_properties(lint_format_lib PROPERTIES LABELS "lint")
+endif()
+
+# The benchmark (`make bench-lib`): the library's lookups beside the
+# engine's own place_key path; bench/bench_python.py adds the Python module
+# and uhashring.
+add_executable(bench_lib ${CMAKE_SOURCE_DIR}/bench/bench_lib.c)
+target_link_libraries(bench_lib PRIVATE ringsim_shared rs_base rs_alg rs_place Threads::Threads)
+if(RINGSIM_SANITIZE OR RINGSIM_TSAN)
+  set_target_properties(bench_lib PROPERTIES EXCLUDE_FROM_ALL TRUE)
 endif()
