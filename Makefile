@@ -10,7 +10,7 @@ JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 TSAN     ?= build-tsan
 PREFIX   ?= /usr/local
 
-.PHONY: test-long all build run test lint-c install package test-asan test-tsan asan-build tsan-build test-crash-long bench bench-10m bench-layout bench-load fuzz fuzz-api fuzz-http fuzz-open fuzz-import fuzz-build deps deps-test npm clean
+.PHONY: test-long all build run test lint-c install package test-asan test-tsan asan-build tsan-build test-crash-long bench bench-lib bench-10m bench-layout bench-load fuzz fuzz-api fuzz-http fuzz-open fuzz-import fuzz-build deps deps-test npm clean
 
 all: build
 
@@ -69,10 +69,11 @@ asan-build: deps
 	cmake -S . -B $(ASAN) -DCMAKE_BUILD_TYPE=Debug -DRINGSIM_SANITIZE=ON -DRINGSIM_REQUIRE_REFS=ON >/dev/null
 	cmake --build $(ASAN) -j $(JOBS) -- --no-print-directory
 
-# The threaded paths only: their two programs are built.
+# The threaded paths only: the server, the engine's tests and libringsim's
+# lookups from many threads on one placement; only their programs are built.
 tsan-build: deps
 	cmake -S . -B $(TSAN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRINGSIM_TSAN=ON >/dev/null
-	cmake --build $(TSAN) -j $(JOBS) --target ringsim test_sim -- --no-print-directory
+	cmake --build $(TSAN) -j $(JOBS) --target ringsim test_sim test_lib_threads -- --no-print-directory
 
 # One tree's share of make test on its own.
 test-asan: asan-build
@@ -109,6 +110,13 @@ bench: build
 	$(BUILD)/bench_textbook
 	$(BUILD)/bench_workload
 	$(BUILD)/bench_traffic
+	$(MAKE) --no-print-directory bench-lib
+
+# libringsim against the engine's own lookups, then the Python module's
+# lookup_many of 1M keys against the C library and Debian's uhashring.
+bench-lib: build
+	$(BUILD)/bench_lib
+	PYTHONPATH=$(BUILD)/python /usr/bin/python3 bench/bench_python.py $(BUILD)/bench_lib
 
 # 10M keys / 1000 nodes against 1M / 100 under ring and cassandra: key gen
 # and a node add per key moved (bench/bench_place.c part 5; about five

@@ -13,11 +13,14 @@
  * MD5 is OpenSSL's.  With OpenSSL 3.0 (Debian 12) EVP_DigestInit_ex2 frees
  * and reallocates the provider's context on every call, which costs about
  * 100 ns per key, as much as the rest of a lookup, and left ketama slower
- * than libmemcached (1.0-1.2x in bench_ketama).  So the context object holds
- * an MD5_CTX and uses the low-level MD5_Init/Update/Final (the same assembly
- * core, no allocation; deprecated in 3.0 but present in every Debian and
- * Ubuntu build).  Where OpenSSL is built without the deprecated API, the
- * object holds a fetched EVP_MD and one EVP_MD_CTX instead.
+ * than libmemcached (1.0-1.2x in bench_ketama).  So each digest uses the
+ * low-level MD5_Init/Update/Final on an MD5_CTX of its own, on the stack
+ * (the same assembly core, no allocation; deprecated in 3.0 but present in
+ * every Debian and Ubuntu build).  The object keeps no scratch, so a
+ * placement's lookups may run on many threads at once (libringsim).  Where
+ * OpenSSL is built without the deprecated API, the object holds a fetched
+ * EVP_MD and each digest makes its own context (EVP_Digest: slower, as
+ * safe).
  */
 #define OPENSSL_SUPPRESS_DEPRECATED /* MD5_Init & co., see above */
 #include "alg_ketama.h"
@@ -41,10 +44,9 @@
 
 struct ketama_md5 {
 #if LOW_LEVEL_MD5
-    MD5_CTX c;
+    char unused; /* nothing: each digest has its MD5_CTX on the stack */
 #else
-    EVP_MD *md5;
-    EVP_MD_CTX *ctx;
+    EVP_MD *md5; /* fetched once; read-only afterwards */
 #endif
 };
 
@@ -55,18 +57,12 @@ ketama_md5 *ketama_md5_new(void)
         return NULL;
 #if !LOW_LEVEL_MD5
     m->md5 = EVP_MD_fetch(NULL, "MD5", NULL);
-    if (!m->md5)
-        goto fail;
-    m->ctx = EVP_MD_CTX_new();
-    if (!m->ctx)
-        goto fail;
+    if (!m->md5) {
+        ketama_md5_free(m);
+        return NULL;
+    }
 #endif
     return m;
-#if !LOW_LEVEL_MD5
-fail:
-    ketama_md5_free(m);
-    return NULL;
-#endif
 }
 
 void ketama_md5_free(ketama_md5 *m)
@@ -74,7 +70,6 @@ void ketama_md5_free(ketama_md5 *m)
     if (!m)
         return;
 #if !LOW_LEVEL_MD5
-    EVP_MD_CTX_free(m->ctx);
     EVP_MD_free(m->md5);
 #endif
     free(m);
@@ -82,16 +77,16 @@ void ketama_md5_free(ketama_md5 *m)
 
 void ketama_md5_digest(ketama_md5 *m, const void *s, size_t len, unsigned char out[16])
 {
-    /* Neither way can fail with a live context. */
+    /* Neither way can fail with a fetched digest. */
 #if LOW_LEVEL_MD5
-    MD5_Init(&m->c);
-    MD5_Update(&m->c, s, len);
-    MD5_Final(out, &m->c);
+    (void)m;
+    MD5_CTX c;
+    MD5_Init(&c);
+    MD5_Update(&c, s, len);
+    MD5_Final(out, &c);
 #else
     unsigned int n = 0;
-    EVP_DigestInit_ex2(m->ctx, m->md5, NULL);
-    EVP_DigestUpdate(m->ctx, s, len);
-    EVP_DigestFinal_ex(m->ctx, out, &n);
+    EVP_Digest(s, len, out, &n, m->md5, NULL);
 #endif
 }
 

@@ -78,8 +78,8 @@
  * float rounding, the formula unchanged.  No other limit than memory.
  *
  * Cost: build O(P log P) for P ~ 160 n points, one MD5 per 4 points; lookup
- * one MD5 of the key plus O(log P).  Thread-safe given one ketama_md5 per
- * thread.
+ * one MD5 of the key plus O(log P).  Thread-safe: a ketama_md5 keeps no
+ * scratch, so one serves every thread.
  */
 #ifndef RINGSIM_ALG_KETAMA_H
 #define RINGSIM_ALG_KETAMA_H
@@ -95,9 +95,9 @@
 /* The longest point label: a 255-byte host, ":65535", "-", 10 digits, NUL. */
 #define KETAMA_LABEL_MAX 280
 
-/* An MD5 context, OpenSSL's, made once and reused for every hash (why it is
- * the low-level MD5_CTX rather than an EVP_MD_CTX: see alg_ketama.c).  Not
- * thread-safe: one per thread. */
+/* OpenSSL's MD5, made ready once (why each digest is the low-level MD5_CTX
+ * rather than an EVP_MD_CTX: see alg_ketama.c).  It keeps no scratch:
+ * digests may run on many threads at once. */
 typedef struct ketama_md5 ketama_md5;
 
 /* New hasher, or NULL when out of memory or OpenSSL has no MD5. */

@@ -60,7 +60,7 @@
  *            with initval 13; hsieh is Paul Hsieh's SuperFastHash.
  *
  * Cost: build O(P log P) for P ~ 160 n points, one MD5 per 4 points; lookup
- * one key hash plus O(log P).  Thread-safe given one ketama_md5 per thread.
+ * one key hash plus O(log P).  Thread-safe (a ketama_md5 keeps no scratch).
  */
 #ifndef RINGSIM_ALG_TWEMPROXY_H
 #define RINGSIM_ALG_TWEMPROXY_H

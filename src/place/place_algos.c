@@ -195,7 +195,7 @@ static ketama_hash_fn ketama_fn(const place_config *cfg)
 static void ketama_key(const placement *p, hasher *h, const char *key, size_t len, place_key_info *k)
 {
     (void)h;
-    /* The MD5 context is scratch space of this placement's thread. */
+    /* p->extra keeps no scratch: lookups may run on many threads. */
     point_key(p, ketama_hash(p->extra, ketama_fn(&p->cfg), key, len), k);
 }
 
