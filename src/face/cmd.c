@@ -802,12 +802,6 @@ bool cmd_changes(const cmd_line *l)
                       ((l->def->flags & CMD_F_CHANGE_ARGS) && (l->nargs > 0 || l->nparams > 0)));
 }
 
-bool cmd_reads_input(const cmd_line *l)
-{
-    return l->def && !strcmp(l->def->name, "key add") &&
-           (l->opt[CMD_O_FILE] || (l->nargs == 1 && l->literal_from > 0 && !strcmp(l->args[0], "-")));
-}
-
 char *cmd_synopsis(const cmd_def *d, char *buf, size_t size)
 {
     size_t n = (size_t)snprintf(buf, size, "%s%s%s", d->name, *d->args ? " " : "", d->args);

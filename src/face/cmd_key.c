@@ -1,8 +1,9 @@
 /*
  * cmd_key.c - the commands of keys: `key add` (arguments, or the lines of a
  * file or of standard input), `key gen` (numbered or YCSB's names), `key
- * rm` (one operation each) and `key ls`.  Reached only through cmd_table
- * (cmd.c); prints through cmd_out.h.
+ * rm` (one operation each) and `key ls`, and cmd_reads_input (cmd.h), which
+ * says when a line reads the machine's input.  The handlers are reached only
+ * through cmd_table (cmd.c); they print through cmd_out.h.
  *
  * The idea: millions of keys are never a million JSON objects nor held
  * whole -- a file is streamed into one insert (keyfile.h), and `key ls`
@@ -32,6 +33,16 @@ static sim_str *arg_strs(const cmd_line *l, rs_error *err)
     for (int i = 0; v && i < l->nargs; i++)
         v[i] = (sim_str){l->args[i], strlen(l->args[i])};
     return v;
+}
+
+/* Whether l reads the machine's input (cmd.h): `key add --file F`, or
+ * `key add -` where the - came before any "--" (after it, - is a key).
+ * Here, beside the handler that reads it, and not in cmd.c: scenario.c
+ * asks it too, and a handler never calls up into the parser's file. */
+bool cmd_reads_input(const cmd_line *l)
+{
+    return l->def && !strcmp(l->def->name, "key add") &&
+           (l->opt[CMD_O_FILE] || (l->nargs == 1 && l->literal_from > 0 && !strcmp(l->args[0], "-")));
 }
 
 /* key add --file F, key add -: the keys of a text, streamed (keyfile.h),
