@@ -13,8 +13,12 @@
  * Commands that change the state are one operation each (CMD_F_CHANGE):
  * they are the ones a scenario may use.  Commands that need more than the
  * engine -- `serve`, `run`, `export`, `help` -- have no handler here; the
- * command line runs them (cli.c), so this module depends only on the engine
- * and its views.
+ * command line runs them (cli.c), so this module depends only on the engine,
+ * its views and the faces of import.
+ *
+ * The table and the parser are cmd.c's; the handlers live in files by group
+ * (cmd_node.c, cmd_key.c...; cmd_int.h lists them), and the tables for
+ * people declared at the end of this header in cmd_out.c, below them.
  */
 #ifndef RINGSIM_CMD_H
 #define RINGSIM_CMD_H
