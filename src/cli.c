@@ -4,7 +4,7 @@
  * progress bar shows on a terminal.
  *
  * The commands that need more than the engine run here: `serve` hands over
- * to http.c, `run` and `export` to scenario.c; `scenarios`, `help` and the
+ * to http.c, `run` to scenario.c and `export` to scenario_export.c; `scenarios`, `help` and the
  * shell's `complete` read the tables.  --db and --json may stand anywhere;
  * "--" ends the options so that keys that look like options can be named.
  */
