@@ -1,6 +1,7 @@
 /*
- * place_int.h - what place.c and the algorithm entries (place_algos.c)
- * share: the placement's layout and the ops table of an algorithm.
+ * place_int.h - what place.c, place_states.c and the algorithm adaptors
+ * (algo_<core>.c, listed by place_algos.c) share: the placement's layout
+ * and the ops table of an algorithm.
  */
 #ifndef RINGSIM_PLACE_INT_H
 #define RINGSIM_PLACE_INT_H
@@ -160,6 +161,22 @@ struct place_algo {
 /* NULL-terminated, in catalogue order (place_algos.c). */
 extern const place_algo *const place__algos[];
 
+/* Each algorithm's record, at the end of its adaptor (algo_<core>.c); the
+ * variants (place_variant) stay in their algorithm's file. */
+extern const place_algo place_algo_ring, place_algo_jump, place_algo_rendezvous,
+    place_algo_multiprobe, place_algo_ketama, place_algo_nginx, place_algo_envoy_ring,
+    place_algo_maglev, place_algo_cassandra, place_algo_redis, place_algo_haproxy,
+    place_algo_twemproxy;
+
+/* algo_common.c: what the adaptors share.  The tops of the 32- and 64-bit
+ * spaces (the `top` op of most entries); a trace step saying that no node
+ * holds the key, false then (true when one does); sha64's hash step, then
+ * that.  None can fail. */
+uint64_t place__top32(const place_config *cfg);
+uint64_t place__top64(const place_config *cfg);
+bool place__trace_owned(const place_key_info *k, json_t *t);
+bool place__trace_sha64(const place_key_info *k, json_t *t);
+
 const place_algo *place__find(const char *name);
 /* The entry that places cfg: its algorithm's, or the variant its
  * parameters select.  NULL for an unknown algorithm. */
@@ -168,6 +185,15 @@ uint32_t place__points(int64_t per_node, double weight);
 /* A node's weight for estimates: its weight, 1 where it is not positive. */
 double place__weight(const place_node *x);
 void place__point_owner(const placement *p, place_key_info *k);
+/* A key of a point ring whose coordinate is its hash: the successor point
+ * and its owner (O(log points)).  Inline: it is on every lookup of the
+ * point algorithms, as it was while they shared one file. */
+static inline void place__point_key(const placement *p, uint64_t hash, place_key_info *k)
+{
+    k->hash = k->coord = hash;
+    k->has_coord = true;
+    place__point_owner(p, k);
+}
 size_t place__walk(const placement *p, size_t start, uint32_t r, long *out);
 size_t place__walk_prefs(const placement *p, const place_key_info *k, uint32_t r, long *out);
 int place__point_segments(const placement *p, place_seg **out, size_t *n);
