@@ -200,14 +200,24 @@ int place__point_segments(const placement *p, place_seg **out, size_t *n);
 int place__table_segments(const placement *p, place_seg **out, size_t *n);
 void place__step(json_t *t, const char *step, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* place_states.c: built at the end of place_build, applied at the end of
- * place_key; freed by place_free.  0 or RINGSIM_ENOMEM. */
-int place__states_build(placement *p, hasher *h, rs_error *err);
-void place__states_key(const placement *p, hasher *h, const char *key, size_t len, place_key_info *k);
+/* place_states.c, which calls nothing of place.c.  Built at the end of
+ * place_build: p->st from the nodes' down flags (walk_points: p's
+ * preference list is the walk over its points, place__walk_prefs).  0 or
+ * RINGSIM_ENOMEM with err filled.  Under REBUILD out of panic, *sub and
+ * *m name the serving nodes (borrowed from p->st), else NULL and 0: the
+ * caller builds their layout and hands it over with place__states_adopt,
+ * which takes it (cannot fail). */
+int place__states_build(placement *p, bool walk_points, const place_node **sub, size_t *m,
+                        rs_error *err);
+void place__states_adopt(placement *p, placement *sub);
+/* Applied at the end of place_key, with p->st set: sk is the key in the
+ * serving layout (place_serving_layout's, when it is not p), else NULL. */
+void place__states_key(const placement *p, const place_key_info *sk, const char *key, size_t len,
+                       place_key_info *k);
 int place__states_segments(const placement *p, place_seg **out, size_t *n);
-void place__states_free(placement *p);
-/* The node that serves point i of a point ring (the states applied). */
-long place__point_server(const placement *p, size_t i);
+/* Frees p->st (NULL: nothing) but the serving layout, which it returns
+ * for the caller to place_free (NULL: none). */
+placement *place__states_free(placement *p);
 
 void place__trace_point(const placement *p, const place_key_info *k, const char *const *names,
                         const char *what, json_t *t);
