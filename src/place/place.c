@@ -544,6 +544,23 @@ const size_t *place__node_points(const placement *p, size_t node, size_t *count)
     return p->by_node + p->node_at[node];
 }
 
+/* The nodes' states (place_states.c) and, when it asks for one, the
+ * layout of the nodes that serve: a placement of its own, built here so
+ * that place_states.c builds none and calls nothing of this file. */
+static int build_states(placement *p, hasher *h, rs_error *err)
+{
+    const place_node *sub_nodes;
+    size_t m;
+    int rc = place__states_build(p, p->a->prefs == place__walk_prefs, &sub_nodes, &m, err);
+    if (rc || !sub_nodes)
+        return rc;
+    placement *sub;
+    rc = place_build(&sub, h, &p->cfg, sub_nodes, m, NULL, NULL, err);
+    if (!rc)
+        place__states_adopt(p, sub);
+    return rc;
+}
+
 int place_build(placement **out, hasher *h, const place_config *cfg, const place_node *nodes,
                 size_t n, const placement *prev, const char *state, rs_error *err)
 {
@@ -592,7 +609,7 @@ int place_build(placement **out, hasher *h, const place_config *cfg, const place
     if (!rc && p->npts && !p->table)
         rc = group_points(p, err);
     if (!rc)
-        rc = place__states_build(p, h, err);
+        rc = build_states(p, h, err);
     if (rc) {
         place_free(p);
         if (err && !err->msg[0])
@@ -607,7 +624,7 @@ void place_free(placement *p)
 {
     if (!p)
         return;
-    place__states_free(p);
+    place_free(place__states_free(p));
     if (p->a && p->a->free_extra)
         p->a->free_extra(p);
     ring_free(p->ring);
@@ -654,8 +671,14 @@ void place_key(const placement *p, hasher *h, const char *key, size_t len, place
     out->position = (uint32_t)(out->sha64 >> 32);
     p->a->key(p, h, key, len, out);
     out->served = out->owner;
-    if (p->st)
-        place__states_key(p, h, key, len, out);
+    if (p->st) {
+        const size_t *map;
+        const placement *sub = place_serving_layout(p, &map);
+        place_key_info sk;
+        if (sub != p)
+            place_key(sub, h, key, len, &sk);
+        place__states_key(p, sub != p ? &sk : NULL, key, len, out);
+    }
 }
 
 void place__point_owner(const placement *p, place_key_info *k)

@@ -1,6 +1,7 @@
 /*
- * place_int.h - what place.c and the algorithm entries (place_algos.c)
- * share: the placement's layout and the ops table of an algorithm.
+ * place_int.h - what place.c, place_states.c and the algorithm adaptors
+ * (algo_<core>.c, listed by place_algos.c) share: the placement's layout
+ * and the ops table of an algorithm.
  */
 #ifndef RINGSIM_PLACE_INT_H
 #define RINGSIM_PLACE_INT_H
@@ -160,6 +161,22 @@ struct place_algo {
 /* NULL-terminated, in catalogue order (place_algos.c). */
 extern const place_algo *const place__algos[];
 
+/* Each algorithm's record, at the end of its adaptor (algo_<core>.c); the
+ * variants (place_variant) stay in their algorithm's file. */
+extern const place_algo place_algo_ring, place_algo_jump, place_algo_rendezvous,
+    place_algo_multiprobe, place_algo_ketama, place_algo_nginx, place_algo_envoy_ring,
+    place_algo_maglev, place_algo_cassandra, place_algo_redis, place_algo_haproxy,
+    place_algo_twemproxy;
+
+/* algo_common.c: what the adaptors share.  The tops of the 32- and 64-bit
+ * spaces (the `top` op of most entries); a trace step saying that no node
+ * holds the key, false then (true when one does); sha64's hash step, then
+ * that.  None can fail. */
+uint64_t place__top32(const place_config *cfg);
+uint64_t place__top64(const place_config *cfg);
+bool place__trace_owned(const place_key_info *k, json_t *t);
+bool place__trace_sha64(const place_key_info *k, json_t *t);
+
 const place_algo *place__find(const char *name);
 /* The entry that places cfg: its algorithm's, or the variant its
  * parameters select.  NULL for an unknown algorithm. */
@@ -168,20 +185,39 @@ uint32_t place__points(int64_t per_node, double weight);
 /* A node's weight for estimates: its weight, 1 where it is not positive. */
 double place__weight(const place_node *x);
 void place__point_owner(const placement *p, place_key_info *k);
+/* A key of a point ring whose coordinate is its hash: the successor point
+ * and its owner (O(log points)).  Inline: it is on every lookup of the
+ * point algorithms, as it was while they shared one file. */
+static inline void place__point_key(const placement *p, uint64_t hash, place_key_info *k)
+{
+    k->hash = k->coord = hash;
+    k->has_coord = true;
+    place__point_owner(p, k);
+}
 size_t place__walk(const placement *p, size_t start, uint32_t r, long *out);
 size_t place__walk_prefs(const placement *p, const place_key_info *k, uint32_t r, long *out);
 int place__point_segments(const placement *p, place_seg **out, size_t *n);
 int place__table_segments(const placement *p, place_seg **out, size_t *n);
 void place__step(json_t *t, const char *step, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* place_states.c: built at the end of place_build, applied at the end of
- * place_key; freed by place_free.  0 or RINGSIM_ENOMEM. */
-int place__states_build(placement *p, hasher *h, rs_error *err);
-void place__states_key(const placement *p, hasher *h, const char *key, size_t len, place_key_info *k);
+/* place_states.c, which calls nothing of place.c.  Built at the end of
+ * place_build: p->st from the nodes' down flags (walk_points: p's
+ * preference list is the walk over its points, place__walk_prefs).  0 or
+ * RINGSIM_ENOMEM with err filled.  Under REBUILD out of panic, *sub and
+ * *m name the serving nodes (borrowed from p->st), else NULL and 0: the
+ * caller builds their layout and hands it over with place__states_adopt,
+ * which takes it (cannot fail). */
+int place__states_build(placement *p, bool walk_points, const place_node **sub, size_t *m,
+                        rs_error *err);
+void place__states_adopt(placement *p, placement *sub);
+/* Applied at the end of place_key, with p->st set: sk is the key in the
+ * serving layout (place_serving_layout's, when it is not p), else NULL. */
+void place__states_key(const placement *p, const place_key_info *sk, const char *key, size_t len,
+                       place_key_info *k);
 int place__states_segments(const placement *p, place_seg **out, size_t *n);
-void place__states_free(placement *p);
-/* The node that serves point i of a point ring (the states applied). */
-long place__point_server(const placement *p, size_t i);
+/* Frees p->st (NULL: nothing) but the serving layout, which it returns
+ * for the caller to place_free (NULL: none). */
+placement *place__states_free(placement *p);
 
 void place__trace_point(const placement *p, const place_key_info *k, const char *const *names,
                         const char *what, json_t *t);

@@ -37,6 +37,12 @@
  *             robin), HAProxy's map-based hash rebuilds its map from the
  *             servers that are up (both built once, at place_build).
  *
+ * This file builds no placement and calls nothing of place.c: under
+ * REBUILD it names the serving nodes, place.c builds their layout and
+ * hands it over (place__states_adopt), and a key's answer in it comes in
+ * with the key (place__states_key); place.c frees it.  So the recursion
+ * of a placement holding a placement stays in place.c.
+ *
  * Cost: nothing while every node is up (p->st stays NULL).  Otherwise WALK
  * on points: one pass over the points at build (a short walk each); REBUILD:
  * one more layout; place_key: one more lookup (REBUILD) or none.
@@ -116,7 +122,9 @@ static size_t serving_set(const placement *p, size_t *map)
     return m;
 }
 
-static int build_sub(placement *p, place_states *st, hasher *h, rs_error *err)
+/* REBUILD: Envoy's panic, or the nodes that serve, into st->sub_nodes
+ * (*m of them) for the caller to build. */
+static int serving_nodes(placement *p, place_states *st, size_t *m, rs_error *err)
 {
     size_t up = p->n - st->ndown;
     /* Envoy: healthy_percent = 100 * healthy / hosts below the threshold is
@@ -130,22 +138,22 @@ static int build_sub(placement *p, place_states *st, hasher *h, rs_error *err)
     st->sub_nodes = calloc(p->n + 1, sizeof *st->sub_nodes);
     if (!st->map || !st->sub_nodes)
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-    size_t m = serving_set(p, st->map);
-    for (size_t k = 0; k < m; k++) {
+    *m = serving_set(p, st->map);
+    for (size_t k = 0; k < *m; k++) {
         st->sub_nodes[k] = p->nodes[st->map[k]];
         st->sub_nodes[k].down = false;
         st->sub_nodes[k].backup = false;
     }
     if (p->a->pin)
-        p->a->pin(p, st->sub_nodes, st->map, m);
-    int rc = place_build(&st->sub, h, &p->cfg, st->sub_nodes, m, NULL, NULL, err);
-    for (size_t k = 0; !rc && k < m; k++)
-        st->sizes[st->map[k]] = place_node_size(st->sub, k);
-    return rc;
+        p->a->pin(p, st->sub_nodes, st->map, *m);
+    return 0;
 }
 
-int place__states_build(placement *p, hasher *h, rs_error *err)
+int place__states_build(placement *p, bool walk_points, const place_node **sub, size_t *m,
+                        rs_error *err)
 {
+    *sub = NULL;
+    *m = 0;
     size_t ndown = 0;
     for (size_t i = 0; i < p->n; i++)
         ndown += p->nodes[i].down;
@@ -160,7 +168,7 @@ int place__states_build(placement *p, hasher *h, rs_error *err)
     st->ndown = ndown;
     switch (p->a->down) {
     case PLACE_DOWN_WALK:
-        if (p->a->prefs == place__walk_prefs && p->npts) {
+        if (walk_points && p->npts) {
             size_t limit = p->a->down_walk_replicas ? p->cfg.replicas : 0;
             if (!(st->serve_pt = malloc(p->npts * sizeof *st->serve_pt)))
                 return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
@@ -177,8 +185,11 @@ int place__states_build(placement *p, hasher *h, rs_error *err)
                 st->sizes[i] = p->nodes[i].down ? 0 : p->sizes[i];
         }
         return 0;
-    case PLACE_DOWN_REBUILD:
-        return build_sub(p, st, h, err);
+    case PLACE_DOWN_REBUILD: {
+        int rc = serving_nodes(p, st, m, err);
+        *sub = !rc && st->sub_nodes ? st->sub_nodes : NULL;
+        return rc;
+    }
     case PLACE_DOWN_FAILOVER:
         for (size_t i = 0; i < p->n; i++)
             st->sizes[i] = p->nodes[i].down && !p->nodes[i].nreplicas ? 0 : p->sizes[i];
@@ -191,18 +202,27 @@ int place__states_build(placement *p, hasher *h, rs_error *err)
     return 0;
 }
 
-void place__states_free(placement *p)
+void place__states_adopt(placement *p, placement *sub)
+{
+    place_states *st = p->st;
+    st->sub = sub;
+    for (size_t k = 0; k < sub->n; k++)
+        st->sizes[st->map[k]] = sub->sizes[k];
+}
+
+placement *place__states_free(placement *p)
 {
     place_states *st = p->st;
     if (!st)
-        return;
-    place_free(st->sub);
+        return NULL;
+    placement *sub = st->sub;
     free(st->sub_nodes);
     free(st->map);
     free(st->serve_pt);
     free(st->sizes);
     free(st);
     p->st = NULL;
+    return sub;
 }
 
 /* Jump has no preference list: a key of a down bucket is hashed again,
@@ -227,7 +247,8 @@ static long rehash_server(const placement *p, const place_key_info *k)
     return -1;
 }
 
-void place__states_key(const placement *p, hasher *h, const char *key, size_t len, place_key_info *k)
+void place__states_key(const placement *p, const place_key_info *sk, const char *key, size_t len,
+                       place_key_info *k)
 {
     const place_states *st = p->st;
     switch (p->a->down) {
@@ -239,14 +260,11 @@ void place__states_key(const placement *p, hasher *h, const char *key, size_t le
         else
             k->served = p->a->owner_of_hash ? rehash_server(p, k) : -1;
         return;
-    case PLACE_DOWN_REBUILD: {
-        if (st->panic)
+    case PLACE_DOWN_REBUILD:
+        if (st->panic || !sk)
             return;
-        place_key_info sk;
-        place_key(st->sub, h, key, len, &sk);
-        k->served = sk.owner >= 0 ? (long)st->map[sk.owner] : -1;
+        k->served = sk->owner >= 0 ? (long)st->map[sk->owner] : -1;
         return;
-    }
     case PLACE_DOWN_FAILOVER:
         if (!is_down(p, k->owner))
             return;
@@ -256,15 +274,9 @@ void place__states_key(const placement *p, hasher *h, const char *key, size_t le
             k->served = -1;
         return;
     case PLACE_DOWN_OWN:
-        (void)h;
         k->served = p->a->serve(p, key, len, k);
         return;
     }
-}
-
-long place__point_server(const placement *p, size_t i)
-{
-    return p->st && p->st->serve_pt ? p->st->serve_pt[i] : p->pts[i].node;
 }
 
 /* Segments by server: the algorithm's own, with each owner replaced by
@@ -322,7 +334,7 @@ static bool takes_keys(const placement *p, size_t i)
     if (p->st && p->st->panic)
         return true;
     if (p->st && p->st->map) { /* REBUILD: the serving set */
-        for (size_t k = 0, m = place_node_count(p->st->sub); k < m; k++)
+        for (size_t k = 0; k < p->st->sub->n; k++)
             if (p->st->map[k] == i)
                 return true;
         return false;
