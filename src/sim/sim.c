@@ -226,20 +226,6 @@ int sim__build_placement(sim *s, state *x, const placement *prev, const char *la
     return 0;
 }
 
-int sim__config_from_json(const char *text, place_config *cfg)
-{
-    place_config_default(cfg);
-    if (!text || !*text)
-        return 0;
-    json_t *j = json_loads(text, 0, NULL);
-    if (!j)
-        return RINGSIM_EDB;
-    rs_error e;
-    int rc = place_config_from_json(cfg, j, &e);
-    json_decref(j);
-    return rc ? RINGSIM_EDB : 0;
-}
-
 static char *config_to_json(const place_config *cfg)
 {
     json_t *j = place_config_json(cfg, true);
@@ -1013,32 +999,4 @@ int sim__kl_collect(void *ud, const store_key *k)
 int sim__kl_collect_str(void *ud, const char *s, size_t len)
 {
     return sim__kl_add(ud, s, len, 0, STORE_NO_NODE) ? RINGSIM_ENOMEM : 0;
-}
-
-static const char *const op_type_names[SIM_OP_TYPE_COUNT] = {
-    [SIM_OP_ADD_NODE] = "add_node",       [SIM_OP_REMOVE_NODE] = "remove_node",
-    [SIM_OP_SET_WEIGHT] = "set_weight",   [SIM_OP_SET_STATE] = "set_state",
-    [SIM_OP_CONFIGURE] = "configure",     [SIM_OP_IMPORT] = "import",
-    [SIM_OP_INSERT_KEYS] = "insert_keys", [SIM_OP_DELETE_KEYS] = "delete_keys",
-    [SIM_OP_WORKLOAD] = "workload",       [SIM_OP_RESET] = "reset",
-    [SIM_OP_REVERT] = "revert",
-};
-
-sim_op_type sim_op_type_of(const char *name)
-{
-    for (int t = 0; name && t < SIM_OP_TYPE_COUNT; t++)
-        if (strcmp(name, op_type_names[t]) == 0)
-            return (sim_op_type)t;
-    return SIM_OP_UNKNOWN;
-}
-
-const char *sim_op_type_name(sim_op_type t)
-{
-    return t >= 0 && t < SIM_OP_TYPE_COUNT ? op_type_names[t] : NULL;
-}
-
-bool sim_op_is_topology(sim_op_type t)
-{
-    return t == SIM_OP_ADD_NODE || t == SIM_OP_REMOVE_NODE || t == SIM_OP_SET_WEIGHT ||
-           t == SIM_OP_SET_STATE || t == SIM_OP_CONFIGURE || t == SIM_OP_IMPORT;
 }

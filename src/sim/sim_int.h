@@ -172,7 +172,6 @@ int sim__cmp_bytes(const char *a, size_t al, const char *b, size_t bl);
 /* Load the whole state again from the store (after its file was replaced). */
 int sim__reload(sim *s, rs_error *err);
 int sim__build_placement(sim *s, state *x, const placement *prev, const char *layout, rs_error *err);
-int sim__config_from_json(const char *text, place_config *cfg);
 void sim__count_owner(state *x, int64_t id, int64_t delta);
 long sim__find_node(const state *x, const char *name, size_t len);
 long sim__find_node_id(const state *x, int64_t id);
@@ -232,6 +231,9 @@ int sim__attrs_parse(const char *text, node *x, rs_error *err);
 /* A JSON array of decimal strings into *out (malloc'd, room for one more;
  * NULL on failure) and *n: RINGSIM_EDB when it is not one, RINGSIM_ENOMEM. */
 int sim__tokens_from_json(const json_t *arr, int64_t **out, size_t *n);
+/* A stored configuration (meta "config", an operation's config) into *cfg:
+ * "" or NULL is the default; RINGSIM_EDB when it is not one. */
+int sim__config_from_json(const char *text, place_config *cfg);
 
 /* sim_states.c */
 /* Copy src's states (down, backup, replicas) into dst, whose replicas must
@@ -253,6 +255,12 @@ sim_str *sim__kl_strs(const keylist *l);
 int sim__retopologize_to(opctx *c, const state *old, const char *layout, rs_error *err);
 
 /* sim_import.c */
+/* Make c->next have the nodes tn (in that order), configuration cfg and
+ * layout state layout (may be NULL: evolved from the state before), moving
+ * exactly the keys whose owner changes: revert, time travel's undo, and
+ * import. */
+int sim__adopt_nodes(opctx *c, const node *tn, size_t tn_n, const place_config *cfg,
+                     const char *layout, rs_error *err);
 /* Apply a logged import again from its params (the parsed nodes, layout)
  * and its stored configuration. */
 int sim__import_replay(sim *s, const sim_op *o, const json_t *params, int64_t *op, rs_error *err);
@@ -284,12 +292,6 @@ char *sim__nodeset_text(const state *st);
  * in c->next; nothing begun on failure (RINGSIM_ENOTFOUND: no such node). */
 int sim__node_op_begin(sim *s, opctx *c, const char *what, const char *name, size_t len,
                        json_t *params, char **subject, long *index, rs_error *err);
-/* Make c->next have the nodes tn (in that order), configuration cfg and
- * layout state layout (may be NULL: evolved from the state before), moving
- * exactly the keys whose owner changes: revert, time travel's undo, and
- * import. */
-int sim__adopt_nodes(opctx *c, const node *tn, size_t tn_n, const place_config *cfg,
-                     const char *layout, rs_error *err);
 /* Keep the state before a logged change of topology (c->s->cur) where
  * stepping back over it finds it without a replay; the oldest go. */
 int sim__keep_before(opctx *c, rs_error *err);
