@@ -189,7 +189,7 @@ static int nodeset_load(sim *v, int64_t before, nodeset *x, rs_error *err)
             for (size_t k = 0; k < v2.ntokens; k++)
                 v2.tokens[k] = (int64_t)json_integer_value(json_array_get(tok, k));
         json_t *sj = json_array_get(e3, 4);
-        int src = sj ? sim__states_from_json(sj, &v2) : 0;
+        int src = sj ? sim__node_attrs_from_json(sj, &v2) : 0;
         x->nodes[x->n++] = v2;
         if (!v2.name || (v2.ntokens && !v2.tokens))
             rc = RINGSIM_ENOMEM;

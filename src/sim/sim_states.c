@@ -98,3 +98,34 @@ bool sim__states_equal(const node *a, const node *b)
             return false;
     return true;
 }
+
+static bool states_any(const node *x) { return x->down || x->backup || x->nreplicas; }
+
+static void states_clear(node *x)
+{
+    for (size_t i = 0; i < x->nreplicas; i++)
+        free(x->replicas[i]);
+    free(x->replicas);
+    x->replicas = NULL;
+    x->nreplicas = 0;
+}
+
+static void states_place(const node *x, place_node *pn)
+{
+    pn->down = x->down;
+    pn->backup = x->backup;
+    pn->replicas = (const char *const *)x->replicas;
+    pn->nreplicas = x->nreplicas;
+}
+
+/* Node states as an attribute of a node (sim_int.h sim_node_attr). */
+const sim_node_attr sim_node_attr_states = {
+    .name = "states",
+    .any = states_any,
+    .copy = sim__node_states_copy,
+    .clear = states_clear,
+    .equal = sim__states_equal,
+    .to_json = sim__states_to_json,
+    .from_json = sim__states_from_json,
+    .place = states_place,
+};
