@@ -189,7 +189,7 @@ static int nodeset_load(sim *v, int64_t before, nodeset *x, rs_error *err)
             for (size_t k = 0; k < v2.ntokens; k++)
                 v2.tokens[k] = (int64_t)json_integer_value(json_array_get(tok, k));
         json_t *sj = json_array_get(e3, 4);
-        int src = sj ? sim__states_from_json(sj, &v2) : 0;
+        int src = sj ? sim__node_attrs_from_json(sj, &v2) : 0;
         x->nodes[x->n++] = v2;
         if (!v2.name || (v2.ntokens && !v2.tokens))
             rc = RINGSIM_ENOMEM;
@@ -337,54 +337,6 @@ static int check_at(sim *s, int64_t at, int64_t *last, rs_error *err)
     return rc;
 }
 
-/* Walk back over resets and reverts to find where the state starts: the
- * state after a revert to j is the state after j; a reset starts from
- * nothing with the configuration it kept. */
-int sim_chain_get(sim *s, int64_t at, sim_chain *out, rs_error *err)
-{
-    memset(out, 0, sizeof *out);
-    place_config_default(&out->start);
-    size_t cap = 0;
-    int rc = 0;
-    for (int64_t cur = at; !rc && cur > 0;) {
-        int64_t base;
-        if ((rc = store_op_base(s->st, cur, &base, err)))
-            break;
-        if (vec_reserve(&out->seg, &cap, out->n + 1, sizeof *out->seg, 8)) {
-            rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-            break;
-        }
-        out->seg[out->n++] = (sim_chain_seg){base, cur};
-        if (base == 0)
-            break;
-        store_op o;
-        if ((rc = store_op_get(s->st, base, &o, err)))
-            break;
-        if (sim_op_type_of(o.type) == SIM_OP_RESET) {
-            rc = sim_op_config(&o, &out->start, err);
-            cur = 0;
-        } else {
-            sim_op_params p;
-            int64_t to = sim_op_params_read(&o, &p, err) ? -1 : p.to;
-            sim_op_params_clear(&p);
-            if (to < 0 || to >= base)
-                rc = rs_fail(err, RINGSIM_EDB, "operation %lld: bad revert target", (long long)base);
-            cur = to;
-        }
-        store_op_clear(&o);
-    }
-    if (rc)
-        sim_chain_free(out);
-    return rc;
-}
-
-void sim_chain_free(sim_chain *c)
-{
-    free(c->seg);
-    c->seg = NULL;
-    c->n = 0;
-}
-
 static int replay_to(sim *s, int64_t at, bool keyless, nodeset *want, size_t nwant, sim **snapshot,
                      rs_error *err)
 {
@@ -520,119 +472,6 @@ int sim__diff_run(sim *s, store *have, store *want, const diff *d, rs_error *err
         rs_fail(err, rc, "operation cancelled");
     store_cursor_close(ch);
     store_cursor_close(cw);
-    return rc;
-}
-
-/* Nodes by name, for adopting 10,000 of them in O(n log n): a sorted
- * array of pointers, searched by bisection (no hash a name could flood). */
-static int by_name_cmp(const void *a, const void *b)
-{
-    const node *x = *(const node *const *)a, *y = *(const node *const *)b;
-    int d = memcmp(x->name, y->name, x->len < y->len ? x->len : y->len);
-    return d ? d : (x->len > y->len) - (x->len < y->len);
-}
-
-static const node **by_name(const node *v, size_t n)
-{
-    const node **p = malloc((n + 1) * sizeof *p);
-    for (size_t i = 0; p && i < n; i++)
-        p[i] = &v[i];
-    if (p)
-        qsort(p, n, sizeof *p, by_name_cmp);
-    return p;
-}
-
-/* The index in base of the node named name, or -1. */
-static long by_name_find(const node **p, size_t n, const node *base, const char *name, size_t len)
-{
-    node key = {0};
-    key.name = (char *)name;
-    key.len = len;
-    const node *k = &key;
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (by_name_cmp(&p[mid], &k) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && by_name_cmp(&p[lo], &k) == 0 ? (long)(p[lo] - base) : -1;
-}
-
-/* Make c->next have the nodes tn (in that order), configuration cfg and
- * layout state layout, moving exactly the keys whose owner changes.  Nodes
- * that exist in both keep their id and counter; the others get new rows,
- * and rows of nodes not in tn go after the moves.  Shared by revert, the
- * backward steps of time travel and import (sim_import.c).  Cost: O(n log
- * n) for the names, one row written per node, then the change of topology. */
-int sim__adopt_nodes(opctx *c, const node *tn, size_t tn_n, const place_config *cfg,
-                     const char *layout, rs_error *err)
-{
-    sim *s = c->s;
-    int rc = 0;
-    node *nodes = calloc(tn_n + 1, sizeof *nodes);
-    const node **was_by_name = by_name(c->next.nodes, c->next.n);
-    if (!nodes || !was_by_name) {
-        free(nodes);
-        free(was_by_name);
-        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-    }
-    size_t nn = 0;
-    for (size_t i = 0; !rc && i < tn_n; i++) {
-        const node *t = &tn[i];
-        long j = by_name_find(was_by_name, c->next.n, c->next.nodes, t->name, t->len);
-        node v;
-        char *tt = t->ntokens ? sim__tokens_text(t->tokens, t->ntokens) : NULL;
-        if (sim__node_copy(&v, t) || (t->ntokens && !tt)) {
-            sim__node_free(&v);
-            free(tt);
-            rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-            break;
-        }
-        if (j >= 0) {
-            const node *was = &c->next.nodes[j];
-            v.id = was->id;
-            v.keys = was->keys;
-            if ((was->ntokens != t->ntokens ||
-                 (t->ntokens && memcmp(was->tokens, t->tokens, t->ntokens * sizeof *t->tokens))) &&
-                (rc = store_node_set_tokens(s->st, v.id, tt, err))) {
-                sim__node_free(&v);
-                free(tt);
-                break;
-            }
-        } else if ((rc = store_node_insert_seq(s->st, t->name, t->len, t->weight, tt,
-                                               (int64_t)nn + 1, &v.id, err))) {
-            sim__node_free(&v);
-            free(tt);
-            break;
-        }
-        free(tt);
-        bool failed;
-        char *at = sim__attrs_text(&v, &failed); /* NULL clears a kept node's */
-        rc = failed ? rs_fail(err, RINGSIM_ENOMEM, "out of memory")
-                    : store_node_set_attrs(s->st, v.id, at, (int64_t)nn + 1, err);
-        free(at);
-        nodes[nn++] = v;
-    }
-    free(was_by_name);
-    node *old = c->next.nodes;
-    size_t oldn = c->next.n;
-    c->next.nodes = nodes;
-    c->next.n = nn;
-    c->next.cfg = *cfg;
-    if (!rc)
-        rc = sim__retopologize_to(c, &s->cur, layout, err);
-    const node **now_by_name = rc ? NULL : by_name(nodes, nn);
-    if (!rc && !now_by_name)
-        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-    for (size_t i = 0; i < oldn; i++) {
-        if (!rc && by_name_find(now_by_name, nn, nodes, old[i].name, old[i].len) < 0)
-            rc = store_node_delete(s->st, old[i].id, err);
-        sim__node_free(&old[i]);
-    }
-    free(now_by_name);
-    free(old);
     return rc;
 }
 

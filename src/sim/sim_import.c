@@ -22,6 +22,10 @@
  *
  * Cost: the params' JSON, O(nodes + tokens), then what a change of topology
  * costs (sim.h).
+ *
+ * sim__adopt_nodes lives here, the change of topology to a given list of
+ * nodes that import is made of; revert and the backward steps of time
+ * travel (sim_history.c) call it too.
  */
 #define _GNU_SOURCE /* strndup */
 #include "sim_int.h"
@@ -32,6 +36,123 @@
 #include <string.h>
 
 #include "import.h"
+
+/* ---- adopting a set of nodes: import, revert, time travel's undo ---- */
+
+/* Nodes by name, for adopting 10,000 of them in O(n log n): a sorted
+ * array of pointers, searched by bisection (no hash a name could flood). */
+static int by_name_cmp(const void *a, const void *b)
+{
+    const node *x = *(const node *const *)a, *y = *(const node *const *)b;
+    int d = memcmp(x->name, y->name, x->len < y->len ? x->len : y->len);
+    return d ? d : (x->len > y->len) - (x->len < y->len);
+}
+
+static const node **by_name(const node *v, size_t n)
+{
+    const node **p = malloc((n + 1) * sizeof *p);
+    for (size_t i = 0; p && i < n; i++)
+        p[i] = &v[i];
+    if (p)
+        qsort(p, n, sizeof *p, by_name_cmp);
+    return p;
+}
+
+/* The index in base of the node named name, or -1. */
+static long by_name_find(const node **p, size_t n, const node *base, const char *name, size_t len)
+{
+    node key = {0};
+    key.name = (char *)name;
+    key.len = len;
+    const node *k = &key;
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (by_name_cmp(&p[mid], &k) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && by_name_cmp(&p[lo], &k) == 0 ? (long)(p[lo] - base) : -1;
+}
+
+/* Make c->next have the nodes tn (in that order), configuration cfg and
+ * layout state layout, moving exactly the keys whose owner changes.  Nodes
+ * that exist in both keep their id and counter; the others get new rows,
+ * and rows of nodes not in tn go after the moves.  Shared by revert, the
+ * backward steps of time travel and import.  Cost: O(n log n) for the
+ * names, one row written per node, then the change of topology. */
+int sim__adopt_nodes(opctx *c, const node *tn, size_t tn_n, const place_config *cfg,
+                     const char *layout, rs_error *err)
+{
+    sim *s = c->s;
+    int rc = 0;
+    node *nodes = calloc(tn_n + 1, sizeof *nodes);
+    const node **was_by_name = by_name(c->next.nodes, c->next.n);
+    if (!nodes || !was_by_name) {
+        free(nodes);
+        free(was_by_name);
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    }
+    size_t nn = 0;
+    for (size_t i = 0; !rc && i < tn_n; i++) {
+        const node *t = &tn[i];
+        long j = by_name_find(was_by_name, c->next.n, c->next.nodes, t->name, t->len);
+        node v;
+        char *tt = t->ntokens ? sim__tokens_text(t->tokens, t->ntokens) : NULL;
+        if (sim__node_copy(&v, t) || (t->ntokens && !tt)) {
+            sim__node_free(&v);
+            free(tt);
+            rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+            break;
+        }
+        if (j >= 0) {
+            const node *was = &c->next.nodes[j];
+            v.id = was->id;
+            v.keys = was->keys;
+            if ((was->ntokens != t->ntokens ||
+                 (t->ntokens && memcmp(was->tokens, t->tokens, t->ntokens * sizeof *t->tokens))) &&
+                (rc = store_node_set_tokens(s->st, v.id, tt, err))) {
+                sim__node_free(&v);
+                free(tt);
+                break;
+            }
+        } else if ((rc = store_node_insert_seq(s->st, t->name, t->len, t->weight, tt,
+                                               (int64_t)nn + 1, &v.id, err))) {
+            sim__node_free(&v);
+            free(tt);
+            break;
+        }
+        free(tt);
+        bool failed;
+        char *at = sim__attrs_text(&v, &failed); /* NULL clears a kept node's */
+        rc = failed ? rs_fail(err, RINGSIM_ENOMEM, "out of memory")
+                    : store_node_set_attrs(s->st, v.id, at, (int64_t)nn + 1, err);
+        free(at);
+        nodes[nn++] = v;
+    }
+    free(was_by_name);
+    node *old = c->next.nodes;
+    size_t oldn = c->next.n;
+    c->next.nodes = nodes;
+    c->next.n = nn;
+    c->next.cfg = *cfg;
+    if (!rc)
+        rc = sim__retopologize_to(c, &s->cur, layout, err);
+    const node **now_by_name = rc ? NULL : by_name(nodes, nn);
+    if (!rc && !now_by_name)
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    for (size_t i = 0; i < oldn; i++) {
+        if (!rc && by_name_find(now_by_name, nn, nodes, old[i].name, old[i].len) < 0)
+            rc = store_node_delete(s->st, old[i].id, err);
+        sim__node_free(&old[i]);
+    }
+    free(now_by_name);
+    free(old);
+    return rc;
+}
+
+/* ---- the import operation ---- */
 
 static json_t *node_params(const import_node *n)
 {

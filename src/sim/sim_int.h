@@ -1,16 +1,30 @@
 /*
- * sim_int.h - what the files of the engine share (sim.c, sim_ops.c,
- * sim_history.c, sim_read.c, sim_check.c): the in-memory state, the frame of
- * a running operation and the helpers more than one of them calls.  Only
- * the engine includes it; everyone else sees sim.h.
+ * sim_int.h - what the files of the engine share: the state in memory, the
+ * frame of a running operation and the helpers more than one file calls.
+ * Only the engine includes it (and white-box tests); everyone else sees
+ * sim.h.
  *
- *   sim.c          state, open/refresh, the operation frame (begin, tally,
- *                  commit or dry run), progress and cancellation, key lists
- *   sim_ops.c      the operations: topology changes and their diffs (by
- *                  segment ranges or key by key), replica moves, keys
- *   sim_history.c  time travel (replaying the log) and revert
- *   sim_read.c     answers about the current state
- *   sim_check.c    verifying a database
+ * The files, lowest first:
+ *
+ *   sim_params.c     the log's decoder: operation types, logged params,
+ *                    stored configurations
+ *   sim_states.c     node states' codec (sim_node_attr_states)
+ *   workload.c       a workload as a value (workload.h)
+ *   sim_state.c      the state in memory: nodes and their attributes (by
+ *                    codec), lookups, placement builds, an operation's
+ *                    tallies, progress, key lists
+ *   sim_read.c       answers about the current state; the log read back
+ *   sim_undo.c       the state before each topology change
+ *   sim_workload.c   the workload, its cache, each operation's loads
+ *   sim.c            open, refresh, the operation frame (begin, commit or
+ *                    dry run, rollback)
+ *   sim_ops.c        topology changes and their diffs, node operations,
+ *                    configure, reset, keys
+ *   sim_import.c     import, and adopting a list of nodes (revert's too)
+ *   sim_history.c    time travel (replay, steps back and forward) and
+ *                    revert; sim_diff.c the difference of two states
+ *   sim_check.c, traffic.c, compare.c: verifying, replaying traffic,
+ *                    comparing algorithms
  */
 #ifndef RINGSIM_SIM_INT_H
 #define RINGSIM_SIM_INT_H
@@ -163,16 +177,80 @@ typedef struct diff {
     void *ud;
 } diff;
 
-/* sim.c */
-/* The store behind a sim: the engine's, and its tests' (faces read through
- * sim.h). */
-store *sim__store(sim *s);
+/* sim_params.c */
+/* A JSON array of decimal strings into *out (malloc'd, room for one more;
+ * NULL on failure) and *n: RINGSIM_EDB when it is not one, RINGSIM_ENOMEM. */
+int sim__tokens_from_json(const json_t *arr, int64_t **out, size_t *n);
+/* A stored configuration (meta "config", an operation's config) into *cfg:
+ * "" or NULL is the default; RINGSIM_EDB when it is not one. */
+int sim__config_from_json(const char *text, place_config *cfg);
+
+/* sim_states.c: the states' own calls, for the operations that set them
+ * (the state's code reaches them through sim_node_attr_states) */
+/* Copy src's states (down, backup, replicas) into dst, whose replicas must
+ * be none; 0 or RINGSIM_ENOMEM (dst then has none). */
+int sim__node_states_copy(node *dst, const node *src);
+/* Set x's replicas to a copy of v[0..n); 0 or RINGSIM_ENOMEM. */
+int sim__node_set_replicas(node *x, const char *const *v, size_t n);
+/* The states in JSON ({"state": "down", "backup": true, "replicas": […]}
+ * with only what is set) into o; from o into x (RINGSIM_EDB when damaged,
+ * RINGSIM_ENOMEM). */
+int sim__states_to_json(const node *x, json_t *o);
+int sim__states_from_json(const json_t *o, node *x);
+/* Whether a and b have the same states. */
+bool sim__states_equal(const node *a, const node *b);
+
+/* sim_state.c: the state in memory, nodes, tallies, progress, key lists */
+
+/* A node's attributes beyond its own fields, as one codec each, so that
+ * the state's code copies, frees, compares, stores and places a node
+ * without knowing them.  Listed once, in sim_state.c; each kind's file
+ * ends with its own (sim_states.c: sim_node_attr_states). */
+typedef struct sim_node_attr {
+    const char *name;
+    /* Whether x has any (a node without stores none). */
+    bool (*any)(const node *x);
+    /* dst's from src's, dst having none: 0, or RINGSIM_ENOMEM. */
+    int (*copy)(node *dst, const node *src);
+    /* Free x's, leaving none; after a failed copy too. */
+    void (*clear)(node *x);
+    bool (*equal)(const node *a, const node *b);
+    /* Into the attributes' JSON object o (RINGSIM_ENOMEM); from o into x
+     * (RINGSIM_EDB when damaged, RINGSIM_ENOMEM). */
+    int (*to_json)(const node *x, json_t *o);
+    int (*from_json)(const json_t *o, node *x);
+    /* What the placement sees of them (pn borrows x's). */
+    void (*place)(const node *x, place_node *pn);
+} sim_node_attr;
+extern const sim_node_attr sim_node_attr_states;
+
+/* Every attribute codec in turn: any set; all equal; into o (0 or the
+ * first failure); from o. */
+bool sim__node_attrs_any(const node *x);
+bool sim__node_attrs_equal(const node *a, const node *b);
+int sim__node_attrs_to_json(const node *x, json_t *o);
+int sim__node_attrs_from_json(const json_t *o, node *x);
+void sim__node_free(node *x);
+/* A copy of src's name, weight, tokens, server id and attributes into
+ * *dst (id and keys 0): 0, or RINGSIM_ENOMEM with *dst left empty. */
+int sim__node_copy(node *dst, const node *src);
+/* Stored tokens (a JSON array of decimal strings) into x: RINGSIM_EDB
+ * when damaged. */
+int sim__tokens_parse(const char *text, node *x, rs_error *err);
+char *sim__tokens_text(const int64_t *t, size_t n);
+/* A node's attributes as stored (a JSON object as text, malloc'd: its
+ * HAProxy id and every codec's members), or NULL when it has none;
+ * *failed is set when out of memory. */
+char *sim__attrs_text(const node *x, bool *failed);
+/* Read stored attributes into x (0, or RINGSIM_EDB when damaged). */
+int sim__attrs_parse(const char *text, node *x, rs_error *err);
+/* Deep copy without the placement: 0 or RINGSIM_ENOMEM (dst empty). */
+int sim__state_copy(state *dst, const state *src);
+/* Free x's nodes and placement; x is left empty. */
+void sim__state_clear(state *x);
 /* memcmp order of byte strings, the shorter first on a common prefix. */
 int sim__cmp_bytes(const char *a, size_t al, const char *b, size_t bl);
-/* Load the whole state again from the store (after its file was replaced). */
-int sim__reload(sim *s, rs_error *err);
 int sim__build_placement(sim *s, state *x, const placement *prev, const char *layout, rs_error *err);
-int sim__config_from_json(const char *text, place_config *cfg);
 void sim__count_owner(state *x, int64_t id, int64_t delta);
 long sim__find_node(const state *x, const char *name, size_t len);
 long sim__find_node_id(const state *x, int64_t id);
@@ -191,24 +269,6 @@ int sim__ids_build(sim__ids *m, const state *x);
 /* The place of the node with this id, or -1 (none, or STORE_NO_NODE). */
 long sim__ids_find(const sim__ids *m, int64_t id);
 void sim__ids_free(sim__ids *m);
-int sim__kl_add(keylist *l, const char *k, size_t len, uint32_t pos, int64_t node);
-int sim__kl_collect(void *ud, const store_key *k);
-int sim__kl_collect_str(void *ud, const char *s, size_t len);
-void sim__kl_free(keylist *l);
-void sim__node_free(node *x);
-/* A copy of src's name, weight, tokens, server id and states into *dst
- * (id and keys 0): 0, or RINGSIM_ENOMEM with *dst left empty. */
-int sim__node_copy(node *dst, const node *src);
-void sim__op_abort(opctx *c);
-int sim__op_begin(sim *s, opctx *c, const char *type, const char *subject, json_t *params,
-                  rs_error *err);
-int sim__op_commit(opctx *c, int64_t *op_out, rs_error *err);
-/* The end of an operation begun on c: committed when rc is 0 (its answer),
- * else rolled back (rc). */
-int sim__op_end(opctx *c, int rc, int64_t *op_out, rs_error *err);
-int sim__poll(sim *s, rs_error *err);
-int sim__progress(sim *s, const char *what, uint64_t done, uint64_t total, rs_error *err);
-int sim__state_copy(state *dst, const state *src);
 int sim__tally(opctx *c, int64_t from_id, const char *from_name, int64_t to_id, const char *to_name,
                int64_t count);
 /* count keys moved from node from_id to to_id in the pairs alone (a caller
@@ -221,46 +281,16 @@ pair_ent *sim__pair_find(opctx *c, int64_t from_id, int64_t to_id);
 /* One side of sim__tally (the keys that left from_id, to_id's arrivals),
  * for a caller that counts many keys first: c->moved is not touched. */
 int sim__tally_side(opctx *c, bool to, int64_t id, const char *name, int64_t count);
-char *sim__tokens_text(const int64_t *t, size_t n);
-/* A node's attributes as stored (a JSON object as text, malloc'd), or NULL
- * when it has none; *failed is set when out of memory. */
-char *sim__attrs_text(const node *x, bool *failed);
-/* Read stored attributes into x (0, or RINGSIM_EDB when damaged). */
-int sim__attrs_parse(const char *text, node *x, rs_error *err);
+/* Free c's tallies (from, to, pairs). */
+void sim__tallies_free(opctx *c);
+int sim__poll(sim *s, rs_error *err);
+int sim__progress(sim *s, const char *what, uint64_t done, uint64_t total, rs_error *err);
+int sim__kl_add(keylist *l, const char *k, size_t len, uint32_t pos, int64_t node);
+int sim__kl_collect(void *ud, const store_key *k);
+int sim__kl_collect_str(void *ud, const char *s, size_t len);
+void sim__kl_free(keylist *l);
 
-/* sim_params.c */
-/* A JSON array of decimal strings into *out (malloc'd, room for one more;
- * NULL on failure) and *n: RINGSIM_EDB when it is not one, RINGSIM_ENOMEM. */
-int sim__tokens_from_json(const json_t *arr, int64_t **out, size_t *n);
-
-/* sim_states.c */
-/* Copy src's states (down, backup, replicas) into dst, whose replicas must
- * be none; 0 or RINGSIM_ENOMEM (dst then has none). */
-int sim__node_states_copy(node *dst, const node *src);
-/* Set x's replicas to a copy of v[0..n); 0 or RINGSIM_ENOMEM. */
-int sim__node_set_replicas(node *x, const char *const *v, size_t n);
-/* The states in JSON ({"state": "down", "backup": true, "replicas": […]}
- * with only what is set) into o; from o into x (RINGSIM_EDB when damaged,
- * RINGSIM_ENOMEM). */
-int sim__states_to_json(const node *x, json_t *o);
-int sim__states_from_json(const json_t *o, node *x);
-/* Whether a and b have the same states. */
-bool sim__states_equal(const node *a, const node *b);
-
-/* sim_ops.c */
-int sim__insert_one(opctx *c, const char *k, size_t len, int64_t *inserted, rs_error *err);
-sim_str *sim__kl_strs(const keylist *l);
-int sim__retopologize_to(opctx *c, const state *old, const char *layout, rs_error *err);
-
-/* sim_import.c */
-/* Apply a logged import again from its params (the parsed nodes, layout)
- * and its stored configuration. */
-int sim__import_replay(sim *s, const sim_op *o, const json_t *params, int64_t *op, rs_error *err);
-
-/* sim_history.c */
-int sim__diff_run(sim *s, store *have, store *want, const diff *d, rs_error *err);
-
-/* ---- the state before each topology change (sim_undo.c) ---- */
+/* sim_undo.c: the state before each topology change */
 
 /* Backward steps from a view undo at most this many operations.  The
  * state before each topology change is kept this far back (in the live
@@ -271,38 +301,16 @@ int sim__diff_run(sim *s, store *have, store *want, const diff *d, rs_error *err
 #define HISTORY_KEEP_BYTES (16 << 20)
 
 /* The meta entries of the undo record: SIM_BEFORE_PREFIX + the operation's
- * id.  Its text: {"nodes": [[name, weight, [tokens], id?]…], "config":
- * stored form, "layout": text or null}; id is the node's HAProxy id,
- * absent when it has none. */
+ * id.  Its text: {"nodes": [[name, weight, [tokens], id?, attributes?]…],
+ * "config": stored form, "layout": text or null}; id is the node's
+ * HAProxy id, absent when it has none (0 when attributes follow). */
 #define SIM_BEFORE_PREFIX "hist_before_"
 void sim__before_name(char *buf, size_t size, int64_t op);
 /* The undo record of a state (malloc'd), NULL when out of memory. */
 char *sim__nodeset_text(const state *st);
-
-/* The start of an operation on one node (remove, weight, state): the
- * subject (malloc'd into *subject), the transaction begun, the node's index
- * in c->next; nothing begun on failure (RINGSIM_ENOTFOUND: no such node). */
-int sim__node_op_begin(sim *s, opctx *c, const char *what, const char *name, size_t len,
-                       json_t *params, char **subject, long *index, rs_error *err);
-/* Make c->next have the nodes tn (in that order), configuration cfg and
- * layout state layout (may be NULL: evolved from the state before), moving
- * exactly the keys whose owner changes: revert, time travel's undo, and
- * import. */
-int sim__adopt_nodes(opctx *c, const node *tn, size_t tn_n, const place_config *cfg,
-                     const char *layout, rs_error *err);
 /* Keep the state before a logged change of topology (c->s->cur) where
  * stepping back over it finds it without a replay; the oldest go. */
 int sim__keep_before(opctx *c, rs_error *err);
-
-/* sim_diff.c */
-/* The keys that exist now and not after operation `to` (gone) and after
- * `to` and not now (fresh), from the log's records of the operations
- * between the two states (through reverts: the state after a revert to j
- * is the state after j); s must hold the last operation.  Keys the log
- * leaves open are looked up in the live state; RINGSIM_EPARAM when the
- * log cannot say (an operation of a kind it does not compose, a key open
- * after `to`). */
-int sim__compose_keys(sim *s, int64_t to, keylist *gone, keylist *fresh, rs_error *err);
 
 /* sim_workload.c */
 struct workload;
@@ -342,5 +350,61 @@ void sim__wl_aborted(sim *s);
 /* Whether a reload would leave s with a cache to build at the next read:
  * the workload in memory or the stored one is not the default. */
 int sim__wl_would_build(sim *s, bool *build, rs_error *err);
+
+/* sim.c: open, refresh, the operation frame */
+/* The store behind a sim: the engine's, and its tests' (faces read through
+ * sim.h). */
+store *sim__store(sim *s);
+/* Load the whole state again from the store (after its file was replaced). */
+int sim__reload(sim *s, rs_error *err);
+/* Begin an operation on c: the write transaction, the state caught up and
+ * copied into c->next, the log entry begun when s records.  Nothing is
+ * begun on failure. */
+int sim__op_begin(sim *s, opctx *c, const char *type, const char *subject, json_t *params,
+                  rs_error *err);
+/* Finish it: counters, the workload's loads, the log entry, the undo
+ * record, COMMIT, the new state in; a dry run (s->preview) gathers its
+ * answer and rolls back.  On failure it is rolled back and s is as it
+ * was. */
+int sim__op_commit(opctx *c, int64_t *op_out, rs_error *err);
+/* Roll it back: the workload's aside dropped, ROLLBACK, c freed. */
+void sim__op_abort(opctx *c);
+/* The end of an operation begun on c: committed when rc is 0 (its answer),
+ * else rolled back (rc). */
+int sim__op_end(opctx *c, int rc, int64_t *op_out, rs_error *err);
+
+/* sim_ops.c */
+/* The start of an operation on one node (remove, weight, state): the
+ * subject (malloc'd into *subject), the transaction begun, the node's index
+ * in c->next; nothing begun on failure (RINGSIM_ENOTFOUND: no such node). */
+int sim__node_op_begin(sim *s, opctx *c, const char *what, const char *name, size_t len,
+                       json_t *params, char **subject, long *index, rs_error *err);
+int sim__insert_one(opctx *c, const char *k, size_t len, int64_t *inserted, rs_error *err);
+sim_str *sim__kl_strs(const keylist *l);
+int sim__retopologize_to(opctx *c, const state *old, const char *layout, rs_error *err);
+
+/* sim_import.c */
+/* Make c->next have the nodes tn (in that order), configuration cfg and
+ * layout state layout (may be NULL: evolved from the state before), moving
+ * exactly the keys whose owner changes: revert, time travel's undo, and
+ * import. */
+int sim__adopt_nodes(opctx *c, const node *tn, size_t tn_n, const place_config *cfg,
+                     const char *layout, rs_error *err);
+/* Apply a logged import again from its params (the parsed nodes, layout)
+ * and its stored configuration. */
+int sim__import_replay(sim *s, const sim_op *o, const json_t *params, int64_t *op, rs_error *err);
+
+/* sim_history.c */
+int sim__diff_run(sim *s, store *have, store *want, const diff *d, rs_error *err);
+
+/* sim_diff.c */
+/* The keys that exist now and not after operation `to` (gone) and after
+ * `to` and not now (fresh), from the log's records of the operations
+ * between the two states (through reverts: the state after a revert to j
+ * is the state after j); s must hold the last operation.  Keys the log
+ * leaves open are looked up in the live state; RINGSIM_EPARAM when the
+ * log cannot say (an operation of a kind it does not compose, a key open
+ * after `to`). */
+int sim__compose_keys(sim *s, int64_t to, keylist *gone, keylist *fresh, rs_error *err);
 
 #endif

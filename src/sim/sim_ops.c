@@ -1,7 +1,8 @@
 /*
  * sim_ops.c - the operations (see sim.h and sim_int.h): topology changes,
  * which diff two placements by segment ranges of the key index or key by key
- * and count replica copies, and the key operations.
+ * and count replica copies; the node operations (add, remove, weight,
+ * state), configure and reset; and the key operations.
  */
 #define _GNU_SOURCE /* asprintf, strndup */
 #include "sim_int.h"
@@ -607,6 +608,43 @@ int sim_set_weight(sim *s, const char *name, size_t len, double weight, int64_t 
      * move (ketama's or Envoy's arithmetic may move keys between others). */
     c.next.nodes[i].weight = weight;
     rc = sim__op_end(&c, retopologize(&c, &s->cur, err), op, err);
+out:
+    free(subject);
+    json_decref(params);
+    return rc;
+}
+
+/* A node up or down (docs/api.md "Node states"; their codec is
+ * sim_states.c): a change of topology like any other. */
+int sim_set_state(sim *s, const char *name, size_t len, bool down, int64_t *op, rs_error *err)
+{
+    *op = 0;
+    int rc = name_check(name, len, "node name", err);
+    if (rc)
+        return rc;
+    json_t *params = json_pack("{s:s%, s:s}", "name", name, len, "state", down ? "down" : "up");
+    char *subject = NULL;
+    opctx c;
+    long i;
+    if ((rc = sim__node_op_begin(s, &c, sim_op_type_name(SIM_OP_SET_STATE), name, len, params,
+                                 &subject, &i, err)))
+        goto out;
+    if (c.next.nodes[i].down == down) { /* nothing changes: nothing recorded */
+        sim__op_abort(&c);
+        goto out;
+    }
+    node *x = &c.next.nodes[i];
+    x->down = down;
+    bool failed;
+    char *attrs = sim__attrs_text(x, &failed); /* NULL clears them */
+    rc = failed ? rs_fail(err, RINGSIM_ENOMEM, "out of memory")
+                : store_node_set_attrs(s->st, x->id, attrs, -1, err);
+    free(attrs);
+    /* The same nodes, one of them serving or not: the placement says
+     * whose keys are served elsewhere. */
+    if (!rc)
+        rc = sim__retopologize_to(&c, &s->cur, NULL, err);
+    rc = sim__op_end(&c, rc, op, err);
 out:
     free(subject);
     json_decref(params);

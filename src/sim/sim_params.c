@@ -1,8 +1,10 @@
 /* The one decoder of an operation's logged parameters (sim.h
- * sim_op_params).  The writers are the operations themselves (sim_ops.c,
- * sim_states.c, sim_history.c's revert, sim_import.c, sim_workload.c); every
+ * sim_op_params), of its type's name (sim_op_type_of) and of a stored
+ * configuration (sim__config_from_json).  The writers are the operations
+ * themselves (sim_ops.c, sim_history.c's revert, sim_import.c); every
  * reader -- replay, undo, diff, the workload cache, scenario export, the
  * views -- asks this file, so the members a type logs are known here only.
+ * It stands below every other file of the engine and calls none of them.
  *
  * What each type logs (params, JSON object):
  *   add_node     {"name", "weight", "tokens"?: ["decimal"...], "id"?,
@@ -20,6 +22,54 @@
 #include <string.h>
 
 #include "sim_int.h"
+
+/* ---- operation types: one owner of their names ---- */
+
+static const char *const op_type_names[SIM_OP_TYPE_COUNT] = {
+    [SIM_OP_ADD_NODE] = "add_node",       [SIM_OP_REMOVE_NODE] = "remove_node",
+    [SIM_OP_SET_WEIGHT] = "set_weight",   [SIM_OP_SET_STATE] = "set_state",
+    [SIM_OP_CONFIGURE] = "configure",     [SIM_OP_IMPORT] = "import",
+    [SIM_OP_INSERT_KEYS] = "insert_keys", [SIM_OP_DELETE_KEYS] = "delete_keys",
+    [SIM_OP_WORKLOAD] = "workload",       [SIM_OP_RESET] = "reset",
+    [SIM_OP_REVERT] = "revert",
+};
+
+sim_op_type sim_op_type_of(const char *name)
+{
+    for (int t = 0; name && t < SIM_OP_TYPE_COUNT; t++)
+        if (strcmp(name, op_type_names[t]) == 0)
+            return (sim_op_type)t;
+    return SIM_OP_UNKNOWN;
+}
+
+const char *sim_op_type_name(sim_op_type t)
+{
+    return t >= 0 && t < SIM_OP_TYPE_COUNT ? op_type_names[t] : NULL;
+}
+
+bool sim_op_is_topology(sim_op_type t)
+{
+    return t == SIM_OP_ADD_NODE || t == SIM_OP_REMOVE_NODE || t == SIM_OP_SET_WEIGHT ||
+           t == SIM_OP_SET_STATE || t == SIM_OP_CONFIGURE || t == SIM_OP_IMPORT;
+}
+
+/* A stored configuration (meta "config", an operation's config): "" or NULL
+ * is the default; RINGSIM_EDB when it is not one. */
+int sim__config_from_json(const char *text, place_config *cfg)
+{
+    place_config_default(cfg);
+    if (!text || !*text)
+        return 0;
+    json_t *j = json_loads(text, 0, NULL);
+    if (!j)
+        return RINGSIM_EDB;
+    rs_error e;
+    int rc = place_config_from_json(cfg, j, &e);
+    json_decref(j);
+    return rc ? RINGSIM_EDB : 0;
+}
+
+/* ---- logged parameters ---- */
 
 void sim_op_params_clear(sim_op_params *p)
 {

@@ -1,7 +1,8 @@
 /*
  * sim_read.c - answers about the current state: nodes, statistics, lookups,
- * pages of keys, density.  Statistics come from counters; nothing here
- * writes.
+ * pages of keys, density; and the log as it is read back (its operations,
+ * moves and keys, the chain of states back over reverts and resets).
+ * Statistics come from counters; nothing here writes.
  */
 #define _GNU_SOURCE /* asprintf, strndup */
 #include "sim_int.h"
@@ -12,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "vec.h"
 
 /* ---- reads ---- */
 
@@ -417,6 +420,54 @@ int sim_op_v4(sim *s, int64_t id, json_t **out, rs_error *err)
                        (long long)id);
     }
     return 0;
+}
+
+/* Walk back over resets and reverts to find where the state starts: the
+ * state after a revert to j is the state after j; a reset starts from
+ * nothing with the configuration it kept. */
+int sim_chain_get(sim *s, int64_t at, sim_chain *out, rs_error *err)
+{
+    memset(out, 0, sizeof *out);
+    place_config_default(&out->start);
+    size_t cap = 0;
+    int rc = 0;
+    for (int64_t cur = at; !rc && cur > 0;) {
+        int64_t base;
+        if ((rc = store_op_base(s->st, cur, &base, err)))
+            break;
+        if (vec_reserve(&out->seg, &cap, out->n + 1, sizeof *out->seg, 8)) {
+            rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+            break;
+        }
+        out->seg[out->n++] = (sim_chain_seg){base, cur};
+        if (base == 0)
+            break;
+        store_op o;
+        if ((rc = store_op_get(s->st, base, &o, err)))
+            break;
+        if (sim_op_type_of(o.type) == SIM_OP_RESET) {
+            rc = sim_op_config(&o, &out->start, err);
+            cur = 0;
+        } else {
+            sim_op_params p;
+            int64_t to = sim_op_params_read(&o, &p, err) ? -1 : p.to;
+            sim_op_params_clear(&p);
+            if (to < 0 || to >= base)
+                rc = rs_fail(err, RINGSIM_EDB, "operation %lld: bad revert target", (long long)base);
+            cur = to;
+        }
+        store_op_clear(&o);
+    }
+    if (rc)
+        sim_chain_free(out);
+    return rc;
+}
+
+void sim_chain_free(sim_chain *c)
+{
+    free(c->seg);
+    c->seg = NULL;
+    c->n = 0;
 }
 
 int sim_log_get(sim *s, int64_t id, sim_op *out, rs_error *err)

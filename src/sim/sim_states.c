@@ -12,8 +12,11 @@
  * set_state is a change of topology like any other -- the keys whose server
  * changes move, through the segment diff where the algorithm has one.
  *
- * Cost of set_state: that of a topology change (segments: the arcs that
- * change hands; jump and multiprobe: every key re-placed).
+ * This file is the states' codec: a node's states copied, compared, and
+ * written to and read from JSON; it calls no other file of the engine.
+ * The operation that sets them, sim_set_state, is in sim_ops.c beside the
+ * other node operations; its cost is that of a topology change (segments:
+ * the arcs that change hands; jump and multiprobe: every key re-placed).
  */
 #define _GNU_SOURCE /* strndup */
 #include "sim_int.h"
@@ -96,37 +99,33 @@ bool sim__states_equal(const node *a, const node *b)
     return true;
 }
 
-int sim_set_state(sim *s, const char *name, size_t len, bool down, int64_t *op, rs_error *err)
+static bool states_any(const node *x) { return x->down || x->backup || x->nreplicas; }
+
+static void states_clear(node *x)
 {
-    *op = 0;
-    int rc = name_check(name, len, "node name", err);
-    if (rc)
-        return rc;
-    json_t *params = json_pack("{s:s%, s:s}", "name", name, len, "state", down ? "down" : "up");
-    char *subject = NULL;
-    opctx c;
-    long i;
-    if ((rc = sim__node_op_begin(s, &c, sim_op_type_name(SIM_OP_SET_STATE), name, len, params,
-                                 &subject, &i, err)))
-        goto out;
-    if (c.next.nodes[i].down == down) { /* nothing changes: nothing recorded */
-        sim__op_abort(&c);
-        goto out;
-    }
-    node *x = &c.next.nodes[i];
-    x->down = down;
-    bool failed;
-    char *attrs = sim__attrs_text(x, &failed); /* NULL clears them */
-    rc = failed ? rs_fail(err, RINGSIM_ENOMEM, "out of memory")
-                : store_node_set_attrs(s->st, x->id, attrs, -1, err);
-    free(attrs);
-    /* The same nodes, one of them serving or not: the placement says
-     * whose keys are served elsewhere. */
-    if (!rc)
-        rc = sim__retopologize_to(&c, &s->cur, NULL, err);
-    rc = sim__op_end(&c, rc, op, err);
-out:
-    free(subject);
-    json_decref(params);
-    return rc;
+    for (size_t i = 0; i < x->nreplicas; i++)
+        free(x->replicas[i]);
+    free(x->replicas);
+    x->replicas = NULL;
+    x->nreplicas = 0;
 }
+
+static void states_place(const node *x, place_node *pn)
+{
+    pn->down = x->down;
+    pn->backup = x->backup;
+    pn->replicas = (const char *const *)x->replicas;
+    pn->nreplicas = x->nreplicas;
+}
+
+/* Node states as an attribute of a node (sim_int.h sim_node_attr). */
+const sim_node_attr sim_node_attr_states = {
+    .name = "states",
+    .any = states_any,
+    .copy = sim__node_states_copy,
+    .clear = states_clear,
+    .equal = sim__states_equal,
+    .to_json = sim__states_to_json,
+    .from_json = sim__states_from_json,
+    .place = states_place,
+};

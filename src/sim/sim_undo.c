@@ -17,7 +17,8 @@
  * that stepping back over it needs no replay: {"nodes": [[name, weight,
  * [tokens], id?, states?]…], "config": stored form, "layout": text or
  * null}; id is the node's HAProxy id (0 when it has none and states
- * follow), states its state, backup flag and replicas (sim_states.c). */
+ * follow), states its attributes as their codecs write them
+ * (sim__node_attrs_to_json: its state, backup flag and replicas). */
 void sim__before_name(char *buf, size_t size, int64_t op)
 {
     snprintf(buf, size, SIM_BEFORE_PREFIX "%lld", (long long)op);
@@ -43,11 +44,11 @@ char *sim__nodeset_text(const state *st)
             if (json_array_append_new(tok, json_integer((json_int_t)x->tokens[k])))
                 ok = false;
         json_t *e = tok ? json_pack("[s%, f, o]", x->name, x->len, x->weight, tok) : NULL;
-        bool states = x->down || x->backup || x->nreplicas;
+        bool states = sim__node_attrs_any(x);
         if (e && (x->srv_id || states))
             json_array_append_new(e, json_integer((json_int_t)x->srv_id));
-        json_t *sj = e && states ? json_object() : NULL; /* sim_states.c's form */
-        if (sj && (sim__states_to_json(x, sj) || json_array_append_new(e, sj)))
+        json_t *sj = e && states ? json_object() : NULL; /* the attributes' form */
+        if (sj && (sim__node_attrs_to_json(x, sj) || json_array_append_new(e, sj)))
             ok = false;
         ok = ok && e && !json_array_append_new(arr, e);
         tok = e ? NULL : tok;
