@@ -1,7 +1,8 @@
 /*
  * sim.c - the engine's frame: opening a database, keeping the state in
  * memory in step with the store (refresh), and the frame every operation
- * runs in.  sim.h has the engine's design and costs; sim_int.h its files.
+ * runs in.  sim.h has the engine's design and costs; sim_int.h its files,
+ * floor by floor.
  *
  * State in memory is a `state` (sim_state.c): configuration, nodes and the
  * placement built from them.  An operation copies the state
@@ -10,6 +11,15 @@
  * failure it rolls back and drops the copy (sim__op_abort).  A dry run
  * (sim_preview_run) goes as far as the commit, gathers what it did and
  * rolls back.
+ *
+ * What keeps something of its own beside the state takes part as a
+ * participant (sim_participants.c lists them and says why): this file
+ * calls the phases (load, heavy, prepare, record, commit, abort, close) of
+ * every participant in that list and never names one -- SQLite's
+ * sqlite3_module, whose xBegin, xCommit and xRollback the
+ * transaction's owner calls for whichever virtual tables take part.  Nor
+ * does it call an operation: topology changes, keys and history stand
+ * above it.
  *
  * Costs: a refresh that finds nothing new reads the data version; one that
  * finds only key changes reads the node rows again (the placement stands);
@@ -32,6 +42,68 @@ static char *config_to_json(const place_config *cfg)
     char *t = j ? json_dumps(j, JSON_COMPACT) : NULL;
     json_decref(j);
     return t;
+}
+
+/* ---- the participants (sim_participants.c), phase by phase ----
+ * Each phase calls every participant that has it, in the list's order;
+ * the first failure stops a phase that can fail. */
+
+static int parts_load(sim *s, rs_error *err)
+{
+    int rc = 0;
+    for (const sim_participant *const *p = sim__participants; !rc && *p; p++)
+        if ((*p)->load)
+            rc = (*p)->load(s, err);
+    return rc;
+}
+
+static int parts_heavy(sim *s, bool *heavy, rs_error *err)
+{
+    int rc = 0;
+    *heavy = false;
+    for (const sim_participant *const *p = sim__participants; !rc && !*heavy && *p; p++)
+        if ((*p)->heavy)
+            rc = (*p)->heavy(s, heavy, err);
+    return rc;
+}
+
+static int parts_prepare(opctx *c, rs_error *err)
+{
+    int rc = 0;
+    for (const sim_participant *const *p = sim__participants; !rc && *p; p++)
+        if ((*p)->prepare)
+            rc = (*p)->prepare(c, err);
+    return rc;
+}
+
+static int parts_record(opctx *c, rs_error *err)
+{
+    int rc = 0;
+    for (const sim_participant *const *p = sim__participants; !rc && *p; p++)
+        if ((*p)->record)
+            rc = (*p)->record(c, err);
+    return rc;
+}
+
+static void parts_commit(opctx *c)
+{
+    for (const sim_participant *const *p = sim__participants; *p; p++)
+        if ((*p)->commit)
+            (*p)->commit(c);
+}
+
+static void parts_abort(opctx *c)
+{
+    for (const sim_participant *const *p = sim__participants; *p; p++)
+        if ((*p)->abort)
+            (*p)->abort(c);
+}
+
+static void parts_close(sim *s)
+{
+    for (const sim_participant *const *p = sim__participants; *p; p++)
+        if ((*p)->close)
+            (*p)->close(s);
 }
 
 /* ---- loading the state ---- */
@@ -183,14 +255,15 @@ static int load_version(sim *s, bool force, bool *changed, rs_error *err)
         rc = store_data_version(s->st, &v, err);
     if (!rc && changed)
         *changed = v != s->data_version;
-    /* Light: a workload's cache is built elsewhere too (sim_workload_warm). */
+    /* Light: what a participant would build at the next read is left to
+     * a full refresh too, like a layout (sim.h, sim_refresh_light). */
     bool build = false;
     if (!rc && s->light && (force || v != s->data_version))
-        rc = sim__wl_would_build(s, &build, err);
+        rc = parts_heavy(s, &build, err);
     if (!rc && build)
         rc = SIM_HEAVY;
     if (!rc && (force || v != s->data_version) && !(rc = load_state(s, err)) &&
-        !(rc = store_last_op(s->st, &s->at_op, err)) && !(rc = sim__wl_load(s, err)))
+        !(rc = store_last_op(s->st, &s->at_op, err)) && !(rc = parts_load(s, err)))
         s->data_version = v;
     if (own)
         store_end_read(s->st);
@@ -204,7 +277,7 @@ void sim_close(sim *s)
     if (!s)
         return;
     sim__state_clear(&s->cur);
-    sim__wl_close(s);
+    parts_close(s);
     store_close(s->st);
     hasher_free(s->h);
     free(s);
@@ -280,7 +353,7 @@ static void op_free(opctx *c)
 
 void sim__op_abort(opctx *c)
 {
-    sim__wl_aborted(c->s);
+    parts_abort(c);
     store_rollback(c->s->st);
     op_free(c);
 }
@@ -505,8 +578,8 @@ int sim__op_commit(opctx *c, int64_t *op_out, rs_error *err)
                  : rs_fail(err, RINGSIM_ENOMEM, "out of memory");
         free(cfg);
     }
-    if (!rc)
-        rc = sim__wl_finish(c, err);
+    if (!rc) /* what the participants leave, and the operation's loads */
+        rc = parts_prepare(c, err);
     if (!rc && c->op) {
         char *mf = moved_from_json(c);
         char *cfg = config_to_json(&x->cfg);
@@ -519,8 +592,8 @@ int sim__op_commit(opctx *c, int64_t *op_out, rs_error *err)
     }
     if (!rc && c->op && !s->preview)
         rc = v4_record(c, err);
-    if (!rc && c->op && !c->keys_only)
-        rc = sim__keep_before(c, err);
+    if (!rc && c->op) /* what they keep beside the log entry */
+        rc = parts_record(c, err);
     if (!rc && !x->pl && !c->keys_only)
         rc = sim__build_placement(s, x, s->cur.pl, NULL, err);
     if (!rc && x->pl) { /* the layout's state, where the algorithm has one */
@@ -560,7 +633,7 @@ int sim__op_commit(opctx *c, int64_t *op_out, rs_error *err)
     }
     if (c->op)
         s->at_op = c->op;
-    sim__wl_committed(c);
+    parts_commit(c);
     if (op_out)
         *op_out = c->op;
     op_free(c);

@@ -1,10 +1,14 @@
 /*
  * sim_int.h - what the files of the engine share: the state in memory, the
- * frame of a running operation and the helpers more than one file calls.
- * Only the engine includes it (and white-box tests); everyone else sees
- * sim.h.
+ * frame of a running operation, the table its participants register, and
+ * the helpers more than one file calls.  Only the engine includes it (and
+ * white-box tests); everyone else sees sim.h.
  *
- * The files, lowest first:
+ * The files by floor, lowest first.  A file calls files on its own floor
+ * or below; the frame reaches its participants only through their table
+ * (sim_participants.c), so no participant is named above it.  The one
+ * circle left is on the top floor: time travel and diff call each other
+ * (revert composes the log's keys, diff moves views).
  *
  *   sim_params.c     the log's decoder: operation types, logged params,
  *                    stored configurations
@@ -14,12 +18,17 @@
  *                    codec), lookups, placement builds, an operation's
  *                    tallies, progress, key lists
  *   sim_read.c       answers about the current state; the log read back
- *   sim_undo.c       the state before each topology change
- *   sim_workload.c   the workload, its cache, each operation's loads
+ *   --- participants of the operation frame ---
+ *   sim_undo.c       the state before each topology change (record phase)
+ *   sim_workload.c   the workload: its cache, its answers, each
+ *                    operation's loads
+ *   sim_participants.c  the one list of them
+ *   --- the frame ---
  *   sim.c            open, refresh, the operation frame (begin, commit or
- *                    dry run, rollback)
+ *                    dry run, rollback), each phase of every participant
+ *   --- operations and what stands on them ---
  *   sim_ops.c        topology changes and their diffs, node operations,
- *                    configure, reset, keys
+ *                    configure, reset, the workload operation, keys
  *   sim_import.c     import, and adopting a list of nodes (revert's too)
  *   sim_history.c    time travel (replay, steps back and forward) and
  *                    revert; sim_diff.c the difference of two states
@@ -91,7 +100,8 @@ struct sim {
     sim_preview *preview;       /* set: operations are dry runs (sim_preview) */
     const char *p_what;         /* the last report, repeated by poll() */
     uint64_t p_done, p_total;
-    struct sim_wl *wl; /* the workload and its cache (sim_workload.c) */
+    struct sim_wl *wl; /* the workload participant's own (sim_workload.c);
+                        * the frame never touches it */
 };
 
 /* Keys per node, by node id (STORE_NO_NODE = none) with its name: where
@@ -115,7 +125,7 @@ typedef struct pair_ent {
 typedef struct pair_list {
     pair_ent *v;
     size_t n, cap;
-    bool loaded; /* requests and bytes filled in (sim__wl_finish) */
+    bool loaded; /* requests and bytes filled in (a participant's prepare) */
 } pair_list;
 
 /* A running operation: the copy of the state it changes, its log id, the
@@ -129,13 +139,14 @@ typedef struct opctx {
     int64_t skipped;       /* keys an insert found already there; -1 others */
     tally_list from, to;
     pair_list pairs;
-    bool keys_only;        /* nodes and configuration unchanged */
-    const char *what;      /* the type, for progress */
-    bool steps;            /* the operation reports its own steps (revert) */
-    double requests_moved; /* sim_workload.c, at commit */
+    bool keys_only;   /* nodes and configuration unchanged */
+    const char *what; /* the type, for progress */
+    bool steps;       /* the operation reports its own steps (revert) */
+    /* The operation's loads, filled by a participant's prepare (the
+     * workload's) before the log entry is finished: the moved keys'
+     * requests and bytes; what nobody serves after it, when known. */
+    double requests_moved;
     int64_t bytes_moved;
-    /* What nobody serves after it: requests and bytes, when known
-     * (sim__wl_finish). */
     bool unavail_known;
     double unavail_requests;
     int64_t unavail_bytes;
@@ -176,6 +187,8 @@ typedef struct diff {
     int (*both)(void *ud, const store_key *have, const store_key *want);
     void *ud;
 } diff;
+
+/* ---- the lowest floors ---- */
 
 /* sim_params.c */
 /* A JSON array of decimal strings into *out (malloc'd, room for one more;
@@ -290,6 +303,55 @@ int sim__kl_collect(void *ud, const store_key *k);
 int sim__kl_collect_str(void *ud, const char *s, size_t len);
 void sim__kl_free(keylist *l);
 
+/* ---- the participants of the operation frame ----
+ *
+ * A part of the engine that keeps something of its own beside the state
+ * and must follow every operation registers its phases here, and the
+ * frame (sim.c) calls every participant that has a phase, in the order of
+ * sim__participants, never naming one (SQLite's sqlite3_module: xBegin,
+ * xSync, xCommit, xRollback).  A NULL phase is skipped.  The frame's
+ * order, for one operation:
+ *
+ *   sim__op_begin     write transaction, catch up (a refresh: load), log
+ *                     entry begun
+ *   (the operation)   tells participants what it does through their own
+ *                     calls (sim__wl_note, ...)
+ *   sim__op_commit    counters and configuration written; prepare; the
+ *                     log entry finished and its v4 record; record (logged
+ *                     operations); the layout; COMMIT; the new state in;
+ *                     commit
+ *   sim__op_abort     abort, then ROLLBACK (a failure anywhere, a dry
+ *                     run's end) */
+typedef struct sim_participant {
+    const char *name;
+    /* The state was loaded from the store (open, a refresh that saw
+     * another connection's commit). */
+    int (*load)(sim *s, rs_error *err);
+    /* sim_refresh_light, before a load: *heavy when the load would leave
+     * it work to do at the next read (set only to true). */
+    int (*heavy)(sim *s, bool *heavy, rs_error *err);
+    /* Before the log entry is finished: write what the operation leaves,
+     * fill its loads (c->requests_moved and the rest). */
+    int (*prepare)(opctx *c, rs_error *err);
+    /* After the log entry is finished (logged operations, c->op set),
+     * before COMMIT: what it keeps beside the log. */
+    int (*record)(opctx *c, rs_error *err);
+    /* Committed, the new state in s->cur: cannot fail. */
+    void (*commit)(opctx *c);
+    /* Rolled back (or a dry run's end), before the store's ROLLBACK: drop
+     * what the operation kept aside.  Cannot fail. */
+    void (*abort)(opctx *c);
+    /* sim_close: free what it keeps. */
+    void (*close)(sim *s);
+} sim_participant;
+
+/* The participants, in calling order, NULL-terminated
+ * (sim_participants.c). */
+extern const sim_participant *const sim__participants[];
+/* Each defined at the end of its own file; named only by the list. */
+extern const sim_participant sim_participant_workload; /* sim_workload.c */
+extern const sim_participant sim_participant_undo;     /* sim_undo.c */
+
 /* sim_undo.c: the state before each topology change */
 
 /* Backward steps from a view undo at most this many operations.  The
@@ -308,32 +370,20 @@ void sim__kl_free(keylist *l);
 void sim__before_name(char *buf, size_t size, int64_t op);
 /* The undo record of a state (malloc'd), NULL when out of memory. */
 char *sim__nodeset_text(const state *st);
-/* Keep the state before a logged change of topology (c->s->cur) where
- * stepping back over it finds it without a replay; the oldest go. */
-int sim__keep_before(opctx *c, rs_error *err);
 
-/* sim_workload.c */
+/* sim_workload.c: the workload */
 struct workload;
-/* Read the workload from the store (meta "workload"); the cache goes. */
-int sim__wl_load(sim *s, rs_error *err);
-void sim__wl_close(sim *s);
-/* Set the workload origin's log recorded after operation `at` (0: the
- * default): time travel's views, whose history is origin's log (origin
- * must outlive s). */
-int sim__wl_from_log(sim *s, sim *origin, int64_t at, rs_error *err);
-/* The operation c will leave workload w (a revert's). */
-int sim__wl_set_pending(opctx *c, const struct workload *w, rs_error *err);
 const struct workload *sim__wl_get(sim *s);
 /* The workload of the state right after operation `at` (0: the default),
  * read from s's log, into *out (wl_free it; initialised on failure too). */
 int sim__wl_at(sim *s, int64_t at, struct workload *out, rs_error *err);
-/* Apply w as one workload operation; check: listed keys must be stored. */
-int sim__wl_apply(sim *s, const struct workload *w, bool check, int64_t *op, rs_error *err);
-/* In the frame of every operation: before its log entry is finished
- * (requests_moved, bytes_moved, the workload left), after its commit, and
- * when it is rolled back. */
-int sim__wl_finish(opctx *c, rs_error *err);
-void sim__wl_committed(opctx *c);
+/* Set the workload origin's log recorded after operation `at` (0: the
+ * default): time travel's views, whose history is origin's log (origin
+ * must outlive s). */
+int sim__wl_from_log(sim *s, sim *origin, int64_t at, rs_error *err);
+/* The operation c will leave workload w (a revert's, a workload
+ * operation's). */
+int sim__wl_set_pending(opctx *c, const struct workload *w, rs_error *err);
 /* An insert or delete of the running operation, for the cache to follow
  * (k as stored: its node id, position and coordinate).  Cannot fail (the
  * cache is rebuilt instead). */
@@ -346,10 +396,8 @@ void sim__wl_range(opctx *c, int col, int64_t lo, int64_t hi, int64_t from, int6
 /* The running operation re-places keys one by one (their coordinates may
  * change): its moves are read back from the log. */
 void sim__wl_rekeyed(opctx *c);
-void sim__wl_aborted(sim *s);
-/* Whether a reload would leave s with a cache to build at the next read:
- * the workload in memory or the stored one is not the default. */
-int sim__wl_would_build(sim *s, bool *build, rs_error *err);
+
+/* ---- the frame and above ---- */
 
 /* sim.c: open, refresh, the operation frame */
 /* The store behind a sim: the engine's, and its tests' (faces read through
@@ -362,12 +410,11 @@ int sim__reload(sim *s, rs_error *err);
  * begun on failure. */
 int sim__op_begin(sim *s, opctx *c, const char *type, const char *subject, json_t *params,
                   rs_error *err);
-/* Finish it: counters, the workload's loads, the log entry, the undo
- * record, COMMIT, the new state in; a dry run (s->preview) gathers its
- * answer and rolls back.  On failure it is rolled back and s is as it
- * was. */
+/* Finish it: the frame's phases (sim_participant above), COMMIT, the new
+ * state in; a dry run (s->preview) gathers its answer and rolls back.
+ * On failure it is rolled back and s is as it was. */
 int sim__op_commit(opctx *c, int64_t *op_out, rs_error *err);
-/* Roll it back: the workload's aside dropped, ROLLBACK, c freed. */
+/* Roll it back: participants' abort, ROLLBACK, c freed. */
 void sim__op_abort(opctx *c);
 /* The end of an operation begun on c: committed when rc is 0 (its answer),
  * else rolled back (rc). */
@@ -382,6 +429,8 @@ int sim__node_op_begin(sim *s, opctx *c, const char *what, const char *name, siz
 int sim__insert_one(opctx *c, const char *k, size_t len, int64_t *inserted, rs_error *err);
 sim_str *sim__kl_strs(const keylist *l);
 int sim__retopologize_to(opctx *c, const state *old, const char *layout, rs_error *err);
+/* Apply w as one workload operation; check: listed keys must be stored. */
+int sim__wl_apply(sim *s, const struct workload *w, bool check, int64_t *op, rs_error *err);
 
 /* sim_import.c */
 /* Make c->next have the nodes tn (in that order), configuration cfg and

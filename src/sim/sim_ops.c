@@ -7,6 +7,7 @@
 #define _GNU_SOURCE /* asprintf, strndup */
 #include "sim_int.h"
 #include "vec.h"
+#include "workload.h"
 
 #include <errno.h>
 #include <math.h>
@@ -708,6 +709,81 @@ int sim_reset(sim *s, int64_t *op, rs_error *err)
     c.next.n = 0;
     c.next.unassigned = 0;
     return sim__op_commit(&c, op, err);
+}
+
+/* ---- the workload operation: shares and sizes change, keys stay ---- */
+
+/* Every listed key stored: 0, or RINGSIM_EPARAM naming the first that is not. */
+static int check_stored(sim *s, const wl_item *v, size_t n, rs_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        store_key k;
+        int rc = store_key_find(s->st, v[i].key, v[i].len, &k, err);
+        if (rc == RINGSIM_ENOTFOUND) {
+            char *esc = names_escape(v[i].key, v[i].len);
+            rc = rs_fail(err, RINGSIM_EPARAM, "key \"%.200s\" is not stored", esc ? esc : v[i].key);
+            free(esc);
+        }
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int sim__wl_apply(sim *s, const workload *w, bool check, int64_t *op, rs_error *err)
+{
+    opctx c;
+    char *subject = NULL;
+    json_t *params = wl_to_json(w);
+    if (!params)
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    const char *kind = json_string_value(json_object_get(params, "kind"));
+    if (asprintf(&subject, "workload %s", kind) < 0) {
+        json_decref(params);
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    }
+    int rc = sim__op_begin(s, &c, sim_op_type_name(SIM_OP_WORKLOAD), subject, params, err);
+    if (!rc) {
+        c.keys_only = true;
+        if (check && ((rc = check_stored(s, w->keys, w->nkeys, err)) ||
+                      (rc = check_stored(s, w->size_keys, w->nsize_keys, err))))
+            sim__op_abort(&c);
+        else if ((rc = sim__wl_set_pending(&c, w, err)))
+            sim__op_abort(&c);
+        else
+            rc = sim__op_commit(&c, op, err);
+    }
+    free(subject);
+    json_decref(params);
+    return rc;
+}
+
+int sim_set_workload(sim *s, const json_t *spec, int64_t *op, rs_error *err)
+{
+    workload w;
+    int rc = wl_from_json(spec, &w, err);
+    if (rc)
+        return rc;
+    rc = sim__wl_apply(s, &w, true, op, err);
+    wl_free(&w);
+    return rc;
+}
+
+int sim_set_workload_if_new(sim *s, const json_t *spec, const json_t *now, int64_t *op, rs_error *err)
+{
+    workload w;
+    *op = 0;
+    int rc = wl_from_json(spec, &w, err);
+    if (rc)
+        return rc;
+    json_t *j = wl_to_json(&w);
+    if (!j)
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    else if (!json_equal(j, (json_t *)now))
+        rc = sim__wl_apply(s, &w, true, op, err);
+    json_decref(j);
+    wl_free(&w);
+    return rc;
 }
 
 /* ---- keys ---- */

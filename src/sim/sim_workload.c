@@ -44,6 +44,11 @@
  * shortcut in sim_node_load() (the owners' key counters); the moves read
  * back in mv_fn() (owner changes); the notes of sim__wl_note() (the owner
  * an insert or delete gives).  Serving by another node changes these four.
+ *
+ * The workload takes part in the operation frame as a participant
+ * (sim_participant_workload, at the end): load, heavy, prepare (the
+ * operation's loads), commit (the cache follows), abort, close.  The
+ * workload operation itself is in sim_ops.c.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -467,7 +472,8 @@ static struct sim_wl *wl_of(sim *s)
     return s->wl;
 }
 
-void sim__wl_close(sim *s)
+/* Close: everything s kept for the workload. */
+static void wl_close(sim *s)
 {
     if (!s->wl)
         return;
@@ -510,7 +516,8 @@ static int stored_workload(sim *s, workload *w, rs_error *err)
     return rc;
 }
 
-int sim__wl_load(sim *s, rs_error *err)
+/* Load, with the state: the stored workload; the cache goes. */
+static int wl_load(sim *s, rs_error *err)
 {
     struct sim_wl *x = wl_of(s);
     if (!x)
@@ -1402,7 +1409,7 @@ out:
     return rc;
 }
 
-/* ---- operations ---- */
+/* ---- following an operation ---- */
 
 int sim__wl_set_pending(opctx *c, const workload *w, rs_error *err)
 {
@@ -1668,7 +1675,11 @@ static int unavailable_after(opctx *c, const workload *w, int64_t keys, int vali
     return 0;
 }
 
-int sim__wl_finish(opctx *c, rs_error *err)
+/* Prepare, before the log entry is finished: write the workload the
+ * operation leaves (a workload operation's, a revert's) and count its
+ * loads -- requests_moved, bytes_moved, each pair's, what nobody serves
+ * after it -- into c and its log entry (store_op_set_loads). */
+static int wl_prepare(opctx *c, rs_error *err)
 {
     sim *s = c->s;
     struct sim_wl *x = wl_of(s);
@@ -2143,7 +2154,10 @@ static int apply_notes(sim *s, struct sim_wl *x)
     return rc;
 }
 
-void sim__wl_committed(opctx *c)
+/* Commit: the cache follows the committed operation -- the new workload
+ * (the cache goes), built for the state it leaves, moved by its delta,
+ * the noted keys merged in, or dropped for the next read to build. */
+static void wl_commit(opctx *c)
 {
     sim *s = c->s;
     struct sim_wl *x = s->wl;
@@ -2190,8 +2204,11 @@ void sim__wl_committed(opctx *c)
     op_end(x);
 }
 
-void sim__wl_aborted(sim *s)
+/* Abort (a rollback, or a dry run's end): what the operation kept aside
+ * goes, and a cache built for the state it would have left. */
+static void wl_abort(opctx *c)
 {
+    sim *s = c->s;
     struct sim_wl *x = s->wl;
     if (!x)
         return;
@@ -2237,85 +2254,6 @@ int sim__wl_from_log(sim *s, sim *origin, int64_t at, rs_error *err)
     return 0;
 }
 
-/* ---- the workload operation ---- */
-
-typedef struct stored_check {
-    sim *s;
-    rs_error *err;
-} stored_check;
-
-static int check_stored(sim *s, const wl_item *v, size_t n, rs_error *err)
-{
-    for (size_t i = 0; i < n; i++) {
-        store_key k;
-        int rc = store_key_find(s->st, v[i].key, v[i].len, &k, err);
-        if (rc == RINGSIM_ENOTFOUND) {
-            char *esc = names_escape(v[i].key, v[i].len);
-            rc = rs_fail(err, RINGSIM_EPARAM, "key \"%.200s\" is not stored", esc ? esc : v[i].key);
-            free(esc);
-        }
-        if (rc)
-            return rc;
-    }
-    return 0;
-}
-
-int sim__wl_apply(sim *s, const workload *w, bool check, int64_t *op, rs_error *err)
-{
-    opctx c;
-    char *subject = NULL;
-    json_t *params = wl_to_json(w);
-    if (!params)
-        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-    const char *kind = json_string_value(json_object_get(params, "kind"));
-    if (asprintf(&subject, "workload %s", kind) < 0) {
-        json_decref(params);
-        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-    }
-    int rc = sim__op_begin(s, &c, sim_op_type_name(SIM_OP_WORKLOAD), subject, params, err);
-    if (!rc) {
-        c.keys_only = true;
-        if (check && ((rc = check_stored(s, w->keys, w->nkeys, err)) ||
-                      (rc = check_stored(s, w->size_keys, w->nsize_keys, err))))
-            sim__op_abort(&c);
-        else if ((rc = sim__wl_set_pending(&c, w, err)))
-            sim__op_abort(&c);
-        else
-            rc = sim__op_commit(&c, op, err);
-    }
-    free(subject);
-    json_decref(params);
-    return rc;
-}
-
-int sim_set_workload(sim *s, const json_t *spec, int64_t *op, rs_error *err)
-{
-    workload w;
-    int rc = wl_from_json(spec, &w, err);
-    if (rc)
-        return rc;
-    rc = sim__wl_apply(s, &w, true, op, err);
-    wl_free(&w);
-    return rc;
-}
-
-int sim_set_workload_if_new(sim *s, const json_t *spec, const json_t *now, int64_t *op, rs_error *err)
-{
-    workload w;
-    *op = 0;
-    int rc = wl_from_json(spec, &w, err);
-    if (rc)
-        return rc;
-    json_t *j = wl_to_json(&w);
-    if (!j)
-        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-    else if (!json_equal(j, (json_t *)now))
-        rc = sim__wl_apply(s, &w, true, op, err);
-    json_decref(j);
-    wl_free(&w);
-    return rc;
-}
-
 int sim_key_share(sim *s, const char *key, size_t len, double *share, rs_error *err)
 {
     *share = 0;
@@ -2339,7 +2277,10 @@ int sim_key_bytes(sim *s, const char *key, size_t len, int64_t *bytes, rs_error 
     return 0;
 }
 
-int sim__wl_would_build(sim *s, bool *build, rs_error *err)
+/* Heavy (sim_refresh_light): whether a reload would leave s with a cache
+ * to build at the next read -- the workload in memory or the stored one
+ * is not the default. */
+static int wl_heavy(sim *s, bool *build, rs_error *err)
 {
     struct sim_wl *x = wl_of(s);
     *build = false;
@@ -2376,3 +2317,14 @@ int sim_workload_after(sim *s, int64_t op, json_t **out, rs_error *err)
     wl_free(&w);
     return rc;
 }
+
+/* The workload in the operation frame (sim_participants.c). */
+const sim_participant sim_participant_workload = {
+    .name = "workload",
+    .load = wl_load,
+    .heavy = wl_heavy,
+    .prepare = wl_prepare,
+    .commit = wl_commit,
+    .abort = wl_abort,
+    .close = wl_close,
+};
