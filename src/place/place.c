@@ -1,14 +1,17 @@
 /*
- * place.c - the configuration, the algorithm table and the machinery the
- * algorithms share (see place.h for the interface).
+ * place.c - the configuration and the placement (see place.h for the
+ * interface): parameters, building, keys, diffs, shares and drawing, over
+ * the algorithm table (place_algos.c), never an algorithm by name.
  *
  * Most algorithms are rings of points (alg_point arrays in ring order): the
  * seed's ring, ketama, nginx, Envoy's ring hash, Cassandra's tokens and the
- * points multiprobe probes against.  For them the successor search, the
- * preference walk, the segments, shares and drawing are written once here;
- * an algorithm supplies its points and its key hash.  Table algorithms
- * (Maglev, Redis slots) supply a table of owners; the others (jump,
- * rendezvous) supply an owner function and re-place keys.
+ * points multiprobe probes against.  For them the segments, shares and
+ * drawing are written once here, the successor search and the preference
+ * walk once in algo_common.c; an algorithm supplies its points and its key
+ * hash.  Table algorithms (Maglev, Redis slots) supply a table of owners;
+ * the others (jump, rendezvous) supply an owner function and re-place keys.
+ * The nodes' states are place_states.c's; the layout of the nodes that
+ * serve, a placement of its own, is built and freed here.
  *
  * Costs: build is the algorithm's (points: one hash each and a sort);
  * place_key is one key hash plus O(log P) (the seed's ring: the bucketed
@@ -493,21 +496,6 @@ uint64_t place_layout_points(const place_config *cfg, const place_node *nodes, s
     return a && a->layout_points ? a->layout_points(cfg, nodes, n) : 0;
 }
 
-double place__weight(const place_node *x) { return x->weight > 0 ? x->weight : 1; }
-
-uint32_t place_node_points(const place_config *cfg, double weight)
-{
-    return place__points(cfg->param[PP_POINTS_PER_NODE], weight);
-}
-
-uint32_t place__points(int64_t per_node, double weight)
-{
-    double p = round((double)per_node * weight);
-    if (!(p >= 1)) /* also catches NaN */
-        return 1;
-    return p > PLACE_MAX_NODE_POINTS ? PLACE_MAX_NODE_POINTS : (uint32_t)p;
-}
-
 /* ---- building ---- */
 
 /* p->by_node and p->node_at from p->sizes: a counting sort of the points by
@@ -533,15 +521,6 @@ static int group_points(placement *p, rs_error *err)
     }
     free(next);
     return 0;
-}
-
-const size_t *place__node_points(const placement *p, size_t node, size_t *count)
-{
-    *count = 0;
-    if (!p->by_node || node >= p->n)
-        return NULL;
-    *count = p->node_at[node + 1] - p->node_at[node];
-    return p->by_node + p->node_at[node];
 }
 
 /* The nodes' states (place_states.c) and, when it asks for one, the
@@ -681,34 +660,6 @@ void place_key(const placement *p, hasher *h, const char *key, size_t len, place
     }
 }
 
-void place__point_owner(const placement *p, place_key_info *k)
-{
-    if (!p->npts)
-        return;
-    /* The index is built once the points are (a build that places keys
-     * before that searches the points themselves, the same answer). */
-    long i = p->ring ? ring_successor(p->ring, k->coord)
-                     : (long)alg_successor(p->pts, p->npts, k->coord);
-    k->point = i;
-    k->owner = p->pts[i].node;
-}
-
-size_t place__walk(const placement *p, size_t start, uint32_t r, long *out)
-{
-    size_t got = 0;
-    if (r > p->n)
-        r = (uint32_t)p->n;
-    for (size_t s = 0; s < p->npts && got < r; s++) {
-        long nd = p->pts[(start + s) % p->npts].node;
-        bool seen = false;
-        for (size_t k = 0; k < got && !seen; k++)
-            seen = out[k] == nd;
-        if (!seen)
-            out[got++] = nd;
-    }
-    return got;
-}
-
 size_t place_prefs(const placement *p, const place_key_info *k, uint32_t r, long *out)
 {
     if (k->owner < 0 || r == 0)
@@ -719,26 +670,6 @@ size_t place_prefs(const placement *p, const place_key_info *k, uint32_t r, long
         return p->a->prefs(p, k, r, out);
     out[0] = k->owner;
     return 1;
-}
-
-size_t place__walk_prefs(const placement *p, const place_key_info *k, uint32_t r, long *out)
-{
-    if (k->point < 0)
-        return 0;
-    return place__walk(p, (size_t)k->point, r, out);
-}
-
-bool place_coord_str(const placement *p, uint64_t coord, char out[24])
-{
-    if (p->a->coord_kind == PLACE_COORD_NONE) {
-        out[0] = 0;
-        return false;
-    }
-    if (p->a->coord_kind == PLACE_COORD_SIGNED)
-        snprintf(out, 24, "%lld", (long long)alg_to_signed(coord));
-    else
-        snprintf(out, 24, "%llu", (unsigned long long)coord);
-    return true;
 }
 
 void place_hash_str(const placement *p, uint64_t hash, char out[24])
@@ -787,49 +718,6 @@ int place_segments(const placement *p, place_seg **out, size_t *n)
     if (p->st)
         return place__states_segments(p, out, n);
     return p->a->segments(p, out, n);
-}
-
-/* Segments of a point ring: point i owns (coord[i-1], coord[i]]; equal
- * coordinates leave the later points empty; past the last point wraps. */
-int place__point_segments(const placement *p, place_seg **out, size_t *n)
-{
-    *out = malloc((p->npts + 2) * sizeof **out);
-    if (!*out)
-        return RINGSIM_ENOMEM;
-    size_t m = 0;
-    for (size_t i = 0; i < p->npts; i++)
-        if (m == 0 || (*out)[m - 1].hi != p->pts[i].coord)
-            (*out)[m++] = (place_seg){p->pts[i].coord, p->pts[i].node};
-    if (m == 0)
-        (*out)[m++] = (place_seg){p->top, -1};
-    else if ((*out)[m - 1].hi != p->top)
-        (*out)[m++] = (place_seg){p->top, p->pts[0].node};
-    *n = m;
-    return 0;
-}
-
-/* Segments of a table of owners (one entry per coordinate). */
-int place__table_segments(const placement *p, place_seg **out, size_t *n)
-{
-    size_t cap = 16, m = 0;
-    *out = malloc(cap * sizeof **out);
-    if (!*out)
-        return RINGSIM_ENOMEM;
-    for (uint64_t i = 0; i <= p->top; i++) {
-        long o = p->n ? (long)p->table[i] : -1;
-        if (m && (*out)[m - 1].owner == o) {
-            (*out)[m - 1].hi = i;
-            continue;
-        }
-        if (vec_reserve(out, &cap, m + 1, sizeof **out, 16)) {
-            free(*out);
-            *out = NULL;
-            return RINGSIM_ENOMEM;
-        }
-        (*out)[m++] = (place_seg){i, o};
-    }
-    *n = m;
-    return 0;
 }
 
 bool place_leave_moves_only_its_keys(const placement *p)
@@ -1053,36 +941,4 @@ json_t *place_trace_json(const placement *p, const char *key, size_t len, const 
                     k->served >= 0 ? names[k->served] : "nobody");
     }
     return t;
-}
-
-void place__step(json_t *t, const char *step, const char *fmt, ...)
-{
-    char buf[600];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    json_array_append_new(t, json_pack("{s:s, s:s}", "step", step, "detail", buf));
-}
-
-/* The common last steps of a ring trace: which point, which node, wrap. */
-void place__trace_point(const placement *p, const place_key_info *k, const char *const *names,
-                        const char *what, json_t *t)
-{
-    if (k->point < 0) {
-        place__step(t, "owner", "there is no node: the key waits unassigned");
-        return;
-    }
-    const alg_point *pt = &p->pts[k->point];
-    char c[24], kc[24];
-    place_coord_str(p, pt->coord, c);
-    place_coord_str(p, k->coord, kc);
-    bool wrapped = k->coord > p->pts[p->npts - 1].coord;
-    if (wrapped)
-        place__step(t, "successor", "%s is past the last %s, so the search wraps to the first: %s %s",
-                    kc, what, what, c);
-    else
-        place__step(t, "successor", "the first %s at or after %s is %s (%s #%u of %s)", what, kc, c,
-                    what, pt->index, names[pt->node]);
-    place__step(t, "owner", "%s owns the key", names[pt->node]);
 }

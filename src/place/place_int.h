@@ -1,7 +1,10 @@
 /*
- * place_int.h - what place.c, place_states.c and the algorithm adaptors
- * (algo_<core>.c, listed by place_algos.c) share: the placement's layout
- * and the ops table of an algorithm.
+ * place_int.h - what place.c, place_states.c, the algorithm adaptors
+ * (algo_<core>.c, listed by place_algos.c) and their shared machinery
+ * (algo_common.c) share: the placement's layout and the ops table of an
+ * algorithm.  The calls go one way: place.c -> place_states.c and
+ * algo_common.c; place.c -> the adaptors through the table's ops only;
+ * the adaptors -> algo_common.c.
  */
 #ifndef RINGSIM_PLACE_INT_H
 #define RINGSIM_PLACE_INT_H
@@ -76,7 +79,7 @@ struct placement {
 };
 
 /* Node `node`'s points as indexes into p->pts, in ring order; *count of
- * them (0 and NULL without points or with a table). */
+ * them (0 and NULL without points or with a table).  algo_common.c. */
 const size_t *place__node_points(const placement *p, size_t node, size_t *count);
 
 struct place_algo {
@@ -168,38 +171,56 @@ extern const place_algo place_algo_ring, place_algo_jump, place_algo_rendezvous,
     place_algo_maglev, place_algo_cassandra, place_algo_redis, place_algo_haproxy,
     place_algo_twemproxy;
 
-/* algo_common.c: what the adaptors share.  The tops of the 32- and 64-bit
- * spaces (the `top` op of most entries); a trace step saying that no node
- * holds the key, false then (true when one does); sha64's hash step, then
- * that.  None can fail. */
-uint64_t place__top32(const place_config *cfg);
-uint64_t place__top64(const place_config *cfg);
-bool place__trace_owned(const place_key_info *k, json_t *t);
-bool place__trace_sha64(const place_key_info *k, json_t *t);
-
+/* place.c: the entry of an algorithm's name (NULL: unknown). */
 const place_algo *place__find(const char *name);
 /* The entry that places cfg: its algorithm's, or the variant its
  * parameters select.  NULL for an unknown algorithm. */
 const place_algo *place__algo(const place_config *cfg);
+
+/* algo_common.c: the machinery the adaptors share, below them and below
+ * place.c (it calls neither).  None can fail unless it says so. */
+/* per_node x weight points, rounded, at least 1, at most
+ * PLACE_MAX_NODE_POINTS. */
 uint32_t place__points(int64_t per_node, double weight);
 /* A node's weight for estimates: its weight, 1 where it is not positive. */
 double place__weight(const place_node *x);
+/* The successor point of k->coord and its owner (k->point, k->owner);
+ * nothing without points.  O(log points). */
 void place__point_owner(const placement *p, place_key_info *k);
 /* A key of a point ring whose coordinate is its hash: the successor point
- * and its owner (O(log points)).  Inline: it is on every lookup of the
- * point algorithms, as it was while they shared one file. */
+ * and its owner.  Inline: it is on every lookup of the point algorithms,
+ * as it was while they shared one file. */
 static inline void place__point_key(const placement *p, uint64_t hash, place_key_info *k)
 {
     k->hash = k->coord = hash;
     k->has_coord = true;
     place__point_owner(p, k);
 }
+/* The first r distinct nodes met from point `start` clockwise, into
+ * out[0..r); how many (at most the node count). */
 size_t place__walk(const placement *p, size_t start, uint32_t r, long *out);
+/* The prefs op of the point rings: the walk from the key's point. */
 size_t place__walk_prefs(const placement *p, const place_key_info *k, uint32_t r, long *out);
+/* The segments op of a point ring and of a table of owners: *out
+ * malloc'd (the caller frees it), *n of them; 0 or RINGSIM_ENOMEM. */
 int place__point_segments(const placement *p, place_seg **out, size_t *n);
 int place__table_segments(const placement *p, place_seg **out, size_t *n);
+/* Appends a step {step, detail} to the trace t, the detail printf'd
+ * (truncated to 599 bytes). */
 void place__step(json_t *t, const char *step, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* The last steps of a ring trace: the successor `what` (point, token...),
+ * the wrap, the owner. */
+void place__trace_point(const placement *p, const place_key_info *k, const char *const *names,
+                        const char *what, json_t *t);
+/* The tops of the 32- and 64-bit spaces (the `top` op of most entries);
+ * a trace step saying that no node holds the key, false then (true when
+ * one does); sha64's hash step, then that. */
+uint64_t place__top32(const place_config *cfg);
+uint64_t place__top64(const place_config *cfg);
+bool place__trace_owned(const place_key_info *k, json_t *t);
+bool place__trace_sha64(const place_key_info *k, json_t *t);
+
 /* place_states.c, which calls nothing of place.c.  Built at the end of
  * place_build: p->st from the nodes' down flags (walk_points: p's
  * preference list is the walk over its points, place__walk_prefs).  0 or
@@ -218,8 +239,5 @@ int place__states_segments(const placement *p, place_seg **out, size_t *n);
 /* Frees p->st (NULL: nothing) but the serving layout, which it returns
  * for the caller to place_free (NULL: none). */
 placement *place__states_free(placement *p);
-
-void place__trace_point(const placement *p, const place_key_info *k, const char *const *names,
-                        const char *what, json_t *t);
 
 #endif
