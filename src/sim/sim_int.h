@@ -20,8 +20,9 @@
  *   sim_read.c       answers about the current state; the log read back
  *   --- participants of the operation frame ---
  *   sim_undo.c       the state before each topology change (record phase)
- *   sim_workload.c   the workload: its cache, its answers, each
- *                    operation's loads
+ *   sim_workload.c   the workload's cache; sim_workload_stats.c its
+ *                    answers; sim_workload_follow.c its participant
+ *                    (sim_workload_int.h)
  *   sim_participants.c  the one list of them
  *   --- the frame ---
  *   sim.c            open, refresh, the operation frame (begin, commit or
@@ -349,7 +350,7 @@ typedef struct sim_participant {
  * (sim_participants.c). */
 extern const sim_participant *const sim__participants[];
 /* Each defined at the end of its own file; named only by the list. */
-extern const sim_participant sim_participant_workload; /* sim_workload.c */
+extern const sim_participant sim_participant_workload; /* sim_workload_follow.c */
 extern const sim_participant sim_participant_undo;     /* sim_undo.c */
 
 /* sim_undo.c: the state before each topology change */
@@ -371,7 +372,8 @@ void sim__before_name(char *buf, size_t size, int64_t op);
 /* The undo record of a state (malloc'd), NULL when out of memory. */
 char *sim__nodeset_text(const state *st);
 
-/* sim_workload.c: the workload */
+/* sim_workload.c, sim_workload_stats.c, sim_workload_follow.c: the
+ * workload (their own header: sim_workload_int.h) */
 struct workload;
 const struct workload *sim__wl_get(sim *s);
 /* The workload of the state right after operation `at` (0: the default),

@@ -22,7 +22,7 @@
 #include "sim_int.h"
 
 const sim_participant *const sim__participants[] = {
-    &sim_participant_workload, /* sim_workload.c */
+    &sim_participant_workload, /* sim_workload_follow.c */
     &sim_participant_undo,     /* sim_undo.c */
     NULL,
 };
