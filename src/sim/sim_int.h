@@ -4,10 +4,10 @@
  * the helpers more than one file calls.  Only the engine includes it (and
  * white-box tests); everyone else sees sim.h.
  *
- * The files by floor, lowest first.  A file calls files on its own floor
- * or below; the frame reaches its participants only through their table
- * (sim_participants.c), so no participant is named above it.  No two
- * files call each other.
+ * The files by floor, lowest first: each calls only files listed above it
+ * (an edge a -> b when a.o needs a symbol b.o defines, by nm), so no two
+ * call each other.  The frame reaches its participants through their
+ * table alone (sim_participants.c): it names none of them.
  *
  *   sim_params.c     the log's decoder: operation types, logged params,
  *                    stored configurations
