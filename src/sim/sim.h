@@ -243,10 +243,11 @@ bool sim_config_same(sim *s, const place_config *cfg);
  * RINGSIM_EPARAM for a weight that the rule or the algorithm refuses; the
  * same weight again changes nothing and records nothing (*op = 0). */
 int sim_set_weight(sim *s, const char *name, size_t len, double weight, int64_t *op, rs_error *err);
-/* Mark a node down or up (sim_states.c): one set_state operation; the keys
- * whose server changes move as the algorithm treats a down node
- * (place_states.c).  RINGSIM_ENOTFOUND for a node that does not exist; the
- * state it already has changes nothing and records nothing (*op = 0). */
+/* Mark a node down or up (sim_ops.c; the states: sim_states.c): one
+ * set_state operation; the keys whose server changes move as the
+ * algorithm treats a down node (place_states.c).  RINGSIM_ENOTFOUND for a
+ * node that does not exist; the state it already has changes nothing and
+ * records nothing (*op = 0). */
 int sim_set_state(sim *s, const char *name, size_t len, bool down, int64_t *op, rs_error *err);
 int sim_reset(sim *s, int64_t *op, rs_error *err);
 /* Import (sim_import.c, docs/api.md "import a real cluster"): one `import`
@@ -291,7 +292,7 @@ typedef struct sim_preview {
     json_t *sample_moves;          /* [{"key", "from", "to"}…] */
     json_t *pairs;                 /* [{"from", "to", "keys", "requests_share", "bytes"}…] */
     json_t *unavailable_after;     /* {"keys", "key_share", "requests_share", "bytes"} */
-    double requests_moved;         /* the moved keys' shares (sim_workload.c) */
+    double requests_moved;         /* the moved keys' shares (sim_workload_follow.c) */
     int64_t bytes_moved;           /* and their value sizes */
 } sim_preview;
 int sim_preview_run(sim *s, sim_preview *p, int (*op)(sim *, void *, rs_error *), void *arg,
@@ -527,7 +528,7 @@ void sim_diff_clear(sim_diff *d);
  * (at most report_size bytes, may be NULL); *problems counts them. */
 int sim_check(sim *s, int64_t *problems, char *report, size_t report_size, rs_error *err);
 
-/* ---- workload (sim_workload.c; docs/api.md "Version 3: traffic") ----
+/* ---- workload (sim_workload*.c; docs/api.md "Version 3: traffic") ----
  * The share of requests each stored key receives and the keys' value
  * sizes.  Reads below may build the engine's cache (a pass over every key,
  * about a second at a million keys) when the workload is not the default;

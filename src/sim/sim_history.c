@@ -2,8 +2,8 @@
  * sim_history.c - time travel: the state after any operation, replayed from
  * the log into a private sim (sim_at) and advanced forward incrementally
  * (sim_advance); the engine's cached view of the past (sim_history_at),
- * which also steps backward; and revert, which applies the difference as a
- * new operation.
+ * which also steps backward.  Revert (sim_revert.c) and diff (sim_diff.c)
+ * stand on it; it calls neither.
  *
  * Design of sim_history_at: one cached view per caller, moved the cheapest
  * of five ways.  Each is priced in keys of work read from the log
@@ -34,7 +34,7 @@
  *    the memento removals), which moves exactly the keys whose owner
  *    changes, like the operation did.  That state comes from the meta
  *    table, where each logged topology change keeps the state before it
- *    for the last HISTORY_MAX_UNDO operations (sim__keep_before: nodes and
+ *    for the last HISTORY_MAX_UNDO operations (sim_undo.c: nodes and
  *    layout, no keys; replays keep theirs in the view); past those, from a
  *    replay of the log's node and configuration operations only, without
  *    their keys.  The moves table is not read: the change of topology finds
@@ -72,23 +72,12 @@
 
 /* ---- time travel: replay the log into a private sim ---- */
 
-/* The nodes, configuration and layout state after one operation, captured
- * from a keyless replay (see sim_history_at). */
-typedef struct nodeset {
-    int64_t after; /* the operation */
-    bool got;
-    node *nodes;
-    size_t n;
-    place_config cfg;
-    char *layout; /* place_state_text, may be NULL */
-} nodeset;
-
 typedef struct replay {
     sim *live, *m;
     rs_error *err;
     uint64_t done, total; /* operations replayed, to replay */
     bool keyless;         /* only the operations on nodes and configuration */
-    nodeset *want;        /* states to capture (sorted by .after), or NULL */
+    sim__nodeset *want;   /* states to capture (sorted by .after), or NULL */
     size_t nwant;
     int64_t keep_after; /* record the state before each topology change
                            * after this operation in the view (-1 = none) */
@@ -108,110 +97,12 @@ static void skipped_name(char *buf, size_t size, int64_t op)
  * database has none. */
 #define REPLAYED "hist_replayed"
 
-static void nodeset_clear(nodeset *x)
-{
-    for (size_t i = 0; i < x->n; i++)
-        sim__node_free(&x->nodes[i]);
-    free(x->nodes);
-    free(x->layout);
-    x->nodes = NULL;
-    x->layout = NULL;
-    x->n = 0;
-    x->got = false;
-}
-
-static int nodeset_take(nodeset *x, const state *st)
-{
-    x->nodes = calloc(st->n + 1, sizeof *x->nodes);
-    if (!x->nodes)
-        return RINGSIM_ENOMEM;
-    for (size_t i = 0; i < st->n; i++) {
-        if (sim__node_copy(&x->nodes[x->n], &st->nodes[i]))
-            return RINGSIM_ENOMEM;
-        x->n++;
-    }
-    x->cfg = st->cfg;
-    x->layout = place_state_text(st->pl);
-    x->got = true;
-    return 0;
-}
-
-/* 0, 1 when absent, or a negative code. */
-static int nodeset_load(sim *v, int64_t before, nodeset *x, rs_error *err)
-{
-    char mk[48], *text = NULL;
-    sim__before_name(mk, sizeof mk, before);
-    int rc = store_meta_get(v->st, mk, &text, err);
-    if (rc || !text) {
-        free(text);
-        return rc ? rc : 1;
-    }
-    json_t *o = json_loads(text, 0, NULL);
-    free(text);
-    json_t *arr = json_object_get(o, "nodes");
-    json_t *lay = json_object_get(o, "layout");
-    rs_error e;
-    place_config_default(&x->cfg);
-    size_t n = json_array_size(arr);
-    rc = !o || !json_is_array(arr) ||
-                 place_config_from_json(&x->cfg, json_object_get(o, "config"), &e)
-             ? RINGSIM_EDB
-             : 0;
-    if (!rc && !(x->nodes = calloc(n + 1, sizeof *x->nodes)))
-        rc = RINGSIM_ENOMEM;
-    if (!rc && json_is_string(lay) && !(x->layout = strdup(json_string_value(lay))))
-        rc = RINGSIM_ENOMEM;
-    for (size_t i = 0; !rc && i < n; i++) {
-        json_t *e3 = json_array_get(arr, i), *nm = json_array_get(e3, 0);
-        json_t *tok = json_array_get(e3, 2);
-        node v2 = {0,
-                   NULL,
-                   json_string_length(nm),
-                   json_number_value(json_array_get(e3, 1)),
-                   0,
-                   NULL,
-                   json_array_size(tok),
-                   (int64_t)json_integer_value(json_array_get(e3, 3)),
-                   false,
-                   false,
-                   NULL,
-                   0};
-        if (!json_is_string(nm)) {
-            rc = RINGSIM_EDB;
-            break;
-        }
-        v2.name = malloc(v2.len + 1);
-        if (v2.name) {
-            memcpy(v2.name, json_string_value(nm), v2.len);
-            v2.name[v2.len] = 0;
-        }
-        if (v2.ntokens && (v2.tokens = malloc(v2.ntokens * sizeof *v2.tokens)))
-            for (size_t k = 0; k < v2.ntokens; k++)
-                v2.tokens[k] = (int64_t)json_integer_value(json_array_get(tok, k));
-        json_t *sj = json_array_get(e3, 4);
-        int src = sj ? sim__node_attrs_from_json(sj, &v2) : 0;
-        x->nodes[x->n++] = v2;
-        if (!v2.name || (v2.ntokens && !v2.tokens))
-            rc = RINGSIM_ENOMEM;
-        else if (src)
-            rc = src;
-    }
-    json_decref(o);
-    if (rc)
-        return rs_fail(err, rc,
-                       rc == RINGSIM_ENOMEM ? "out of memory"
-                                            : "time travel: unreadable state before "
-                                              "operation %lld",
-                       (long long)before);
-    x->got = true;
-    return 0;
-}
-
 /* Before operation `id` runs: capture the state after id - 1 if wanted. */
 static int replay_capture(replay *r, int64_t id)
 {
     for (size_t i = 0; i < r->nwant; i++)
-        if (r->want[i].after == id - 1 && !r->want[i].got && nodeset_take(&r->want[i], &r->m->cur))
+        if (r->want[i].after == id - 1 && !r->want[i].got &&
+            sim__nodeset_take(&r->want[i], &r->m->cur))
             return rs_fail(r->err, RINGSIM_ENOMEM, "out of memory");
     return 0;
 }
@@ -327,7 +218,7 @@ static int replay_op(void *ud, const store_op *o)
 }
 
 /* An operation id that exists (0: the empty start); *last is the newest. */
-static int check_at(sim *s, int64_t at, int64_t *last, rs_error *err)
+int sim__check_at(sim *s, int64_t at, int64_t *last, rs_error *err)
 {
     if (at < 0)
         return rs_fail(err, RINGSIM_EPARAM, "operation id must be 0 or more");
@@ -337,12 +228,12 @@ static int check_at(sim *s, int64_t at, int64_t *last, rs_error *err)
     return rc;
 }
 
-static int replay_to(sim *s, int64_t at, bool keyless, nodeset *want, size_t nwant, sim **snapshot,
-                     rs_error *err)
+int sim__replay_to(sim *s, int64_t at, bool keyless, sim__nodeset *want, size_t nwant,
+                   sim **snapshot, rs_error *err)
 {
     *snapshot = NULL;
     int64_t last;
-    int rc = check_at(s, at, &last, err);
+    int rc = sim__check_at(s, at, &last, err);
     if (rc)
         return rc;
     sim_chain ch;
@@ -385,7 +276,7 @@ static int replay_to(sim *s, int64_t at, bool keyless, nodeset *want, size_t nwa
 
 int sim_at(sim *s, int64_t at, sim **snapshot, rs_error *err)
 {
-    int rc = replay_to(s, at, false, NULL, 0, snapshot, err);
+    int rc = sim__replay_to(s, at, false, NULL, 0, snapshot, err);
     /* A reset keeps the workload, which its replay does not see: the log's. */
     if (!rc && (rc = sim__wl_from_log(*snapshot, s, at, err))) {
         sim_close(*snapshot);
@@ -420,21 +311,6 @@ int sim_advance(sim *s, sim *snap, int64_t from, int64_t to, rs_error *err)
     rc = to > from ? store_ops_each(s->st, from, to - from, replay_op, &r, err) : 0;
     sim_set_progress(snap, NULL, NULL);
     return rc;
-}
-
-/* The two lists of differences a revert applies. */
-typedef struct keypair {
-    keylist gone, fresh;
-} keypair;
-
-static int kp_gone(void *ud, const store_key *k)
-{
-    return sim__kl_collect(&((keypair *)ud)->gone, k);
-}
-
-static int kp_fresh(void *ud, const store_key *k)
-{
-    return sim__kl_collect(&((keypair *)ud)->fresh, k);
 }
 
 int sim__diff_run(sim *s, store *have, store *want, const diff *d, rs_error *err)
@@ -472,177 +348,6 @@ int sim__diff_run(sim *s, store *have, store *want, const diff *d, rs_error *err
         rs_fail(err, rc, "operation cancelled");
     store_cursor_close(ch);
     store_cursor_close(cw);
-    return rc;
-}
-
-/* Revert by the log (sim_diff.c): the keys to drop and to bring back from
- * the log's records of the operations between now and `to` (through
- * resets and reverts), and the nodes, configuration and layout after `to`
- * from the state kept before the first topology change since
- * (sim__keep_before; the live one when there is none, else a keyless
- * replay of the log's nodes up to `to`).  Costs what the operations
- * undone changed.  RINGSIM_EPARAM (nothing found) when the log cannot
- * say: an insert that skipped keys, before `to`'s state is known. */
-static int revert_by_log(sim *s, int64_t to, keypair *kp, nodeset *x, int64_t *planned, rs_error *err)
-{
-    int64_t last = 0, count, runs, first;
-    sim *bare = NULL;
-    int rc = check_at(s, to, &last, err);
-    *planned = last;
-    if (!rc && s->at_op != last)
-        rc = rs_fail(err, RINGSIM_EPARAM, "the state in memory is not the last");
-    if (!rc)
-        rc = sim__compose_keys(s, to, &kp->gone, &kp->fresh, err);
-    /* The nodes after `to`: the state kept before the next operation on
-     * nodes or configuration after it, reset and revert included (which
-     * ran on that state), the live ones when none followed; else (the
-     * state is no longer kept, or the log is older than this) a replay of
-     * the log's nodes up to `to`, without keys. */
-    if (!rc)
-        rc = store_ops_topology(s->st, to, last, &count, &runs, &first, err);
-    if (rc)
-        return rc;
-    x->after = to;
-    if (!first)
-        return nodeset_take(x, &s->cur) ? rs_fail(err, RINGSIM_ENOMEM, "out of memory") : 0;
-    int g = nodeset_load(s, first, x, err);
-    if (g <= 0)
-        return g;
-    nodeset_clear(x);
-    x->after = to;
-    if (!(rc = replay_to(s, to, true, NULL, 0, &bare, err)) && nodeset_take(x, &bare->cur))
-        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-    sim_close(bare);
-    return rc;
-}
-
-int sim_revert(sim *s, int64_t to, int64_t *op, rs_error *err)
-{
-    nodeset target = {0};
-    bool by_log = false;
-    sim *snap = NULL;
-    sim_history past = SIM_HISTORY_INIT; /* owns snap */
-    keypair kp;
-    memset(&kp, 0, sizeof kp);
-    keylist *gone = &kp.gone, *fresh = &kp.fresh;
-    json_t *params = json_pack("{s:I}", "to", (json_int_t)to);
-    char *subject = NULL;
-    opctx c;
-    int rc = sim_refresh(s, NULL, err);
-    /* Refuse a read-only database before replaying the log for nothing. */
-    if (!rc && sim_read_only(s))
-        rc = store_begin(s->st, err);
-    /* What to drop, bring back and adopt: from the log where it says
-     * (sim_diff.c), else by comparing with the state to go back to, moved
-     * there the cheapest way (a copy of this database with the operations
-     * since undone, a checkpoint, a replay). */
-    int64_t planned = -1;
-    bool old_way = false;
-plan:
-    if (!rc && !old_way) {
-        rs_error e2;
-        int g = revert_by_log(s, to, &kp, &target, &planned, &e2);
-        by_log = g == 0;
-        if (g && g != RINGSIM_EPARAM)
-            rc = rs_fail(err, g, "%s", e2.msg);
-        if (g) {
-            nodeset_clear(&target);
-            sim__kl_free(gone);
-            sim__kl_free(fresh);
-        }
-    }
-    if (!rc && !by_log)
-        rc = sim_history_at(s, &past, to, &snap, err);
-    if (!rc && !by_log && snap == s) /* to the last operation: a state apart to compare */
-        snap = (rc = sim_at(s, to, &past.view, err)) ? NULL : past.view;
-    if (rc)
-        goto out;
-    if (!params || asprintf(&subject, "revert to %lld", (long long)to) < 0) {
-        subject = NULL;
-        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-        goto out;
-    }
-    if ((rc = sim__op_begin(s, &c, sim_op_type_name(SIM_OP_REVERT), subject, params, err)))
-        goto out;
-    if (by_log && c.op && c.op != planned + 1) {
-        /* Another process logged an operation since the plan was made
-         * (under no lock): the plan is of another state.  The other way
-         * compares the states inside the transaction. */
-        sim__op_abort(&c);
-        nodeset_clear(&target);
-        sim__kl_free(gone);
-        sim__kl_free(fresh);
-        by_log = false;
-        old_way = true;
-        free(subject);
-        subject = NULL;
-        goto plan;
-    }
-    c.steps = true;
-    /* Only the differences are held in memory. */
-    diff d = {kp_gone, kp_fresh, NULL, &kp};
-    if ((rc = sim__progress(s, "revert", 0, 4, err)) ||
-        (!by_log && (rc = sim__diff_run(s, s->st, snap->st, &d, err))) ||
-        (rc = sim__progress(s, "revert", 1, 4, err)))
-        goto abort;
-    /* 1. Keys that did not exist then go (deletions are not moves). */
-    for (size_t i = 0; i < gone->n && !rc; i++) {
-        const klent *e = &gone->v[i];
-        int deleted;
-        store_key k = {.node = e->node};
-        if (by_log) /* the log names the key, the table its owner */
-            rc = store_key_find(s->st, gone->buf + e->off, e->len, &k, err);
-        if (!rc)
-            rc = store_key_delete(s->st, gone->buf + e->off, e->len, &deleted, err);
-        sim__count_owner(&c.next, k.node, -1);
-        if (!rc && i % PROGRESS_EVERY == PROGRESS_EVERY - 1)
-            rc = sim__poll(s, err);
-    }
-    if (!rc)
-        rc = sim__progress(s, "revert", 2, 4, err);
-    /* 2. Nodes and configuration as they were; the keys whose owner changes
-     * move.  Nodes that exist in both keep their id and counter. */
-    if (!rc && by_log) {
-        rc = sim__adopt_nodes(&c, target.nodes, target.n, &target.cfg, target.layout, err);
-    } else if (!rc) {
-        char *layout = place_state_text(snap->cur.pl);
-        rc = sim__adopt_nodes(&c, snap->cur.nodes, snap->cur.n, &snap->cur.cfg, layout, err);
-        free(layout);
-    }
-    if (!rc)
-        rc = sim__progress(s, "revert", 3, 4, err);
-    /* 3. Keys that existed then and not now come back, placed anew. */
-    int64_t inserted = 0;
-    for (size_t i = 0; i < fresh->n && !rc; i++) {
-        rc = sim__insert_one(&c, fresh->buf + fresh->v[i].off, fresh->v[i].len, &inserted, err);
-        if (!rc && i % PROGRESS_EVERY == PROGRESS_EVERY - 1)
-            rc = sim__poll(s, err);
-    }
-    /* 4. The workload as it was (from the log when there is no snapshot). */
-    if (!rc && snap) {
-        rc = sim__wl_set_pending(&c, sim__wl_get(snap), err);
-    } else if (!rc) {
-        workload w;
-        rc = sim__wl_at(s, to, &w, err);
-        if (!rc)
-            rc = sim__wl_set_pending(&c, &w, err);
-        wl_free(&w);
-    }
-    if (rc)
-        goto abort;
-    rc = sim__op_commit(&c, op, err);
-    if (!rc) /* done: too late to cancel */
-        sim__progress(s, "revert", 4, 4, NULL);
-    goto out;
-abort:
-    sim__op_abort(&c);
-out:
-    nodeset_clear(&target);
-    sim__kl_free(gone);
-    sim__kl_free(fresh);
-    sim_history_clear(&past);
-    free(subject);
-    json_decref(params);
     return rc;
 }
 
@@ -762,7 +467,7 @@ static int undo_keys(sim *s, sim *v, const undo_op *u, rs_error *err)
 static int step_back(sim *s, sim *v, int64_t from, int64_t to, rs_error *err)
 {
     undo_list l = {NULL, 0, 0, err};
-    nodeset *want = NULL;
+    sim__nodeset *want = NULL;
     size_t nwant = 0;
     sim *bare = NULL;
     int rc = store_ops_each(s->st, to, from - to, undo_collect, &l, err);
@@ -813,7 +518,7 @@ static int step_back(sim *s, sim *v, int64_t from, int64_t to, rs_error *err)
         }
     bool missing = false;
     for (size_t i = 0; i < nwant && !rc; i++) {
-        int g = nodeset_load(v, want[i].after + 1, &want[i], err);
+        int g = sim__nodeset_load(v, want[i].after + 1, &want[i], err);
         rc = g < 0 ? g : 0;
         missing = missing || g == 1;
     }
@@ -821,8 +526,8 @@ static int step_back(sim *s, sim *v, int64_t from, int64_t to, rs_error *err)
         goto out;
     if (missing) { /* not replayed into this view: replay the log's nodes */
         for (size_t i = 0; i < nwant; i++)
-            nodeset_clear(&want[i]);
-        if ((rc = replay_to(s, last_topo, true, want, nwant, &bare, err)))
+            sim__nodeset_clear(&want[i]);
+        if ((rc = sim__replay_to(s, last_topo, true, want, nwant, &bare, err)))
             goto out;
     }
     for (size_t i = 0; i < nwant; i++)
@@ -841,7 +546,7 @@ static int step_back(sim *s, sim *v, int64_t from, int64_t to, rs_error *err)
         }
         if (i > 0 && l.v[i - 1].kind == UNDO_TOPO)
             continue; /* the run is undone at its first operation */
-        const nodeset *t = &want[--w];
+        const sim__nodeset *t = &want[--w];
         opctx c;
         if ((rc = sim__op_begin(v, &c, "undo", "undo", NULL, err)))
             break;
@@ -854,7 +559,7 @@ static int step_back(sim *s, sim *v, int64_t from, int64_t to, rs_error *err)
     }
 out:
     for (size_t i = 0; want && i < nwant; i++)
-        nodeset_clear(&want[i]);
+        sim__nodeset_clear(&want[i]);
     free(want);
     sim_close(bare);
     undo_list_free(&l);
@@ -941,7 +646,7 @@ static int chain_layout_cost(sim *s, int64_t at, int64_t *cost, rs_error *err)
 /* The layouts going from `from` to `at` builds, priced: forward one per
  * topology change; back one per run of them, plus a keyless replay of the
  * log up to `from` when `have` (the database the step starts from) no
- * longer keeps the state before the first (sim__keep_before). */
+ * longer keeps the state before the first (sim_undo.c). */
 static int layout_cost(sim *s, const sim *have_sim, store *have, int64_t from, int64_t at,
                        int64_t *cost, rs_error *err)
 {
@@ -1075,7 +780,7 @@ int sim_history_at(sim *s, sim_history *h, int64_t at, sim **state, rs_error *er
     *state = NULL;
     h->builds = 0;
     int64_t last;
-    int rc = check_at(s, at, &last, err);
+    int rc = sim__check_at(s, at, &last, err);
     if (rc)
         return rc;
     /* After the last operation is now -- when the state in memory holds

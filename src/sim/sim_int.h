@@ -4,11 +4,10 @@
  * the helpers more than one file calls.  Only the engine includes it (and
  * white-box tests); everyone else sees sim.h.
  *
- * The files by floor, lowest first.  A file calls files on its own floor
- * or below; the frame reaches its participants only through their table
- * (sim_participants.c), so no participant is named above it.  The one
- * circle left is on the top floor: time travel and diff call each other
- * (revert composes the log's keys, diff moves views).
+ * The files by floor, lowest first: each calls only files listed above it
+ * (an edge a -> b when a.o needs a symbol b.o defines, by nm), so no two
+ * call each other.  The frame reaches its participants through their
+ * table alone (sim_participants.c): it names none of them.
  *
  *   sim_params.c     the log's decoder: operation types, logged params,
  *                    stored configurations
@@ -19,9 +18,11 @@
  *                    tallies, progress, key lists
  *   sim_read.c       answers about the current state; the log read back
  *   --- participants of the operation frame ---
- *   sim_undo.c       the state before each topology change (record phase)
- *   sim_workload.c   the workload: its cache, its answers, each
- *                    operation's loads
+ *   sim_undo.c       the state before each topology change: written in
+ *                    the record phase, read back by time travel and revert
+ *   sim_workload.c   the workload's cache; sim_workload_stats.c its
+ *                    answers; sim_workload_follow.c its participant
+ *                    (sim_workload_int.h)
  *   sim_participants.c  the one list of them
  *   --- the frame ---
  *   sim.c            open, refresh, the operation frame (begin, commit or
@@ -30,8 +31,10 @@
  *   sim_ops.c        topology changes and their diffs, node operations,
  *                    configure, reset, the workload operation, keys
  *   sim_import.c     import, and adopting a list of nodes (revert's too)
- *   sim_history.c    time travel (replay, steps back and forward) and
- *                    revert; sim_diff.c the difference of two states
+ *   sim_history.c    time travel: replay, steps back and forward
+ *   sim_diff.c       the difference of two states, from the log
+ *   sim_revert.c     revert, from the log (sim_diff.c) or by comparison
+ *                    with a view of the past (sim_history.c)
  *   sim_check.c, traffic.c, compare.c: verifying, replaying traffic,
  *                    comparing algorithms
  */
@@ -349,7 +352,7 @@ typedef struct sim_participant {
  * (sim_participants.c). */
 extern const sim_participant *const sim__participants[];
 /* Each defined at the end of its own file; named only by the list. */
-extern const sim_participant sim_participant_workload; /* sim_workload.c */
+extern const sim_participant sim_participant_workload; /* sim_workload_follow.c */
 extern const sim_participant sim_participant_undo;     /* sim_undo.c */
 
 /* sim_undo.c: the state before each topology change */
@@ -370,8 +373,28 @@ extern const sim_participant sim_participant_undo;     /* sim_undo.c */
 void sim__before_name(char *buf, size_t size, int64_t op);
 /* The undo record of a state (malloc'd), NULL when out of memory. */
 char *sim__nodeset_text(const state *st);
+/* The nodes, configuration and layout state after one operation: the
+ * undo record read back, a state's taken, or one captured by a keyless
+ * replay (sim_history.c). */
+typedef struct sim__nodeset {
+    int64_t after; /* the operation */
+    bool got;
+    node *nodes;
+    size_t n;
+    place_config cfg;
+    char *layout; /* place_state_text, may be NULL */
+} sim__nodeset;
+void sim__nodeset_clear(sim__nodeset *x);
+/* A copy of st's nodes, configuration and layout state: 0 or
+ * RINGSIM_ENOMEM (clear x either way). */
+int sim__nodeset_take(sim__nodeset *x, const state *st);
+/* The undo record kept before operation `before` in v's store, read into
+ * x: 0, 1 when there is none, or a negative code (RINGSIM_EDB when
+ * damaged). */
+int sim__nodeset_load(sim *v, int64_t before, sim__nodeset *x, rs_error *err);
 
-/* sim_workload.c: the workload */
+/* sim_workload.c, sim_workload_stats.c, sim_workload_follow.c: the
+ * workload (their own header: sim_workload_int.h) */
 struct workload;
 const struct workload *sim__wl_get(sim *s);
 /* The workload of the state right after operation `at` (0: the default),
@@ -445,6 +468,14 @@ int sim__import_replay(sim *s, const sim_op *o, const json_t *params, int64_t *o
 
 /* sim_history.c */
 int sim__diff_run(sim *s, store *have, store *want, const diff *d, rs_error *err);
+/* An operation id that exists (0: the empty start); *last is the newest. */
+int sim__check_at(sim *s, int64_t at, int64_t *last, rs_error *err);
+/* The state after operation `at`, replayed from s's log into a new
+ * private sim (*snapshot, sim_close it); keyless: the operations on nodes
+ * and configuration only; want (sorted by .after, may be NULL): states to
+ * capture on the way. */
+int sim__replay_to(sim *s, int64_t at, bool keyless, sim__nodeset *want, size_t nwant,
+                   sim **snapshot, rs_error *err);
 
 /* sim_diff.c */
 /* The keys that exist now and not after operation `to` (gone) and after

@@ -2,7 +2,10 @@
  * sim_ops.c - the operations (see sim.h and sim_int.h): topology changes,
  * which diff two placements by segment ranges of the key index or key by key
  * and count replica copies; the node operations (add, remove, weight,
- * state), configure and reset; and the key operations.
+ * state), configure and reset; the workload operation; and the key
+ * operations.  Each runs in the frame of sim.c (sim__op_begin ..
+ * sim__op_end) and tells the workload's cache what it does as it goes
+ * (sim__wl_note, sim__wl_range, sim__wl_rekeyed).
  */
 #define _GNU_SOURCE /* asprintf, strndup */
 #include "sim_int.h"

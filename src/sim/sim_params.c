@@ -1,7 +1,7 @@
 /* The one decoder of an operation's logged parameters (sim.h
  * sim_op_params), of its type's name (sim_op_type_of) and of a stored
  * configuration (sim__config_from_json).  The writers are the operations
- * themselves (sim_ops.c, sim_history.c's revert, sim_import.c); every
+ * themselves (sim_ops.c, sim_revert.c, sim_import.c); every
  * reader -- replay, undo, diff, the workload cache, scenario export, the
  * views -- asks this file, so the members a type logs are known here only.
  * It stands below every other file of the engine and calls none of them.

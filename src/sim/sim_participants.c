@@ -10,8 +10,9 @@
  * its own record (curl's `const struct Curl_ssl Curl_ssl_openssl`).
  *
  * The order is the order of every phase.  The workload comes first: its
- * prepare writes the operation's loads, which the frame then puts in the
- * log entry and its v4 record; the undo record only writes, after the log
+ * prepare fills the operation's loads (requests and bytes moved, the
+ * pairs', what nobody serves), which the frame's v4 record and a dry
+ * run's answer then read; the undo record only writes, after the log
  * entry, the state before a topology change.  Neither reads what the
  * other keeps, so they would commute; the order is fixed all the same.
  *
@@ -22,7 +23,7 @@
 #include "sim_int.h"
 
 const sim_participant *const sim__participants[] = {
-    &sim_participant_workload, /* sim_workload.c */
+    &sim_participant_workload, /* sim_workload_follow.c */
     &sim_participant_undo,     /* sim_undo.c */
     NULL,
 };

@@ -12,8 +12,10 @@
  * set_state is a change of topology like any other -- the keys whose server
  * changes move, through the segment diff where the algorithm has one.
  *
- * This file is the states' codec: a node's states copied, compared, and
- * written to and read from JSON; it calls no other file of the engine.
+ * This file is the states' codec: a node's states copied, compared,
+ * written to and read from JSON and shown to the placement, registered as
+ * a node attribute (sim_node_attr_states, at the end) through which the
+ * state's code reaches them; it calls no other file of the engine.
  * The operation that sets them, sim_set_state, is in sim_ops.c beside the
  * other node operations; its cost is that of a topology change (segments:
  * the arcs that change hands; jump and multiprobe: every key re-placed).
