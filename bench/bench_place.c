@@ -59,7 +59,7 @@ static void nodes_make(nodeset *ns, int n)
     for (int i = 0; i < n; i++) {
         node_name(ns->names[i], sizeof ns->names[i], i);
         ns->v[i] = (place_node){
-            i + 1, ns->names[i], strlen(ns->names[i]), 1, NULL, 0, 0, false, false, NULL, 0};
+            .id = i + 1, .name = ns->names[i], .len = strlen(ns->names[i]), .weight = 1};
     }
 }
 

@@ -227,7 +227,7 @@ static void test_arc_shares(void **state)
     hasher *h = hasher_new();
     place_config cfg;
     place_config_default(&cfg);
-    place_node one = {1, "alpha", 5, 1, NULL, 0, 0, false, false, NULL, 0};
+    place_node one = {.id = 1, .name = "alpha", .len = 5, .weight = 1};
     placement *p;
     assert_int_equal(place_build(&p, h, &cfg, &one, 1, NULL, NULL, NULL), 0);
     double s;
@@ -235,9 +235,9 @@ static void test_arc_shares(void **state)
     assert_true(s == 1.0); /* one point owns the whole ring */
     place_free(p);
     cfg.param[PP_POINTS_PER_NODE] = 50;
-    place_node three[] = {{1, "a", 1, 1, NULL, 0, 0, false, false, NULL, 0},
-                          {2, "b", 1, 2, NULL, 0, 0, false, false, NULL, 0},
-                          {3, "c", 1, 0.5, NULL, 0, 0, false, false, NULL, 0}};
+    place_node three[] = {{.id = 1, .name = "a", .len = 1, .weight = 1},
+                          {.id = 2, .name = "b", .len = 1, .weight = 2},
+                          {.id = 3, .name = "c", .len = 1, .weight = 0.5}};
     assert_int_equal(place_build(&p, h, &cfg, three, 3, NULL, NULL, NULL), 0);
     double sh[3];
     place_shares(p, sh, 3);

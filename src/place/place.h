@@ -70,6 +70,13 @@ typedef struct place_config {
 /* A node as the placement sees it: borrowed for the placement's lifetime,
  * in join order.  id is the engine's stable node id; tokens (may be NULL)
  * are explicit Cassandra tokens. */
+/* One level of a node's location (API.md v4, "failure domains"): a domain
+ * type ("dc", "rack", "host", "root", ...) and its name.  Borrowed. */
+typedef struct place_loc {
+    const char *type;
+    const char *name;
+} place_loc;
+
 typedef struct place_node {
     int64_t id;
     const char *name;
@@ -85,6 +92,10 @@ typedef struct place_node {
     bool backup;
     const char *const *replicas;
     size_t nreplicas;
+    /* Where the node sits, widest domain first, each type once (nloc 0: no
+     * location, every algorithm's default); borrowed like name. */
+    const place_loc *loc;
+    size_t nloc;
 } place_node;
 
 typedef struct placement placement;

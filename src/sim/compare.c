@@ -234,7 +234,7 @@ static void one(sim *s, const sample *sm, double scale, compare_result *r, long 
         more[i] = nodes[i];
         ids[i] = nodes[i].id;
     }
-    more[n] = (place_node){-2, "compare-probe", 13, 1, NULL, 0, 0, false, false, NULL, 0};
+    more[n] = (place_node){.id = -2, .name = "compare-probe", .len = 13, .weight = 1};
     ids[n] = -2;
     placement *q = NULL;
     rs_error e;
@@ -363,8 +363,8 @@ static int synth_make(synth *sy, size_t n)
     for (size_t i = 0; i <= n; i++) { /* one more: the joining node */
         int len = snprintf(sy->names[i], sizeof sy->names[i], "10.%zu.%zu.%zu:11211", i / 65536,
                            (i / 256) % 256, i % 256 + 1);
-        sy->v[i] = (place_node){(int64_t)i + 1, sy->names[i], (size_t)len, 1, NULL, 0, 0,
-                                false,          false,        NULL,        0};
+        sy->v[i] = (place_node){
+            .id = (int64_t)i + 1, .name = sy->names[i], .len = (size_t)len, .weight = 1};
     }
     return 0;
 }

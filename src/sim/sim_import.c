@@ -213,8 +213,14 @@ static int node_check(const import_node *n, const place_config *cfg, int *line, 
     /* The algorithm's own rules for one node (a ketama name it cannot
      * parse, a weight it does not honour), so the refusal names the line;
      * what depends on the whole list is checked when the nodes are set. */
-    place_node one = {0,     n->name, n->len,    n->weight, n->tokens, n->ntokens,
-                      n->id, n->down, n->backup, NULL,      0};
+    place_node one = {.name = n->name,
+                      .len = n->len,
+                      .weight = n->weight,
+                      .tokens = n->tokens,
+                      .ntokens = n->ntokens,
+                      .srv_id = n->id,
+                      .down = n->down,
+                      .backup = n->backup};
     if (!rc)
         rc = place_nodes_check(cfg, &one, 1, err);
     /* A text's node ringsim cannot hold is a refusal of the text. */
