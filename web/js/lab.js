@@ -589,7 +589,16 @@ function theorySentence(answer, view) {
   return `${title}: ${structure}; ${join}.${measured}`;
 }
 
-async function runTheory(getView) {
+// The sentence is written again from the last theory answer whenever the
+// view changes (another algorithm, other nodes), so it never speaks of the
+// algorithm that was in use when the button was pressed.
+function writeTheorySentence(theory, getView) {
+  if (!theory.answer) return;
+  const view = getView ? getView() : null;
+  $('theory-sentence').textContent = theorySentence(theory.answer, view) || theory.answer.sentence || '';
+}
+
+async function runTheory(theory, getView) {
   const nodes = $('theory-nodes').value.trim();
   setError('theory-error', '');
   $('theory-status').textContent = 'Measuring… (a few seconds)';
@@ -610,8 +619,8 @@ async function runTheory(getView) {
     );
     // The server's sentence speaks of a generic ring of 160 points; the
     // page's speaks of the algorithm in use.
-    const view = getView ? getView() : null;
-    $('theory-sentence').textContent = theorySentence(answer, view) || answer.sentence || '';
+    theory.answer = answer;
+    writeTheorySentence(theory, getView);
     const ideal = answer.ideal_join_moved;
     $('theory-moves').replaceChildren(
       el('caption', null, `Keys a join moves: each algorithm against the ideal 1/(N+1) = ${formatPercent(ideal)}`),
@@ -1064,9 +1073,10 @@ export function setupLab({
 }) {
   const preview = new Preview({ ring, placement });
   new Compare();
-  $('theory-run').addEventListener('click', () => runTheory(getView));
+  const theory = { answer: null }; // the last answer of /api/theory
+  $('theory-run').addEventListener('click', () => runTheory(theory, getView));
   setupTheoryViews();
   new ScenarioFiles({ confirmInPage });
   setupExports(ring, getView);
-  return { preview };
+  return { preview, viewChanged: () => writeTheorySentence(theory, getView) };
 }

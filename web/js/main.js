@@ -254,6 +254,7 @@ async function loadView() {
       showReadOnly(config);
     }
     await renderView(ringKeys, keysPage, generation);
+    if (lab && generation === state.generation) lab.viewChanged();
     setConnectionError(null);
   } catch (err) {
     if (generation !== state.generation) return;
