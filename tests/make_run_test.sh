@@ -5,7 +5,7 @@
 #
 #   bash tests/make_run_test.sh SOURCE_DIR
 set -u
-# shellcheck disable=SC1091  # the counters and pass/fail/note/finish
+# shellcheck disable=SC1091  # tests/lib/check.sh: setup, the counters, expect, serve
 source "$(dirname "${BASH_SOURCE[0]}")/lib/check.sh"
 SRC=${1:?usage: bash tests/make_run_test.sh SOURCE_DIR}
 BUILD=$(mktemp -d "${TMPDIR:-/tmp}/ringsim-makerun.XXXXXX")
