@@ -101,8 +101,8 @@ static void test_one_probe_is_ring(void **state)
     alg_point *pts;
     assert_int_equal(multiprobe_points(h, nodes, 40, &pts), 0);
     for (int i = 0; i < 40; i++) {
-        assert_int_equal(pts[i].coord, hash_position(h, nodes[pts[i].node].name,
-                                                     nodes[pts[i].node].len));
+        assert_int_equal(pts[i].coord,
+                         hash_position(h, nodes[pts[i].node].name, nodes[pts[i].node].len));
         if (i)
             assert_true(pts[i - 1].coord <= pts[i].coord);
     }
@@ -285,12 +285,9 @@ static void test_minimal_disruption(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_check_probes),
-        cmocka_unit_test(test_key_hashes),
-        cmocka_unit_test(test_hand_rules),
-        cmocka_unit_test(test_one_probe_is_ring),
-        cmocka_unit_test(test_equal_positions),
-        cmocka_unit_test(test_balance),
+        cmocka_unit_test(test_check_probes),       cmocka_unit_test(test_key_hashes),
+        cmocka_unit_test(test_hand_rules),         cmocka_unit_test(test_one_probe_is_ring),
+        cmocka_unit_test(test_equal_positions),    cmocka_unit_test(test_balance),
         cmocka_unit_test(test_minimal_disruption),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
