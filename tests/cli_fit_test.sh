@@ -11,6 +11,9 @@
 # Expected parameters come from the catalogue (`algorithms --json`), the
 # figures from the --json answers of the same database.  Ends with
 # "N passed, N failed".
+#
+# Checks docs/api.md, 'Statistics, layout, configuration', 'Looking before
+# changing'.
 
 # shellcheck disable=SC2016 # JavaScript in single quotes, on purpose
 set -u

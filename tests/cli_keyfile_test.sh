@@ -10,6 +10,8 @@
 # everything else byte for byte) with awk, independently of ringsim; what
 # was stored is read back with `key ls --json` and `log --json`.
 # Ends with one line "N passed, N failed"; exits 1 if anything failed.
+#
+# Checks docs/api.md, 'Keys from a file, and which way a node went'.
 
 # shellcheck disable=SC2016 # JavaScript in single quotes, on purpose
 set -u

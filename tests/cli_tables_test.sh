@@ -11,6 +11,9 @@
 # (the API's, checked elsewhere against the contract) or from what the test
 # itself did; widths are counted by node's own string-width rule for East
 # Asian wide characters.  Ends with "N passed, N failed".
+#
+# Checks docs/api.md, 'Nodes and keys', 'History', 'Keys from a file, and which
+# way a node went'.
 
 # shellcheck disable=SC2016 # JavaScript in single quotes, on purpose
 set -u

@@ -12,6 +12,8 @@
 # Needs bash, coreutils and node; uses the sqlite3 command-line shell when it
 # is there (a few checks are skipped, with a note, when it is not).
 # Ends with one line "N passed, N failed"; exits 1 if anything failed.
+#
+# Checks docs/api.md, 'Command line', 'Conventions'.
 
 # shellcheck disable=SC2016 # JavaScript in single quotes, on purpose
 set -u

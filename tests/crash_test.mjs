@@ -17,6 +17,8 @@
 //     response is sent") is in `ringsim log --json` with that id and type;
 //   - the log's ids are 1, 2, 3 ... with no gap.
 // Plain Node 20, no packages.  Ends with one line "N passed, N failed".
+//
+// Checks docs/api.md, 'Conventions' (committed before the answer is sent).
 
 import { spawnSync } from 'node:child_process';
 import http from 'node:http';

@@ -27,6 +27,8 @@
 # answered 201 and in no file afterwards), reads keep working, and the file
 # now at the path is left as it was.  Needs curl, sha256sum, the sqlite3 shell (some checks skipped
 # without it) and node (to read JSON).  Ends with "N passed, N failed".
+#
+# Checks docs/api.md, 'When the database cannot keep a write', 'Errors'.
 
 set -u
 # shellcheck disable=SC1091  # tests/lib/check.sh: setup, the counters, expect, serve

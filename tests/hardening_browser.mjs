@@ -11,6 +11,8 @@
 // (401) and shows no data, and every mutation the page sends is labelled
 // application/json -- DELETE and body-less POST included.  Ends with
 // "N passed, N failed".
+//
+// Checks docs/api.md, 'Conventions' (the token, the Origin check), 'Serving'.
 
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';

@@ -14,6 +14,8 @@
 // from RFC 6585, 503), API.md (the error object, invalid_json,
 // invalid_parameter, not_found) and issue 6 (each limit, the token).  The
 // script ends with "N passed, N failed".
+//
+// Checks docs/api.md, 'Limits', 'Errors', 'Conventions'.
 
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';

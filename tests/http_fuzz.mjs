@@ -5,6 +5,8 @@
 // and a message, never 500 — stay up, and stop cleanly.  (A HEAD request is
 // sent without a body: HTTP gives a body on HEAD no meaning, and evhttp reads
 // one as the next request.)  Run: node tests/http_fuzz.mjs path/to/ringsim
+//
+// Checks docs/api.md, 'Conventions' (errors have one form), 'Errors'.
 import http from 'node:http';
 import { Server, check, crashed, finish, freshDb } from './lib/harness.mjs';
 const srv = await new Server(freshDb()).start().catch(crashed);

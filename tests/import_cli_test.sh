@@ -9,6 +9,8 @@
 # lines) and from the answers before and after (keys moved = keys whose
 # owner changed); owners against the real programs are ref_import's.
 # Ends with one line "N passed, N failed"; exits 1 if anything failed.
+#
+# Checks docs/api.md, 'Importing a real cluster' (its Command line).
 
 # shellcheck disable=SC2016 # JavaScript and nginx text in single quotes, on purpose
 set -u

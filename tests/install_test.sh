@@ -11,6 +11,8 @@
 # the version from CMake's project(VERSION); the manual page is checked with
 # groff's warnings (-ww) and lexgrog (man-db's whatis parser).
 # Ends with "N passed, N failed".
+#
+# Checks docs/api.md, 'Serving' (the page built into the binary).
 set -u
 # shellcheck disable=SC1091  # tests/lib/check.sh: setup, the counters, expect, serve
 source "$(dirname "${BASH_SOURCE[0]}")/lib/check.sh"

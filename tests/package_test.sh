@@ -12,6 +12,8 @@
 # `make install` installs under /usr, and its binary runs: --version, and a
 # built-in scenario from the installed scenarios folder.
 # Ends with "N passed, N failed".
+#
+# Checks no section of docs/api.md: it tests the Debian package.
 set -u
 # shellcheck disable=SC1091  # tests/lib/check.sh: setup, the counters, expect, serve
 source "$(dirname "${BASH_SOURCE[0]}")/lib/check.sh"

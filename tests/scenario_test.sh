@@ -12,6 +12,8 @@
 # csv module, /usr/bin/python3), from the JSON answers of the same state
 # (the CSV must hold the same objects), and from CMake's project(VERSION).
 # Ends with one line "N passed, N failed"; exits 1 if anything failed.
+#
+# Checks docs/api.md, 'Scenario files', 'Scenarios and exports', 'CSV'.
 
 set -u
 # shellcheck disable=SC1091  # tests/lib/check.sh: setup, the counters, expect, serve

@@ -13,6 +13,8 @@
  *     (existing token refused), DatabaseDescriptor (1536 tokens at most).
  * The DataStax Python driver check is tests/ref/cassandra_ref.py (ctest
  * ref_cassandra).
+ *
+ * Checks docs/api.md, 'GET /api/config' (the catalogue's cassandra).
  */
 #include <setjmp.h>
 #include <stdarg.h>

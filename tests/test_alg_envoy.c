@@ -23,6 +23,9 @@
  * The rest are properties: weights honoured within bounds derived in the
  * tests, tables full, builds deterministic, the ketama search equal to
  * alg_successor on random rings (fixed seed, printed on failure).
+ *
+ * Checks docs/api.md, 'GET /api/config' (the catalogue's envoy-ring and
+ * maglev).
  */
 #include <setjmp.h>
 #include <stdarg.h>

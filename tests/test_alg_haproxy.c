@@ -17,6 +17,9 @@
  *     chash_get_server_hash on random small rings with equal points, and
  *     the arcs against the lookup at every boundary and at random hashes.
  * Random cases come from a seed printed when a check fails.
+ *
+ * Checks docs/api.md, 'The real systems: haproxy and twemproxy', 'POST
+ * /api/nodes' (--id).
  */
 #include <setjmp.h>
 #include <stdarg.h>

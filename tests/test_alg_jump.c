@@ -14,6 +14,8 @@
  *     1/(n+1); keys spread evenly.
  * Random inputs come from a fixed-seed SplitMix64 stream; a failure prints
  * the seed and the case.
+ *
+ * Checks docs/api.md, 'GET /api/config' (the catalogue's jump).
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -15,6 +15,8 @@
  *   - serialize -> parse gives back the same state, and parse refuses
  *     malformed text without crashing.
  * A failure prints the seed and the step.
+ *
+ * Checks docs/api.md, 'GET /api/config' (the catalogue's memento).
  */
 #include <math.h>
 #include <setjmp.h>

@@ -4,6 +4,8 @@
  * key hashes against the hex digest, ring order on real position
  * collisions, the paper's balance claim and minimal disruption.  The Python
  * cross-check is tests/ref/multiprobe_ref.py (ctest ref_multiprobe).
+ *
+ * Checks docs/api.md, 'GET /api/config' (the catalogue's multiprobe).
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -11,6 +11,9 @@
  *   - two names that split alike ("unix:/s" and "UNIX:/s") get the same
  *     points and the de-duplication leaves them all to the first;
  *   - refusals of weights nginx or ringsim does not take.
+ *
+ * Checks docs/api.md, 'GET /api/config' (the catalogue's nginx), 'Variants: the
+ * modes people really run'.
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -10,6 +10,8 @@
  * the CLUSTER SLOTS page (0-4095, 4096-8191, 8192-12287, 12288-16383).  The
  * real redis-cli is compared slot by slot in tests/ref/redis_ref.sh.
  * Random tests use fixed seeds and print them when they fail.
+ *
+ * Checks docs/api.md, 'GET /api/config' (the catalogue's redis).
  */
 #include <math.h>
 #include <setjmp.h>

@@ -5,6 +5,8 @@
  * descending, name ascending)), plus the properties the definition implies.
  * The Python cross-check is tests/ref/rendezvous_ref.py (ctest
  * ref_rendezvous).  Random inputs use fixed seeds printed on failure.
+ *
+ * Checks docs/api.md, 'GET /api/config' (the catalogue's rendezvous).
  */
 #include <math.h>
 #include <setjmp.h>

@@ -15,6 +15,8 @@
  *   - the signed-char quirk: a byte >= 0x80 enters FNV as 0xffffff80...;
  *   - the point counts (160 for one server, multiples of 4, 0 for a server
  *     far below its share) and each point being a word of MD5("NAME-k").
+ *
+ * Checks docs/api.md, 'The real systems: haproxy and twemproxy'.
  */
 #include <setjmp.h>
 #include <stdarg.h>

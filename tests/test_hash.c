@@ -1,6 +1,9 @@
 /*
  * test_hash.c - positions against an implementation this project did not
  * write: the system's `sha256sum` (coreutils), run for each string.
+ *
+ * Checks docs/api.md, 'Conventions', 'GET /api/config' (the ring's key hash:
+ * SHA-256, first 32 bits).
  */
 #include <setjmp.h>
 #include <stdarg.h>

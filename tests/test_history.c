@@ -12,6 +12,8 @@
  * placement puts it.  The reference is the replay, the engine's older and
  * simpler path; the walk also counts that the undo path ("back") was taken.
  * Fixed seeds, printed on failure.
+ *
+ * Checks docs/api.md, 'Time travel: ?at=ID', 'POST /api/revert'.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>

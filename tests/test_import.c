@@ -4,6 +4,8 @@
  * section choice by name, and the limits (size, line length, NUL, UTF-8,
  * servers).  The placement of the imported nodes is checked against the
  * real programs by tests/ref/import_*.
+ *
+ * Checks docs/api.md, 'What the parsers read', 'Limits'.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>

@@ -13,6 +13,9 @@
  *     state included);
  *   - a switch between algorithms moves exactly the keys whose owner changes.
  * Random choices come from a seed printed when a check fails.
+ *
+ * Checks docs/api.md, 'GET /api/config' (the catalogue: minimal, replicas),
+ * 'POST /api/nodes', 'DELETE /api/nodes/{name}'.
  */
 #include <setjmp.h>
 #include <stdarg.h>

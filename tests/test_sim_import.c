@@ -10,6 +10,8 @@
  * owners.  Refusals (a weight of 0 cannot reach here: the parser leaves it
  * out; Redis slots without a master) change nothing.  Runs under ASan in
  * make test-asan.
+ *
+ * Checks docs/api.md, 'POST /api/import', 'GET /api/export/config?format=F'.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>

@@ -21,6 +21,8 @@
  * server, set_state twice is one operation, preview says what the
  * operation then does, time travel and revert agree with the live state,
  * and check passes.
+ *
+ * Checks docs/api.md, 'Node states', 'PUT /api/nodes/{name}/state'.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>

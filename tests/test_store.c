@@ -1,6 +1,8 @@
 /*
  * test_store.c - the SQLite store: schema, persistence across reopen,
  * refusing foreign files, keys, moves and the log.
+ *
+ * Checks docs/api.md, 'Conventions' (every change committed to SQLite).
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -20,6 +20,8 @@
  *   - through the engine: the factors' validation per program, a change of
  *     factor moves no key, POST-like runs give the same answer twice.
  * Random models come from a seed printed when a check fails.
+ *
+ * Checks docs/api.md, 'POST /api/traffic/run'.
  */
 #include <math.h>
 #include <setjmp.h>

@@ -19,6 +19,9 @@
 // Seeded (WRITERS_SEED, printed on failure).  Every process started here is
 // stopped at the end, on failure too.  Plain Node 20, no packages.  Ends
 // with one line "N passed, N failed".
+//
+// Checks docs/api.md, 'Serving' (a change made by another process),
+// 'Conventions'.
 
 import { spawn } from 'node:child_process';
 import http from 'node:http';

@@ -42,6 +42,8 @@ must be refused, never run.
 Exit 0 pass, 1 fail, 77 when a reference program is missing (the build
 makes that a failure when RINGSIM_REQUIRE_REFS is on).  Ends with a line
 "N passed, N failed".
+
+Checks docs/api.md, 'GET /api/export/config?format=F'.
 """
 import hashlib
 import json
