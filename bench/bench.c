@@ -219,10 +219,10 @@ static long self_rss_kb(void)
 /* ---- child processes ---- */
 
 typedef struct child {
-    double wall;  /* seconds, fork to reap */
-    double cpu;   /* seconds, user + system */
-    double maxrss; /* MB (10^6 bytes) */
-    int status;   /* exit code, or 128 + signal */
+    double wall;    /* seconds, fork to reap */
+    double cpu;     /* seconds, user + system */
+    double maxrss;  /* MB (10^6 bytes) */
+    int status;     /* exit code, or 128 + signal */
     char out[4096]; /* the start of stdout + stderr */
 } child;
 
@@ -309,8 +309,7 @@ static void ringsim(child *c, const char *db, ...)
     argv[n] = NULL;
     run(c, argv);
     if (c->status)
-        die("ringsim %s %s failed (status %d): %s", argv[3], n > 4 ? argv[4] : "",
-            c->status, c->out);
+        die("ringsim %s %s failed (status %d): %s", argv[3], n > 4 ? argv[4] : "", c->status, c->out);
 }
 
 /* Run fn(arg) in a forked child and measure it like a process. */
@@ -333,21 +332,20 @@ static void run_forked(child *c, int (*fn)(const char *), const char *arg)
 
 static int goals_met, goals_total;
 
-static void header(const char *title)
-{
-    printf("\n%s\n", title);
-}
+static void header(const char *title) { printf("\n%s\n", title); }
 
 /* One line: what, measured, reference, ratio and the goal on `judged`
  * (the ratio, or an absolute value for goals stated that way). */
-static void line(const char *what, const char *measured, const char *reference,
-                 double ratio, const char *goal, int met)
+static void line(const char *what, const char *measured, const char *reference, double ratio,
+                 const char *goal, int met)
 {
     char r[32] = "";
     if (ratio > 0)
         snprintf(r, sizeof r, "%.2fx", ratio);
-    printf("  %-38s %-16s %-24s %8s  %-11s %s\n", what, measured, reference, r,
-           goal ? goal : "", met < 0 ? "" : met ? "MET" : "MISSED");
+    printf("  %-38s %-16s %-24s %8s  %-11s %s\n", what, measured, reference, r, goal ? goal : "",
+           met < 0 ? ""
+           : met   ? "MET"
+                   : "MISSED");
     if (met >= 0) {
         goals_total++;
         goals_met += met;
@@ -469,8 +467,7 @@ static void bench_hash(void)
     line("hash_position()", fmt(a, "%.1f ns", median(hp, RUNS)),
          fmt(b, "raw EVP %.1f ns", median(ev, RUNS)), m, "<= 1.20x", m <= 1.2);
     line("one-shot SHA256() (info)", fmt(a, "%.1f ns", median(os, RUNS)),
-         fmt(b, "raw EVP %.1f ns", median(ev, RUNS)), median(os, RUNS) / median(ev, RUNS),
-         NULL, -1);
+         fmt(b, "raw EVP %.1f ns", median(ev, RUNS)), median(os, RUNS) / median(ev, RUNS), NULL, -1);
     EVP_MD_CTX_free(ctx);
     EVP_MD_free(md);
     hasher_free(h);
@@ -497,8 +494,7 @@ static inline size_t lower_bound_wrap(const uint32_t *a, size_t n, uint32_t pos)
 
 /* lower_bound within the bucket of pos's top 16 bits: bidx[b] is the first
  * point at or above b << 16, bidx[65536] = n. */
-static inline size_t bucket_successor(const uint32_t *a, size_t n, const uint32_t *bidx,
-                                      uint32_t pos)
+static inline size_t bucket_successor(const uint32_t *a, size_t n, const uint32_t *bidx, uint32_t pos)
 {
     uint32_t b = pos >> 16;
     size_t lo = bidx[b], len = bidx[b + 1] - lo;
@@ -585,12 +581,11 @@ static void bench_successor(void)
     printf("\n2. successor search: %zu points (1000 nodes x 160), 1M random positions, "
            "ns/lookup (median of %d; ring_points + ring_index took %.0f ms)\n",
            np, RUNS, tb * 1e3);
-    line("ring_successor()", fmt(a, "%.1f ns", m),
-         fmt(b, "lower_bound %.1f ns", median(lb, RUNS)), median(ratio, RUNS),
-         "<= 50 ns", m <= 50);
+    line("ring_successor()", fmt(a, "%.1f ns", m), fmt(b, "lower_bound %.1f ns", median(lb, RUNS)),
+         median(ratio, RUNS), "<= 50 ns", m <= 50);
     line("2^16-bucket index + search (info)", fmt(a, "%.1f ns", median(bk, RUNS)),
-         fmt(b, "lower_bound %.1f ns", median(lb, RUNS)), median(bk, RUNS) / median(lb, RUNS),
-         NULL, -1);
+         fmt(b, "lower_bound %.1f ns", median(lb, RUNS)), median(bk, RUNS) / median(lb, RUNS), NULL,
+         -1);
     free(bidx);
     free(pts);
     free(q);
@@ -660,8 +655,10 @@ static int plain_keygen(const char *path)
                           "PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY;"
                           "BEGIN IMMEDIATE",
                           NULL, NULL, NULL) == SQLITE_OK &&
-             sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO keys(key, coord, node) "
-                                    "VALUES(?1, ?2, ?3)", -1, &ins, NULL) == SQLITE_OK;
+             sqlite3_prepare_v2(db,
+                                "INSERT OR IGNORE INTO keys(key, coord, node) "
+                                "VALUES(?1, ?2, ?3)",
+                                -1, &ins, NULL) == SQLITE_OK;
     for (uint32_t i = 0; ok && i < NKEYS; i++) {
         int n = sprintf(buf, "key-%u", i);
         EVP_DigestInit_ex2(ctx, md, NULL);
@@ -694,9 +691,11 @@ static void keys_digest(const char *path, int64_t out[4])
     sqlite3_stmt *s;
     memset(out, 0, 4 * sizeof *out);
     if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(db, "SELECT count(*), sum(coalesce(pos, coord - "
-                               "(-9223372036854775807 - 1))), sum(node), sum(length(key)) "
-                               "FROM keys", -1, &s, NULL) != SQLITE_OK)
+        sqlite3_prepare_v2(db,
+                           "SELECT count(*), sum(coalesce(pos, coord - "
+                           "(-9223372036854775807 - 1))), sum(node), sum(length(key)) "
+                           "FROM keys",
+                           -1, &s, NULL) != SQLITE_OK)
         die("cannot read %s: %s", path, sqlite3_errmsg(db));
     if (sqlite3_step(s) == SQLITE_ROW)
         for (int i = 0; i < 4; i++)
@@ -748,7 +747,8 @@ static void bench_keygen(void)
             keys_digest(q, b);
             if (memcmp(a, b, sizeof a) || a[0] != NKEYS)
                 die("ringsim and the plain key gen wrote different rows "
-                    "(%" PRId64 " vs %" PRId64 " keys)", a[0], b[0]);
+                    "(%" PRId64 " vs %" PRId64 " keys)",
+                    a[0], b[0]);
             snprintf(db_1m, sizeof db_1m, "%s", p);
         } else {
             db_remove(p);
@@ -826,10 +826,10 @@ static void bench_node_add(void)
     char a[64], b[64];
     double m = median(ratio, RUNS);
     printf("\n4. node add, 160 points per node, wall clock incl. process start "
-           "(median of %d; dbs prepared in %.0f s)\n", RUNS, prep);
+           "(median of %d; dbs prepared in %.0f s)\n",
+           RUNS, prep);
     line("1M keys, 100 nodes", fmt(a, "%.1f ms", median(big, RUNS) * 1e3),
-         fmt(b, "100k keys, 10 nodes %.1f ms", median(sm, RUNS) * 1e3), m, "<= 2.00x",
-         m <= 2);
+         fmt(b, "100k keys, 10 nodes %.1f ms", median(sm, RUNS) * 1e3), m, "<= 2.00x", m <= 2);
     line("  CPU time (user + sys, info)", fmt(a, "%.1f ms", median(cb, RUNS) * 1e3),
          fmt(b, "%.1f ms", median(cs, RUNS) * 1e3), median(rc, RUNS), NULL, -1);
     line("  keys moved", fmt(a, "%ld", mb), fmt(b, "%ld", ms), ms > 0 ? (double)mb / (double)ms : 0,
@@ -886,16 +886,14 @@ static void bench_start(void)
     line("1M keys, 100 nodes x 160 (info)", fmt(a, "%.2f ms", median(g, RUNS) * 1e3),
          fmt(b, "empty db %.2f ms", median(e, RUNS) * 1e3), median(rg, RUNS), NULL, -1);
     line("`ringsim stats`, 1M keys (info)", fmt(a, "%.2f ms", median(pf, PROC_RUNS) * 1e3),
-         fmt(b, "empty db %.2f ms", median(pe, PROC_RUNS) * 1e3), median(pr, PROC_RUNS),
-         NULL, -1);
+         fmt(b, "empty db %.2f ms", median(pe, PROC_RUNS) * 1e3), median(pr, PROC_RUNS), NULL, -1);
     db_remove(empty);
 }
 
 /* ---- 6. peak memory ---- */
 
 /* One HTTP/1.1 request on a fresh connection; the status, or -1. */
-static int http(int port, const char *method, const char *path, const char *body,
-                size_t *bytes)
+static int http(int port, const char *method, const char *path, const char *body, size_t *bytes)
 {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
@@ -921,8 +919,8 @@ static int http(int port, const char *method, const char *path, const char *body
     ssize_t k;
     while ((k = read(fd, buf, sizeof buf)) > 0) {
         if (got < sizeof head - 1)
-            memcpy(head + got, buf, (size_t)k < sizeof head - 1 - got ? (size_t)k
-                                                                   : sizeof head - 1 - got);
+            memcpy(head + got, buf,
+                   (size_t)k < sizeof head - 1 - got ? (size_t)k : sizeof head - 1 - got);
         got += (size_t)k;
     }
     close(fd);
@@ -939,8 +937,8 @@ static void serve_rss(child *c, const char *db, char *report, size_t rsize)
     char work[PATH_MAX];
     path_in(work, "serve.db");
     db_copy(db, work);
-    char *argv[] = {ringsim_bin, (char *)"--db", work, (char *)"serve", (char *)"--port",
-                    (char *)"0", NULL};
+    char *argv[] = {ringsim_bin,      (char *)"--db", work, (char *)"serve",
+                    (char *)"--port", (char *)"0",    NULL};
     int fd;
     double t0 = bench_now();
     pid_t pid = spawn(argv, &fd);
@@ -1000,20 +998,19 @@ static void bench_memory(void)
     char a[64], b[64];
     double v;
     printf("\n6. peak memory (ru_maxrss of the child, MB = 10^6 bytes; spawn floor "
-           "%.1f MB, this process %.1f MB)\n", rss_floor, (double)self_rss_kb() * 1024 / 1e6);
+           "%.1f MB, this process %.1f MB)\n",
+           rss_floor, (double)self_rss_kb() * 1024 / 1e6);
     v = maxof(rss_keygen, 3);
     line("key gen 1000000 (max of 3)", fmt(a, "%.1f MB", v),
          fmt(b, "plain C+SQLite %.1f MB", plain), v / plain, "<= 200 MB", v <= 200);
     v = maxof(rss_add_big, n_add_big);
     line("node add, 1M keys / 100 nodes", fmt(a, "%.1f MB", v),
          fmt(b, "plain C+SQLite %.1f MB", plain), v / plain, "<= 200 MB", v <= 200);
-    line("check, 1M keys", fmt(a, "%.1f MB", chk.maxrss),
-         fmt(b, "plain C+SQLite %.1f MB", plain), chk.maxrss / plain, "<= 200 MB",
-         chk.maxrss <= 200);
+    line("check, 1M keys", fmt(a, "%.1f MB", chk.maxrss), fmt(b, "plain C+SQLite %.1f MB", plain),
+         chk.maxrss / plain, "<= 200 MB", chk.maxrss <= 200);
     printf("  %-38s (took %.1f s)\n", "", chk.wall);
     line("serve, 1M keys, 8 requests", fmt(a, "%.1f MB", srv.maxrss),
-         fmt(b, "plain C+SQLite %.1f MB", plain), srv.maxrss / plain, "<= 200 MB",
-         srv.maxrss <= 200);
+         fmt(b, "plain C+SQLite %.1f MB", plain), srv.maxrss / plain, "<= 200 MB", srv.maxrss <= 200);
     fputs(report, stdout);
 }
 
@@ -1048,10 +1045,10 @@ int main(int argc, char **argv)
     setvbuf(stdout, NULL, _IOLBF, 0);
 
     double t0 = bench_now();
-    printf("ringsim benchmark  (binary %s; %ld cores; ratio = measured / reference)\n",
-           ringsim_bin, sysconf(_SC_NPROCESSORS_ONLN));
-    printf("  %-38s %-16s %-24s %8s  %-11s %s\n", "figure", "measured", "reference",
-           "ratio", "goal", "");
+    printf("ringsim benchmark  (binary %s; %ld cores; ratio = measured / reference)\n", ringsim_bin,
+           sysconf(_SC_NPROCESSORS_ONLN));
+    printf("  %-38s %-16s %-24s %8s  %-11s %s\n", "figure", "measured", "reference", "ratio",
+           "goal", "");
     bench_hash();
     bench_successor();
     trim(); /* children must not inherit big pages: see the top comment */

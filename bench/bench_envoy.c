@@ -28,8 +28,8 @@
 #include "alg_envoy_ring.h"
 #include "alg_maglev.h"
 
-#define RUNS 7     /* build timings */
-#define ROUNDS 61  /* pairs of lookup runs */
+#define RUNS 7      /* build timings */
+#define ROUNDS 61   /* pairs of lookup runs */
 #define CHUNK 20000 /* keys per lookup run */
 
 static double now(void)
@@ -101,7 +101,6 @@ static hosts hosts_make(size_t n)
 }
 
 static volatile uint64_t sink;
-
 
 /* What a lookup run needs; each runner does keys [from, from + n). */
 typedef struct ctx {
@@ -229,8 +228,8 @@ int main(int argc, char **argv)
         hosts h = hosts_make(sizes[s]);
         alg_point *p;
         size_t np;
-        if (envoy_ring_build(h.node, h.n, ENVOY_RING_MIN_DEFAULT, ENVOY_RING_MAX_DEFAULT, &p,
-                             &np, NULL))
+        if (envoy_ring_build(h.node, h.n, ENVOY_RING_MIN_DEFAULT, ENVOY_RING_MAX_DEFAULT, &p, &np,
+                             NULL))
             die("envoy_ring_build");
         const ctx c = {.k = &k, .hash = kh, .p = p, .np = np};
         char what[64];
@@ -255,15 +254,14 @@ int main(int argc, char **argv)
         for (int r = 0; r < runs; r++) {
             alg_point *p;
             double t0 = now();
-            if (envoy_ring_build(h.node, h.n, rb[s].min_ring, ENVOY_RING_MAX_DEFAULT, &p, &np,
-                                 NULL))
+            if (envoy_ring_build(h.node, h.n, rb[s].min_ring, ENVOY_RING_MAX_DEFAULT, &p, &np, NULL))
                 die("envoy_ring_build");
             a[r] = now() - t0;
             free(p);
         }
         char what[80];
-        snprintf(what, sizeof what, "envoy_ring_build %zu hosts, min %llu (%zu pts)",
-                 rb[s].hosts, (unsigned long long)rb[s].min_ring, np);
+        snprintf(what, sizeof what, "envoy_ring_build %zu hosts, min %llu (%zu pts)", rb[s].hosts,
+                 (unsigned long long)rb[s].min_ring, np);
         printf("%-44s %9.3f ms\n", what, median(a, runs) * 1e3);
         free(h.node);
         free(h.name);

@@ -42,13 +42,12 @@
 
 #define ROUNDS 5
 
-
-#define OK(call)                                                                         \
-    do {                                                                                 \
-        if ((call) != 0) {                                                               \
-            fprintf(stderr, "bench_history: %s: %s\n", #call, err.msg);                 \
-            goto fail;                                                                   \
-        }                                                                                \
+#define OK(call)                                                                                   \
+    do {                                                                                           \
+        if ((call) != 0) {                                                                         \
+            fprintf(stderr, "bench_history: %s: %s\n", #call, err.msg);                            \
+            goto fail;                                                                             \
+        }                                                                                          \
     } while (0)
 
 /* Figures 10 and 11 (issue 13): NODES nodes x 160 points, 100k keys, one
@@ -100,8 +99,8 @@ static int layout_figures(const char *dir, int nodes)
     printf("| 10 | the state before the generate, cold (%s, %llu layouts built) | %.3f s | "
            "the generate: %.3f s | %.2fx | about 1x |\n",
            how, built, t_before, t_gen, t_before / t_gen);
-    printf("| 11 | replay of the %d node adds (%.0f MB of layouts built) | %.3f s | | | |\n",
-           nodes, bytes / 1e6, t_replay);
+    printf("| 11 | replay of the %d node adds (%.0f MB of layouts built) | %.3f s | | | |\n", nodes,
+           bytes / 1e6, t_replay);
     printf("layout: %.4f us per byte built; a key of work %.2f us; bytes per key %.0f "
            "(LAYOUT_BYTES_PER_KEY)\n",
            per_byte * 1e6, per_key * 1e6, per_key / per_byte);
@@ -219,8 +218,7 @@ int main(int argc, char **argv)
     OK(sim_history_at(s, &k, behind, &v, &err));
     double t_behind = bench_now() - t0;
     const char *behind_how = k.how;
-    printf("jump behind a revert (to %lld): %.3f s (%s)\n", (long long)behind, t_behind,
-           behind_how);
+    printf("jump behind a revert (to %lld): %.3f s (%s)\n", (long long)behind, t_behind, behind_how);
     t0 = bench_now();
     OK(sim_at(s, behind, &replayed, &err));
     double t_behind_replay = bench_now() - t0;
@@ -234,14 +232,12 @@ int main(int argc, char **argv)
            mf = bench_median(t_fwd, ROUNDS);
     printf("\n| # | measured | median | reference (node add) | ratio | goal |\n");
     printf("|---|----------|--------|----------------------|-------|------|\n");
-    printf("| 1 | step back over a node add | %.3f s | %.3f s | %.2fx | <= 2x |\n", mb, ma,
-           mb / ma);
+    printf("| 1 | step back over a node add | %.3f s | %.3f s | %.2fx | <= 2x |\n", mb, ma, mb / ma);
     printf("| 2 | step forward over a node add | %.3f s | %.3f s | %.2fx | <= 2x |\n", mf, ma,
            mf / ma);
-    printf("| 3 | first view, one operation back (%s) | %.3f s | | | < 1 s |\n", first_how,
-           t_first);
-    printf("| 4 | jump back over %d operations, view warm | %.3f s | | | < 1 s |\n",
-           2 * ROUNDS - 1, t_jump);
+    printf("| 3 | first view, one operation back (%s) | %.3f s | | | < 1 s |\n", first_how, t_first);
+    printf("| 4 | jump back over %d operations, view warm | %.3f s | | | < 1 s |\n", 2 * ROUNDS - 1,
+           t_jump);
     for (size_t i = 0; i < sizeof cold / sizeof *cold; i++)
         printf("| %zu | cold jump %s (%s) | %.3f s | replay of the log: %.3f s | %.2fx | < 1 s "
                "|\n",

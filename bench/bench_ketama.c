@@ -41,11 +41,7 @@ typedef struct servers {
     alg_node *nodes;
 } servers;
 
-static double now_ns(void)
-{
-    return bench_now() * 1e9;
-}
-
+static double now_ns(void) { return bench_now() * 1e9; }
 
 static int keys_make(keyset *k)
 {
@@ -108,8 +104,7 @@ static uint32_t ours_one(ketama_md5 *m, const alg_point *p, size_t np, const cha
 }
 
 /* ns per lookup of one pass over the keys; *sink defeats dead-code removal. */
-static double time_ours(ketama_md5 *m, const alg_point *p, size_t np, const keyset *k,
-                        uint32_t *sink)
+static double time_ours(ketama_md5 *m, const alg_point *p, size_t np, const keyset *k, uint32_t *sink)
 {
     double t0 = now_ns();
     for (uint32_t i = 0; i < NKEYS; i++)
@@ -169,8 +164,7 @@ static int bench_at(size_t n, ketama_md5 *m, const keyset *k, uint32_t *sink)
         printf("%6zu  %8zu  %9.1f  %12.1f  %5.2fx  %s  %9.2f\n", n, np, mo, mt, mo / mt,
                mo <= mt ? "ok  " : "SLOW", mb);
     } else {
-        printf("%6zu  %8zu  %9.1f  %12s  %6s  %4s  %9.2f\n", n, np, mo, "(aborts)", "-", "-",
-               mb);
+        printf("%6zu  %8zu  %9.1f  %12s  %6s  %4s  %9.2f\n", n, np, mo, "(aborts)", "-", "-", mb);
     }
     rc = 0;
 out:

@@ -220,29 +220,27 @@ int main(void)
         x[r] = run_cassandra_owner(f);
     }
     double ra3 = median(a3, RUNS);
-    double ra = median(a, RUNS), rb = median(b, RUNS), rc = median(c, RUNS),
-           rd = median(d, RUNS), re = median(e, RUNS), rg = median(g, RUNS),
-           rx = median(x, RUNS);
+    double ra = median(a, RUNS), rb = median(b, RUNS), rc = median(c, RUNS), rd = median(d, RUNS),
+           re = median(e, RUNS), rg = median(g, RUNS), rx = median(x, RUNS);
     double tk[RUNS];
     for (int r = 0; r < RUNS; r++)
         tk[r] = run_cassandra_token(f);
     double rt = median(tk, RUNS);
     printf("%-44s %12s %12s %8s %6s\n", "measure (median of 7, ns per key)", "measured",
            "reference", "ratio", "goal");
-    printf("%-44s %12.1f %12.1f %7.2fx %6s\n", "1. rendezvous owner, 1000 nodes", ra, rb,
-           ra / rb, "1.5x");
+    printf("%-44s %12.1f %12.1f %7.2fx %6s\n", "1. rendezvous owner, 1000 nodes", ra, rb, ra / rb,
+           "1.5x");
     printf("%-44s %12.1f %12.1f %7.2fx %6s\n", "   info: rendezvous top 3, 1000 nodes", ra3, rb,
            ra3 / rb, "-");
-    printf("%-44s %12.1f %12.1f %7.2fx %6s\n", "2. jump (memento), 1000 buckets", rc, rd,
-           rc / rd, "1.5x");
+    printf("%-44s %12.1f %12.1f %7.2fx %6s\n", "2. jump (memento), 1000 buckets", rc, rd, rc / rd,
+           "1.5x");
     printf("%-44s %12.1f %12.1f %7.2fx %6s\n", "   info: 100 of 1000 buckets removed", re, rd,
            re / rd, "-");
     printf("%-44s %12.1f %12s %8s %6s\n", "   info: multiprobe, 1000 nodes, 21 probes", rg, "-",
            "-", "-");
     printf("%-44s %12.1f %12s %8s %6s\n", "   info: cassandra owner, 16000 tokens", rx, "-", "-",
            "-");
-    printf("%-44s %12.1f %12s %8s %6s\n", "   info: cassandra_token(\"key-N\")", rt, "-", "-",
-           "-");
+    printf("%-44s %12.1f %12s %8s %6s\n", "   info: cassandra_token(\"key-N\")", rt, "-", "-", "-");
     int ok = ra / rb <= 1.5 && rc / rd <= 1.5;
     printf("%s\n", ok ? "all goals met" : "GOAL MISSED");
     memento_free(f->full);

@@ -18,11 +18,11 @@
 
 #include "api.h"
 
-static const char *const words[] = {"nodes", "keys", "ring", "config", "lookup", "stats",
-                                    "density", "operations", "reset", "revert", "events",
-                                    "alpha", "k1", "1", "0", "", "%", "a/b"};
-static const char *const pnames[] = {"at", "node", "prefix", "offset", "limit", "after",
-                                     "key", "bins"};
+static const char *const words[] = {"nodes",   "keys",       "ring",  "config", "lookup", "stats",
+                                    "density", "operations", "reset", "revert", "events", "alpha",
+                                    "k1",      "1",          "0",     "",       "%",      "a/b"};
+static const char *const pnames[] = {"at",    "node",  "prefix", "offset",
+                                     "limit", "after", "key",    "bins"};
 
 static unsigned take(const uint8_t **p, size_t *n)
 {

@@ -82,8 +82,7 @@ static bool too_slow(const api_request *r)
 /* Decode a chunked body at in[0..len) in pieces of at most `piece` bytes
  * (0: all at once) into out (API_MAX_BODY + 1 bytes).  Returns the bytes
  * used, or the negative code. */
-static ssize_t dechunk(const char *in, size_t len, size_t piece, char *out, size_t *olen,
-                       bool *done)
+static ssize_t dechunk(const char *in, size_t len, size_t piece, char *out, size_t *olen, bool *done)
 {
     http_chunked ck;
     memset(&ck, 0, sizeof ck);
@@ -139,8 +138,8 @@ static void check_request(const http_head *h, const char *body, size_t blen)
         /* Past the token check: the request must hold the token. */
         bool has = h->authorization && strstr(h->authorization, "fuzz-token");
         for (int i = 0; i < req.api.nparams; i++)
-            has |= strcmp(req.api.params[i].name, "token") == 0 &&
-                   req.api.params[i].len == 10 && memcmp(req.api.params[i].value, "fuzz-token", 10) == 0;
+            has |= strcmp(req.api.params[i].name, "token") == 0 && req.api.params[i].len == 10 &&
+                   memcmp(req.api.params[i].value, "fuzz-token", 10) == 0;
         need(has, "an API request passed without the token");
     }
     http_request_clear(&req);

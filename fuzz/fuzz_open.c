@@ -71,9 +71,8 @@ static void make_seed(void)
         die("revert", &err);
     sim_close(s); /* the last connection: the WAL goes into the file */
     FILE *f = fopen(path, "rb");
-    if (!f || fseek(f, 0, SEEK_END) || (seed_len = (size_t)ftell(f)) == 0 ||
-        fseek(f, 0, SEEK_SET) || !(seed = malloc(seed_len)) ||
-        fread(seed, 1, seed_len, f) != seed_len)
+    if (!f || fseek(f, 0, SEEK_END) || (seed_len = (size_t)ftell(f)) == 0 || fseek(f, 0, SEEK_SET) ||
+        !(seed = malloc(seed_len)) || fread(seed, 1, seed_len, f) != seed_len)
         die("reading the seed", NULL);
     fclose(f);
 }

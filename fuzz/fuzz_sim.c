@@ -33,10 +33,7 @@ static unsigned take(input *in)
 
 /* Small alphabets make collisions between names (and so conflicts,
  * duplicates and removals of existing nodes) likely. */
-static size_t node_name(input *in, char *out)
-{
-    return (size_t)sprintf(out, "n%u", take(in) % 12);
-}
+static size_t node_name(input *in, char *out) { return (size_t)sprintf(out, "n%u", take(in) % 12); }
 
 static size_t key_name(input *in, char *out)
 {

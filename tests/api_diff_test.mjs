@@ -11,6 +11,8 @@
 // / % # ? " <), in JSON, in URL paths and on the command line.  Bad numbers
 // are 400 invalid_parameter, ids past the last operation 404.  Ends with
 // "N passed, N failed".
+//
+// Checks docs/api.md, 'GET /api/diff?from=A&to=B', 'History' (ringsim diff).
 
 import { execFileSync, spawnSync } from 'node:child_process';
 import { setGroup, finish, crashed, check, eq, withServer, enc, cmpBytes, BIN } from './lib/harness.mjs';

@@ -14,6 +14,8 @@
 // ("lookup_ns").  JSON is compared as values (field order aside), text byte
 // for byte.  --update writes the answers this binary gives; the test (ctest
 // api_doc) fails whenever an answer changes.
+//
+// Checks docs/api.md, every section: each example in it.
 
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';

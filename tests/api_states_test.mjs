@@ -10,6 +10,8 @@
 // next up node clockwise is the owner on the ring of the up nodes' points
 // (the same positions without the down node's).  Ends with "N passed, N
 // failed".
+//
+// Checks docs/api.md, 'Node states', 'PUT /api/nodes/{name}/state'.
 
 import { spawnSync } from 'node:child_process';
 import { setGroup, finish, crashed, check, eq, withServer, pos, pointsFor, cmpBytes, enc, BIN, WEIRD } from './lib/harness.mjs';

@@ -10,6 +10,9 @@
 // Origin, Content-Type, Last-Event-ID) and the raw request path are under
 // the test's control.  The script ends with exactly one line
 // "N passed, N failed" and exits non-zero when anything failed.
+//
+// Checks docs/api.md, 'Conventions', 'Nodes', 'Keys', 'Statistics and layout',
+// 'History', 'Errors'.
 
 
 import { execFile } from 'node:child_process';

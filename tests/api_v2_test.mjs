@@ -9,6 +9,9 @@
 //
 // Ends with "N passed, N failed".  Random choices use a fixed seed, printed
 // on failure through the check names.
+//
+// Checks docs/api.md, 'GET /api/config', 'PUT /api/config', 'POST
+// /api/preview', 'GET /api/compare'.
 
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';

@@ -10,6 +10,9 @@
 // Expected owners come from the ring of API.md ("Positions and placement")
 // recomputed here; expected moves from the keys' owners before and after.
 // Ends with "N passed, N failed".
+//
+// Checks docs/api.md, 'PATCH /api/nodes/{name}', 'PUT /api/config', 'POST
+// /api/keys', 'GET /api/theory', 'POST /api/scenarios/run'.
 
 import { setGroup, finish, crashed, check, eq, withServer, pos, pointsFor, cmpBytes, enc } from './lib/harness.mjs';
 

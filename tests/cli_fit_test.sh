@@ -11,39 +11,18 @@
 # Expected parameters come from the catalogue (`algorithms --json`), the
 # figures from the --json answers of the same database.  Ends with
 # "N passed, N failed".
+#
+# Checks docs/api.md, 'Statistics, layout, configuration', 'Looking before
+# changing'.
 
 # shellcheck disable=SC2016 # JavaScript in single quotes, on purpose
 set -u
-# shellcheck disable=SC1091  # the counters and pass/fail/note/finish
+# shellcheck disable=SC1091  # tests/lib/check.sh: setup, the counters, expect, serve
 source "$(dirname "${BASH_SOURCE[0]}")/lib/check.sh"
-export LC_ALL=C.UTF-8 2>/dev/null || export LC_ALL=C
-unset RINGSIM_DB
-
-if [ $# -lt 1 ] || [ ! -x "$1" ]; then
-    echo "usage: bash tests/cli_fit_test.sh /path/to/ringsim" >&2
-    exit 2
-fi
-BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-command -v node >/dev/null || { echo "cli_fit_test.sh: node is required" >&2; exit 2; }
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/ringsim-fit.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
-cd "$TMP" || exit 2
+setup fit /path/to/ringsim 1 "$@"
+need node
 export RINGSIM_DB=$TMP/t.db
 rs() { "$BIN" "$@" </dev/null; }
-# jsrun CODE FILE... : node with A the files' texts and J = JSON.parse.
-jsrun() {
-    local c=$1
-    shift
-    node -e '
-const fs = require("fs");
-const A = process.argv.slice(1).map((f) => fs.readFileSync(f, "utf8"));
-const J = JSON.parse;
-const out = (() => {'"$c"'})();
-if (out !== undefined) console.log(out);' "$@"
-}
-check() { # DESC RESULT ("ok" passes)
-    if [ "$2" == ok ]; then pass; else fail "$1" "$2"; fi
-}
 
 echo "== config prints the parameters of the current algorithm, and only those"
 for n in alpha bravo charlie; do rs node add "$n" >/dev/null; done

@@ -10,23 +10,15 @@
 # everything else byte for byte) with awk, independently of ringsim; what
 # was stored is read back with `key ls --json` and `log --json`.
 # Ends with one line "N passed, N failed"; exits 1 if anything failed.
+#
+# Checks docs/api.md, 'Keys from a file, and which way a node went'.
 
 # shellcheck disable=SC2016 # JavaScript in single quotes, on purpose
 set -u
-# shellcheck disable=SC1091  # the counters and pass/fail/note/finish
+# shellcheck disable=SC1091  # tests/lib/check.sh: setup, the counters, expect, serve
 source "$(dirname "${BASH_SOURCE[0]}")/lib/check.sh"
-export LC_ALL=C.UTF-8 2>/dev/null || export LC_ALL=C
-unset RINGSIM_DB
-
-if [ $# -lt 1 ] || [ ! -x "$1" ]; then
-    echo "usage: bash tests/cli_keyfile_test.sh /path/to/ringsim" >&2
-    exit 2
-fi
-BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-command -v node >/dev/null || { echo "cli_keyfile_test.sh: node is required" >&2; exit 2; }
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/ringsim-keyfile.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
-cd "$TMP" || exit 2
+setup keyfile /path/to/ringsim 1 "$@"
+need node
 O=$TMP/out
 E=$TMP/err
 
@@ -36,12 +28,6 @@ rs() {
     RC=$?
 }
 ctx() { printf 'exit %s\nstdout: %s\nstderr: %s' "$RC" "$(head -c 400 "$O")" "$(head -c 400 "$E")"; }
-# js EXPR FILE... : print what the JavaScript expression gives, A the files' texts.
-js() {
-    local e=$1
-    shift
-    node -e "const fs = require('fs'); const A = process.argv.slice(1).map((f) => fs.readFileSync(f, 'utf8')); const J = JSON.parse; console.log((() => { $e })());" "$@"
-}
 # The keys a text gives by the rules, sorted and unique, one a line.
 expected_keys() {
     awk 'NR == 1 { sub(/^\xef\xbb\xbf/, "") } { sub(/\r$/, "") } length($0) > 0' "$1" | sort -u
@@ -52,7 +38,7 @@ stored_keys() {
         let t = ""; process.stdin.on("data", (d) => (t += d)).on("end", () =>
             process.stdout.write(JSON.parse(t).keys.map((k) => k.key).sort().join("\n") + "\n"));' | sort
 }
-ops() { "$BIN" --db "$1" --json log | js 'return J(A[0]).operations.length' /dev/stdin; }
+ops() { "$BIN" --db "$1" --json log | jsrun 'return J(A[0]).operations.length' /dev/stdin; }
 state() { { "$BIN" --db "$1" --json key ls; "$BIN" --db "$1" --json log; } | sha256sum; }
 
 new_db() {
@@ -67,7 +53,7 @@ new_db "$DB"
 rs --db "$DB" --json key add --file rules.txt </dev/null
 want_n=$(expected_keys rules.txt | wc -l)
 lines_n=$(awk 'NR == 1 { sub(/^\xef\xbb\xbf/, "") } { sub(/\r$/, "") } length($0) > 0' rules.txt | wc -l)
-got=$(js 'const j = J(A[0]); return `${j.inserted} ${j.skipped} ${j.operation.type} ${j.operation.subject}`' "$O")
+got=$(jsrun 'const j = J(A[0]); return `${j.inserted} ${j.skipped} ${j.operation.type} ${j.operation.subject}`' "$O")
 if [ "$RC" -eq 0 ] && [ "$got" == "$want_n $((lines_n - want_n)) insert_keys $lines_n keys" ]; then pass; else
     fail "key add --file: inserted = distinct keys, skipped = repeats, one insert_keys of every line's key" \
         "expected: $want_n $((lines_n - want_n)) insert_keys $lines_n keys" "got: $got" "$(ctx)"; fi
@@ -114,7 +100,7 @@ new_db "$DB"
 "$BIN" --db "$DB" key add k1 k2 >/dev/null
 printf 'k2\nk3\nk3\nk4\n' | { "$BIN" --db "$DB" --json key add - >"$O" 2>"$E"; }
 RC=$?
-got=$(js 'const j = J(A[0]); return `${j.inserted} ${j.skipped} ${Object.keys(j).join(",")}`' "$O")
+got=$(jsrun 'const j = J(A[0]); return `${j.inserted} ${j.skipped} ${Object.keys(j).join(",")}`' "$O")
 if [ "$got" == "2 2 inserted,skipped,operation" ]; then pass; else
     fail "key add - --json: {inserted, skipped, operation}, existing and repeated keys skipped" "$got" "$(ctx)"; fi
 # One key in a file is a list of one: it may exist (skipped), as {"keys": [k]}.
@@ -123,7 +109,7 @@ RC=$?
 if [ "$RC" -eq 0 ] && grep -qx "inserted 0 keys, skipped 1 (operation [0-9]*)" "$O"; then pass; else
     fail "a file of one existing key: skipped, not refused" "$(ctx)"; fi
 rs --db "$DB" --json log </dev/null
-if [ "$(js 'const o = J(A[0]).operations; return o[o.length - 1].subject' "$O")" == "k1" ]; then pass; else
+if [ "$(jsrun 'const o = J(A[0]).operations; return o[o.length - 1].subject' "$O")" == "k1" ]; then pass; else
     fail "a file of one key: the operation's subject is the key" "$(head -c 600 "$O")"; fi
 
 # A key named "-" stands after "--"; "-" among other keys is wrong usage.
@@ -204,12 +190,12 @@ rs --db "$DB" key add --file big.txt </dev/null
 if [ "$RC" -eq 0 ] && grep -qx "inserted 20000 keys, skipped 0 (operation 3)" "$O"; then pass; else
     fail "20000 keys from a file: one operation" "$(ctx)"; fi
 rs --db "$DB" --json log 3 </dev/null
-got=$(js 'const j = J(A[0]); return `${j.type} ${j.subject}`' "$O")
+got=$(jsrun 'const j = J(A[0]); return `${j.type} ${j.subject}`' "$O")
 expect="insert_keys 20000 keys"
 if [ "$got" == "$expect" ]; then pass; else fail "log 3: the insert of 20000 keys" "$got"; fi
 rs --db "$DB" revert 2 </dev/null
 rs --db "$DB" --json stats </dev/null
-if [ "$(js 'return J(A[0]).keys' "$O")" == 0 ]; then pass; else fail "revert undoes the file's insert whole" "$(ctx)"; fi
+if [ "$(jsrun 'return J(A[0]).keys' "$O")" == 0 ]; then pass; else fail "revert undoes the file's insert whole" "$(ctx)"; fi
 rs --db "$DB" check </dev/null
 if [ "$RC" -eq 0 ]; then pass; else fail "check replays the file's insert" "$(ctx)"; fi
 

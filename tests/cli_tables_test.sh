@@ -11,47 +11,19 @@
 # (the API's, checked elsewhere against the contract) or from what the test
 # itself did; widths are counted by node's own string-width rule for East
 # Asian wide characters.  Ends with "N passed, N failed".
+#
+# Checks docs/api.md, 'Nodes and keys', 'History', 'Keys from a file, and which
+# way a node went'.
 
 # shellcheck disable=SC2016 # JavaScript in single quotes, on purpose
 set -u
-# shellcheck disable=SC1091  # the counters and pass/fail/note/finish
+# shellcheck disable=SC1091  # tests/lib/check.sh: setup, the counters, expect, serve
 source "$(dirname "${BASH_SOURCE[0]}")/lib/check.sh"
-export LC_ALL=C.UTF-8 2>/dev/null || export LC_ALL=C
-unset RINGSIM_DB
-
-if [ $# -lt 1 ] || [ ! -x "$1" ]; then
-    echo "usage: bash tests/cli_tables_test.sh /path/to/ringsim" >&2
-    exit 2
-fi
-BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-command -v node >/dev/null || { echo "cli_tables_test.sh: node is required" >&2; exit 2; }
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/ringsim-tables.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
-cd "$TMP" || exit 2
+setup tables /path/to/ringsim 1 "$@"
+need node
 export RINGSIM_DB=$TMP/t.db
 O=$TMP/out
 rs() { "$BIN" "$@" >"$O" 2>"$TMP/err" </dev/null; }
-# jsrun CODE FILE... : node with A the files' texts, J = JSON.parse, and
-# W(s) the columns s takes on a terminal (wide characters 2).
-jsrun() {
-    local c=$1
-    shift
-    node -e '
-const fs = require("fs");
-const A = process.argv.slice(1).map((f) => fs.readFileSync(f, "utf8"));
-const J = JSON.parse;
-const W = (s) => [...s].reduce((w, ch) => {
-  const c = ch.codePointAt(0);
-  return w + ((c >= 0x1100 && c <= 0x115f) || (c >= 0x2e80 && c <= 0xa4cf) || (c >= 0xac00 && c <= 0xd7a3) ||
-    (c >= 0xf900 && c <= 0xfaff) || (c >= 0xfe30 && c <= 0xfe4f) || (c >= 0xff00 && c <= 0xff60) ||
-    (c >= 0xffe0 && c <= 0xffe6) ? 2 : 1);
-}, 0);
-const out = (() => {'"$c"'})();
-if (out !== undefined) console.log(out);' "$@"
-}
-check() { # DESC RESULT ("ok" passes)
-    if [ "$2" == ok ]; then pass; else fail "$1" "$2"; fi
-}
 
 LONG=node-with-a-very-long-name-0123456789-abcdefghij
 WIDE=ノードノードノードノードノードノードノード

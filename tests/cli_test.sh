@@ -12,33 +12,19 @@
 # Needs bash, coreutils and node; uses the sqlite3 command-line shell when it
 # is there (a few checks are skipped, with a note, when it is not).
 # Ends with one line "N passed, N failed"; exits 1 if anything failed.
+#
+# Checks docs/api.md, 'Command line', 'Conventions'.
 
 # shellcheck disable=SC2016 # JavaScript in single quotes, on purpose
 set -u
-# shellcheck disable=SC1091  # the counters and pass/fail/note/finish
+# shellcheck disable=SC1091  # tests/lib/check.sh: setup, the counters, expect, serve
 source "$(dirname "${BASH_SOURCE[0]}")/lib/check.sh"
-export LC_ALL=C.UTF-8 2>/dev/null || export LC_ALL=C
-unset RINGSIM_DB
-
-if [ $# -lt 1 ] || [ ! -x "$1" ]; then
-    echo "usage: bash tests/cli_test.sh /path/to/ringsim" >&2
-    exit 2
-fi
-BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-command -v node >/dev/null || { echo "cli_test.sh: node is required" >&2; exit 2; }
+setup cli /path/to/ringsim 1 "$@"
+need node
 HAVE_SQLITE=0
 command -v sqlite3 >/dev/null && HAVE_SQLITE=1
-
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/ringsim-cli.XXXXXX")
 LOCKPID=
-cleanup() {
-    [ -n "$LOCKPID" ] && kill "$LOCKPID" 2>/dev/null
-    chmod -R u+rwX "$TMP" 2>/dev/null
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
-cd "$TMP" || exit 2
-
+on_exit() { [ -n "$LOCKPID" ] && kill "$LOCKPID" 2>/dev/null; }
 
 # rs ARGS... : run ringsim; sets RC and leaves stdout in $O, stderr in $E.
 O=$TMP/out
@@ -50,10 +36,6 @@ rs() {
 ctx() { printf 'command: ringsim %s\nexit %s\nstdout: %s\nstderr: %s' "$*" "$RC" \
     "$(head -c 600 "$O")" "$(head -c 600 "$E")"; }
 
-# expect_eq DESC EXPECTED ACTUAL
-expect_eq() {
-    if [ "$2" == "$3" ]; then pass; else fail "$1" "expected: $2" "got:      $3"; fi
-}
 # ok DESC ARGS... : the command succeeds (exit 0) and writes nothing on stderr.
 ok() {
     local d=$1

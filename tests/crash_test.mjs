@@ -17,28 +17,17 @@
 //     response is sent") is in `ringsim log --json` with that id and type;
 //   - the log's ids are 1, 2, 3 ... with no gap.
 // Plain Node 20, no packages.  Ends with one line "N passed, N failed".
+//
+// Checks docs/api.md, 'Conventions' (committed before the answer is sent).
 
-import { spawn, spawnSync } from 'node:child_process';
-import fs from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import http from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
+import { BIN, Server, check, crashed, finish, freshDb, setGroup, sleep } from './lib/harness.mjs';
 
-const BIN = path.resolve(process.argv[2] || 'build/ringsim');
 const ROUNDS = Number(process.env.CRASH_ROUNDS || 10);
 const SCALE = Number(process.env.CRASH_SCALE || 1); // sizes of the operations
 const SEED = BigInt(process.env.CRASH_SEED || 20261130);
-
-let passed = 0;
-let failed = 0;
-function check(name, cond, detail) {
-  if (cond) passed++;
-  else {
-    failed++;
-    console.log(`FAIL ${name}${detail ? ' -- ' + detail : ''} (CRASH_SEED=${SEED})`);
-  }
-  return !!cond;
-}
+setGroup(`CRASH_SEED=${SEED}`); // in every failure's line
 
 // xorshift64*, seeded: the same seed gives the same rounds and kill delays.
 let rs = SEED || 1n;
@@ -49,37 +38,9 @@ function rnd() {
   return Number(((rs * 0x2545f4914f6cdd1dn) & 0xffffffffffffffffn) >> 11n) / 2 ** 53;
 }
 const rint = (lo, hi) => lo + Math.floor(rnd() * (hi - lo + 1));
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ringsim-crash-'));
-const DB = path.join(dir, 'crash.db');
-let server = null;
-process.on('exit', () => {
-  if (server) server.kill('SIGKILL');
-  fs.rmSync(dir, { recursive: true, force: true });
-});
-
-function start() {
-  return new Promise((resolve, reject) => {
-    const p = spawn(BIN, ['serve', '--port', '0', '--db', DB], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${err}`)), 20000);
-    p.stdout.on('data', (d) => {
-      out += d;
-      const m = /serving http:\/\/[^:]+:(\d+)\//.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ proc: p, port: Number(m[1]) });
-      }
-    });
-    p.stderr.on('data', (d) => { err += d; });
-    p.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited (${code}) before serving: ${err}`));
-    });
-  });
-}
+// Every round's server opens the same database.
+const DB = freshDb();
 
 // One request; resolves {status, json} or null when the connection broke
 // (the server was killed): such an operation is not acknowledged.
@@ -172,13 +133,10 @@ async function operation(kind, port, round) {
 
 // Rounds start from a database holding some nodes and keys.
 async function prepare() {
-  const { proc, port } = await start();
-  server = proc;
-  for (const name of ['alpha', 'bravo', 'charlie', 'delta']) ack(await request(port, 'POST', '/api/nodes', { name }), 'prepare');
-  ack(await request(port, 'POST', '/api/keys', { generate: { count: Math.round(60000 * SCALE) } }), 'prepare');
-  proc.kill('SIGTERM');
-  await new Promise((r) => proc.on('exit', r));
-  server = null;
+  const s = await new Server(DB).start();
+  for (const name of ['alpha', 'bravo', 'charlie', 'delta']) ack(await request(s.port, 'POST', '/api/nodes', { name }), 'prepare');
+  ack(await request(s.port, 'POST', '/api/keys', { generate: { count: Math.round(60000 * SCALE) } }), 'prepare');
+  await s.stop();
 }
 
 function verify(round, kind, delay) {
@@ -206,12 +164,11 @@ async function main() {
     const kind = KINDS[(round - 1) % KINDS.length];
     let srv;
     try {
-      srv = await start();
+      srv = await new Server(DB).start();
     } catch (e) {
       check(`round ${round}: the server restarts after the kill`, false, e.message);
       break;
     }
-    server = srv.proc;
     // Keep the database small enough that check stays quick: a reset now
     // and then (an operation like any other).
     const st = await request(srv.port, 'GET', '/api/stats');
@@ -233,9 +190,7 @@ async function main() {
     await Promise.race([sleep(delay), running]);
     const during = !finished;
     killed = true;
-    srv.proc.kill('SIGKILL');
-    await new Promise((r) => srv.proc.on('exit', r));
-    server = null;
+    await srv.kill('SIGKILL');
     await running;
     stats.kills++;
     if (during) stats.killedDuring[kind] = (stats.killedDuring[kind] || 0) + 1;
@@ -245,12 +200,7 @@ async function main() {
   stats.acked = acked.size;
   console.log(`crash_test: ${stats.kills} SIGKILLs (during the operation: ${JSON.stringify(stats.killedDuring)}), ` +
     `${stats.acked} acknowledged operations checked, seed ${SEED}, ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  console.log(`${passed} passed, ${failed} failed`);
-  process.exitCode = failed ? 1 : 0;
+  finish();
 }
 
-main().catch((e) => {
-  console.log(`FAIL ${e.stack} (CRASH_SEED=${SEED})`);
-  console.log(`${passed} passed, ${failed + 1} failed`);
-  process.exitCode = 1;
-});
+main().catch(crashed);

@@ -11,6 +11,8 @@
 //   node tests/fair_recount_test.mjs /path/to/ringsim
 //
 // Ends with "N passed, N failed".
+//
+// Checks docs/api.md, 'Balance against fair shares (version 4)'.
 
 import { setGroup, finish, crashed, check, eq, near, withServer, enc } from './lib/harness.mjs';
 

@@ -27,43 +27,23 @@
 # answered 201 and in no file afterwards), reads keep working, and the file
 # now at the path is left as it was.  Needs curl, sha256sum, the sqlite3 shell (some checks skipped
 # without it) and node (to read JSON).  Ends with "N passed, N failed".
+#
+# Checks docs/api.md, 'When the database cannot keep a write', 'Errors'.
 
 set -u
-# shellcheck disable=SC1091  # the counters and pass/fail/note/finish
+# shellcheck disable=SC1091  # tests/lib/check.sh: setup, the counters, expect, serve
 source "$(dirname "${BASH_SOURCE[0]}")/lib/check.sh"
-export LC_ALL=C.UTF-8 2>/dev/null || export LC_ALL=C
-unset RINGSIM_DB RINGSIM_MAX_PAGES
-
-if [ $# -lt 1 ] || [ ! -x "$1" ]; then
-    echo "usage: bash tests/fault_test.sh /path/to/ringsim" >&2
-    exit 2
-fi
-BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-for c in curl node sha256sum; do
-    command -v "$c" >/dev/null || { echo "fault_test.sh: $c is required" >&2; exit 2; }
-done
+unset RINGSIM_MAX_PAGES
+setup fault /path/to/ringsim 1 "$@"
+need curl node sha256sum
 HAVE_SQLITE=0
 command -v sqlite3 >/dev/null && HAVE_SQLITE=1
-
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/ringsim-fault.XXXXXX")
 chmod 755 "$TMP"
-SRV=
 LOCKPID=
 MNT=
-cleanup() {
-    [ -n "$SRV" ] && kill -9 "$SRV" 2>/dev/null
+on_exit() {
     [ -n "$LOCKPID" ] && kill "$LOCKPID" 2>/dev/null
     [ -n "$MNT" ] && umount "$MNT" 2>/dev/null
-    chmod -R u+rwX "$TMP" 2>/dev/null
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
-cd "$TMP" || exit 2
-
-expect() { # expect DESC CONDITION-STATUS [CONTEXT...]
-    local d=$1 st=$2
-    shift 2
-    if [ "$st" -eq 0 ]; then pass; else fail "$d" "$@"; fi
 }
 
 # As nobody, when we are root and may (setpriv); empty when we are not root.
@@ -77,38 +57,7 @@ if [ "$(id -u)" -eq 0 ]; then
     fi
 fi
 
-# ---- the server ----
-# serve DB [ENV=VALUE...]: start `ringsim serve` on a free port (as ${RUNAS[@]}
-# when set); sets SRV (pid), PORT, SERR (its stderr file).
-RUNAS=()
-serve() {
-    local db=$1 i
-    shift
-    SERR=$TMP/serve.err
-    # Emptied here, not only by the background job's redirections: the loop
-    # below could otherwise read the last server's port before the job ran.
-    : >"$TMP/serve.out"
-    : >"$SERR"
-    env "$@" "${RUNAS[@]}" "$BIN" serve --port 0 --db "$db" >"$TMP/serve.out" 2>"$SERR" &
-    SRV=$!
-    PORT=
-    for i in $(seq 100); do
-        PORT=$(sed -n 's|.*serving http://[^:]*:\([0-9]*\)/.*|\1|p' "$TMP/serve.out")
-        [ -n "$PORT" ] && return 0
-        kill -0 "$SRV" 2>/dev/null || break
-        sleep 0.1
-    done
-    fail "the server starts on $db" "$(cat "$SERR")"
-    SRV=
-    return 1
-}
-stop() { # stop [SIGNAL]: stop the server, wait for it; sets SRV_RC
-    [ -n "$SRV" ] || return 0
-    kill -s "${1:-TERM}" "$SRV" 2>/dev/null
-    wait "$SRV"
-    SRV_RC=$?
-    SRV=
-}
+# ---- the server: serve DB [ENV=VALUE...] and stop [SIGNAL] (lib/check.sh) ----
 # req METHOD PATH [BODY]: sets ST (status) and B (body file)
 B=$TMP/body
 req() {
@@ -222,8 +171,11 @@ echo "== 2. read-only databases"
 ro_case() {
     local d=$1 db=$2 sum0
     sum0=$(sha256sum <"$db")
+    # shellcheck disable=SC2034 # serve (tests/lib/check.sh) runs the server as RUNAS
     RUNAS=("${AS[@]}")
+    # shellcheck disable=SC2034
     serve "$db" || { RUNAS=(); return; }
+    # shellcheck disable=SC2034
     RUNAS=()
     expect "$d: serve says at start that it is read-only and names the file" \
         "$(grep -q "read-only" "$SERR" && grep -qF "$db" "$SERR"; echo $?)" "$(cat "$SERR")"

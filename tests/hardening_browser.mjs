@@ -11,40 +11,28 @@
 // (401) and shows no data, and every mutation the page sends is labelled
 // application/json -- DELETE and body-less POST included.  Ends with
 // "N passed, N failed".
+//
+// Checks docs/api.md, 'Conventions' (the token, the Origin check), 'Serving'.
 
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { BIN, Server, check, crashed, finish, freshDb, tmpRoot } from './lib/harness.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const BIN = path.resolve(process.argv[2] || 'build/ringsim');
 const TOKEN = 'brow-tok-123';
-let passed = 0;
-let failed = 0;
-const check = (name, cond, detail = '') => {
-  if (cond) passed++;
-  else {
-    failed++;
-    console.log(`FAIL ${name}${detail ? ' -- ' + detail : ''}`);
-  }
-};
-
 const eq2 = (name, got, want) => check(name, got === want, `expected ${JSON.stringify(want)}, got ${JSON.stringify(got)}`);
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ringsim-hb-'));
-const DB = path.join(dir, 'b.db');
-let srv = spawn(BIN, ['serve', '--port', '0', '--db', DB, '--token', TOKEN, '--web', path.join(repo, 'web')], {
-  stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, RINGSIM_TOKEN: '' },
-});
-let out = '';
-srv.stdout.on('data', (d) => (out += d));
-const port = await new Promise((resolve, reject) => {
-  const t = setTimeout(() => reject(new Error('no start')), 15000);
-  srv.stdout.on('data', () => { const m = /:(\d+)\/\?token=/.exec(out); if (m) { clearTimeout(t); resolve(+m[1]); } });
-});
+const DB = freshDb();
+// The server with the token, the page from the source tree; port: the same
+// one again after a restart (the page reconnects to its address).
+const serve = (port) => new Server(DB, {
+  args: ['--token', TOKEN, '--web', path.join(repo, 'web')], env: { RINGSIM_TOKEN: '' }, port,
+}).start();
+let srv = await serve().catch(crashed);
+const port = srv.port;
 const base = `http://127.0.0.1:${port}`;
 const api = (method, p, body) => fetch(base + p, {
   method, headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' },
@@ -113,15 +101,12 @@ try {
   // while the command line made 2,000 operations (more than the server
   // replays event by event) comes back live with every one of them.
   await page.waitForFunction(() => document.getElementById('connection').textContent === 'Live', null, { timeout: 10000 }).catch(() => {});
-  srv.kill('SIGTERM');
-  await new Promise((r) => srv.on('exit', r));
-  const script = path.join(dir, 'many.ringsim');
+  await srv.stop();
+  const script = path.join(tmpRoot, 'many.ringsim');
   fs.writeFileSync(script, Array.from({ length: 2000 }, (_, i) => `key add while-down-${i}-${"x".repeat(200)}`).join('\n') + '\n');
   execFileSync(BIN, ['--db', DB, 'run', script], { stdio: 'ignore', timeout: 120000 });
   const last = JSON.parse(execFileSync(BIN, ['--db', DB, '--json', 'log'], { encoding: 'utf8', maxBuffer: 64 << 20 })).operations.pop().id;
-  srv = spawn(BIN, ['serve', '--port', String(port), '--db', DB, '--token', TOKEN, '--web', path.join(repo, 'web')], {
-    stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, RINGSIM_TOKEN: '' },
-  });
+  srv = await serve(port);
   const want = `${last.toLocaleString('en-US')} operations`;
   const back = await page.waitForFunction((w) => document.getElementById('connection').textContent === 'Live' &&
     document.getElementById('history-count').textContent === w, want, { timeout: 30000 }).then(() => true, () => false);
@@ -144,14 +129,8 @@ try {
   // what a web page can send without asking: a <form> POST and no-cors
   // fetches, with and without bodies.  The browser sends them (seen on the
   // network) and the server answers 403; nothing changes.
-  const open = spawn(BIN, ['serve', '--port', '0', '--db', path.join(dir, 'open.db')], {
-    stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, RINGSIM_TOKEN: '' },
-  });
-  let oout = '';
-  const oport = await new Promise((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error('no start')), 15000);
-    open.stdout.on('data', (d) => { oout += d; const m = /127\.0\.0\.1:(\d+)\//.exec(oout); if (m) { clearTimeout(t); resolve(+m[1]); } });
-  });
+  const open = await new Server(freshDb(), { env: { RINGSIM_TOKEN: '' } }).start();
+  const oport = open.port;
   const target = `http://127.0.0.1:${oport}`;
   const plain = (method, p, body) => fetch(target + p, { method, headers: body ? { 'Content-Type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined }).then((r) => r.json());
   await plain('POST', '/api/nodes', { name: 'stays' });
@@ -190,8 +169,7 @@ setTimeout(() => document.getElementById('g').submit(), 300);
     eq2('control: curl -X DELETE (no Content-Type, no Origin) removes the node', r.status, 200);
   } finally {
     evil.close();
-    open.kill('SIGTERM');
-    await new Promise((r) => open.on('exit', r));
+    await open.stop();
   }
 
 } catch (e) {
@@ -199,9 +177,6 @@ setTimeout(() => document.getElementById('g').submit(), 300);
 
 } finally {
   await browser.close();
-  srv.kill('SIGTERM');
-  await new Promise((r) => srv.on('exit', r));
-  fs.rmSync(dir, { recursive: true, force: true });
+  await srv.stop();
 }
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+finish();

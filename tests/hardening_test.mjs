@@ -14,14 +14,17 @@
 // from RFC 6585, 503), API.md (the error object, invalid_json,
 // invalid_parameter, not_found) and issue 6 (each limit, the token).  The
 // script ends with "N passed, N failed".
+//
+// Checks docs/api.md, 'Limits', 'Errors', 'Conventions'.
 
-import { spawn, execFile } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
+import {
+  BIN, Server, check, finish, freshDb, getGroup, reapServers, setGroup, sleep, tmpRoot as tmp,
+} from './lib/harness.mjs';
 
-const BIN = path.resolve(process.argv[2] || 'build/ringsim');
 const BIN_BYTES = fs.readFileSync(BIN);
 const ASAN = BIN_BYTES.includes('__asan_init');
 const SANITIZED = ASAN || BIN_BYTES.includes('__tsan_init');
@@ -32,77 +35,21 @@ const CAN_CANCEL = BIN_BYTES.includes('operation cancelled');
 // that cannot cancel runs it to the end; AddressSanitizer makes it about
 // ten times slower).
 const LONG = ASAN ? 25000 : 200000;
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ringsim-hard-'));
-let passed = 0;
-let failed = 0;
-let group = '';
 
-function check(name, cond, detail = '') {
-  if (cond) passed++;
-  else {
-    failed++;
-    console.log(`FAIL [${group}] ${name}${detail ? ' -- ' + detail : ''}`);
-  }
-  return !!cond;
-}
 // A figure the README's hardening table quotes, printed as measured.
-const measured = (what) => console.log(`  measured [${group}] ${what}`);
+const measured = (what) => console.log(`  measured [${getGroup()}] ${what}`);
 const eq = (name, got, want) => check(name, got === want, `expected ${JSON.stringify(want)}, got ${JSON.stringify(got)}`);
 
 // ------------------------------------------------------------ the server --
 
 const LIMITS = 'header_timeout_ms=1000,idle_timeout_ms=1500,body_timeout_ms=1500,max_connections=64,max_events=8';
 
-// Every server started, so that none outlives the test whatever fails.
-const procs = [];
-function track(proc) {
-  procs.push(proc);
-  return proc;
-}
-async function reapAll() {
-  for (const p of procs) {
-    if (p.exitCode !== null || p.signalCode !== null) continue;
-    check(`server ${p.pid} was stopped by its group`, false);
-    p.kill('SIGKILL');
-    await new Promise((r) => p.once('exit', r));
-  }
-}
-
-async function start({ args = [], env = {}, limits = LIMITS, db } = {}) {
-  db = db || path.join(fs.mkdtempSync(path.join(tmp, 'g')), 'ringsim.db');
-  const proc = track(spawn(BIN, ['serve', '--port', '0', '--db', db, ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, RINGSIM_TOKEN: '', RINGSIM_SERVE_LIMITS: limits, ...env },
-  }));
-  let out = '';
-  let err = '';
-  proc.stderr.on('data', (d) => (err += d));
-  const exited = new Promise((r) => proc.on('exit', (code, sig) => r({ code, sig })));
-  const m = await new Promise((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`no start: ${out} ${err}`)), 15000);
-    proc.stdout.on('data', (d) => {
-      out += d;
-      const m = /serving http:\/\/(\S+?):(\d+)\/(\?token=(\S+))? /.exec(out);
-      if (m) {
-        clearTimeout(t);
-        resolve(m);
-      }
-    });
-    proc.on('exit', () => reject(new Error(`exited: ${out} ${err}`)));
-  });
-  const s = {
-    proc, db, port: +m[2], token: m[4], out: () => out, err: () => err, exited,
-    async stop(expectCode = 0) {
-      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
-      const r = await Promise.race([exited, sleep(15000).then(() => null)]);
-      check('server stops on SIGTERM', r !== null);
-      if (!r) proc.kill('SIGKILL');
-      else eq('exit status after SIGTERM', r.code, expectCode);
-      check('no sanitizer report', !/Sanitizer|runtime error:/.test(err), err.slice(0, 600));
-    },
-  };
-  return s;
+// A server on a fresh database (or db), with the limits given (null: the
+// server's own) and no token from the environment.
+function start({ args = [], env = {}, limits = LIMITS, db, ulimit } = {}) {
+  const lim = limits === null ? {} : { RINGSIM_SERVE_LIMITS: limits };
+  const opts = { args, ulimit, stopMs: 15000, env: { RINGSIM_TOKEN: '', ...lim, ...env } };
+  return new Server(db || freshDb(), opts).start();
 }
 
 // A raw connection: write bytes, read answers.  parse() takes one complete
@@ -842,34 +789,21 @@ async function caps() {
 // accept() without file descriptors: pause, do not spin, say it once.
 async function noFds() {
   // The soft limit is raised to the hard one at start.
-  const db0 = path.join(fs.mkdtempSync(path.join(tmp, 'g')), 'ringsim.db');
-  const lp = track(spawn('bash', ['-c', 'ulimit -S -n 64 && exec "$0" serve --port 0 --db "$1"', BIN, db0], { stdio: ['ignore', 'pipe', 'pipe'] }));
-  let lout = '';
-  lp.stdout.on('data', (d) => (lout += d));
-  for (let i = 0; i < 100 && !/serving/.test(lout); i++) await sleep(50);
-  const lim = /Max open files\s+(\d+)\s+(\d+)/.exec(fs.readFileSync(`/proc/${lp.pid}/limits`, 'utf8'));
+  const lp = await start({ ulimit: '-S -n 64', limits: null });
+  const lim = /Max open files\s+(\d+)\s+(\d+)/.exec(fs.readFileSync(`/proc/${lp.proc.pid}/limits`, 'utf8'));
   check('soft RLIMIT_NOFILE raised to the hard limit', lim && lim[1] === lim[2] && +lim[1] > 64, lim && lim[0]);
-  lp.kill('SIGTERM');
-  await new Promise((r) => lp.on('exit', r));
+  await lp.stop();
 
-  const db = path.join(fs.mkdtempSync(path.join(tmp, 'g')), 'ringsim.db');
   // ulimit -n sets the soft and the hard limit, so the server cannot raise it.
-  const proc = track(spawn('bash', ['-c', `ulimit -n 48 && exec "$0" serve --port 0 --db "$1"`, BIN, db], {
-    stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, RINGSIM_SERVE_LIMITS: 'header_timeout_ms=8000' },
-  }));
-  let out = '', err = '';
-  proc.stdout.on('data', (d) => (out += d));
-  proc.stderr.on('data', (d) => (err += d));
-  const exited = new Promise((r) => proc.on('exit', (code) => r(code)));
-  for (let i = 0; i < 100 && !/serving/.test(out); i++) await sleep(50);
-  const port = +/:(\d+)\//.exec(out)[1];
+  const s = await start({ ulimit: '-n 48', limits: 'header_timeout_ms=8000' });
+  const port = s.port;
   const conns = [];
   for (let i = 0; i < 120; i++) { const c = new Conn(port); conns.push(c); c.ready.catch(() => {}); }
   await sleep(400);
-  const t0 = cpuTicks(proc.pid);
+  const t0 = cpuTicks(s.proc.pid);
   await sleep(1000);
-  const ticks = cpuTicks(proc.pid) - t0; // 100 per CPU second
-  const lines = err.split('\n').filter((l) => /cannot accept/.test(l)).length;
+  const ticks = cpuTicks(s.proc.pid) - t0; // 100 per CPU second
+  const lines = s.err().split('\n').filter((l) => /cannot accept/.test(l)).length;
   check('out of descriptors: not spinning (CPU over 1 s)', ticks < 30, `${ticks} ticks`);
   eq('out of descriptors: said once', lines, 1);
   check('refused ones got 503 while descriptors lasted', conns.some((c) => /503 Service Unavailable/.test(c.buf.toString())));
@@ -878,15 +812,13 @@ async function noFds() {
   let ok = null;
   for (let i = 0; i < 20 && !(ok && ok.status === 200); i++) { ok = await raw(port, `GET /api/stats HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`, 2000).catch(() => null); await sleep(100); }
   eq('descriptors back: served again', ok && ok.status, 200);
-  proc.kill('SIGTERM');
-  eq('exit status', await exited, 0);
-  check('no sanitizer report', !/Sanitizer|runtime error:/.test(err), err.slice(0, 500));
+  await s.stop();
 }
 
 // Issue 6 "Beyond loopback": a token, 401 without it, accepted as a Bearer
 // header or ?token=, compared in constant time (not observable here).
 async function tokens() {
-  group = 'token on loopback';
+  setGroup('token on loopback');
   let s = await start({ args: ['--token', 'secret-token-1'] });
   let p = s.port;
   eq('the URL carries the token', s.token, 'secret-token-1');
@@ -912,13 +844,13 @@ async function tokens() {
   eq('the page itself needs no token (it holds no data)', (await req(p, 'GET', '/')).status, 200);
   await s.stop();
 
-  group = 'RINGSIM_TOKEN';
+  setGroup('RINGSIM_TOKEN');
   s = await start({ env: { RINGSIM_TOKEN: 'from-env' } });
   expectError('no token', await req(s.port, 'GET', '/api/nodes'), 401, 'unauthorized');
   eq('the token from the environment', (await req(s.port, 'GET', '/api/nodes?token=from-env')).status, 200);
   await s.stop();
 
-  group = 'beyond loopback';
+  setGroup('beyond loopback');
   // The server decides by the address it listens on; beyond_loopback=1
   // makes it treat 127.0.0.1 as any other address, so the test stays off
   // the network.
@@ -934,12 +866,12 @@ async function tokens() {
   check('another start, another token', s2.token && s2.token !== s.token);
   await s2.stop();
 
-  group = 'loopback without a token';
+  setGroup('loopback without a token');
   s = await start();
   eq('no token printed', s.token, undefined);
   eq('served without a token, as before', (await req(s.port, 'GET', '/api/stats')).status, 200);
   await s.stop();
-  group = 'bad tokens';
+  setGroup('bad tokens');
   for (const t of ['', 'has space', 'x'.repeat(300), 'quote"'])
     await new Promise((resolve) => execFile(BIN, ['serve', '--port', '0', '--db', path.join(tmp, 'bad.db'), '--token', t], { timeout: 5000 }, (e) => {
       check(`--token ${JSON.stringify(t.slice(0, 20))} refused at start`, e && e.code === 1, e ? String(e.code) : 'started');
@@ -1167,12 +1099,12 @@ async function importLinear(s) {
 const t0 = Date.now();
 let tg = Date.now();
 function timing() {
-  if (process.env.HARDENING_TIMES) console.log(`  [${group}] ${Date.now() - tg} ms`);
+  if (process.env.HARDENING_TIMES) console.log(`  [${getGroup()}] ${Date.now() - tg} ms`);
   tg = Date.now();
 }
 async function withServer(name, fn, opts) {
   timing();
-  group = name;
+  setGroup(name);
   const s = await start(opts);
   try {
     await fn(s);
@@ -1190,11 +1122,11 @@ try {
   await withServer('content types', contentTypes);
   await withServer('early refusals', earlyRefusals);
   timing();
-  group = 'token before the body';
+  setGroup('token before the body');
   await tokenFirst();
   await withServer('half-close', halfClose);
   timing();
-  group = 'big layout';
+  setGroup('big layout');
   await bigLayout();
   // (the default head and idle timeouts: a file's request must not be
   // timed out while the loop takes in a 10,000-node state)
@@ -1203,10 +1135,10 @@ try {
   await withServer('sse resume', sseResume, { limits: LIMITS.replace('max_events=8', 'max_events=40').replace('max_connections=64', 'max_connections=128') });
   await withServer('queues', queues, { limits: LIMITS.replace('max_connections=64', 'max_connections=128') });
   timing();
-  group = 'caps';
+  setGroup('caps');
   await caps();
   timing();
-  group = 'no descriptors';
+  setGroup('no descriptors');
   await noFds();
   timing();
   await tokens();
@@ -1214,14 +1146,12 @@ try {
   await withServer('broadcaster', broadcaster);
   await withServer('cancel', cancelRunning);
   timing();
-  group = 'graceful stop';
+  setGroup('graceful stop');
   await gracefulStop();
   timing();
 } catch (e) {
   check('ran to the end', false, e && e.stack ? e.stack : String(e));
 }
-await reapAll();
-fs.rmSync(tmp, { recursive: true, force: true });
+await reapServers();
 console.log(`(${((Date.now() - t0) / 1000).toFixed(1)} s)`);
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+finish();

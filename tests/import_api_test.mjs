@@ -1,4 +1,4 @@
-// tests/import_api_test.mjs - docs/api.md "Version 3: import a real cluster",
+// tests/import_api_test.mjs - API.md version 3, "import a real cluster",
 // through the HTTP API: POST /api/import (one import operation; keys stay
 // and move as the new placement says), its refusals (400 invalid_import
 // with the line; nothing changes), POST /api/preview {"op": "import"},
@@ -12,6 +12,9 @@
 // Expected moves come from the keys' owners before and after, as the
 // server lists them; expected nodes and slots from the texts themselves.
 // Ends with "N passed, N failed".
+//
+// Checks docs/api.md, 'Importing a real cluster', 'POST /api/import', 'GET
+// /api/export/config?format=F'.
 
 import { setGroup, finish, crashed, check, eq, withServer } from './lib/harness.mjs';
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # import_cli_test.sh - `ringsim import`, `ringsim preview import` and
-# `ringsim export --config` (docs/api.md "Version 3: import a real
-# cluster"), end to end on fresh databases.
+# `ringsim export --config` (API.md version 3, "import a real cluster"),
+# end to end on fresh databases.
 #
 #   bash tests/import_cli_test.sh /path/to/ringsim
 #
@@ -9,27 +9,16 @@
 # lines) and from the answers before and after (keys moved = keys whose
 # owner changed); owners against the real programs are ref_import's.
 # Ends with one line "N passed, N failed"; exits 1 if anything failed.
+#
+# Checks docs/api.md, 'Importing a real cluster' (its Command line).
 
 # shellcheck disable=SC2016 # JavaScript and nginx text in single quotes, on purpose
 set -u
-# shellcheck disable=SC1091  # the counters and pass/fail/note/finish
+# shellcheck disable=SC1091  # tests/lib/check.sh: setup, the counters, expect, serve
 source "$(dirname "${BASH_SOURCE[0]}")/lib/check.sh"
-export LC_ALL=C.UTF-8 2>/dev/null || export LC_ALL=C
-unset RINGSIM_DB
-
-if [ $# -lt 1 ] || [ ! -x "$1" ]; then
-    echo "usage: bash tests/import_cli_test.sh /path/to/ringsim" >&2
-    exit 2
-fi
-BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/ringsim-import-cli.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
-cd "$TMP" || exit 2
+setup import-cli /path/to/ringsim 1 "$@"
 
 rs() { "$BIN" --db "$TMP/t.db" "$@"; }
-expect() { # DESC WANT GOT
-    if [ "$2" = "$3" ]; then pass; else fail "$1" "want: $2" "got:  $3"; fi
-}
 has() { # DESC PATTERN FILE: a line of FILE matches PATTERN (grep)
     if grep -q -- "$2" "$3"; then pass; else fail "$1" "$(cat "$3")"; fi
 }
@@ -56,20 +45,20 @@ rs node add x >/dev/null
 
 # --name is needed when the text has several backends: refused, with the names.
 out=$(rs import haproxy.cfg 2>&1); rc=$?
-expect "import without --name: exit 1" 1 "$rc"
+expect_eq "import without --name: exit 1" 1 "$rc"
 case "$out" in *web*other*) pass ;; *) fail "the refusal lists the backends" "$out" ;; esac
-expect "the refusal is one line" 1 "$(printf '%s\n' "$out" | wc -l)"
-expect "and records nothing" 2 "$(rs --json log | grep -c '"type"')"
+expect_eq "the refusal is one line" 1 "$(printf '%s\n' "$out" | wc -l)"
+expect_eq "and records nothing" 2 "$(rs --json log | grep -c '"type"')"
 
 # preview import: what moves, nothing recorded.
 pv=$(rs --json preview import --name web haproxy.cfg)
 pv_moved=$(printf '%s' "$pv" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).keys_moved))')
-expect "preview import: every key leaves x" 3000 "$pv_moved"
-expect "preview recorded nothing" 2 "$(rs --json log | grep -c '"type"')"
+expect_eq "preview import: every key leaves x" 3000 "$pv_moved"
+expect_eq "preview recorded nothing" 2 "$(rs --json log | grep -c '"type"')"
 
 rs --json key ls >before.json
 out=$(rs import --name web --format haproxy haproxy.cfg); rc=$?
-expect "import --name web: exit 0" 0 "$rc"
+expect_eq "import --name web: exit 0" 0 "$rc"
 case "$out" in *'imported haproxy "web": 4 nodes, algorithm haproxy'*) pass ;; *) fail "the summary line" "$out" ;; esac
 case "$out" in *"s3"*"line 10, backup"*) pass ;; *) fail "s3 is a backup, from line 10" "$out" ;; esac
 case "$out" in *"s4"*"line 11, down"*) pass ;; *) fail "s4 is down (disabled), from line 11" "$out" ;; esac
@@ -79,12 +68,12 @@ moved=$(node -e '
 const a = JSON.parse(require("fs").readFileSync("before.json")).keys, b = JSON.parse(require("fs").readFileSync("after.json")).keys;
 const o = Object.fromEntries(a.map((k) => [k.key, k.node]));
 console.log(b.filter((k) => o[k.key] !== k.node).length)')
-expect "keys whose owner changed: the preview's count" "$pv_moved" "$moved"
-expect "the nodes, weights and s2's id" "s1 10|s2 20 9|s3 10|s4 10" "$(rs --json node ls | node -e '
+expect_eq "keys whose owner changed: the preview's count" "$pv_moved" "$moved"
+expect_eq "the nodes, weights and s2's id" "s1 10|s2 20 9|s3 10|s4 10" "$(rs --json node ls | node -e '
 let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const n=JSON.parse(s).nodes;
 const ord=["s1","s2","s3","s4"];console.log(ord.map(x=>{const v=n.find(y=>y.name===x);return x==="s2"?`${x} ${v.weight} ${v.id}`:`${x} ${v.weight}`}).join("|"))})')"
-expect "the configuration: haproxy" "haproxy" "$(rs --json config | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).algorithm))')"
-out=$(rs check); expect "check: the log replays to the state" 0 $?
+expect_eq "the configuration: haproxy" "haproxy" "$(rs --json config | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).algorithm))')"
+out=$(rs check); expect_eq "check: the log replays to the state" 0 $?
 
 # export --config haproxy, then import it into a fresh database: same owners.
 rs export --config haproxy >exported.cfg
@@ -94,15 +83,15 @@ has "the export keeps s4 disabled" '^    server s4 10.0.0.4:80 weight 10 disable
 "$BIN" --db "$TMP/u.db" key gen 3000 >/dev/null
 "$BIN" --db "$TMP/u.db" import - <exported.cfg >/dev/null
 "$BIN" --db "$TMP/u.db" --json key ls >again.json
-expect "the export imports back to the same owners" "$(node -e 'const k=JSON.parse(require("fs").readFileSync("after.json")).keys;console.log(JSON.stringify(k))')" "$(node -e 'const k=JSON.parse(require("fs").readFileSync("again.json")).keys;console.log(JSON.stringify(k))')"
+expect_eq "the export imports back to the same owners" "$(node -e 'const k=JSON.parse(require("fs").readFileSync("after.json")).keys;console.log(JSON.stringify(k))')" "$(node -e 'const k=JSON.parse(require("fs").readFileSync("again.json")).keys;console.log(JSON.stringify(k))')"
 
 # --json answers the API's {"operation", "import"}.
 js=$(rs --json import --name web haproxy.cfg)
-expect "--json: operation and import" "import 0 web 4" "$(printf '%s' "$js" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const j=JSON.parse(s);console.log(j.operation.type,j.operation.keys_moved,j.import.name,j.import.nodes.length)})')"
+expect_eq "--json: operation and import" "import 0 web 4" "$(printf '%s' "$js" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const j=JSON.parse(s);console.log(j.operation.type,j.operation.keys_moved,j.import.name,j.import.nodes.length)})')"
 
 # revert undoes an import.
 rs revert 2 >/dev/null
-expect "revert 2: x holds the keys again" "x 3000" "$(rs --json node ls | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const n=JSON.parse(s).nodes;console.log(n.map(v=>v.name+" "+v.keys).join(","))})')"
+expect_eq "revert 2: x holds the keys again" "x 3000" "$(rs --json node ls | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const n=JSON.parse(s).nodes;console.log(n.map(v=>v.name+" "+v.keys).join(","))})')"
 
 # The table prints each field only when it has a value: Envoy's text gives
 # no lines, so a down host is "keys 0        down" (it was "keys 0       ,
@@ -121,8 +110,8 @@ load_assignment:
       health_status: UNHEALTHY
 YAML
 out=$("$BIN" --db "$TMP/envoy.db" import envoy.yaml); rc=$?
-expect "import envoy: exit 0" 0 "$rc"
-expect "import envoy: the table, no empty field, no stray comma, no trailing space" \
+expect_eq "import envoy: exit 0" 0 "$rc"
+expect_eq "import envoy: the table, no empty field, no stray comma, no trailing space" \
     "imported envoy \"cache\": 2 nodes, algorithm envoy-ring
   10.0.0.1:80                    weight 2      keys 0
   10.0.0.2:80                    weight 1      keys 0        down
@@ -134,22 +123,22 @@ if printf '%s\n' "$out" | grep -q ' $'; then fail "no line of the import table e
 printf 'upstream u {\n    hash $arg_k consistent;\n    server 10.0.0.1;\n    server 10.0.0.2 backup;\n}\n' >backup.conf
 ops=$(rs --json log | grep -c '"type"')
 err=$(rs import backup.conf 2>&1 >/dev/null); rc=$?
-expect "nginx backup after hash: exit 1" 1 "$rc"
-expect "  one line naming line 4, as nginx says" 'ringsim: line 4: balancing method does not support parameter "backup"' "$err"
+expect_eq "nginx backup after hash: exit 1" 1 "$rc"
+expect_eq "  one line naming line 4, as nginx says" 'ringsim: line 4: balancing method does not support parameter "backup"' "$err"
 err=$(printf '{\n' | rs import - 2>&1 >/dev/null); rc=$?
-expect "a text of no format: exit 1" 1 "$rc"
-expect "  one line" 1 "$(printf '%s\n' "$err" | wc -l)"
+expect_eq "a text of no format: exit 1" 1 "$rc"
+expect_eq "  one line" 1 "$(printf '%s\n' "$err" | wc -l)"
 err=$(rs import --format nope haproxy.cfg 2>&1 >/dev/null); rc=$?
-expect "an unknown --format: exit 1" 1 "$rc"
+expect_eq "an unknown --format: exit 1" 1 "$rc"
 err=$(rs import missing.cfg 2>&1 >/dev/null); rc=$?
-expect "a missing file: exit 1" 1 "$rc"
+expect_eq "a missing file: exit 1" 1 "$rc"
 err=$(rs import 2>&1 >/dev/null); rc=$?
-expect "no FILE: usage, exit 2" 2 "$rc"
-expect "refusals recorded nothing" "$ops" "$(rs --json log | grep -c '"type"')"
+expect_eq "no FILE: usage, exit 2" 2 "$rc"
+expect_eq "refusals recorded nothing" "$ops" "$(rs --json log | grep -c '"type"')"
 err=$(rs export --config nope 2>&1 >/dev/null); rc=$?
-expect "export --config nope: exit 1" 1 "$rc"
+expect_eq "export --config nope: exit 1" 1 "$rc"
 err=$(rs export 2>&1 >/dev/null); rc=$?
-expect "export without a format: exit 2" 2 "$rc"
+expect_eq "export without a format: exit 2" 2 "$rc"
 
 # Issue 25 item 16: a CLUSTER NODES import names each master's replicas;
 # lookup lists the replicas of the key's master, and its steps say the

@@ -4,8 +4,10 @@
 # item 19).  Reads what make would run (make -n), so it builds nothing.
 #
 #   bash tests/make_run_test.sh SOURCE_DIR
+#
+# Checks no section of docs/api.md: it tests the build.
 set -u
-# shellcheck disable=SC1091  # the counters and pass/fail/note/finish
+# shellcheck disable=SC1091  # tests/lib/check.sh: setup, the counters, expect, serve
 source "$(dirname "${BASH_SOURCE[0]}")/lib/check.sh"
 SRC=${1:?usage: bash tests/make_run_test.sh SOURCE_DIR}
 BUILD=$(mktemp -d "${TMPDIR:-/tmp}/ringsim-makerun.XXXXXX")

@@ -12,7 +12,11 @@
 # `make install` installs under /usr, and its binary runs: --version, and a
 # built-in scenario from the installed scenarios folder.
 # Ends with "N passed, N failed".
+#
+# Checks no section of docs/api.md: it tests the Debian package.
 set -u
+# shellcheck disable=SC1091  # tests/lib/check.sh: setup, the counters, expect, serve
+source "$(dirname "${BASH_SOURCE[0]}")/lib/check.sh"
 if [ $# -ne 2 ] || [ ! -d "$1" ] || [ ! -d "$2" ]; then
     echo "usage: package_test.sh BUILD_DIR SOURCE_DIR" >&2
     exit 2
@@ -24,25 +28,20 @@ for t in cpack dpkg-deb dpkg readelf; do
 done
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/ringsim-package.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
-PASS=0
-FAIL=0
-ok() { if [ "$2" = 0 ]; then PASS=$((PASS + 1)); else FAIL=$((FAIL + 1)); printf 'FAIL: %s\n' "$1"; [ -n "${3:-}" ] && printf '%s\n' "$3" | head -n 25 | sed 's/^/    | /'; fi; }
-is() { [ "$2" == "$3" ]; ok "$1" $? "expected: $2
-got:      $3"; }
 
 VERSION=$(sed -n 's/^project(ringsim VERSION \([0-9.]*\).*/\1/p' "$SRC/CMakeLists.txt")
 ARCH=$(dpkg --print-architecture)
 (cd "$TMP" && cpack -G DEB --config "$BUILD/CPackConfig.cmake" -B "$TMP/out") >"$TMP/cpack.log" 2>&1
-ok "cpack -G DEB builds the package" $? "$(tail -n 20 "$TMP/cpack.log")"
+expect "cpack -G DEB builds the package" $? "$(tail -n 20 "$TMP/cpack.log")"
 DEB=$TMP/out/ringsim_${VERSION}_${ARCH}.deb
 [ -f "$DEB" ]
-ok "the package is ringsim_${VERSION}_${ARCH}.deb" $? "$(find "$TMP/out" -name '*.deb' 2>&1 | head)"
+expect "the package is ringsim_${VERSION}_${ARCH}.deb" $? "$(find "$TMP/out" -name '*.deb' 2>&1 | head)"
 
-is "Package" ringsim "$(dpkg-deb -f "$DEB" Package)"
-is "Version" "$VERSION" "$(dpkg-deb -f "$DEB" Version)"
-is "Architecture" "$ARCH" "$(dpkg-deb -f "$DEB" Architecture)"
+expect_eq "Package" ringsim "$(dpkg-deb -f "$DEB" Package)"
+expect_eq "Version" "$VERSION" "$(dpkg-deb -f "$DEB" Version)"
+expect_eq "Architecture" "$ARCH" "$(dpkg-deb -f "$DEB" Architecture)"
 [ -n "$(dpkg-deb -f "$DEB" Maintainer)" ] && [ -n "$(dpkg-deb -f "$DEB" Description)" ]
-ok "Maintainer and Description are set" $?
+expect "Maintainer and Description are set" $?
 # Depends: the package of every library the binary needs (its NEEDED
 # entries, where ldd finds them; the libraries those need are their
 # packages' business).
@@ -55,25 +54,24 @@ for so in $(readelf -d "$BUILD/ringsim" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'
     [ -z "$pkg" ] && continue
     grep -qE "(^|, )$pkg( |,|$)" <<<"$depends" || missing="$missing $pkg"
 done
-is "Depends names the package of every linked library" "" "$missing"
+expect_eq "Depends names the package of every linked library" "" "$missing"
 
 ROOT=$TMP/root
 dpkg-deb -x "$DEB" "$ROOT"
-ok "dpkg-deb -x extracts the package" $?
+expect "dpkg-deb -x extracts the package" $?
 for f in usr/bin/ringsim usr/share/man/man1/ringsim.1.gz usr/share/bash-completion/completions/ringsim \
     usr/share/doc/ringsim/api.md; do
     [ -f "$ROOT/$f" ]
-    ok "the package holds /$f" $?
+    expect "the package holds /$f" $?
 done
-is "the package holds every scenario" "$(cd "$SRC/scenarios" && ls -- *.ringsim)" \
+expect_eq "the package holds every scenario" "$(cd "$SRC/scenarios" && ls -- *.ringsim)" \
     "$(cd "$ROOT/usr/share/ringsim/scenarios" 2>/dev/null && ls)"
-is "the installed binary's --version" "ringsim $VERSION" "$("$ROOT/usr/bin/ringsim" --version 2>&1)"
+expect_eq "the installed binary's --version" "ringsim $VERSION" "$("$ROOT/usr/bin/ringsim" --version 2>&1)"
 "$ROOT/usr/bin/ringsim" --db "$TMP/p.db" run "$ROOT/usr/share/ringsim/scenarios/remove.ringsim" >"$TMP/run.log" 2>&1
-ok "the installed binary runs the installed remove.ringsim" $? "$(tail -n 20 "$TMP/run.log")"
+expect "the installed binary runs the installed remove.ringsim" $? "$(tail -n 20 "$TMP/run.log")"
 grep -q '^ok: .*remove.ringsim: ' "$TMP/run.log"
-ok "and reports it ok" $? "$(tail -n 3 "$TMP/run.log")"
+expect "and reports it ok" $? "$(tail -n 3 "$TMP/run.log")"
 "$ROOT/usr/bin/ringsim" --db "$TMP/p.db" check >"$TMP/check.log" 2>&1
-ok "check passes on the database the scenario left" $? "$(cat "$TMP/check.log")"
+expect "check passes on the database the scenario left" $? "$(cat "$TMP/check.log")"
 
-echo "$PASS passed, $FAIL failed"
-[ "$FAIL" -eq 0 ]
+finish

@@ -2,6 +2,8 @@
 # run_scenario.sh RINGSIM FILE - a shipped scenario is a test: it runs on a
 # fresh database (every `expect` line must hold, exit 0), and `ringsim check`
 # passes on the database it leaves.  The report is printed on failure.
+#
+# Checks docs/api.md, 'Scenario files'.
 set -u
 if [ $# -ne 2 ] || [ ! -x "$1" ] || [ ! -r "$2" ]; then
     echo "usage: run_scenario.sh RINGSIM FILE" >&2

@@ -12,26 +12,20 @@
 # csv module, /usr/bin/python3), from the JSON answers of the same state
 # (the CSV must hold the same objects), and from CMake's project(VERSION).
 # Ends with one line "N passed, N failed"; exits 1 if anything failed.
+#
+# Checks docs/api.md, 'Scenario files', 'Scenarios and exports', 'CSV'.
 
 set -u
-# shellcheck disable=SC1091  # the counters and pass/fail/note/finish
+# shellcheck disable=SC1091  # tests/lib/check.sh: setup, the counters, expect, serve
 source "$(dirname "${BASH_SOURCE[0]}")/lib/check.sh"
-export LC_ALL=C.UTF-8 2>/dev/null || export LC_ALL=C
-unset RINGSIM_DB
-
-if [ $# -lt 2 ] || [ ! -x "$1" ]; then
-    echo "usage: bash tests/scenario_test.sh /path/to/ringsim /path/to/source" >&2
-    exit 2
-fi
-BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-SRC=$(cd "$2" && pwd)
-PY=/usr/bin/python3
-# In memory when it can be: every change is a committed SQLite transaction.
+# In memory when it can be: every change is a committed SQLite transaction
+# (setup makes TMP under TMPBASE).
 TMPBASE=${TMPDIR:-/tmp}
 [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ] && TMPBASE=/dev/shm
-TMP=$(mktemp -d "$TMPBASE/ringsim-scen.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
-cd "$TMP" || exit 2
+export TMPBASE
+SRC=$(cd "${2:-.}" && pwd)
+setup scen "/path/to/ringsim /path/to/source" 2 "$@"
+PY=/usr/bin/python3
 
 O=$TMP/out
 E=$TMP/err
@@ -40,7 +34,6 @@ rs() {
     RC=$?
 }
 ctx() { printf 'ringsim %s\nexit %s\nstdout: %s\nstderr: %s' "$*" "$RC" "$(head -c 1500 "$O")" "$(head -c 600 "$E")"; }
-expect_eq() { if [ "$2" == "$3" ]; then pass; else fail "$1" "expected: $2" "got:      $3"; fi; }
 # okrs DESC ARGS...: exit 0, nothing on stderr
 okrs() {
     local d=$1

@@ -13,6 +13,8 @@
  *     (existing token refused), DatabaseDescriptor (1536 tokens at most).
  * The DataStax Python driver check is tests/ref/cassandra_ref.py (ctest
  * ref_cassandra).
+ *
+ * Checks docs/api.md, 'GET /api/config' (the catalogue's cassandra).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -42,13 +44,17 @@ static void test_published_hashes(void **state)
         {{7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22}, 16, 8228893370679682632LL},
         {{0}, 16, 5457549051747178710LL},
         {{255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255},
-         16, -2824192546314762522LL},
+         16,
+         -2824192546314762522LL},
         {{254, 254, 254, 254, 254, 254, 254, 254, 254, 254, 254, 254, 254, 254, 254, 254},
-         16, -833317529301936754LL},
+         16,
+         -833317529301936754LL},
         {{0, 1, 2, 3, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255},
-         16, 6463632673159404390LL},
+         16,
+         6463632673159404390LL},
         {{254, 254, 254, 254, 254, 254, 254, 254, 254, 254, 254, 254, 254, 254, 254, 254, 254},
-         17, -1672437813826982685LL},
+         17,
+         -1672437813826982685LL},
         {{254, 254, 254, 254}, 4, 4566408979886474012LL},
         {{0, 0, 0, 0}, 4, -3485513579396041028LL},
         {{0, 1, 127, 127}, 4, 6573459401642635627LL},
@@ -91,14 +97,13 @@ static void test_parse_token(void **state)
         assert_int_equal(cassandra_parse_token(ok[i].s, strlen(ok[i].s), &v, NULL), 0);
         assert_true(v == ok[i].v);
     }
-    static const char *const bad[] = {"", "-", "+", "9223372036854775808",
-                                      "-9223372036854775809", "1.5", " 1", "1 ", "0x10",
-                                      "abc", "99999999999999999999999"};
+    static const char *const bad[] = {
+        "",   "-",    "+",   "9223372036854775808",    "-9223372036854775809", "1.5", " 1",
+        "1 ", "0x10", "abc", "99999999999999999999999"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         int64_t v;
         rs_error err = {0};
-        assert_int_equal(cassandra_parse_token(bad[i], strlen(bad[i]), &v, &err),
-                         RINGSIM_EPARAM);
+        assert_int_equal(cassandra_parse_token(bad[i], strlen(bad[i]), &v, &err), RINGSIM_EPARAM);
         assert_non_null(strstr(err.msg, "cassandra token"));
     }
 }
@@ -179,8 +184,8 @@ static void test_token_counts(void **state)
     static const struct {
         double weight;
         size_t want;
-    } cases[] = {{1, 16},       {2.5, 40},     {0.01, 1},  {0.03125, 1},
-                 {0.09375, 2},  {0.15625, 3},  {96, 1536}};
+    } cases[] = {{1, 16},      {2.5, 40},    {0.01, 1}, {0.03125, 1},
+                 {0.09375, 2}, {0.15625, 3}, {96, 1536}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         alg_node node = {"w", 1, cases[c].weight};
         alg_point *pts;

@@ -23,6 +23,9 @@
  * The rest are properties: weights honoured within bounds derived in the
  * tests, tables full, builds deterministic, the ketama search equal to
  * alg_successor on random rings (fixed seed, printed on failure).
+ *
+ * Checks docs/api.md, 'GET /api/config' (the catalogue's envoy-ring and
+ * maglev).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -50,16 +53,14 @@ typedef struct hostset {
     alg_node node[1024];
 } hostset;
 
-static hostset *hosts_make(const char *prefix, unsigned first_port, size_t n,
-                           const double *weights)
+static hostset *hosts_make(const char *prefix, unsigned first_port, size_t n, const double *weights)
 {
     hostset *h = calloc(1, sizeof *h);
     assert_non_null(h);
     assert_true(n <= NELEM(h->node));
     h->n = n;
     for (size_t i = 0; i < n; i++) {
-        int len = snprintf(h->names[i], sizeof h->names[i], "%s%u", prefix,
-                           first_port + (unsigned)i);
+        int len = snprintf(h->names[i], sizeof h->names[i], "%s%u", prefix, first_port + (unsigned)i);
         h->node[i] = (alg_node){h->names[i], (size_t)len, weights ? weights[i] : 1.0};
     }
     return h;
@@ -148,8 +149,8 @@ static size_t ring_host(const ring *r, const normalized *nw, uint64_t hash)
 
 /* The worker's chooseHost() retry loop (thread_aware_lb_impl.cc): attempts
  * 0..retries, stop at the first host the predicate accepts, else the last. */
-static size_t ring_host_retry(const ring *r, const normalized *nw, uint64_t hash,
-                              uint32_t retries, const int *reject)
+static size_t ring_host_retry(const ring *r, const normalized *nw, uint64_t hash, uint32_t retries,
+                              const int *reject)
 {
     size_t h = 0;
     for (uint32_t a = 0; a <= retries; a++) {
@@ -221,10 +222,14 @@ static void test_xxh64_sanity_vectors(void **state)
         size_t len;
         uint64_t seed, want;
     } v[] = {
-        {0, 0, 0xEF46DB3751D8E999ull},   {0, 2654435761u, 0xAC75FDA2929B17EFull},
-        {1, 0, 0xE934A84ADB052768ull},   {1, 2654435761u, 0x5014607643A9B4C3ull},
-        {4, 0, 0x9136A0DCA57457EEull},   {14, 0, 0x8282DCC4994E35C8ull},
-        {14, 2654435761u, 0xC3BD6BF63DEB6DF0ull}, {222, 0, 0xB641AE8CB691C174ull},
+        {0, 0, 0xEF46DB3751D8E999ull},
+        {0, 2654435761u, 0xAC75FDA2929B17EFull},
+        {1, 0, 0xE934A84ADB052768ull},
+        {1, 2654435761u, 0x5014607643A9B4C3ull},
+        {4, 0, 0x9136A0DCA57457EEull},
+        {14, 0, 0x8282DCC4994E35C8ull},
+        {14, 2654435761u, 0xC3BD6BF63DEB6DF0ull},
+        {222, 0, 0xB641AE8CB691C174ull},
         {222, 2654435761u, 0x20CB8AB7AE10C14Aull},
     };
     for (size_t i = 0; i < NELEM(v); i++) {
@@ -377,9 +382,9 @@ typedef struct expect {
     size_t host;
 } expect;
 
-static const expect tiny_ring_123[] = {
-    {928266305478181108ull, 2},  {4443673547860492590ull, 2},  {5583722120771150861ull, 1},
-    {6311230543546372928ull, 1}, {13444792449719432967ull, 2}, {16117243373044804889ull, 0}};
+static const expect tiny_ring_123[] = {{928266305478181108ull, 2},   {4443673547860492590ull, 2},
+                                       {5583722120771150861ull, 1},  {6311230543546372928ull, 1},
+                                       {13444792449719432967ull, 2}, {16117243373044804889ull, 0}};
 
 /* [RH] HostWeightedTinyRing: weights 1, 2, 3 on a ring of exactly 6. */
 static void test_ring_host_weighted_tiny(void **state)
@@ -569,11 +574,10 @@ static void test_ring_lopsided(void **state)
     assert_int_equal(r.st.size, 1024);
     assert_int_equal(r.st.min_hashes_per_host, 0);
     assert_int_equal(r.st.max_hashes_per_host, 1016);
-    static const expect e[] = {
-        {11664790346325243808ull, 1},   {15894554872961148518ull, 128},
-        {13958138884277627155ull, 256}, {15803774069438192949ull, 384},
-        {3829253010855396576ull, 512},  {17918147347826565154ull, 640},
-        {6442769608292299103ull, 768},  {5881074926069334434ull, 896}};
+    static const expect e[] = {{11664790346325243808ull, 1},   {15894554872961148518ull, 128},
+                               {13958138884277627155ull, 256}, {15803774069438192949ull, 384},
+                               {3829253010855396576ull, 512},  {17918147347826565154ull, 640},
+                               {6442769608292299103ull, 768},  {5881074926069334434ull, 896}};
     for (size_t i = 0; i < NELEM(e); i++)
         assert_int_equal(ring_host(&r, nw, e[i].hash), e[i].host);
     free(r.p);
@@ -599,19 +603,16 @@ static void test_ring_params(void **state)
     hostset *hs = hosts_make("n", 0, 2, (const double[]){1, 1.5});
     alg_point *p = (alg_point *)&err; /* must be reset to NULL */
     size_t np = 7;
-    assert_int_equal(envoy_ring_build(hs->node, 2, 1024, 8388608, &p, &np, &err),
-                     RINGSIM_EPARAM);
+    assert_int_equal(envoy_ring_build(hs->node, 2, 1024, 8388608, &p, &np, &err), RINGSIM_EPARAM);
     assert_null(p);
     assert_int_equal(np, 0);
     assert_string_equal(err.msg,
                         "envoy weights are whole numbers from 1 to 4294967295: \"n1\" has 1.5");
     hs->node[1].weight = 0.5;
-    assert_int_equal(envoy_ring_build(hs->node, 2, 1024, 8388608, &p, &np, &err),
-                     RINGSIM_EPARAM);
+    assert_int_equal(envoy_ring_build(hs->node, 2, 1024, 8388608, &p, &np, &err), RINGSIM_EPARAM);
     hs->node[0].weight = 4294967295.0;
     hs->node[1].weight = 1;
-    assert_int_equal(envoy_ring_build(hs->node, 2, 1024, 8388608, &p, &np, &err),
-                     RINGSIM_EPARAM);
+    assert_int_equal(envoy_ring_build(hs->node, 2, 1024, 8388608, &p, &np, &err), RINGSIM_EPARAM);
     assert_non_null(strstr(err.msg, "sum"));
     /* the largest sum Envoy takes */
     hs->node[0].weight = 4294967294.0;
@@ -635,8 +636,9 @@ static void test_ring_build_plain_equals_weighted(void **state)
     ring r = ring_make(nw, ENVOY_RING_MIN_DEFAULT, ENVOY_RING_MAX_DEFAULT);
     alg_point *p;
     size_t np;
-    assert_int_equal(envoy_ring_build(hs->node, 8, ENVOY_RING_MIN_DEFAULT,
-                                      ENVOY_RING_MAX_DEFAULT, &p, &np, NULL), 0);
+    assert_int_equal(envoy_ring_build(hs->node, 8, ENVOY_RING_MIN_DEFAULT, ENVOY_RING_MAX_DEFAULT,
+                                      &p, &np, NULL),
+                     0);
     assert_int_equal(np, r.n);
     assert_memory_equal(p, r.p, np * sizeof *p);
     free(p);
@@ -733,10 +735,18 @@ static void test_ring_lookup_is_successor(void **state)
         for (int k = 0; k < 40; k++) {
             uint64_t r = next_rand(&s), h;
             switch (k % 4) {
-            case 0: h = r; break;
-            case 1: h = p[r % n].coord; break;
-            case 2: h = p[r % n].coord + 1; break;
-            default: h = (round & 1) ? r % 18 : (r & 1 ? 0 : UINT64_MAX); break;
+            case 0:
+                h = r;
+                break;
+            case 1:
+                h = p[r % n].coord;
+                break;
+            case 2:
+                h = p[r % n].coord + 1;
+                break;
+            default:
+                h = (round & 1) ? r % 18 : (r & 1 ? 0 : UINT64_MAX);
+                break;
             }
             size_t got = envoy_ring_lookup(p, n, h, 0), want = alg_successor(p, n, h);
             if (got != want)

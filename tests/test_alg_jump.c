@@ -14,6 +14,8 @@
  *     1/(n+1); keys spread evenly.
  * Random inputs come from a fixed-seed SplitMix64 stream; a failure prints
  * the seed and the case.
+ *
+ * Checks docs/api.md, 'GET /api/config' (the catalogue's jump).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -90,8 +92,8 @@ static void check_monotone(uint64_t key, int32_t max)
         int32_t b = jump_hash(key, n);
         if (b != last) {
             if (b != n - 1)
-                print_error("key %llu moved from %d to %d at n=%d\n",
-                            (unsigned long long)key, last, b, n);
+                print_error("key %llu moved from %d to %d at n=%d\n", (unsigned long long)key, last,
+                            b, n);
             assert_int_equal(b, n - 1);
             last = b;
         }
@@ -102,8 +104,8 @@ static void check_monotone(uint64_t key, int32_t max)
 static void test_monotone(void **state)
 {
     (void)state;
-    static const uint64_t interesting[] = {~0ull, 0, 1, 2, 0x7fffffffffffffffull,
-                                           0x8000000000000000ull};
+    static const uint64_t interesting[] = {
+        ~0ull, 0, 1, 2, 0x7fffffffffffffffull, 0x8000000000000000ull};
     for (size_t i = 0; i < 6; i++)
         check_monotone(interesting[i], 100000);
     uint64_t seed = 7, s = seed;

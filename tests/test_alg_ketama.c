@@ -25,6 +25,9 @@
  *              the core still builds there;
  *   refusals   fractional weights, bad ports and hosts are refused.
  * A failure prints the seed, which replays it.
+ *
+ * Checks docs/api.md, 'GET /api/config' (the catalogue's ketama), 'Variants:
+ * the modes people really run'.
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -15,6 +15,8 @@
  *   - serialize -> parse gives back the same state, and parse refuses
  *     malformed text without crashing.
  * A failure prints the seed and the step.
+ *
+ * Checks docs/api.md, 'GET /api/config' (the catalogue's memento).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -227,8 +229,8 @@ static void run_sequence(uint64_t seed)
                 ok = ok && (before[i] == b ? after[i] != b : after[i] == before[i]);
             if (!ok)
                 print_error("seed %llu step %d (%s %d): key %d went %d -> %d\n",
-                            (unsigned long long)seed, step, add ? "add" : "remove", b, i,
-                            before[i], after[i]);
+                            (unsigned long long)seed, step, add ? "add" : "remove", b, i, before[i],
+                            after[i]);
             assert_true(ok);
         }
         if (add && md.depth && md.stack[md.depth - 1] == b) {
@@ -422,14 +424,10 @@ static void test_bucket_limit(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_no_removal_is_jump),
-        cmocka_unit_test(test_remove_errors),
-        cmocka_unit_test(test_all_removed),
-        cmocka_unit_test(test_random_sequences),
-        cmocka_unit_test(test_parse_valid),
-        cmocka_unit_test(test_parse_rejects),
-        cmocka_unit_test(test_parse_fuzz),
-        cmocka_unit_test(test_bucket_limit),
+        cmocka_unit_test(test_no_removal_is_jump), cmocka_unit_test(test_remove_errors),
+        cmocka_unit_test(test_all_removed),        cmocka_unit_test(test_random_sequences),
+        cmocka_unit_test(test_parse_valid),        cmocka_unit_test(test_parse_rejects),
+        cmocka_unit_test(test_parse_fuzz),         cmocka_unit_test(test_bucket_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,8 @@
  * key hashes against the hex digest, ring order on real position
  * collisions, the paper's balance claim and minimal disruption.  The Python
  * cross-check is tests/ref/multiprobe_ref.py (ctest ref_multiprobe).
+ *
+ * Checks docs/api.md, 'GET /api/config' (the catalogue's multiprobe).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -101,8 +103,8 @@ static void test_one_probe_is_ring(void **state)
     alg_point *pts;
     assert_int_equal(multiprobe_points(h, nodes, 40, &pts), 0);
     for (int i = 0; i < 40; i++) {
-        assert_int_equal(pts[i].coord, hash_position(h, nodes[pts[i].node].name,
-                                                     nodes[pts[i].node].len));
+        assert_int_equal(pts[i].coord,
+                         hash_position(h, nodes[pts[i].node].name, nodes[pts[i].node].len));
         if (i)
             assert_true(pts[i - 1].coord <= pts[i].coord);
     }
@@ -285,12 +287,9 @@ static void test_minimal_disruption(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_check_probes),
-        cmocka_unit_test(test_key_hashes),
-        cmocka_unit_test(test_hand_rules),
-        cmocka_unit_test(test_one_probe_is_ring),
-        cmocka_unit_test(test_equal_positions),
-        cmocka_unit_test(test_balance),
+        cmocka_unit_test(test_check_probes),       cmocka_unit_test(test_key_hashes),
+        cmocka_unit_test(test_hand_rules),         cmocka_unit_test(test_one_probe_is_ring),
+        cmocka_unit_test(test_equal_positions),    cmocka_unit_test(test_balance),
         cmocka_unit_test(test_minimal_disruption),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,6 +11,9 @@
  *   - two names that split alike ("unix:/s" and "UNIX:/s") get the same
  *     points and the de-duplication leaves them all to the first;
  *   - refusals of weights nginx or ringsim does not take.
+ *
+ * Checks docs/api.md, 'GET /api/config' (the catalogue's nginx), 'Variants: the
+ * modes people really run'.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -46,13 +49,12 @@ static void test_split(void **state)
         {"unix:/run/a.sock", "/run/a.sock", ""}, /* "unix:" dropped */
         {"UNIX:/run/a:80", "/run/a:80", ""},     /* any case, the rest whole */
         {"unix:", "", ""},
-        {"a:b1", "a:b1", ""},                    /* 'b' stops the scan */
+        {"a:b1", "a:b1", ""}, /* 'b' stops the scan */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         nginx_hostport hp;
         nginx_split(cases[i].name, strlen(cases[i].name), &hp);
-        if (hp.host_len != strlen(cases[i].host) ||
-            memcmp(hp.host, cases[i].host, hp.host_len) ||
+        if (hp.host_len != strlen(cases[i].host) || memcmp(hp.host, cases[i].host, hp.host_len) ||
             hp.port_len != strlen(cases[i].port) || memcmp(hp.port, cases[i].port, hp.port_len))
             fail_msg("\"%s\": host \"%.*s\" port \"%.*s\"", cases[i].name, (int)hp.host_len,
                      hp.host, (int)hp.port_len, hp.port);

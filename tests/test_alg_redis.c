@@ -10,6 +10,8 @@
  * the CLUSTER SLOTS page (0-4095, 4096-8191, 8192-12287, 12288-16383).  The
  * real redis-cli is compared slot by slot in tests/ref/redis_ref.sh.
  * Random tests use fixed seeds and print them when they fail.
+ *
+ * Checks docs/api.md, 'GET /api/config' (the catalogue's redis).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -47,9 +49,8 @@ static void test_crc16_vectors(void **state)
     static const struct {
         unsigned char b;
         uint16_t v;
-    } tab[] = {{0x00, 0x0000}, {0x01, 0x1021}, {0x07, 0x70e7}, {0x41, 0x58e5},
-               {0x3f, 0xc7bc}, {0x80, 0x9188}, {0x9c, 0x4235}, {0xc3, 0xe92f},
-               {0xff, 0x1ef0}};
+    } tab[] = {{0x00, 0x0000}, {0x01, 0x1021}, {0x07, 0x70e7}, {0x41, 0x58e5}, {0x3f, 0xc7bc},
+               {0x80, 0x9188}, {0x9c, 0x4235}, {0xc3, 0xe92f}, {0xff, 0x1ef0}};
     for (size_t i = 0; i < sizeof tab / sizeof *tab; i++)
         assert_int_equal(redis_crc16(&tab[i].b, 1), tab[i].v);
     /* redis.io, CLUSTER KEYSLOT. */
@@ -64,8 +65,7 @@ static void expect_part(const char *key, const char *part)
 {
     size_t off, n = redis_hashed_part(key, strlen(key), &off);
     if (n != strlen(part) || memcmp(key + off, part, n))
-        fail_msg("key %s: hashed \"%.*s\", expected \"%s\"", key, (int)n,
-                 key + off, part);
+        fail_msg("key %s: hashed \"%.*s\", expected \"%s\"", key, (int)n, key + off, part);
     assert_int_equal(slot_of(key), redis_crc16(part, strlen(part)) & 0x3FFF);
 }
 
@@ -129,8 +129,7 @@ static void expect_create(size_t n, const uint16_t *last)
     for (size_t i = 0; i < n; i++)
         for (; s <= last[i]; s++)
             if (owner[s] != i)
-                fail_msg("create(%zu): slot %zu owned by %u, expected %zu", n,
-                         s, owner[s], i);
+                fail_msg("create(%zu): slot %zu owned by %u, expected %zu", n, s, owner[s], i);
 }
 
 static void test_create_published(void **state)
@@ -252,7 +251,8 @@ static void test_join_after_create(void **state)
             uint32_t want = s - start[o] < old[o] - e ? (uint32_t)n : o;
             if (owner[s] != want)
                 fail_msg("join into create(%zu): slot %zu owned by %u, "
-                         "expected %u", n, s, owner[s], want);
+                         "expected %u",
+                         n, s, owner[s], want);
         }
         for (size_t i = 0; i < n; i++)
             assert_int_equal(counts[i], e);
@@ -302,8 +302,7 @@ static void test_join_order_independence(void **state)
         }
         if (differs != (n == 139))
             fail_msg("seed %llu: join into create(%zu): order %s the result",
-                     (unsigned long long)seed, n,
-                     differs ? "changes" : "does not change");
+                     (unsigned long long)seed, n, differs ? "changes" : "does not change");
     }
 }
 
@@ -328,8 +327,7 @@ static void test_leave_after_create(void **state)
                     assert_int_equal(owner[s], before[s] - (before[s] > l));
             for (uint32_t i = 0; i < m; i++)
                 if (counts[i] != e + (i < r))
-                    fail_msg("create(%zu) then leave %u: node %u has %u slots",
-                             n, l, i, counts[i]);
+                    fail_msg("create(%zu) then leave %u: node %u has %u slots", n, l, i, counts[i]);
             /* The lowest slot of the leaver goes to a node with the most to
              * gain; ties to the first in join order. */
             size_t s0 = 0;
@@ -381,8 +379,8 @@ static void test_random_history(void **state)
             n++;
             redis_counts(owner, n, counts);
             if (moved < (int)counts[n - 1])
-                fail_msg("seed %llu step %d: join moved %d < %u",
-                         (unsigned long long)seed, step, moved, counts[n - 1]);
+                fail_msg("seed %llu step %d: join moved %d < %u", (unsigned long long)seed, step,
+                         moved, counts[n - 1]);
         } else {
             uint32_t l = rnd() % (uint32_t)n;
             redis_counts(owner, n, counts);
@@ -390,20 +388,19 @@ static void test_random_history(void **state)
             moved = redis_leave(owner, n, l);
             n--;
             if (moved < (int)held)
-                fail_msg("seed %llu step %d: leave moved %d, held %u",
-                         (unsigned long long)seed, step, moved, held);
+                fail_msg("seed %llu step %d: leave moved %d, held %u", (unsigned long long)seed,
+                         step, moved, held);
         }
         for (size_t s = 0; s < REDIS_SLOTS; s++)
             if (owner[s] >= n)
-                fail_msg("seed %llu step %d: slot %zu owned by %u of %zu",
-                         (unsigned long long)seed, step, s, owner[s], n);
+                fail_msg("seed %llu step %d: slot %zu owned by %u of %zu", (unsigned long long)seed,
+                         step, s, owner[s], n);
         /* the text round trip on whatever the history makes */
         size_t len = redis_format(owner, text, sizeof text);
         assert_true(len < sizeof text);
         rs_error err = {0};
         if (redis_parse(text, len, n, copy, &err))
-            fail_msg("seed %llu step %d: %s", (unsigned long long)seed, step,
-                     err.msg);
+            fail_msg("seed %llu step %d: %s", (unsigned long long)seed, step, err.msg);
         assert_memory_equal(copy, owner, sizeof copy);
     }
 }
@@ -417,8 +414,7 @@ static void test_rebalance_arguments(void **state)
     float w[4] = {1, 1, 1, 1};
     assert_int_equal(redis_rebalance(owner, 4, w, (const uint32_t[]){0, 1, 1, 3}),
                      RINGSIM_EPARAM); /* not a permutation */
-    assert_int_equal(redis_rebalance(owner, 4, w, (const uint32_t[]){0, 1, 2, 4}),
-                     RINGSIM_EPARAM);
+    assert_int_equal(redis_rebalance(owner, 4, w, (const uint32_t[]){0, 1, 2, 4}), RINGSIM_EPARAM);
     assert_int_equal(redis_rebalance(owner, 2, NULL, NULL), RINGSIM_EPARAM);
     w[2] = -1;
     assert_int_equal(redis_rebalance(owner, 4, w, NULL), RINGSIM_EPARAM);
@@ -564,8 +560,7 @@ static void test_parse_fuzz(void **state)
 {
     (void)state;
     static uint32_t owner[REDIS_SLOTS], back[REDIS_SLOTS];
-    static char text[REDIS_TEXT_MAX], edit[REDIS_TEXT_MAX + 16],
-        again[REDIS_TEXT_MAX + 16];
+    static char text[REDIS_TEXT_MAX], edit[REDIS_TEXT_MAX + 16], again[REDIS_TEXT_MAX + 16];
     redis_create(5, owner);
     redis_join(owner, 5);
     redis_leave(owner, 6, 2);
@@ -603,8 +598,8 @@ static void test_parse_fuzz(void **state)
             size_t al = redis_format(back, again, sizeof again);
             if (al != el || memcmp(again, edit, el))
                 fail_msg("seed %llu try %d: \"%.*s\" parsed but formats as "
-                         "\"%s\"", (unsigned long long)seed, t, (int)el, edit,
-                         again);
+                         "\"%s\"",
+                         (unsigned long long)seed, t, (int)el, edit, again);
         } else if (err.msg[0] == '\0') {
             fail_msg("seed %llu try %d: no message", (unsigned long long)seed, t);
         }

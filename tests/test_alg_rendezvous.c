@@ -5,6 +5,8 @@
  * descending, name ascending)), plus the properties the definition implies.
  * The Python cross-check is tests/ref/rendezvous_ref.py (ctest
  * ref_rendezvous).  Random inputs use fixed seeds printed on failure.
+ *
+ * Checks docs/api.md, 'GET /api/config' (the catalogue's rendezvous).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -87,9 +89,10 @@ static void random_set(set *st, hasher *h, uint64_t *s)
                            (rng_next(s) & 1) ? "n\xc3\xbc" : "node", i,
                            (unsigned long long)(rng_next(s) & 0xffff));
         uint64_t c = rng_next(s) % 4;
-        double w = c == 0 ? 1.0 : c == 1 ? (double)(1 + rng_next(s) % 10)
-                              : c == 2 ? 0.01 + (double)(rng_next(s) % 100000) / 1000.0
-                                       : 1e-6;
+        double w = c == 0   ? 1.0
+                   : c == 1 ? (double)(1 + rng_next(s) % 10)
+                   : c == 2 ? 0.01 + (double)(rng_next(s) % 100000) / 1000.0
+                            : 1e-6;
         st->nodes[i] = (alg_node){st->names[i], (size_t)len, w};
         st->hash[i] = ref_sha64(h, st->names[i], (size_t)len);
     }
@@ -114,8 +117,8 @@ static void test_matches_reference(void **state)
             int kl = snprintf(key, sizeof key, "key-%d-%d", round, k);
             uint64_t kh = ref_sha64(h, key, (size_t)kl);
             for (size_t i = 0; i < st.n; i++)
-                rows[i] = (ref_row){ref_score(kh, st.hash[i], st.nodes[i].weight),
-                                    st.names[i], (uint32_t)i};
+                rows[i] = (ref_row){ref_score(kh, st.hash[i], st.nodes[i].weight), st.names[i],
+                                    (uint32_t)i};
             qsort(rows, st.n, sizeof rows[0], ref_cmp);
             size_t r = 1 + rng_next(&s) % (st.n + 2);
             size_t got = rendezvous_top(kh, st.nodes, st.hash, st.n, picks, r);
@@ -123,8 +126,7 @@ static void test_matches_reference(void **state)
             for (size_t i = 0; i < got; i++) {
                 if (picks[i].node != rows[i].idx)
                     print_error("seed %llu round %d key %s: rank %zu is %u, ref %u\n",
-                                (unsigned long long)seed, round, key, i, picks[i].node,
-                                rows[i].idx);
+                                (unsigned long long)seed, round, key, i, picks[i].node, rows[i].idx);
                 assert_int_equal(picks[i].node, rows[i].idx);
                 assert_true(picks[i].score == rows[i].score);
                 assert_true(rendezvous_score(kh, st.hash[picks[i].node],
@@ -223,8 +225,8 @@ static void test_weights_honoured(void **state)
     for (int i = 0; i < 4; i++) {
         double p = nodes[i].weight / 10, sigma = sqrt(K * p * (1 - p));
         if (fabs(count[i] - K * p) > 6 * sigma)
-            print_error("seed %llu: node %d has %u keys, expected %.0f\n",
-                        (unsigned long long)seed, i, count[i], K * p);
+            print_error("seed %llu: node %d has %u keys, expected %.0f\n", (unsigned long long)seed,
+                        i, count[i], K * p);
         assert_true(fabs(count[i] - K * p) <= 6 * sigma);
     }
     hasher_free(h);
@@ -279,12 +281,9 @@ static void test_empty(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_matches_reference),
-        cmocka_unit_test(test_ties_by_name),
-        cmocka_unit_test(test_u_equal_one),
-        cmocka_unit_test(test_weights_honoured),
-        cmocka_unit_test(test_minimal_disruption),
-        cmocka_unit_test(test_empty),
+        cmocka_unit_test(test_matches_reference),  cmocka_unit_test(test_ties_by_name),
+        cmocka_unit_test(test_u_equal_one),        cmocka_unit_test(test_weights_honoured),
+        cmocka_unit_test(test_minimal_disruption), cmocka_unit_test(test_empty),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

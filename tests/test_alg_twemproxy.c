@@ -15,6 +15,8 @@
  *   - the signed-char quirk: a byte >= 0x80 enters FNV as 0xffffff80...;
  *   - the point counts (160 for one server, multiples of 4, 0 for a server
  *     far below its share) and each point being a word of MD5("NAME-k").
+ *
+ * Checks docs/api.md, 'The real systems: haproxy and twemproxy'.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -104,8 +106,8 @@ static void test_continuum(void **state)
         int ll = snprintf(label, sizeof label, "%s-%u", nodes[p[i].node].name, p[i].index / 4);
         ketama_md5_digest(md, label, (size_t)ll, d);
         const unsigned char *w = d + 4 * (p[i].index % 4);
-        assert_int_equal(p[i].coord, (uint32_t)w[0] | (uint32_t)w[1] << 8 |
-                                         (uint32_t)w[2] << 16 | (uint32_t)w[3] << 24);
+        assert_int_equal(p[i].coord, (uint32_t)w[0] | (uint32_t)w[1] << 8 | (uint32_t)w[2] << 16 |
+                                         (uint32_t)w[3] << 24);
         if (i)
             assert_true(p[i - 1].coord <= p[i].coord);
     }

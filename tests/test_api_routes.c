@@ -6,6 +6,9 @@
  * every other client (GET /api/nodes at 1000 nodes x 1000 points is 13 MB,
  * 1.7 s); the small reads stay on the loop; changes go to the operations
  * worker; an unknown route is a 404.
+ *
+ * Checks docs/api.md, 'Limits' (JSON parsed on a worker, never on the event
+ * loop), 'Time travel: ?at=ID' (reads on the reading worker).
  */
 #define _GNU_SOURCE
 #include <setjmp.h>

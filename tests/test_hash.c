@@ -1,6 +1,9 @@
 /*
  * test_hash.c - positions against an implementation this project did not
  * write: the system's `sha256sum` (coreutils), run for each string.
+ *
+ * Checks docs/api.md, 'Conventions', 'GET /api/config' (the ring's key hash:
+ * SHA-256, first 32 bits).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -35,8 +38,20 @@ static void external_sha256(const char *s, size_t len, char hex[65])
 }
 
 static const char *const samples[] = {
-    "alpha", "bravo", "node-1", "key-0", "ノード", "a b", "a/b", "100%", "x#1", "what?",
-    "\"quoted\"", "<img src=x onerror=alert(1)>", "ü", "🙂 emoji",
+    "alpha",
+    "bravo",
+    "node-1",
+    "key-0",
+    "ノード",
+    "a b",
+    "a/b",
+    "100%",
+    "x#1",
+    "what?",
+    "\"quoted\"",
+    "<img src=x onerror=alert(1)>",
+    "ü",
+    "🙂 emoji",
     "a-very-long-name-that-is-longer-than-one-sha256-block-of-sixty-four-bytes-in-all",
 };
 
@@ -93,8 +108,7 @@ static void test_known_value(void **state)
     hasher *h = hasher_new();
     char ext[65];
     external_sha256("", 0, ext);
-    assert_string_equal(ext,
-                        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    assert_string_equal(ext, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
     assert_int_equal(hash_position(h, "", 0), 0xe3b0c442u);
     /* sha64 of the empty string: the first 16 hex digits of that digest. */
     assert_true(hash_sha64(h, "", 0) == 0xe3b0c44298fc1c14ull);

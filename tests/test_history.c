@@ -12,6 +12,8 @@
  * placement puts it.  The reference is the replay, the engine's older and
  * simpler path; the walk also counts that the undo path ("back") was taken.
  * Fixed seeds, printed on failure.
+ *
+ * Checks docs/api.md, 'Time travel: ?at=ID', 'POST /api/revert'.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -40,12 +42,12 @@ static uint32_t rnd(void)
     return (uint32_t)(rng >> 11);
 }
 
-#define CHECK(cond)                                                                      \
-    do {                                                                                 \
-        if (!(cond))                                                                     \
-            fprintf(stderr, "test_history: seed %#llx, at %lld: %s\n",                  \
-                    (unsigned long long)seed_now, (long long)at_now, #cond);            \
-        assert_true(cond);                                                               \
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond))                                                                               \
+            fprintf(stderr, "test_history: seed %#llx, at %lld: %s\n",                             \
+                    (unsigned long long)seed_now, (long long)at_now, #cond);                       \
+        assert_true(cond);                                                                         \
     } while (0)
 
 /* ---- a comparable picture of a state ---- */
@@ -76,8 +78,8 @@ static int take_key(void *ud, const store_key *k)
     }
     const char *on = owner_name(p, k->node);
     char *t = NULL;
-    assert_true(asprintf(&t, "%.*s|%u|%s|%d:%lld", (int)k->len, k->key, k->pos, on,
-                         k->has_coord, k->has_coord ? (long long)k->coord : 0LL) >= 0);
+    assert_true(asprintf(&t, "%.*s|%u|%s|%d:%lld", (int)k->len, k->key, k->pos, on, k->has_coord,
+                         k->has_coord ? (long long)k->coord : 0LL) >= 0);
     p->rows[p->n++] = t;
     /* The key sits where the state's placement puts it. */
     sim_where w;
@@ -210,8 +212,7 @@ static void random_op(sim *s, const char *alg)
             snprintf(cfg.algorithm, sizeof cfg.algorithm, "ring");
             cfg.replicas = 1 + rnd() % 2;
         } else {
-            snprintf(cfg.algorithm, sizeof cfg.algorithm, "%s",
-                     rnd() % 2 ? "jump" : "redis");
+            snprintf(cfg.algorithm, sizeof cfg.algorithm, "%s", rnd() % 2 ? "jump" : "redis");
             cfg.replicas = 1;
         }
         (void)sim_configure(s, &cfg, &op, &err);
@@ -252,8 +253,8 @@ static void one_history(uint64_t seed, const char *alg)
         sim *view = NULL, *fresh = NULL;
         int rc = sim_history_at(s, &h, at, &view, &err);
         if (rc)
-            fprintf(stderr, "test_history: seed %#llx at %lld: %s\n",
-                    (unsigned long long)seed, (long long)at, err.msg);
+            fprintf(stderr, "test_history: seed %#llx at %lld: %s\n", (unsigned long long)seed,
+                    (long long)at, err.msg);
         assert_int_equal(rc, 0);
         assert_non_null(view);
         if (strcmp(h.how, "back") == 0)
@@ -290,8 +291,8 @@ static void test_random_histories(void **state)
         for (uint64_t i = 0; i < 8; i++)
             one_history(0x9E3779B97F4A7C15ull * (i + 1) + (uint64_t)a, algs[a]);
     /* The undo paths really ran (not only replays). */
-    fprintf(stderr, "test_history: %d backward steps by undo, %d from the live state\n",
-            backs, lives);
+    fprintf(stderr, "test_history: %d backward steps by undo, %d from the live state\n", backs,
+            lives);
     assert_true(backs > 60);
     assert_true(lives > 5);
 }
@@ -424,8 +425,7 @@ static void test_old_log_insert(void **state)
     sim_close(s);
     sqlite3 *db;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db, "UPDATE ops SET skipped = NULL", NULL, NULL, NULL),
-                     SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "UPDATE ops SET skipped = NULL", NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(db);
     assert_int_equal(sim_open(&s, path, &err), 0);
     sim_history h = SIM_HISTORY_INIT;
@@ -470,9 +470,9 @@ static void test_checkpoints(void **state)
     assert_int_equal(sim_history_checkpoint(s, &h, &err), 0);
     assert_int_equal(h.ncp, 1);
     assert_int_equal(h.cp[0].at, 3);
-    assert_int_equal(sim_add_node(s, "c", 1, 1, &op, &err), 0);  /* 4 */
-    assert_int_equal(sim_revert(s, 3, &op, &err), 0);            /* 5 */
-    assert_int_equal(sim_add_node(s, "d", 1, 1, &op, &err), 0);  /* 6 */
+    assert_int_equal(sim_add_node(s, "c", 1, 1, &op, &err), 0); /* 4 */
+    assert_int_equal(sim_revert(s, 3, &op, &err), 0);           /* 5 */
+    assert_int_equal(sim_add_node(s, "d", 1, 1, &op, &err), 0); /* 6 */
     sim *v, *fresh;
     assert_int_equal(sim_history_at(s, &h, 4, &v, &err), 0);
     assert_string_equal(h.how, "checkpoint");
@@ -486,8 +486,8 @@ static void test_checkpoints(void **state)
     sim_close(fresh);
     /* More checkpoints than kept: each after 600 new keys. */
     for (int i = 0; i < SIM_HISTORY_CHECKPOINTS + 3; i++) {
-        assert_int_equal(sim_generate_keys(s, "m", 1, (uint64_t)i * 600, 600, &ins, &skip, &op,
-                                           &err), 0);
+        assert_int_equal(
+            sim_generate_keys(s, "m", 1, (uint64_t)i * 600, 600, &ins, &skip, &op, &err), 0);
         char name[16];
         snprintf(name, sizeof name, "n%d", i);
         if (i % 3 == 0) /* some apart by two operations, the rest by one */
@@ -604,12 +604,9 @@ static void test_layouts_are_priced(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_step_back_is_undo),
-        cmocka_unit_test(test_random_histories),
-        cmocka_unit_test(test_long_log),
-        cmocka_unit_test(test_old_log_insert),
-        cmocka_unit_test(test_checkpoints),
-        cmocka_unit_test(test_now_of_another_writer),
+        cmocka_unit_test(test_step_back_is_undo),  cmocka_unit_test(test_random_histories),
+        cmocka_unit_test(test_long_log),           cmocka_unit_test(test_old_log_insert),
+        cmocka_unit_test(test_checkpoints),        cmocka_unit_test(test_now_of_another_writer),
         cmocka_unit_test(test_layouts_are_priced),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

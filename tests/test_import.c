@@ -4,6 +4,8 @@
  * section choice by name, and the limits (size, line length, NUL, UTF-8,
  * servers).  The placement of the imported nodes is checked against the
  * real programs by tests/ref/import_*.
+ *
+ * Checks docs/api.md, 'What the parsers read', 'Limits'.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -17,6 +19,7 @@
 #include <cmocka.h>
 
 #include "import.h"
+#include "lib/paste.h"
 
 /* Parse text; on success the result, else NULL with *line and msg set. */
 static import_result *parse(const char *fmt, const char *name, const char *text, int *line, char *msg)
@@ -951,56 +954,6 @@ static void json_shape(void **s)
 
 /* ---- issue 26: parsers that stay linear, YAML that stays bounded ---- */
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-#ifndef SANITIZED
-#define SANITIZED 0
-#endif
-
-/* The CPU seconds this process has used (not the wall clock: the machine
- * is shared, and a bound on work must not depend on the neighbours). */
-static double cpu_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* A text being generated, up to the importer's 16 MiB. */
-typedef struct gen {
-    char *s;
-    size_t n;
-} gen;
-
-static void gen_init(gen *g)
-{
-    g->s = malloc(IMPORT_MAX_TEXT + 1);
-    assert_non_null(g->s);
-    g->n = 0;
-    g->s[0] = '\0';
-}
-
-/* Append; false (nothing appended) when it would pass 16 MiB. */
-static bool gen_add(gen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static bool gen_add(gen *g, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int w = vsnprintf(g->s + g->n, IMPORT_MAX_TEXT + 1 - g->n, fmt, ap);
-    va_end(ap);
-    if (w < 0 || g->n + (size_t)w > IMPORT_MAX_TEXT) {
-        g->s[g->n] = '\0';
-        return false;
-    }
-    g->n += (size_t)w;
-    return true;
-}
-
 /* Parse g's text; the CPU seconds it took in *secs.  want_nodes: the
  * nodes expected (0: a refusal whose message holds `refusal`). */
 static void run_paste(const char *what, gen *g, import_format f, const char *name,
@@ -1035,16 +988,16 @@ static void linear_pastes(void **s)
 {
     (void)s;
     gen g;
-    gen_init(&g);
+    gen_init(&g, IMPORT_MAX_TEXT);
     /* nodetool ring: 10,000 addresses, each token found its node by a scan
      * of all of them (22 s) */
-    gen_add(&g, "Datacenter: dc1\n==========\nAddress Rack Status State Load Owns Token\n"
-                "                    9223372036854775807\n");
-    for (long i = 0;
-         gen_add(&g, "10.0.%ld.%ld  rack1  Up  Normal  1.5 KiB  0.01%%  %lld\n", (i % 10000) / 256,
-                 (i % 10000) % 256, (long long)(INT64_MIN + 1000 + i * 1000));
-         i++)
-        ;
+    ring_head(&g, INT64_MAX);
+    for (long i = 0;; i++) {
+        char addr[32];
+        snprintf(addr, sizeof addr, "10.0.%ld.%ld", (i % 10000) / 256, (i % 10000) % 256);
+        if (!ring_line(&g, addr, (long long)(INT64_MIN + 1000 + i * 1000)))
+            break;
+    }
     run_paste("nodetool ring, 10,000 nodes, 16 MiB of tokens", &g, IMPORT_NODETOOL, NULL, 10000,
               NULL, 2.0);
     /* CLUSTER NODES: 10,000 masters, then replicas of the last one, which
@@ -1143,7 +1096,7 @@ static void linear_pastes(void **s)
     for (int i = 0; i < 10000; i++)
         gen_add(&g, "%s10.0.%d.%d:11211:2", i ? ",\n" : "", i / 256, i % 256);
     run_paste("libmemcached, 10,000 servers", &g, IMPORT_LIBMEMCACHED, NULL, 10000, NULL, 1.0);
-    free(g.s);
+    gen_free(&g);
 }
 
 /* Issue 26 item 6: libyaml's scanner pays the depth of flow nesting for
@@ -1153,7 +1106,7 @@ static void yaml_deep(void **s)
 {
     (void)s;
     gen g;
-    gen_init(&g);
+    gen_init(&g, IMPORT_MAX_TEXT);
     const char *opens[] = {"[", "{a: ", "- "};
     for (size_t k = 0; k < 3; k++) {
         for (int f = 0; f < 2; f++) {
@@ -1184,7 +1137,7 @@ static void yaml_deep(void **s)
     for (int i = 0; gen_add(&g, "%%TAG !a%d! tag:example.com,2000:\n", i); i++)
         ;
     run_paste("16 MiB of %TAG directives", &g, IMPORT_ENVOY, NULL, 0, "YAML directives", 0.5);
-    free(g.s);
+    gen_free(&g);
 }
 
 /* Issue 26 item 2: a "billion laughs" in 469 bytes.  Each alias shares its
@@ -1206,7 +1159,7 @@ static void yaml_aliases(void **s)
 {
     (void)s;
     gen g;
-    gen_init(&g);
+    gen_init(&g, IMPORT_MAX_TEXT);
     gen_add(&g, "%s", BOMB);
     run_paste("a YAML alias bomb of nine levels", &g, IMPORT_ENVOY, NULL, 0,
               "YAML alias *f repeats", 0.1);
@@ -1222,7 +1175,7 @@ static void yaml_aliases(void **s)
         gen_add(&g, "*big, ");
     gen_add(&g, "]\n");
     run_paste("a 1 MB scalar repeated 100 times", &g, IMPORT_ENVOY, NULL, 0, "bytes of text", 0.5);
-    free(g.s);
+    gen_free(&g);
     /* an alias inside its own anchor, an unknown one, an anchor twice, and
      * an alias that brings its depth where it stands */
     refused("envoy", NULL, "name: c\nlb_policy: MAGLEV\nx: &a [1, [*a]]\n", 3,

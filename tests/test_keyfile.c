@@ -5,6 +5,8 @@
  * middle, fails the insert whole (no key, no operation); a stream gives the
  * same operation as the same keys as an array.  Runs under ASan in make
  * test-asan.
+ *
+ * Checks docs/api.md, 'Keys from a file, and which way a node went'.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>

@@ -1,6 +1,8 @@
 /*
  * test_names.c - the name rules of API.md: 1..255 bytes of UTF-8, no
  * control characters.
+ *
+ * Checks docs/api.md, 'Conventions' (names and keys).
  */
 #include <setjmp.h>
 #include <stdarg.h>

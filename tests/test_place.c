@@ -13,6 +13,9 @@
  *     state included);
  *   - a switch between algorithms moves exactly the keys whose owner changes.
  * Random choices come from a seed printed when a check fails.
+ *
+ * Checks docs/api.md, 'GET /api/config' (the catalogue: minimal, replicas),
+ * 'POST /api/nodes', 'DELETE /api/nodes/{name}'.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -44,13 +47,13 @@ static uint32_t rnd(void)
     return (uint32_t)(rng >> 11);
 }
 
-#define CHECK(cond)                                                                    \
-    do {                                                                               \
-        bool ok_ = (cond);                                                             \
-        if (!ok_)                                                                      \
-            fprintf(stderr, "test_place: %s, seed %#llx: %s failed (line %d)\n",       \
-                    current, (unsigned long long)current_seed, #cond, __LINE__);       \
-        assert_true(ok_);                                                              \
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        bool ok_ = (cond);                                                                         \
+        if (!ok_)                                                                                  \
+            fprintf(stderr, "test_place: %s, seed %#llx: %s failed (line %d)\n", current,          \
+                    (unsigned long long)current_seed, #cond, __LINE__);                            \
+        assert_true(ok_);                                                                          \
     } while (0)
 
 typedef struct owners {
@@ -59,8 +62,7 @@ typedef struct owners {
     size_t nprefs[NKEYS];
 } owners;
 
-static int collect(void *ud, const char *key, size_t len, uint32_t pos, const char *node,
-                   size_t nl)
+static int collect(void *ud, const char *key, size_t len, uint32_t pos, const char *node, size_t nl)
 {
     (void)pos;
     owners *o = ud;
@@ -207,13 +209,13 @@ static void one_algorithm(json_t *a, uint64_t seed)
     CHECK(o.keys_moved == moved);
     store_op_clear(&o);
     if (cfg.replicas > 1)
-        printf("  %-10s R=%u join: %d owner moves, %lld replica copies added\n", name,
-               cfg.replicas, moved, (long long)copies);
+        printf("  %-10s R=%u join: %d owner moves, %lld replica copies added\n", name, cfg.replicas,
+               moved, (long long)copies);
     if (minimal)
         CHECK(wrong == 0);
     else
-        printf("  %-10s join of node %d: %d of %d keys moved, %d between nodes that stayed\n",
-               name, n + 1, moved, NKEYS, wrong);
+        printf("  %-10s join of node %d: %d of %d keys moved, %d between nodes that stayed\n", name,
+               n + 1, moved, NKEYS, wrong);
     CHECK(moved <= NKEYS);
 
     /* Leave of the joiner: back where they were (for stateless layouts and
@@ -369,8 +371,8 @@ static void test_lookup_point_every_ring(void **state)
             unsigned long long ku = strtoull(kc, NULL, 10);
             size_t want = 0;
             for (size_t i = 0; i < json_array_size(pts); i++) {
-                const char *c =
-                    json_string_value(json_object_get(json_array_get(pts, i), "coordinate"));
+                const char *c = json_string_value(
+                    json_object_get(json_array_get(pts, i), "coordinate"));
                 if (sgn ? strtoll(c, NULL, 10) >= kv : strtoull(c, NULL, 10) >= ku) {
                     want = i;
                     break;
@@ -433,8 +435,7 @@ static void test_node_tokens_every_algorithm(void **state)
             json_array_foreach(pts, i, pt)
             {
                 json_t *c = json_object_get(pt, "coordinate");
-                if (c && !strcmp(json_string_value(json_object_get(pt, "node")),
-                                 sim_node_names(s)[n]))
+                if (c && !strcmp(json_string_value(json_object_get(pt, "node")), sim_node_names(s)[n]))
                     json_array_append(want, c);
             }
             current = alg;

@@ -2,6 +2,8 @@
  * test_ring.c - the ring against a brute-force owner search written here:
  * random topologies, random positions, and naturally occurring equal
  * positions ordered by (position, name bytes, point index).
+ *
+ * Checks docs/api.md, 'GET /api/config' (the catalogue's ring).
  */
 #include <setjmp.h>
 #include <stdarg.h>

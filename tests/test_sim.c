@@ -6,6 +6,9 @@
  * observed moves; replaying the log reproduces the stored state; revert and
  * time travel give the state of that moment; refused operations change
  * nothing.
+ *
+ * Checks docs/api.md, 'POST /api/nodes', 'DELETE /api/nodes/{name}', 'POST
+ * /api/revert', 'Time travel: ?at=ID'.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>

@@ -17,6 +17,8 @@
  * after j, a reset's is empty like the start).  After every
  * revert the live state must be the replayed state of its target.  Fixed
  * seeds, printed on failure.
+ *
+ * Checks docs/api.md, 'GET /api/diff?from=A&to=B', 'POST /api/revert'.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>

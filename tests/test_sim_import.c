@@ -10,6 +10,8 @@
  * owners.  Refusals (a weight of 0 cannot reach here: the parser leaves it
  * out; Redis slots without a master) change nothing.  Runs under ASan in
  * make test-asan.
+ *
+ * Checks docs/api.md, 'POST /api/import', 'GET /api/export/config?format=F'.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -25,6 +27,7 @@
 #include "alg_redis.h"
 #include "export_config.h"
 #include "import.h"
+#include "lib/paste.h"
 #include "sim.h"
 
 #define NKEYS 2000
@@ -369,38 +372,19 @@ static void export_refusals(void **state)
     sim_close(s);
 }
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-#ifndef SANITIZED
-#define SANITIZED 0
-#endif
-
-static double cpu_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* A nodetool ring of n nodes with one token each, named with a long shared
  * prefix (what makes a linear search by name costly), from node `from`. */
 static char *ring_text(int n, int from)
 {
-    size_t cap = (size_t)n * 300 + 200;
-    char *t = malloc(cap);
-    assert_non_null(t);
-    size_t u = (size_t)snprintf(t, cap,
-                                "Datacenter: dc1\n==========\nAddress Rack Status State "
-                                "Load Owns Token\n                    1\n");
-    for (int i = 0; i < n; i++)
-        u += (size_t)snprintf(t + u, cap - u, "n%0200d  rack1  Up  Normal  1 KiB  0.01%%  %lld\n",
-                              from + i, (long long)(from + i) * 1000003LL - 5000000000LL);
-    return t;
+    gen g;
+    gen_init(&g, (size_t)n * 300 + 200);
+    assert_true(ring_head(&g, 1));
+    for (int i = 0; i < n; i++) {
+        char addr[210];
+        snprintf(addr, sizeof addr, "n%0200d", from + i);
+        assert_true(ring_line(&g, addr, (long long)(from + i) * 1000003LL - 5000000000LL));
+    }
+    return g.s;
 }
 
 /* Issue 26: applying 10,000 nodes is not quadratic.  Each new node's row

@@ -6,6 +6,8 @@
  * key a generated insert made is the one `key gen` stored, and damaged
  * parameters are refused with RINGSIM_EDB and the operation's id, never
  * read as zeros.  Runs under ASan in make test-asan.
+ *
+ * Checks no section of docs/api.md: it tests the log's internal encoding.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>

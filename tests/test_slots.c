@@ -1,6 +1,8 @@
 /*
  * test_slots.c - the open-addressing index (src/base/slots.h) and the names of a
  * move run that it interns (src/base/moverun.c), past several growths.
+ *
+ * Checks no section of docs/api.md: it tests an internal index.
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,6 +1,8 @@
 /*
  * test_store.c - the SQLite store: schema, persistence across reopen,
  * refusing foreign files, keys, moves and the log.
+ *
+ * Checks docs/api.md, 'Conventions' (every change committed to SQLite).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -398,8 +400,7 @@ static void test_moves_in_runs(void **state)
             for (int j = 0; j < nb; j++) {
                 snprintf(key, sizeof key, "y%d", j);
                 assert_int_equal(
-                    store_move_add(st, b, key, strlen(key), move_from(j), move_from(j + 1), &err),
-                    0);
+                    store_move_add(st, b, key, strlen(key), move_from(j), move_from(j + 1), &err), 0);
             }
     }
     /* read inside the transaction: what is pending is written first */
@@ -444,22 +445,22 @@ static void test_moverun_damaged(void **state)
     assert_int_equal(moverun_add(&r, "k2", 2, "bb", "a"), 0);
     int calls = 0;
     int64_t seen;
-    assert_int_equal(
-        moverun_each(r.names.p, r.names.n, r.data.p, r.data.n, 2, 0, -1, ignore_move, &calls, &seen),
-        0);
+    assert_int_equal(moverun_each(r.names.p, r.names.n, r.data.p, r.data.n, 2, 0, -1, ignore_move,
+                                  &calls, &seen),
+                     0);
     assert_int_equal(calls, 2);
     assert_int_equal(seen, 2);
     /* every shorter data blob, a count off by one either way, names cut */
     for (size_t cut = 0; cut < r.data.n; cut++)
-        assert_int_equal(moverun_each(r.names.p, r.names.n, r.data.p, cut, 2, 0, -1, ignore_move,
-                                      &calls, &seen),
-                         RINGSIM_ENOTDB);
-    assert_int_equal(
-        moverun_each(r.names.p, r.names.n, r.data.p, r.data.n, 1, 0, -1, ignore_move, &calls, &seen),
-        RINGSIM_ENOTDB);
-    assert_int_equal(
-        moverun_each(r.names.p, r.names.n, r.data.p, r.data.n, 3, 0, -1, ignore_move, &calls, &seen),
-        RINGSIM_ENOTDB);
+        assert_int_equal(
+            moverun_each(r.names.p, r.names.n, r.data.p, cut, 2, 0, -1, ignore_move, &calls, &seen),
+            RINGSIM_ENOTDB);
+    assert_int_equal(moverun_each(r.names.p, r.names.n, r.data.p, r.data.n, 1, 0, -1, ignore_move,
+                                  &calls, &seen),
+                     RINGSIM_ENOTDB);
+    assert_int_equal(moverun_each(r.names.p, r.names.n, r.data.p, r.data.n, 3, 0, -1, ignore_move,
+                                  &calls, &seen),
+                     RINGSIM_ENOTDB);
     assert_int_equal(moverun_each(r.names.p, r.names.n - 1, r.data.p, r.data.n, 2, 0, -1,
                                   ignore_move, &calls, &seen),
                      RINGSIM_ENOTDB);

@@ -20,6 +20,8 @@
  *   - through the engine: the factors' validation per program, a change of
  *     factor moves no key, POST-like runs give the same answer twice.
  * Random models come from a seed printed when a check fails.
+ *
+ * Checks docs/api.md, 'POST /api/traffic/run'.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -711,13 +713,20 @@ static void test_down_nodes(void **st)
     (void)st;
     rs_error err;
     static const char *const algs[][2] = {
-        {"ring", NULL},         {"ring", "balance_factor"},
-        {"jump", NULL},         {"rendezvous", NULL},
-        {"multiprobe", NULL},   {"ketama", NULL},
-        {"nginx", NULL},        {"envoy-ring", NULL},
-        {"envoy-ring", "hash_balance_factor"}, {"maglev", "hash_balance_factor"},
-        {"cassandra", NULL},    {"redis", NULL},
-        {"haproxy", NULL},      {"haproxy", "hash_balance_factor"},
+        {"ring", NULL},
+        {"ring", "balance_factor"},
+        {"jump", NULL},
+        {"rendezvous", NULL},
+        {"multiprobe", NULL},
+        {"ketama", NULL},
+        {"nginx", NULL},
+        {"envoy-ring", NULL},
+        {"envoy-ring", "hash_balance_factor"},
+        {"maglev", "hash_balance_factor"},
+        {"cassandra", NULL},
+        {"redis", NULL},
+        {"haproxy", NULL},
+        {"haproxy", "hash_balance_factor"},
         {"twemproxy", NULL},
     };
     for (size_t a = 0; a < sizeof algs / sizeof algs[0]; a++) {

@@ -1,6 +1,8 @@
 /*
  * test_vec.c - growing arrays (src/base/vec.h): the doubling sequence every
  * caller relied on before, and the overflow checks.
+ *
+ * Checks no section of docs/api.md: it tests an internal growing array.
  */
 #include <setjmp.h>
 #include <stdarg.h>

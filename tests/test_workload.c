@@ -1,9 +1,12 @@
 /*
- * test_workload.c - workloads (docs/api.md "Version 3: traffic"): parsing
+ * test_workload.c - workloads (API.md version 3, "traffic"): parsing
  * with defaults and refusals, zipf's normalisation against a sum in long
  * double, shares that sum to 1, and the engine's per-node requests against
  * sim_workload_each (every key's share, added up by node here), through
  * topology changes, inserts and a revert.
+ *
+ * Checks docs/api.md, 'Workloads: requests and value sizes', 'PUT
+ * /api/workload'.
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -8,6 +8,8 @@
 // writes it (/usr/bin/python3, a parser this project did not write), the
 // files of scenarios/, and the state of one server rebuilt on another from
 // its exported scenario.  Ends with "N passed, N failed".
+//
+// Checks docs/api.md, 'Scenarios', 'GET /api/export/scenario', 'CSV'.
 
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';

@@ -14,6 +14,8 @@
 //   - a replay whose client leaves is stopped: the reading worker answers
 //     the next request at once.
 // Ends with "N passed, N failed".
+//
+// Checks docs/api.md, 'Traffic', 'POST /api/traffic/run'.
 
 import { execFileSync } from 'node:child_process';
 import net from 'node:net';

@@ -1,4 +1,4 @@
-// tests/workload_test.mjs - workloads (docs/api.md "Version 3: traffic"):
+// tests/workload_test.mjs - workloads (API.md version 3, "traffic"):
 // each stored key's share of requests and value size, per node, per
 // operation, in stats, in time travel and revert, and the refusals.
 //
@@ -10,6 +10,8 @@
 // plain sum, sizes by sha64("size:" seed ":" key).  YCSB's key names are
 // checked against a Java program run with the machine's `java` (Java's
 // own long arithmetic).  Ends with "N passed, N failed".
+//
+// Checks docs/api.md, 'Workloads: requests and value sizes'.
 
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';

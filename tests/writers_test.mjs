@@ -19,29 +19,19 @@
 // Seeded (WRITERS_SEED, printed on failure).  Every process started here is
 // stopped at the end, on failure too.  Plain Node 20, no packages.  Ends
 // with one line "N passed, N failed".
+//
+// Checks docs/api.md, 'Serving' (a change made by another process),
+// 'Conventions'.
 
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
+import { BIN, Server, check, crashed, failures, finish, freshDb, setGroup } from './lib/harness.mjs';
 
-const BIN = path.resolve(process.argv[2] || 'build/ringsim');
 const ROUNDS = Number(process.env.WRITERS_ROUNDS || 25);
 const OPS = Number(process.env.WRITERS_OPS || 24); // operations per writer and round
 const SEED = BigInt(process.env.WRITERS_SEED || Date.now() % 1000000007);
 const DEADLINE_MS = Number(process.env.WRITERS_DEADLINE_MS || 40000); // the short run stops early
-
-let passed = 0;
-let failed = 0;
-function check(name, cond, detail) {
-  if (cond) passed++;
-  else {
-    failed++;
-    console.log(`FAIL ${name}${detail ? ' -- ' + detail : ''} (WRITERS_SEED=${SEED})`);
-  }
-  return !!cond;
-}
+setGroup(`WRITERS_SEED=${SEED}`); // in every failure's line
 
 // xorshift64*, seeded.
 let rs = SEED || 1n;
@@ -54,22 +44,17 @@ function rnd() {
 const rint = (lo, hi) => lo + Math.floor(rnd() * (hi - lo + 1));
 const pick = (a) => a[rint(0, a.length - 1)];
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ringsim-writers-'));
-const DB = path.join(dir, 'writers.db');
-const procs = new Set(); // every process started here and not yet gone
+// The servers and the CLI write this one file.
+const DB = freshDb();
+// The CLI's processes not yet gone (the harness stops the servers).
+const procs = new Set();
 function stopAll() {
   for (const p of procs) p.kill('SIGKILL');
   procs.clear();
 }
-process.on('exit', () => {
-  stopAll();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+process.on('exit', stopAll);
 for (const sig of ['SIGINT', 'SIGTERM']) {
-  process.on(sig, () => {
-    stopAll();
-    process.exit(1);
-  });
+  process.on(sig, () => process.exit(1));
 }
 
 function track(p) {
@@ -78,28 +63,7 @@ function track(p) {
   return p;
 }
 
-function start() {
-  return new Promise((resolve, reject) => {
-    const p = track(spawn(BIN, ['serve', '--host', '127.0.0.1', '--port', '0', '--db', DB],
-      { stdio: ['ignore', 'pipe', 'pipe'] }));
-    let out = '';
-    let err = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${err}`)), 20000);
-    p.stdout.on('data', (d) => {
-      out += d;
-      const m = /serving http:\/\/[^:]+:(\d+)\//.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ proc: p, port: Number(m[1]), err: () => err });
-      }
-    });
-    p.stderr.on('data', (d) => { err += d; });
-    p.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited (${code}) before serving: ${err}`));
-    });
-  });
-}
+const start = () => new Server(DB, { host: '127.0.0.1' }).start();
 
 // One request: {status, json}, or {status: 0} when the connection broke.
 function request(port, method, p, body) {
@@ -268,7 +232,7 @@ async function verify(round, servers) {
   check(`round ${round}: no answer is a 5xx or a broken connection`, unexpected.length === 0,
     unexpected.slice(0, 4).join('; '));
   unexpected = [];
-  return { ok: ok && failed === 0, ops: ops.length, keys: stats ? stats.keys : 0 };
+  return { ok: ok && failures() === 0, ops: ops.length, keys: stats ? stats.keys : 0 };
 }
 
 async function main() {
@@ -304,28 +268,18 @@ async function main() {
     for (const [i, s] of servers.entries()) {
       if (s.proc.exitCode !== null) {
         check(`round ${round}: server ${i + 1} still runs`, false, s.err().slice(0, 300));
-        return finish(t0, rounds);
+        return done(t0, rounds);
       }
     }
   }
-  for (const s of servers) s.proc.kill('SIGTERM');
-  await Promise.all(servers.map((s) => new Promise((r) => (s.proc.exitCode !== null ? r() : s.proc.on('exit', r)))));
-  check('both servers stop cleanly on SIGTERM', servers.every((s) => s.proc.exitCode === 0),
-    servers.map((s) => `${s.proc.exitCode} ${s.err().slice(0, 200)}`).join('; '));
-  finish(t0, rounds);
+  await Promise.all(servers.map((s) => s.stop()));
+  done(t0, rounds);
 }
 
-function finish(t0, rounds) {
+function done(t0, rounds) {
   console.log(`writers_test: ${rounds} rounds of two servers and the CLI writing at once, ` +
     `${acked.size} acknowledged operations, seed ${SEED}, ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  console.log(`${passed} passed, ${failed} failed`);
-  process.exitCode = failed ? 1 : 0;
-  stopAll();
+  finish();
 }
 
-main().catch((e) => {
-  console.log(`FAIL ${e.stack} (WRITERS_SEED=${SEED})`);
-  console.log(`${passed} passed, ${failed + 1} failed`);
-  process.exitCode = 1;
-  stopAll();
-});
+main().catch(crashed);

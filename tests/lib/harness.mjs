@@ -1,8 +1,11 @@
 // tests/lib/harness.mjs - what every server test of ringsim shares: the
 // check/eq/near runner with its "N passed, N failed" line, raw requests
-// through node:http (every header under the test's control), and a Server
-// that starts the real binary on a fresh database and stops it with SIGTERM,
-// checking that it stopped and that no sanitizer spoke.
+// through node:http (every header under the test's control), fresh
+// databases in one temporary folder, and a Server that starts the real
+// binary (`serve --port 0`, the port read from its "serving" line), waits
+// until it listens and stops it with SIGTERM, checking that it stopped in
+// time, with the exit status expected, and that no sanitizer spoke.  Every
+// server still running when the test exits is killed, whatever failed.
 //
 // The binary is process.argv[2] (default build/ringsim).
 
@@ -23,6 +26,10 @@ const T = { passed: 0, failed: 0, group: '' };
 export function setGroup(name) {
   T.group = name;
 }
+export const getGroup = () => T.group;
+
+// How many checks have failed so far.
+export const failures = () => T.failed;
 
 export function show(v) {
   const s = typeof v === 'string' ? JSON.stringify(v) : inspect(v, { depth: 6, breakLength: Infinity });
@@ -131,26 +138,46 @@ export function request(port, method, reqPath, opts = {}) {
   });
 }
 
+// Every server started and not yet gone: killed when the test exits.
+const running = new Set();
+const SANITIZED_RUN = Boolean(process.env.ASAN_OPTIONS || process.env.TSAN_OPTIONS);
+
 export class Server {
-  constructor(db) {
+  // db: the database file.  opts: args (after serve's own), env (over this
+  // process's), host (--host), port (0: the system's choice), bin (another
+  // binary than BIN), ulimit (the arguments of a shell `ulimit` run before
+  // the server, e.g. '-n 48'), stopMs (the bound on a stop, plain builds).
+  constructor(db, opts = {}) {
     this.db = db;
+    this.opts = opts;
   }
 
   async start() {
-    const proc = spawn(BIN, ['serve', '--port', '0', '--db', this.db], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const { args = [], env = {}, host, port = 0, bin = BIN, ulimit } = this.opts;
+    const argv = ['serve', ...(host ? ['--host', host] : []), '--port', String(port), '--db', this.db, ...args];
+    const how = { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } };
+    const proc = ulimit ? spawn('bash', ['-c', `ulimit ${ulimit} && exec "$0" "$@"`, bin, ...argv], how) : spawn(bin, argv, how);
     this.proc = proc;
-    this.exited = new Promise((r) => proc.on('exit', (code, sig) => r({ code, sig })));
+    running.add(proc);
+    this.exited = new Promise((r) =>
+      proc.on('exit', (code, sig) => {
+        running.delete(proc);
+        r({ code, sig });
+      }),
+    );
     let out = '';
     let err = '';
+    this.out = () => out;
+    this.err = () => err;
     proc.stderr.on('data', (d) => (err += d));
-    this.port = await new Promise((resolve, reject) => {
-      const t = setTimeout(() => reject(new Error(`server did not start in 15 s: ${out} ${err}`)), 15000);
+    const m = await new Promise((resolve, reject) => {
+      const t = setTimeout(() => reject(new Error(`server did not start in 20 s: ${out} ${err}`)), 20000);
       proc.stdout.on('data', (d) => {
         out += d;
-        const m = out.match(/ringsim: serving http:\/\/(\S+?):(\d+)\//);
+        const m = /ringsim: serving http:\/\/(\S+?):(\d+)\/(\?token=(\S+))? /.exec(out);
         if (m) {
           clearTimeout(t);
-          resolve(Number(m[2]));
+          resolve(m);
         }
       });
       proc.on('exit', (code) => {
@@ -158,27 +185,39 @@ export class Server {
         reject(new Error(`server exited (${code}) before listening: ${out} ${err}`));
       });
     });
-    this.stderr = () => err;
+    this.host = m[1];
+    this.port = Number(m[2]);
+    this.token = m[4];
     return this;
   }
 
-  async stop() {
-    if (!this.proc || this.proc.exitCode !== null) return;
-    this.proc.kill('SIGTERM');
+  // SIGTERM (unless it has exited already), then the checks: it stopped in
+  // time, with the status expected, and no sanitizer spoke.
+  async stop(expectCode = 0) {
+    if (!this.proc) return;
+    const proc = this.proc;
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
     // The server's own stop takes well under a second (164 ms after 300,000
     // keys); a sanitizer build then frees and scans its heap at exit, which
     // took 7.3 s on a machine loaded by other work.  Ten seconds is the bound
     // on a plain build; under a sanitizer the wait is only a guard on a hang.
-    const sanitized = Boolean(process.env.ASAN_OPTIONS || process.env.TSAN_OPTIONS);
-    const limit = sanitized ? 120000 : 10000;
+    const limit = SANITIZED_RUN ? 120000 : this.opts.stopMs || 10000;
     const r = await Promise.race([this.exited, sleep(limit).then(() => null)]);
     check(`server stops within ${limit / 1000} s of SIGTERM`, r !== null);
     if (r === null) {
-      this.proc.kill('SIGKILL');
+      proc.kill('SIGKILL');
       await this.exited;
+    } else {
+      check(`server exits ${expectCode} after SIGTERM`, r.code === expectCode, `exit ${r.code}, signal ${r.sig}`);
     }
-    const err = this.stderr ? this.stderr() : '';
-    check('server reported no sanitizer error', !/AddressSanitizer|LeakSanitizer|runtime error:/.test(err), err.slice(0, 800));
+    const err = this.err();
+    check('server reported no sanitizer error', !/Sanitizer|runtime error:/.test(err), err.slice(0, 800));
+  }
+
+  // A signal (SIGKILL: no checks, nothing to wait for but the exit).
+  async kill(sig = 'SIGKILL') {
+    if (this.proc.exitCode === null && this.proc.signalCode === null) this.proc.kill(sig);
+    return this.exited;
   }
 
   req(method, p, opts) {
@@ -258,6 +297,10 @@ export class Server {
 }
 
 export const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'ringsim-api-'));
+process.on('exit', () => {
+  for (const p of running) p.kill('SIGKILL');
+  fs.rmSync(tmpRoot, { recursive: true, force: true });
+});
 let dbCount = 0;
 export function freshDb() {
   const dir = path.join(tmpRoot, `g${++dbCount}`);
@@ -278,9 +321,19 @@ export async function withServer(name, fn) {
   }
 }
 
-// The closing line, and the exit status.
+// A failure for every server still running (its group forgot to stop it),
+// which is then killed.
+export async function reapServers() {
+  for (const p of [...running]) {
+    check(`server ${p.pid} was stopped by its group`, false);
+    p.kill('SIGKILL');
+    await new Promise((r) => (p.exitCode !== null || p.signalCode !== null ? r() : p.once('exit', r)));
+  }
+}
+
+// The closing line, and the exit status (the folder of fresh databases
+// goes at exit).
 export function finish() {
-  fs.rmSync(tmpRoot, { recursive: true, force: true });
   console.log(`${T.passed} passed, ${T.failed} failed`);
   process.exit(T.failed ? 1 : 0);
 }

@@ -20,6 +20,8 @@ Checks, with a fixed seed:
     tokens included) and rings of derived tokens (num_tokens x weight, labels
     name, name#1, ...): the ring order and, for each key and replication
     factor, the replica list, owner first.
+
+Checks docs/api.md, 'GET /api/config' (the catalogue's cassandra).
 """
 import random
 import subprocess

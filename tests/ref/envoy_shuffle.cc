@@ -16,24 +16,27 @@
 #include <utility>
 #include <vector>
 
-int main() {
-  std::uint64_t hash;
-  std::uint32_t n;
-  while (std::cin >> hash >> n) {
-    std::vector<std::uint32_t> order(n);
-    for (std::uint32_t i = 0; i < n; i++) order[i] = i;
-    std::mt19937 engine(hash);
-    auto below = [&engine](std::uint32_t k) {
-      std::uint32_t x = k;
-      while (x >= k) x = engine() / ((static_cast<std::uint64_t>(engine.max()) + 1u) / k);
-      return x;
-    };
-    for (std::uint32_t i = 0; i < n; i++) {
-      std::uint32_t j = below(n - i);
-      std::swap(order[i], order[i + j]);
-      std::cout << (i ? " " : "") << order[i];
+int main()
+{
+    std::uint64_t hash;
+    std::uint32_t n;
+    while (std::cin >> hash >> n) {
+        std::vector<std::uint32_t> order(n);
+        for (std::uint32_t i = 0; i < n; i++)
+            order[i] = i;
+        std::mt19937 engine(hash);
+        auto below = [&engine](std::uint32_t k) {
+            std::uint32_t x = k;
+            while (x >= k)
+                x = engine() / ((static_cast<std::uint64_t>(engine.max()) + 1u) / k);
+            return x;
+        };
+        for (std::uint32_t i = 0; i < n; i++) {
+            std::uint32_t j = below(n - i);
+            std::swap(order[i], order[i + j]);
+            std::cout << (i ? " " : "") << order[i];
+        }
+        std::cout << "\n";
     }
-    std::cout << "\n";
-  }
-  return 0;
+    return 0;
 }

@@ -6,6 +6,8 @@
 # here with g++).  Hashes: small, 2^32 - 1 and 2^32 (the seed keeps the low
 # 32 bits), 2^64 - 1 and random 64-bit values; hosts 1 to 1000.
 # Usage: envoy_shuffle_ref.sh TRAFFIC_TOOL.  Exit 0 pass, 1 fail, 77 skip (no g++).
+#
+# Checks docs/api.md, 'POST /api/traffic/run' (Envoy's bounded loads).
 set -u
 tool=$1
 here=$(cd "$(dirname "$0")" && pwd)

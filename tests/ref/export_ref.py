@@ -42,6 +42,8 @@ must be refused, never run.
 Exit 0 pass, 1 fail, 77 when a reference program is missing (the build
 makes that a failure when RINGSIM_REQUIRE_REFS is on).  Ends with a line
 "N passed, N failed".
+
+Checks docs/api.md, 'GET /api/export/config?format=F'.
 """
 import hashlib
 import json
@@ -211,14 +213,34 @@ def program(path):
 
 # ---- the formats ----
 
-def part_nginx(base):
-    db = f"{TMP}/nginx.db"
+def round_trip(base, fmt, algorithm=None, unit_weights=False, back=True, **keeps):
+    """What every format's part does first: a copy of base (every weight 1
+    when the algorithm does not honour weights; then the algorithm given),
+    exported until taken (the names the format must take not refused) and,
+    when the format has an importer (back), imported back into a fresh
+    database to the same nodes as the format keeps them (keeps: same_nodes'
+    weights, states, ordered).  Returns the text, the refusals, the nodes
+    exported and the database imported into."""
+    db = f"{TMP}/{fmt}.db"
     shutil.copy(base, db)
-    text, refused = export_until_taken(db, "nginx")
-    must_take("nginx", refused)
+    if unit_weights:
+        for n in node_list(db):
+            if n["weight"] != 1:
+                rs(db, "node", "weight", "--", n["name"], "1")
+    if algorithm:
+        rs(db, "config", "--algorithm", algorithm)
+    text, refused = export_until_taken(db, fmt)
+    must_take(fmt, refused)
     nodes = node_list(db)
-    got, _ = import_back("nginx", text)
-    same_nodes("nginx", nodes, got)
+    db2 = None
+    if back:
+        got, db2 = import_back(fmt, text)
+        same_nodes(fmt, nodes, got, **keeps)
+    return text, refused, nodes, db2
+
+
+def part_nginx(base):
+    text, refused, nodes, _ = round_trip(base, "nginx")
     if not program(NGINX):
         return "skipped nginx -t (no nginx)"
     order = [n["name"] for n in nodes]  # no backup: the servers in join order
@@ -266,13 +288,7 @@ def haproxy_c(text):
 
 
 def part_haproxy(base):
-    db = f"{TMP}/haproxy.db"
-    shutil.copy(base, db)
-    text, refused = export_until_taken(db, "haproxy")
-    must_take("haproxy", refused)
-    nodes = node_list(db)
-    got, _ = import_back("haproxy", text)
-    same_nodes("haproxy", nodes, got)
+    text, refused, nodes, _ = round_trip(base, "haproxy")
     ran = haproxy_c(text)
     return f"{len(nodes)} servers read back{', haproxy -c takes it' if ran else ''}, " \
            f"{len(refused)} refused"
@@ -356,16 +372,10 @@ def nutcracker_t(text):
 
 
 def part_twemproxy(base):
-    db = f"{TMP}/twemproxy.db"
-    shutil.copy(base, db)
-    text, refused = export_until_taken(db, "twemproxy")
-    must_take("twemproxy", refused)
-    nodes = node_list(db)
+    text, refused, nodes, _ = round_trip(base, "twemproxy", states=False)
     servers = yaml_servers(text)
     check([s.split(" ", 1)[1] for s in servers] == [n["name"] for n in nodes],
           f"twemproxy: PyYAML reads the server names {[s.split(' ', 1)[1] for s in servers]}")
-    got, _ = import_back("twemproxy", text)
-    same_nodes("twemproxy", nodes, got, states=False)
     ran = program(NUTCRACKER)
     if ran:
         nutcracker_t(text)
@@ -374,13 +384,7 @@ def part_twemproxy(base):
 
 
 def part_libmemcached(base):
-    db = f"{TMP}/libmemcached.db"
-    shutil.copy(base, db)
-    text, refused = export_until_taken(db, "libmemcached")
-    must_take("libmemcached", refused)
-    nodes = node_list(db)
-    got, _ = import_back("libmemcached", text)
-    same_nodes("libmemcached", nodes, got, states=False)
+    text, refused, nodes, _ = round_trip(base, "libmemcached", states=False)
     if MTOOL == "none" or not os.access(MTOOL, os.X_OK):
         MISSING.append("import_memcached_tool (libmemcached-dev)")
         return "skipped memcached_servers_parse (no libmemcached)"
@@ -404,11 +408,7 @@ def part_libmemcached(base):
 
 def part_envoy(base):
     import yaml
-    db = f"{TMP}/envoy.db"
-    shutil.copy(base, db)
-    text, refused = export_until_taken(db, "envoy")
-    must_take("envoy", refused)
-    nodes = node_list(db)
+    text, refused, nodes, _ = round_trip(base, "envoy")
     for doc in (json.loads(text), yaml.safe_load(text.decode())):
         eps = doc["load_assignment"]["endpoints"][0]["lb_endpoints"]
         keys = [e["metadata"]["filter_metadata"]["envoy.lb"]["hash_key"] for e in eps]
@@ -416,19 +416,12 @@ def part_envoy(base):
               f"envoy: hash keys read as {[k for k, n in zip(keys, nodes) if k != n['name']]}")
         check(set(doc) == {"name", "type", "lb_policy", "load_assignment"},
               f"envoy: settings {sorted(doc)}")
-    got, _ = import_back("envoy", text)
-    same_nodes("envoy", nodes, got)
     return f"{len(nodes)} hosts, JSON and PyYAML read every hash_key, {len(refused)} refused"
 
 
 def part_cassandra(base):
     import yaml
-    db = f"{TMP}/cassandra.db"
-    shutil.copy(base, db)
-    rs(db, "config", "--algorithm", "cassandra")
-    text, refused = export_until_taken(db, "cassandra")
-    must_take("cassandra", refused)
-    nodes = node_list(db)
+    text, refused, nodes, _ = round_trip(base, "cassandra", "cassandra", back=False)
     whole = yaml.safe_load(text.decode())
     check(set(whole) == {"initial_token"}, f"cassandra: PyYAML reads settings {sorted(whole)}")
     lines = text.decode().split("\n")
@@ -447,14 +440,8 @@ def part_cassandra(base):
 
 
 def part_nodetool(base):
-    db = f"{TMP}/nodetool.db"
-    shutil.copy(base, db)
-    rs(db, "config", "--algorithm", "cassandra")
-    text, refused = export_until_taken(db, "nodetool-ring")
-    must_take("nodetool-ring", refused)
-    nodes = node_list(db)
-    got, db2 = import_back("nodetool-ring", text)
-    same_nodes("nodetool-ring", nodes, got, weights=False, ordered=False)
+    text, refused, nodes, db2 = round_trip(base, "nodetool-ring", "cassandra", weights=False,
+                                           ordered=False)
     back = {n["name"]: sorted(n["tokens"], key=int) for n in node_list(db2)}
     check(back == {n["name"]: sorted(n["tokens"], key=int) for n in nodes},
           "nodetool-ring: the tokens differ after the round trip")
@@ -462,17 +449,9 @@ def part_nodetool(base):
 
 
 def part_redis_nodes(base):
-    db = f"{TMP}/redis-nodes.db"
-    shutil.copy(base, db)
-    for n in node_list(db):
-        if n["weight"] != 1:  # redis does not honour weights
-            rs(db, "node", "weight", "--", n["name"], "1")
-    rs(db, "config", "--algorithm", "redis")
-    text, refused = export_until_taken(db, "redis-nodes")
-    must_take("redis-nodes", refused)
-    nodes = node_list(db)
-    got, db2 = import_back("redis-nodes", text)
-    same_nodes("redis-nodes", nodes, got, weights=False, states=False)
+    # redis does not honour weights
+    text, refused, nodes, db2 = round_trip(base, "redis-nodes", "redis", unit_weights=True,
+                                           weights=False, states=False)
     back = {n["name"]: n.get("slots") for n in node_list(db2)}
     check(back == {n["name"]: n.get("slots") for n in nodes}, "redis-nodes: the slots differ")
     return f"{len(nodes)} masters and their slots read back, {len(refused)} refused"

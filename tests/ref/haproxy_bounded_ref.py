@@ -19,6 +19,8 @@ arrival must go to the same server.  A failure prints the seed and event.
 Usage: haproxy_bounded_ref.py TRAFFIC_TOOL.  Exit 0 pass, 1 fail, 77 skip (no
 haproxy).  haproxy runs in the foreground (-db), dies with this script, and
 is stopped on every exit path, as are the backends; every wait is bounded.
+
+Checks docs/api.md, 'POST /api/traffic/run' (HAProxy's bounded loads).
 """
 import asyncio
 import os

@@ -41,6 +41,8 @@ fresh database, must place them on the same owners again.
 
 Exit 0 pass, 1 fail, 77 when no part could run.  Fixed seeds; a failure
 prints the seed and the text.
+
+Checks docs/api.md, 'Importing a real cluster', 'What the parsers read'.
 """
 import json
 import os

@@ -70,8 +70,7 @@ int main(int argc, char **argv)
     }
     import_result *r = NULL;
     int line = 0;
-    int rc = import_parse(text, len, fmt, strcmp(argv[2], "-") ? argv[2] : NULL, &r, &line,
-                          &err);
+    int rc = import_parse(text, len, fmt, strcmp(argv[2], "-") ? argv[2] : NULL, &r, &line, &err);
     free(text);
     if (rc != 0) {
         printf("line %d: %s\n", line, err.msg);
@@ -109,7 +108,8 @@ int main(int argc, char **argv)
         snprintf(cfg.algorithm, sizeof cfg.algorithm, "%s", import_result_algorithm(r));
         const char *k;
         json_t *v;
-        json_object_foreach((json_t *)import_result_params(r), k, v) {
+        json_object_foreach((json_t *)import_result_params(r), k, v)
+        {
             char val[64];
             if (json_is_integer(v))
                 snprintf(val, sizeof val, "%lld", (long long)json_integer_value(v));
@@ -120,9 +120,13 @@ int main(int argc, char **argv)
         }
         for (size_t i = 0; i < n; i++) {
             const import_node *in = import_node_at(r, i);
-            nodes[i] = (place_node){.id = (int64_t)i + 1, .name = in->name, .len = in->len,
-                                    .weight = in->weight, .tokens = in->tokens,
-                                    .ntokens = in->ntokens, .srv_id = in->id};
+            nodes[i] = (place_node){.id = (int64_t)i + 1,
+                                    .name = in->name,
+                                    .len = in->len,
+                                    .weight = in->weight,
+                                    .tokens = in->tokens,
+                                    .ntokens = in->ntokens,
+                                    .srv_id = in->id};
         }
         if (place_build(&p, h, &cfg, nodes, n, NULL, NULL, &err) != 0) {
             fprintf(stderr, "import_tool: %s\n", err.msg);

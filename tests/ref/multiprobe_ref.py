@@ -8,6 +8,8 @@ Random node sets and probe counts (1..1000), plus node pairs whose positions
 collide (found here by a birthday search over generated names), where the
 (position, name bytes) order decides the owner.  Every owner, coordinate and
 winning probe index must match.  Fixed seed; a mismatch prints the case.
+
+Checks docs/api.md, 'GET /api/config' (the catalogue's multiprobe).
 """
 import bisect
 import hashlib

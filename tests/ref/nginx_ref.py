@@ -31,6 +31,9 @@ Usage: nginx_ref.py NGINX_TOOL.  Exit 0 pass, 1 fail, 77 skip (no nginx).
 nginx runs in the foreground as a single process (master_process off) in a
 temporary folder, dies with this script (PR_SET_PDEATHSIG) and is stopped
 on every exit path; the folder is removed.
+
+Checks docs/api.md, 'GET /api/config' (the catalogue's nginx), 'Variants: the
+modes people really run'.
 """
 import ctypes
 import os

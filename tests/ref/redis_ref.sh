@@ -21,6 +21,8 @@
 # Servers bind 127.0.0.1 on free ports, run in the foreground in the
 # background and are killed on exit; every wait has a deadline (45 s for
 # the cluster to agree, 120 s for a rebalance).
+#
+# Checks docs/api.md, 'GET /api/config' (the catalogue's redis).
 set -u
 TOOL=${1:?usage: redis_ref.sh path/to/redis_tool}
 if ! command -v redis-server >/dev/null || ! command -v redis-cli >/dev/null; then

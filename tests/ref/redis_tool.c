@@ -80,8 +80,8 @@ static uint32_t rnd(void)
 
 static int gen(uint64_t seed, long count)
 {
-    static const char *pieces[] = {"{", "}", "{}", "é", "中", "😀", "user",
-                                   "1000", ".", ":", "a", "Z", "{{", "}}"};
+    static const char *pieces[] = {"{",    "}", "{}", "é", "中", "😀",  "user",
+                                   "1000", ".", ":",  "a", "Z",  "{{", "}}"};
     rng = seed * 2654435761u + 88172645463325252ull;
     for (long k = 0; k < count; k++) {
         unsigned char key[200];
@@ -205,14 +205,12 @@ int main(int argc, char **argv)
         if (read_map(n, owner))
             return 1;
         moved = redis_leave(owner, n, (uint32_t)strtoul(argv[3], NULL, 10));
-    } else if ((!strcmp(cmd, "rebalance") && argc == 5) ||
-               (!strcmp(cmd, "orders") && argc == 4)) {
+    } else if ((!strcmp(cmd, "rebalance") && argc == 5) || (!strcmp(cmd, "orders") && argc == 4)) {
         int orders = !strcmp(cmd, "orders");
         static double o[REDIS_MAX_NODES], w[REDIS_MAX_NODES];
         static float wf[REDIS_MAX_NODES];
         static uint32_t order[REDIS_MAX_NODES];
-        if ((orders && n > 8) ||
-            (!orders && parse_list(argv[3], n, o)) ||
+        if ((orders && n > 8) || (!orders && parse_list(argv[3], n, o)) ||
             parse_list(argv[orders ? 3 : 4], n, w))
             return die("bad ORDER or WEIGHTS");
         for (size_t i = 0; i < n; i++) {
@@ -223,8 +221,7 @@ int main(int argc, char **argv)
             return 1;
         if (orders) {
             static uint32_t seen[64][REDIS_SLOTS]; /* distinct maps kept */
-            perm_state st = {.start = owner, .n = n, .w = wf, .seen = seen,
-                             .cap = 64};
+            perm_state st = {.start = owner, .n = n, .w = wf, .seen = seen, .cap = 64};
             memcpy(st.order, order, n * sizeof *order);
             permute(&st, 0);
             printf("%zu\n", st.nseen);

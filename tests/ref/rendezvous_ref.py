@@ -9,6 +9,8 @@ Random node sets (UTF-8 names, integer and fractional weights), forced ties
 (nodes sharing a hash and a weight, names that are prefixes of each other),
 and a 1000-node set; every preference list and every score must match bit for
 bit.  Fixed seed; a mismatch prints the case.
+
+Checks docs/api.md, 'GET /api/config' (the catalogue's rendezvous).
 """
 import hashlib
 import math

@@ -29,6 +29,8 @@ agrees with an implementation that is not ringsim's, and a changed file
 that no longer says what the rules say fails here.
 
 Usage: scenario_ref.py SCENARIO_DIR.  Exit 0 when every line is found.
+
+Checks docs/api.md, 'Scenario files'.
 """
 import bisect
 import math

@@ -40,6 +40,8 @@ the owner with every server up.  A failure prints the seed.
 
 Usage: states_ref.py RINGSIM [MEMCACHED_TOOL|none].  Exit 0 pass, 1 fail, 77 skip
 (no program at all).
+
+Checks docs/api.md, 'Node states'.
 """
 import json
 import os

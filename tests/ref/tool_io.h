@@ -25,9 +25,7 @@ static inline long tool_unhex(const char **p, char *out, size_t cap)
         int v = 0;
         for (int k = 0; k < 2; k++, s++) {
             char c = *s;
-            int d = c >= '0' && c <= '9' ? c - '0'
-                    : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                                           : -1;
+            int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
             if (d < 0)
                 return -1;
             v = v * 16 + d;

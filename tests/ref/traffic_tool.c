@@ -125,8 +125,8 @@ int main(int argc, char **argv)
     size_t nk = 0;
     for (size_t e = 0; e < ne; e++)
         if (ev[e][0] == 's' && ev[e][1] == ' ') {
-            size_t k = haproxy_lookup(pts, np, haproxy_key_hash(ev[e] + 2, strlen(ev[e] + 2)),
-                                       NULL, NULL);
+            size_t k = haproxy_lookup(pts, np, haproxy_key_hash(ev[e] + 2, strlen(ev[e] + 2)), NULL,
+                                      NULL);
             kpoint[nk] = (uint32_t)k;
             knode[nk] = pts[k].node;
             share[nk++] = 1;

@@ -22,6 +22,8 @@ Usage: twemproxy_ref.py TWEMPROXY_TOOL.  Exit 0 pass, 1 fail, 77 skip (no
 nutcracker).  nutcracker runs in the foreground, dies with this script
 (PR_SET_PDEATHSIG) and is stopped on every exit path, as are the backends;
 the temporary folder is removed.  Every wait is bounded.
+
+Checks docs/api.md, 'The real systems: haproxy and twemproxy'.
 """
 import asyncio
 import ctypes
