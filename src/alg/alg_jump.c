@@ -21,7 +21,7 @@ int32_t jump_hash(uint64_t key, int32_t buckets)
     while (j < buckets) {
         b = j;
         key = key * 2862933555777941757ull + 1;
-        j = (int64_t)((double)(b + 1) * ((double)(1ll << 31) / (double)((key >> 33) + 1)));
+        j = (int64_t)((double)(b + 1) * ((double)(1LL << 31) / (double)((key >> 33) + 1)));
     }
     return (int32_t)b;
 }

@@ -197,7 +197,7 @@ uint32_t ketama_server_points(uint32_t w, uint64_t total, uint32_t n)
     x = x / 4.0f;
     x = x * (float)n;
     x = x + 0.0000000001f;
-    return (uint32_t)(floor(x) * 4);
+    return (uint32_t)(floor((double)x) * 4); /* libmemcached's floor of a double */
 }
 
 size_t ketama_label(const ketama_server *s, uint32_t k, char out[KETAMA_LABEL_MAX])

@@ -452,7 +452,7 @@ int http_pct_decode(const char *s, size_t n, bool plus, char **out, size_t *out_
             d[o++] = (char)(hi * 16 + lo);
             i += 2;
         } else {
-            d[o++] = plus && s[i] == '+' ? ' ' : s[i];
+            d[o++] = (char)(plus && s[i] == '+' ? ' ' : s[i]);
         }
     }
     d[o] = '\0';

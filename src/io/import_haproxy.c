@@ -119,7 +119,7 @@ static int split(const char *s, size_t len, char *buf, char **w, bool *env)
                 continue;
             }
             if ((ch == '"' || ch == '\'') && (q == 0 || q == ch)) {
-                q = q ? 0 : ch;
+                q = (char)(q ? 0 : ch);
                 i++;
                 continue;
             }

@@ -108,7 +108,7 @@ static size_t unescape(const char *s, size_t len, char *o)
                 continue;
             }
             if (n == 't' || n == 'r' || n == 'n') {
-                o[j++] = n == 't' ? '\t' : n == 'r' ? '\r' : '\n';
+                o[j++] = (char)(n == 't' ? '\t' : n == 'r' ? '\r' : '\n');
                 i++;
                 continue;
             }

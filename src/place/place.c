@@ -42,26 +42,44 @@ typedef struct pdef {
 } pdef;
 
 static const pdef pdefs[PP_COUNT] = {
-    [PP_POINTS_PER_NODE] = {"points_per_node", 1, 1, PLACE_MAX_POINTS_PER_NODE},
-    [PP_PROBES] = {"probes", 21, 1, 1000},
-    [PP_MIN_RING_SIZE] = {"min_ring_size", 1024, 1, 8388608},
-    [PP_MAX_RING_SIZE] = {"max_ring_size", 8388608, 1, 8388608},
-    [PP_TABLE_SIZE] = {"table_size", 65537, 2, 5000011},
-    [PP_NUM_TOKENS] = {"num_tokens", 16, 1, 1536},
+    [PP_POINTS_PER_NODE] = {.name = "points_per_node",
+                            .def = 1,
+                            .min = 1,
+                            .max = PLACE_MAX_POINTS_PER_NODE},
+    [PP_PROBES] = {.name = "probes", .def = 21, .min = 1, .max = 1000},
+    [PP_MIN_RING_SIZE] = {.name = "min_ring_size", .def = 1024, .min = 1, .max = 8388608},
+    [PP_MAX_RING_SIZE] = {.name = "max_ring_size", .def = 8388608, .min = 1, .max = 8388608},
+    [PP_TABLE_SIZE] = {.name = "table_size", .def = 65537, .min = 2, .max = 5000011},
+    [PP_NUM_TOKENS] = {.name = "num_tokens", .def = 16, .min = 1, .max = 1536},
     /* Envoy's UInt32Value; HAProxy's own bound is checked by the rule. */
-    [PP_HASH_BALANCE_FACTOR] = {"hash_balance_factor", 0, 0, 4294967295},
-    [PP_HASH] = {"hash", TW_DEFAULT_HASH, 0, TW_NHASH - 1, twemproxy_hash_names},
-    [PP_PANIC_THRESHOLD] = {"panic_threshold", 50, 0, 100},
-    [PP_ALL_BACKUPS] = {"allbackups", 0, 0, 1},
+    [PP_HASH_BALANCE_FACTOR] = {.name = "hash_balance_factor", .def = 0, .min = 0, .max = 4294967295},
+    [PP_HASH] = {.name = "hash",
+                 .def = TW_DEFAULT_HASH,
+                 .min = 0,
+                 .max = TW_NHASH - 1,
+                 .names = twemproxy_hash_names},
+    [PP_PANIC_THRESHOLD] = {.name = "panic_threshold", .def = 50, .min = 0, .max = 100},
+    [PP_ALL_BACKUPS] = {.name = "allbackups", .def = 0, .min = 0, .max = 1},
     /* Quiet: version 2's answer for ring, {"points_per_node"}, stays as it
      * was until bounded loads are turned on. */
-    [PP_BALANCE_FACTOR] = {"balance_factor", 0, 0, 1000000, NULL, true},
+    [PP_BALANCE_FACTOR] = {.name = "balance_factor", .def = 0, .min = 0, .max = 1000000, .quiet = true},
     /* Quiet too: the variants' parameters, so that the answers for the
      * systems as version 2 and 3 reproduced them stay as they were. */
-    [PP_KETAMA_MODE] = {"mode", KETAMA_MODE_WEIGHTED, 0, KETAMA_NMODE - 1, ketama_mode_names, true},
-    [PP_KETAMA_HASH] = {"key_hash", KETAMA_HASH_AUTO, 0, KETAMA_NHASH - 1, ketama_hash_names, true},
-    [PP_NGINX_CONSISTENT] = {"consistent", 1, 0, 1, NULL, true},
-    [PP_HASH_TYPE] = {"hash_type", 0, 0, 1, hash_type_names, true},
+    [PP_KETAMA_MODE] = {.name = "mode",
+                        .def = KETAMA_MODE_WEIGHTED,
+                        .min = 0,
+                        .max = KETAMA_NMODE - 1,
+                        .names = ketama_mode_names,
+                        .quiet = true},
+    [PP_KETAMA_HASH] = {.name = "key_hash",
+                        .def = KETAMA_HASH_AUTO,
+                        .min = 0,
+                        .max = KETAMA_NHASH - 1,
+                        .names = ketama_hash_names,
+                        .quiet = true},
+    [PP_NGINX_CONSISTENT] = {.name = "consistent", .def = 1, .min = 0, .max = 1, .quiet = true},
+    [PP_HASH_TYPE] =
+        {.name = "hash_type", .def = 0, .min = 0, .max = 1, .names = hash_type_names, .quiet = true},
 };
 
 const place_algo *place__find(const char *name)
@@ -141,6 +159,16 @@ place_bound place_bound_of(const place_config *cfg, int *param)
     const place_algo *a = place__algo(cfg);
     *param = a && a->bound != PLACE_BOUND_NONE ? a->bound_param : -1;
     return a ? a->bound : PLACE_BOUND_NONE;
+}
+
+bool place_config_equal(const place_config *a, const place_config *b)
+{
+    if (strncmp(a->algorithm, b->algorithm, sizeof a->algorithm) != 0 || a->replicas != b->replicas)
+        return false;
+    for (int i = 0; i < PP_COUNT; i++)
+        if (a->param[i] != b->param[i])
+            return false;
+    return true;
 }
 
 int place_config_check(const place_config *cfg, rs_error *err)
@@ -728,7 +756,7 @@ bool place_leave_moves_only_its_keys(const placement *p)
 bool place_only_leavers_move(const placement *a, const placement *b)
 {
     if (a->a != b->a || !a->a->leave_local || b->n >= a->n || a->st || b->st ||
-        memcmp(&a->cfg, &b->cfg, sizeof a->cfg) != 0)
+        !place_config_equal(&a->cfg, &b->cfg))
         return false;
     /* Every node of b must have been in a. */
     for (size_t i = 0; i < b->n; i++) {

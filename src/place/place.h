@@ -134,6 +134,9 @@ void place_config_default(place_config *cfg);
 /* 0 if cfg names a known algorithm with parameters in range, else
  * RINGSIM_EPARAM with a message that says why. */
 int place_config_check(const place_config *cfg, rs_error *err);
+/* Whether two configurations are the same, member by member (a memcmp
+ * would compare the padding after replicas too).  Cannot fail. */
+bool place_config_equal(const place_config *a, const place_config *b);
 /* Whether the node list suits the algorithm (weights it honours, names it
  * parses, explicit tokens only where they mean something). */
 int place_nodes_check(const place_config *cfg, const place_node *nodes, size_t n, rs_error *err);

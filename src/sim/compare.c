@@ -192,7 +192,7 @@ static void one(sim *s, const sample *sm, double scale, compare_result *r, long 
      * layout with a history (Redis's slots, MementoHash's removed buckets,
      * kept tokens) answers as GET /api/stats and a preview do; any other
      * starts as the system starts it. */
-    const placement *from = !memcmp(&r->cfg, sim_config(s), sizeof r->cfg) ? sim_placement(s) : NULL;
+    const placement *from = place_config_equal(&r->cfg, sim_config(s)) ? sim_placement(s) : NULL;
     r->rc = place_build(&p, h, &r->cfg, nodes, n, from, NULL, &r->err);
     if (r->rc)
         return;

@@ -116,7 +116,7 @@ static void parts_close(sim *s)
  * tokens, and the same layout state.  Counters may differ. */
 static bool same_topology(const state *cur, const state *x, const char *layout)
 {
-    if (!cur->pl || cur->n != x->n || memcmp(&cur->cfg, &x->cfg, sizeof x->cfg) != 0)
+    if (!cur->pl || cur->n != x->n || !place_config_equal(&cur->cfg, &x->cfg))
         return false;
     for (size_t i = 0; i < x->n; i++) {
         const node *a = &cur->nodes[i], *b = &x->nodes[i];
@@ -572,7 +572,7 @@ int sim__op_commit(opctx *c, int64_t *op_out, rs_error *err)
     }
     if (!rc && x->unassigned != s->cur.unassigned)
         rc = store_meta_set_int(s->st, "unassigned", x->unassigned, err);
-    if (!rc && memcmp(&x->cfg, &s->cur.cfg, sizeof x->cfg) != 0) {
+    if (!rc && !place_config_equal(&x->cfg, &s->cur.cfg)) {
         char *cfg = config_to_json(&x->cfg);
         rc = cfg ? store_meta_set(s->st, "config", cfg, err)
                  : rs_fail(err, RINGSIM_ENOMEM, "out of memory");

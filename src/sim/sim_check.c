@@ -134,7 +134,7 @@ int sim_check(sim *s, int64_t *problems, char *report, size_t report_size, rs_er
         (rc = sim_at(s, last, &k.snap, err)) || (rc = sim__progress(s, "check", 2, 3, err)))
         goto out;
     state *x = &s->cur, *y = &k.snap->cur;
-    if (memcmp(&x->cfg, &y->cfg, sizeof x->cfg) != 0) {
+    if (!place_config_equal(&x->cfg, &y->cfg)) {
         char *a = place_config_describe(&x->cfg), *b = place_config_describe(&y->cfg);
         problem(&k, "configuration: stored %s, the log gives %s", a ? a : "?", b ? b : "?");
         free(a);

@@ -251,7 +251,7 @@ int sim__replay_to(sim *s, int64_t at, bool keyless, sim__nodeset *want, size_t 
         int64_t dummy;
         if (!keyless)
             rc = store_meta_set_int(m->st, REPLAYED, 1, err);
-        if (!rc && memcmp(&start, &m->cur.cfg, sizeof start) != 0)
+        if (!rc && !place_config_equal(&start, &m->cur.cfg))
             rc = sim_configure(m, &start, &dummy, err);
     }
     replay r = {s,    m,     err,

@@ -748,10 +748,13 @@ int sim__wl_apply(sim *s, const workload *w, bool check, int64_t *op, rs_error *
     int rc = sim__op_begin(s, &c, sim_op_type_name(SIM_OP_WORKLOAD), subject, params, err);
     if (!rc) {
         c.keys_only = true;
-        if (check && ((rc = check_stored(s, w->keys, w->nkeys, err)) ||
-                      (rc = check_stored(s, w->size_keys, w->nsize_keys, err))))
-            sim__op_abort(&c);
-        else if ((rc = sim__wl_set_pending(&c, w, err)))
+        if (check)
+            rc = check_stored(s, w->keys, w->nkeys, err);
+        if (check && !rc)
+            rc = check_stored(s, w->size_keys, w->nsize_keys, err);
+        if (!rc)
+            rc = sim__wl_set_pending(&c, w, err);
+        if (rc)
             sim__op_abort(&c);
         else
             rc = sim__op_commit(&c, op, err);
