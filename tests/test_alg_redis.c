@@ -53,6 +53,15 @@ static void test_crc16_vectors(void **state)
                {0x80, 0x9188}, {0x9c, 0x4235}, {0xc3, 0xe92f}, {0xff, 0x1ef0}};
     for (size_t i = 0; i < sizeof tab / sizeof *tab; i++)
         assert_int_equal(redis_crc16(&tab[i].b, 1), tab[i].v);
+    /* Every entry against the polynomial, bit by bit (the table is a
+     * literal in alg_redis.c). */
+    for (unsigned b = 0; b < 256; b++) {
+        uint16_t x = (uint16_t)(b << 8);
+        for (int k = 0; k < 8; k++)
+            x = (uint16_t)(x & 0x8000u ? (unsigned)(x << 1) ^ 0x1021u : (unsigned)(x << 1));
+        unsigned char byte = (unsigned char)b;
+        assert_int_equal(redis_crc16(&byte, 1), x);
+    }
     /* redis.io, CLUSTER KEYSLOT. */
     assert_int_equal(slot_of("somekey"), 11058);
     assert_int_equal(slot_of("foo{hash_tag}"), 2515);
