@@ -81,6 +81,34 @@ static void test_message(void **state)
     assert_int_equal(ringsim_status(RINGSIM_ENAME), 400);
 }
 
+/* error.h's one list: every code has its wire code and status; a code
+ * outside it answers as internal. */
+static void test_error_list(void **state)
+{
+    (void)state;
+    static const struct {
+        int code;
+        const char *wire;
+        int status;
+    } want[] = {
+        {RINGSIM_OK, "ok", 200},
+        {RINGSIM_ENOTFOUND, "not_found", 404},
+        {RINGSIM_ECONFLICT, "conflict", 409},
+        {RINGSIM_EREADONLY, "read_only", 503},
+        {RINGSIM_EFULL, "insufficient_storage", 507},
+        {RINGSIM_EIMPORT, "invalid_import", 400},
+        {RINGSIM_EHEADERS, "headers_too_large", 431},
+        {-999, "internal", 500},
+        {1, "internal", 500},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        assert_string_equal(ringsim_errcode(want[i].code), want[i].wire);
+        assert_int_equal(ringsim_status(want[i].code), want[i].status);
+    }
+    assert_string_equal(ringsim_strerror(-999), ringsim_strerror(RINGSIM_EINTERNAL));
+    assert_int_equal(RINGSIM_EUNAVAILABLE, -35); /* values are the API's */
+}
+
 /* API.md v3: node names that cannot be read are refused; keys are not. */
 static void test_readable(void **state)
 {
@@ -198,10 +226,10 @@ static void test_look_alike(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_valid),      cmocka_unit_test(test_invalid),
-        cmocka_unit_test(test_message),    cmocka_unit_test(test_readable),
-        cmocka_unit_test(test_escape),     cmocka_unit_test(test_width),
-        cmocka_unit_test(test_look_alike),
+        cmocka_unit_test(test_valid),    cmocka_unit_test(test_invalid),
+        cmocka_unit_test(test_message),  cmocka_unit_test(test_error_list),
+        cmocka_unit_test(test_readable), cmocka_unit_test(test_escape),
+        cmocka_unit_test(test_width),    cmocka_unit_test(test_look_alike),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,34 +10,42 @@
 #ifndef RINGSIM_ERROR_H
 #define RINGSIM_ERROR_H
 
+/* Every code once: X(NAME, value, wire code, HTTP status, text).  The enum
+ * below and error.c's answers are written from this list (libuv's
+ * UV_ERRNO_MAP), so a code cannot lack its wire code or status.  The
+ * transport's own refusals (http.c) are numbered from -30, apart from the
+ * engine's, so that both lists can grow. */
+#define RINGSIM_ERRNO_MAP(X)                                                                       \
+    X(OK, 0, "ok", 200, "success")                                                                 \
+    X(EJSON, -1, "invalid_json", 400, "request body is not valid JSON")                            \
+    X(ENAME, -2, "invalid_name", 400, "invalid name")                                              \
+    X(EPARAM, -3, "invalid_parameter", 400, "invalid parameter")                                   \
+    X(ENOTFOUND, -4, "not_found", 404, "not found")                                                \
+    X(ECONFLICT, -5, "conflict", 409, "already exists")                                            \
+    X(ETOOBIG, -6, "payload_too_large", 413, "request body too large")                             \
+    X(EFORBIDDEN, -7, "forbidden", 403, "forbidden")                                               \
+    X(EMETHOD, -8, "method_not_allowed", 405, "method not allowed")                                \
+    X(EDB, -9, "internal", 500, "database error")                                                  \
+    X(ENOMEM, -10, "internal", 500, "out of memory")                                               \
+    X(EBUSY, -11, "internal", 500, "database is locked by another process")                        \
+    X(EREADONLY, -12, "read_only", 503, "database is read-only")                                   \
+    X(ENOTDB, -13, "internal", 500, "file is not a ringsim database")                              \
+    X(EINTERNAL, -14, "internal", 500, "internal error")                                           \
+    X(EFULL, -15, "insufficient_storage", 507, "disk full")                                        \
+    X(ECANCELED, -16, "cancelled", 503, "operation cancelled")                                     \
+    X(EMOVED, -17, "database_moved", 503, "the database file was deleted or replaced")             \
+    X(EIMPORT, -18, "invalid_import", 400, "the imported text is refused")                         \
+    X(EBADREQUEST, -30, "bad_request", 400, "malformed HTTP request")                              \
+    X(EUNAUTHORIZED, -31, "unauthorized", 401, "this server needs its access token")               \
+    X(ETIMEOUT, -32, "request_timeout", 408, "the request did not arrive in time")                 \
+    X(EURI, -33, "uri_too_long", 414, "request target too long")                                   \
+    X(EHEADERS, -34, "headers_too_large", 431, "request header fields too large")                  \
+    X(EUNAVAILABLE, -35, "unavailable", 503, "the server cannot take this request now")
+
 enum {
-    RINGSIM_OK = 0,
-    RINGSIM_EJSON = -1,      /* request body is not valid JSON          */
-    RINGSIM_ENAME = -2,      /* node name or key breaks the name rules  */
-    RINGSIM_EPARAM = -3,     /* any other bad parameter                 */
-    RINGSIM_ENOTFOUND = -4,  /* no such node, key or operation          */
-    RINGSIM_ECONFLICT = -5,  /* node or key already exists              */
-    RINGSIM_ETOOBIG = -6,    /* request body over the limit             */
-    RINGSIM_EFORBIDDEN = -7, /* foreign Host or Origin                  */
-    RINGSIM_EMETHOD = -8,    /* method not allowed on this path         */
-    RINGSIM_EDB = -9,        /* SQLite failed (internal)                */
-    RINGSIM_ENOMEM = -10,    /* out of memory (internal)                */
-    RINGSIM_EBUSY = -11,     /* database locked by another process      */
-    RINGSIM_EREADONLY = -12, /* database cannot be written              */
-    RINGSIM_ENOTDB = -13,    /* file is not a ringsim database          */
-    RINGSIM_EINTERNAL = -14, /* anything else that should not happen    */
-    RINGSIM_EFULL = -15,     /* disk (or the database's size cap) full  */
-    RINGSIM_ECANCELED = -16, /* cancelled while running; rolled back    */
-    RINGSIM_EMOVED = -17,    /* the open file was deleted or replaced   */
-    RINGSIM_EIMPORT = -18,   /* an imported text is refused (400)       */
-    /* The transport's own refusals (http.c), numbered apart from the
-     * engine's so that both lists can grow. */
-    RINGSIM_EBADREQUEST = -30,   /* malformed HTTP (400)                 */
-    RINGSIM_EUNAUTHORIZED = -31, /* missing or wrong access token (401)  */
-    RINGSIM_ETIMEOUT = -32,      /* request not received in time (408)   */
-    RINGSIM_EURI = -33,          /* request target too long (414)        */
-    RINGSIM_EHEADERS = -34,      /* request head too large (431)         */
-    RINGSIM_EUNAVAILABLE = -35,  /* too many connections, stopping (503) */
+#define RINGSIM__ERR_ENUM(name, value, wire, status, text) RINGSIM_##name = (value),
+    RINGSIM_ERRNO_MAP(RINGSIM__ERR_ENUM)
+#undef RINGSIM__ERR_ENUM
 };
 
 /* A code plus a message for a person.  Plain struct, no ownership. */
