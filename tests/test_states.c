@@ -132,7 +132,7 @@ static int64_t set(sim *s, const char *name, bool down)
 static int64_t preview_moved(sim *s, const char *name, bool down)
 {
     rs_error err;
-    view_preview_req req = {"set_state", {0}, *sim_config(s), NULL};
+    view_preview_req req = {SIM_OP_SET_STATE, {0}, *sim_config(s), NULL};
     req.node.name = name;
     req.node.len = strlen(name);
     req.node.down = down;

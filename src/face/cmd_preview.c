@@ -115,9 +115,9 @@ int cmd__preview_node(cmd_ctx *c)
     const cmd_line *l = c->l;
     const char *name = l->args[1];
     const char *w = l->args[0];
-    view_preview_req req = {!strcmp(w, "add")  ? "add_node"
-                            : !strcmp(w, "rm") ? "remove_node"
-                                               : "set_state",
+    view_preview_req req = {!strcmp(w, "add")  ? SIM_OP_ADD_NODE
+                            : !strcmp(w, "rm") ? SIM_OP_REMOVE_NODE
+                                               : SIM_OP_SET_STATE,
                             {name, strlen(name), l->weight, l->tokens, l->ntokens, l->srv_id,
                              !strcmp(w, "down"), false, NULL, 0},
                             *sim_config(c->s),
@@ -127,7 +127,7 @@ int cmd__preview_node(cmd_ctx *c)
 
 int cmd__preview_config(cmd_ctx *c)
 {
-    view_preview_req req = {"configure", {0}, *sim_config(c->s), NULL};
+    view_preview_req req = {SIM_OP_CONFIGURE, {0}, *sim_config(c->s), NULL};
     int rc = cmd_config_apply(c->l, &req.cfg, &c->err);
     return rc ? rc : preview(c, &req);
 }

@@ -122,7 +122,7 @@ json_t *import_face_apply(sim *s, const import_result *r, int *line, rs_error *e
 
 json_t *import_face_preview(sim *s, const import_result *r, int *line, rs_error *err)
 {
-    view_preview_req p = {"import", {0}, *sim_config(s), r};
+    view_preview_req p = {SIM_OP_IMPORT, {0}, *sim_config(s), r};
     /* What sim_import refuses, with its line, before the dry run. */
     int rc = sim_import_check(r, line, err);
     if (rc)

@@ -625,15 +625,21 @@ static int preview_apply(sim *s, void *arg, rs_error *err)
 {
     view_preview_req *p = arg;
     int64_t op;
-    if (!strcmp(p->type, "add_node"))
+    switch (p->type) {
+    case SIM_OP_ADD_NODE:
         return sim_add_node_spec(s, &p->node, &op, err);
-    if (!strcmp(p->type, "remove_node"))
+    case SIM_OP_REMOVE_NODE:
         return sim_remove_node(s, p->node.name, p->node.len, &op, err);
-    if (!strcmp(p->type, "set_state"))
+    case SIM_OP_SET_STATE:
         return sim_set_state(s, p->node.name, p->node.len, p->node.down, &op, err);
-    if (!strcmp(p->type, "import"))
+    case SIM_OP_IMPORT:
         return sim_import(s, p->import, &op, err);
-    return sim_configure(s, &p->cfg, &op, err);
+    case SIM_OP_CONFIGURE:
+        return sim_configure(s, &p->cfg, &op, err);
+    default:
+        return rs_fail(err, RINGSIM_EPARAM, "%s cannot be previewed",
+                       p->type == SIM_OP_UNKNOWN ? "this operation" : sim_op_type_name(p->type));
+    }
 }
 
 static void preview_after(void *ud, sim *s)
@@ -668,10 +674,11 @@ json_t *view_preview(sim *s, view_preview_req *req, rs_error *err)
         if (!after)
             after = json_deep_copy(before);
     }
-    json_t *o = json_pack("{s:s, s:I, s:o, s:o, s:I, s:o, s:o*, s:o}", "op", req->type,
-                          "keys_moved", (json_int_t)pv.keys_moved, "moved_from", pv.moved_from,
-                          "moved_to", pv.moved_to, "replica_moves", (json_int_t)pv.replica_moves,
-                          "before", before, "after", after, "sample", pv.sample_moves);
+    json_t *o = json_pack("{s:s, s:I, s:o, s:o, s:I, s:o, s:o*, s:o}", "op",
+                          sim_op_type_name(req->type), "keys_moved", (json_int_t)pv.keys_moved,
+                          "moved_from", pv.moved_from, "moved_to", pv.moved_to, "replica_moves",
+                          (json_int_t)pv.replica_moves, "before", before, "after", after, "sample",
+                          pv.sample_moves);
     if (o) {
         json_object_set_new(o, "requests_moved", json_real(pv.requests_moved));
         json_object_set_new(o, "bytes_moved", json_integer(pv.bytes_moved));

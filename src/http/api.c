@@ -452,13 +452,14 @@ static int post_preview(sim *s, const api_request *r, json_t **out, rs_error *er
     int rc = need_object(r, err);
     if (rc)
         return rc;
-    const char *type = json_string_value(json_object_get(r->body, "op"));
+    const char *name = json_string_value(json_object_get(r->body, "op"));
+    sim_op_type type = name ? sim_op_type_of(name) : SIM_OP_UNKNOWN;
     view_preview_req p = {type, {0}, *sim_config(s), NULL};
     int64_t *tokens = NULL;
-    if (type && !strcmp(type, "import"))
+    if (type == SIM_OP_IMPORT)
         return api_preview_import(s, r->body, out, err);
-    if (!type || (strcmp(type, "add_node") && strcmp(type, "remove_node") &&
-                  strcmp(type, "configure") && strcmp(type, "set_state")))
+    if (type != SIM_OP_ADD_NODE && type != SIM_OP_REMOVE_NODE && type != SIM_OP_CONFIGURE &&
+        type != SIM_OP_SET_STATE)
         return rs_fail(
             err, RINGSIM_EPARAM,
             "op must be \"add_node\", \"remove_node\", \"set_state\", \"configure\" or \"import\"");
@@ -466,9 +467,9 @@ static int post_preview(sim *s, const api_request *r, json_t **out, rs_error *er
     if (!body)
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     json_object_del(body, "op");
-    if (!strcmp(type, "add_node")) {
+    if (type == SIM_OP_ADD_NODE) {
         rc = parse_node_spec(body, &p.node, &tokens, err);
-    } else if (!strcmp(type, "remove_node")) {
+    } else if (type == SIM_OP_REMOVE_NODE) {
         json_t *name = json_object_get(body, "name");
         rc = need_name(name, "name", err);
         if (!rc)
@@ -482,7 +483,7 @@ static int post_preview(sim *s, const api_request *r, json_t **out, rs_error *er
                                      false,
                                      NULL,
                                      0};
-    } else if (!strcmp(type, "set_state")) { /* {"name", "state"} as PUT …/state */
+    } else if (type == SIM_OP_SET_STATE) { /* {"name", "state"} as PUT …/state */
         json_t *name = json_object_get(body, "name");
         rc = need_name(name, "name", err);
         if (!rc && !state_value(json_object_get(body, "state"), &p.node.down))
