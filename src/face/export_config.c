@@ -723,19 +723,25 @@ static json_t *node_tokens(ex *x, size_t i)
     return t;
 }
 
-/* The formats that write one algorithm's layout (tokens, slots) refuse the
- * others: 0 or RINGSIM_EPARAM naming what the format writes. */
-static int need_algorithm(ex *x, const char *algorithm, const char *writes)
+/* The formats that write a layout of tokens or of slots ask the placement
+ * table whether the algorithm in use keeps one (never its name), and
+ * refuse otherwise: 0 or RINGSIM_EPARAM naming what the format writes and
+ * the system whose algorithm keeps it. */
+static int need_layout(ex *x, bool has, const char *writes, const char *system)
 {
-    if (strcmp(sim_config(x->s)->algorithm, algorithm) != 0)
+    if (!has)
         return rs_fail(x->err, RINGSIM_EPARAM,
-                       "export --config %s writes %s: the algorithm is %s (config "
-                       "--algorithm %s first)",
-                       x->fmt, writes, sim_config(x->s)->algorithm, algorithm);
+                       "export --config %s writes %s: the algorithm is %s, which keeps none "
+                       "(config --algorithm %s first)",
+                       x->fmt, writes, sim_config(x->s)->algorithm, system);
     return 0;
 }
 
-static int need_cassandra(ex *x) { return need_algorithm(x, "cassandra", "Cassandra tokens"); }
+static int need_cassandra(ex *x)
+{
+    return need_layout(x, place_takes_tokens(sim_config(x->s)->algorithm), "Cassandra tokens",
+                       "cassandra");
+}
 
 static int write_cassandra(ex *x)
 {
@@ -830,7 +836,10 @@ static int write_nodetool(ex *x)
 
 /* ---- redis ---- */
 
-static int need_redis(ex *x) { return need_algorithm(x, "redis", "Redis slots"); }
+static int need_redis(ex *x)
+{
+    return need_layout(x, place_slot_count(sim_config(x->s)->algorithm) > 0, "Redis slots", "redis");
+}
 
 /* "ip:port" into host and port, as CLUSTER NODES names a node and
  * redis-cli takes one: a host of letters, digits, '.', '-', '_' and ':' (an

@@ -261,6 +261,12 @@ uint32_t place_slot_count(const char *algorithm)
     return a && a->slot_text ? a->slots : 0;
 }
 
+bool place_takes_tokens(const char *algorithm)
+{
+    const place_algo *a = place__find(algorithm);
+    return a && a->tokens;
+}
+
 char *place_slot_text(const char *algorithm, const uint32_t *owner)
 {
     const place_algo *a = place__find(algorithm);

@@ -157,6 +157,9 @@ bool place_takes_param(const place_config *cfg, int param);
  * map, owner[0..slots) holding node ordinals (malloc'd; NULL when out of
  * memory or without a slot map). */
 uint32_t place_slot_count(const char *algorithm);
+/* Whether the algorithm named places by tokens its nodes may bring
+ * (Cassandra's initial_token): false for an unknown name. */
+bool place_takes_tokens(const char *algorithm);
 char *place_slot_text(const char *algorithm, const uint32_t *owner);
 /* Set one parameter by name ("table_size=65537" style from the CLI). */
 int place_config_set_param(place_config *cfg, const char *name, const char *value, rs_error *err);
