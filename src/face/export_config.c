@@ -1233,20 +1233,35 @@ static int write_redis(ex *x)
 
 /* ---- the formats ---- */
 
+/* One entry a format: its name, its title for people (the page's list)
+ * and its writer. */
 static const struct {
     const char *name;
+    const char *title;
     int (*write)(ex *);
 } writers[] = {
-    {"nginx", write_nginx},
-    {"haproxy", write_haproxy},
-    {"libmemcached", write_libmemcached},
-    {"twemproxy", write_twemproxy},
-    {"envoy", write_envoy},
-    {"cassandra", write_cassandra},
-    {"redis", write_redis},
-    {"nodetool-ring", write_nodetool},
-    {"redis-nodes", write_redis_nodes},
+    {"nginx", "nginx upstream", write_nginx},
+    {"haproxy", "HAProxy backend", write_haproxy},
+    {"libmemcached", "libmemcached server list", write_libmemcached},
+    {"twemproxy", "twemproxy pool", write_twemproxy},
+    {"envoy", "Envoy cluster (JSON)", write_envoy},
+    {"cassandra", "Cassandra initial_token", write_cassandra},
+    {"nodetool-ring", "nodetool ring", write_nodetool},
+    {"redis-nodes", "Redis CLUSTER NODES", write_redis_nodes},
+    {"redis", "Redis reshard script", write_redis},
 };
+
+json_t *export_config_formats_json(void)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < sizeof writers / sizeof *writers; i++)
+        if (json_array_append_new(
+                a, json_pack("{s:s, s:s}", "format", writers[i].name, "title", writers[i].title))) {
+            json_decref(a);
+            return NULL;
+        }
+    return a;
+}
 
 int export_config(sim *s, const char *format, char **text, size_t *len, rs_error *err)
 {

@@ -30,6 +30,7 @@
 #ifndef RINGSIM_EXPORT_CONFIG_H
 #define RINGSIM_EXPORT_CONFIG_H
 
+#include <jansson.h>
 #include <stddef.h>
 
 #include "sim.h"
@@ -43,5 +44,9 @@
  * into *text (malloc'd, NUL-terminated, *len bytes).  RINGSIM_EPARAM for
  * an unknown format or what it cannot express, RINGSIM_ENOMEM. */
 int export_config(sim *s, const char *format, char **text, size_t *len, rs_error *err);
+/* The formats in the page's order: [{"format", "title"}…] (GET
+ * /api/config's "export_formats").  New reference, NULL when out of
+ * memory. */
+json_t *export_config_formats_json(void);
 
 #endif

@@ -11,6 +11,8 @@
 
 #include "compare.h"
 #include "csv.h"
+#include "export_config.h"
+#include "import.h"
 #include "names.h"
 
 static json_t *nomem(rs_error *err, json_t *partial)
@@ -190,8 +192,13 @@ int view_params_check(const char *algorithm, const json_t *body, rs_error *err)
 json_t *view_config(sim *s, rs_error *err)
 {
     json_t *o = place_config_json(sim_config(s), false);
-    if (o)
+    if (o) {
         json_object_set_new(o, "algorithms", place_algorithms_json());
+        /* the formats the page offers, from the importers' and the
+         * writers' own tables */
+        json_object_set_new(o, "import_formats", import_formats_json());
+        json_object_set_new(o, "export_formats", export_config_formats_json());
+    }
     /* Only a read-only database says so: the shape is otherwise unchanged. */
     const char *ro = sim_read_only(s);
     if (o && ro &&

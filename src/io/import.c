@@ -30,20 +30,69 @@
 #include "names.h"
 #include "vec.h"
 
+/* A format is one entry: its wire name, its title for people (the page's
+ * list), its bid for a text and its parser.  A bid (libarchive's
+ * archive_read_format_*_bid) looks at the first 64 KiB and answers how
+ * surely the text is of its format: 0 not at all, higher more surely; the
+ * highest bid wins, so a format's own signature (a CLUSTER NODES node id,
+ * nodetool's "Datacenter:") outbids the shapes several texts share. */
 typedef struct import_format_def {
     const char *name;
+    const char *title;
+    int (*bid)(const char *text, size_t n);
     int (*parse)(import_ctx *c);
 } import_format_def;
 
+static int bid_nginx(const char *t, size_t n);
+static int bid_haproxy(const char *t, size_t n);
+static int bid_libmemcached(const char *t, size_t n);
+static int bid_twemproxy(const char *t, size_t n);
+static int bid_envoy(const char *t, size_t n);
+static int bid_nodetool(const char *t, size_t n);
+static int bid_redis(const char *t, size_t n);
+
 static const import_format_def formats[IMPORT_FORMAT_COUNT] = {
-    [IMPORT_NGINX] = {"nginx", import__nginx},
-    [IMPORT_HAPROXY] = {"haproxy", import__haproxy},
-    [IMPORT_LIBMEMCACHED] = {"libmemcached", import__libmemcached},
-    [IMPORT_TWEMPROXY] = {"twemproxy", import__twemproxy},
-    [IMPORT_ENVOY] = {"envoy", import__envoy},
-    [IMPORT_NODETOOL] = {"nodetool-ring", import__nodetool},
-    [IMPORT_REDIS] = {"redis-nodes", import__redis},
+    [IMPORT_NGINX] = {"nginx", "nginx (upstream with hash … consistent)", bid_nginx, import__nginx},
+    [IMPORT_HAPROXY] = {"haproxy", "HAProxy (backend with hash-type consistent)", bid_haproxy,
+                        import__haproxy},
+    [IMPORT_LIBMEMCACHED] = {"libmemcached", "libmemcached (server list or --SERVER= string)",
+                             bid_libmemcached, import__libmemcached},
+    [IMPORT_TWEMPROXY] = {"twemproxy", "twemproxy (nutcracker YAML pool)", bid_twemproxy,
+                          import__twemproxy},
+    [IMPORT_ENVOY] = {"envoy", "Envoy (cluster with RING_HASH or MAGLEV)", bid_envoy, import__envoy},
+    [IMPORT_NODETOOL] = {"nodetool-ring", "Cassandra (nodetool ring)", bid_nodetool, import__nodetool},
+    [IMPORT_REDIS] = {"redis-nodes", "Redis Cluster (CLUSTER NODES)", bid_redis, import__redis},
 };
+
+/* "nginx, haproxy, ... or redis-nodes" into buf (for messages). */
+static const char *format_list(char *buf, size_t size, const char *last_word)
+{
+    size_t o = 0;
+    buf[0] = '\0';
+    for (int f = 0; f < IMPORT_FORMAT_COUNT; f++) {
+        int w = snprintf(buf + o, size - o, "%s%s",
+                         f == 0                         ? ""
+                         : f == IMPORT_FORMAT_COUNT - 1 ? last_word
+                                                        : ", ",
+                         formats[f].name);
+        if (w < 0 || (size_t)w >= size - o)
+            break;
+        o += (size_t)w;
+    }
+    return buf;
+}
+
+json_t *import_formats_json(void)
+{
+    json_t *a = json_array();
+    for (int f = 0; a && f < IMPORT_FORMAT_COUNT; f++)
+        if (json_array_append_new(
+                a, json_pack("{s:s, s:s}", "format", formats[f].name, "title", formats[f].title))) {
+            json_decref(a);
+            return NULL;
+        }
+    return a;
+}
 
 const char *import_format_name(import_format f)
 {
@@ -64,10 +113,9 @@ int import_format_parse(const char *name, import_format *out, rs_error *err)
             return 0;
         }
     }
-    return rs_fail(err, RINGSIM_EPARAM,
-                   "unknown import format \"%.40s\": auto, nginx, haproxy, libmemcached, "
-                   "twemproxy, envoy, nodetool-ring or redis-nodes",
-                   name);
+    char list[256];
+    return rs_fail(err, RINGSIM_EPARAM, "unknown import format \"%.40s\": auto, %s", name,
+                   format_list(list, sizeof list, " or "));
 }
 
 /* ---- keyed sets ---- */
@@ -243,34 +291,67 @@ static bool redis_like(const char *t, size_t len)
     return h == 40 && i + h < len && t[i + h] == ' ';
 }
 
+/* The bids, from the surest signature to the loosest shape. */
+static int bid_redis(const char *t, size_t n) { return redis_like(t, n) ? 90 : 0; }
+
+static int bid_nodetool(const char *t, size_t n)
+{
+    return contains(t, n, "Datacenter:") ||
+                   (contains(t, n, "Address") && contains(t, n, "Token") && contains(t, n, "Status"))
+               ? 80
+               : 0;
+}
+
+static int bid_envoy(const char *t, size_t n)
+{
+    return contains(t, n, "lb_policy") || contains(t, n, "load_assignment") ? 70 : 0;
+}
+
+static int bid_twemproxy(const char *t, size_t n)
+{
+    return contains(t, n, "distribution:") ||
+                   (contains(t, n, "servers:") && contains(t, n, "listen:"))
+               ? 60
+               : 0;
+}
+
+static int bid_nginx(const char *t, size_t n) { return has_line_prefix(t, n, "upstream") ? 50 : 0; }
+
+static int bid_haproxy(const char *t, size_t n)
+{
+    return has_line_prefix(t, n, "backend") || has_line_prefix(t, n, "listen") ||
+                   has_line_prefix(t, n, "defaults")
+               ? 40
+               : 0;
+}
+
+/* Its own options are sure; a list of lines without { or ; is the loosest
+ * shape of all. */
+static int bid_libmemcached(const char *t, size_t n)
+{
+    if (contains(t, n, "--SERVER") || contains(t, n, "--SOCKET"))
+        return 30;
+    return n > 0 && !contains(t, n, "{") && !contains(t, n, ";") ? 10 : 0;
+}
+
 int import_detect(const char *text, size_t len, import_format *out, rs_error *err)
 {
     size_t n = len < 65536 ? len : 65536;
-    if (redis_like(text, n))
-        *out = IMPORT_REDIS;
-    else if (contains(text, n, "Datacenter:") ||
-             (contains(text, n, "Address") && contains(text, n, "Token") &&
-              contains(text, n, "Status")))
-        *out = IMPORT_NODETOOL;
-    else if (contains(text, n, "lb_policy") || contains(text, n, "load_assignment"))
-        *out = IMPORT_ENVOY;
-    else if (contains(text, n, "distribution:") ||
-             (contains(text, n, "servers:") && contains(text, n, "listen:")))
-        *out = IMPORT_TWEMPROXY;
-    else if (has_line_prefix(text, n, "upstream"))
-        *out = IMPORT_NGINX;
-    else if (has_line_prefix(text, n, "backend") || has_line_prefix(text, n, "listen") ||
-             has_line_prefix(text, n, "defaults"))
-        *out = IMPORT_HAPROXY;
-    else if (contains(text, n, "--SERVER") || contains(text, n, "--SOCKET") ||
-             (n > 0 && !contains(text, n, "{") && !contains(text, n, ";")))
-        *out = IMPORT_LIBMEMCACHED;
-    else
-        return rs_fail(err, RINGSIM_EPARAM,
-                       "the text is none of the formats ringsim recognises; name it with "
-                       "format (nginx, haproxy, libmemcached, twemproxy, envoy, "
-                       "nodetool-ring, redis-nodes)");
-    return 0;
+    int best = 0;
+    for (int f = 0; f < IMPORT_FORMAT_COUNT; f++) {
+        int b = formats[f].bid(text, n);
+        if (b > best) {
+            best = b;
+            *out = (import_format)f;
+        }
+    }
+    if (best > 0)
+        return 0;
+    char list[256];
+    return rs_fail(err, RINGSIM_EPARAM,
+                   "the text is none of the formats ringsim recognises; name it with format "
+                   "(%s)",
+                   format_list(list, sizeof list, ", "));
 }
 
 /* ---- limits ---- */

@@ -122,5 +122,9 @@ const import_note *import_note_at(const import_result *r, size_t i);
  * "state", "line", ...}], "notes": [{"line", "message"}]}: the answer's
  * "import" object.  New reference, NULL when out of memory. */
 json_t *import_result_json(const import_result *r);
+/* The formats, in the table's order: [{"format", "title"}…] (GET
+ * /api/config's "import_formats", the page's list).  New reference, NULL
+ * when out of memory. */
+json_t *import_formats_json(void);
 
 #endif

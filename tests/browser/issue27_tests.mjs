@@ -173,4 +173,17 @@ export function registerIssue27Tests(test, h) {
     const words = await expectText(page.locator('#traffic-rule'), 'has no bounded loads', undefined, 30000);
     for (const name of bounded) assert.ok(words.includes(name), `${name} named: ${words}`);
   });
+  test('issue 27: the import and export format lists are the server\'s tables', async ({ page, server }) => {
+    const config = (await http(server, 'GET', '/api/config')).body;
+    assert.ok(config.import_formats.length >= 7 && config.export_formats.length >= 9, 'the server lists its formats');
+    const options = (sel) => page.locator(`${sel} option`).evaluateAll((os) => os.map((o) => [o.value, o.textContent]));
+    await eventually('Config for lists every writer', async () => (await options('#export-config-format')).length === config.export_formats.length);
+    assert.deepEqual(await options('#export-config-format'), config.export_formats.map((f) => [f.format, f.title]));
+    assert.deepEqual(await options('#import-format'), [['auto', 'Recognise it'], ...config.import_formats.map((f) => [f.format, f.title])]);
+    // The choice stays through a refresh that brings the same lists.
+    await page.locator('#export-config-format').selectOption('twemproxy');
+    assert.equal((await http(server, 'POST', '/api/nodes', { name: 'a:11211' })).status, 201);
+    await expectText(page.locator('#nodes-table'), 'a:11211');
+    assert.equal(await page.locator('#export-config-format').inputValue(), 'twemproxy');
+  });
 }

@@ -11,16 +11,23 @@
 import { $, el, setError } from './dom.js';
 import { displayName, formatInt } from './format.js';
 
-const IMPORT_FORMATS = [
-  ['auto', 'Recognise it'],
-  ['nginx', 'nginx (upstream with hash … consistent)'],
-  ['haproxy', 'HAProxy (backend with hash-type consistent)'],
-  ['libmemcached', 'libmemcached (server list or --SERVER= string)'],
-  ['twemproxy', 'twemproxy (nutcracker YAML pool)'],
-  ['envoy', 'Envoy (cluster with RING_HASH or MAGLEV)'],
-  ['nodetool-ring', 'Cassandra (nodetool ring)'],
-  ['redis-nodes', 'Redis Cluster (CLUSTER NODES)'],
-];
+/**
+ * Fills the format list from the server's (GET /api/config's
+ * "import_formats", the importers' own table), "Recognise it" first,
+ * keeping the choice; nothing to do while the list is the one shown.
+ */
+export function showImportFormats(formats) {
+  const select = $('import-format');
+  if (!select || !Array.isArray(formats)) return;
+  const values = ['auto', ...formats.map((f) => f.format)];
+  if ([...select.options].map((o) => o.value).join('\n') === values.join('\n')) return;
+  const chosen = select.value || 'auto';
+  select.replaceChildren(
+    el('option', { value: 'auto' }, 'Recognise it'),
+    ...formats.map((f) => el('option', { value: f.format }, f.title)),
+  );
+  select.value = values.includes(chosen) ? chosen : 'auto';
+}
 
 function lineRange(text, line) {
   let start = 0;
@@ -47,7 +54,6 @@ export function setupImport({ api, onOperation, refresh }) {
   const previewButton = $('import-preview');
   let previewed = null; // the request the shown preview is for
 
-  for (const [value, label] of IMPORT_FORMATS) format.append(el('option', { value }, label));
 
   function request() {
     const body = { format: format.value, text: text.value };

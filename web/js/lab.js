@@ -996,6 +996,21 @@ const CONFIG_FILES = {
 
 let configFormatPicked = false;
 
+/**
+ * Fills "Config for" from the server's list of export formats (GET
+ * /api/config's "export_formats", the writers' own table), keeping the
+ * choice; nothing to do while the list is the one shown.
+ */
+export function showConfigFormats(formats) {
+  const select = $('export-config-format');
+  if (!select || !Array.isArray(formats)) return;
+  const now = [...select.options].map((o) => o.value).join('\n');
+  if (now === formats.map((f) => f.format).join('\n')) return;
+  const chosen = select.value;
+  select.replaceChildren(...formats.map((f) => el('option', { value: f.format }, f.title)));
+  if (formats.some((f) => f.format === chosen)) select.value = chosen;
+}
+
 /** Follows the algorithm in use with the "Config for" choice (not once the user chose). */
 export function suggestConfigFormat(algorithm) {
   const select = $('export-config-format');

@@ -30,11 +30,11 @@ import { PlacementForm } from './algorithms.js';
 import { catalogueEntry } from './traits.js';
 import { TableStrip } from './strip.js';
 import { setupScenarios } from './scenarios.js';
-import { setupLab, suggestConfigFormat } from './lab.js';
+import { setupLab, showConfigFormats, suggestConfigFormat } from './lab.js';
 import { setupDiff } from './diff.js';
 import { renderLoad, requestsSentence, setupLoad } from './load.js';
 import { setupTraffic, showTrafficProgress } from './traffic.js';
-import { setupImport } from './import.js';
+import { setupImport, showImportFormats } from './import.js';
 
 const DOT_LIMIT = 1500;     // up to this many keys are drawn one by one
 const KEYS_PAGE = 50;
@@ -274,6 +274,8 @@ async function renderView(ringKeys, keysPage, generation) {
   const readOnly = at !== null;
   const algo = catalogueEntry(config);
   placement.setConfig(config, { readOnly });
+  showConfigFormats(config.export_formats);
+  showImportFormats(config.import_formats);
   suggestConfigFormat(config.algorithm);
   $('weight-help').textContent = placement.weightHelp();
 
