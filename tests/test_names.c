@@ -81,6 +81,37 @@ static void test_message(void **state)
     assert_int_equal(ringsim_status(RINGSIM_ENAME), 400);
 }
 
+/* The numbers a person writes: weights in plain decimal, tokens as signed
+ * 64-bit decimals (the command line's and libringsim's one parser). */
+static void test_numbers(void **state)
+{
+    (void)state;
+    double d;
+    assert_int_equal(names_parse_decimal("2.5e1", &d), 0);
+    assert_true(d == 25.0);
+    assert_int_equal(names_parse_decimal("-0.5", &d), 0);
+    assert_true(d == -0.5);
+    static const char *const bad_d[] = {"",    "+1", " 1", "0x10", "inf",
+                                        "nan", "1e", ".",  "1 ",   "1e999"};
+    for (size_t i = 0; i < sizeof bad_d / sizeof *bad_d; i++)
+        assert_int_equal(names_parse_decimal(bad_d[i], &d), RINGSIM_EPARAM);
+    int64_t *t = NULL;
+    size_t n = 9;
+    const char *ok = "-9223372036854775808,0,9223372036854775807";
+    assert_int_equal(names_parse_tokens(ok, strlen(ok), 3, &t, &n), 0);
+    assert_int_equal(n, 3);
+    assert_true(t[0] == INT64_MIN && t[1] == 0 && t[2] == INT64_MAX);
+    free(t);
+    assert_int_equal(names_parse_tokens(ok, strlen(ok), 2, &t, &n), RINGSIM_EPARAM); /* over max */
+    assert_int_equal(names_parse_tokens("", 0, 3, &t, &n), 0);
+    assert_int_equal(n, 0);
+    free(t);
+    static const char *const bad_t[] = {
+        "9223372036854775808", "-9223372036854775809", "+1", " 1", "1,\t2", "1,,2", "-", "1,", "1.5", "0x10"};
+    for (size_t i = 0; i < sizeof bad_t / sizeof *bad_t; i++)
+        assert_int_equal(names_parse_tokens(bad_t[i], strlen(bad_t[i]), 8, &t, &n), RINGSIM_EPARAM);
+}
+
 /* error.h's one list: every code has its wire code and status; a code
  * outside it answers as internal. */
 static void test_error_list(void **state)
@@ -226,10 +257,11 @@ static void test_look_alike(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_valid),    cmocka_unit_test(test_invalid),
-        cmocka_unit_test(test_message),  cmocka_unit_test(test_error_list),
-        cmocka_unit_test(test_readable), cmocka_unit_test(test_escape),
-        cmocka_unit_test(test_width),    cmocka_unit_test(test_look_alike),
+        cmocka_unit_test(test_valid),      cmocka_unit_test(test_invalid),
+        cmocka_unit_test(test_message),    cmocka_unit_test(test_error_list),
+        cmocka_unit_test(test_numbers),    cmocka_unit_test(test_readable),
+        cmocka_unit_test(test_escape),     cmocka_unit_test(test_width),
+        cmocka_unit_test(test_look_alike),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,6 +3,10 @@
  */
 #include "names.h"
 
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -226,5 +230,77 @@ int names_parse_u64(const char *s, size_t len, uint64_t max, uint64_t *out)
         v = v * 10 + d;
     }
     *out = v;
+    return 0;
+}
+
+int names_parse_decimal(const char *t, double *out)
+{
+    const char *p = t;
+    size_t digits = 0;
+    if (!p)
+        return RINGSIM_EPARAM;
+    if (*p == '-')
+        p++;
+    for (; *p >= '0' && *p <= '9'; p++)
+        digits++;
+    if (*p == '.')
+        for (p++; *p >= '0' && *p <= '9'; p++)
+            digits++;
+    if (!digits)
+        return RINGSIM_EPARAM;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '-' || *p == '+')
+            p++;
+        if (*p < '0' || *p > '9')
+            return RINGSIM_EPARAM;
+        while (*p >= '0' && *p <= '9')
+            p++;
+    }
+    if (*p)
+        return RINGSIM_EPARAM;
+    char *end;
+    errno = 0;
+    double v = strtod(t, &end);
+    if (errno || *end || !isfinite(v))
+        return RINGSIM_EPARAM;
+    *out = v;
+    return 0;
+}
+
+/* One token: -?[0-9]+ within int64_t. */
+static int parse_token(const char *s, size_t len, int64_t *out)
+{
+    bool neg = len > 0 && s[0] == '-';
+    uint64_t mag;
+    /* the magnitude of INT64_MIN is one more than INT64_MAX's */
+    if (names_parse_u64(s + neg, len - neg, neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX, &mag))
+        return RINGSIM_EPARAM;
+    *out = neg ? (int64_t)(0 - mag) : (int64_t)mag;
+    return 0;
+}
+
+int names_parse_tokens(const char *text, size_t len, size_t max, int64_t **out, size_t *n)
+{
+    size_t cnt = len ? 1 : 0;
+    for (size_t i = 0; i < len; i++)
+        cnt += text[i] == ',';
+    if (cnt > max)
+        return RINGSIM_EPARAM;
+    int64_t *v = malloc((cnt + 1) * sizeof *v);
+    if (!v)
+        return RINGSIM_ENOMEM;
+    const char *at = text, *end = text + len;
+    for (size_t k = 0; k < cnt; k++) {
+        const char *comma = memchr(at, ',', (size_t)(end - at));
+        size_t pl = comma ? (size_t)(comma - at) : (size_t)(end - at);
+        if (parse_token(at, pl, &v[k])) {
+            free(v);
+            return RINGSIM_EPARAM;
+        }
+        at = comma ? comma + 1 : end;
+    }
+    *out = v;
+    *n = cnt;
     return 0;
 }

@@ -57,4 +57,19 @@ bool names_look_alike(const char *a, size_t al, const char *b, size_t bl);
  * in the API). */
 int names_parse_u64(const char *s, size_t len, uint64_t max, uint64_t *out);
 
+/* A real number in plain decimal, as a person writes a weight: an
+ * optional '-', digits with an optional fraction, an optional exponent;
+ * no hex, "inf", "nan", '+' or space (what strtod takes beyond that is no
+ * number a person means).  NUL-terminated t; 0 with *out, else
+ * RINGSIM_EPARAM (no message).  The command line and libringsim read
+ * weights and parameters through it. */
+int names_parse_decimal(const char *t, double *out);
+
+/* "T,T,...": len bytes of comma-separated signed 64-bit decimals (each
+ * -?[0-9]+, nothing else), at most max of them, as --tokens and
+ * initial_token take them.  An empty text is no token (*n = 0).  0 with
+ * *out (malloc'd, at least one element; the caller frees) and *n, else
+ * RINGSIM_EPARAM (no message) or RINGSIM_ENOMEM. */
+int names_parse_tokens(const char *text, size_t len, size_t max, int64_t **out, size_t *n);
+
 #endif

@@ -25,6 +25,7 @@
 #include "cmd_int.h"
 #include "export_config.h"
 #include "import_face.h"
+#include "names.h"
 
 const cmd_option cmd_options[CMD_O_COUNT] = {
     [CMD_O_DB] = {"db", "PATH", "the database (default $RINGSIM_DB, or ./ringsim.db)"},
@@ -105,32 +106,14 @@ static int parse_weight(const char *w, double *out, rs_error *err)
 /* --tokens T,T,...: signed 64-bit decimal tokens (Cassandra's initial_token). */
 static int parse_tokens(const char *text, int64_t **out, size_t *n, rs_error *err)
 {
-    size_t cap = 1;
-    for (const char *p = text; *p; p++)
-        cap += *p == ',';
-    int64_t *v = malloc(cap * sizeof *v);
-    if (!v)
-        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
-    size_t k = 0;
-    const char *p = text;
-    for (;;) {
-        char *end;
-        errno = 0;
-        long long t = strtoll(p, &end, 10);
-        if (errno || end == p || *p == '+' || *p == ' ' || (*end && *end != ',')) {
-            free(v);
-            return rs_fail(err, RINGSIM_EPARAM,
-                           "--tokens takes signed 64-bit whole numbers separated by commas, "
-                           "not \"%.200s\"",
-                           text);
-        }
-        v[k++] = t;
-        if (!*end)
-            break;
-        p = end + 1;
-    }
-    *out = v;
-    *n = k;
+    int rc = *text ? names_parse_tokens(text, strlen(text), SIZE_MAX, out, n) : RINGSIM_EPARAM;
+    if (rc == RINGSIM_ENOMEM)
+        return rs_fail(err, rc, "out of memory");
+    if (rc)
+        return rs_fail(err, rc,
+                       "--tokens takes signed 64-bit whole numbers separated by commas, "
+                       "not \"%.200s\"",
+                       text);
     return 0;
 }
 

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cmd_int.h"
+#include "names.h"
 #include "view.h"
 
 int cmd__parse_u64(const char *t, uint64_t *out)
@@ -32,44 +33,7 @@ int cmd__parse_u64(const char *t, uint64_t *out)
     return 0;
 }
 
-int cmd_parse_number(const char *t, double *out)
-{
-    /* Plain decimal only: what strtod takes beyond it (hex "0x10", "inf",
-     * "nan", a leading "+" or space) is no number a person means here. */
-    const char *p = t;
-    if (!p)
-        return -1;
-    if (*p == '-')
-        p++;
-    size_t digits = 0;
-    while (*p >= '0' && *p <= '9') {
-        p++;
-        digits++;
-    }
-    if (*p == '.')
-        for (p++; *p >= '0' && *p <= '9'; p++)
-            digits++;
-    if (!digits)
-        return -1;
-    if (*p == 'e' || *p == 'E') {
-        p++;
-        if (*p == '-' || *p == '+')
-            p++;
-        if (*p < '0' || *p > '9')
-            return -1;
-        while (*p >= '0' && *p <= '9')
-            p++;
-    }
-    if (*p)
-        return -1;
-    char *end;
-    errno = 0;
-    double v = strtod(t, &end);
-    if (errno || *end || !isfinite(v))
-        return -1;
-    *out = v;
-    return 0;
-}
+int cmd_parse_number(const char *t, double *out) { return names_parse_decimal(t, out) ? -1 : 0; }
 
 int cmd_config_apply(const cmd_line *l, place_config *cfg, rs_error *err)
 {

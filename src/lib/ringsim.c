@@ -323,42 +323,6 @@ int ringsim_placement_add_node(ringsim_placement *p, const char *name, double we
 
 /* ---- node fields, read as the command line reads them ---- */
 
-/* A number in plain decimal digits, as `--weight` takes it (cmd.c's
- * cmd_parse_number): an optional '-', digits with an optional fraction, an
- * optional exponent; no hex, "inf", "nan", '+' or space. */
-static int parse_number(const char *t, double *out)
-{
-    const char *s = t;
-    size_t digits = 0;
-    if (*s == '-')
-        s++;
-    for (; *s >= '0' && *s <= '9'; s++)
-        digits++;
-    if (*s == '.')
-        for (s++; *s >= '0' && *s <= '9'; s++)
-            digits++;
-    if (!digits)
-        return RINGSIM_EPARAM;
-    if (*s == 'e' || *s == 'E') {
-        s++;
-        if (*s == '-' || *s == '+')
-            s++;
-        if (*s < '0' || *s > '9')
-            return RINGSIM_EPARAM;
-        while (*s >= '0' && *s <= '9')
-            s++;
-    }
-    if (*s)
-        return RINGSIM_EPARAM;
-    char *end;
-    errno = 0;
-    double v = strtod(t, &end);
-    if (errno || *end || !isfinite(v))
-        return RINGSIM_EPARAM;
-    *out = v;
-    return 0;
-}
-
 /* The pieces of a comma-separated list: count, then each start and length
  * through next_piece.  An empty list has none. */
 static size_t count_pieces(const char *v, size_t len)
@@ -375,38 +339,6 @@ static const char *next_piece(const char **at, const char *end, size_t *len)
     *len = comma ? (size_t)(comma - s) : (size_t)(end - s);
     *at = comma ? comma + 1 : end;
     return s;
-}
-
-/* "T,T,...": signed 64-bit decimals, as `--tokens` takes them. */
-static int parse_tokens(const char *v, size_t len, int64_t **out, size_t *n)
-{
-    size_t cnt = count_pieces(v, len);
-    if (cnt > PLACE_MAX_NODE_POINTS)
-        return RINGSIM_EPARAM;
-    int64_t *t = malloc((cnt + 1) * sizeof *t);
-    if (!t)
-        return RINGSIM_ENOMEM;
-    const char *at = v, *end = v + len;
-    for (size_t k = 0; k < cnt; k++) {
-        size_t pl;
-        const char *s = next_piece(&at, end, &pl);
-        char buf[24], *e;
-        if (pl == 0 || pl >= sizeof buf || *s == '+' || *s == ' ')
-            goto fail_tokens;
-        memcpy(buf, s, pl);
-        buf[pl] = '\0';
-        errno = 0;
-        long long x = strtoll(buf, &e, 10);
-        if (errno || *e)
-            goto fail_tokens;
-        t[k] = x;
-    }
-    *out = t;
-    *n = cnt;
-    return 0;
-fail_tokens:
-    free(t);
-    return RINGSIM_EPARAM;
 }
 
 /* "ip:port,...": each one by the name rules. */
@@ -513,7 +445,7 @@ int ringsim_placement_set_node(ringsim_placement *p, const char *name, const cha
     int rc = 0;
     if (!strcmp(field, "weight")) {
         double w;
-        if (parse_number(value, &w) || w < 0 || w > LIB_MAX_WEIGHT)
+        if (names_parse_decimal(value, &w) || w < 0 || w > LIB_MAX_WEIGHT)
             return RINGSIM_EPARAM;
         x->weight = w;
     } else if (!strcmp(field, "state")) {
@@ -532,7 +464,7 @@ int ringsim_placement_set_node(ringsim_placement *p, const char *name, const cha
     } else if (!strcmp(field, "tokens")) {
         int64_t *t = NULL;
         size_t n = 0;
-        if ((rc = parse_tokens(value, len, &t, &n)))
+        if ((rc = names_parse_tokens(value, len, PLACE_MAX_NODE_POINTS, &t, &n)))
             return rc;
         free(x->tokens);
         x->tokens = t;
