@@ -98,13 +98,13 @@ static memcached_st *libmemcached_make(const servers *s)
     return rc == MEMCACHED_SUCCESS ? mc : NULL;
 }
 
-static uint32_t ours_one(ketama_md5 *m, const alg_point *p, size_t np, const char *k, size_t n)
+static uint32_t ours_one(alg_md5 *m, const alg_point *p, size_t np, const char *k, size_t n)
 {
     return p[alg_successor(p, np, ketama_key_hash(m, k, n))].node;
 }
 
 /* ns per lookup of one pass over the keys; *sink defeats dead-code removal. */
-static double time_ours(ketama_md5 *m, const alg_point *p, size_t np, const keyset *k, uint32_t *sink)
+static double time_ours(alg_md5 *m, const alg_point *p, size_t np, const keyset *k, uint32_t *sink)
 {
     double t0 = now_ns();
     for (uint32_t i = 0; i < NKEYS; i++)
@@ -120,7 +120,7 @@ static double time_theirs(const memcached_st *mc, const keyset *k, uint32_t *sin
     return (now_ns() - t0) / NKEYS;
 }
 
-static int bench_at(size_t n, ketama_md5 *m, const keyset *k, uint32_t *sink)
+static int bench_at(size_t n, alg_md5 *m, const keyset *k, uint32_t *sink)
 {
     servers s;
     alg_point *p = NULL;
@@ -180,7 +180,7 @@ int main(void)
     keyset k = {0};
     uint32_t sink = 0;
     int rc = 1;
-    ketama_md5 *m = ketama_md5_new();
+    alg_md5 *m = alg_md5_new();
     if (!m || keys_make(&k)) {
         fprintf(stderr, "bench_ketama: out of memory or no MD5\n");
         goto out;
@@ -197,7 +197,7 @@ int main(void)
     printf("(checksum %u)\n", sink);
     rc = 0;
 out:
-    ketama_md5_free(m);
+    alg_md5_free(m);
     free(k.buf);
     free(k.off);
     return rc;

@@ -73,7 +73,7 @@ typedef struct fixture {
     alg_node nodes[MAX_SERVERS];
     ketama_server srv[MAX_SERVERS];
     memcached_st *mc;
-    ketama_md5 *md5;
+    alg_md5 *md5;
     alg_point *pts;
     size_t np;
 } fixture;
@@ -183,7 +183,7 @@ static void fixture_build(fixture *f, rng *r, uint64_t seed, size_t n, const uin
 
     memset(f, 0, sizeof *f);
     f->n = n;
-    f->md5 = ketama_md5_new();
+    f->md5 = alg_md5_new();
     assert_non_null(f->md5);
     for (size_t i = 0; i < n; i++) {
         random_name(r, f, i);
@@ -221,7 +221,7 @@ static void fixture_free(fixture *f)
 {
     memcached_free(f->mc);
     free(f->pts);
-    ketama_md5_free(f->md5);
+    alg_md5_free(f->md5);
 }
 
 /* A random key into buf; returns its length (1 .. KEY_CAP - 1). */
@@ -434,7 +434,7 @@ static void test_beyond_100_servers(void **state)
         snprintf(names[i], sizeof names[i], "h%d:%d", i, 20000 + i);
         nodes[i] = (alg_node){names[i], strlen(names[i]), 1 + i % 3};
     }
-    ketama_md5 *m = ketama_md5_new();
+    alg_md5 *m = alg_md5_new();
     alg_point *pts = NULL;
     size_t np = 0;
     assert_int_equal(ketama_build(m, nodes, N, &pts, &np, NULL), 0);
@@ -445,7 +445,7 @@ static void test_beyond_100_servers(void **state)
             assert_true(pts[i - 1].coord <= pts[i].coord);
     }
     free(pts);
-    ketama_md5_free(m);
+    alg_md5_free(m);
 }
 
 static void test_refusals(void **state)
@@ -467,7 +467,7 @@ static void test_refusals(void **state)
         {"a:1 2", 1, RINGSIM_ENAME},    {"a,b", 1, RINGSIM_ENAME},
         {"/tmp/s:1", 1, RINGSIM_ENAME}, {"a[1]", 1, RINGSIM_ENAME},
     };
-    ketama_md5 *m = ketama_md5_new();
+    alg_md5 *m = alg_md5_new();
     assert_non_null(m);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         alg_node nodes[2] = {{"ok", 2, 1}, {bad[i].name, strlen(bad[i].name), bad[i].weight}};
@@ -493,7 +493,7 @@ static void test_refusals(void **state)
     assert_int_equal(ketama_build(m, NULL, 0, &pts, &np, &err), 0);
     assert_null(pts);
     assert_int_equal(np, 0);
-    ketama_md5_free(m);
+    alg_md5_free(m);
 }
 
 /* ---- the other modes (alg_ketama.h): MEMCACHED_BEHAVIOR_KETAMA,

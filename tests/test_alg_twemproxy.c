@@ -29,7 +29,7 @@
 
 #include "alg_twemproxy.h"
 
-static ketama_md5 *md;
+static alg_md5 *md;
 
 static uint32_t H(twemproxy_hash_fn f, const char *s)
 {
@@ -104,7 +104,7 @@ static void test_continuum(void **state)
     for (size_t i = 0; i < n; i++) {
         per[p[i].node]++;
         int ll = snprintf(label, sizeof label, "%s-%u", nodes[p[i].node].name, p[i].index / 4);
-        ketama_md5_digest(md, label, (size_t)ll, d);
+        alg_md5_digest(md, label, (size_t)ll, d);
         const unsigned char *w = d + 4 * (p[i].index % 4);
         assert_int_equal(p[i].coord, (uint32_t)w[0] | (uint32_t)w[1] << 8 | (uint32_t)w[2] << 16 |
                                          (uint32_t)w[3] << 24);
@@ -122,7 +122,7 @@ static void test_continuum(void **state)
 
 int main(void)
 {
-    md = ketama_md5_new();
+    md = alg_md5_new();
     if (!md)
         return 1;
     const struct CMUnitTest tests[] = {
@@ -132,6 +132,6 @@ int main(void)
         cmocka_unit_test(test_continuum),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
-    ketama_md5_free(md);
+    alg_md5_free(md);
     return rc;
 }

@@ -10,85 +10,18 @@
  * points are sorted with qsort by (value, server index, point index), which
  * needs no context.
  *
- * MD5 is OpenSSL's.  With OpenSSL 3.0 (Debian 12) EVP_DigestInit_ex2 frees
- * and reallocates the provider's context on every call, which costs about
- * 100 ns per key, as much as the rest of a lookup, and left ketama slower
- * than libmemcached (1.0-1.2x in bench_ketama).  So each digest uses the
- * low-level MD5_Init/Update/Final on an MD5_CTX of its own, on the stack
- * (the same assembly core, no allocation; deprecated in 3.0 but present in
- * every Debian and Ubuntu build).  The object keeps no scratch, so a
- * placement's lookups may run on many threads at once (libringsim).  Where
- * OpenSSL is built without the deprecated API, the object holds a fetched
- * EVP_MD and each digest makes its own context (EVP_Digest: slower, as
- * safe).
+ * MD5 is alg_md5's (OpenSSL's, one context per digest on the stack).
  */
-#define OPENSSL_SUPPRESS_DEPRECATED /* MD5_Init & co., see above */
 #include "alg_ketama.h"
 
 #include "alg_twemproxy.h"
 
 #include <math.h>
-#include <openssl/evp.h>
-#include <openssl/md5.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MAX_NAME 255u
 #define POINTS_PER_SERVER_KETAMA 160u /* MEMCACHED_POINTS_PER_SERVER_KETAMA */
-
-#if defined(OPENSSL_NO_DEPRECATED_3_0) || defined(OPENSSL_NO_MD5)
-#define LOW_LEVEL_MD5 0
-#else
-#define LOW_LEVEL_MD5 1
-#endif
-
-struct ketama_md5 {
-#if LOW_LEVEL_MD5
-    char unused; /* nothing: each digest has its MD5_CTX on the stack */
-#else
-    EVP_MD *md5; /* fetched once; read-only afterwards */
-#endif
-};
-
-ketama_md5 *ketama_md5_new(void)
-{
-    ketama_md5 *m = calloc(1, sizeof *m);
-    if (!m)
-        return NULL;
-#if !LOW_LEVEL_MD5
-    m->md5 = EVP_MD_fetch(NULL, "MD5", NULL);
-    if (!m->md5) {
-        ketama_md5_free(m);
-        return NULL;
-    }
-#endif
-    return m;
-}
-
-void ketama_md5_free(ketama_md5 *m)
-{
-    if (!m)
-        return;
-#if !LOW_LEVEL_MD5
-    EVP_MD_free(m->md5);
-#endif
-    free(m);
-}
-
-void ketama_md5_digest(ketama_md5 *m, const void *s, size_t len, unsigned char out[16])
-{
-    /* Neither way can fail with a fetched digest. */
-#if LOW_LEVEL_MD5
-    (void)m;
-    MD5_CTX c;
-    MD5_Init(&c);
-    MD5_Update(&c, s, len);
-    MD5_Final(out, &c);
-#else
-    unsigned int n = 0;
-    EVP_Digest(s, len, out, &n, m->md5, NULL);
-#endif
-}
 
 /* Word w (0..3) of a digest, little endian: ketama_server_hash's alignment. */
 static uint32_t word_le(const unsigned char d[16], unsigned w)
@@ -97,10 +30,10 @@ static uint32_t word_le(const unsigned char d[16], unsigned w)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-uint32_t ketama_key_hash(ketama_md5 *m, const void *key, size_t len)
+uint32_t ketama_key_hash(alg_md5 *m, const void *key, size_t len)
 {
     unsigned char d[16];
-    ketama_md5_digest(m, key, len, d);
+    alg_md5_digest(m, key, len, d);
     return word_le(d, 0);
 }
 
@@ -215,8 +148,8 @@ size_t ketama_label(const ketama_server *s, uint32_t k, char out[KETAMA_LABEL_MA
     return n;
 }
 
-int ketama_build(ketama_md5 *m, const alg_node *nodes, size_t n, alg_point **points,
-                 size_t *npoints, rs_error *err)
+int ketama_build(alg_md5 *m, const alg_node *nodes, size_t n, alg_point **points, size_t *npoints,
+                 rs_error *err)
 {
     int rc;
     uint64_t total = 0;
@@ -266,7 +199,7 @@ int ketama_build(ketama_md5 *m, const alg_node *nodes, size_t n, alg_point **poi
             char label[KETAMA_LABEL_MAX];
             unsigned char d[16];
             size_t ll = ketama_label(&srv[i], k, label);
-            ketama_md5_digest(m, label, ll, d);
+            alg_md5_digest(m, label, ll, d);
             for (unsigned x = 0; x < 4; x++)
                 pt[at++] = (alg_point){word_le(d, x), (uint32_t)i, 4 * k + x};
         }
@@ -318,14 +251,14 @@ ketama_hash_fn ketama_hash_resolve(ketama_mode mode, ketama_hash_fn fn)
     return mode == KETAMA_MODE_WEIGHTED ? KETAMA_HASH_MD5 : KETAMA_HASH_ONE_AT_A_TIME;
 }
 
-uint32_t ketama_hash(ketama_md5 *m, ketama_hash_fn fn, const void *key, size_t len)
+uint32_t ketama_hash(alg_md5 *m, ketama_hash_fn fn, const void *key, size_t len)
 {
     if (fn == KETAMA_HASH_MD5 || fn == KETAMA_HASH_AUTO)
         return ketama_key_hash(m, key, len);
     return twemproxy_hash(as_tw[fn], m, key, len);
 }
 
-int ketama_build_unweighted(ketama_md5 *m, ketama_hash_fn fn, const alg_node *nodes, size_t n,
+int ketama_build_unweighted(alg_md5 *m, ketama_hash_fn fn, const alg_node *nodes, size_t n,
                             alg_point **points, size_t *npoints, rs_error *err)
 {
     int rc;

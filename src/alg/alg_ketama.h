@@ -78,7 +78,7 @@
  * float rounding, the formula unchanged.  No other limit than memory.
  *
  * Cost: build O(P log P) for P ~ 160 n points, one MD5 per 4 points; lookup
- * one MD5 of the key plus O(log P).  Thread-safe: a ketama_md5 keeps no
+ * one MD5 of the key plus O(log P).  Thread-safe: a alg_md5 keeps no
  * scratch, so one serves every thread.
  */
 #ifndef RINGSIM_ALG_KETAMA_H
@@ -88,6 +88,7 @@
 #include <stdint.h>
 
 #include "alg.h"
+#include "alg_md5.h"
 #include "error.h"
 
 #define KETAMA_DEFAULT_PORT 11211u
@@ -95,21 +96,9 @@
 /* The longest point label: a 255-byte host, ":65535", "-", 10 digits, NUL. */
 #define KETAMA_LABEL_MAX 280
 
-/* OpenSSL's MD5, made ready once (why each digest is the low-level MD5_CTX
- * rather than an EVP_MD_CTX: see alg_ketama.c).  It keeps no scratch:
- * digests may run on many threads at once. */
-typedef struct ketama_md5 ketama_md5;
-
-/* New hasher, or NULL when out of memory or OpenSSL has no MD5. */
-ketama_md5 *ketama_md5_new(void);
-/* Accepts NULL. */
-void ketama_md5_free(ketama_md5 *m);
-/* MD5 of len bytes at s into out[16].  Cannot fail. */
-void ketama_md5_digest(ketama_md5 *m, const void *s, size_t len, unsigned char out[16]);
-
 /* The key hash (the key's coordinate): libhashkit's hashkit_md5, bytes 0..3
  * of MD5(key) as a little-endian uint32.  Cannot fail. */
-uint32_t ketama_key_hash(ketama_md5 *m, const void *key, size_t len);
+uint32_t ketama_key_hash(alg_md5 *m, const void *key, size_t len);
 
 /* A node name read as libmemcached reads it.  host points into the name. */
 typedef struct ketama_server {
@@ -161,7 +150,7 @@ int ketama_hash_memcached(ketama_hash_fn fn);
 /* AUTO resolved: MD5 under the weighted mode, ONE_AT_A_TIME otherwise. */
 ketama_hash_fn ketama_hash_resolve(ketama_mode mode, ketama_hash_fn fn);
 /* Hash len bytes with fn (not AUTO).  Cannot fail. */
-uint32_t ketama_hash(ketama_md5 *m, ketama_hash_fn fn, const void *key, size_t len);
+uint32_t ketama_hash(alg_md5 *m, ketama_hash_fn fn, const void *key, size_t len);
 
 /* Points per server of the unweighted continuum (MEMCACHED_POINTS_PER_SERVER). */
 #define KETAMA_POINTS_UNWEIGHTED 100u
@@ -170,7 +159,7 @@ uint32_t ketama_hash(ketama_md5 *m, ketama_hash_fn fn, const void *key, size_t l
  * (n >= 1) with 100 points each, point k = fn("HOST[:PORT]-k").  Names
  * checked as ketama_build; weights are not looked at.  *points malloc'd,
  * *npoints = 100 n, in ring order.  RINGSIM_ENAME, RINGSIM_ENOMEM. */
-int ketama_build_unweighted(ketama_md5 *m, ketama_hash_fn fn, const alg_node *nodes, size_t n,
+int ketama_build_unweighted(alg_md5 *m, ketama_hash_fn fn, const alg_node *nodes, size_t n,
                             alg_point **points, size_t *npoints, rs_error *err);
 
 /* Build the continuum of nodes[0..n) (join order; n >= 1).  Checks every
@@ -180,7 +169,7 @@ int ketama_build_unweighted(ketama_md5 *m, ketama_hash_fn fn, const alg_node *no
  * free()), alg_successor(*points, *npoints, ketama_key_hash(key)) is the
  * point whose node libmemcached picks, and *npoints >= 4.  RINGSIM_ENOMEM
  * when out of memory; *points is NULL on failure.  Cost as above. */
-int ketama_build(ketama_md5 *m, const alg_node *nodes, size_t n, alg_point **points,
-                 size_t *npoints, rs_error *err);
+int ketama_build(alg_md5 *m, const alg_node *nodes, size_t n, alg_point **points, size_t *npoints,
+                 rs_error *err);
 
 #endif

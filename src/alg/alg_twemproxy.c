@@ -6,8 +6,8 @@
  * x86-64, where `char` is signed: a byte read through `const char *` and
  * widened is sign-extended, here spelled out as (signed char).  The CRC
  * tables are not copied: each step is computed bit by bit (the tables are
- * those steps precomputed).  MD5 is OpenSSL's, through alg_ketama's
- * context.  The point count is float arithmetic one operation per line,
+ * those steps precomputed).  MD5 is OpenSSL's, through alg_md5.  The
+ * point count is float arithmetic one operation per line,
  * compiled without fused multiply-add (cmake/alg_twemproxy.cmake).
  */
 #include "alg_twemproxy.h"
@@ -39,10 +39,10 @@ static uint32_t one_at_a_time(const unsigned char *k, size_t len)
     return v;
 }
 
-static uint32_t md5_word(ketama_md5 *m, const unsigned char *k, size_t len)
+static uint32_t md5_word(alg_md5 *m, const unsigned char *k, size_t len)
 {
     unsigned char d[16];
-    ketama_md5_digest(m, k, len, d);
+    alg_md5_digest(m, k, len, d);
     return (uint32_t)d[0] | (uint32_t)d[1] << 8 | (uint32_t)d[2] << 16 | (uint32_t)d[3] << 24;
 }
 
@@ -255,7 +255,7 @@ static uint32_t jenkins(const unsigned char *k, size_t length)
     return c;
 }
 
-uint32_t twemproxy_hash(twemproxy_hash_fn fn, ketama_md5 *m, const void *key, size_t len)
+uint32_t twemproxy_hash(twemproxy_hash_fn fn, alg_md5 *m, const void *key, size_t len)
 {
     const unsigned char *k = key;
     if (len == 0) /* server_pool_hash: an empty key hashes to 0 */
@@ -302,7 +302,7 @@ uint32_t twemproxy_server_points(uint32_t w, uint32_t total, uint32_t n)
     return (uint32_t)(y * 4.0f);
 }
 
-int twemproxy_build(ketama_md5 *m, const alg_node *nodes, size_t n, alg_point **points,
+int twemproxy_build(alg_md5 *m, const alg_node *nodes, size_t n, alg_point **points,
                     size_t *npoints, rs_error *err)
 {
     *points = NULL;
@@ -334,14 +334,14 @@ int twemproxy_build(ketama_md5 *m, const alg_node *nodes, size_t n, alg_point **
         free(per);
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     }
-    char label[KETAMA_LABEL_MAX];
+    char label[TW_LABEL_MAX];
     unsigned char d[16];
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         for (uint32_t g = 0; g < per[i] / 4; g++) {
             /* "%.*s-%u"; a 255-byte name stays below the 272 bytes nutcracker keeps. */
             int ll = snprintf(label, sizeof label, "%.*s-%u", (int)nodes[i].len, nodes[i].name, g);
-            ketama_md5_digest(m, label, (size_t)ll, d);
+            alg_md5_digest(m, label, (size_t)ll, d);
             for (uint32_t x = 0; x < 4; x++)
                 p[k++] = (alg_point){(uint32_t)d[4 * x] | (uint32_t)d[4 * x + 1] << 8 |
                                          (uint32_t)d[4 * x + 2] << 16 | (uint32_t)d[4 * x + 3] << 24,

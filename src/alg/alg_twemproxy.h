@@ -60,7 +60,7 @@
  *            with initval 13; hsieh is Paul Hsieh's SuperFastHash.
  *
  * Cost: build O(P log P) for P ~ 160 n points, one MD5 per 4 points; lookup
- * one key hash plus O(log P).  Thread-safe (a ketama_md5 keeps no scratch).
+ * one key hash plus O(log P).  Thread-safe (a alg_md5 keeps no scratch).
  */
 #ifndef RINGSIM_ALG_TWEMPROXY_H
 #define RINGSIM_ALG_TWEMPROXY_H
@@ -69,7 +69,7 @@
 #include <stdint.h>
 
 #include "alg.h"
-#include "alg_ketama.h"
+#include "alg_md5.h"
 #include "error.h"
 
 /* HASH_CODEC's order; the default is fnv1a_64. */
@@ -91,13 +91,15 @@ typedef enum {
 
 #define TW_DEFAULT_HASH TW_FNV1A_64
 #define TW_MAX_WEIGHT 4294967295.0 /* the total is a uint32_t too */
+/* The longest point label: a 255-byte name, "-", 10 digits, NUL (and room). */
+#define TW_LABEL_MAX 280
 
 /* NULL-terminated names in HASH_CODEC order, as `hash:` spells them. */
 extern const char *const twemproxy_hash_names[TW_NHASH + 1];
 
 /* The pool's key hash fn of len bytes.  m is needed for TW_MD5 only (may
  * be NULL otherwise).  Cannot fail. */
-uint32_t twemproxy_hash(twemproxy_hash_fn fn, ketama_md5 *m, const void *key, size_t len);
+uint32_t twemproxy_hash(twemproxy_hash_fn fn, alg_md5 *m, const void *key, size_t len);
 
 /* Points of a server of weight w among n live servers of total weight
  * total, as ketama_update computes them.  Cannot fail. */
@@ -107,7 +109,7 @@ uint32_t twemproxy_server_points(uint32_t w, uint32_t total, uint32_t n);
  * fits in 32 bits, else RINGSIM_EPARAM).  *points malloc'd (the caller
  * frees), *npoints of them in ring order; alg_successor on them with
  * twemproxy_hash(key) is the server nutcracker picks.  RINGSIM_ENOMEM. */
-int twemproxy_build(ketama_md5 *m, const alg_node *nodes, size_t n, alg_point **points,
+int twemproxy_build(alg_md5 *m, const alg_node *nodes, size_t n, alg_point **points,
                     size_t *npoints, rs_error *err);
 
 #endif

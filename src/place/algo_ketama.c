@@ -15,7 +15,7 @@
 static int ketama_build_op(placement *p, const place_from *from, rs_error *err)
 {
     (void)from;
-    if (!(p->extra = ketama_md5_new()))
+    if (!(p->extra = alg_md5_new()))
         return rs_fail(err, RINGSIM_ENOMEM, "OpenSSL has no MD5");
     if (!p->n)
         return 0;
@@ -34,7 +34,7 @@ static int ketama_check(const place_config *cfg, const place_node *nodes, size_t
     return 0;
 }
 
-static void ketama_free(placement *p) { ketama_md5_free(p->extra); }
+static void ketama_free(placement *p) { alg_md5_free(p->extra); }
 
 /* The key hash in force: key_hash, or what the mode sets. */
 static ketama_hash_fn ketama_fn(const place_config *cfg)
@@ -102,7 +102,7 @@ static uint64_t ketama_layout_points(const place_config *cfg, const place_node *
 static int ketama_unweighted_build_op(placement *p, const place_from *from, rs_error *err)
 {
     (void)from;
-    if (!(p->extra = ketama_md5_new()))
+    if (!(p->extra = alg_md5_new()))
         return rs_fail(err, RINGSIM_ENOMEM, "OpenSSL has no MD5");
     if (!p->n)
         return 0;

@@ -26,14 +26,14 @@ static int twemproxy_check(const place_config *cfg, const place_node *nodes, siz
 static int twemproxy_build_op(placement *p, const place_from *from, rs_error *err)
 {
     (void)from;
-    if (!(p->extra = ketama_md5_new()))
+    if (!(p->extra = alg_md5_new()))
         return rs_fail(err, RINGSIM_ENOMEM, "OpenSSL has no MD5");
     if (!p->n)
         return 0;
     return twemproxy_build(p->extra, p->anodes, p->n, &p->pts, &p->npts, err);
 }
 
-static void twemproxy_free(placement *p) { ketama_md5_free(p->extra); }
+static void twemproxy_free(placement *p) { alg_md5_free(p->extra); }
 
 /* nc_ketama.c: 160 points per server shared out by weight, rounded to
  * fours: at most 160 x n plus 4 per server (ketama's bound). */

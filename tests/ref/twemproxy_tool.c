@@ -24,7 +24,7 @@ int main(void)
     char **names = NULL;
     alg_node *nodes = NULL;
     alg_point *pts = NULL;
-    ketama_md5 *md = ketama_md5_new();
+    alg_md5 *md = alg_md5_new();
     rs_error err = {0};
     int rc = 1, fn = -1;
 
@@ -69,6 +69,6 @@ out:
     free(names);
     free(nodes);
     free(line);
-    ketama_md5_free(md);
+    alg_md5_free(md);
     return rc;
 }
