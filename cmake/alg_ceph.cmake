@@ -10,6 +10,6 @@ add_executable(ceph_tool ${CMAKE_SOURCE_DIR}/tests/ref/ceph_tool.c)
 target_link_libraries(ceph_tool PRIVATE ringcore)
 if(NOT RINGSIM_SANITIZE)
   add_test(NAME ref_ceph COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/ref/ceph_ref.py
-           $<TARGET_FILE:ceph_tool>)
+           $<TARGET_FILE:ceph_tool> $<TARGET_FILE:ringsim>)
   set_tests_properties(ref_ceph PROPERTIES LABELS "ref" TIMEOUT 900)
 endif()

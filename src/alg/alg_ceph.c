@@ -53,6 +53,10 @@
         c = c ^ (b >> 15);                                                                         \
     } while (0)
 
+const char *const ceph_type_names[] = {"osd",    "host", "chassis", "rack",       "row",
+                                       "pdu",    "pod",  "room",    "datacenter", "zone",
+                                       "region", "root", NULL};
+
 ceph_tunables ceph_tunables_optimal(void)
 {
     return (ceph_tunables){.choose_local_tries = 0,

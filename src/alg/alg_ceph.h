@@ -126,6 +126,12 @@ typedef struct ceph_map {
     ceph_rule *rules;
 } ceph_map;
 
+#define CEPH_MAX_PGS 65536 /* most PGs of a pool ringsim simulates */
+
+/* The types `ceph osd crush` starts a map with, index = type id (osd 0,
+ * host 1, ... root 11), NULL-terminated. */
+extern const char *const ceph_type_names[];
+
 /* The `optimal` profile. */
 ceph_tunables ceph_tunables_optimal(void);
 

@@ -483,7 +483,9 @@ const cmd_def cmd_table[] = {
                 "real system F takes them: nginx, haproxy, libmemcached, twemproxy and envoy "
                 "configuration that imports back to the same owners; cassandra's initial_token "
                 "lines; redis's redis-cli --cluster commands from the imported slot layout to the "
-                "current one; nodetool-ring and redis-nodes status text.",
+                "current one; nodetool-ring and redis-nodes status text; crushmap, the CRUSH map "
+                "of the ceph algorithm as crushtool -d writes it (crushtool -c compiles it to the "
+                "same mappings).",
     },
     {
         .name = "scenarios",

@@ -58,9 +58,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alg_ceph.h"
 #include "alg_ketama.h"
 #include "alg_redis.h"
 #include "alg_twemproxy.h"
+#include "crushmap.h"
 #include "import.h"
 #include "sbuf.h"
 #include "vec.h"
@@ -765,6 +767,25 @@ static int write_cassandra(ex *x)
     return rc;
 }
 
+/* The CRUSH map the ceph placement maps through, as crushtool -d writes
+ * one (crushmap.c): every weight exact, so crushtool -c compiles it to the
+ * same mappings; the pool's rule is rule 0. */
+static int write_crushmap(ex *x)
+{
+    int rc = need_algorithm(x, "ceph", "a CRUSH map");
+    const ceph_map *m = place_ceph_map(x->pl);
+    if (!rc && !m)
+        rc = rs_fail(x->err, RINGSIM_EINTERNAL, "no CRUSH map");
+    if (!rc)
+        rc = fmt(x, "# ringsim: pool %lld, pg_num %lld, %s\n",
+                 (long long)sim_config(x->s)->param[PP_CEPH_POOL],
+                 (long long)sim_config(x->s)->param[PP_PG_NUM],
+                 sim_config(x->s)->param[PP_POOL_TYPE] ? "erasure" : "replicated");
+    if (!rc && crushmap_write(m, &x->b))
+        rc = nomem(x);
+    return rc;
+}
+
 typedef struct ntok {
     int64_t t;
     size_t node;
@@ -1237,6 +1258,7 @@ static const struct {
     {"redis", write_redis},
     {"nodetool-ring", write_nodetool},
     {"redis-nodes", write_redis_nodes},
+    {"crushmap", write_crushmap},
 };
 
 int export_config(sim *s, const char *format, char **text, size_t *len, rs_error *err)

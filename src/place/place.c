@@ -20,6 +20,7 @@
 #define _GNU_SOURCE
 #include "place_int.h"
 
+#include "alg_ceph.h"
 #include "alg_ketama.h"
 #include "alg_twemproxy.h"
 
@@ -33,6 +34,7 @@
 /* ---- parameters ---- */
 
 static const char *const hash_type_names[] = {"consistent", "map-based", NULL};
+static const char *const pool_type_names[] = {"replicated", "erasure", NULL};
 
 typedef struct pdef {
     const char *name;
@@ -62,6 +64,19 @@ static const pdef pdefs[PP_COUNT] = {
     [PP_KETAMA_HASH] = {"key_hash", KETAMA_HASH_AUTO, 0, KETAMA_NHASH - 1, ketama_hash_names, true},
     [PP_NGINX_CONSISTENT] = {"consistent", 1, 0, 1, NULL, true},
     [PP_HASH_TYPE] = {"hash_type", 0, 0, 1, hash_type_names, true},
+    [PP_CEPH_POOL] = {"pool", 1, 0, 2147483647},
+    [PP_PG_NUM] = {"pg_num", 32, 1, CEPH_MAX_PGS},
+    [PP_PGP_NUM] = {"pgp_num", 0, 0, CEPH_MAX_PGS},
+    [PP_CEPH_SIZE] = {"size", 3, 1, PLACE_MAX_REPLICAS},
+    [PP_FAILURE_DOMAIN] = {"failure_domain", 1, 0, 11, ceph_type_names},
+    [PP_POOL_TYPE] = {"pool_type", 0, 0, 1, pool_type_names},
+    [PP_EC_K] = {"k", 2, 1, PLACE_MAX_REPLICAS - 1},
+    [PP_EC_M] = {"m", 1, 1, PLACE_MAX_REPLICAS - 1},
+    [PP_HASHPSPOOL] = {"hashpspool", 1, 0, 1},
+    [PP_CHOOSE_TOTAL_TRIES] = {"choose_total_tries", 50, 0, 1000},
+    [PP_CHOOSELEAF_DESCEND_ONCE] = {"chooseleaf_descend_once", 1, 0, 1},
+    [PP_CHOOSELEAF_VARY_R] = {"chooseleaf_vary_r", 1, 0, 31},
+    [PP_CHOOSELEAF_STABLE] = {"chooseleaf_stable", 1, 0, 1},
 };
 
 const place_algo *place__find(const char *name)

@@ -58,6 +58,19 @@ enum {
     PP_KETAMA_HASH,         /* ketama: libmemcached's key hash (auto: what the mode sets) */
     PP_NGINX_CONSISTENT,    /* nginx: 1 `hash KEY consistent`, 0 `hash KEY` (modulo) */
     PP_HASH_TYPE,           /* haproxy: hash-type consistent or map-based */
+    PP_CEPH_POOL,           /* ceph: the pool id (raw_pg_to_pps) */
+    PP_PG_NUM,              /* ceph: pg_num */
+    PP_PGP_NUM,             /* ceph: pgp_num (0: pg_num) */
+    PP_CEPH_SIZE,           /* ceph: a replicated pool's size */
+    PP_FAILURE_DOMAIN,      /* ceph: the rule's type, an index into Ceph's type names */
+    PP_POOL_TYPE,           /* ceph: replicated (0) or erasure (1) */
+    PP_EC_K,                /* ceph: erasure-coded data chunks */
+    PP_EC_M,                /* ceph: erasure-coded coding chunks */
+    PP_HASHPSPOOL,          /* ceph: the pool's hashpspool flag */
+    PP_CHOOSE_TOTAL_TRIES,  /* ceph tunables, the optimal profile by default */
+    PP_CHOOSELEAF_DESCEND_ONCE,
+    PP_CHOOSELEAF_VARY_R,
+    PP_CHOOSELEAF_STABLE,
     PP_COUNT
 };
 
@@ -312,6 +325,10 @@ uint32_t place_point_position(const placement *p, uint64_t coord);
 /* The lookup trace: [{"step", "detail"}…] in the system's own words. */
 json_t *place_trace_json(const placement *p, const char *key, size_t len, const place_key_info *k,
                          const char *const *names);
+/* The CRUSH map a ceph placement maps through (alg_ceph.h), its rule
+ * first among its rules; NULL under any other algorithm.  Borrowed, valid
+ * as long as p. */
+const struct ceph_map *place_ceph_map(const placement *p);
 /* Bytes the placement's layout takes (points, tables, per-node arrays). */
 size_t place_memory_bytes(const placement *p);
 /* The largest share over the mean share (structural balance). */

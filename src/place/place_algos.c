@@ -28,4 +28,5 @@ const place_algo *const place__algos[] = {&place_algo_ring,
                                           &place_algo_redis,
                                           &place_algo_haproxy,
                                           &place_algo_twemproxy,
+                                          &place_algo_ceph,
                                           NULL};

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """ceph_ref.py - ringsim's CRUSH against Debian's crushtool and osdmaptool.
 
-Usage: ceph_ref.py CEPH_TOOL [SEED]
+Usage: ceph_ref.py CEPH_TOOL RINGSIM [SEED]
 
 For random maps of 2 to 4 levels (root, optionally datacenters and racks,
 hosts, OSDs) with odd weights (three decimals and more, some 0), random
@@ -17,12 +17,17 @@ tunables around the optimal profile, a replicated rule, an erasure-coded
     and `--test-map-object` for random object names, against `ceph_tool
     pgs` / `obj`;
   - the map ringsim writes back (`ceph_tool export`) compiles with
-    `crushtool -c` and maps the same.
+    `crushtool -c` and maps the same;
+  - the engine's `ceph` algorithm (RINGSIM): `export --config crushmap`
+    compiles, osdmaptool's primary of each key's PG is its owner, the up
+    set its replicas, `--test-map-object` its PG, and after `node add` the
+    keys moved are those of the PGs whose primary osdmaptool changed.
 Every line must be equal, in order.  The seed is printed first; a failure
 names the map file kept in the temporary directory and the first
 differing line.  Exit 77 (skipped) when crushtool is missing: `make test`
 installs ceph-base, so CMake treats that as a failure there.
 """
+import json
 import os
 import random
 import re
@@ -146,14 +151,96 @@ def compare(what, want, got, path):
     raise SystemExit("FAIL %s (%s): real %d lines, ringsim %d" % (what, path, len(want), len(got)))
 
 
+def pg_dump(om, extra=()):
+    out = {}
+    for l in pg_lines(run(["osdmaptool", om, "--mark-up-in"] + list(extra) +
+                          ["--test-map-pgs-dump", "--pool", "1"])):
+        pgid, up, primary = l.split("\t")
+        out[pgid] = ([int(v) for v in up.strip("[]").split(",") if v], int(primary))
+    return out
+
+
+def engine(ringsim, tmp, rng):
+    """The ceph algorithm of the engine: its exported map compiles, and
+    osdmaptool maps its PGs as ringsim places keys (owner = primary,
+    replicas = up set), before and after an OSD joins."""
+    db = os.path.join(tmp, "engine.db")
+    rs = [ringsim, "--db", db]
+    nosd = rng.randint(3, 12)
+    bits = rng.choice([2, 3, 5])
+    pgnum = (nosd + 1) << bits
+    run(rs + ["config", "--algorithm", "ceph", "--param", "pg_num=%d" % pgnum, "--replicas", "3"])
+    for i in range(nosd):
+        run(rs + ["node", "add", "osd.%d" % i, "--weight", "%.4f" % rng.uniform(0.05, 7)])
+    run(rs + ["key", "gen", "400"])
+    checked = 0
+    for phase in ("before", "after"):
+        n = nosd if phase == "before" else nosd + 1
+        crush = os.path.join(tmp, "engine.%s.txt" % phase)
+        with open(crush, "w") as f:
+            f.write(run(rs + ["export", "--config", "crushmap"]))
+        cbin = crush + ".bin"
+        run(["crushtool", "-c", crush, "-o", cbin])
+        om = os.path.join(tmp, "engine.%s.osdmap" % phase)
+        # createsimple's pool has pg_num max_osd << pg-bits: one OSD more
+        # (down and out, never in the CRUSH map) before the join
+        run(["osdmaptool", "--createsimple", str(nosd + 1), "--with-default-pool", "--pg-bits",
+             str(bits), "--pgp-bits", str(bits), "--clobber", om])
+        run(["osdmaptool", om, "--import-crush", cbin])
+        dump = pg_dump(om)
+        if phase == "before":
+            first = dump
+        rows = run(rs + ["key", "ls", "--csv"]).splitlines()
+        col = {name: i for i, name in enumerate(rows[0].split(","))}
+        keys = [l.split(",") for l in rows[1:]]
+        for f in keys:
+            key, node, coord = f[col["key"]], f[col["node"]], f[col["coordinate"]]
+            up, primary = dump["1.%x" % int(coord)]
+            want = "osd.%d" % primary if primary >= 0 else ""
+            if node != want:
+                raise SystemExit("FAIL engine %s: key %s in PG 1.%x: ringsim %s, osdmaptool %s"
+                                 % (phase, key, int(coord), node, want))
+            checked += 1
+        for f in rng.sample(keys, 10):
+            key = f[col["key"]]
+            look = json.loads(run(rs + ["--json", "lookup", key]))
+            up, primary = dump["1.%x" % int(look["coordinate"])]
+            if look["replicas"] != ["osd.%d" % o for o in up]:
+                raise SystemExit("FAIL engine %s: lookup %s replicas %s, osdmaptool %s"
+                                 % (phase, key, look["replicas"], up))
+            o = run(["osdmaptool", om, "--mark-up-in", "--test-map-object", key, "--pool", "1"])
+            want = [l for l in o.splitlines() if l.startswith(" object ")][0]
+            got = " object '%s' -> 1.%x -> [%s]" % (key, int(look["coordinate"]),
+                                                    ",".join(str(v) for v in up))
+            if want != got:
+                raise SystemExit("FAIL engine %s: %r, ringsim %r" % (phase, want, got))
+            checked += 1
+        if phase == "before":
+            added = json.loads(run(rs + ["--json", "node", "add", "osd.%d" % nosd, "--weight",
+                                         "%.4f" % rng.uniform(0.05, 7)]))
+    # the keys that moved are those of the PGs whose primary osdmaptool changed
+    moved = 0
+    for f in keys:
+        coord = int(f[col["coordinate"]])
+        pgid = "1.%x" % coord
+        moved += first[pgid][1] != dump[pgid][1]
+    if added["operation"]["keys_moved"] != moved:
+        raise SystemExit("FAIL engine: the join moved %d keys, osdmaptool's dumps differ in %d"
+                         % (added["operation"]["keys_moved"], moved))
+    print("engine: %d OSDs + 1, pg_num %d: %d keys and lookups as osdmaptool, %d moved"
+          % (nosd, pgnum, checked, moved), flush=True)
+    return checked
+
+
 def main():
-    if len(sys.argv) < 2:
-        raise SystemExit("usage: ceph_ref.py CEPH_TOOL [SEED]")
+    if len(sys.argv) < 3:
+        raise SystemExit("usage: ceph_ref.py CEPH_TOOL RINGSIM [SEED]")
     tool = sys.argv[1]
+    ringsim = sys.argv[2]
     if not shutil.which("crushtool") or not shutil.which("osdmaptool"):
         print("SKIP: crushtool/osdmaptool missing (apt-get install ceph-base)")
         sys.exit(77)
-    seed = int(sys.argv[2]) if len(sys.argv) > 2 else random.SystemRandom().randrange(1 << 32)
+    seed = int(sys.argv[3]) if len(sys.argv) > 3 else random.SystemRandom().randrange(1 << 32)
     print("seed", seed, flush=True)
     rng = random.Random(seed)
     tmp = tempfile.mkdtemp(prefix="ceph_ref.")
@@ -240,6 +327,7 @@ def main():
             want += [l for l in o.splitlines() if l.startswith(" object ")]
         total += compare("osdmaptool objects", want, got, src)
         print("map %d: %d OSDs, %d buckets ok" % (mi, nosd, text.count("{") - 4), flush=True)
+    total += engine(ringsim, tmp, rng)
     shutil.rmtree(tmp)
     print("%d mappings equal; 1 passed, 0 failed" % total)
 
