@@ -13,3 +13,8 @@ if(NOT RINGSIM_SANITIZE)
            $<TARGET_FILE:ceph_tool> $<TARGET_FILE:ringsim>)
   set_tests_properties(ref_ceph PROPERTIES LABELS "ref" TIMEOUT 900)
 endif()
+
+# Mapping cost against crushtool on the same map and inputs (not a test:
+# `make bench-ceph`).
+add_executable(bench_ceph ${CMAKE_SOURCE_DIR}/bench/bench_ceph.c)
+target_link_libraries(bench_ceph PRIVATE ringcore)

@@ -152,10 +152,12 @@ uint64_t ceph_crush_ln(uint32_t xin)
 {
     uint32_t x = xin + 1;
     int iexpon = 15;
-    /* normalise so that bit 15 or 16 is set */
-    while (!(x & 0x18000)) {
-        x <<= 1;
-        iexpon--;
+    /* normalise so that bit 15 or 16 is set (x is 1 .. 0x10000): one
+     * shift, as Ceph's own since 2017 */
+    if (!(x & 0x18000)) {
+        int bits = __builtin_clz(x & 0x1ffff) - 16;
+        x <<= bits;
+        iexpon -= bits;
     }
     int index1 = (int)((x >> 8) << 1);
     uint64_t rh = (uint64_t)ceph_rh_lh_tbl[index1 - 256];
