@@ -45,13 +45,13 @@ static uint32_t rnd(void)
     return (uint32_t)(rng >> 11);
 }
 
-#define CHECK(c)                                                                        \
-    do {                                                                                \
-        bool ok_ = (c);                                                                 \
-        if (!ok_)                                                                       \
-            fprintf(stderr, "test_alg_haproxy: seed %#llx: %s failed (line %d)\n",      \
-                    (unsigned long long)seed_now, #c, __LINE__);                        \
-        assert_true(ok_);                                                               \
+#define CHECK(c)                                                                                   \
+    do {                                                                                           \
+        bool ok_ = (c);                                                                            \
+        if (!ok_)                                                                                  \
+            fprintf(stderr, "test_alg_haproxy: seed %#llx: %s failed (line %d)\n",                 \
+                    (unsigned long long)seed_now, #c, __LINE__);                                   \
+        assert_true(ok_);                                                                          \
     } while (0)
 
 static void test_sdbm(void **state)
@@ -187,15 +187,14 @@ static void test_nearest_and_arcs(void **state)
         alg_point p[16];
         uint32_t span = round % 3 == 0 ? 64 : round % 3 == 1 ? 4096 : UINT32_MAX;
         for (size_t i = 0; i < n; i++)
-            p[i] = (alg_point){rnd() % span + (round % 5 == 0 ? UINT32_MAX - span : 0),
-                               rnd() % 4, (uint32_t)i};
+            p[i] = (alg_point){rnd() % span + (round % 5 == 0 ? UINT32_MAX - span : 0), rnd() % 4,
+                               (uint32_t)i};
         if (n > 2 && round % 4 == 0)
             p[1].coord = p[0].coord; /* equal points */
         /* ring order as haproxy_build makes it */
         for (size_t i = 1; i < n; i++)
             for (size_t j = i; j > 0 && (p[j - 1].coord > p[j].coord ||
-                                         (p[j - 1].coord == p[j].coord &&
-                                          p[j - 1].node > p[j].node));
+                                         (p[j - 1].coord == p[j].coord && p[j - 1].node > p[j].node));
                  j--) {
                 alg_point t = p[j];
                 p[j] = p[j - 1];
@@ -258,7 +257,8 @@ static void test_engine_ids(void **state)
     const char *names[] = {"a", "b", "c", "d", "e"};
     const int64_t given[] = {5, 0, 0, 2, 0};
     for (int i = 0; i < 5; i++) {
-        sim_node_spec spec = {names[i], 1, 1 + i % 3, NULL, 0, given[i], false, false, NULL, 0};
+        sim_node_spec spec = {names[i], 1,     1 + i % 3, NULL, 0,    given[i],
+                              false,    false, NULL,      0,    NULL, 0};
         assert_int_equal(sim_add_node_spec(s, &spec, &op, &err), 0);
     }
     assert_int_equal(sim_generate_keys(s, "k-", 2, 0, 2000, &ins, &skip, &op, &err), 0);

@@ -66,6 +66,8 @@ json_t *view_node(sim *s, const sim_node_view *v)
                           "owns", v->owns);
     if (o)
         view_fair(v, o);
+    if (o) /* API.md v4: [] when it has none */
+        json_object_set_new(o, "location", place_loc_json(v->loc, v->nloc));
     if (o)
         place_node_json(sim_placement(s), v->index, o);
     if (o)

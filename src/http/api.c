@@ -199,7 +199,8 @@ static bool state_value(const json_t *v, bool *down)
 
 /* The body of POST /api/nodes: name, weight, explicit tokens (decimal
  * strings: JSON numbers lose precision past 2^53).  *tokens is malloc'd. */
-static int parse_node_spec(const json_t *body, sim_node_spec *spec, int64_t **tokens, rs_error *err)
+static int parse_node_spec(const json_t *body, sim_node_spec *spec, int64_t **tokens,
+                           place_loc loc[PLACE_MAX_LOC], rs_error *err)
 {
     json_t *name = json_object_get(body, "name"), *w = json_object_get(body, "weight");
     int rc = need_name(name, "name", err);
@@ -259,6 +260,13 @@ static int parse_node_spec(const json_t *body, sim_node_spec *spec, int64_t **to
                        js && !state_value(js, &down) ? "state must be \"up\" or \"down\""
                                                      : "backup must be true or false");
     }
+    /* Its location (API.md v4 "failure domains"), borrowed from body. */
+    size_t nloc = 0;
+    if ((rc = place_loc_from_json(json_object_get(body, "location"), loc, &nloc, err))) {
+        free(*tokens);
+        *tokens = NULL;
+        return rc;
+    }
     *spec = (sim_node_spec){json_string_value(name),
                             json_string_length(name),
                             weight,
@@ -268,7 +276,9 @@ static int parse_node_spec(const json_t *body, sim_node_spec *spec, int64_t **to
                             down,
                             json_is_true(jb),
                             NULL,
-                            0};
+                            0,
+                            loc,
+                            nloc};
     return 0;
 }
 
@@ -278,8 +288,9 @@ static int post_nodes(sim *s, const api_request *r, json_t **out, rs_error *err)
     if (rc)
         return rc;
     sim_node_spec spec;
+    place_loc loc[PLACE_MAX_LOC];
     int64_t *tokens = NULL, op;
-    if ((rc = parse_node_spec(r->body, &spec, &tokens, err)))
+    if ((rc = parse_node_spec(r->body, &spec, &tokens, loc, err)))
         return rc;
     rc = sim_add_node_spec(s, &spec, &op, err);
     free(tokens);
@@ -306,7 +317,8 @@ static int node_op_answer(sim *s, const api_request *r, int64_t op, json_t **out
 
 /* PATCH /api/nodes/{name} {"weight": W}: the node's weight changed in
  * place, one set_weight operation ("operation": null when W is the weight
- * it has). */
+ * it has); {"location": [[type, name]…]}: one set_location operation (API.md
+ * v4).  One of them a request, so that a request is one operation. */
 static int patch_node(sim *s, const api_request *r, json_t **out, rs_error *err)
 {
     int rc = need_object(r, err);
@@ -316,11 +328,30 @@ static int patch_node(sim *s, const api_request *r, json_t **out, rs_error *err)
     json_t *v;
     json_object_foreach(r->body, k, v)
     {
-        if (strcmp(k, "weight") != 0)
+        if (strcmp(k, "weight") != 0 && strcmp(k, "location") != 0)
             return rs_fail(err, RINGSIM_EPARAM,
-                           "PATCH /api/nodes/{name} changes \"weight\" only, not \"%.64s\"", k);
+                           "PATCH /api/nodes/{name} changes \"weight\" or \"location\", not "
+                           "\"%.64s\"",
+                           k);
     }
-    json_t *w = json_object_get(r->body, "weight");
+    json_t *w = json_object_get(r->body, "weight"), *l = json_object_get(r->body, "location");
+    if (w && l)
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "PATCH /api/nodes/{name} changes \"weight\" or \"location\", one "
+                       "operation a request: send them apart");
+    if (l) {
+        place_loc loc[PLACE_MAX_LOC];
+        size_t n = 0;
+        int64_t op = 0;
+        if (json_is_null(l))
+            return rs_fail(err, RINGSIM_EPARAM,
+                           "location must be a list of [type, name] pairs ([] for none)");
+        if ((rc = name_check(r->seg[1], r->seglen[1], "node name", err)) ||
+            (rc = place_loc_from_json(l, loc, &n, err)) ||
+            (rc = sim_set_location(s, r->seg[1], r->seglen[1], loc, n, &op, err)))
+            return rc;
+        return node_op_answer(s, r, op, out, err);
+    }
     if (!json_is_number(w))
         return rs_fail(err, RINGSIM_EPARAM, "weight must be a JSON number above 0");
     if ((rc = name_check(r->seg[1], r->seglen[1], "node name", err)))
@@ -455,6 +486,7 @@ static int post_preview(sim *s, const api_request *r, json_t **out, rs_error *er
     const char *type = json_string_value(json_object_get(r->body, "op"));
     view_preview_req p = {type, {0}, *sim_config(s), NULL};
     int64_t *tokens = NULL;
+    place_loc loc[PLACE_MAX_LOC];
     if (type && !strcmp(type, "import"))
         return api_preview_import(s, r->body, out, err);
     if (!type || (strcmp(type, "add_node") && strcmp(type, "remove_node") &&
@@ -467,21 +499,13 @@ static int post_preview(sim *s, const api_request *r, json_t **out, rs_error *er
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     json_object_del(body, "op");
     if (!strcmp(type, "add_node")) {
-        rc = parse_node_spec(body, &p.node, &tokens, err);
+        rc = parse_node_spec(body, &p.node, &tokens, loc, err);
     } else if (!strcmp(type, "remove_node")) {
         json_t *name = json_object_get(body, "name");
         rc = need_name(name, "name", err);
         if (!rc)
-            p.node = (sim_node_spec){json_string_value(name),
-                                     json_string_length(name),
-                                     1,
-                                     NULL,
-                                     0,
-                                     0,
-                                     false,
-                                     false,
-                                     NULL,
-                                     0};
+            p.node = (sim_node_spec){
+                .name = json_string_value(name), .len = json_string_length(name), .weight = 1};
     } else if (!strcmp(type, "set_state")) { /* {"name", "state"} as PUT …/state */
         json_t *name = json_object_get(body, "name");
         rc = need_name(name, "name", err);

@@ -90,6 +90,26 @@ typedef struct place_loc {
     const char *name;
 } place_loc;
 
+#define PLACE_MAX_LOC 16u /* levels of a location */
+
+/* The rules of a location (place_loc.c): each type and name a name
+ * (names.h) without "=" or ",", a type once, at most PLACE_MAX_LOC levels.
+ * 0, or RINGSIM_ENAME / RINGSIM_EPARAM with a message naming the level. */
+int place_loc_check(const place_loc *v, size_t n, rs_error *err);
+/* "dc=dc1,rack=r1" (the command line's form; "" is none) into v[0..
+ * PLACE_MAX_LOC) and *n, checked; text is split in place and v points
+ * into it. */
+int place_loc_parse(char *text, place_loc *v, size_t *n, rs_error *err);
+/* [["dc", "dc1"], ["rack", "r1"]] (JSON; null or absent is none) into v,
+ * checked; v borrows j's strings. */
+int place_loc_from_json(const json_t *j, place_loc *v, size_t *n, rs_error *err);
+/* The JSON form (a new array; NULL when out of memory). */
+json_t *place_loc_json(const place_loc *v, size_t n);
+/* The command line's form, malloc'd ("" for none; NULL when out of memory). */
+char *place_loc_text(const place_loc *v, size_t n);
+/* The name of the domain of this type, or NULL when the location has none. */
+const char *place_loc_get(const place_loc *v, size_t n, const char *type);
+
 typedef struct place_node {
     int64_t id;
     const char *name;
