@@ -169,9 +169,18 @@ def engine(ringsim, tmp, rng):
     nosd = rng.randint(3, 12)
     bits = rng.choice([2, 3, 5])
     pgnum = (nosd + 1) << bits
-    run(rs + ["config", "--algorithm", "ceph", "--param", "pg_num=%d" % pgnum, "--replicas", "3"])
+    racks = rng.randint(1, 3)
+    domain = rng.choice(["host", "rack"]) if racks > 1 else "host"
+    run(rs + ["config", "--algorithm", "ceph", "--param", "pg_num=%d" % pgnum,
+              "--param", "failure_domain=%s" % domain, "--replicas", "3"])
+
+    def where():
+        if rng.random() < 0.15:
+            return []  # no location: a host of its own under root=default
+        r = rng.randrange(racks)
+        return ["--location", "rack=r%d,host=r%d-h%d" % (r, r, rng.randrange(3))]
     for i in range(nosd):
-        run(rs + ["node", "add", "osd.%d" % i, "--weight", "%.4f" % rng.uniform(0.05, 7)])
+        run(rs + ["node", "add", "osd.%d" % i, "--weight", "%.4f" % rng.uniform(0.05, 7)] + where())
     run(rs + ["key", "gen", "400"])
     checked = 0
     for phase in ("before", "after"):
@@ -217,7 +226,7 @@ def engine(ringsim, tmp, rng):
             checked += 1
         if phase == "before":
             added = json.loads(run(rs + ["--json", "node", "add", "osd.%d" % nosd, "--weight",
-                                         "%.4f" % rng.uniform(0.05, 7)]))
+                                         "%.4f" % rng.uniform(0.05, 7)] + where()))
     # the keys that moved are those of the PGs whose primary osdmaptool changed
     moved = 0
     for f in keys:
@@ -227,8 +236,8 @@ def engine(ringsim, tmp, rng):
     if added["operation"]["keys_moved"] != moved:
         raise SystemExit("FAIL engine: the join moved %d keys, osdmaptool's dumps differ in %d"
                          % (added["operation"]["keys_moved"], moved))
-    print("engine: %d OSDs + 1, pg_num %d: %d keys and lookups as osdmaptool, %d moved"
-          % (nosd, pgnum, checked, moved), flush=True)
+    print("engine: %d OSDs + 1 in %d racks, failure domain %s, pg_num %d: %d keys and lookups "
+          "as osdmaptool, %d moved" % (nosd, racks, domain, pgnum, checked, moved), flush=True)
     return checked
 
 
