@@ -571,6 +571,15 @@ static void ceph_trace_op(const placement *p, const char *key, size_t len, const
         place__step(t, "owner", "CRUSH found no OSD: nobody holds the key");
 }
 
+size_t place_sample_name(const char *algorithm, size_t i, char out[32])
+{
+    int len = algorithm && !strcmp(algorithm, place_algo_ceph.name)
+                  ? snprintf(out, 32, "osd.%zu", i)
+                  : snprintf(out, 32, "10.%zu.%zu.%zu:11211", i / 65536, (i / 256) % 256,
+                             i % 256 + 1);
+    return len > 0 ? (size_t)len : 0;
+}
+
 const struct ceph_map *place_ceph_map(const placement *p)
 {
     return p && p->a == &place_algo_ceph && p->extra ? ((const ceph_place *)p->extra)->map : NULL;

@@ -345,6 +345,11 @@ uint32_t place_point_position(const placement *p, uint64_t coord);
 /* The lookup trace: [{"step", "detail"}…] in the system's own words. */
 json_t *place_trace_json(const placement *p, const char *key, size_t len, const place_key_info *k,
                          const char *const *names);
+/* Node i's name in a synthetic cluster of algorithm's (theory): a
+ * HOST:PORT every algorithm reads ("10.0.0.1:11211"), or an OSD name
+ * ("osd.0") for ceph, whose nodes are OSDs.  out has room for 32 bytes;
+ * the length. */
+size_t place_sample_name(const char *algorithm, size_t i, char out[32]);
 /* The CRUSH map a ceph placement maps through (alg_ceph.h), its rule
  * first among its rules; NULL under any other algorithm.  Borrowed, valid
  * as long as p. */
