@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "alg_ceph.h"
 #include "api_import.h"
 #include "csv.h"
 #include "names.h"
@@ -983,6 +984,16 @@ static int get_density_route(sim *s, const api_request *r, json_t **out, api_ans
     return rc ? rc : viewed(view_density(s, (uint32_t)bins, err), out, err);
 }
 
+static int get_pgs_route(sim *s, const api_request *r, json_t **out, api_answer *a, rs_error *err)
+{
+    (void)a;
+    int64_t offset, limit;
+    int rc = int_param(r, "offset", 0, CEPH_MAX_PGS, 0, &offset, err);
+    if (!rc)
+        rc = int_param(r, "limit", 1, CEPH_MAX_PGS, 100, &limit, err);
+    return rc ? rc : viewed(view_pgs(s, offset, limit, err), out, err);
+}
+
 static int get_operations_route(sim *s, const api_request *r, json_t **out, api_answer *a,
                                 rs_error *err)
 {
@@ -1127,6 +1138,8 @@ static const route routes[] = {
     {"stats", API_GET, get_stats_route, API_LOOP, false, true, NULL, NULL},
     /* density reads every key (0.37 s at a million): a long read */
     {"density", API_GET, get_density_route, API_READER, false, true, NULL, NULL},
+    /* the PGs of the ceph pool with their keys: a count over every key */
+    {"pgs", API_GET, get_pgs_route, API_READER, false, true, NULL, NULL},
     /* the log is history already: at= is not for it */
     {"operations", API_GET, get_operations_route, API_LOOP, false, false, "operations", NULL},
     {"operations/x", API_GET, get_operation_route, API_LOOP, false, false, "moves", NULL},

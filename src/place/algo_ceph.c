@@ -580,6 +580,29 @@ size_t place_sample_name(const char *algorithm, size_t i, char out[32])
     return len > 0 ? (size_t)len : 0;
 }
 
+bool place_ceph_pool(const placement *p, uint32_t *pg_num, uint32_t *pool)
+{
+    if (!p || p->a != &place_algo_ceph || !p->extra)
+        return false;
+    const ceph_place *c = p->extra;
+    *pg_num = c->pg_num;
+    *pool = c->pool;
+    return true;
+}
+
+size_t place_ceph_up(const placement *p, uint32_t ps, long *up, size_t cap)
+{
+    uint32_t pg_num, pool;
+    if (!place_ceph_pool(p, &pg_num, &pool) || ps >= pg_num)
+        return 0;
+    const ceph_place *c = p->extra;
+    const long *u = c->up + (size_t)ps * (size_t)c->size;
+    size_t n = 0;
+    for (int i = 0; i < c->nup[ps] && n < cap; i++)
+        up[n++] = u[i];
+    return n;
+}
+
 const struct ceph_map *place_ceph_map(const placement *p)
 {
     return p && p->a == &place_algo_ceph && p->extra ? ((const ceph_place *)p->extra)->map : NULL;

@@ -350,6 +350,12 @@ json_t *place_trace_json(const placement *p, const char *key, size_t len, const 
  * ("osd.0") for ceph, whose nodes are OSDs.  out has room for 32 bytes;
  * the length. */
 size_t place_sample_name(const char *algorithm, size_t i, char out[32]);
+/* A ceph placement's pool: its pg_num and id; false under any other
+ * algorithm. */
+bool place_ceph_pool(const placement *p, uint32_t *pg_num, uint32_t *pool);
+/* PG ps's up set (down OSDs out: shifted, or -1 holes for erasure) as node
+ * indexes into up[0..cap); the count (0 for ps out of range). */
+size_t place_ceph_up(const placement *p, uint32_t ps, long *up, size_t cap);
 /* The CRUSH map a ceph placement maps through (alg_ceph.h), its rule
  * first among its rules; NULL under any other algorithm.  Borrowed, valid
  * as long as p. */
