@@ -20,8 +20,9 @@ tunables around the optimal profile, a replicated rule, an erasure-coded
     `crushtool -c` and maps the same;
   - the engine's `ceph` algorithm (RINGSIM): `export --config crushmap`
     compiles, osdmaptool's primary of each key's PG is its owner, the up
-    set its replicas, `--test-map-object` its PG, and after `node add` the
-    keys moved are those of the PGs whose primary osdmaptool changed.
+    set its replicas, `--test-map-object` its PG, `GET /api/pgs` every PG's
+    up set, primary and keys, and after `node add` the keys moved are those
+    of the PGs whose primary osdmaptool changed.
 Every line must be equal, in order.  The seed is printed first; a failure
 names the map file kept in the temporary directory and the first
 differing line.  Exit 77 (skipped) when crushtool is missing: `make test`
@@ -32,10 +33,12 @@ import os
 import random
 import re
 import shutil
+import socket
 import struct
 import subprocess
 import sys
 import tempfile
+import urllib.request
 
 PGID = re.compile(r"^[0-9]+\.[0-9a-f]+$")
 OPTIMAL = dict(choose_local_tries=0, choose_local_fallback_tries=0, choose_total_tries=50,
@@ -160,6 +163,37 @@ def pg_dump(om, extra=()):
     return out
 
 
+def pgs_api(rs, dump, keys, col):
+    """GET /api/pgs of a server on the engine's database: every PG's up
+    set and primary as osdmaptool's dump, its keys as key ls counts."""
+    with socket.socket() as so:
+        so.bind(("127.0.0.1", 0))
+        port = so.getsockname()[1]
+    srv = subprocess.Popen(rs + ["serve", "--port", str(port)], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True)
+    try:
+        srv.stdout.readline()  # "ringsim: serving http://..." once it listens
+        total = len(dump)
+        got = json.loads(urllib.request.urlopen(
+            "http://127.0.0.1:%d/api/pgs?limit=%d" % (port, total)).read())
+        if got["total"] != total or len(got["pgs"]) != total:
+            raise SystemExit("FAIL /api/pgs: %d PGs, osdmaptool %d" % (got["total"], total))
+        per = {}
+        for f in keys:
+            pgid = "1.%x" % int(f[col["coordinate"]])
+            per[pgid] = per.get(pgid, 0) + 1
+        for pg in got["pgs"]:
+            up, primary = dump[pg["pgid"]]
+            want = (up, primary if primary >= 0 else None, per.get(pg["pgid"], 0))
+            if (pg["up"], pg["primary"], pg["keys"]) != want:
+                raise SystemExit("FAIL /api/pgs %s: %r, osdmaptool and key ls %r"
+                                 % (pg["pgid"], pg, want))
+        return total
+    finally:
+        srv.terminate()
+        srv.wait()
+
+
 def engine(ringsim, tmp, rng):
     """The ceph algorithm of the engine: its exported map compiles, and
     osdmaptool maps its PGs as ringsim places keys (owner = primary,
@@ -224,6 +258,8 @@ def engine(ringsim, tmp, rng):
             if want != got:
                 raise SystemExit("FAIL engine %s: %r, ringsim %r" % (phase, want, got))
             checked += 1
+        if phase == "after":
+            checked += pgs_api(rs, dump, keys, col)
         if phase == "before":
             added = json.loads(run(rs + ["--json", "node", "add", "osd.%d" % nosd, "--weight",
                                          "%.4f" % rng.uniform(0.05, 7)] + where()))
