@@ -285,6 +285,74 @@ static void test_write_roundtrip(void **state)
     ceph_map_free(m);
 }
 
+/* Mutated, truncated, deeply nested and long texts: parsed or refused,
+ * never a crash; what parses maps without one (run under ASan too). */
+static void test_parse_robust(void **state)
+{
+    (void)state;
+    uint64_t seed = 0xc0ffee;
+    size_t len = strlen(MAP);
+    char *t = malloc(len + 1);
+    static const char alphabet[] = "{} \n#-0123456789.abcdefghijklmnopqrstuvwxyz_";
+    for (int round = 0; round < 3000; round++) {
+        memcpy(t, MAP, len + 1);
+        size_t n = len;
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        int edits = 1 + (int)((seed >> 33) % 4);
+        for (int e = 0; e < edits; e++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            size_t at = (size_t)(seed >> 20) % n;
+            if ((seed >> 60) == 0)
+                n = at + 1; /* truncate */
+            else
+                t[at] = alphabet[(seed >> 40) % (sizeof alphabet - 1)];
+        }
+        ceph_map *m = NULL;
+        int line;
+        rs_error err = {0};
+        int rc = crushmap_parse(t, n, &m, &line, &err);
+        if (rc != 0 && rc != RINGSIM_EPARAM)
+            fail_msg("seed round %d: rc %d", round, rc);
+        if (!rc) {
+            uint32_t w[64];
+            for (int i = 0; i < 64; i++)
+                w[i] = 0x10000;
+            for (size_t r = 0; r < m->nrules; r++)
+                for (int x = 0; x < 20; x++) {
+                    int32_t out[CEPH_MAX_RESULT];
+                    int got = ceph_do_rule(m, &m->rules[r], x, out, 4, w,
+                                           m->max_devices < 64 ? m->max_devices : 64, NULL, NULL);
+                    assert_true(got >= 0 && got <= 4);
+                }
+            ceph_map_free(m);
+        } else {
+            assert_null(m);
+        }
+    }
+    free(t);
+    /* 40 nested buckets: refused (CEPH_MAX_DEPTH), not a stack overflow */
+    sbuf b = {0};
+    sb_str(&b, "tunable choose_local_fallback_tries 0\ntype 0 osd\ntype 1 host\ndevice 0 osd.0\n");
+    sb_str(&b, "host b1 {\n id -1\n alg straw2\n item osd.0\n}\n");
+    for (int i = 2; i <= 40; i++)
+        sb_printf(&b, "host b%d {\n id -%d\n alg straw2\n item b%d\n}\n", i, i, i - 1);
+    ceph_map *m = NULL;
+    int line;
+    rs_error err = {0};
+    assert_int_equal(crushmap_parse(b.p, b.n, &m, &line, &err), RINGSIM_EPARAM);
+    assert_non_null(strstr(err.msg, "deeper"));
+    free(b.p);
+    /* a 100,000-byte name */
+    b = (sbuf){0};
+    sb_str(&b, "type 0 osd\ndevice 0 ");
+    for (int i = 0; i < 100000; i++)
+        sb_add(&b, "x", 1);
+    sb_str(&b, "\ntype 0 osd\n");
+    assert_int_equal(crushmap_parse(b.p, b.n, &m, &line, &err), RINGSIM_EPARAM);
+    assert_int_equal(line, 3);
+    free(b.p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -297,6 +365,7 @@ int main(void)
         cmocka_unit_test(test_trace),
         cmocka_unit_test(test_parse_refusals),
         cmocka_unit_test(test_write_roundtrip),
+        cmocka_unit_test(test_parse_robust),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
