@@ -22,7 +22,9 @@ tunables around the optimal profile, a replicated rule, an erasure-coded
     compiles, osdmaptool's primary of each key's PG is its owner, the up
     set its replicas, `--test-map-object` its PG, `GET /api/pgs` every PG's
     up set, primary and keys, and after `node add` the keys moved are those
-    of the PGs whose primary osdmaptool changed.
+    of the PGs whose primary osdmaptool changed; an erasure-coded pool's
+    up sets (indep, a down OSD's hole) against crushtool --test at each
+    PG's seed.
 Every line must be equal, in order.  The seed is printed first; a failure
 names the map file kept in the temporary directory and the first
 differing line.  Exit 77 (skipped) when crushtool is missing: `make test`
@@ -163,16 +165,88 @@ def pg_dump(om, extra=()):
     return out
 
 
-def pgs_api(rs, dump, keys, col):
-    """GET /api/pgs of a server on the engine's database: every PG's up
-    set and primary as osdmaptool's dump, its keys as key ls counts."""
+def hash32_2(a, b):
+    """crush_hash32_rjenkins1_2 (src/crush/hash.c), for the seeds of the
+    erasure-coded check: crushtool --test maps a seed given as --x."""
+    M = 0xffffffff
+
+    def mix(a, b, c):
+        for sa, sb, sc in ((13, 8, 13), (12, 16, 5), (3, 10, 15)):
+            a = ((a - b - c) & M) ^ (c >> sa)
+            b = ((b - c - a) & M) ^ ((a << sb) & M)
+            c = ((c - a - b) & M) ^ (b >> sc)
+        return a, b, c
+    h = 1315423911 ^ a ^ b
+    x, y = 231232, 1232
+    a, b, h = mix(a, b, h)
+    x, a, h = mix(x, a, h)
+    b, y, h = mix(b, y, h)
+    return h
+
+
+def serve(rs):
     with socket.socket() as so:
         so.bind(("127.0.0.1", 0))
         port = so.getsockname()[1]
     srv = subprocess.Popen(rs + ["serve", "--port", str(port)], stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True)
+    srv.stdout.readline()  # "ringsim: serving http://..." once it listens
+    return srv, port
+
+
+def erasure(rs, tmp, rng, nosd):
+    """An erasure-coded pool (indep, holes): every PG's up set from
+    GET /api/pgs against crushtool --test on the exported map at each PG's
+    seed, one OSD down leaving a hole where Ceph leaves one."""
+    k, m = rng.choice([(2, 1), (2, 2), (3, 1)])
+    pgnum = rng.choice([16, 24, 32])
+    run(rs + ["config", "--param", "pool_type=erasure", "--param", "k=%d" % k, "--param",
+              "m=%d" % m, "--param", "pg_num=%d" % pgnum, "--param",
+              "failure_domain=%s" % rng.choice(["osd", "host"])])
+    down = rng.randrange(nosd)
+    run(rs + ["node", "down", "osd.%d" % down])
+    crush = os.path.join(tmp, "engine.ec.txt")
+    with open(crush, "w") as f:
+        f.write(run(rs + ["export", "--config", "crushmap"]))
+    run(["crushtool", "-c", crush, "-o", crush + ".bin"])
+    srv, port = serve(rs)
     try:
-        srv.stdout.readline()  # "ringsim: serving http://..." once it listens
+        got = json.loads(urllib.request.urlopen(
+            "http://127.0.0.1:%d/api/pgs?limit=%d" % (port, pgnum)).read())["pgs"]
+    finally:
+        srv.terminate()
+        srv.wait()
+    mask = (1 << (pgnum - 1).bit_length()) - 1
+    checked = 0
+    for ps, pg in enumerate(got):
+        s = ps & mask if (ps & mask) < pgnum else ps & (mask >> 1)
+        x = hash32_2(s, 1)
+        if x >= 1 << 31:
+            continue  # crush_do_rule's x is an int; crushtool --test takes x >= 0 only
+        checked += 1
+        out = mapping_lines(run(["crushtool", "-i", crush + ".bin", "--test", "--show-mappings",
+                                 "--rule", "0", "--num-rep", str(k + m), "--min-x", str(x),
+                                 "--max-x", str(x)]))
+        if len(out) != 1 or " x %d " % x not in out[0]:
+            raise SystemExit("FAIL erasure: crushtool mapped %r for x %d" % (out[:2], x))
+        raw = [int(v) for v in out[0].split("[")[1].rstrip("]").split(",") if v]
+        want = [None if o in (2147483647, down) else o for o in raw]
+        if pg["up"] != want:
+            raise SystemExit("FAIL erasure %s (x %d): ringsim %r, crushtool %r with osd.%d down"
+                             % (pg["pgid"], x, pg["up"], raw, down))
+    if checked < 2:
+        raise SystemExit("FAIL erasure: only %d of %d PGs have a seed crushtool takes"
+                         % (checked, pgnum))
+    print("erasure: k=%d m=%d, osd.%d down: %d of %d PGs (seeds below 2^31) as crushtool"
+          % (k, m, down, checked, pgnum), flush=True)
+    return checked
+
+
+def pgs_api(rs, dump, keys, col):
+    """GET /api/pgs of a server on the engine's database: every PG's up
+    set and primary as osdmaptool's dump, its keys as key ls counts."""
+    srv, port = serve(rs)
+    try:
         total = len(dump)
         got = json.loads(urllib.request.urlopen(
             "http://127.0.0.1:%d/api/pgs?limit=%d" % (port, total)).read())
@@ -274,7 +348,7 @@ def engine(ringsim, tmp, rng):
                          % (added["operation"]["keys_moved"], moved))
     print("engine: %d OSDs + 1 in %d racks, failure domain %s, pg_num %d: %d keys and lookups "
           "as osdmaptool, %d moved" % (nosd, racks, domain, pgnum, checked, moved), flush=True)
-    return checked
+    return checked + erasure(rs, tmp, rng, nosd + 1)
 
 
 def main():
