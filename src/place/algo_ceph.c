@@ -538,7 +538,7 @@ static void ceph_trace_op(const placement *p, const char *key, size_t len, const
     (void)len;
     const ceph_place *c = p->extra;
     uint32_t pps = ceph_pps((uint32_t)k->coord, c->pool, c->pgp_num, c->hashpspool);
-    place__step(t, "object hash", "ceph_str_hash_rjenkins(name) = %llu (0x%08llx)",
+    place__step(t, "hash", "ceph_str_hash_rjenkins(name) = %llu (0x%08llx)",
                 (unsigned long long)k->hash, (unsigned long long)k->hash);
     place__step(t, "pg", "ceph_stable_mod(hash, pg_num %u, mask %u) = %llu: PG %u.%llx", c->pg_num,
                 c->mask, (unsigned long long)k->coord, c->pool, (unsigned long long)k->coord);
@@ -562,7 +562,7 @@ static void ceph_trace_op(const placement *p, const char *key, size_t len, const
         at += (size_t)snprintf(buf + at, sizeof buf - at, "%s%s", i ? ", " : "",
                                up[i] < 0 ? "none" : names[up[i]]);
     buf[at] = 0;
-    place__step(t, "up set", "%d chosen by CRUSH; up [%s]%s", got, buf,
+    place__step(t, "up", "%d chosen by CRUSH; up [%s]%s", got, buf,
                 c->erasure ? " (a down OSD leaves a hole)"
                            : " (a down OSD leaves, the others shift up)");
     if (k->owner >= 0)
