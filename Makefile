@@ -10,7 +10,7 @@ JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 TSAN     ?= build-tsan
 PREFIX   ?= /usr/local
 
-.PHONY: test-long all build run test lint-c install package test-asan test-tsan asan-build tsan-build test-crash-long bench bench-lib bench-10m bench-layout bench-load fuzz fuzz-api fuzz-http fuzz-open fuzz-import fuzz-build deps deps-test npm clean
+.PHONY: test-long all build run test lint-c install package test-asan test-tsan asan-build tsan-build test-crash-long bench bench-lib bench-10m bench-layout bench-load bench-ceph fuzz fuzz-api fuzz-http fuzz-open fuzz-import fuzz-build deps deps-test npm clean
 
 all: build
 
@@ -130,6 +130,11 @@ bench-10m: build
 bench-layout: build
 	$(BUILD)/probe_layout 1000000 3
 	$(BUILD)/probe_layout 10000000 1 /tmp coord-pos,coord-posbulk
+
+# CRUSH: 1M PG seeds through one map, ringsim's core against crushtool
+# --test in the same run (medians of 5; needs ceph-base: make deps-test).
+bench-ceph: build
+	$(BUILD)/bench_ceph 1000000 5
 
 # HTTP load with wrk on loopback at 1M keys, beside nginx serving a file in
 # the same run (bench/load.sh; about three minutes).

@@ -10,10 +10,11 @@ if [ "${1:-}" = "--test" ]; then
   # chromium for the browser tests; the real programs whose placement ringsim
   # reproduces (libmemcached, nginx, HAProxy, twemproxy, Redis, the Cassandra
   # driver, PyYAML for the exports' YAML, uhashring for libringsim's ketama)
-  # to test against; wrk for load figures; clang-tidy and shellcheck for lint.
+  # to test against, crushtool and osdmaptool from ceph-base for CRUSH;
+  # wrk for load figures; clang-tidy and shellcheck for lint.
   pkgs+=(chromium sqlite3 libmemcached-dev nginx haproxy nutcracker
          redis-server redis-tools python3-cassandra python3-yaml python3-uhashring wrk
-         clang-tidy clang-format shellcheck)
+         clang-tidy clang-format shellcheck ceph-base)
   # Node.js may come from elsewhere (nodesource, nvm): use it when present.
   command -v node >/dev/null && command -v npm >/dev/null || pkgs+=(nodejs npm)
 fi

@@ -1320,7 +1320,12 @@ aligned "import: one column for every name" "$O" "  "
 echo "== 10e. lookup for people: hash, coordinate, owner, replicas, steps"
 DB=$(new_db lookup)
 for n in 10.0.0.1:11211 10.0.0.2:11211 10.0.0.3:11211; do "$BIN" --db "$DB" node add "$n" >/dev/null 2>&1; done
+HOSTS_DB=$DB
+OSDS_DB=$(new_db lookup-osd) # ceph's nodes are OSDs, osd.N
+"$BIN" --db "$OSDS_DB" config --algorithm ceph --replicas 3 >/dev/null 2>&1
+for n in osd.0 osd.1 osd.2 osd.3; do "$BIN" --db "$OSDS_DB" node add "$n" >/dev/null 2>&1; done
 for a in $("$BIN" algorithms --json | node -e 'let s="";process.stdin.on("data",(d)=>s+=d).on("end",()=>console.log(JSON.parse(s).algorithms.map((a)=>a.name).join(" ")))'); do
+    if [ "$a" = ceph ]; then DB=$OSDS_DB; else DB=$HOSTS_DB; fi
     "$BIN" --db "$DB" config --algorithm "$a" >/dev/null 2>&1 || { fail "config --algorithm $a for lookup" "$a"; continue; }
     "$BIN" --db "$DB" --json lookup user:42 >"$TMP/lk.json" 2>/dev/null
     rs --db "$DB" lookup user:42
@@ -1334,6 +1339,7 @@ for a in $("$BIN" algorithms --json | node -e 'let s="";process.stdin.on("data",
         *) expect_eq "lookup under $a shows no SHA-256 position" 0 "$sha" ;;
     esac
 done
+DB=$HOSTS_DB
 rs --db "$DB" config --algorithm ring
 rs --db "$DB" lookup user:42
 expect_eq "under ring the position is SHA-256's" "position    $(pos_of user:42)" "$(grep '^position ' "$O")"

@@ -17,7 +17,9 @@
 import { setGroup, finish, crashed, check, eq, near, withServer, enc } from './lib/harness.mjs';
 
 const KEYS = 3000;
-const NAMES = ['10.0.0.1:6379', '10.0.0.2:6379', '10.0.0.3:6379', '10.0.0.4:6379', '10.0.0.5:6379', '10.0.0.6:6379'];
+const HOSTS = ['10.0.0.1:6379', '10.0.0.2:6379', '10.0.0.3:6379', '10.0.0.4:6379', '10.0.0.5:6379', '10.0.0.6:6379'];
+// ceph's nodes are OSDs, named osd.N
+const OSDS = ['osd.0', 'osd.1', 'osd.2', 'osd.3', 'osd.4', 'osd.5'];
 const WEIGHTS = [1, 3, 2, 1, 2, 1];
 
 // The recount: fair-share weights of the nodes that can take keys (up,
@@ -118,6 +120,7 @@ async function checkOperation(s, label, hasWeights, previewBody, run) {
 }
 
 async function oneAlgorithm(s, alg) {
+  const NAMES = alg.name === 'ceph' ? OSDS : HOSTS;
   const hasWeights = alg.weights;
   eq(`${alg.name}: configure`, (await s.put('/api/config', { algorithm: alg.name })).status, 200);
   for (let i = 0; i < NAMES.length; i++) {

@@ -260,7 +260,8 @@ static void test_engine_ids(void **state)
     const char *names[] = {"a", "b", "c", "d", "e"};
     const int64_t given[] = {5, 0, 0, 2, 0};
     for (int i = 0; i < 5; i++) {
-        sim_node_spec spec = {names[i], 1, 1 + i % 3, NULL, 0, given[i], false, false, NULL, 0};
+        sim_node_spec spec = {names[i], 1,     1 + i % 3, NULL, 0,    given[i],
+                              false,    false, NULL,      0,    NULL, 0};
         assert_int_equal(sim_add_node_spec(s, &spec, &op, &err), 0);
     }
     assert_int_equal(sim_generate_keys(s, "k-", 2, 0, 2000, &ins, &skip, &op, &err), 0);

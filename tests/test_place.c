@@ -132,8 +132,12 @@ static bool weights_none(json_t *a)
 
 static void node_name(char *out, size_t n, int i)
 {
-    /* Valid for every algorithm: a HOST:PORT that memcached and nginx read. */
-    snprintf(out, n, "10.0.%d.%d:11211", i / 200, i % 200 + 1);
+    /* Valid for every algorithm: a HOST:PORT that memcached and nginx
+     * read; ceph's nodes are OSDs, named osd.N. */
+    if (current && !strcmp(current, "ceph"))
+        snprintf(out, n, "osd.%d", i);
+    else
+        snprintf(out, n, "10.0.%d.%d:11211", i / 200, i % 200 + 1);
 }
 
 static void one_algorithm(json_t *a, uint64_t seed)
@@ -413,6 +417,7 @@ static void test_node_tokens_every_algorithm(void **state)
         place_config_default(&cfg);
         snprintf(cfg.algorithm, sizeof cfg.algorithm, "%s", alg);
         assert_int_equal(sim_configure(s, &cfg, &op, &err), 0);
+        current = alg;
         char nm[32];
         for (int i = 0; i < 7; i++) {
             node_name(nm, sizeof nm, i);

@@ -42,9 +42,9 @@ static void test_round_trip(void **state)
     assert_int_equal(sim_configure(s, &cfg, &cop, &err), 0);
     const int64_t tok[] = {-9000000000000000000LL, 42, 7000000000000000000LL};
     const char *reps[] = {"10.0.0.9:6379"};
-    sim_node_spec a = {"caf\xc3\xa9 #1", 8, 2.5, tok, 3, 0, false, false, reps, 1};
+    sim_node_spec a = {"caf\xc3\xa9 #1", 8, 2.5, tok, 3, 0, false, false, reps, 1, NULL, 0};
     assert_int_equal(sim_add_node_spec(s, &a, &a1, &err), 0);
-    sim_node_spec b = {"b/%?", 4, 1, NULL, 0, 0, true, false, NULL, 0};
+    sim_node_spec b = {"b/%?", 4, 1, NULL, 0, 0, true, false, NULL, 0, NULL, 0};
     assert_int_equal(sim_add_node_spec(s, &b, &a2, &err), 0);
     assert_int_equal(sim_set_weight(s, "b/%?", 4, 3, &w, &err), 0);
     assert_int_equal(sim_set_state(s, "b/%?", 4, false, &st, &err), 0);

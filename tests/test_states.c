@@ -386,9 +386,18 @@ static void test_haproxy_drops_down_servers(void **st)
     sim *t = make("haproxy", NULL, 0, NULL, 1);
     static const int ids[] = {1, 3, 4, 5}, from[] = {0, 2, 3, 4};
     for (int k = 0; k < 4; k++) {
-        sim_node_spec spec = {
-            names[from[k]], 2, 1 + (double)(from[k] % 3 == 1), NULL, 0, ids[k], false, false,
-            NULL,           0};
+        sim_node_spec spec = {names[from[k]],
+                              2,
+                              1 + (double)(from[k] % 3 == 1),
+                              NULL,
+                              0,
+                              ids[k],
+                              false,
+                              false,
+                              NULL,
+                              0,
+                              NULL,
+                              0};
         assert_int_equal(sim_add_node_spec(t, &spec, &op, &err), 0);
     }
     snap model;
@@ -408,7 +417,7 @@ static sim *haproxy_backups(const char *allbackups)
     int64_t op;
     static const char *const names[] = {"a", "b", "c", "d"};
     for (int i = 0; i < 4; i++) {
-        sim_node_spec spec = {names[i], 1, 1, NULL, 0, 0, false, i >= 2, NULL, 0};
+        sim_node_spec spec = {names[i], 1, 1, NULL, 0, 0, false, i >= 2, NULL, 0, NULL, 0};
         assert_int_equal(sim_add_node_spec(s, &spec, &op, &err), 0);
     }
     return s;
@@ -487,9 +496,18 @@ static void test_redis_failover(void **st)
     static const char *const reps[] = {"10.0.0.9:6379", "10.0.0.8:6379"};
     static const char *const names[] = {"10.0.0.1:6379", "10.0.0.2:6379", "10.0.0.3:6379"};
     for (int i = 0; i < 3; i++) {
-        sim_node_spec spec = {
-            names[i],      strlen(names[i]), 1, NULL, 0, 0, false, false, i == 0 ? reps : NULL,
-            i == 0 ? 2 : 0};
+        sim_node_spec spec = {names[i],
+                              strlen(names[i]),
+                              1,
+                              NULL,
+                              0,
+                              0,
+                              false,
+                              false,
+                              i == 0 ? reps : NULL,
+                              i == 0 ? 2 : 0,
+                              NULL,
+                              0};
         assert_int_equal(sim_add_node_spec(s, &spec, &op, &err), 0);
     }
     assert_int_equal(sim_generate_keys(s, "k", 1, 0, NKEYS, &(int64_t){0}, &(int64_t){0}, &op, &err),
@@ -539,7 +557,7 @@ static void test_states_persist(void **st)
     int64_t op;
     assert_int_equal(sim_open(&s, path, &err), 0);
     static const char *const reps[] = {"r1:1"};
-    sim_node_spec a = {"a", 1, 1, NULL, 0, 0, true, true, reps, 1};
+    sim_node_spec a = {"a", 1, 1, NULL, 0, 0, true, true, reps, 1, NULL, 0};
     assert_int_equal(sim_add_node_spec(s, &a, &op, &err), 0);
     assert_int_equal(sim_add_node(s, "b", 1, 1, &op, &err), 0);
     assert_int_equal(sim_generate_keys(s, "k", 1, 0, 100, &(int64_t){0}, &(int64_t){0}, &op, &err),

@@ -184,6 +184,11 @@ async function everyAlgorithm(s) {
     check(`PUT ${JSON.stringify(w).slice(0, 80)}: 200 with a workload operation`, r.status === 200 && r.json.operation && r.json.operation.type === 'workload', `${r.status} ${r.text.slice(0, 300)}`);
     for (const a of algs) {
       const c = await s.put('/api/config', { algorithm: a });
+      if (a === 'ceph') {
+        // ceph's nodes are OSDs (osd.N): over n1..n4 the switch is refused
+        eq('configure ceph over n1..n4: refused', [c.status, c.json && c.json.error.code], [400, 'invalid_name']);
+        continue;
+      }
       if (c.status !== 200) {
         check(`configure ${a}`, false, c.text.slice(0, 200));
         continue;

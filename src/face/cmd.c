@@ -71,6 +71,9 @@ const cmd_option cmd_options[CMD_O_COUNT] = {
     [CMD_O_CONFIG] = {"config", "F",
                       "write the nodes as a real system's configuration: " EXPORT_CONFIG_FORMATS},
     [CMD_O_FILE] = {"file", "F", "read the keys from file F, one a line (- for standard input)"},
+    [CMD_O_LOCATION] = {"location", "TYPE=NAME,...",
+                        "where the node sits, widest domain first (dc=dc1,rack=r1,host=h1; '' "
+                        "for none)"},
 };
 
 #define CONFIG_OPTS                                                                                \
@@ -139,12 +142,29 @@ const cmd_def cmd_table[] = {
         .args = "NAME",
         .min_args = 1,
         .max_args = 1,
-        .options = O(WEIGHT) | O(TOKENS) | O(ID) | O(BACKUP) | O(DOWN),
+        .options = O(WEIGHT) | O(TOKENS) | O(ID) | O(BACKUP) | O(DOWN) | O(LOCATION),
         .flags = CMD_F_CHANGE,
         .summary = "add a node",
         .help = "Adds the node NAME; the keys of the arcs it takes over move to it. A node with a "
-                "weight holds a proportional number of points (or slots, or table entries).",
+                "weight holds a proportional number of points (or slots, or table entries). "
+                "--location dc=dc1,rack=r1,host=h1 says where it sits, widest domain first: "
+                "each type and name follows the rules for names without = or , and a type "
+                "appears once.",
         .run = cmd__node_add,
+    },
+    {
+        .name = "node move",
+        .args = "NAME",
+        .min_args = 1,
+        .max_args = 1,
+        .options = O(LOCATION),
+        .required = O(LOCATION),
+        .flags = CMD_F_CHANGE,
+        .summary = "give a node another location",
+        .help = "Gives the node NAME the location of --location TYPE=NAME,... (widest first; '' "
+                "for none); replicas placed across domains follow it. One set_location "
+                "operation; the location it already has changes nothing and records nothing.",
+        .run = cmd__node_move,
     },
     {
         .name = "node rm",
@@ -466,7 +486,9 @@ const cmd_def cmd_table[] = {
                 "real system F takes them: nginx, haproxy, libmemcached, twemproxy and envoy "
                 "configuration that imports back to the same owners; cassandra's initial_token "
                 "lines; redis's redis-cli --cluster commands from the imported slot layout to the "
-                "current one; nodetool-ring and redis-nodes status text.",
+                "current one; nodetool-ring and redis-nodes status text; crushmap, the CRUSH map "
+                "of the ceph algorithm as crushtool -d writes it (crushtool -c compiles it to the "
+                "same mappings).",
     },
     {
         .name = "scenarios",
@@ -608,6 +630,12 @@ static int check_options(cmd_line *l, rs_error *err)
     if (l->opt[CMD_O_TOKENS] &&
         (rc = parse_tokens(l->opt[CMD_O_TOKENS], &l->tokens, &l->ntokens, err)))
         return rc;
+    if (l->opt[CMD_O_LOCATION]) {
+        if (!(l->loc_text = strdup(l->opt[CMD_O_LOCATION])))
+            return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        if ((rc = place_loc_parse(l->loc_text, l->loc, &l->nloc, err)))
+            return rc;
+    }
     uint64_t id;
     if (l->opt[CMD_O_ID]) {
         if (cmd__parse_u64(l->opt[CMD_O_ID], &id) || id < 1 || id > 2147483647)
@@ -775,6 +803,7 @@ void cmd_line_clear(cmd_line *l)
         free(l->args);
     free(l->params);
     free(l->tokens);
+    free(l->loc_text);
     memset(l, 0, sizeof *l);
 }
 

@@ -64,10 +64,11 @@ typedef enum {
     CMD_O_CONCURRENCY,
     CMD_O_SEED,
     CMD_O_FACTOR,
-    CMD_O_FORMAT, /* import --format F */
-    CMD_O_NAME,   /* import --name N */
-    CMD_O_CONFIG, /* export --config F */
-    CMD_O_FILE,   /* key add --file F */
+    CMD_O_FORMAT,   /* import --format F */
+    CMD_O_NAME,     /* import --name N */
+    CMD_O_CONFIG,   /* export --config F */
+    CMD_O_FILE,     /* key add --file F */
+    CMD_O_LOCATION, /* node add, node move: --location TYPE=NAME,… */
     CMD_O_COUNT
 } cmd_opt;
 
@@ -79,6 +80,7 @@ typedef struct cmd_option {
 extern const cmd_option cmd_options[CMD_O_COUNT];
 
 #define CMD_BIT(o) (1u << (o))
+_Static_assert(CMD_O_COUNT <= 32, "options are bits of an unsigned");
 
 enum {
     CMD_F_CHANGE = 1,       /* one operation: allowed in scenario files */
@@ -123,7 +125,10 @@ typedef struct cmd_line {
     double weight;   /* --weight (1 when absent) */
     int64_t *tokens; /* --tokens (malloc'd), ntokens of them */
     size_t ntokens;
-    int64_t srv_id;        /* --id: HAProxy's server id, 0 when absent */
+    int64_t srv_id; /* --id: HAProxy's server id, 0 when absent */
+    char *loc_text; /* --location's value, split (malloc'd); loc points into it */
+    place_loc loc[PLACE_MAX_LOC];
+    size_t nloc;
     uint64_t count, start; /* key gen COUNT --start S */
     int64_t id;            /* revert ID, log ID (0 when absent) */
     uint64_t port;         /* serve --port (3000) */

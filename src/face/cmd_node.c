@@ -64,7 +64,9 @@ int cmd__node_add(cmd_ctx *c)
                           c->l->opt[CMD_O_DOWN] != NULL,
                           c->l->opt[CMD_O_BACKUP] != NULL,
                           NULL,
-                          0};
+                          0,
+                          c->l->loc,
+                          c->l->nloc};
     int rc = sim_add_node_spec(c->s, &spec, &c->op, &c->err);
     if (rc)
         return rc;
@@ -123,6 +125,15 @@ int cmd__node_state(cmd_ctx *c)
     bool down = !strcmp(c->l->def->name, "node down");
     int rc = sim_set_state(c->s, name, strlen(name), down, &c->op, &c->err);
     return rc ? rc : answer_node_change(c, name, down ? "is already down" : "is already up");
+}
+
+/* node move NAME --location …: one set_location operation; the location
+ * it already has changes nothing and records nothing. */
+int cmd__node_move(cmd_ctx *c)
+{
+    const char *name = c->l->args[0];
+    int rc = sim_set_location(c->s, name, strlen(name), c->l->loc, c->l->nloc, &c->op, &c->err);
+    return rc ? rc : answer_node_change(c, name, "is already there");
 }
 
 /* The table lists the nodes in the configuration's order -- as they were

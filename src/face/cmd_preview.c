@@ -118,8 +118,15 @@ int cmd__preview_node(cmd_ctx *c)
     view_preview_req req = {!strcmp(w, "add")  ? SIM_OP_ADD_NODE
                             : !strcmp(w, "rm") ? SIM_OP_REMOVE_NODE
                                                : SIM_OP_SET_STATE,
-                            {name, strlen(name), l->weight, l->tokens, l->ntokens, l->srv_id,
-                             !strcmp(w, "down"), false, NULL, 0},
+                            {.name = name,
+                             .len = strlen(name),
+                             .weight = l->weight,
+                             .tokens = l->tokens,
+                             .ntokens = l->ntokens,
+                             .srv_id = l->srv_id,
+                             .down = !strcmp(w, "down"),
+                             .loc = l->loc,
+                             .nloc = l->nloc},
                             *sim_config(c->s),
                             NULL};
     return preview(c, &req);

@@ -58,9 +58,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alg_ceph.h"
 #include "alg_ketama.h"
 #include "alg_redis.h"
 #include "alg_twemproxy.h"
+#include "crushmap.h"
 #include "import.h"
 #include "sbuf.h"
 #include "vec.h"
@@ -771,6 +773,23 @@ static int write_cassandra(ex *x)
     return rc;
 }
 
+/* The CRUSH map the ceph placement maps through, as crushtool -d writes
+ * one (crushmap.c): every weight exact, so crushtool -c compiles it to the
+ * same mappings; the pool's rule is rule 0. */
+static int write_crushmap(ex *x)
+{
+    const ceph_map *m = place_ceph_map(x->pl); /* NULL: the algorithm keeps no CRUSH map */
+    int rc = need_layout(x, m != NULL, "a CRUSH map", "ceph");
+    if (!rc)
+        rc = fmt(x, "# ringsim: pool %lld, pg_num %lld, %s\n",
+                 (long long)sim_config(x->s)->param[PP_CEPH_POOL],
+                 (long long)sim_config(x->s)->param[PP_PG_NUM],
+                 sim_config(x->s)->param[PP_POOL_TYPE] ? "erasure" : "replicated");
+    if (!rc && crushmap_write(m, &x->b))
+        rc = nomem(x);
+    return rc;
+}
+
 typedef struct ntok {
     int64_t t;
     size_t node;
@@ -1249,6 +1268,7 @@ static const struct {
     {"nodetool-ring", "nodetool ring", write_nodetool},
     {"redis-nodes", "Redis CLUSTER NODES", write_redis_nodes},
     {"redis", "Redis reshard script", write_redis},
+    {"crushmap", "Ceph CRUSH map (crushtool -c)", write_crushmap},
 };
 
 json_t *export_config_formats_json(void)

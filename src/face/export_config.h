@@ -38,7 +38,7 @@
 /* The formats, comma-separated, for messages and help. */
 #define EXPORT_CONFIG_FORMATS                                                                      \
     "nginx, haproxy, libmemcached, twemproxy, envoy, cassandra, redis, nodetool-ring, "            \
-    "redis-nodes"
+    "redis-nodes, crushmap"
 
 /* Write the current nodes of s in format (one of EXPORT_CONFIG_FORMATS)
  * into *text (malloc'd, NUL-terminated, *len bytes).  RINGSIM_EPARAM for

@@ -317,6 +317,17 @@ static int take_first(void *ud, const char *k, size_t n)
     return 1; /* stop */
 }
 
+/* " --location TYPE=NAME,…" (a location's names may need quotes). */
+static int put_location(exporter *x, const place_loc *loc, size_t n)
+{
+    char *t = place_loc_text(loc, n);
+    int rc = t ? sb_str(&x->b, " --location") : RINGSIM_ENOMEM;
+    if (!rc)
+        rc = put_word(x, t, strlen(t));
+    free(t);
+    return rc;
+}
+
 /* "node add [--weight W] [--tokens T,…] [--id N] [--backup] [--down] NAME",
  * without its newline. */
 static int put_node_add(exporter *x, const sim_node_spec *nd)
@@ -337,6 +348,8 @@ static int put_node_add(exporter *x, const sim_node_spec *nd)
         rc = sb_str(&x->b, " --backup");
     if (!rc && nd->down)
         rc = sb_str(&x->b, " --down");
+    if (!rc && nd->nloc)
+        rc = put_location(x, nd->loc, nd->nloc);
     if (!rc && nd->name[0] == '-')
         rc = sb_str(&x->b, " --");
     return rc ? rc : put_word(x, nd->name, nd->len);
@@ -392,7 +405,8 @@ static int put_import(exporter *x, const sim_op *o, const json_t *params, rs_err
         sim_node_spec sp;
         int64_t *tok = NULL;
         const char **rep = NULL;
-        rc = sim_node_spec_from_json(json_array_get(nodes, k), &sp, &tok, &rep);
+        place_loc *loc = NULL;
+        rc = sim_node_spec_from_json(json_array_get(nodes, k), &sp, &tok, &rep, &loc);
         if (rc == RINGSIM_EDB)
             rs_fail(err, rc, "operation %lld has unreadable parameters", (long long)o->id);
         if (!rc)
@@ -403,6 +417,7 @@ static int put_import(exporter *x, const sim_op *o, const json_t *params, rs_err
             rc = RINGSIM_ENOMEM;
         free(tok);
         free(rep);
+        free(loc);
     }
     return rc;
 }
@@ -430,6 +445,15 @@ static int put_op(exporter *x, size_t i, rs_error *err)
     } else if (type == SIM_OP_SET_STATE) {
         rc = sb_str(&x->b, nd->down ? (nm[0] == '-' ? "node down --" : "node down")
                                     : (nm[0] == '-' ? "node up --" : "node up"));
+        if (!rc)
+            rc = put_word(x, nm, nl);
+    } else if (type == SIM_OP_SET_LOCATION) {
+        /* --location '' clears it; options stand before a "--" */
+        rc = sb_str(&x->b, "node move");
+        if (!rc)
+            rc = put_location(x, nd->loc, nd->nloc);
+        if (!rc && nm[0] == '-')
+            rc = sb_str(&x->b, " --");
         if (!rc)
             rc = put_word(x, nm, nl);
     } else if (type == SIM_OP_REMOVE_NODE) {

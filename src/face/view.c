@@ -68,6 +68,8 @@ json_t *view_node(sim *s, const sim_node_view *v)
                           "owns", v->owns);
     if (o)
         view_fair(v, o);
+    if (o) /* API.md v4: [] when it has none */
+        json_object_set_new(o, "location", place_loc_json(v->loc, v->nloc));
     if (o)
         place_node_json(sim_placement(s), v->index, o);
     if (o)
@@ -518,6 +520,54 @@ json_t *view_density(sim *s, uint32_t bins, rs_error *err)
     json_t *o = arr ? json_pack("{s:I, s:I, s:s, s:o}", "bins", (json_int_t)bins, "total",
                                 (json_int_t)total, "by", by, "counts", arr)
                     : NULL;
+    return o ? o : nomem(err, NULL);
+}
+
+/* OSD id of node i ("osd.N"), the names ceph accepts. */
+static long osd_of(const char *name) { return strtol(name + 4, NULL, 10); }
+
+json_t *view_pgs(sim *s, int64_t offset, int64_t limit, rs_error *err)
+{
+    const placement *p = sim_placement(s);
+    uint32_t pg_num, pool;
+    if (!place_ceph_pool(p, &pg_num, &pool)) {
+        rs_fail(err, RINGSIM_EPARAM, "pgs are the ceph algorithm's; the algorithm is %s",
+                sim_config(s)->algorithm);
+        return NULL;
+    }
+    int64_t *c = calloc(pg_num, sizeof *c);
+    const char *by = NULL;
+    if (!c)
+        return nomem(err, NULL);
+    if (sim_density(s, pg_num, c, &by, err)) {
+        free(c);
+        return NULL;
+    }
+    const char *const *names = sim_node_names(s);
+    json_t *arr = json_array();
+    for (int64_t ps = offset; arr && ps < (int64_t)pg_num && ps < offset + limit; ps++) {
+        long up[PLACE_MAX_REPLICAS];
+        size_t n = place_ceph_up(p, (uint32_t)ps, up, PLACE_MAX_REPLICAS);
+        json_t *u = json_array();
+        long primary = -1;
+        for (size_t i = 0; u && i < n; i++) {
+            json_array_append_new(u, up[i] < 0 ? json_null() : json_integer(osd_of(names[up[i]])));
+            if (primary < 0 && up[i] >= 0)
+                primary = osd_of(names[up[i]]);
+        }
+        char id[32];
+        snprintf(id, sizeof id, "%u.%llx", pool, (unsigned long long)ps);
+        json_t *e = u ? json_pack("{s:s, s:o, s:o, s:I}", "pgid", id, "up", u, "primary",
+                                  primary < 0 ? json_null() : json_integer(primary), "keys",
+                                  (json_int_t)c[ps])
+                      : NULL;
+        if (!e || json_array_append_new(arr, e)) {
+            json_decref(arr);
+            arr = NULL;
+        }
+    }
+    free(c);
+    json_t *o = arr ? json_pack("{s:I, s:o}", "total", (json_int_t)pg_num, "pgs", arr) : NULL;
     return o ? o : nomem(err, NULL);
 }
 

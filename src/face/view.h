@@ -46,6 +46,10 @@ json_t *view_key_get(sim *s, const char *key, size_t len, rs_error *err);
 json_t *view_keys(sim *s, const char *node, size_t node_len, const char *prefix, size_t prefix_len,
                   sim_key_order order, bool desc, int64_t offset, int64_t limit, rs_error *err);
 json_t *view_density(sim *s, uint32_t bins, rs_error *err);
+/* {"total", "pgs": [{"pgid", "up", "primary", "keys"}…]}: PGs offset ..
+ * offset+limit of the ceph algorithm's pool (docs/api.md "Ceph CRUSH");
+ * RINGSIM_EPARAM under another algorithm. */
+json_t *view_pgs(sim *s, int64_t offset, int64_t limit, rs_error *err);
 
 json_t *view_operation(const sim_op *op);
 /* The same with what docs/api.md v4 adds ("pairs", "unavailable_after";

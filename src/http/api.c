@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "alg_ceph.h"
 #include "api_import.h"
 #include "csv.h"
 #include "names.h"
@@ -199,7 +200,8 @@ static bool state_value(const json_t *v, bool *down)
 
 /* The body of POST /api/nodes: name, weight, explicit tokens (decimal
  * strings: JSON numbers lose precision past 2^53).  *tokens is malloc'd. */
-static int parse_node_spec(const json_t *body, sim_node_spec *spec, int64_t **tokens, rs_error *err)
+static int parse_node_spec(const json_t *body, sim_node_spec *spec, int64_t **tokens,
+                           place_loc loc[PLACE_MAX_LOC], rs_error *err)
 {
     json_t *name = json_object_get(body, "name"), *w = json_object_get(body, "weight");
     int rc = need_name(name, "name", err);
@@ -259,6 +261,13 @@ static int parse_node_spec(const json_t *body, sim_node_spec *spec, int64_t **to
                        js && !state_value(js, &down) ? "state must be \"up\" or \"down\""
                                                      : "backup must be true or false");
     }
+    /* Its location (API.md v4 "failure domains"), borrowed from body. */
+    size_t nloc = 0;
+    if ((rc = place_loc_from_json(json_object_get(body, "location"), loc, &nloc, err))) {
+        free(*tokens);
+        *tokens = NULL;
+        return rc;
+    }
     *spec = (sim_node_spec){json_string_value(name),
                             json_string_length(name),
                             weight,
@@ -268,7 +277,9 @@ static int parse_node_spec(const json_t *body, sim_node_spec *spec, int64_t **to
                             down,
                             json_is_true(jb),
                             NULL,
-                            0};
+                            0,
+                            loc,
+                            nloc};
     return 0;
 }
 
@@ -278,8 +289,9 @@ static int post_nodes(sim *s, const api_request *r, json_t **out, rs_error *err)
     if (rc)
         return rc;
     sim_node_spec spec;
+    place_loc loc[PLACE_MAX_LOC];
     int64_t *tokens = NULL, op;
-    if ((rc = parse_node_spec(r->body, &spec, &tokens, err)))
+    if ((rc = parse_node_spec(r->body, &spec, &tokens, loc, err)))
         return rc;
     rc = sim_add_node_spec(s, &spec, &op, err);
     free(tokens);
@@ -306,7 +318,8 @@ static int node_op_answer(sim *s, const api_request *r, int64_t op, json_t **out
 
 /* PATCH /api/nodes/{name} {"weight": W}: the node's weight changed in
  * place, one set_weight operation ("operation": null when W is the weight
- * it has). */
+ * it has); {"location": [[type, name]…]}: one set_location operation (API.md
+ * v4).  One of them a request, so that a request is one operation. */
 static int patch_node(sim *s, const api_request *r, json_t **out, rs_error *err)
 {
     int rc = need_object(r, err);
@@ -316,11 +329,30 @@ static int patch_node(sim *s, const api_request *r, json_t **out, rs_error *err)
     json_t *v;
     json_object_foreach(r->body, k, v)
     {
-        if (strcmp(k, "weight") != 0)
+        if (strcmp(k, "weight") != 0 && strcmp(k, "location") != 0)
             return rs_fail(err, RINGSIM_EPARAM,
-                           "PATCH /api/nodes/{name} changes \"weight\" only, not \"%.64s\"", k);
+                           "PATCH /api/nodes/{name} changes \"weight\" or \"location\", not "
+                           "\"%.64s\"",
+                           k);
     }
-    json_t *w = json_object_get(r->body, "weight");
+    json_t *w = json_object_get(r->body, "weight"), *l = json_object_get(r->body, "location");
+    if (w && l)
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "PATCH /api/nodes/{name} changes \"weight\" or \"location\", one "
+                       "operation a request: send them apart");
+    if (l) {
+        place_loc loc[PLACE_MAX_LOC];
+        size_t n = 0;
+        int64_t op = 0;
+        if (json_is_null(l))
+            return rs_fail(err, RINGSIM_EPARAM,
+                           "location must be a list of [type, name] pairs ([] for none)");
+        if ((rc = name_check(r->seg[1], r->seglen[1], "node name", err)) ||
+            (rc = place_loc_from_json(l, loc, &n, err)) ||
+            (rc = sim_set_location(s, r->seg[1], r->seglen[1], loc, n, &op, err)))
+            return rc;
+        return node_op_answer(s, r, op, out, err);
+    }
     if (!json_is_number(w))
         return rs_fail(err, RINGSIM_EPARAM, "weight must be a JSON number above 0");
     if ((rc = name_check(r->seg[1], r->seglen[1], "node name", err)))
@@ -456,6 +488,7 @@ static int post_preview(sim *s, const api_request *r, json_t **out, rs_error *er
     sim_op_type type = name ? sim_op_type_of(name) : SIM_OP_UNKNOWN;
     view_preview_req p = {type, {0}, *sim_config(s), NULL};
     int64_t *tokens = NULL;
+    place_loc loc[PLACE_MAX_LOC];
     if (type == SIM_OP_IMPORT)
         return api_preview_import(s, r->body, out, err);
     if (type != SIM_OP_ADD_NODE && type != SIM_OP_REMOVE_NODE && type != SIM_OP_CONFIGURE &&
@@ -468,21 +501,13 @@ static int post_preview(sim *s, const api_request *r, json_t **out, rs_error *er
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     json_object_del(body, "op");
     if (type == SIM_OP_ADD_NODE) {
-        rc = parse_node_spec(body, &p.node, &tokens, err);
+        rc = parse_node_spec(body, &p.node, &tokens, loc, err);
     } else if (type == SIM_OP_REMOVE_NODE) {
         json_t *name = json_object_get(body, "name");
         rc = need_name(name, "name", err);
         if (!rc)
-            p.node = (sim_node_spec){json_string_value(name),
-                                     json_string_length(name),
-                                     1,
-                                     NULL,
-                                     0,
-                                     0,
-                                     false,
-                                     false,
-                                     NULL,
-                                     0};
+            p.node = (sim_node_spec){
+                .name = json_string_value(name), .len = json_string_length(name), .weight = 1};
     } else if (type == SIM_OP_SET_STATE) { /* {"name", "state"} as PUT …/state */
         json_t *name = json_object_get(body, "name");
         rc = need_name(name, "name", err);
@@ -960,6 +985,16 @@ static int get_density_route(sim *s, const api_request *r, json_t **out, api_ans
     return rc ? rc : viewed(view_density(s, (uint32_t)bins, err), out, err);
 }
 
+static int get_pgs_route(sim *s, const api_request *r, json_t **out, api_answer *a, rs_error *err)
+{
+    (void)a;
+    int64_t offset, limit;
+    int rc = int_param(r, "offset", 0, CEPH_MAX_PGS, 0, &offset, err);
+    if (!rc)
+        rc = int_param(r, "limit", 1, CEPH_MAX_PGS, 100, &limit, err);
+    return rc ? rc : viewed(view_pgs(s, offset, limit, err), out, err);
+}
+
 static int get_operations_route(sim *s, const api_request *r, json_t **out, api_answer *a,
                                 rs_error *err)
 {
@@ -1104,6 +1139,8 @@ static const route routes[] = {
     {"stats", API_GET, get_stats_route, API_LOOP, false, true, NULL, NULL},
     /* density reads every key (0.37 s at a million): a long read */
     {"density", API_GET, get_density_route, API_READER, false, true, NULL, NULL},
+    /* the PGs of the ceph pool with their keys: a count over every key */
+    {"pgs", API_GET, get_pgs_route, API_READER, false, true, NULL, NULL},
     /* the log is history already: at= is not for it */
     {"operations", API_GET, get_operations_route, API_LOOP, false, false, "operations", NULL},
     {"operations/x", API_GET, get_operation_route, API_LOOP, false, false, "moves", NULL},

@@ -113,7 +113,7 @@ int place__table_segments(const placement *p, place_seg **out, size_t *n)
     if (!*out)
         return RINGSIM_ENOMEM;
     for (uint64_t i = 0; i <= p->top; i++) {
-        long o = p->n ? (long)p->table[i] : -1;
+        long o = p->n && p->table[i] < p->n ? (long)p->table[i] : -1; /* n: nobody (ceph) */
         if (m && (*out)[m - 1].owner == o) {
             (*out)[m - 1].hi = i;
             continue;

@@ -20,6 +20,7 @@
 #define _GNU_SOURCE
 #include "place_int.h"
 
+#include "alg_ceph.h"
 #include "alg_ketama.h"
 #include "alg_twemproxy.h"
 
@@ -33,6 +34,7 @@
 /* ---- parameters ---- */
 
 static const char *const hash_type_names[] = {"consistent", "map-based", NULL};
+static const char *const pool_type_names[] = {"replicated", "erasure", NULL};
 
 typedef struct pdef {
     const char *name;
@@ -80,6 +82,20 @@ static const pdef pdefs[PP_COUNT] = {
     [PP_NGINX_CONSISTENT] = {.name = "consistent", .def = 1, .min = 0, .max = 1, .quiet = true},
     [PP_HASH_TYPE] =
         {.name = "hash_type", .def = 0, .min = 0, .max = 1, .names = hash_type_names, .quiet = true},
+    [PP_CEPH_POOL] = {.name = "pool", .def = 1, .min = 0, .max = 2147483647},
+    [PP_PG_NUM] = {.name = "pg_num", .def = 32, .min = 1, .max = CEPH_MAX_PGS},
+    [PP_PGP_NUM] = {.name = "pgp_num", .def = 0, .min = 0, .max = CEPH_MAX_PGS},
+    [PP_CEPH_SIZE] = {.name = "size", .def = 3, .min = 1, .max = PLACE_MAX_REPLICAS},
+    [PP_FAILURE_DOMAIN] =
+        {.name = "failure_domain", .def = 1, .min = 0, .max = 11, .names = ceph_type_names},
+    [PP_POOL_TYPE] = {.name = "pool_type", .def = 0, .min = 0, .max = 1, .names = pool_type_names},
+    [PP_EC_K] = {.name = "k", .def = 2, .min = 1, .max = PLACE_MAX_REPLICAS - 1},
+    [PP_EC_M] = {.name = "m", .def = 1, .min = 1, .max = PLACE_MAX_REPLICAS - 1},
+    [PP_HASHPSPOOL] = {.name = "hashpspool", .def = 1, .min = 0, .max = 1},
+    [PP_CHOOSE_TOTAL_TRIES] = {.name = "choose_total_tries", .def = 50, .min = 0, .max = 1000},
+    [PP_CHOOSELEAF_DESCEND_ONCE] = {.name = "chooseleaf_descend_once", .def = 1, .min = 0, .max = 1},
+    [PP_CHOOSELEAF_VARY_R] = {.name = "chooseleaf_vary_r", .def = 1, .min = 0, .max = 31},
+    [PP_CHOOSELEAF_STABLE] = {.name = "chooseleaf_stable", .def = 1, .min = 0, .max = 1},
 };
 
 const place_algo *place__find(const char *name)

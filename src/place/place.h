@@ -58,6 +58,19 @@ enum {
     PP_KETAMA_HASH,         /* ketama: libmemcached's key hash (auto: what the mode sets) */
     PP_NGINX_CONSISTENT,    /* nginx: 1 `hash KEY consistent`, 0 `hash KEY` (modulo) */
     PP_HASH_TYPE,           /* haproxy: hash-type consistent or map-based */
+    PP_CEPH_POOL,           /* ceph: the pool id (raw_pg_to_pps) */
+    PP_PG_NUM,              /* ceph: pg_num */
+    PP_PGP_NUM,             /* ceph: pgp_num (0: pg_num) */
+    PP_CEPH_SIZE,           /* ceph: a replicated pool's size */
+    PP_FAILURE_DOMAIN,      /* ceph: the rule's type, an index into Ceph's type names */
+    PP_POOL_TYPE,           /* ceph: replicated (0) or erasure (1) */
+    PP_EC_K,                /* ceph: erasure-coded data chunks */
+    PP_EC_M,                /* ceph: erasure-coded coding chunks */
+    PP_HASHPSPOOL,          /* ceph: the pool's hashpspool flag */
+    PP_CHOOSE_TOTAL_TRIES,  /* ceph tunables, the optimal profile by default */
+    PP_CHOOSELEAF_DESCEND_ONCE,
+    PP_CHOOSELEAF_VARY_R,
+    PP_CHOOSELEAF_STABLE,
     PP_COUNT
 };
 
@@ -76,6 +89,26 @@ typedef struct place_loc {
     const char *type;
     const char *name;
 } place_loc;
+
+#define PLACE_MAX_LOC 16u /* levels of a location */
+
+/* The rules of a location (place_loc.c): each type and name a name
+ * (names.h) without "=" or ",", a type once, at most PLACE_MAX_LOC levels.
+ * 0, or RINGSIM_ENAME / RINGSIM_EPARAM with a message naming the level. */
+int place_loc_check(const place_loc *v, size_t n, rs_error *err);
+/* "dc=dc1,rack=r1" (the command line's form; "" is none) into v[0..
+ * PLACE_MAX_LOC) and *n, checked; text is split in place and v points
+ * into it. */
+int place_loc_parse(char *text, place_loc *v, size_t *n, rs_error *err);
+/* [["dc", "dc1"], ["rack", "r1"]] (JSON; null or absent is none) into v,
+ * checked; v borrows j's strings. */
+int place_loc_from_json(const json_t *j, place_loc *v, size_t *n, rs_error *err);
+/* The JSON form (a new array; NULL when out of memory). */
+json_t *place_loc_json(const place_loc *v, size_t n);
+/* The command line's form, malloc'd ("" for none; NULL when out of memory). */
+char *place_loc_text(const place_loc *v, size_t n);
+/* The name of the domain of this type, or NULL when the location has none. */
+const char *place_loc_get(const place_loc *v, size_t n, const char *type);
 
 typedef struct place_node {
     int64_t id;
@@ -318,6 +351,21 @@ uint32_t place_point_position(const placement *p, uint64_t coord);
 /* The lookup trace: [{"step", "detail"}…] in the system's own words. */
 json_t *place_trace_json(const placement *p, const char *key, size_t len, const place_key_info *k,
                          const char *const *names);
+/* Node i's name in a synthetic cluster of algorithm's (theory): a
+ * HOST:PORT every algorithm reads ("10.0.0.1:11211"), or an OSD name
+ * ("osd.0") for ceph, whose nodes are OSDs.  out has room for 32 bytes;
+ * the length. */
+size_t place_sample_name(const char *algorithm, size_t i, char out[32]);
+/* A ceph placement's pool: its pg_num and id; false under any other
+ * algorithm. */
+bool place_ceph_pool(const placement *p, uint32_t *pg_num, uint32_t *pool);
+/* PG ps's up set (down OSDs out: shifted, or -1 holes for erasure) as node
+ * indexes into up[0..cap); the count (0 for ps out of range). */
+size_t place_ceph_up(const placement *p, uint32_t ps, long *up, size_t cap);
+/* The CRUSH map a ceph placement maps through (alg_ceph.h), its rule
+ * first among its rules; NULL under any other algorithm.  Borrowed, valid
+ * as long as p. */
+const struct ceph_map *place_ceph_map(const placement *p);
 /* Bytes the placement's layout takes (points, tables, per-node arrays). */
 size_t place_memory_bytes(const placement *p);
 /* The largest share over the mean share (structural balance). */

@@ -16,16 +16,12 @@
  */
 #include "place_int.h"
 
-const place_algo *const place__algos[] = {&place_algo_ring,
-                                          &place_algo_jump,
-                                          &place_algo_rendezvous,
-                                          &place_algo_multiprobe,
-                                          &place_algo_ketama,
-                                          &place_algo_nginx,
-                                          &place_algo_envoy_ring,
-                                          &place_algo_maglev,
-                                          &place_algo_cassandra,
-                                          &place_algo_redis,
-                                          &place_algo_haproxy,
-                                          &place_algo_twemproxy,
-                                          NULL};
+const place_algo *const place__algos[] = {
+    &place_algo_ring,       &place_algo_jump,
+    &place_algo_rendezvous, &place_algo_multiprobe,
+    &place_algo_ketama,     &place_algo_nginx,
+    &place_algo_envoy_ring, &place_algo_maglev,
+    &place_algo_cassandra,  &place_algo_redis,
+    &place_algo_haproxy,    &place_algo_twemproxy,
+    &place_algo_ceph,       NULL,
+};

@@ -88,7 +88,7 @@ struct place_algo {
      * "token"), for tables; NULL when it has none of its own: none at all
      * (rendezvous), or the SHA-256 position itself (ring). */
     const char *coord_name;
-    int params[4];
+    int params[16];
     size_t nparams;
     place_weights weights;
     bool zero_weight; /* weight 0 allowed: a node with no point (HAProxy's drained server) */
@@ -169,7 +169,7 @@ extern const place_algo *const place__algos[];
 extern const place_algo place_algo_ring, place_algo_jump, place_algo_rendezvous,
     place_algo_multiprobe, place_algo_ketama, place_algo_nginx, place_algo_envoy_ring,
     place_algo_maglev, place_algo_cassandra, place_algo_redis, place_algo_haproxy,
-    place_algo_twemproxy;
+    place_algo_twemproxy, place_algo_ceph;
 
 /* place.c: the entry of an algorithm's name (NULL: unknown). */
 const place_algo *place__find(const char *name);

@@ -353,7 +353,7 @@ typedef struct synth {
     size_t n;
 } synth;
 
-static int synth_make(synth *sy, size_t n)
+static int synth_make(synth *sy, size_t n, const char *algorithm)
 {
     sy->names = calloc(n + 1, sizeof *sy->names);
     sy->v = calloc(n + 1, sizeof *sy->v);
@@ -361,10 +361,8 @@ static int synth_make(synth *sy, size_t n)
     if (!sy->names || !sy->v)
         return RINGSIM_ENOMEM;
     for (size_t i = 0; i <= n; i++) { /* one more: the joining node */
-        int len = snprintf(sy->names[i], sizeof sy->names[i], "10.%zu.%zu.%zu:11211", i / 65536,
-                           (i / 256) % 256, i % 256 + 1);
-        sy->v[i] = (place_node){
-            .id = (int64_t)i + 1, .name = sy->names[i], .len = (size_t)len, .weight = 1};
+        size_t len = place_sample_name(algorithm, i, sy->names[i]);
+        sy->v[i] = (place_node){.id = (int64_t)i + 1, .name = sy->names[i], .len = len, .weight = 1};
     }
     return 0;
 }
@@ -406,9 +404,10 @@ static int join_moved(hasher *h, const place_config *cfg, const synth *sy, size_
 int compare_theory(hasher *h, size_t n, theory_point *pts, size_t npts, theory_alg *algs,
                    size_t nalgs, size_t sample, rs_error *err)
 {
-    synth sy;
-    if (synth_make(&sy, n)) {
+    synth sy, osd;
+    if (synth_make(&sy, n, NULL) | synth_make(&osd, n, "ceph")) {
         synth_free(&sy);
+        synth_free(&osd);
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     }
     int rc = 0;
@@ -427,9 +426,16 @@ int compare_theory(hasher *h, size_t n, theory_point *pts, size_t npts, theory_a
          * at 160 per node, the count of ketama and nginx. */
         if (place_takes_param(&cfg, PP_POINTS_PER_NODE))
             cfg.param[PP_POINTS_PER_NODE] = 160;
-        algs[i].rc = join_moved(h, &cfg, &sy, sample, &algs[i].join_moved, &algs[i].structural,
+        /* the names each algorithm reads: OSDs for ceph */
+        char nm[32];
+        const synth *use = place_sample_name(cfg.algorithm, 0, nm) == strlen(sy.names[0]) &&
+                                   !strcmp(nm, sy.names[0])
+                               ? &sy
+                               : &osd;
+        algs[i].rc = join_moved(h, &cfg, use, sample, &algs[i].join_moved, &algs[i].structural,
                                 &algs[i].err);
     }
     synth_free(&sy);
+    synth_free(&osd);
     return rc;
 }

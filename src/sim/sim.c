@@ -163,8 +163,11 @@ static int load_state(sim *s, rs_error *err)
                          (long long)sn[i].id);
             goto fail;
         }
-        x.nodes[i] = (node){sn[i].id, sn[i].name, sn[i].len, sn[i].weight, sn[i].keys, NULL,
-                            0,        0,          false,     false,        NULL,       0};
+        x.nodes[i] = (node){.id = sn[i].id,
+                            .name = sn[i].name,
+                            .len = sn[i].len,
+                            .weight = sn[i].weight,
+                            .keys = sn[i].keys};
         sn[i].name = NULL; /* moved */
         x.n = i + 1;
         if (sn[i].tokens && (rc = sim__tokens_parse(sn[i].tokens, &x.nodes[i], err)))

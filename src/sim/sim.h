@@ -111,6 +111,7 @@ typedef enum {
     SIM_OP_WORKLOAD,
     SIM_OP_RESET,
     SIM_OP_REVERT,
+    SIM_OP_SET_LOCATION,
     SIM_OP_TYPE_COUNT
 } sim_op_type;
 /* The type a logged name stands for (SIM_OP_UNKNOWN for none). */
@@ -165,6 +166,10 @@ typedef struct sim_node_spec {
     bool backup;
     const char *const *replicas;
     size_t nreplicas;
+    /* Its location (API.md v4 "failure domains"), widest first, checked
+     * by the operation (place_loc_check); borrowed for the call. */
+    const place_loc *loc;
+    size_t nloc;
 } sim_node_spec;
 int sim_add_node_spec(sim *s, const sim_node_spec *spec, int64_t *op, rs_error *err);
 /* An operation's parameters, decoded once for every reader (replay, undo,
@@ -186,6 +191,7 @@ typedef struct sim_op_params {
     int64_t keys;           /* insert_keys/delete_keys: how many keys the operation listed */
     int64_t to;             /* revert: its target; -1 for the others */
     int64_t *tokens_;       /* owned by the decoder */
+    place_loc *loc_;        /* owned by the decoder (node.loc points here) */
     const char **replicas_; /* owned by the decoder */
 } sim_op_params;
 int sim_op_params_read(const sim_op *o, sim_op_params *out, rs_error *err);
@@ -197,7 +203,7 @@ void sim_op_params_clear(sim_op_params *p);
  * from o); *tokens and *replicas receive what the caller frees (also on
  * failure).  RINGSIM_EDB when damaged, RINGSIM_ENOMEM. */
 int sim_node_spec_from_json(const json_t *o, sim_node_spec *spec, int64_t **tokens,
-                            const char ***replicas);
+                            const char ***replicas, place_loc **loc);
 /* The key `key gen` makes for number n (prefix + its decimal) into buf,
  * which has room for NAME_BUF + 24 bytes (a prefix is under NAME_BUF); its
  * length. */
@@ -249,6 +255,12 @@ int sim_set_weight(sim *s, const char *name, size_t len, double weight, int64_t 
  * node that does not exist; the state it already has changes nothing and
  * records nothing (*op = 0). */
 int sim_set_state(sim *s, const char *name, size_t len, bool down, int64_t *op, rs_error *err);
+/* The node's location becomes loc[0..n) (n 0: none), checked
+ * (place_loc_check): one set_location operation, a change of topology
+ * (replicas placed across domains follow it); the location it already has
+ * changes nothing and records nothing (*op 0). */
+int sim_set_location(sim *s, const char *name, size_t len, const place_loc *loc, size_t n,
+                     int64_t *op, rs_error *err);
 int sim_reset(sim *s, int64_t *op, rs_error *err);
 /* Import (sim_import.c, docs/api.md "import a real cluster"): one `import`
  * operation that sets the text's algorithm and parameters over the current
@@ -312,6 +324,8 @@ typedef struct sim_node_view {
     bool down, backup;
     const char *const *replicas; /* a Redis master's, for failover */
     size_t nreplicas;
+    const place_loc *loc; /* its location, widest first (nloc 0: none) */
+    size_t nloc;
     uint64_t serving_points; /* what it serves from, the states applied */
     /* docs/api.md v4: its weight over the total weight of the nodes that
      * can take keys (0: it cannot), and its share of the served keys over

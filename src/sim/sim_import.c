@@ -292,8 +292,9 @@ static int nodes_from_params(const json_t *arr, node **out, size_t *count, rs_er
         sim_node_spec sp;
         int64_t *tok = NULL;
         const char **rep = NULL;
+        place_loc *loc = NULL;
         node *x = &v[got];
-        rc = sim_node_spec_from_json(json_array_get(arr, i), &sp, &tok, &rep);
+        rc = sim_node_spec_from_json(json_array_get(arr, i), &sp, &tok, &rep, &loc);
         if (!rc && !(x->name = strndup(sp.name, sp.len)))
             rc = RINGSIM_ENOMEM;
         if (!rc) {
@@ -307,9 +308,12 @@ static int nodes_from_params(const json_t *arr, node **out, size_t *count, rs_er
             x->ntokens = sp.ntokens;
             tok = NULL;
             rc = sim__node_set_replicas(x, sp.replicas, sp.nreplicas);
+            if (!rc)
+                rc = sim__node_set_location(x, sp.loc, sp.nloc);
         }
         free(tok);
         free(rep);
+        free(loc);
     }
     if (rc) {
         nodes_free(v, got);

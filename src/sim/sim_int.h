@@ -70,6 +70,10 @@ typedef struct node {
     bool backup;
     char **replicas; /* owned: a Redis master's replicas, "ip:port" */
     size_t nreplicas;
+    /* Its location (attrs "location"; sim_location.c): owned pairs, each
+     * type and name malloc'd. */
+    place_loc *loc;
+    size_t nloc;
 } node;
 
 typedef struct state {
@@ -239,6 +243,14 @@ typedef struct sim_node_attr {
     void (*place)(const node *x, place_node *pn);
 } sim_node_attr;
 extern const sim_node_attr sim_node_attr_states;
+extern const sim_node_attr sim_node_attr_location;
+
+/* sim_location.c: a node's location, for the operations that set it.
+ * x's location becomes a copy of v[0..n) (its old one freed); 0 or
+ * RINGSIM_ENOMEM (x then has none). */
+int sim__node_set_location(node *x, const place_loc *v, size_t n);
+/* Whether a and b are the same location. */
+bool sim__loc_equal(const place_loc *a, size_t an, const place_loc *b, size_t bn);
 
 /* Every attribute codec in turn: any set; all equal; into o (0 or the
  * first failure); from o. */

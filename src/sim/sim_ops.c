@@ -453,7 +453,7 @@ static int check_weight(double weight, rs_error *err)
 
 int sim_add_node(sim *s, const char *name, size_t len, double weight, int64_t *op, rs_error *err)
 {
-    sim_node_spec spec = {name, len, weight, NULL, 0, 0, false, false, NULL, 0};
+    sim_node_spec spec = {.name = name, .len = len, .weight = weight};
     return sim_add_node_spec(s, &spec, op, err);
 }
 
@@ -469,9 +469,16 @@ int sim_add_node_spec(sim *s, const sim_node_spec *spec, int64_t *op, rs_error *
         return rs_fail(err, RINGSIM_EPARAM, "at most %u tokens per node", PLACE_MAX_NODE_POINTS);
     if (spec->srv_id < 0 || spec->srv_id > 2147483647)
         return rs_fail(err, RINGSIM_EPARAM, "id must be a whole number from 1 to 2147483647");
+    if ((rc = place_loc_check(spec->loc, spec->nloc, err)))
+        return rc;
     json_t *params = json_pack("{s:s%, s:f}", "name", name, len, "weight", weight);
     if (params && spec->srv_id)
         json_object_set_new(params, "id", json_integer((json_int_t)spec->srv_id));
+    if (params && spec->nloc &&
+        json_object_set_new(params, "location", place_loc_json(spec->loc, spec->nloc))) {
+        json_decref(params);
+        params = NULL;
+    }
     for (size_t i = 0; i < spec->nreplicas; i++)
         if (!spec->replicas[i] ||
             (rc = name_check(spec->replicas[i], strlen(spec->replicas[i]), "replica", err)))
@@ -506,12 +513,18 @@ int sim_add_node_spec(sim *s, const sim_node_spec *spec, int64_t *op, rs_error *
     int64_t id;
     if ((rc = store_node_insert(s->st, name, len, weight, tokens, &id, err)))
         goto end;
-    node added = {id,           subject, len,   weight, 0, tok, spec->ntokens,
-                  spec->srv_id, false,   false, NULL,   0};
+    node added = {.id = id,
+                  .name = subject,
+                  .len = len,
+                  .weight = weight,
+                  .tokens = tok,
+                  .ntokens = spec->ntokens,
+                  .srv_id = spec->srv_id};
     if (sim__node_states_copy(&added, &(node){.down = spec->down,
                                               .backup = spec->backup,
                                               .replicas = (char **)spec->replicas,
-                                              .nreplicas = spec->nreplicas})) {
+                                              .nreplicas = spec->nreplicas}) ||
+        sim__node_set_location(&added, spec->loc, spec->nloc)) {
         rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
         goto end;
     }
@@ -618,6 +631,17 @@ out:
     return rc;
 }
 
+/* Store x's attributes as they are now (none: cleared). */
+static int store_attrs(sim *s, const node *x, rs_error *err)
+{
+    bool failed;
+    char *attrs = sim__attrs_text(x, &failed);
+    int rc = failed ? rs_fail(err, RINGSIM_ENOMEM, "out of memory")
+                    : store_node_set_attrs(s->st, x->id, attrs, -1, err);
+    free(attrs);
+    return rc;
+}
+
 /* A node up or down (docs/api.md "Node states"; their codec is
  * sim_states.c): a change of topology like any other. */
 int sim_set_state(sim *s, const char *name, size_t len, bool down, int64_t *op, rs_error *err)
@@ -639,13 +663,42 @@ int sim_set_state(sim *s, const char *name, size_t len, bool down, int64_t *op, 
     }
     node *x = &c.next.nodes[i];
     x->down = down;
-    bool failed;
-    char *attrs = sim__attrs_text(x, &failed); /* NULL clears them */
-    rc = failed ? rs_fail(err, RINGSIM_ENOMEM, "out of memory")
-                : store_node_set_attrs(s->st, x->id, attrs, -1, err);
-    free(attrs);
     /* The same nodes, one of them serving or not: the placement says
      * whose keys are served elsewhere. */
+    rc = store_attrs(s, x, err);
+    if (!rc)
+        rc = sim__retopologize_to(&c, &s->cur, NULL, err);
+    rc = sim__op_end(&c, rc, op, err);
+out:
+    free(subject);
+    json_decref(params);
+    return rc;
+}
+
+/* A node's location (API.md v4 "failure domains"; its codec is
+ * sim_location.c): a change of topology, since replicas placed across
+ * domains (replica_domain, NetworkTopologyStrategy) follow it. */
+int sim_set_location(sim *s, const char *name, size_t len, const place_loc *loc, size_t n,
+                     int64_t *op, rs_error *err)
+{
+    *op = 0;
+    int rc = name_check(name, len, "node name", err);
+    if (rc || (rc = place_loc_check(loc, n, err)))
+        return rc;
+    json_t *params = json_pack("{s:s%, s:o}", "name", name, len, "location", place_loc_json(loc, n));
+    char *subject = NULL;
+    opctx c;
+    long i;
+    if ((rc = sim__node_op_begin(s, &c, sim_op_type_name(SIM_OP_SET_LOCATION), name, len, params,
+                                 &subject, &i, err)))
+        goto out;
+    node *x = &c.next.nodes[i];
+    if (sim__loc_equal(x->loc, x->nloc, loc, n)) { /* nothing changes: nothing recorded */
+        sim__op_abort(&c);
+        goto out;
+    }
+    rc = sim__node_set_location(x, loc, n) ? rs_fail(err, RINGSIM_ENOMEM, "out of memory")
+                                           : store_attrs(s, x, err);
     if (!rc)
         rc = sim__retopologize_to(&c, &s->cur, NULL, err);
     rc = sim__op_end(&c, rc, op, err);

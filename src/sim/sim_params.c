@@ -12,6 +12,8 @@
  *   remove_node  {"name"}
  *   set_weight   {"name", "weight"}
  *   set_state    {"name", "state"}
+ *   set_location {"name", "location": [[type, name]...]} (add_node and an
+ *                import's nodes carry "location"? the same way)
  *   insert_keys  {"keys": n} or {"generate": {"prefix", "start", "count"}, ...}
  *   delete_keys  {"keys": n}
  *   revert       {"to"}
@@ -31,7 +33,7 @@ static const char *const op_type_names[SIM_OP_TYPE_COUNT] = {
     [SIM_OP_CONFIGURE] = "configure",     [SIM_OP_IMPORT] = "import",
     [SIM_OP_INSERT_KEYS] = "insert_keys", [SIM_OP_DELETE_KEYS] = "delete_keys",
     [SIM_OP_WORKLOAD] = "workload",       [SIM_OP_RESET] = "reset",
-    [SIM_OP_REVERT] = "revert",
+    [SIM_OP_REVERT] = "revert",           [SIM_OP_SET_LOCATION] = "set_location",
 };
 
 sim_op_type sim_op_type_of(const char *name)
@@ -50,7 +52,8 @@ const char *sim_op_type_name(sim_op_type t)
 bool sim_op_is_topology(sim_op_type t)
 {
     return t == SIM_OP_ADD_NODE || t == SIM_OP_REMOVE_NODE || t == SIM_OP_SET_WEIGHT ||
-           t == SIM_OP_SET_STATE || t == SIM_OP_CONFIGURE || t == SIM_OP_IMPORT;
+           t == SIM_OP_SET_STATE || t == SIM_OP_CONFIGURE || t == SIM_OP_IMPORT ||
+           t == SIM_OP_SET_LOCATION;
 }
 
 /* A stored configuration (meta "config", an operation's config): "" or NULL
@@ -76,6 +79,7 @@ void sim_op_params_clear(sim_op_params *p)
     json_decref(p->json);
     free(p->tokens_);
     free(p->replicas_);
+    free(p->loc_);
     memset(p, 0, sizeof *p);
     p->to = -1;
 }
@@ -105,9 +109,30 @@ int sim__tokens_from_json(const json_t *arr, int64_t **out, size_t *n)
     return 0;
 }
 
-int sim_node_spec_from_json(const json_t *o, sim_node_spec *spec, int64_t **tokens,
-                            const char ***replicas)
+/* A logged location into a decoder-owned array (*loc, NULL for none):
+ * RINGSIM_EDB when damaged. */
+static int loc_from_json(const json_t *j, place_loc **loc, size_t *n)
 {
+    *loc = NULL;
+    *n = 0;
+    if (!j)
+        return 0;
+    size_t m = json_array_size(j);
+    if (m && !(*loc = malloc(m * sizeof **loc)))
+        return RINGSIM_ENOMEM;
+    rs_error e;
+    if (place_loc_from_json(j, *loc, n, &e)) {
+        free(*loc);
+        *loc = NULL;
+        return RINGSIM_EDB;
+    }
+    return 0;
+}
+
+int sim_node_spec_from_json(const json_t *o, sim_node_spec *spec, int64_t **tokens,
+                            const char ***replicas, place_loc **loc)
+{
+    *loc = NULL;
     json_t *nm = json_object_get(o, "name"), *w = json_object_get(o, "weight");
     json_t *tok = json_object_get(o, "tokens"), *id = json_object_get(o, "id");
     json_t *st = json_object_get(o, "state"), *bk = json_object_get(o, "backup");
@@ -144,6 +169,9 @@ int sim_node_spec_from_json(const json_t *o, sim_node_spec *spec, int64_t **toke
     spec->ntokens = nt;
     spec->replicas = *replicas;
     spec->nreplicas = nr;
+    if ((rc = loc_from_json(json_object_get(o, "location"), loc, &spec->nloc)))
+        return rc;
+    spec->loc = *loc;
     return 0;
 }
 
@@ -151,7 +179,7 @@ static int node_params(sim_op_params *p)
 {
     json_t *o = p->json, *nm = json_object_get(o, "name");
     if (p->type == SIM_OP_ADD_NODE)
-        return sim_node_spec_from_json(o, &p->node, &p->tokens_, &p->replicas_);
+        return sim_node_spec_from_json(o, &p->node, &p->tokens_, &p->replicas_, &p->loc_);
     if (!json_is_string(nm))
         return RINGSIM_EDB;
     p->node.name = json_string_value(nm);
@@ -166,6 +194,12 @@ static int node_params(sim_op_params *p)
         if (!st || (strcmp(st, "down") != 0 && strcmp(st, "up") != 0))
             return RINGSIM_EDB;
         p->node.down = !strcmp(st, "down");
+    } else if (p->type == SIM_OP_SET_LOCATION) {
+        json_t *l = json_object_get(o, "location");
+        int rc = l ? loc_from_json(l, &p->loc_, &p->node.nloc) : RINGSIM_EDB;
+        if (rc)
+            return rc;
+        p->node.loc = p->loc_;
     }
     return 0;
 }
@@ -205,6 +239,7 @@ int sim_op_params_read(const sim_op *o, sim_op_params *out, rs_error *err)
     case SIM_OP_REMOVE_NODE:
     case SIM_OP_SET_WEIGHT:
     case SIM_OP_SET_STATE:
+    case SIM_OP_SET_LOCATION:
         rc = node_params(out);
         out->has_node = !rc;
         break;

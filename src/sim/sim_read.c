@@ -120,6 +120,8 @@ static void node_view(sim *s, size_t i, const double *arc, const double *owns, i
     v->backup = x->backup;
     v->replicas = (const char *const *)x->replicas;
     v->nreplicas = x->nreplicas;
+    v->loc = x->loc;
+    v->nloc = x->nloc;
     v->serving_points = place_serving_size(s->cur.pl, i);
     const double *w = owns + s->cur.n + 1;
     double wsum = 0;

@@ -31,7 +31,7 @@
 
 /* The attributes a node carries beyond its own fields, each with its
  * codec: the one list of them. */
-static const sim_node_attr *const node_attrs[] = {&sim_node_attr_states};
+static const sim_node_attr *const node_attrs[] = {&sim_node_attr_states, &sim_node_attr_location};
 #define NATTRS (sizeof node_attrs / sizeof *node_attrs)
 
 bool sim__node_attrs_any(const node *x)

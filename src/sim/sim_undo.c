@@ -135,6 +135,8 @@ int sim__nodeset_load(sim *v, int64_t before, sim__nodeset *x, rs_error *err)
                    false,
                    false,
                    NULL,
+                   0,
+                   NULL,
                    0};
         if (!json_is_string(nm)) {
             rc = RINGSIM_EDB;
