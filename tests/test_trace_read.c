@@ -78,7 +78,8 @@ static void test_clocks(void **state)
     /* Apache's example line: 10/Oct/2000:13:55:36 -0700 is 20:55:36 UTC */
     trace_rec rec;
     char buf[TRACE_KEY_MAX + 1];
-    const char *l = "127.0.0.1 - frank [10/Oct/2000:13:55:36 -0700] \"GET /apache_pb.gif HTTP/1.0\" 200 2326";
+    const char *l =
+        "127.0.0.1 - frank [10/Oct/2000:13:55:36 -0700] \"GET /apache_pb.gif HTTP/1.0\" 200 2326";
     assert_int_equal(trace_parse_access_line(l, strlen(l), TRACE_KEY_URI, buf, &rec), 0);
     assert_true(rec.time == 971211336.0);
     assert_int_equal(trace_parse_time("2000-10-10T20:55:36Z", 20, &t), 0);
@@ -95,27 +96,30 @@ static const char access_text[] =
     "127.0.0.1 - frank [10/Oct/2000:13:55:36 -0700] \"GET /apache_pb.gif HTTP/1.0\" 200 2326\n"
     "10.1.2.3 - - [10/Oct/2000:13:55:37 -0700] \"GET /a?b=c HTTP/1.1\" 304 - \"-\" \"curl\"\n"
     "not a log line\n"
-    "10.1.2.4 - - [10/Oct/2000:13:55:38 -0700] \"POST /x HTTP/1.1\" 200 17 \"http://r/\" \"UA \\\"q\\\"\"\r\n";
+    "10.1.2.4 - - [10/Oct/2000:13:55:38 -0700] \"POST /x HTTP/1.1\" 200 17 \"http://r/\" \"UA "
+    "\\\"q\\\"\"\r\n";
 
 static void test_access_log(void **state)
 {
     (void)state;
     trace_opts o = {.format = TRACE_ACCESS_LOG};
     char *got = read_all(access_text, sizeof access_text - 1, &o, 0, NULL);
-    assert_string_equal(got, "/apache_pb.gif|2326|971211336\n/a?b=c|0|971211337\n/x|17|971211338\n");
+    assert_string_equal(got,
+                        "/apache_pb.gif|2326|971211336\n/a?b=c|0|971211337\n/x|17|971211338\n");
     free(got);
     o.key = TRACE_KEY_REMOTE_ADDR;
     trace_reader *r;
     got = read_all(access_text, sizeof access_text - 1, &o, 0, &r);
-    assert_string_equal(got, "127.0.0.1|2326|971211336\n10.1.2.3|0|971211337\n10.1.2.4|17|971211338\n");
+    assert_string_equal(got,
+                        "127.0.0.1|2326|971211336\n10.1.2.3|0|971211337\n10.1.2.4|17|971211338\n");
     assert_int_equal(trace_reader_bad_lines(r), 1);
     assert_int_equal(trace_reader_first_bad(r), 3);
     assert_int_equal(trace_reader_lines(r), 4);
     trace_reader_free(r);
     free(got);
     /* vhost_combined: the host before the remote address */
-    static const char vh[] =
-        "www.example.com:80 1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET /p HTTP/1.1\" 200 5 \"-\" \"-\"\n";
+    static const char vh[] = "www.example.com:80 1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET /p "
+                             "HTTP/1.1\" 200 5 \"-\" \"-\"\n";
     o.key = TRACE_KEY_HOST_URI;
     got = read_all(vh, sizeof vh - 1, &o, 0, NULL);
     assert_string_equal(got, "www.example.com/p|5|971211336\n");
@@ -148,8 +152,8 @@ static void test_twitter_csv_keys(void **state)
                               "2026-12-06T00:00:00Z,\"a,\"\"b\",10,get\n"
                               "1765000001,c,x,get\n"
                               "1765000002,d,30,set\n";
-    o = (trace_opts){.format = TRACE_CSV, .key_col = "obj", .size_col = "3", .time_col = "ts",
-                     .op_col = "op"};
+    o = (trace_opts){
+        .format = TRACE_CSV, .key_col = "obj", .size_col = "3", .time_col = "ts", .op_col = "op"};
     got = read_all(csv, sizeof csv - 1, &o, 0, &r);
     assert_string_equal(got, "a,\"b|10|1796515200\nd|30|1765000002\n");
     assert_int_equal(trace_reader_first_bad(r), 3);
@@ -192,7 +196,8 @@ static void test_oracle(void **state)
     trace_reader *r;
     char *got = read_all(b, sizeof b, &o, 0, &r);
     assert_int_equal(trace_reader_format(r), TRACE_ORACLE);
-    assert_string_equal(got, "78187493530|4096|1000\n156374987060|4096|1001\n234562480590|4096|1002\n");
+    assert_string_equal(got,
+                        "78187493530|4096|1000\n156374987060|4096|1001\n234562480590|4096|1002\n");
     assert_int_equal(trace_reader_bad_lines(r), 1);
     assert_int_equal(trace_reader_first_bad(r), 4);
     trace_reader_free(r);
@@ -375,10 +380,10 @@ static void test_change_moves_miss(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_clocks),          cmocka_unit_test(test_access_log),
+        cmocka_unit_test(test_clocks),           cmocka_unit_test(test_access_log),
         cmocka_unit_test(test_twitter_csv_keys), cmocka_unit_test(test_oracle),
-        cmocka_unit_test(test_compressed),      cmocka_unit_test(test_options),
-        cmocka_unit_test(test_lru_by_hand),     cmocka_unit_test(test_change_moves_miss),
+        cmocka_unit_test(test_compressed),       cmocka_unit_test(test_options),
+        cmocka_unit_test(test_lru_by_hand),      cmocka_unit_test(test_change_moves_miss),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

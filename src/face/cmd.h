@@ -69,11 +69,11 @@ typedef enum {
     CMD_O_CONFIG, /* export --config F */
     CMD_O_FILE,   /* key add --file F */
     /* trace (docs/api.md v4, "replay your own traffic") */
-    CMD_O_KEY,         /* access-log key field */
-    CMD_O_CACHE,       /* per node, bytes or Nobj */
-    CMD_O_CHANGE,      /* --change AT OP: two values, may repeat */
-    CMD_O_INTERVAL,    /* of the series */
-    CMD_O_KEY_COL,     /* csv columns */
+    CMD_O_KEY,      /* access-log key field */
+    CMD_O_CACHE,    /* per node, bytes or Nobj */
+    CMD_O_CHANGE,   /* --change AT OP: two values, may repeat */
+    CMD_O_INTERVAL, /* of the series */
+    CMD_O_KEY_COL,  /* csv columns */
     CMD_O_SIZE_COL,
     CMD_O_TIME_COL,
     CMD_O_OP_COL,
@@ -125,7 +125,7 @@ typedef struct cmd_line {
     int nparams;
     const char **changes; /* every --change AT OP: AT, OP, AT, OP... */
     int nchanges;         /* pairs */
-    char **args; /* the positionals after the command's words */
+    char **args;          /* the positionals after the command's words */
     int nargs;
     int literal_from; /* args from this index on came after "--" (nargs when none) */
     bool help;        /* --help or -h was given */

@@ -89,8 +89,9 @@ static void print_text(FILE *out, json_t *j)
 {
     json_int_t req = json_integer_value(json_object_get(j, "requests"));
     const char *comp = json_string_value(json_object_get(j, "compression"));
-    fprintf(out, "%s%s%s, %lld requests, %lld distinct keys%s", json_string_value(json_object_get(j, "format")),
-            strcmp(comp, "none") ? " " : "", strcmp(comp, "none") ? comp : "", (long long)req,
+    fprintf(out, "%s%s%s, %lld requests, %lld distinct keys%s",
+            json_string_value(json_object_get(j, "format")), strcmp(comp, "none") ? " " : "",
+            strcmp(comp, "none") ? comp : "", (long long)req,
             (long long)json_integer_value(json_object_get(j, "unique_keys")),
             json_is_true(json_object_get(j, "unique_keys_estimated")) ? " (estimated)" : "");
     json_t *st = json_object_get(j, "start");
@@ -237,8 +238,8 @@ int cmd__trace(cmd_ctx *c)
         return rc;
     if (l->opt[CMD_O_INTERVAL] && (cmd_parse_number(l->opt[CMD_O_INTERVAL], &p.interval) ||
                                    !(p.interval > 0) || p.interval > 1e15))
-        return rs_fail(&c->err, RINGSIM_EPARAM, "--interval must be a number above 0, not \"%.64s\"",
-                       l->opt[CMD_O_INTERVAL]);
+        return rs_fail(&c->err, RINGSIM_EPARAM,
+                       "--interval must be a number above 0, not \"%.64s\"", l->opt[CMD_O_INTERVAL]);
     if (l->nchanges > TRACE_MAX_CHANGES)
         return rs_fail(&c->err, RINGSIM_EPARAM, "at most %d --change in one replay",
                        TRACE_MAX_CHANGES);

@@ -57,8 +57,9 @@ struct trace_reader {
 /* ---- names ---- */
 
 static const char *const format_names[TRACE_FORMAT_COUNT] = {
-    [TRACE_AUTO] = "auto",     [TRACE_ACCESS_LOG] = "access-log", [TRACE_TWITTER] = "twitter",
-    [TRACE_ORACLE] = "oracle-general", [TRACE_CSV] = "csv",      [TRACE_KEYS] = "keys",
+    [TRACE_AUTO] = "auto",       [TRACE_ACCESS_LOG] = "access-log",
+    [TRACE_TWITTER] = "twitter", [TRACE_ORACLE] = "oracle-general",
+    [TRACE_CSV] = "csv",         [TRACE_KEYS] = "keys",
 };
 
 int trace_format_parse(const char *name, trace_format *out, rs_error *err)
@@ -91,7 +92,9 @@ int trace_key_parse(const char *name, trace_key_field *out, rs_error *err)
 
 const char *trace_key_name(trace_key_field k)
 {
-    return k == TRACE_KEY_HOST_URI ? "host_uri" : k == TRACE_KEY_REMOTE_ADDR ? "remote_addr" : "uri";
+    return k == TRACE_KEY_HOST_URI      ? "host_uri"
+           : k == TRACE_KEY_REMOTE_ADDR ? "remote_addr"
+                                        : "uri";
 }
 
 const char *trace_compression_name(trace_compression c)
@@ -202,8 +205,8 @@ static int access_time(const char *s, size_t len, double *out)
     int d, y, h, mi, se, oh, om;
     if (len != 26 || digits(s, 2, &d) || s[2] != '/' || s[6] != '/' || digits(s + 7, 4, &y) ||
         s[11] != ':' || digits(s + 12, 2, &h) || s[14] != ':' || digits(s + 15, 2, &mi) ||
-        s[17] != ':' || digits(s + 18, 2, &se) || s[20] != ' ' ||
-        (s[21] != '+' && s[21] != '-') || digits(s + 22, 2, &oh) || digits(s + 24, 2, &om))
+        s[17] != ':' || digits(s + 18, 2, &se) || s[20] != ' ' || (s[21] != '+' && s[21] != '-') ||
+        digits(s + 22, 2, &oh) || digits(s + 24, 2, &om))
         return -1;
     int mo = 0;
     for (int i = 0; i < 12; i++)
@@ -673,8 +676,7 @@ static uint64_t le(const unsigned char *b, int n)
 
 /* ---- bids: how sure each format is that the first line is its own ---- */
 
-static int parse_line(trace_reader *r, trace_format f, const char *line, size_t len,
-                      trace_rec *rec)
+static int parse_line(trace_reader *r, trace_format f, const char *line, size_t len, trace_rec *rec)
 {
     switch (f) {
     case TRACE_ACCESS_LOG:
@@ -794,16 +796,16 @@ static int detect(trace_reader *r, rs_error *err)
                            "%s: --key host_uri needs the virtual host at the start of each line "
                            "(Apache's vhost_combined); line 1 has none",
                            r->name);
-        return rs_fail(err, RINGSIM_EPARAM, "%s is not a %s log: line 1 does not read as one (\"%.60s\")",
-                       r->name, trace_format_name(r->fmt), l);
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "%s is not a %s log: line 1 does not read as one (\"%.60s\")", r->name,
+                       trace_format_name(r->fmt), l);
     }
     return 0;
 }
 
 /* ---- the reader ---- */
 
-int trace_reader_open(trace_reader **out, int fd, const char *name, const trace_opts *o,
-                      rs_error *err)
+int trace_reader_open(trace_reader **out, int fd, const char *name, const trace_opts *o, rs_error *err)
 {
     *out = NULL;
     trace_reader *r = calloc(1, sizeof *r);

@@ -63,11 +63,11 @@ typedef enum { TRACE_PLAIN, TRACE_GZIP, TRACE_ZSTD } trace_compression;
 
 typedef struct trace_opts {
     trace_format format;
-    trace_key_field key;    /* access-log only */
-    const char *key_col;    /* csv: the columns, by header name or 1-based number */
-    const char *size_col;   /* may be NULL */
-    const char *time_col;   /* may be NULL */
-    const char *op_col;     /* may be NULL */
+    trace_key_field key;  /* access-log only */
+    const char *key_col;  /* csv: the columns, by header name or 1-based number */
+    const char *size_col; /* may be NULL */
+    const char *time_col; /* may be NULL */
+    const char *op_col;   /* may be NULL */
 } trace_opts;
 
 /* One request.  key points into the reader and is valid until the next

@@ -46,10 +46,10 @@ int trace_cache_parse(const char *s, uint64_t *size, bool *objects, rs_error *er
         const char *unit;
         uint64_t mul;
         bool obj;
-    } units[] = {{"", 1, false},         {"B", 1, false},          {"k", 1000, false},
-                 {"K", 1000, false},     {"M", 1000000, false},    {"G", 1000000000, false},
-                 {"KiB", 1024, false},   {"MiB", 1048576, false},  {"GiB", 1073741824, false},
-                 {"KB", 1000, false},    {"MB", 1000000, false},   {"GB", 1000000000, false},
+    } units[] = {{"", 1, false},       {"B", 1, false},         {"k", 1000, false},
+                 {"K", 1000, false},   {"M", 1000000, false},   {"G", 1000000000, false},
+                 {"KiB", 1024, false}, {"MiB", 1048576, false}, {"GiB", 1073741824, false},
+                 {"KB", 1000, false},  {"MB", 1000000, false},  {"GB", 1000000000, false},
                  {"obj", 1, true}};
     if (nd && (*p < '0' || *p > '9'))
         for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
@@ -135,7 +135,8 @@ int trace_change_parse(const char *at, const char *op, trace_change *c, rs_error
         char *e;
         c->weight = strtod(w[i + 2], &e);
         if (*e || !isfinite(c->weight) || c->weight < 0 || c->weight > 1e6)
-            return rs_fail(err, RINGSIM_EPARAM, "change: the weight \"%.32s\" is not a number from 0 to 1000000",
+            return rs_fail(err, RINGSIM_EPARAM,
+                           "change: the weight \"%.32s\" is not a number from 0 to 1000000",
                            w[i + 2]);
     }
     return 0;
@@ -497,10 +498,12 @@ static void halve_points(replay *R)
                             a.bytes + b.bytes};
         for (size_t k = 0; k < c; k++) {
             bool two = 2 * i + 1 < R->npts;
-            R->pt_node[i * c + k] = R->pt_node[2 * i * c + k] + (two ? R->pt_node[(2 * i + 1) * c + k] : 0);
-            R->pt_hits[i * c + k] = R->pt_hits[2 * i * c + k] + (two ? R->pt_hits[(2 * i + 1) * c + k] : 0);
-            R->pt_expect[i * c + k] =
-                R->pt_expect[2 * i * c + k] + (two ? R->pt_expect[(2 * i + 1) * c + k] : 0);
+            R->pt_node[i * c + k] = R->pt_node[2 * i * c + k] +
+                                    (two ? R->pt_node[(2 * i + 1) * c + k] : 0);
+            R->pt_hits[i * c + k] = R->pt_hits[2 * i * c + k] +
+                                    (two ? R->pt_hits[(2 * i + 1) * c + k] : 0);
+            R->pt_expect[i * c + k] = R->pt_expect[2 * i * c + k] +
+                                      (two ? R->pt_expect[(2 * i + 1) * c + k] : 0);
         }
     }
     memset(R->pts + m, 0, (R->cappts - m) * sizeof *R->pts);
@@ -659,8 +662,8 @@ static json_t *answer(replay *R, trace_reader *r)
         json_object_set_new(o, "requests", json_integer((json_int_t)x->requests));
         json_object_set_new(o, "bytes", json_integer((json_int_t)x->bytes));
         json_object_set_new(o, "unique_keys", json_integer((json_int_t)distinct_count(&x->keys)));
-        json_object_set_new(o, "peak_rate", R->any_time ? json_integer((json_int_t)x->peak)
-                                                        : json_null());
+        json_object_set_new(o, "peak_rate",
+                            R->any_time ? json_integer((json_int_t)x->peak) : json_null());
         json_object_set_new(o, "fair_share", num_or_null(at >= 0, at >= 0 ? R->fair[at] : 0));
         double lof = x->expected > 0 ? (double)x->requests / x->expected : NAN;
         json_object_set_new(o, "load_over_fair", num_or_null(x->expected > 0, lof));
@@ -682,9 +685,9 @@ static json_t *answer(replay *R, trace_reader *r)
         json_object_set_new(c, "unit", json_string(p->cache_objects ? "objects" : "bytes"));
         json_object_set_new(j, "cache", c);
         json_object_set_new(j, "hits", json_integer((json_int_t)R->hits));
-        json_object_set_new(j, "hit_ratio", num_or_null(R->requests > R->unserved,
-                                                        (double)R->hits /
-                                                            (double)(R->requests - R->unserved)));
+        json_object_set_new(j, "hit_ratio",
+                            num_or_null(R->requests > R->unserved,
+                                        (double)R->hits / (double)(R->requests - R->unserved)));
     } else {
         json_object_set_new(j, "cache", json_null());
     }
@@ -695,10 +698,10 @@ static json_t *answer(replay *R, trace_reader *r)
         json_object_set_new(o, "at", c->by_time ? json_null() : json_integer((json_int_t)c->at));
         json_object_set_new(o, "at_time", c->by_time ? json_real(c->at_time) : json_null());
         json_object_set_new(o, "applied", json_boolean(R->applied[i]));
-        json_object_set_new(o, "request", R->applied[i] ? json_integer((json_int_t)R->applied_at[i])
-                                                        : json_null());
-        json_object_set_new(o, "time", num_or_null(R->applied[i] && !isnan(R->applied_time[i]),
-                                                   R->applied_time[i]));
+        json_object_set_new(
+            o, "request", R->applied[i] ? json_integer((json_int_t)R->applied_at[i]) : json_null());
+        json_object_set_new(
+            o, "time", num_or_null(R->applied[i] && !isnan(R->applied_time[i]), R->applied_time[i]));
         json_array_append_new(changes, o);
     }
     json_object_set_new(j, "nodes", nodes);
@@ -931,8 +934,7 @@ int trace_run(sim *s, trace_reader *r, const trace_params *p, trace_progress_fn 
                 }
             }
         }
-        if (fn && R.requests % PROGRESS_EVERY == 0 &&
-            fn(ud, trace_reader_bytes_in(r), R.requests)) {
+        if (fn && R.requests % PROGRESS_EVERY == 0 && fn(ud, trace_reader_bytes_in(r), R.requests)) {
             rc = rs_fail(err, RINGSIM_ECANCELED, "the replay was cancelled");
             goto done;
         }

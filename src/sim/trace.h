@@ -37,13 +37,19 @@
 #include "trace_read.h"
 
 #define TRACE_MAX_CHANGES 64
-#define TRACE_DISTINCT_EXACT 65536u     /* per node, then HyperLogLog */
+#define TRACE_DISTINCT_EXACT 65536u       /* per node, then HyperLogLog */
 #define TRACE_DISTINCT_EXACT_ALL 1048576u /* over the whole log */
-#define TRACE_SERIES_FINE 1024u          /* fine intervals kept before they double */
-#define TRACE_SERIES_MAX 100000u         /* points with an explicit --interval */
-#define TRACE_CACHE_MAX_OBJECTS 8388608u /* objects in all the caches at once */
+#define TRACE_SERIES_FINE 1024u           /* fine intervals kept before they double */
+#define TRACE_SERIES_MAX 100000u          /* points with an explicit --interval */
+#define TRACE_CACHE_MAX_OBJECTS 8388608u  /* objects in all the caches at once */
 
-typedef enum { TRACE_OP_ADD, TRACE_OP_REMOVE, TRACE_OP_DOWN, TRACE_OP_UP, TRACE_OP_WEIGHT } trace_op;
+typedef enum {
+    TRACE_OP_ADD,
+    TRACE_OP_REMOVE,
+    TRACE_OP_DOWN,
+    TRACE_OP_UP,
+    TRACE_OP_WEIGHT
+} trace_op;
 
 typedef struct trace_change {
     bool by_time;
@@ -51,7 +57,7 @@ typedef struct trace_change {
     double at_time; /* the log's clock, epoch seconds (by_time true) */
     trace_op op;
     char name[256];
-    double weight; /* add (1 unless given), weight */
+    double weight;  /* add (1 unless given), weight */
     char text[320]; /* "node add web7" as given */
 } trace_change;
 
