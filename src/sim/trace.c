@@ -25,8 +25,9 @@
 
 #include "names.h"
 #include "place.h"
+#include "sim_int.h"
 
-#define PROGRESS_EVERY 65536u
+#define TRACE_PROGRESS_EVERY 65536u
 #define NIL UINT32_MAX
 #define HLL_P 14
 #define HLL_M (1u << HLL_P)
@@ -934,7 +935,10 @@ int trace_run(sim *s, trace_reader *r, const trace_params *p, trace_progress_fn 
                 }
             }
         }
-        if (fn && R.requests % PROGRESS_EVERY == 0 && fn(ud, trace_reader_bytes_in(r), R.requests)) {
+        rs_error pe;
+        if (R.requests % TRACE_PROGRESS_EVERY == 0 &&
+            ((fn && fn(ud, trace_reader_bytes_in(r), R.requests)) ||
+             sim__progress(s, "trace", trace_reader_bytes_in(r), trace_reader_bytes_in(r), &pe))) {
             rc = rs_fail(err, RINGSIM_ECANCELED, "the replay was cancelled");
             goto done;
         }
