@@ -10,7 +10,7 @@ JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 TSAN     ?= build-tsan
 PREFIX   ?= /usr/local
 
-.PHONY: test-long all build run test lint-c install package test-asan test-tsan asan-build tsan-build test-crash-long bench bench-lib bench-10m bench-layout bench-load fuzz fuzz-api fuzz-http fuzz-open fuzz-import fuzz-build deps deps-test npm clean
+.PHONY: test-long all build run test lint-c install package test-asan test-tsan asan-build tsan-build test-crash-long bench bench-lib bench-trace bench-10m bench-layout bench-load fuzz fuzz-api fuzz-http fuzz-open fuzz-import fuzz-build deps deps-test npm clean
 
 all: build
 
@@ -110,10 +110,17 @@ bench: build
 	$(BUILD)/bench_textbook
 	$(BUILD)/bench_workload
 	$(BUILD)/bench_traffic
+	$(MAKE) --no-print-directory bench-trace
 	$(MAKE) --no-print-directory bench-lib
 
 # libringsim against the engine's own lookups, then the Python module's
 # lookup_many of 1M keys against the C library and Debian's uhashring.
+# `ringsim trace` beside a bare read-split-hash loop over a ten-million-line
+# access log, lines per second by format, memory at 1M and 10M lines
+# (bench/bench_trace.c; about 1 GiB in /tmp, a few minutes).
+bench-trace: build
+	$(BUILD)/bench_trace
+
 bench-lib: build
 	$(BUILD)/bench_lib
 	PYTHONPATH=$(BUILD)/python /usr/bin/python3 bench/bench_python.py $(BUILD)/bench_lib

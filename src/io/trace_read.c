@@ -24,6 +24,13 @@
 #define ORACLE_REC 24u
 #define SNIFF 4096u /* bytes of the first block a bid reads */
 
+/* The last clock read: a log's lines share their second by the thousand. */
+typedef struct clock_memo {
+    char text[26];
+    double t;
+    bool ok;
+} clock_memo;
+
 struct trace_reader {
     int fd;
     char name[96];
@@ -52,6 +59,7 @@ struct trace_reader {
     int col_key, col_size, col_time, col_op, ncols_min;
     char keybuf[TRACE_KEY_MAX + 1];
     char idbuf[24];
+    clock_memo memo;
 };
 
 /* ---- names ---- */
@@ -250,8 +258,17 @@ static bool unsigned_field(const char *s, size_t len, uint64_t *out)
 
 /* ---- the formats' lines ---- */
 
+static int access_line(const char *line, size_t len, trace_key_field key, char *buf, trace_rec *rec,
+                       clock_memo *memo);
+
 int trace_parse_access_line(const char *line, size_t len, trace_key_field key, char *buf,
                             trace_rec *rec)
+{
+    return access_line(line, len, key, buf, rec, NULL);
+}
+
+static int access_line(const char *line, size_t len, trace_key_field key, char *buf, trace_rec *rec,
+                       clock_memo *memo)
 {
     const char *p = line, *end = line + len;
     const char *tok[4];
@@ -275,8 +292,20 @@ int trace_parse_access_line(const char *line, size_t len, trace_key_field key, c
         return -1;
     const char *tb = ++p;
     const char *te = memchr(tb, ']', (size_t)(end - tb));
-    if (!te || access_time(tb, (size_t)(te - tb), &rec->time))
+    if (!te)
         return -1;
+    size_t tl = (size_t)(te - tb);
+    if (memo && memo->ok && tl == sizeof memo->text && !memcmp(memo->text, tb, tl)) {
+        rec->time = memo->t;
+    } else {
+        if (access_time(tb, tl, &rec->time))
+            return -1;
+        if (memo && tl == sizeof memo->text) {
+            memcpy(memo->text, tb, tl);
+            memo->t = rec->time;
+            memo->ok = true;
+        }
+    }
     p = te + 1;
     if (end - p < 3 || p[0] != ' ' || p[1] != '"')
         return -1;
@@ -680,7 +709,7 @@ static int parse_line(trace_reader *r, trace_format f, const char *line, size_t 
 {
     switch (f) {
     case TRACE_ACCESS_LOG:
-        return trace_parse_access_line(line, len, r->o.key, r->keybuf, rec);
+        return access_line(line, len, r->o.key, r->keybuf, rec, &r->memo);
     case TRACE_TWITTER:
         return twitter_line(line, len, rec);
     case TRACE_CSV:

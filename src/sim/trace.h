@@ -37,11 +37,11 @@
 #include "trace_read.h"
 
 #define TRACE_MAX_CHANGES 64
-#define TRACE_DISTINCT_EXACT 65536u       /* per node, then HyperLogLog */
-#define TRACE_DISTINCT_EXACT_ALL 1048576u /* over the whole log */
-#define TRACE_SERIES_FINE 1024u           /* fine intervals kept before they double */
-#define TRACE_SERIES_MAX 100000u          /* points with an explicit --interval */
-#define TRACE_CACHE_MAX_OBJECTS 8388608u  /* objects in all the caches at once */
+#define TRACE_DISTINCT_EXACT 16384u      /* per node, then HyperLogLog */
+#define TRACE_DISTINCT_EXACT_ALL 65536u  /* over the whole log */
+#define TRACE_SERIES_FINE 1024u          /* fine intervals kept before they double */
+#define TRACE_SERIES_MAX 100000u         /* points with an explicit --interval */
+#define TRACE_CACHE_MAX_OBJECTS 8388608u /* objects in all the caches at once */
 
 typedef enum {
     TRACE_OP_ADD,
