@@ -807,8 +807,8 @@ static int detect(trace_reader *r, rs_error *err)
     case TRACE_ORACLE:
         if (!looks_binary(r) && r->out_len - r->out_pos >= ORACLE_REC)
             return rs_fail(err, RINGSIM_EPARAM,
-                           "%s is not an oracle-general trace: it reads as text (%.40s...)",
-                           r->name, l);
+                           "%s is not an oracle-general trace: it reads as text (%.*s...)", r->name,
+                           (int)(len < 40 ? len : 40), l);
         return 0;
     case TRACE_CSV:
         return setup_csv(r, l, len, err);
@@ -826,8 +826,8 @@ static int detect(trace_reader *r, rs_error *err)
                            "(Apache's vhost_combined); line 1 has none",
                            r->name);
         return rs_fail(err, RINGSIM_EPARAM,
-                       "%s is not a %s log: line 1 does not read as one (\"%.60s\")", r->name,
-                       trace_format_name(r->fmt), l);
+                       "%s is not a %s log: line 1 does not read as one (\"%.*s\")", r->name,
+                       trace_format_name(r->fmt), (int)(len < 60 ? len : 60), l);
     }
     return 0;
 }

@@ -14,7 +14,9 @@
  * load_over_fair = requests / that sum.  With no change it is version 4's
  * load / fair share.
  *
- * An engine file that reads the simulation through sim.h only.
+ * An engine file: it reads the simulation through sim.h, and reports
+ * progress -- which may cancel, as a client that leaves does -- through
+ * sim__progress (sim_int.h), as the engine's own long reads do.
  */
 #include "trace.h"
 
