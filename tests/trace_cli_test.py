@@ -249,6 +249,34 @@ try:
     # nothing was recorded
     log = json.loads(run(db, "log", "--json").stdout)["operations"]
     check(len(log) == 6, f"operations: {len(log)}")
+
+    # ---- plan: each step against the same nodes really added ----
+    pdb = os.path.join(tmp, "plan.db")
+    for n in ("p1", "p2", "p3"):
+        run(pdb, "node", "add", n)
+    run(pdb, "config", "--points", "40")
+    run(pdb, "key", "gen", "3000")
+    plan = json.loads(run(pdb, "plan", "--max-load", "1.0", "--steps", "3", "--json").stdout)
+    check(plan["enough"] is None and len(plan["steps"]) == 4, f"plan steps {len(plan['steps'])}")
+    for k, st in enumerate(plan["steps"]):
+        cdb = os.path.join(tmp, f"plan{k}.db")
+        shutil.copy(pdb, cdb)
+        for i in range(1, k + 1):
+            run(cdb, "node", "add", f"new-{i}")
+        stats = json.loads(run(cdb, "stats", "--json").stdout)
+        check(abs(stats["requests"]["max_over_mean"] - st["max_over_mean"]) < 1e-3,
+              f"plan step {k}: {st['max_over_mean']} vs stats {stats['requests']['max_over_mean']}")
+        if k:
+            op = json.loads(run(cdb, "log", "--json").stdout)["operations"][-1]
+            check(op["keys_moved"] == st["keys_moved"], f"plan step {k}: moved {st['keys_moved']} vs {op['keys_moved']}")
+    # from a log: step 0 is the replay's max/mean
+    p = os.path.join(tmp, "change.log")
+    pl = json.loads(run(db, "plan", "--max-load", "1.0", "--steps", "1", "--log", p, "--json").stdout)
+    tr = json.loads(run(db, "trace", p, "--json").stdout)
+    check(abs(pl["steps"][0]["max_over_mean"] - tr["max_over_mean"]) < 1e-9 and pl["requests"] == N,
+          f"plan from a log: {pl['steps'][0]['max_over_mean']} vs trace {tr['max_over_mean']}")
+    r = run(pdb, "plan", "--max-load", "0.5", ok=False)
+    check(r.returncode == 1 and "max-load" in r.stderr.decode(), f"plan refusal: {r.stderr!r}")
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 

@@ -84,6 +84,13 @@ const cmd_option cmd_options[CMD_O_COUNT] = {
     [CMD_O_SIZE_COL] = {"size-col", "C", "csv: the size's column"},
     [CMD_O_TIME_COL] = {"time-col", "C", "csv: the time's column (epoch seconds or RFC 3339)"},
     [CMD_O_OP_COL] = {"op-col", "C", "csv: the operation's column"},
+    [CMD_O_MAX_LOAD] = {"max-load", "L",
+                        "the busiest node's load against its fair share to stay at or under "
+                        "(at least 1)"},
+    [CMD_O_LOG] = {"log", "FILE",
+                   "plan for a request log's keys and counts (as ringsim trace reads it) instead "
+                   "of the stored workload"},
+    [CMD_O_STEPS] = {"steps", "N", "nodes to add at most, 1 to 256 (default 64)"},
 };
 
 #define CONFIG_OPTS                                                                                \
@@ -407,6 +414,21 @@ const cmd_def cmd_table[] = {
                 "interval. A bad line is counted and skipped; a file not of its format is "
                 "refused. Progress on stderr when it is a terminal. Nothing is recorded.",
         .run = cmd__trace,
+    },
+    {
+        .name = "plan",
+        .args = "",
+        .options = O(MAX_LOAD) | O(LOG) | O(STEPS) | O(ALGORITHM) | O(POINTS) | O(PARAM) |
+                   O(FORMAT) | O(KEY) | O(KEY_COL) | O(SIZE_COL) | O(TIME_COL) | O(OP_COL),
+        .required = O(MAX_LOAD),
+        .summary = "how many nodes keep the busiest under a load",
+        .help = "Adds nodes of weight 1 one at a time to the current ones (under the "
+                "configuration, or --algorithm, --points, --param) until the busiest node's "
+                "requests are at most --max-load times its fair share, for the stored workload "
+                "or a request log (--log, read as ringsim trace reads it): each step's max/mean, "
+                "busiest node, keys and requests moved. Stops when no number of nodes can do it "
+                "(the hottest key alone is too much). Nothing is recorded.",
+        .run = cmd__plan,
     },
     {
         .name = "preview node",

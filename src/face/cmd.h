@@ -77,6 +77,9 @@ typedef enum {
     CMD_O_SIZE_COL,
     CMD_O_TIME_COL,
     CMD_O_OP_COL,
+    CMD_O_MAX_LOAD, /* plan */
+    CMD_O_LOG,
+    CMD_O_STEPS,
     CMD_O_COUNT
 } cmd_opt;
 

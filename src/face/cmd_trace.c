@@ -22,6 +22,7 @@
 
 #include "cmd_int.h"
 #include "cmd_out.h"
+#include "plan.h"
 #include "trace.h"
 #include "trace_read.h"
 
@@ -274,6 +275,107 @@ int cmd__trace(cmd_ctx *c)
             cmd__print_json(c->out, j);
         else
             print_text(c->out, j);
+    }
+    json_decref(j);
+    return 0;
+}
+
+/* plan --max-load L [--log FILE ...] [--steps N] [--algorithm A ...]: the
+ * capacity what-if (src/sim/plan.c); a table of steps for people. */
+int cmd__plan(cmd_ctx *c)
+{
+    const cmd_line *l = c->l;
+    plan_params p = {.max_steps = 64};
+    int rc;
+    if (cmd_parse_number(l->opt[CMD_O_MAX_LOAD], &p.max_load) || !(p.max_load >= 1) ||
+        p.max_load > 1e6)
+        return rs_fail(&c->err, RINGSIM_EPARAM,
+                       "--max-load must be a number of at least 1, not \"%.64s\"",
+                       l->opt[CMD_O_MAX_LOAD]);
+    if (l->opt[CMD_O_STEPS]) {
+        uint64_t v;
+        if (cmd__parse_u64(l->opt[CMD_O_STEPS], &v) || v < 1 || v > PLAN_MAX_STEPS)
+            return rs_fail(&c->err, RINGSIM_EPARAM,
+                           "--steps must be a whole number from 1 to %u, not \"%.64s\"",
+                           PLAN_MAX_STEPS, l->opt[CMD_O_STEPS]);
+        p.max_steps = (uint32_t)v;
+    }
+    place_config cfg = *sim_config(c->s);
+    const char *alg = l->opt[CMD_O_ALGORITHM];
+    if (alg && strcmp(alg, cfg.algorithm))
+        place_config_default(&cfg); /* another algorithm: its own defaults */
+    if ((rc = cmd_config_apply(l, &cfg, &c->err)) || (rc = place_config_check(&cfg, &c->err)))
+        return rc;
+    p.cfg = &cfg;
+    trace_reader *r = NULL;
+    int fd = -1;
+    bool std = false;
+    if (l->opt[CMD_O_LOG]) {
+        trace_opts o = {0};
+        if (l->opt[CMD_O_FORMAT] &&
+            (rc = trace_format_parse(l->opt[CMD_O_FORMAT], &o.format, &c->err)))
+            return rc;
+        if (l->opt[CMD_O_KEY] && (rc = trace_key_parse(l->opt[CMD_O_KEY], &o.key, &c->err)))
+            return rc;
+        o.key_col = l->opt[CMD_O_KEY_COL];
+        o.size_col = l->opt[CMD_O_SIZE_COL];
+        o.time_col = l->opt[CMD_O_TIME_COL];
+        o.op_col = l->opt[CMD_O_OP_COL];
+        const char *path = l->opt[CMD_O_LOG];
+        std = !strcmp(path, "-");
+        fd = std ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            return rs_fail(&c->err, RINGSIM_EPARAM, "cannot open %.200s: %s", path, strerror(errno));
+        if ((rc = trace_reader_open(&r, fd, std ? "standard input" : path, &o, &c->err))) {
+            if (!std)
+                close(fd);
+            return rc;
+        }
+        p.log = r;
+    } else if (l->opt[CMD_O_FORMAT] || l->opt[CMD_O_KEY] || l->opt[CMD_O_KEY_COL]) {
+        return rs_fail(&c->err, RINGSIM_EPARAM, "--format, --key and the columns read a --log");
+    }
+    json_t *j = NULL;
+    rc = plan_run(c->s, &p, &j, &c->err);
+    trace_reader_free(r);
+    if (fd > 0)
+        close(fd);
+    if (rc)
+        return rc;
+    FILE *out = c->out;
+    if (out && l->opt[CMD_O_JSON]) {
+        cmd__print_json(out, j);
+    } else if (out) {
+        json_t *hk = json_object_get(j, "hottest_key");
+        fprintf(
+            out, "%s, %s: %lld keys, the hottest %.4f%% of the requests; busiest at most %g x fair\n",
+            json_string_value(json_object_get(j, "algorithm")),
+            !strcmp(json_string_value(json_object_get(j, "source")), "log") ? "the log's requests"
+                                                                            : "the workload",
+            (long long)json_integer_value(json_object_get(j, "keys")),
+            100 * json_number_value(json_object_get(hk, "share")), p.max_load);
+        fprintf(out, "  %5s  %-20s %10s  %-20s %12s %9s\n", "Nodes", "Added", "Max/fair", "Busiest",
+                "Keys moved", "Req moved");
+        json_t *e;
+        size_t i;
+        json_array_foreach(json_object_get(j, "steps"), i, e)
+        {
+            json_t *a = json_object_get(e, "added"), *m = json_object_get(e, "max_over_mean");
+            fprintf(out, "  %5lld  ", (long long)json_integer_value(json_object_get(e, "nodes")));
+            cmd_print_padded(out, json_is_string(a) ? json_string_value(a) : "(now)", 20);
+            fprintf(out, " %10.4f  ", json_is_number(m) ? json_number_value(m) : NAN);
+            cmd_print_padded(out, json_string_value(json_object_get(e, "busiest")), 20);
+            fprintf(out, " %12lld %8.2f%%\n",
+                    (long long)json_integer_value(json_object_get(e, "keys_moved")),
+                    100 * json_number_value(json_object_get(e, "requests_moved")));
+        }
+        json_t *en = json_object_get(j, "enough");
+        if (json_is_integer(en))
+            fprintf(out, "%lld nodes keep the busiest at or under %g x its fair share\n",
+                    (long long)json_integer_value(en), p.max_load);
+        else
+            fprintf(out, "no plan: %s\n", json_string_value(json_object_get(j, "reason")));
+        fprintf(out, "nothing was recorded\n");
     }
     json_decref(j);
     return 0;
