@@ -275,6 +275,18 @@ try:
     tr = json.loads(run(db, "trace", p, "--json").stdout)
     check(abs(pl["steps"][0]["max_over_mean"] - tr["max_over_mean"]) < 1e-9 and pl["requests"] == N,
           f"plan from a log: {pl['steps'][0]['max_over_mean']} vs trace {tr['max_over_mean']}")
+    # ---- Twitter's cluster presets: the published figures, stored expanded ----
+    run(pdb, "workload", "twitter-cluster52")
+    w = json.loads(run(pdb, "workload", "--json").stdout)
+    check(w["kind"] == "zipf" and w["s"] == 1.2117 and w["sizes"] == {"kind": "fixed", "bytes": 273},
+          f"twitter-cluster52: {w}")
+    run(pdb, "workload", "twitter-cluster31")
+    w = json.loads(run(pdb, "workload", "--json").stdout)
+    check(w["kind"] == "uniform" and w["sizes"]["bytes"] == 15, f"twitter-cluster31 (alpha 0): {w}")
+    r = run(pdb, "workload", "twitter-cluster43", ok=False)
+    check(r.returncode == 1 and "no workload preset" in r.stderr.decode(), f"preset 43: {r.stderr!r}")
+    r = run(pdb, "check", ok=False)
+    check(r.returncode == 0, f"check after presets: {r.stdout!r} {r.stderr!r}")
     r = run(pdb, "plan", "--max-load", "0.5", ok=False)
     check(r.returncode == 1 and "max-load" in r.stderr.decode(), f"plan refusal: {r.stderr!r}")
 finally:

@@ -42,7 +42,8 @@ function clockWords(x, byTime) {
 /** One RFC 4180 field. */
 function csvField(v) {
   const s = v === null || v === undefined ? '' : String(v);
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  const quote = ['"', ',', '\r', '\n'].some((c) => s.includes(c));
+  return quote ? `"${s.split('"').join('""')}"` : s;
 }
 
 export function traceCsv(answer) {
