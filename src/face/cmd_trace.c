@@ -326,6 +326,9 @@ int cmd__plan(cmd_ctx *c)
         fd = std ? 0 : open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
             return rs_fail(&c->err, RINGSIM_EPARAM, "cannot open %.200s: %s", path, strerror(errno));
+        struct stat sb;
+        if (!fstat(fd, &sb) && S_ISREG(sb.st_mode))
+            p.log_size = (uint64_t)sb.st_size;
         if ((rc = trace_reader_open(&r, fd, std ? "standard input" : path, &o, &c->err))) {
             if (!std)
                 close(fd);

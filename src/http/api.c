@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "api_import.h"
@@ -984,6 +985,9 @@ static int post_trace_route(sim *s, const api_request *r, json_t **out, api_answ
         p.nchanges++;
     }
     p.changes = ch;
+    struct stat sb;
+    if (!fstat(r->body_fd, &sb))
+        p.size = (uint64_t)sb.st_size;
     trace_reader *rd;
     if ((rc = trace_reader_open(&rd, r->body_fd, "the log", &o, err)))
         return rc;

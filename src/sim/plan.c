@@ -160,8 +160,9 @@ int plan_run(sim *s, const plan_params *p, json_t **out, rs_error *err)
             if (rc)
                 goto nomem;
             rs_error pe;
-            if (requests % 65536 == 0 && sim__progress(s, "plan", trace_reader_bytes_in(p->log),
-                                                       trace_reader_bytes_in(p->log), &pe)) {
+            uint64_t in = trace_reader_bytes_in(p->log);
+            if (requests % 65536 == 0 &&
+                sim__progress(s, "plan", in, p->log_size > in ? p->log_size : in, &pe)) {
                 rc = rs_fail(err, RINGSIM_ECANCELED, "the plan was cancelled");
                 goto done;
             }

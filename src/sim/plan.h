@@ -38,6 +38,7 @@ typedef struct plan_params {
     uint32_t max_steps;      /* nodes added at most, 1 .. PLAN_MAX_STEPS */
     const char *prefix;      /* the added nodes' names: prefix + 1, 2, ... ("new-") */
     trace_reader *log;       /* the demand: a log (read to its end), or NULL: the workload */
+    uint64_t log_size;       /* the log's bytes when known (0: not), for progress */
 } plan_params;
 
 /* *out: {"max_load", "algorithm", "source", "keys", "requests"?,

@@ -939,8 +939,10 @@ int trace_run(sim *s, trace_reader *r, const trace_params *p, trace_progress_fn 
         }
         rs_error pe;
         if (R.requests % TRACE_PROGRESS_EVERY == 0 &&
-            ((fn && fn(ud, trace_reader_bytes_in(r), R.requests)) ||
-             sim__progress(s, "trace", trace_reader_bytes_in(r), trace_reader_bytes_in(r), &pe))) {
+            (fn ? fn(ud, trace_reader_bytes_in(r), R.requests)
+                : sim__progress(
+                      s, "trace", trace_reader_bytes_in(r),
+                      p->size > trace_reader_bytes_in(r) ? p->size : trace_reader_bytes_in(r), &pe))) {
             rc = rs_fail(err, RINGSIM_ECANCELED, "the replay was cancelled");
             goto done;
         }

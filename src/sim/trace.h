@@ -73,6 +73,7 @@ typedef struct trace_params {
     size_t nchanges; /* at most TRACE_MAX_CHANGES */
     double interval; /* of the series, in the log's seconds (or requests
                         when it has no clock); 0: about 1/100 of the log */
+    uint64_t size;   /* the file's bytes when known (0: not), for progress */
 } trace_params;
 
 /* Read "1000", "64MiB", "2GB", "500k", "10000obj": 0 with *size and
@@ -81,7 +82,9 @@ typedef struct trace_params {
 int trace_cache_parse(const char *s, uint64_t *size, bool *objects, rs_error *err);
 
 /* Called every 65,536 records with the bytes read so far and the requests
- * replayed; nonzero cancels (RINGSIM_ECANCELED). */
+ * replayed; nonzero cancels (RINGSIM_ECANCELED).  Without one, progress
+ * goes to the simulation's own callback (sim_set_progress: "trace", bytes
+ * read of p->size), which may cancel too (a client that leaves). */
 typedef int (*trace_progress_fn)(void *ud, uint64_t bytes_in, uint64_t requests);
 
 /* Replay the log r (positioned at its start, as trace_reader_open leaves
