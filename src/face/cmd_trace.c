@@ -219,21 +219,32 @@ static void print_text(FILE *out, json_t *j)
     fprintf(out, "nothing was recorded\n");
 }
 
+/* How to read the log, from the line's --format, --key and columns. */
+static int read_opts(cmd_ctx *c, trace_opts *o)
+{
+    const cmd_line *l = c->l;
+    int rc;
+    memset(o, 0, sizeof *o);
+    if (l->opt[CMD_O_FORMAT] && (rc = trace_format_parse(l->opt[CMD_O_FORMAT], &o->format, &c->err)))
+        return rc;
+    if (l->opt[CMD_O_KEY] && (rc = trace_key_parse(l->opt[CMD_O_KEY], &o->key, &c->err)))
+        return rc;
+    o->key_col = l->opt[CMD_O_KEY_COL];
+    o->size_col = l->opt[CMD_O_SIZE_COL];
+    o->time_col = l->opt[CMD_O_TIME_COL];
+    o->op_col = l->opt[CMD_O_OP_COL];
+    return 0;
+}
+
 int cmd__trace(cmd_ctx *c)
 {
     const cmd_line *l = c->l;
-    trace_opts o = {0};
+    trace_opts o;
     trace_params p = {0};
     trace_change ch[TRACE_MAX_CHANGES];
     int rc;
-    if (l->opt[CMD_O_FORMAT] && (rc = trace_format_parse(l->opt[CMD_O_FORMAT], &o.format, &c->err)))
+    if ((rc = read_opts(c, &o)))
         return rc;
-    if (l->opt[CMD_O_KEY] && (rc = trace_key_parse(l->opt[CMD_O_KEY], &o.key, &c->err)))
-        return rc;
-    o.key_col = l->opt[CMD_O_KEY_COL];
-    o.size_col = l->opt[CMD_O_SIZE_COL];
-    o.time_col = l->opt[CMD_O_TIME_COL];
-    o.op_col = l->opt[CMD_O_OP_COL];
     if (l->opt[CMD_O_CACHE] &&
         (rc = trace_cache_parse(l->opt[CMD_O_CACHE], &p.cache, &p.cache_objects, &c->err)))
         return rc;
@@ -311,16 +322,9 @@ int cmd__plan(cmd_ctx *c)
     int fd = -1;
     bool std = false;
     if (l->opt[CMD_O_LOG]) {
-        trace_opts o = {0};
-        if (l->opt[CMD_O_FORMAT] &&
-            (rc = trace_format_parse(l->opt[CMD_O_FORMAT], &o.format, &c->err)))
+        trace_opts o;
+        if ((rc = read_opts(c, &o)))
             return rc;
-        if (l->opt[CMD_O_KEY] && (rc = trace_key_parse(l->opt[CMD_O_KEY], &o.key, &c->err)))
-            return rc;
-        o.key_col = l->opt[CMD_O_KEY_COL];
-        o.size_col = l->opt[CMD_O_SIZE_COL];
-        o.time_col = l->opt[CMD_O_TIME_COL];
-        o.op_col = l->opt[CMD_O_OP_COL];
         const char *path = l->opt[CMD_O_LOG];
         std = !strcmp(path, "-");
         fd = std ? 0 : open(path, O_RDONLY | O_CLOEXEC);
