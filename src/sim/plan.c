@@ -77,7 +77,8 @@ static int demand_push(demand *d, const char *key, size_t len, double w, uint64_
         d->arena = a;
         d->acap = nc;
     }
-    memcpy(d->arena + d->alen, key, len);
+    if (len)
+        memcpy(d->arena + d->alen, key, len);
     d->off[d->n] = d->alen;
     d->len[d->n] = (uint32_t)len;
     d->w[d->n] = w;
@@ -112,7 +113,7 @@ static int count_request(demand *d, const char *key, size_t len, uint64_t h)
         d->nslot = ns;
     }
     size_t j = h & (d->nslot - 1);
-    while (d->slot[j]) {
+    while (d->h && d->slot[j]) { /* a taken slot means keys (and d->h) */
         size_t i = d->slot[j] - 1;
         if (d->h[i] == h && d->len[i] == len && !memcmp(d->arena + d->off[i], key, len)) {
             d->w[i] += 1;

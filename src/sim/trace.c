@@ -892,7 +892,7 @@ int trace_run(sim *s, trace_reader *r, const trace_params *p, trace_progress_fn 
         pt->requests++;
         pt->bytes += rec.bytes;
         place_key(R.pl, R.h, rec.key, rec.len, &k);
-        if ((rc = distinct_add(&R.all, k.sha64)))
+        if (distinct_add(&R.all, k.sha64))
             goto nomem;
         if (k.served < 0) {
             R.unserved++;
@@ -905,7 +905,7 @@ int trace_run(sim *s, trace_reader *r, const trace_params *p, trace_progress_fn 
             R.seg_served++;
             R.seg_pt_served++;
             R.pt_node[b * R.capsl + si]++;
-            if ((rc = distinct_add(&x->keys, k.sha64)))
+            if (distinct_add(&x->keys, k.sha64))
                 goto nomem;
             if (rec.has_time) {
                 int64_t sec = (int64_t)floor(rec.time);
