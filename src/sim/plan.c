@@ -115,7 +115,8 @@ static int count_request(demand *d, const char *key, size_t len, uint64_t h)
     size_t j = h & (d->nslot - 1);
     while (d->h && d->slot[j]) { /* a taken slot means keys (and d->h) */
         size_t i = d->slot[j] - 1;
-        if (d->h[i] == h && d->len[i] == len && (!len || !memcmp(d->arena + d->off[i], key, len))) {
+        if (d->h[i] == h && d->len[i] == len &&
+            (!len || (d->arena && !memcmp(d->arena + d->off[i], key, len)))) {
             d->w[i] += 1;
             d->total += 1;
             return 0;
