@@ -10,7 +10,7 @@ JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 TSAN     ?= build-tsan
 PREFIX   ?= /usr/local
 
-.PHONY: test-long all build run test lint-c install package test-asan test-tsan asan-build tsan-build test-crash-long bench bench-lib bench-10m bench-layout bench-load bench-ceph fuzz fuzz-api fuzz-http fuzz-open fuzz-import fuzz-build deps deps-test npm clean
+.PHONY: test-long all build run test lint-c install package test-asan test-tsan asan-build tsan-build test-crash-long bench bench-lib bench-trace bench-ceph bench-10m bench-layout bench-load fuzz fuzz-api fuzz-http fuzz-open fuzz-import fuzz-trace fuzz-build deps deps-test npm clean
 
 all: build
 
@@ -110,10 +110,17 @@ bench: build
 	$(BUILD)/bench_textbook
 	$(BUILD)/bench_workload
 	$(BUILD)/bench_traffic
+	$(MAKE) --no-print-directory bench-trace
 	$(MAKE) --no-print-directory bench-lib
 
 # libringsim against the engine's own lookups, then the Python module's
 # lookup_many of 1M keys against the C library and Debian's uhashring.
+# `ringsim trace` beside a bare read-split-hash loop over a ten-million-line
+# access log, lines per second by format, memory at 1M and 10M lines
+# (bench/bench_trace.c; about 1 GiB in /tmp, a few minutes).
+bench-trace: build
+	$(BUILD)/bench_trace
+
 bench-lib: build
 	$(BUILD)/bench_lib
 	PYTHONPATH=$(BUILD)/python /usr/bin/python3 bench/bench_python.py $(BUILD)/bench_lib
@@ -149,7 +156,7 @@ FUZZ_SECONDS ?= 120
 FUZZ     ?= build-fuzz
 fuzz-build: deps
 	cmake -S . -B $(FUZZ) -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DRINGSIM_FUZZ=ON >/dev/null
-	cmake --build $(FUZZ) -j $(JOBS) --target fuzz_sim fuzz_open fuzz_api fuzz_http \
+	cmake --build $(FUZZ) -j $(JOBS) --target fuzz_sim fuzz_open fuzz_api fuzz_http fuzz_trace \
 	  $(addprefix fuzz_import_,$(IMPORT_FORMATS)) -- --no-print-directory
 
 fuzz: fuzz-build
@@ -172,6 +179,13 @@ fuzz-import: fuzz-build
 	  $(FUZZ)/fuzz/fuzz_import_$$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 $$dict \
 	    $(BUILD)/fuzz-import-$$f-corpus fuzz/import-seeds/$$f; \
 	done
+
+# The request-log readers (src/io/trace_read.c) with any bytes in any format:
+# a reader or a refusal with a message, every key a name, never a crash.
+fuzz-trace: fuzz-build
+	mkdir -p $(BUILD)/fuzz-trace-corpus
+	$(FUZZ)/fuzz/fuzz_trace -max_total_time=$(FUZZ_SECONDS) -max_len=300000 -timeout=10 \
+	  $(BUILD)/fuzz-trace-corpus
 
 # The API's routes and handlers with random requests: never a crash, never
 # an answer that is not 200/201 or a well-formed error object.

@@ -106,6 +106,10 @@ if(NOT RINGSIM_SANITIZE AND NOT RINGSIM_TSAN)
   target_link_libraries(ringsim_python PRIVATE ringsim_static)
   set_target_properties(ringsim_python PROPERTIES OUTPUT_NAME ringsim
                         LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/python)
+  # The module replays a request log too (Placement.replay), as ringsim
+  # trace counts it.
+  add_test(NAME py_trace COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/trace_python_test.py
+                                 $<TARGET_FILE:ringsim> ${CMAKE_BINARY_DIR}/python)
   # Debian's python3 path: /usr/lib/python3/dist-packages under /usr (the
   # .deb), lib/python3.X/dist-packages under any other prefix (/usr/local:
   # where Debian's python3 looks) -- decided at install time, as the prefix.

@@ -511,6 +511,61 @@ fail_keys:
     return out;
 }
 
+/* replay(keys): a request log replayed, its keys read by the caller (the
+ * library reads no file): each key of the iterable is one request, sent to
+ * the node that serves it (ringsim_served_by, node states applied).
+ * Streams: nothing of the iterable is kept.  Answers {"requests",
+ * "unserved", "nodes": {name: requests}} -- as `ringsim trace` counts its
+ * nodes' requests and its unserved. */
+static PyObject *placement_replay(Placement *self, PyObject *keys)
+{
+    modstate *st = PyType_GetModuleState(Py_TYPE(self));
+    PyObject *it = PyObject_GetIter(keys), *counts = NULL, *item, *out = NULL;
+    if (!it)
+        return NULL;
+    if (!(counts = PyDict_New()))
+        goto done;
+    long long requests = 0, unserved = 0;
+    while ((item = PyIter_Next(it))) {
+        const char *s, *node = NULL;
+        Py_ssize_t len;
+        if (key_bytes(item, &s, &len) < 0) {
+            Py_DECREF(item);
+            goto done;
+        }
+        int rc = ringsim_served_by(self->p, s, (size_t)len, &node);
+        if (rc)
+            raise_fmt(st, rc, "request %lld, %R: %s", requests, item, ringsim_strerror(rc));
+        Py_DECREF(item);
+        if (rc)
+            goto done;
+        requests++;
+        if (!node) {
+            unserved++;
+            continue;
+        }
+        PyObject *name = name_obj(self, node);
+        if (!name)
+            goto done;
+        PyObject *c = PyDict_GetItemWithError(counts, name);
+        long long n = c ? PyLong_AsLongLong(c) + 1 : 1;
+        PyObject *v = (c || !PyErr_Occurred()) ? PyLong_FromLongLong(n) : NULL;
+        int bad = !v || PyDict_SetItem(counts, name, v) < 0;
+        Py_XDECREF(v);
+        Py_DECREF(name);
+        if (bad)
+            goto done;
+    }
+    if (PyErr_Occurred())
+        goto done;
+    out = Py_BuildValue("{s:L, s:L, s:O}", "requests", requests, "unserved", unserved, "nodes",
+                        counts);
+done:
+    Py_XDECREF(counts);
+    Py_DECREF(it);
+    return out;
+}
+
 static PyObject *placement_moves(Placement *self, PyObject *args)
 {
     PyObject *other, *keys, *out = NULL;
@@ -572,6 +627,10 @@ static PyMethodDef placement_methods[] = {
     {"lookup_many", (PyCFunction)placement_lookup_many, METH_O,
      "lookup_many(keys) -> [owner, ...] for an iterable of keys, in one call; the GIL is "
      "released while the library looks them up."},
+    {"replay", (PyCFunction)placement_replay, METH_O,
+     "replay(keys) -> {\"requests\", \"unserved\", \"nodes\": {name: requests}}: each key of "
+     "the iterable (a request log's keys, read by the caller) is one request to the node that "
+     "serves it; streams, keeps nothing of the iterable."},
     {"moves", (PyCFunction)placement_moves, METH_VARARGS,
      "moves(other, keys) -> [(key, owner here, owner in other), ...] for the keys whose "
      "owner differs between this placement and other (a Placement), in the keys' order; "

@@ -5,16 +5,17 @@
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libsqlite3-dev libssl-dev libevent-dev
       libjansson-dev libcmocka-dev libxxhash-dev zlib1g-dev libyaml-dev libunistring-dev
-      python3-dev)
+      libzstd-dev python3-dev)
 if [ "${1:-}" = "--test" ]; then
   # chromium for the browser tests; the real programs whose placement ringsim
   # reproduces (libmemcached, nginx, HAProxy, twemproxy, Redis, the Cassandra
   # driver, PyYAML for the exports' YAML, uhashring for libringsim's ketama)
   # to test against, crushtool and osdmaptool from ceph-base for CRUSH;
-  # wrk for load figures; clang-tidy and shellcheck for lint.
+  # wrk for load figures; clang-tidy and shellcheck for lint; zstd to
+  # compress the request logs the trace tests replay.
   pkgs+=(chromium sqlite3 libmemcached-dev nginx haproxy nutcracker
          redis-server redis-tools python3-cassandra python3-yaml python3-uhashring wrk
-         clang-tidy clang-format shellcheck ceph-base)
+         clang-tidy clang-format shellcheck ceph-base zstd)
   # Node.js may come from elsewhere (nodesource, nvm): use it when present.
   command -v node >/dev/null && command -v npm >/dev/null || pkgs+=(nodejs npm)
 fi

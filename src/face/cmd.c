@@ -26,6 +26,7 @@
 #include "export_config.h"
 #include "import_face.h"
 #include "names.h"
+#include "trace_read.h"
 
 const cmd_option cmd_options[CMD_O_COUNT] = {
     [CMD_O_DB] = {"db", "PATH", "the database (default $RINGSIM_DB, or ./ringsim.db)"},
@@ -74,6 +75,26 @@ const cmd_option cmd_options[CMD_O_COUNT] = {
     [CMD_O_LOCATION] = {"location", "TYPE=NAME,...",
                         "where the node sits, widest domain first (dc=dc1,rack=r1,host=h1; '' "
                         "for none)"},
+    [CMD_O_KEY] = {"key", "FIELD", "an access log's key: uri (default), host_uri or remote_addr"},
+    [CMD_O_CACHE] = {"cache", "SIZE",
+                     "an LRU cache per node: bytes (64MiB, 2GB, 1000) or objects (10000obj)"},
+    [CMD_O_CHANGE] = {"change", "AT OP",
+                      "before request AT (from 0) or at @TIME (epoch or RFC 3339), apply OP: "
+                      "\"node add|rm|down|up NAME\", \"node weight NAME W\" (may repeat)"},
+    [CMD_O_INTERVAL] = {"interval", "N",
+                        "the series' interval: seconds of the log's clock, or requests without "
+                        "one (default about 1/100 of the log)"},
+    [CMD_O_KEY_COL] = {"key-col", "C", "csv: the key's column, by header name or number from 1"},
+    [CMD_O_SIZE_COL] = {"size-col", "C", "csv: the size's column"},
+    [CMD_O_TIME_COL] = {"time-col", "C", "csv: the time's column (epoch seconds or RFC 3339)"},
+    [CMD_O_OP_COL] = {"op-col", "C", "csv: the operation's column"},
+    [CMD_O_MAX_LOAD] = {"max-load", "L",
+                        "the busiest node's load against its fair share to stay at or under "
+                        "(at least 1)"},
+    [CMD_O_LOG] = {"log", "FILE",
+                   "plan for a request log's keys and counts (as ringsim trace reads it) instead "
+                   "of the stored workload"},
+    [CMD_O_STEPS] = {"steps", "N", "nodes to add at most, 1 to 256 (default 64)"},
 };
 
 #define CONFIG_OPTS                                                                                \
@@ -381,6 +402,38 @@ const cmd_def cmd_table[] = {
         .run = cmd__traffic,
     },
     {
+        .name = "trace",
+        .args = "FILE|-",
+        .min_args = 1,
+        .max_args = 1,
+        .options = O(FORMAT) | O(KEY) | O(CACHE) | O(CHANGE) | O(INTERVAL) | O(KEY_COL) |
+                   O(SIZE_COL) | O(TIME_COL) | O(OP_COL),
+        .summary = "replay your own request log through the placement",
+        .help = "Replays a request log (formats: " TRACE_FORMATS
+                "; gzip and zstd recognised) through the current placement, streaming: per node "
+                "requests, bytes, distinct keys, peak requests in one second of the log's clock, "
+                "load against the fair share; with --cache, each node's LRU hits; with --change, "
+                "the topology changes mid-log and the keys that move miss. A time series per "
+                "interval. A bad line is counted and skipped; a file not of its format is "
+                "refused. Progress on stderr when it is a terminal. Nothing is recorded.",
+        .run = cmd__trace,
+    },
+    {
+        .name = "plan",
+        .args = "",
+        .options = O(MAX_LOAD) | O(LOG) | O(STEPS) | O(ALGORITHM) | O(POINTS) | O(PARAM) |
+                   O(FORMAT) | O(KEY) | O(KEY_COL) | O(SIZE_COL) | O(TIME_COL) | O(OP_COL),
+        .required = O(MAX_LOAD),
+        .summary = "how many nodes keep the busiest under a load",
+        .help = "Adds nodes of weight 1 one at a time to the current ones (under the "
+                "configuration, or --algorithm, --points, --param) until the busiest node's "
+                "requests are at most --max-load times its fair share, for the stored workload "
+                "or a request log (--log, read as ringsim trace reads it): each step's max/mean, "
+                "busiest node, keys and requests moved. Stops when no number of nodes can do it "
+                "(the hottest key alone is too much). Nothing is recorded.",
+        .run = cmd__plan,
+    },
+    {
         .name = "preview node",
         .args = "add|rm|down|up NAME",
         .min_args = 2,
@@ -679,8 +732,9 @@ int cmd_parse(cmd_line *l, int argc, char **argv, rs_error *err)
     err->msg[0] = '\0';
     char **pos = calloc((size_t)argc + 1, sizeof *pos);
     l->params = calloc((size_t)argc + 1, sizeof *l->params);
+    l->changes = calloc((size_t)argc + 1, sizeof *l->changes);
     int given[CMD_O_COUNT] = {0}, npos = 0;
-    if (!pos || !l->params) {
+    if (!pos || !l->params || !l->changes) {
         free(pos);
         rs_fail(err, RINGSIM_ENOMEM, "out of memory");
         return CMD_EXIT_REFUSED;
@@ -729,6 +783,13 @@ int cmd_parse(cmd_line *l, int argc, char **argv, rs_error *err)
         }
         if (o == CMD_O_PARAM)
             l->params[l->nparams++] = val;
+        if (o == CMD_O_CHANGE) { /* AT, then OP as the next word */
+            if (i + 1 >= argc)
+                return fail_usage(err, "option --change needs AT and OP (\"node add NAME\")%s", "");
+            l->changes[2 * l->nchanges] = val;
+            l->changes[2 * l->nchanges + 1] = argv[++i];
+            l->nchanges++;
+        }
         l->opt[o] = val;
         given[o] = 1;
     }
@@ -802,6 +863,7 @@ void cmd_line_clear(cmd_line *l)
     else
         free(l->args);
     free(l->params);
+    free(l->changes);
     free(l->tokens);
     free(l->loc_text);
     memset(l, 0, sizeof *l);
@@ -828,7 +890,7 @@ char *cmd_synopsis(const cmd_def *d, char *buf, size_t size)
         bool req = d->required & CMD_BIT(o);
         n += (size_t)snprintf(buf + n, size - n, " %s--%s%s%s%s%s", req ? "" : "[", op->name,
                               op->arg ? " " : "", op->arg ? op->arg : "", req ? "" : "]",
-                              o == CMD_O_PARAM ? "..." : "");
+                              o == CMD_O_PARAM || o == CMD_O_CHANGE ? "..." : "");
     }
     return buf;
 }

@@ -69,6 +69,18 @@ typedef enum {
     CMD_O_CONFIG,   /* export --config F */
     CMD_O_FILE,     /* key add --file F */
     CMD_O_LOCATION, /* node add, node move: --location TYPE=NAME,… */
+    /* trace (docs/api.md v4, "replay your own traffic") */
+    CMD_O_KEY,      /* access-log key field */
+    CMD_O_CACHE,    /* per node, bytes or Nobj */
+    CMD_O_CHANGE,   /* --change AT OP: two values, may repeat */
+    CMD_O_INTERVAL, /* of the series */
+    CMD_O_KEY_COL,  /* csv columns */
+    CMD_O_SIZE_COL,
+    CMD_O_TIME_COL,
+    CMD_O_OP_COL,
+    CMD_O_MAX_LOAD, /* plan */
+    CMD_O_LOG,
+    CMD_O_STEPS,
     CMD_O_COUNT
 } cmd_opt;
 
@@ -79,8 +91,8 @@ typedef struct cmd_option {
 } cmd_option;
 extern const cmd_option cmd_options[CMD_O_COUNT];
 
-#define CMD_BIT(o) (1u << (o))
-_Static_assert(CMD_O_COUNT <= 32, "options are bits of an unsigned");
+#define CMD_BIT(o) (UINT64_C(1) << (o))
+_Static_assert(CMD_O_COUNT <= 64, "options are bits of a uint64_t");
 
 enum {
     CMD_F_CHANGE = 1,       /* one operation: allowed in scenario files */
@@ -96,14 +108,14 @@ typedef struct cmd_def {
     const char *name;       /* its words: "node add" */
     const char *args;       /* the positionals in the synopsis: "NAME", "KEY..." */
     int min_args, max_args; /* max_args < 0: any number */
-    unsigned options;       /* CMD_BIT()s it accepts beside --db and --json */
+    uint64_t options;       /* CMD_BIT()s it accepts beside --db and --json */
     unsigned flags;         /* CMD_F_* */
     const char *summary;    /* one line for the list of commands */
     const char *help;       /* what `ringsim help COMMAND` says beside the synopsis */
     /* The handler: 0, or a negative RINGSIM_E code with c->err filled.
      * NULL when the command line runs the command itself. */
     int (*run)(cmd_ctx *c);
-    unsigned required; /* CMD_BIT()s of the options it cannot run without */
+    uint64_t required; /* CMD_BIT()s of the options it cannot run without */
 } cmd_def;
 
 /* The table, in the order help lists it; ends with a NULL name. */
@@ -116,7 +128,9 @@ typedef struct cmd_line {
     const char *opt[CMD_O_COUNT]; /* each option's value ("" for a flag), NULL if absent */
     const char **params;          /* every --param NAME=VALUE, in order */
     int nparams;
-    char **args; /* the positionals after the command's words */
+    const char **changes; /* every --change AT OP: AT, OP, AT, OP... */
+    int nchanges;         /* pairs */
+    char **args;          /* the positionals after the command's words */
     int nargs;
     int literal_from; /* args from this index on came after "--" (nargs when none) */
     bool help;        /* --help or -h was given */

@@ -17,6 +17,7 @@
  *   cmd_preview.c   preview node, preview config (preview import and import
  *                   are import_face.c's)
  *   cmd_workload.c  workload, traffic run
+ *   cmd_trace.c     trace: a request log replayed; plan: nodes for a load
  *   cmd_out.c       how the handlers print (cmd_out.h)
  *   cmd_value.c     numbers and configurations as the command line writes
  *                   them (below)
@@ -77,6 +78,10 @@ int cmd__preview_config(cmd_ctx *c);
 /* cmd_workload.c */
 int cmd__workload(cmd_ctx *c);
 int cmd__traffic(cmd_ctx *c);
+
+/* cmd_trace.c */
+int cmd__trace(cmd_ctx *c);
+int cmd__plan(cmd_ctx *c);
 
 /* cmd_value.c: what the parser checks and some handlers read again
  * (cmd_parse_number and cmd_config_apply, in cmd.h, are defined there

@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "alg_ceph.h"
@@ -20,6 +21,7 @@
 #include "csv.h"
 #include "names.h"
 #include "scenario.h"
+#include "trace.h"
 #include "traffic.h"
 #include "view.h"
 
@@ -63,6 +65,8 @@ void api_request_clear(api_request *r)
     }
     free(r->params);
     json_decref(r->body);
+    if (r->spooled)
+        close(r->body_fd);
     memset(r, 0, sizeof *r);
 }
 
@@ -940,6 +944,84 @@ static int get_config_route(sim *s, const api_request *r, json_t **out, api_answ
     return viewed(view_config(s, err), out, err);
 }
 
+/* A query option by its name, or by the command line's spelling ("key-col"
+ * for "key_col"). */
+static const char *opt_value(const api_request *r, const char *name)
+{
+    const api_param *v = param(r, name);
+    if (!v) {
+        char alt[32];
+        snprintf(alt, sizeof alt, "%s", name);
+        for (char *q = alt; *q; q++)
+            if (*q == '_')
+                *q = '-';
+        v = param(r, alt);
+    }
+    return v ? v->value : NULL;
+}
+
+/* POST /api/trace?trace_format=&key=&cache=&change=AT%20OP&interval=&key_col=
+ * &size_col=&time_col=&op_col= with the log as the body (spooled to a
+ * temporary file by the server, api_spools): the replay of `ringsim trace`
+ * (src/sim/trace.c).  On the reading worker; cancelled with the client. */
+static int post_trace_route(sim *s, const api_request *r, json_t **out, api_answer *a, rs_error *err)
+{
+    (void)a;
+    if (!r->spooled)
+        return rs_fail(err, RINGSIM_EPARAM, "send the request log as the body");
+    trace_opts o = {0};
+    trace_params p = {0};
+    trace_change ch[TRACE_MAX_CHANGES];
+    const char *v;
+    int rc;
+    /* format= is every route's answer format (json, csv): the log's is
+     * trace_format= */
+    if ((v = opt_value(r, "trace_format")) && (rc = trace_format_parse(v, &o.format, err)))
+        return rc;
+    if ((v = opt_value(r, "key")) && (rc = trace_key_parse(v, &o.key, err)))
+        return rc;
+    if ((v = opt_value(r, "cache")) && (rc = trace_cache_parse(v, &p.cache, &p.cache_objects, err)))
+        return rc;
+    if ((v = opt_value(r, "interval"))) {
+        char *e;
+        p.interval = strtod(v, &e);
+        if (*e || !*v || !(p.interval > 0) || !isfinite(p.interval) || p.interval > 1e15)
+            return rs_fail(err, RINGSIM_EPARAM, "interval must be a number above 0, not \"%.64s\"",
+                           v);
+    }
+    o.key_col = opt_value(r, "key_col");
+    o.size_col = opt_value(r, "size_col");
+    o.time_col = opt_value(r, "time_col");
+    o.op_col = opt_value(r, "op_col");
+    for (int i = 0; i < r->nparams; i++) {
+        if (strcmp(r->params[i].name, "change"))
+            continue;
+        if (p.nchanges == TRACE_MAX_CHANGES)
+            return rs_fail(err, RINGSIM_EPARAM, "at most %d changes in one replay",
+                           TRACE_MAX_CHANGES);
+        char at[64];
+        const char *val = r->params[i].value, *sp = strchr(val, ' ');
+        size_t al = sp ? (size_t)(sp - val) : strlen(val);
+        if (al >= sizeof at)
+            return rs_fail(err, RINGSIM_EPARAM, "change: \"%.64s\" is not \"AT OP\"", val);
+        memcpy(at, val, al);
+        at[al] = 0;
+        if ((rc = trace_change_parse(at, sp ? sp + 1 : "", &ch[p.nchanges], err)))
+            return rc;
+        p.nchanges++;
+    }
+    p.changes = ch;
+    struct stat sb;
+    if (!fstat(r->body_fd, &sb))
+        p.size = (uint64_t)sb.st_size;
+    trace_reader *rd;
+    if ((rc = trace_reader_open(&rd, r->body_fd, "the log", &o, err)))
+        return rc;
+    rc = trace_run(s, rd, &p, NULL, NULL, out, err);
+    trace_reader_free(rd);
+    return rc ? rc : 200;
+}
+
 static int post_traffic_route(sim *s, const api_request *r, json_t **out, api_answer *a, rs_error *err)
 {
     (void)a;
@@ -1164,6 +1246,8 @@ static const route routes[] = {
     {"workload", API_PUT, put_workload_route, API_WORKER, true, false, NULL, NULL},
     /* a replay of up to 10^8 requests: seconds, on the reading worker */
     {"traffic/x", API_POST, post_traffic_route, API_READER, true, false, NULL, NULL},
+    /* a request log of up to 1 GiB, spooled (api_spools): on the reading worker */
+    {"trace", API_POST, post_trace_route, API_READER, true, false, NULL, NULL},
     {"import", API_POST, post_import_route, API_WORKER, true, false, NULL, NULL},
     {"diff", API_GET, NULL, API_READER, false, false, "moves", get_diff},
 };
@@ -1234,10 +1318,17 @@ size_t api_body_limit(const api_request *r)
     rs_error e;
     if (!find_route(r, &rt, &e) && !rt->body)
         return API_MAX_IGNORED_BODY;
+    if (api_spools(r))
+        return API_MAX_TRACE_BODY;
     return r->method == API_POST && r->nseg == 1 &&
                    (seg_is(r, 0, "import") || seg_is(r, 0, "preview"))
                ? API_MAX_IMPORT_BODY
                : API_MAX_BODY;
+}
+
+bool api_spools(const api_request *r)
+{
+    return r->method == API_POST && r->nseg == 1 && seg_is(r, 0, "trace");
 }
 
 /* The format= parameter: *csv when it asks for CSV of the route's list. */

@@ -26,6 +26,9 @@
 /* The body a change that takes none may still send (clients that always
  * send `{}`): read, checked as JSON, ignored. */
 #define API_MAX_IGNORED_BODY (64u * 1024)
+/* The body of POST /api/trace: a request log of up to 1 GiB, spooled to a
+ * temporary file as it arrives, never held in memory (api_spools). */
+#define API_MAX_TRACE_BODY (1024u * 1024 * 1024)
 #define API_MAX_SEGS 4
 #define API_SCENARIO_MAX_STEPS 10000 /* steps of POST /api/scenarios/run */
 
@@ -44,6 +47,8 @@ typedef struct api_request {
     api_param *params;
     int nparams;
     json_t *body;   /* parsed body (owned), NULL when there was none */
+    bool spooled;   /* the body is in body_fd (api_spools), not in body */
+    int body_fd;    /* spooled: an unlinked temporary file, owned (closed by clear) */
     int body_error; /* RINGSIM_EJSON etc. found while reading the body */
     char body_msg[160];
 } api_request;
@@ -67,6 +72,9 @@ int api_route(const api_request *r, api_place *where, bool *body, rs_error *err)
  * API_MAX_IMPORT_BODY for the routes that take a pasted text, or
  * API_MAX_IGNORED_BODY for a change that takes no body. */
 size_t api_body_limit(const api_request *r);
+/* Whether the route takes its body as raw bytes into a temporary file
+ * rather than as JSON in memory (POST /api/trace).  Cannot fail. */
+bool api_spools(const api_request *r);
 
 /* The engine's view of the past for ?at= (one per thread that answers time
  * travel), with its checkpoints.  Start with API_CACHE_INIT. */

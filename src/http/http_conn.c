@@ -8,6 +8,9 @@
 #define _GNU_SOURCE
 #include "http_int.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 static void on_read(struct bufferevent *bev, void *arg);
 
 /* ---- answers ---- */
@@ -189,6 +192,10 @@ static void arm(conn *c, int ms)
 
 void http__body_free(conn *c)
 {
+    if (c->spool) {
+        close(c->spool_fd);
+        c->spool = false;
+    }
     c->sv->body_bytes -= c->bcap;
     free(c->body);
     c->body = NULL;
@@ -507,6 +514,13 @@ static void complete(conn *c)
     evtimer_del(c->timer);
     c->state = C_BUSY;
     http_request *req = &c->req;
+    if (c->spool) { /* the file goes with the request, read from its start */
+        lseek(c->spool_fd, 0, SEEK_SET);
+        req->api.spooled = true;
+        req->api.body_fd = c->spool_fd;
+        c->spool = false;
+        c->blen = 0;
+    }
     if (req->kind == HTTP_TO_FILE) {
         serve_file(c, req->path);
         http__finish(c);
@@ -533,13 +547,83 @@ static void complete(conn *c)
     }
 }
 
+/* An unlinked temporary file for a spooled body: 0, or -1 with errno. */
+static int spool_open(conn *c)
+{
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !*dir)
+        dir = "/tmp";
+    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd < 0) { /* a file system without O_TMPFILE */
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/ringsim-trace.XXXXXX", dir);
+        fd = mkostemp(path, O_CLOEXEC);
+        if (fd >= 0)
+            unlink(path);
+    }
+    if (fd < 0)
+        return -1;
+    c->spool = true;
+    c->spool_fd = fd;
+    return 0;
+}
+
+/* Body bytes to the spool file: 0, or a code after answering. */
+static int spool_write(conn *c, const char *d, size_t n)
+{
+    while (n) {
+        ssize_t w = write(c->spool_fd, d, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            http__body_free(c);
+            fail(c, RINGSIM_EFULL, "the server cannot store the upload (its disk is full)");
+            return RINGSIM_EFULL;
+        }
+        d += w;
+        n -= (size_t)w;
+        c->blen += (size_t)w;
+    }
+    return 0;
+}
+
 static void read_body(conn *c)
 {
     struct evbuffer *in = bufferevent_get_input(c->bev);
     size_t len;
     rs_error err = {0, ""};
+    if (c->spool) /* a long upload: the timeout is for silence, not the whole */
+        arm(c, c->sv->lim.body_timeout_ms);
     while (c->state == C_BODY && (len = evbuffer_get_length(in)) > 0) {
         int rc;
+        if (c->spool) {
+            char buf[65536];
+            size_t n = len < sizeof buf ? len : sizeof buf;
+            if (!c->h.chunked) {
+                size_t want = (size_t)c->h.content_length - c->blen;
+                n = n < want ? n : want;
+                evbuffer_remove(in, buf, n);
+                if (spool_write(c, buf, n))
+                    return;
+                if (c->blen == (size_t)c->h.content_length)
+                    complete(c);
+                continue;
+            }
+            const char *p = (const char *)evbuffer_pullup(in, (ev_ssize_t)n), *d;
+            size_t dl;
+            ssize_t used = http_chunked_feed(&c->ck, p, n, &d, &dl, &err);
+            if (used < 0) {
+                http__body_free(c);
+                fail(c, (int)used, err.msg);
+                return;
+            }
+            if (dl && spool_write(c, d, dl))
+                return;
+            evbuffer_drain(in, (size_t)used);
+            if (c->ck.done)
+                complete(c);
+            continue;
+        }
         if (c->h.chunked) {
             size_t n = len < 65536 ? len : 65536;
             const char *p = (const char *)evbuffer_pullup(in, (ev_ssize_t)n), *d;
@@ -625,6 +709,11 @@ static void read_head(conn *c)
     if (c->h.has_body) {
         c->state = C_BODY;
         c->blen = 0;
+        if (c->req.kind == HTTP_TO_API && api_spools(&c->req.api) && spool_open(c)) {
+            c->keep = false;
+            fail(c, RINGSIM_EINTERNAL, "the server cannot make a temporary file for the upload");
+            return;
+        }
         c->ck.limit = c->req.body_limit;
         arm(c, sv->lim.body_timeout_ms);
         if (c->h.expect_continue)

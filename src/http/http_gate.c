@@ -12,7 +12,8 @@
 #include <string.h>
 #include <strings.h>
 
-#if HTTP_MAX_BODY != API_MAX_BODY || HTTP_MAX_LARGE_BODY != API_MAX_IMPORT_BODY
+#if HTTP_MAX_BODY != API_MAX_BODY || HTTP_MAX_LARGE_BODY != API_MAX_IMPORT_BODY ||                 \
+    HTTP_MAX_SPOOL_BODY != API_MAX_TRACE_BODY
 #error "the parser's body limits are the API's"
 #endif
 
@@ -21,6 +22,7 @@ static const char *limit_words(size_t limit)
 {
     return limit == API_MAX_BODY           ? "16 MiB"
            : limit == API_MAX_IGNORED_BODY ? "64 KiB on a route that takes no body (it is ignored)"
+           : limit == API_MAX_TRACE_BODY   ? "1 GiB for a request log"
                                            : "32 MiB for a pasted text";
 }
 
@@ -264,6 +266,24 @@ static bool cross_site(const http_head *h)
                         (h->origin && strcmp(h->origin, "null") == 0));
 }
 
+/* The types a page may send cross-site without a preflight (the Fetch
+ * standard's CORS-safelisted request header values), or none. */
+static bool simple_type(const char *ct)
+{
+    static const char *const t[] = {"text/plain", "multipart/form-data",
+                                    "application/x-www-form-urlencoded"};
+    if (!ct || !*ct)
+        return true;
+    while (*ct == ' ')
+        ct++;
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        size_t n = strlen(t[i]);
+        if (!strncasecmp(ct, t[i], n) && (ct[n] == 0 || ct[n] == ';' || ct[n] == ' '))
+            return true;
+    }
+    return false;
+}
+
 int http_check(const http_conf *c, const http_head *h, http_request *out, rs_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -302,8 +322,15 @@ int http_check(const http_conf *c, const http_head *h, http_request *out, rs_err
                      h->method_name, h->target);
     /* A body must be labelled JSON: no cross-site "simple request" (a form,
      * a text/plain fetch) can send that without the browser asking first. */
-    if (!rc && h->has_body && !http_is_json(h->content_type))
+    /* A request log is raw bytes: any type but those a cross-site form or
+     * "simple request" can send without the browser asking first. */
+    if (!rc && h->has_body && api_spools(r)) {
+        if (simple_type(h->content_type))
+            rc = rs_fail(err, RINGSIM_EPARAM,
+                         "send the log with Content-Type: application/octet-stream");
+    } else if (!rc && h->has_body && !http_is_json(h->content_type)) {
         rc = rs_fail(err, RINGSIM_EJSON, "send the body as JSON with Content-Type: application/json");
+    }
     if (rc)
         http_request_clear(out);
     return rc;

@@ -94,6 +94,11 @@ typedef struct conn {
     http_chunked ck;
     char *body;
     size_t blen, bcap;
+    /* A spooled body (api_spools: POST /api/trace): written to an unlinked
+     * temporary file as it comes, blen counting its bytes; the file goes
+     * to the request when the body is whole. */
+    bool spool;
+    int spool_fd;
     job *job;     /* the worker's job for this request */
     int64_t last; /* SSE: last operation id sent */
 } conn;

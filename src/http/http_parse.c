@@ -265,10 +265,10 @@ static int interpret(http_head *h, rs_error *err)
     h->keep_alive = h->minor == 1 ? !close : keep && !close;
     h->has_body = h->chunked || h->content_length > 0;
     /* The largest any route takes; the gate holds each to its own. */
-    if (h->content_length > (int64_t)HTTP_MAX_LARGE_BODY)
+    if (h->content_length > (int64_t)HTTP_MAX_SPOOL_BODY)
         return rs_fail(err, RINGSIM_ETOOBIG,
                        "request body is %lld bytes; the limit is 16 MiB (32 MiB for a pasted "
-                       "text)",
+                       "text, 1 GiB for a request log)",
                        (long long)h->content_length);
     return 0;
 }
@@ -421,7 +421,9 @@ ssize_t http_chunked_feed(http_chunked *c, const char *in, size_t len, const cha
                 return rs_fail(err, RINGSIM_ETOOBIG,
                                "request body is over %llu bytes; the limit is %s",
                                (unsigned long long)limit,
-                               limit == HTTP_MAX_BODY ? "16 MiB" : "32 MiB for a pasted text");
+                               limit == HTTP_MAX_BODY         ? "16 MiB"
+                               : limit == HTTP_MAX_SPOOL_BODY ? "1 GiB for a request log"
+                                                              : "32 MiB for a pasted text");
             c->total += c->left;
             c->line = 0;
             c->digits = false;

@@ -30,6 +30,8 @@
 /* The largest body any route takes (a pasted text, JSON-escaped: import and
  * its preview); each route's own limit is the gate's (http_gate.c). */
 #define HTTP_MAX_LARGE_BODY (2u * 16u * 1024 * 1024 + 64u * 1024)
+/* A request log (POST /api/trace), streamed to a temporary file. */
+#define HTTP_MAX_SPOOL_BODY (1024u * 1024 * 1024)
 
 /* The methods the API knows; anything else is HTTP_OTHER (405 or 501). */
 typedef enum {

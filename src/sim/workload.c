@@ -384,10 +384,84 @@ static int parse(const json_t *j, workload *w, rs_error *err)
     return rc;
 }
 
+/* Twitter's production cache clusters as workloads (issue 29): the per
+ * cluster figures of twitter/cache-trace's stat/2020Mar.md -- the Zipf
+ * alpha fitted to each cluster's popularity and the mean value size in
+ * bytes (the mean key size is kept for the words).  A cluster whose alpha
+ * is 0 (write-mostly: every object about once) is uniform; clusters
+ * without figures (5, 43, 46) have no preset.  Named twitter-clusterN. */
+static const struct wl_preset {
+    unsigned cluster;
+    double alpha;
+    unsigned key_bytes, value_bytes;
+} presets[] = {
+    {1, 2.6774, 80, 267},    {2, 1.4908, 21, 68},     {3, 1.6414, 19, 120},
+    {4, 1.1004, 67, 2439},   {6, 1.882, 44, 252},     {7, 1.0666, 17, 1936},
+    {8, 1.7366, 23, 9497},   {9, 1.6796, 32, 39},     {10, 0, 22, 2333},
+    {11, 1.4891, 24, 170},   {12, 0.3048, 44, 1030},  {13, 0.4565, 44, 4266},
+    {14, 1.2959, 96, 414},   {15, 0.0242, 18, 102},   {16, 1.7862, 18, 115},
+    {17, 2.1106, 19, 212},   {18, 2.0994, 18, 37},    {19, 0.735, 42, 101},
+    {20, 1.3699, 26, 55},    {21, 0.0521, 25, 1},     {22, 0.7624, 54, 4},
+    {23, 0.274, 35, 224},    {24, 1.3726, 32, 699},   {25, 0.9929, 49, 28},
+    {26, 0.6299, 122, 1745}, {27, 1.065, 66, 8},      {28, 1.503, 45, 85},
+    {29, 1.2323, 36, 799},   {30, 1.4259, 22, 689},   {31, 0, 41, 15},
+    {32, 0, 41, 138},        {33, 1.354, 24, 1118},   {34, 1.1401, 33, 322},
+    {35, 0, 19, 1796},       {36, 1.2169, 23, 78},    {37, 0.4251, 72, 20134},
+    {38, 0, 41, 185},        {39, 0, 41, 80},         {40, 0.8551, 44, 155},
+    {41, 0.8542, 44, 171},   {42, 1.5974, 40, 4703},  {44, 1.4084, 25, 22},
+    {45, 0.6372, 10, 120},   {47, 2.0637, 44, 267},   {48, 0.8191, 44, 70},
+    {49, 1.5095, 44, 10658}, {50, 1.2816, 18, 67485}, {51, 1.9745, 44, 221},
+    {52, 1.2117, 20, 273},   {53, 1.2061, 36, 9213},  {54, 1.611, 19, 246},
+};
+
+#define PRESET_PREFIX "twitter-cluster"
+
+/* {"kind": "twitter-clusterN", ...}: the same object with the cluster's
+ * kind, s and sizes (the preset's sizes replace any given); NULL when the
+ * kind is no preset.  *err filled for a preset name that is unknown. */
+static json_t *preset_expand(const json_t *j, int *rc, rs_error *err)
+{
+    *rc = 0;
+    const char *k = json_string_value(json_object_get(j, "kind"));
+    if (!k || strncmp(k, PRESET_PREFIX, sizeof PRESET_PREFIX - 1))
+        return NULL;
+    const char *num = k + sizeof PRESET_PREFIX - 1;
+    char *end;
+    unsigned long c = strtoul(num, &end, 10);
+    const struct wl_preset *p = NULL;
+    for (size_t i = 0; *num >= '0' && *num <= '9' && !*end && i < sizeof presets / sizeof *presets;
+         i++)
+        if (presets[i].cluster == c)
+            p = &presets[i];
+    if (!p) {
+        *rc = refuse(err,
+                     "no workload preset %.60s: twitter-cluster1 to twitter-cluster54 (not 5, 43 "
+                     "or 46, which have no published figures)",
+                     k);
+        return NULL;
+    }
+    json_t *x = json_deep_copy(j);
+    if (!x) {
+        *rc = refuse(err, "%s", "out of memory");
+        return NULL;
+    }
+    json_object_set_new(x, "kind", json_string(p->alpha > 0 ? "zipf" : "uniform"));
+    if (p->alpha > 0)
+        json_object_set_new(x, "s", json_real(p->alpha));
+    json_object_set_new(
+        x, "sizes", json_pack("{s:s, s:I}", "kind", "fixed", "bytes", (json_int_t)p->value_bytes));
+    return x;
+}
+
 int wl_from_json(const json_t *j, workload *out, rs_error *err)
 {
     wl_init(out);
-    int rc = parse(j, out, err);
+    int rc = 0;
+    json_t *x = json_is_object(j) ? preset_expand(j, &rc, err) : NULL;
+    if (!x && json_is_object(j) && rc)
+        return rc;
+    rc = parse(x ? x : j, out, err);
+    json_decref(x);
     if (rc)
         wl_free(out);
     return rc;

@@ -20,6 +20,7 @@ import { chromium } from 'playwright-core';
 import { registerImportTests } from './import_tests.mjs';
 import { registerIssue25Tests } from './issue25_tests.mjs';
 import { registerIssue27Tests } from './issue27_tests.mjs';
+import { registerTraceTests } from './trace_tests.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const bin = path.resolve(repo, process.env.RINGSIM_BIN || 'build/ringsim');
@@ -2150,6 +2151,7 @@ registerIssue25Tests(test, {
   eventually, http, nodeNamesInTable, expectText, nodeRow, axeSerious, setTheme, downloadOf, artifacts,
 });
 registerIssue27Tests(test, { eventually, http, expectText, setTheme });
+registerTraceTests(test, { eventually, http, expectText, downloadOf, outside });
 
 async function main() {
   if (!fs.existsSync(bin)) {

@@ -149,6 +149,48 @@ function withQuery(path, params) {
 
 const enc = encodeURIComponent;
 
+/**
+ * POST /api/trace: a request log uploaded as the body (raw bytes, any
+ * size up to 1 GiB; the server spools it to a file). XMLHttpRequest, the
+ * one browser API that reports upload progress: onProgress(sent, total)
+ * while it goes up, then onProgress(total, total, true) while the server
+ * replays it. An aborted signal aborts the upload and the replay (the
+ * server stops when its client leaves).
+ */
+function uploadTrace(file, params, { onProgress, signal } = {}) {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', withQuery('/api/trace', params));
+    xhr.setRequestHeader('Content-Type', 'application/octet-stream');
+    xhr.setRequestHeader('Accept', 'application/json');
+    if (token) xhr.setRequestHeader('Authorization', `Bearer ${token}`);
+    xhr.upload.onprogress = (e) => { if (onProgress) onProgress(e.loaded, e.total || file.size, false); };
+    xhr.upload.onload = () => { if (onProgress) onProgress(file.size, file.size, true); };
+    xhr.onerror = () => reject(new ApiError(0, 'network', 'The server cannot be reached (the upload failed).'));
+    xhr.onabort = () => reject(new DOMException('The replay was stopped.', 'AbortError'));
+    xhr.onload = () => {
+      const response = { status: xhr.status, statusText: xhr.statusText };
+      if (xhr.status < 200 || xhr.status >= 300) {
+        reject(refusal(response, xhr.responseText));
+        return;
+      }
+      try {
+        resolve(JSON.parse(xhr.responseText));
+      } catch {
+        reject(new ApiError(xhr.status, 'invalid_answer', 'The server sent an answer that is not JSON.'));
+      }
+    };
+    if (signal) {
+      if (signal.aborted) {
+        reject(new DOMException('The replay was stopped.', 'AbortError'));
+        return;
+      }
+      signal.addEventListener('abort', () => xhr.abort(), { once: true });
+    }
+    xhr.send(file);
+  });
+}
+
 export const api = {
   // The configuration and the algorithm catalogue ("algorithms").
   config: (at, options) => request('GET', withQuery('/api/config', { at }), undefined, options),
@@ -198,6 +240,8 @@ export const api = {
   compare: (algorithms, options) => request('GET', withQuery('/api/compare', { algorithms }), undefined, options),
   /** Max/mean against points per node for `nodes` nodes ('' for the current ones). */
   theory: (nodes) => request('GET', withQuery('/api/theory', { nodes })),
+  /** A request log replayed (trace.js): file a File or Blob; params the query. */
+  trace: (file, params, options) => uploadTrace(file, params, options),
 
   // Scenario files (lab.js).
   scenarios: () => request('GET', '/api/scenarios'),

@@ -35,6 +35,7 @@ import { setupDiff } from './diff.js';
 import { renderLoad, requestsSentence, setupLoad } from './load.js';
 import { setupTraffic, showTrafficProgress } from './traffic.js';
 import { setupImport, showImportFormats } from './import.js';
+import { setupTrace } from './trace.js';
 
 const DOT_LIMIT = 1500;     // up to this many keys are drawn one by one
 const KEYS_PAGE = 50;
@@ -1172,6 +1173,7 @@ lab = setupLab({
 });
 setupLoad({ ring });
 setupTraffic();
+setupTrace();
 
 async function start() {
   connect();
