@@ -98,8 +98,117 @@ async function model(s) {
   eq('the server answers the location the command line set', a.location, [['dc', 'dc9'], ['rack', 'r9']]);
 }
 
+// The tree's figures recomputed here from GET /api/nodes: a domain is a
+// path of pairs; it sums the nodes on it.
+function expectedTree(nodes) {
+  const roots = [];
+  const unlocated = [];
+  const served = nodes.reduce((a, n) => a + n.keys, 0);
+  for (const n of nodes) {
+    let level = roots;
+    let d = null;
+    for (const [type, name] of n.location) {
+      d = level.find((x) => x.type === type && x.name === name);
+      if (!d) {
+        d = { type, name, nodes: 0, weight: 0, keys: 0, up: 0, down: 0, fair_share: 0, members: [], children: [] };
+        level.push(d);
+      }
+      d.nodes++;
+      d.weight += n.weight;
+      d.keys += n.keys;
+      d.fair_share += n.fair_share;
+      d[n.state === 'down' ? 'down' : 'up']++;
+      level = d.children;
+    }
+    (d ? d.members : unlocated).push(n.name);
+  }
+  const fin = (d) => {
+    d.key_share = served ? d.keys / served : 0;
+    d.load_over_fair = d.fair_share > 0 ? d.key_share / d.fair_share : null;
+    d.children.forEach(fin);
+  };
+  roots.forEach(fin);
+  return { locations: roots, unlocated };
+}
+
+// Only what the model computes, rounded (sums of reals).
+function strip(t) {
+  const r = (x) => (x === null ? null : Math.round(x * 1e9) / 1e9);
+  const d = (x) => ({ type: x.type, name: x.name, nodes: x.nodes, weight: r(x.weight), keys: x.keys, up: x.up, down: x.down, fair_share: r(x.fair_share), key_share: r(x.key_share), load_over_fair: r(x.load_over_fair), members: [...x.members].sort(), children: x.children.map(d) });
+  return { locations: t.locations.map(d), unlocated: [...t.unlocated].sort() };
+}
+
+async function domains(s) {
+  const racks = ['r1', 'r2', WEIRD[0]];
+  const names = [];
+  for (let i = 0; i < 9; i++) {
+    const name = `n${i}`;
+    names.push(name);
+    const location = [['dc', i < 6 ? 'dc1' : 'dc2'], ['rack', racks[i % 3]], ['host', `h${i}`]];
+    eq(`add ${name}`, (await s.post('/api/nodes', { name, location, weight: 1 + (i % 2) })).status, 201);
+  }
+  eq('add a node without a location', (await s.post('/api/nodes', { name: 'lone' })).status, 201);
+  eq('generate 2000 keys', (await s.post('/api/keys', { generate: { count: 2000 } })).status, 201);
+  let tree = await s.ok('/api/locations');
+  let nodes = (await s.ok('/api/nodes')).nodes;
+  eq('GET /api/locations: the tree the nodes make', strip(tree), strip(expectedTree(nodes)));
+  eq('two datacenters at the root, dc1 with three racks', [tree.locations.length, tree.locations.find((d) => d.name === 'dc1')?.children.length], [2, 3]);
+
+  // A rack down: one set_state operation over every node in it, previewed first.
+  const rack = racks[2];
+  const inRack = names.filter((_, i) => i % 3 === 2);
+  const before = await s.lastOpId();
+  const pv = await s.post('/api/preview', { op: 'set_state', domain: ['rack', rack], state: 'down' });
+  eq('preview of a domain down: 200', pv.status, 200);
+  eq('the preview recorded nothing', await s.lastOpId(), before);
+  const pvBad = await s.post('/api/preview', { op: 'set_state', domain: ['rack'], state: 'down' });
+  eq('preview of a domain that is not a pair: 400', pvBad.status, 400);
+  const r = await s.put(`/api/locations/rack/${enc(rack)}/state`, { state: 'down' });
+  eq('PUT /api/locations/rack/{name}/state down: 200', r.status, 200);
+  eq('one set_state operation about the domain', [r.json?.operation?.id, r.json?.operation?.type, r.json?.operation?.subject, r.json?.operation?.domain], [before + 1, 'set_state', `rack=${rack}`, ['rack', rack]]);
+  eq('the preview said what the operation did', pv.json?.keys_moved, r.json?.operation?.keys_moved);
+  check('keys moved', r.json?.operation?.keys_moved > 0, r.json?.operation);
+  nodes = (await s.ok('/api/nodes')).nodes;
+  eq('every node of the rack is down, no other', nodes.filter((n) => n.state === 'down').map((n) => n.name).sort(), inRack.sort());
+  tree = await s.ok('/api/locations');
+  eq('the tree after: the nodes summed again', strip(tree), strip(expectedTree(nodes)));
+  eq('the answer carries the tree', strip({ locations: r.json.locations, unlocated: tree.unlocated }), strip(tree));
+  const again = await s.put(`/api/locations/rack/${enc(rack)}/state`, { state: 'down' });
+  eq('the same again: operation null, nothing recorded', [again.status, again.json?.operation, await s.lastOpId()], [200, null, before + 1]);
+  const dc2 = await s.put('/api/locations/dc/dc2/state', { state: 'down' });
+  eq('dc2 down: one operation', [dc2.status, dc2.json?.operation?.type], [200, 'set_state']);
+  eq('dc2 down: its nodes, the rack still down', (await s.ok('/api/nodes')).nodes.filter((n) => n.state === 'down').map((n) => n.name).sort(), [...new Set([...inRack, 'n6', 'n7', 'n8'])].sort());
+  const up = await s.put(`/api/locations/rack/${enc(rack)}/state`, { state: 'up' });
+  eq('the rack up again', up.status, 200);
+  eq('... n8 (dc2) is up with it: a domain is every node in it', (await s.ok('/api/nodes/n8')).state, 'up');
+
+  const refusals = [
+    ['/api/locations/rack/nowhere/state', { state: 'down' }, 404, 'not_found', 'a domain without nodes'],
+    ['/api/locations/rack/r1/state', { state: 'sideways' }, 400, 'invalid_parameter', 'a bad state'],
+    ['/api/locations/rack/r1/state', { state: 'down', extra: 1 }, 400, 'invalid_parameter', 'another member'],
+    [`/api/locations/rack/${enc('a=b')}/state`, { state: 'down' }, 400, 'invalid_name', 'a name with ='],
+    ['/api/locations/rack/%01/state', { state: 'down' }, 400, 'invalid_name', 'a control character'],
+  ];
+  const last = await s.lastOpId();
+  for (const [p, body, status, code, what] of refusals) {
+    const x = await s.put(p, body);
+    eq(`PUT ${what}: ${status} ${code}`, [x.status, x.json?.error?.code], [status, code]);
+  }
+  eq('GET on the state path: 405', (await s.get('/api/locations/rack/r1/state')).status, 405);
+  eq('nothing recorded by the refusals', await s.lastOpId(), last);
+
+  // History keeps it: ?at= before the rack went down, and the replay.
+  const atB = await s.ok(`/api/locations?at=${before}`);
+  eq(`?at=${before}: nothing down`, atB.locations.reduce((a, d) => a + d.down, 0), 0);
+  const ex = await s.get('/api/export/scenario');
+  check('the export writes node down --location', ex.text.includes(`node down --location`), ex.text);
+  const cli = spawnSync(BIN, ['--db', s.db, 'check'], { encoding: 'utf8' });
+  eq('ringsim check replays the domain operations', cli.status, 0, cli.stdout + cli.stderr);
+}
+
 async function main() {
   await withServer('location model', model);
+  await withServer('domains', domains);
   setGroup('all');
   finish();
 }

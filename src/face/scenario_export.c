@@ -442,6 +442,11 @@ static int put_op(exporter *x, size_t i, rs_error *err)
         rc = put_node_add(x, nd);
         if (!rc && json_array_append_new(x->names, json_stringn(nm, nl)))
             rc = RINGSIM_ENOMEM;
+    } else if (type == SIM_OP_SET_STATE && p.dom_type) {
+        place_loc d = {p.dom_type, p.dom_name};
+        rc = sb_str(&x->b, nd->down ? "node down" : "node up");
+        if (!rc)
+            rc = put_location(x, &d, 1);
     } else if (type == SIM_OP_SET_STATE) {
         rc = sb_str(&x->b, nd->down ? (nm[0] == '-' ? "node down --" : "node down")
                                     : (nm[0] == '-' ? "node up --" : "node up"));

@@ -631,6 +631,9 @@ static int preview_apply(sim *s, void *arg, rs_error *err)
         return sim_add_node_spec(s, &p->node, &op, err);
     if (!strcmp(p->type, "remove_node"))
         return sim_remove_node(s, p->node.name, p->node.len, &op, err);
+    if (!strcmp(p->type, "set_state") && !p->node.name && p->node.nloc == 1) /* a domain */
+        return sim_set_state_domain(s, p->node.loc[0].type, p->node.loc[0].name, p->node.down, &op,
+                                    err);
     if (!strcmp(p->type, "set_state"))
         return sim_set_state(s, p->node.name, p->node.len, p->node.down, &op, err);
     if (!strcmp(p->type, "import"))
