@@ -206,9 +206,54 @@ async function domains(s) {
   eq('ringsim check replays the domain operations', cli.status, 0, cli.stdout + cli.stderr);
 }
 
+// NetworkTopologyStrategy's configuration over HTTP (its placement is
+// tests/ref/nts_ref.py's, against the Python driver and Cassandra 4.x).
+async function nts(s) {
+  const before = await s.lastOpId();
+  const bad = [
+    [{ algorithm: 'cassandra', params: { strategy: 'network_topology' } }, 'no replication'],
+    [{ algorithm: 'cassandra', params: { strategy: 'network_topology', replication: { dc1: 9, dc2: 9 } } }, 'more than 16 in all'],
+    [{ algorithm: 'cassandra', params: { strategy: 'network_topology', replication: { dc1: 3 } }, replicas: 2 }, 'replicas other than the sum'],
+    [{ algorithm: 'cassandra', params: { strategy: 'network_topology', replication: { dc1: 'three' } } }, 'a factor that is not a number'],
+    [{ algorithm: 'cassandra', params: { strategy: 'network_topology', replication: [['dc1', 3]] } }, 'a list'],
+    [{ algorithm: 'cassandra', params: { strategy: 'network_topology', replication: { 'd\u0001': 1 } } }, 'a control character in a name'],
+    [{ algorithm: 'ring', params: { replication: { dc1: 1 } } }, 'replication under ring'],
+  ];
+  for (const [body, what] of bad) {
+    const r = await s.put('/api/config', body);
+    eq(`PUT /api/config refuses ${what}: 400`, [r.status, r.json?.error?.code === 'invalid_parameter' || r.json?.error?.code === 'invalid_name'], [400, true]);
+  }
+  eq('nothing recorded by the refusals', await s.lastOpId(), before);
+  let r = await s.put('/api/config', { algorithm: 'cassandra', params: { num_tokens: 8, strategy: 'network_topology', replication: { dc1: 2, 'dc 2': 1 } } });
+  eq('PUT network_topology: 200, replicas the sum', [r.status, r.json?.config?.replicas, r.json?.config?.params?.strategy, r.json?.config?.params?.replication], [200, 3, 'network_topology', { dc1: 2, 'dc 2': 1 }]);
+  for (let i = 0; i < 6; i++) {
+    const loc = [['dc', i < 4 ? 'dc1' : 'dc 2'], ['rack', `r${i % 2}`]];
+    eq(`add n${i}`, (await s.post('/api/nodes', { name: `n${i}`, location: loc })).status, 201);
+  }
+  const lk = await s.ok('/api/lookup?key=hello');
+  eq('a key has 3 replicas, 2 in dc1 on two racks, 1 in dc 2', [lk.replicas.length, lk.replicas.filter((n) => Number(n.slice(1)) < 4).length, new Set(lk.replicas.filter((n) => Number(n.slice(1)) < 4).map((n) => Number(n.slice(1)) % 2)).size], [3, 2, 2]);
+  const steps = lk.trace.map((t) => t.step);
+  check('lookup traces NetworkTopologyStrategy and both drivers', steps.includes('replicas') && steps.includes('python-driver') && steps.includes('nodejs-driver'), steps);
+  // Moving a node to another rack is a change of topology: replicas follow.
+  const op = (await s.req('PATCH', '/api/nodes/n0', { body: { location: [['dc', 'dc 2'], ['rack', 'r9']] } })).json?.operation;
+  eq('set_location under network_topology: an operation', op?.type, 'set_location');
+  const cfgAt = await s.ok(`/api/config?at=${before + 1}`);
+  eq('?at= keeps the replication map', cfgAt.params?.replication, { dc1: 2, 'dc 2': 1 });
+  r = await s.put('/api/config', { params: { strategy: 'simple' } });
+  eq('back to simple: the map is not answered', [r.status, r.json?.config?.params?.replication], [200, undefined]);
+  r = await s.post('/api/revert', { to: before + 1 });
+  eq('revert brings network_topology back', (await s.ok('/api/config')).params?.replication, { dc1: 2, 'dc 2': 1 });
+  const ex = await s.get('/api/export/scenario');
+  check('the export writes --param replication', /--param 'replication=dc1:2,dc 2:1'/.test(ex.text), ex.text);
+  const run = await s.post('/api/scenarios/run', { text: ex.text });
+  eq('the exported scenario runs back', [run.status, run.json?.ok], [200, true]);
+  eq('... to the same configuration', (await s.ok('/api/config')).params?.replication, { dc1: 2, 'dc 2': 1 });
+}
+
 async function main() {
   await withServer('location model', model);
   await withServer('domains', domains);
+  await withServer('network topology', nts);
   setGroup('all');
   finish();
 }

@@ -137,16 +137,25 @@ int view_param_check(const char *algorithm, const char *name, size_t len, rs_err
 {
     json_t *cat = place_algorithms_json(), *a, *ps = NULL, *p;
     size_t i;
+    int rc = 0;
     if (!cat)
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     json_array_foreach(cat, i, a)
     {
-        if (!strcmp(json_string_value(json_object_get(a, "name")), algorithm))
+        if (!strcmp(json_string_value(json_object_get(a, "name")), algorithm)) {
             ps = json_object_get(a, "params");
+            json_t *mp; /* cassandra's replication map */
+            size_t m;
+            json_array_foreach(json_object_get(a, "map_params"), m, mp)
+            {
+                const char *pn = json_string_value(json_object_get(mp, "name"));
+                if (strlen(pn) == len && !memcmp(pn, name, len))
+                    goto out;
+            }
+        }
     }
     char list[256] = "";
     size_t n = 0;
-    int rc = 0;
     if (ps) {
         json_array_foreach(ps, i, p)
         {

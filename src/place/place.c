@@ -28,11 +28,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "names.h"
 #include "vec.h"
 
 /* ---- parameters ---- */
 
 static const char *const hash_type_names[] = {"consistent", "map-based", NULL};
+static const char *const strategy_names[] = {"simple", "network_topology", NULL};
 
 typedef struct pdef {
     const char *name;
@@ -62,7 +64,150 @@ static const pdef pdefs[PP_COUNT] = {
     [PP_KETAMA_HASH] = {"key_hash", KETAMA_HASH_AUTO, 0, KETAMA_NHASH - 1, ketama_hash_names, true},
     [PP_NGINX_CONSISTENT] = {"consistent", 1, 0, 1, NULL, true},
     [PP_HASH_TYPE] = {"hash_type", 0, 0, 1, hash_type_names, true},
+    /* Quiet: cassandra answers as before until network_topology is chosen. */
+    [PP_STRATEGY] = {"strategy", PLACE_STRATEGY_SIMPLE, 0, 1, strategy_names, true},
 };
+
+/* ---- cassandra's replication map (API.md v4, NetworkTopologyStrategy) ---- */
+
+static uint32_t replication_sum(const place_config *cfg)
+{
+    uint32_t sum = 0;
+    for (uint32_t i = 0; i < cfg->ndc; i++)
+        sum += cfg->dc[i].rf;
+    return sum;
+}
+
+/* One datacenter's factor into the map (replacing one of the same name). */
+static int replication_put(place_config *cfg, const char *dc, size_t len, double rf, rs_error *err)
+{
+    int rc = name_check(dc, len, "replication: a datacenter's name", err);
+    if (rc)
+        return rc;
+    if (!(rf == floor(rf)) || rf < 0 || rf > PLACE_MAX_REPLICAS)
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "replication: datacenter \"%.64s\" needs a whole number from 0 to %u", dc,
+                       PLACE_MAX_REPLICAS);
+    uint32_t i = 0;
+    while (i < cfg->ndc && strcmp(cfg->dc[i].dc, dc) != 0)
+        i++;
+    if (i == PLACE_MAX_DCS)
+        return rs_fail(err, RINGSIM_EPARAM, "replication: at most %u datacenters", PLACE_MAX_DCS);
+    memset(&cfg->dc[i], 0, sizeof cfg->dc[i]);
+    memcpy(cfg->dc[i].dc, dc, len);
+    cfg->dc[i].rf = (uint32_t)rf;
+    if (i == cfg->ndc)
+        cfg->ndc++;
+    return 0;
+}
+
+/* A new map replaces the old one whole; under network_topology the
+ * replicas follow it. */
+static void replication_clear(place_config *cfg)
+{
+    memset(cfg->dc, 0, sizeof cfg->dc);
+    cfg->ndc = 0;
+}
+
+static void replication_follow(place_config *cfg)
+{
+    uint32_t sum = replication_sum(cfg);
+    if (cfg->param[PP_STRATEGY] == PLACE_STRATEGY_NTS && sum >= 1 && sum <= PLACE_MAX_REPLICAS)
+        cfg->replicas = sum;
+}
+
+/* {"dc1": 3, "dc2": 2} */
+static int replication_from_json(place_config *cfg, const json_t *v, rs_error *err)
+{
+    if (!json_is_object(v))
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "replication must be an object of datacenters and their factors "
+                       "({\"dc1\": 3, \"dc2\": 2})");
+    if (json_object_size(v) > PLACE_MAX_DCS)
+        return rs_fail(err, RINGSIM_EPARAM, "replication: at most %u datacenters", PLACE_MAX_DCS);
+    place_config c = *cfg;
+    replication_clear(&c);
+    const char *k;
+    json_t *x;
+    json_object_foreach((json_t *)v, k, x)
+    {
+        double rf = json_is_integer(x) ? (double)json_integer_value(x) : NAN;
+        int rc = replication_put(&c, k, strlen(k), rf, err);
+        if (rc)
+            return rc;
+    }
+    *cfg = c;
+    replication_follow(cfg);
+    return 0;
+}
+
+/* "dc1:3,dc2:2" (the command line's --param replication=...) */
+static int replication_from_text(place_config *cfg, const char *text, rs_error *err)
+{
+    place_config c = *cfg;
+    replication_clear(&c);
+    for (const char *p = text; *p;) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        const char *colon = memchr(p, ':', n);
+        char num[16];
+        size_t nl = colon ? n - (size_t)(colon - p) - 1 : 0;
+        char *end = NULL;
+        double rf = NAN;
+        if (colon && nl > 0 && nl < sizeof num) {
+            memcpy(num, colon + 1, nl);
+            num[nl] = '\0';
+            rf = strtod(num, &end);
+        }
+        if (!colon || colon == p || !end || *end || nl == 0 || (comma && !comma[1]))
+            return rs_fail(err, RINGSIM_EPARAM,
+                           "replication takes DC:RF pairs separated by commas (dc1:3,dc2:2), not "
+                           "\"%.64s\"",
+                           text);
+        char dc[PLACE_DC_NAME_BUF];
+        size_t dl = (size_t)(colon - p);
+        if (dl >= sizeof dc)
+            return rs_fail(err, RINGSIM_ENAME, "replication: a datacenter's name is at most %d bytes",
+                           PLACE_DC_NAME_BUF - 1);
+        memcpy(dc, p, dl);
+        dc[dl] = '\0';
+        int rc = replication_put(&c, dc, dl, rf, err);
+        if (rc)
+            return rc;
+        p = comma ? comma + 1 : p + n;
+    }
+    *cfg = c;
+    replication_follow(cfg);
+    return 0;
+}
+
+static json_t *replication_json(const place_config *cfg)
+{
+    json_t *o = json_object();
+    for (uint32_t i = 0; o && i < cfg->ndc; i++)
+        json_object_set_new(o, cfg->dc[i].dc, json_integer(cfg->dc[i].rf));
+    return o;
+}
+
+static int replication_check(const place_config *cfg, rs_error *err)
+{
+    if (strcmp(cfg->algorithm, "cassandra") != 0 || cfg->param[PP_STRATEGY] != PLACE_STRATEGY_NTS)
+        return 0;
+    uint32_t sum = replication_sum(cfg);
+    if (sum == 0)
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "network_topology needs replication: a factor per datacenter "
+                       "(--param replication=dc1:3,dc2:2)");
+    if (sum > PLACE_MAX_REPLICAS)
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "replication adds up to %u replicas; ringsim keeps at most %u", sum,
+                       PLACE_MAX_REPLICAS);
+    if (cfg->replicas != sum)
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "under network_topology replicas is the sum of replication (%u), not %u",
+                       sum, cfg->replicas);
+    return 0;
+}
 
 const place_algo *place__find(const char *name)
 {
@@ -170,7 +315,7 @@ int place_config_check(const place_config *cfg, rs_error *err)
     if (!is_prime(cfg->param[PP_TABLE_SIZE]))
         return rs_fail(err, RINGSIM_EPARAM, "table_size must be a prime number (%lld is not)",
                        (long long)cfg->param[PP_TABLE_SIZE]);
-    if ((rc = bound_check(a, cfg, err)))
+    if ((rc = bound_check(a, cfg, err)) || (rc = replication_check(cfg, err)))
         return rc;
     const place_algo *base = place__find(cfg->algorithm);
     if (a != base && base->bound != PLACE_BOUND_NONE && a->bound == PLACE_BOUND_NONE &&
@@ -254,6 +399,11 @@ json_t *place_config_json(const place_config *cfg, bool all)
         else if (all || mine)
             json_object_set_new(params, pdefs[i].name, json_integer(cfg->param[i]));
     }
+    /* the replication map: stored when there is one, answered under
+     * network_topology */
+    bool nts = !strcmp(cfg->algorithm, "cassandra") && cfg->param[PP_STRATEGY] == PLACE_STRATEGY_NTS;
+    if (params && (all ? cfg->ndc > 0 : nts))
+        json_object_set_new(params, "replication", replication_json(cfg));
     return json_pack("{s:s, s:I, s:o, s:I}", "algorithm", cfg->algorithm, "points_per_node",
                      (json_int_t)cfg->param[PP_POINTS_PER_NODE], "params", params, "replicas",
                      (json_int_t)cfg->replicas);
@@ -274,6 +424,8 @@ static int set_param_name(place_config *cfg, int i, const char *v, rs_error *err
     for (int64_t k = pdefs[i].min; k <= pdefs[i].max; k++) {
         if (v && !strcmp(v, pdefs[i].names[k])) {
             cfg->param[i] = k;
+            if (i == PP_STRATEGY)
+                replication_follow(cfg);
             return 0;
         }
         snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
@@ -335,6 +487,11 @@ int place_config_from_json(place_config *cfg, const json_t *j, rs_error *err)
             json_t *pv;
             json_object_foreach(v, pk, pv)
             {
+                if (!strcmp(pk, "replication")) {
+                    if ((rc = replication_from_json(cfg, pv, err)))
+                        return rc;
+                    continue;
+                }
                 int i = param_index(pk);
                 if (i < 0)
                     return rs_fail(err, RINGSIM_EPARAM, "unknown parameter \"%.64s\"", pk);
@@ -352,6 +509,8 @@ int place_config_from_json(place_config *cfg, const json_t *j, rs_error *err)
 
 int place_config_set_param(place_config *cfg, const char *name, const char *value, rs_error *err)
 {
+    if (!strcmp(name, "replication"))
+        return replication_from_text(cfg, value, err);
     int i = param_index(name);
     if (i < 0)
         return rs_fail(err, RINGSIM_EPARAM, "unknown parameter \"%.64s\"", name);
@@ -465,6 +624,14 @@ json_t *place_algorithms_json(void)
             json_array_append_new(ps, pj);
         }
         json_t *e = algo_traits(a);
+        /* cassandra's replication map: a factor per datacenter, not a
+         * number, so beside "params" (whose entries v2 gives a range) */
+        if (e && a->nparams && a->params[a->nparams - 1] == PP_STRATEGY)
+            json_object_set_new(e, "map_params",
+                                json_pack("[{s:s, s:s, s:I, s:I}]", "name", "replication", "value",
+                                          "datacenter: factor", "max_datacenters",
+                                          (json_int_t)PLACE_MAX_DCS, "max_total",
+                                          (json_int_t)PLACE_MAX_REPLICAS));
         if (e)
             json_object_set_new(e, "params", ps);
         else

@@ -58,13 +58,31 @@ enum {
     PP_KETAMA_HASH,         /* ketama: libmemcached's key hash (auto: what the mode sets) */
     PP_NGINX_CONSISTENT,    /* nginx: 1 `hash KEY consistent`, 0 `hash KEY` (modulo) */
     PP_HASH_TYPE,           /* haproxy: hash-type consistent or map-based */
+    PP_STRATEGY,            /* cassandra: simple or network_topology (PLACE_STRATEGY_*) */
     PP_COUNT
 };
+enum { PLACE_STRATEGY_SIMPLE, PLACE_STRATEGY_NTS };
+
+#define PLACE_MAX_DCS 16u     /* datacenters in a replication map */
+#define PLACE_DC_NAME_BUF 256 /* a datacenter's name and its NUL (the rules for names) */
+
+/* One datacenter of NetworkTopologyStrategy's replication map (API.md v4):
+ * its name, zero-padded (configurations are compared byte for byte), and
+ * its replication factor. */
+typedef struct place_dc_rf {
+    char dc[PLACE_DC_NAME_BUF];
+    uint32_t rf;
+} place_dc_rf;
 
 typedef struct place_config {
     char algorithm[32];
     int64_t param[PP_COUNT];
     uint32_t replicas; /* 1 .. PLACE_MAX_REPLICAS */
+    /* cassandra's replication per datacenter ("replication", kept whatever
+     * the strategy; in the stored configuration and so in history), in
+     * the order given; under network_topology replicas is their sum. */
+    uint32_t ndc;
+    place_dc_rf dc[PLACE_MAX_DCS];
 } place_config;
 
 /* A node as the placement sees it: borrowed for the placement's lifetime,
