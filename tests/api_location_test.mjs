@@ -234,10 +234,21 @@ async function nts(s) {
   eq('a key has 3 replicas, 2 in dc1 on two racks, 1 in dc 2', [lk.replicas.length, lk.replicas.filter((n) => Number(n.slice(1)) < 4).length, new Set(lk.replicas.filter((n) => Number(n.slice(1)) < 4).map((n) => Number(n.slice(1)) % 2)).size], [3, 2, 2]);
   const steps = lk.trace.map((t) => t.step);
   check('lookup traces NetworkTopologyStrategy and both drivers', steps.includes('replicas') && steps.includes('python-driver') && steps.includes('nodejs-driver'), steps);
+  // A node down: the first up node of NetworkTopologyStrategy's list serves.
+  eq('n1 down', (await s.put('/api/nodes/n1/state', { state: 'down' })).status, 200);
+  let wrongServer = 0;
+  for (let k = 0; k < 200; k++) {
+    const x = await s.ok(`/api/lookup?key=key-${k}`);
+    const want = x.replicas.find((n) => n !== 'n1') ?? null;
+    if (x.served_by !== want) wrongServer++;
+  }
+  eq('200 keys: served by the first up replica of their NTS list', wrongServer, 0);
+  eq('n1 up', (await s.put('/api/nodes/n1/state', { state: 'up' })).status, 200);
   // Moving a node to another rack is a change of topology: replicas follow.
   const op = (await s.req('PATCH', '/api/nodes/n0', { body: { location: [['dc', 'dc 2'], ['rack', 'r9']] } })).json?.operation;
   eq('set_location under network_topology: an operation', op?.type, 'set_location');
   const cfgAt = await s.ok(`/api/config?at=${before + 1}`);
+  eq('check after the NTS operations', spawnSync(BIN, ['--db', s.db, 'check'], { encoding: 'utf8' }).status, 0);
   eq('?at= keeps the replication map', cfgAt.params?.replication, { dc1: 2, 'dc 2': 1 });
   r = await s.put('/api/config', { params: { strategy: 'simple' } });
   eq('back to simple: the map is not answered', [r.status, r.json?.config?.params?.replication], [200, undefined]);
@@ -250,10 +261,56 @@ async function nts(s) {
   eq('... to the same configuration', (await s.ok('/api/config')).params?.replication, { dc1: 2, 'dc 2': 1 });
 }
 
+// replica_domain: the walk skips nodes whose domain holds a replica; the
+// ring's expected replicas recomputed from GET /api/ring's points.
+async function replicaDomain(s) {
+  let r = await s.put('/api/config', { points_per_node: 8, replicas: 3, params: { replica_domain: 'rack' } });
+  eq('PUT replica_domain: 200, answered', [r.status, r.json?.config?.params?.replica_domain], [200, 'rack']);
+  const rackOf = {};
+  for (let i = 0; i < 8; i++) {
+    const name = `n${i}`;
+    rackOf[name] = i < 7 ? `r${i % 3}` : null; // n7 has no rack: its own domain
+    const location = rackOf[name] ? [['dc', 'd'], ['rack', rackOf[name]]] : [];
+    eq(`add ${name}`, (await s.post('/api/nodes', { name, location })).status, 201);
+  }
+  const pts = (await s.ok('/api/ring')).points;
+  let wrong = 0;
+  let n = 0;
+  for (let k = 0; k < 300; k++) {
+    const lk = await s.ok(`/api/lookup?key=key-${k}`);
+    const start = pts.findIndex((p) => p.position === lk.point.position && p.node === lk.point.node && p.index === lk.point.index);
+    const want = [];
+    const racks = new Set();
+    for (let j = 0; j < pts.length && want.length < 3; j++) {
+      const nd = pts[(start + j) % pts.length].node;
+      if (want.includes(nd) || (rackOf[nd] && racks.has(rackOf[nd]))) continue;
+      want.push(nd);
+      if (rackOf[nd]) racks.add(rackOf[nd]);
+    }
+    n++;
+    if (JSON.stringify(lk.replicas) !== JSON.stringify(want)) wrong++;
+  }
+  eq(`ring: ${n} keys' replicas are the walk that skips used racks`, wrong, 0);
+  r = await s.put('/api/config', { algorithm: 'rendezvous' });
+  eq('rendezvous keeps replica_domain', (await s.ok('/api/config')).params?.replica_domain, 'rack');
+  let bad = 0;
+  for (let k = 0; k < 200; k++) {
+    const lk = await s.ok(`/api/lookup?key=key-${k}`);
+    const rs = lk.replicas.map((x) => rackOf[x]).filter((x) => x);
+    if (lk.replicas[0] !== lk.node || new Set(rs).size !== rs.length || lk.replicas.length !== 3) bad++;
+  }
+  eq('rendezvous: 3 replicas, the owner first, no rack twice', bad, 0);
+  const refused = await s.put('/api/config', { params: { replica_domain: 'a=b' } });
+  eq('replica_domain with = refused', [refused.status, refused.json?.error?.code], [400, 'invalid_name']);
+  r = await s.put('/api/config', { params: { replica_domain: '' } });
+  eq('"" turns it off', [r.status, r.json?.config?.params?.replica_domain], [200, undefined]);
+}
+
 async function main() {
   await withServer('location model', model);
   await withServer('domains', domains);
   await withServer('network topology', nts);
+  await withServer('replica domain', replicaDomain);
   setGroup('all');
   finish();
 }

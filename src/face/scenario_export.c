@@ -224,9 +224,14 @@ static int put_config(exporter *x, const place_config *cfg, bool all)
                 rc = put_word(x, word, strlen(word));
             free(word);
             free(w.p);
-        } else if (json_is_string(v)) /* a choice by name (twemproxy's hash) */
-            rc = sb_printf(&x->b, " --param %s=%s", k, json_string_value(v));
-        else
+        } else if (json_is_string(v)) { /* a choice by name, replica_domain: quoted if need be */
+            char *word = NULL;
+            rc = asprintf(&word, "%s=%s", k, json_string_value(v)) < 0 ? RINGSIM_ENOMEM
+                                                                       : sb_str(&x->b, " --param");
+            if (!rc)
+                rc = put_word(x, word, strlen(word));
+            free(word);
+        } else
             rc = sb_printf(&x->b, " --param %s=%lld", k, (long long)a);
     }
     if (!rc && (all || cfg->replicas != x->cfg.replicas))

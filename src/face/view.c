@@ -144,14 +144,16 @@ int view_param_check(const char *algorithm, const char *name, size_t len, rs_err
     {
         if (!strcmp(json_string_value(json_object_get(a, "name")), algorithm)) {
             ps = json_object_get(a, "params");
-            json_t *mp; /* cassandra's replication map */
+            json_t *mp; /* cassandra's replication map, replica_domain */
             size_t m;
-            json_array_foreach(json_object_get(a, "map_params"), m, mp)
-            {
-                const char *pn = json_string_value(json_object_get(mp, "name"));
-                if (strlen(pn) == len && !memcmp(pn, name, len))
-                    goto out;
-            }
+            static const char *const more[] = {"map_params", "text_params"};
+            for (size_t q = 0; q < 2; q++)
+                json_array_foreach(json_object_get(a, more[q]), m, mp)
+                {
+                    const char *pn = json_string_value(json_object_get(mp, "name"));
+                    if (strlen(pn) == len && !memcmp(pn, name, len))
+                        goto out;
+                }
         }
     }
     char list[256] = "";

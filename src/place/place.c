@@ -181,6 +181,22 @@ static int replication_from_text(place_config *cfg, const char *text, rs_error *
     return 0;
 }
 
+/* replica_domain: a location type, the rules of a location's names; ""
+ * turns it off. */
+static int replica_domain_set(place_config *cfg, const char *v, size_t len, rs_error *err)
+{
+    memset(cfg->replica_domain, 0, sizeof cfg->replica_domain);
+    if (!len)
+        return 0;
+    place_loc probe = {v, "x"};
+    int rc = strlen(v) != len ? rs_fail(err, RINGSIM_ENAME, "replica_domain must not contain NUL")
+                              : place_loc_check(&probe, 1, err);
+    if (rc)
+        return rc;
+    memcpy(cfg->replica_domain, v, len);
+    return 0;
+}
+
 static json_t *replication_json(const place_config *cfg)
 {
     json_t *o = json_object();
@@ -404,6 +420,8 @@ json_t *place_config_json(const place_config *cfg, bool all)
     bool nts = !strcmp(cfg->algorithm, "cassandra") && cfg->param[PP_STRATEGY] == PLACE_STRATEGY_NTS;
     if (params && (all ? cfg->ndc > 0 : nts))
         json_object_set_new(params, "replication", replication_json(cfg));
+    if (params && cfg->replica_domain[0] && (all || (a && a->replicas != PLACE_REP_NONE)))
+        json_object_set_new(params, "replica_domain", json_string(cfg->replica_domain));
     return json_pack("{s:s, s:I, s:o, s:I}", "algorithm", cfg->algorithm, "points_per_node",
                      (json_int_t)cfg->param[PP_POINTS_PER_NODE], "params", params, "replicas",
                      (json_int_t)cfg->replicas);
@@ -492,6 +510,16 @@ int place_config_from_json(place_config *cfg, const json_t *j, rs_error *err)
                         return rc;
                     continue;
                 }
+                if (!strcmp(pk, "replica_domain")) {
+                    if (!json_is_string(pv) && !json_is_null(pv))
+                        return rs_fail(err, RINGSIM_EPARAM,
+                                       "replica_domain must be a location type (\"rack\") or "
+                                       "\"\" for none");
+                    if ((rc = replica_domain_set(cfg, json_is_null(pv) ? "" : json_string_value(pv),
+                                                 json_string_length(pv), err)))
+                        return rc;
+                    continue;
+                }
                 int i = param_index(pk);
                 if (i < 0)
                     return rs_fail(err, RINGSIM_EPARAM, "unknown parameter \"%.64s\"", pk);
@@ -511,6 +539,8 @@ int place_config_set_param(place_config *cfg, const char *name, const char *valu
 {
     if (!strcmp(name, "replication"))
         return replication_from_text(cfg, value, err);
+    if (!strcmp(name, "replica_domain"))
+        return replica_domain_set(cfg, value, strlen(value), err);
     int i = param_index(name);
     if (i < 0)
         return rs_fail(err, RINGSIM_EPARAM, "unknown parameter \"%.64s\"", name);
@@ -626,6 +656,11 @@ json_t *place_algorithms_json(void)
         json_t *e = algo_traits(a);
         /* cassandra's replication map: a factor per datacenter, not a
          * number, so beside "params" (whose entries v2 gives a range) */
+        /* replica_domain: a location type, for every algorithm with replicas */
+        if (e && a->replicas != PLACE_REP_NONE)
+            json_object_set_new(e, "text_params",
+                                json_pack("[{s:s, s:s, s:s}]", "name", "replica_domain", "value",
+                                          "location type", "default", ""));
         if (e && a->nparams && a->params[a->nparams - 1] == PP_STRATEGY)
             json_object_set_new(e, "map_params",
                                 json_pack("[{s:s, s:s, s:I, s:I}]", "name", "replication", "value",
@@ -697,7 +732,9 @@ static int build_states(placement *p, hasher *h, rs_error *err)
 {
     const place_node *sub_nodes;
     size_t m;
-    int rc = place__states_build(p, p->a->prefs == place__walk_prefs, &sub_nodes, &m, err);
+    /* a walk of points (Cassandra's replicas, NetworkTopologyStrategy's too) */
+    int rc = place__states_build(p, p->a->prefs == place__walk_prefs || p->a->down_walk_replicas,
+                                 &sub_nodes, &m, err);
     if (rc || !sub_nodes)
         return rc;
     placement *sub;
@@ -705,6 +742,26 @@ static int build_states(placement *p, hasher *h, rs_error *err)
     if (!rc)
         place__states_adopt(p, sub);
     return rc;
+}
+
+/* replica_domain's ids: nodes of the same domain name share one. */
+static int domains_build(placement *p, rs_error *err)
+{
+    const char *type = p->cfg.replica_domain;
+    if (!type[0] || p->a->replicas == PLACE_REP_NONE)
+        return 0;
+    if (!(p->dom = malloc((p->n + 1) * sizeof *p->dom)))
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    for (size_t i = 0; i < p->n; i++) {
+        const char *d = place_loc_get(p->nodes[i].loc, p->nodes[i].nloc, type);
+        size_t j = 0;
+        while (d && j < i &&
+               !(p->dom[j] != PLACE_NO_DOMAIN &&
+                 !strcmp(place_loc_get(p->nodes[j].loc, p->nodes[j].nloc, type), d)))
+            j++;
+        p->dom[i] = !d ? PLACE_NO_DOMAIN : j < i ? p->dom[j] : (uint32_t)i;
+    }
+    return 0;
 }
 
 int place_build(placement **out, hasher *h, const place_config *cfg, const place_node *nodes,
@@ -739,7 +796,9 @@ int place_build(placement **out, hasher *h, const place_config *cfg, const place
     if (prev && prev->a != p->a)
         prev = NULL; /* a switch starts the state afresh */
     place_from from = {h, prev, state};
-    rc = p->a->build(p, &from, err);
+    rc = domains_build(p, err);
+    if (!rc)
+        rc = p->a->build(p, &from, err);
     if (!rc && !(p->sizes = calloc(n + 1, sizeof *p->sizes)))
         rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     for (uint64_t k = 0; !rc && p->table && n && k <= p->top; k++)
@@ -782,6 +841,7 @@ void place_free(placement *p)
     free(p->sizes);
     free(p->by_node);
     free(p->node_at);
+    free(p->dom);
     free(p);
 }
 

@@ -83,6 +83,10 @@ typedef struct place_config {
      * the order given; under network_topology replicas is their sum. */
     uint32_t ndc;
     place_dc_rf dc[PLACE_MAX_DCS];
+    /* replica_domain (API.md v4): a location type ("rack"); a walk for
+     * replicas skips nodes whose domain of that type holds one already.
+     * "" (zero-padded): off. */
+    char replica_domain[PLACE_DC_NAME_BUF];
 } place_config;
 
 /* A node as the placement sees it: borrowed for the placement's lifetime,
