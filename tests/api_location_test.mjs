@@ -306,11 +306,87 @@ async function replicaDomain(s) {
   eq('"" turns it off', [r.status, r.json?.config?.params?.replica_domain], [200, undefined]);
 }
 
+// java.util.Properties.load's reading of a value (ISO 8859-1, \uXXXX,
+// \c for c), written here to read the export back.
+function propertyValue(v) {
+  let out = '';
+  for (let i = 0; i < v.length; i++) {
+    if (v[i] !== '\\') out += v[i];
+    else if (v[i + 1] === 'u') {
+      out += String.fromCharCode(parseInt(v.slice(i + 2, i + 6), 16));
+      i += 5;
+    } else out += v[++i];
+  }
+  return out;
+}
+
+const RING = `Datacenter: dc1
+==========
+Address         Rack        Status State   Load            Owns                Token
+                                                                               3000000000000000000
+10.0.0.1        rack1       Up     Normal  1.2 MiB         33.33%              -9000000000000000000
+10.0.0.2        rack2       Up     Normal  1.1 MiB         33.33%              -3000000000000000000
+10.0.0.3        rack1       Up     Normal  1.3 MiB         33.33%              3000000000000000000
+
+Datacenter: dc 2
+==========
+Address         Rack        Status State   Load            Owns                Token
+                                                                               7000000000000000000
+10.1.0.1        r1          Up     Normal  1.2 MiB         50.00%              -6000000000000000000
+10.1.0.2        r2          Down   Normal  1.1 MiB         50.00%              7000000000000000000
+`;
+const STATUS = `Datacenter: dc1
+===============
+Status=Up/Down
+|/ State=Normal/Leaving/Joining/Moving
+--  Address   Load       Tokens  Owns (effective)  Host ID                               Rack
+UN  10.0.0.1  1.2 MiB    1       66.7%             6f7a1a40-4a2b-4b1a-9b9a-1d2c3e4f5a6b  rackA
+UN  10.0.0.2  1.1 MiB    1       66.7%             7f7a1a40-4a2b-4b1a-9b9a-1d2c3e4f5a6b  rack2
+`;
+
+async function importExport(s) {
+  const locs = async () => Object.fromEntries((await s.ok('/api/nodes')).nodes.map((n) => [n.name, n.location]));
+  let r = await s.post('/api/import', { format: 'nodetool-ring', text: RING });
+  eq('import nodetool ring: 201', r.status, 201);
+  let l = await locs();
+  eq('each node keeps its datacenter and rack', [l['10.0.0.2'], l['10.1.0.1']], [[['dc', 'dc1'], ['rack', 'rack2']], [['dc', 'dc 2'], ['rack', 'r1']]]);
+  for (const [what, text] of [['status first', STATUS + '\n' + RING], ['status after', RING + '\n' + STATUS]]) {
+    r = await s.post('/api/import', { format: 'nodetool-ring', text });
+    eq(`ring and status (${what}): 201`, r.status, 201);
+    l = await locs();
+    eq(`  the racks come from the status (${what})`, [l['10.0.0.1'], l['10.0.0.3']], [[['dc', 'dc1'], ['rack', 'rackA']], [['dc', 'dc1'], ['rack', 'rack1']]]);
+    check(`  the disagreement is noted (${what})`, JSON.stringify(r.json).includes('rackA in the status'), JSON.stringify(r.json).slice(0, 400));
+  }
+  for (const format of ['nodetool-ring', 'auto']) {
+    r = await s.post('/api/import', { format, text: STATUS });
+    eq(`status alone (${format}): 400, saying it has no tokens`, [r.status, /no tokens/.test(r.json?.error?.message ?? '')], [400, true]);
+  }
+  // export: each node's cassandra-rackdc.properties, escaped, read back
+  const weird = ' r\u2028x y#!\\:é😀';
+  r = await s.req('PATCH', '/api/nodes/10.0.0.3', { body: { location: [['dc', 'dc1'], ['rack', weird]] } });
+  eq('a rack with U+2028, a leading space and marks', r.status, 200);
+  const ex = await s.get('/api/export/config?format=cassandra');
+  eq('export cassandra: 200', ex.status, 200);
+  check('  pure ASCII (no line break a YAML comment would end at)', /^[\x20-\x7e\n]*$/.test(ex.text), ex.text);
+  const props = [...ex.text.matchAll(/^# cassandra-rackdc\.properties:\n#   dc=(.*)\n#   rack=(.*)$/gm)].map((m) => [propertyValue(m[1]), propertyValue(m[2])]);
+  eq('  one dc= and rack= a node', props.length, 5);
+  check('  the weird rack reads back as itself', props.some((p) => p[1] === weird), props);
+  check('  dc 2 reads back', props.some((p) => p[0] === 'dc 2' && p[1] === 'r2'), props);
+  // nodetool-ring export: one section a datacenter, imported back the same
+  r = await s.req('PATCH', '/api/nodes/10.0.0.3', { body: { location: [['dc', 'dc1'], ['rack', 'rack1']] } });
+  const before = await locs();
+  const nt = await s.get('/api/export/config?format=nodetool-ring');
+  check('export nodetool-ring: a section per datacenter', /Datacenter: dc1/.test(nt.text) && /Datacenter: dc 2/.test(nt.text), nt.text);
+  r = await s.post('/api/import', { format: 'nodetool-ring', text: nt.text });
+  eq('... imported back: the same locations', [r.status, await locs()], [201, before]);
+}
+
 async function main() {
   await withServer('location model', model);
   await withServer('domains', domains);
   await withServer('network topology', nts);
   await withServer('replica domain', replicaDomain);
+  await withServer('import export', importExport);
   setGroup('all');
   finish();
 }
