@@ -205,9 +205,9 @@ static void domain_line(FILE *out, const json_t *d, int depth)
     cmd_print_padded(out, json_string_value(json_object_get(d, "type")), 0);
     fputc('=', out);
     cmd_print_padded(out, json_string_value(json_object_get(d, "name")), 0);
-    fprintf(out, "  %lld nodes (%lld up, %lld down)  %lld keys %s  fair %s  load/fair ",
-            (long long)json_integer_value(json_object_get(d, "nodes")),
-            (long long)json_integer_value(json_object_get(d, "up")),
+    long long nn = (long long)json_integer_value(json_object_get(d, "nodes"));
+    fprintf(out, "  %lld node%s (%lld up, %lld down)  %lld keys %s  fair %s  load/fair ", nn,
+            nn == 1 ? "" : "s", (long long)json_integer_value(json_object_get(d, "up")),
             (long long)json_integer_value(json_object_get(d, "down")),
             (long long)json_integer_value(json_object_get(d, "keys")), share, fair);
     if (json_is_number(lf))
