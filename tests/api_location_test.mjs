@@ -368,7 +368,7 @@ async function importExport(s) {
   const ex = await s.get('/api/export/config?format=cassandra');
   eq('export cassandra: 200', ex.status, 200);
   check('  pure ASCII (no line break a YAML comment would end at)', /^[\x20-\x7e\n]*$/.test(ex.text), ex.text);
-  const props = [...ex.text.matchAll(/^# cassandra-rackdc\.properties:\n#   dc=(.*)\n#   rack=(.*)$/gm)].map((m) => [propertyValue(m[1]), propertyValue(m[2])]);
+  const props = [...ex.text.matchAll(/^# cassandra-rackdc\.properties:\n# {3}dc=(.*)\n# {3}rack=(.*)$/gm)].map((m) => [propertyValue(m[1]), propertyValue(m[2])]);
   eq('  one dc= and rack= a node', props.length, 5);
   check('  the weird rack reads back as itself', props.some((p) => p[1] === weird), props);
   check('  dc 2 reads back', props.some((p) => p[0] === 'dc 2' && p[1] === 'r2'), props);
