@@ -15,6 +15,13 @@ foreach(t rendezvous multiprobe cassandra)
            ${CMAKE_SOURCE_DIR}/tests/ref/${t}_ref.py $<TARGET_FILE:${t}_tool>)
 endforeach()
 
+# Cassandra's NetworkTopologyStrategy through the server, against the
+# Python driver (as a set, outside its duplicate case) and Cassandra 4.x's
+# algorithm read again in Python (in order).
+add_test(NAME ref_nts COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/ref/nts_ref.py
+         $<TARGET_FILE:ringsim>)
+set_tests_properties(ref_nts PROPERTIES TIMEOUT 300 LABELS "server")
+
 # Lookup cost against bare references (not a test: `build/bench_textbook`).
 add_executable(bench_textbook ${CMAKE_SOURCE_DIR}/bench/bench_textbook.c)
 target_link_libraries(bench_textbook PRIVATE ringcore)

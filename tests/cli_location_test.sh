@@ -78,6 +78,35 @@ cp "$O" s.txt
 if grep -q -- "--location" s.txt; then pass; else fail "the export writes --location" "$(cat s.txt)"; fi
 expect_rc 0 "run the export on a fresh database" --db b.db run s.txt
 for n in n1 n2 n3; do is "$n's location after the run" "$(loc b.db $n)" "$(loc $D $n)"; done
+# whole domains down and up
+D=c.db
+for i in 0 1 2 3 4 5; do
+    "$BIN" --db $D node add "m$i" --location "dc=dc$((i / 3)),rack=r$((i % 2))" >/dev/null
+done
+"$BIN" --db $D key gen 600 >/dev/null
+expect_rc 0 "preview node down --location" --db $D preview node down --location rack=r1
+if grep -q 'nothing was changed' "$O"; then pass; else fail "the preview changes nothing" "$(ctx)"; fi
+is "the preview recorded nothing" "$(lastop $D)" "7 insert_keys"
+expect_rc 0 "node down --location rack=r1" --db $D node down --location rack=r1
+is "one set_state operation" "$(lastop $D)" "8 set_state"
+downs=$("$BIN" --db $D --json node ls | node -e 'let t="";process.stdin.on("data",(d)=>(t+=d)).on("end",()=>console.log(JSON.parse(t).nodes.filter((n)=>n.state==="down").map((n)=>n.name).sort().join(" ")))')
+is "the rack's nodes are down, no other" "$downs" "m1 m3 m5"
+expect_rc 0 "the same again" --db $D node down --location rack=r1
+if grep -q 'nothing changed' "$O"; then pass; else fail "nothing changed the second time" "$(ctx)"; fi
+expect_rc 1 "a domain without nodes" --db $D node down --location rack=r9
+expect_rc 1 "two levels is not one domain" --db $D node down --location dc=dc0,rack=r1
+expect_rc 2 "NAME and --location together" --db $D node down m0 --location rack=r1
+expect_rc 2 "neither" --db $D node up
+expect_rc 2 "preview rm with --location" --db $D preview node rm m0 --location rack=r1
+expect_rc 0 "locations" --db $D locations
+if grep -q '^dc=dc0  3 nodes (2 up, 1 down)' "$O" && grep -q '^  rack=r1  ' "$O"; then pass; else fail "the tree's lines" "$(ctx)"; fi
+expect_rc 0 "locations --json" --db $D --json locations
+is "--json: two roots" "$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1],"utf8")).locations.length)' "$O")" "2"
+expect_rc 0 "node up --location dc=dc1" --db $D node up --location dc=dc1
+expect_rc 0 "check" --db $D check
+expect_rc 0 "export --scenario" --db $D export --scenario
+if grep -q '^node down --location rack=r1$' "$O" && grep -q '^node up --location dc=dc1$' "$O"; then pass; else fail "the export writes the domain lines" "$(cat "$O")"; fi
+
 # help names the command
 expect_rc 0 "help node move" help node move
 if grep -q 'set_location' "$O"; then pass; else fail "help says what node move does" "$(ctx)"; fi

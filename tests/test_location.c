@@ -119,6 +119,61 @@ static void parse_json(void **state)
     assert_string_equal(place_loc_get(v, 0, "dc") ? "x" : "none", "none");
 }
 
+/* ---- cassandra's replication map (NetworkTopologyStrategy) ---- */
+
+static void replication_config(void **state)
+{
+    (void)state;
+    rs_error err;
+    place_config cfg;
+    place_config_default(&cfg);
+    strcpy(cfg.algorithm, "cassandra");
+    assert_int_equal(place_config_set_param(&cfg, "strategy", "network_topology", &err), 0);
+    /* network_topology without a map is refused */
+    assert_int_equal(place_config_check(&cfg, &err), RINGSIM_EPARAM);
+    assert_non_null(strstr(err.msg, "replication"));
+    assert_int_equal(place_config_set_param(&cfg, "replication", "dc1:3,dc 2:2", &err), 0);
+    assert_int_equal(cfg.ndc, 2);
+    assert_string_equal(cfg.dc[1].dc, "dc 2");
+    assert_int_equal(cfg.replicas, 5); /* the sum */
+    assert_int_equal(place_config_check(&cfg, &err), 0);
+    json_t *j = place_config_json(&cfg, false);
+    json_t *r = json_object_get(json_object_get(j, "params"), "replication");
+    assert_int_equal(json_integer_value(json_object_get(r, "dc1")), 3);
+    assert_int_equal(json_integer_value(json_object_get(r, "dc 2")), 2);
+    /* the JSON form back gives the same configuration, byte for byte */
+    place_config back;
+    place_config_default(&back);
+    assert_int_equal(place_config_from_json(&back, j, &err), 0);
+    assert_memory_equal(&back, &cfg, sizeof cfg);
+    json_decref(j);
+    /* replicas that are not the sum are refused under network_topology */
+    cfg.replicas = 4;
+    assert_int_equal(place_config_check(&cfg, &err), RINGSIM_EPARAM);
+    cfg.replicas = 5;
+    static const char *const bad[] = {"dc1",    "dc1:",   ":3",      "dc1:x",   "dc1:3,",
+                                      "dc1:-1", "dc1:17", "dc1:1.5", "d\x01:1", "dc1:3,,dc2:1"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        place_config c = cfg;
+        assert_int_not_equal(place_config_set_param(&c, "replication", bad[i], &err), 0);
+        assert_memory_equal(&c, &cfg, sizeof c); /* nothing changed */
+    }
+    /* more than 16 replicas in all */
+    place_config big = cfg;
+    assert_int_equal(place_config_set_param(&big, "replication", "a:9,b:9", &err), 0);
+    assert_int_equal(place_config_check(&big, &err), RINGSIM_EPARAM);
+    /* simple keeps the map, answers none, and the replicas are its own */
+    assert_int_equal(place_config_set_param(&cfg, "strategy", "simple", &err), 0);
+    cfg.replicas = 2;
+    assert_int_equal(place_config_check(&cfg, &err), 0);
+    j = place_config_json(&cfg, false);
+    assert_null(json_object_get(json_object_get(j, "params"), "replication"));
+    json_decref(j);
+    j = place_config_json(&cfg, true); /* the stored form keeps it */
+    assert_non_null(json_object_get(json_object_get(j, "params"), "replication"));
+    json_decref(j);
+}
+
 /* ---- the engine keeps it ---- */
 
 /* The node's "location" as the API answers it, compact. */
@@ -232,6 +287,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(parse_text),
         cmocka_unit_test(parse_json),
+        cmocka_unit_test(replication_config),
         cmocka_unit_test(engine),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -369,3 +369,172 @@ size_t cassandra_replicas(const alg_point *pts, size_t n, size_t first, uint32_t
     }
     return got;
 }
+
+/* ---- NetworkTopologyStrategy ---- */
+
+static bool has_u32(const uint32_t *v, size_t n, uint32_t x)
+{
+    for (size_t i = 0; i < n; i++)
+        if (v[i] == x)
+            return true;
+    return false;
+}
+
+size_t cassandra_nts_replicas(const cassandra_topo *t, size_t first, uint32_t *out, size_t cap)
+{
+    /* DatacenterEndpoints per datacenter: rfLeft = min(rf, nodes),
+     * acceptableRackRepeats = rf - racks; the seen racks are (dc, rack)
+     * pairs, one id each.  Racks enter the seen set only with a replica,
+     * so there are at most cap of them. */
+    long left[64], repeats[64];
+    uint32_t seen[64];
+    size_t nseen = 0, got = 0, ndc = t->ndc < 64 ? t->ndc : 64, to_fill = 0;
+    for (size_t d = 0; d < ndc; d++) {
+        bool live = t->rf[d] > 0 && t->dc_nodes[d] > 0;
+        left[d] = live ? (long)(t->rf[d] < t->dc_nodes[d] ? t->rf[d] : t->dc_nodes[d]) : 0;
+        repeats[d] = (long)t->rf[d] - (long)t->dc_racks[d];
+        to_fill += live;
+    }
+    for (size_t j = 0; j < t->npts && to_fill > 0; j++) {
+        uint32_t ep = t->pts[(first + j) % t->npts].node;
+        int d = t->dc[ep];
+        if (d < 0 || (size_t)d >= ndc || left[d] == 0)
+            continue;
+        uint32_t rk = t->rack[ep];
+        if (!has_u32(seen, nseen, rk)) { /* a new rack: always taken */
+            if (nseen < sizeof seen / sizeof *seen)
+                seen[nseen++] = rk;
+        } else if (repeats[d] <= 0 || has_u32(out, got, ep)) {
+            continue; /* no repeat allowed, or the node is in already */
+        } else {
+            repeats[d]--;
+        }
+        if (got == cap)
+            break;
+        out[got++] = ep;
+        if (--left[d] == 0)
+            to_fill--;
+    }
+    return got;
+}
+
+/* The Python driver's walk for ring index i (make_token_replica_map). */
+static long python_walk(const cassandra_topo *t, size_t first, uint32_t *out, size_t cap,
+                        uint32_t *skip, uint32_t *racks)
+{
+    size_t got = 0;
+    /* datacenters in the order of their first token from ring[0] */
+    for (size_t pass = 0; pass < t->npts; pass++) {
+        int d = t->dc[t->pts[pass].node];
+        bool first_of_dc = true;
+        for (size_t q = 0; q < pass && first_of_dc; q++)
+            first_of_dc = t->dc[t->pts[q].node] != d;
+        if (d < 0 || !first_of_dc || t->rf[d] == 0)
+            continue;
+        /* this dc's tokens from the first one at or after `first` */
+        size_t ntok = 0, start = SIZE_MAX;
+        for (size_t q = 0; q < t->npts; q++)
+            if (t->dc[t->pts[q].node] == d) {
+                if (q >= first && start == SIZE_MAX)
+                    start = ntok;
+                ntok++;
+            }
+        if (start == SIZE_MAX)
+            start = 0;
+        long remaining = t->rf[d];
+        uint32_t this_dc = 0;
+        size_t nskip = 0, nracks = 0;
+        for (size_t step = 0; step < ntok; step++) {
+            size_t want = (start + step) % ntok, q = 0, seen = 0;
+            for (; q < t->npts; q++)
+                if (t->dc[t->pts[q].node] == d && seen++ == want)
+                    break;
+            uint32_t h = t->pts[q].node;
+            if (remaining == 0 || this_dc == t->dc_nodes[d])
+                break;
+            if (has_u32(out, got, h))
+                continue;
+            if (has_u32(racks, nracks, t->rack[h]) && nracks < t->dc_racks[d]) {
+                skip[nskip++] = h;
+                continue;
+            }
+            if (got == cap)
+                return (long)got;
+            out[got++] = h;
+            this_dc++;
+            remaining--;
+            racks[nracks++] = t->rack[h];
+            if (nracks == t->dc_racks[d]) {
+                for (size_t k = 0; k < nskip && remaining > 0 && got < cap; k++, remaining--)
+                    out[got++] = skip[k];
+                nskip = 0;
+            }
+        }
+    }
+    return (long)got;
+}
+
+/* The Node.js driver's walk (getReplicasNetworkTopology). */
+static long nodejs_walk(const cassandra_topo *t, size_t first, uint32_t *out, size_t cap,
+                        uint32_t *skip, uint32_t *racks, uint32_t *racks_dc, uint32_t *by_dc)
+{
+    size_t got = 0, nskip = 0, nracks = 0;
+    for (size_t d = 0; d < t->ndc; d++)
+        by_dc[d] = 0;
+    for (size_t j = 0; j < t->npts; j++) {
+        uint32_t h = t->pts[(first + j) % t->npts].node;
+        if (has_u32(out, got, h))
+            continue;
+        int d = t->dc[h];
+        if (d < 0 || t->rf[d] == 0)
+            continue;
+        uint32_t dc_rf = t->rf[d] < t->dc_nodes[d] ? t->rf[d] : t->dc_nodes[d];
+        if (by_dc[d] >= dc_rf)
+            continue;
+        size_t placed = 0;
+        bool rack_in = false;
+        for (size_t k = 0; k < nracks; k++)
+            if (racks_dc[k] == (uint32_t)d) {
+                placed++;
+                rack_in |= racks[k] == t->rack[h];
+            }
+        if (rack_in && placed < t->dc_racks[d]) {
+            if (nskip < dc_rf - by_dc[d])
+                skip[nskip++] = h;
+            continue;
+        }
+        if (got == cap)
+            break;
+        by_dc[d]++;
+        out[got++] = h;
+        if (!rack_in) {
+            racks[nracks] = t->rack[h];
+            racks_dc[nracks++] = (uint32_t)d;
+            if (placed + 1 == t->dc_racks[d]) /* the shared list, into this dc */
+                for (size_t k = 0; k < nskip && by_dc[d] < dc_rf && got < cap; k++, by_dc[d]++)
+                    out[got++] = skip[k];
+        }
+        bool done = true;
+        for (size_t e = 0; e < t->ndc && done; e++) {
+            uint32_t rf = t->rf[e] < t->dc_nodes[e] ? t->rf[e] : t->dc_nodes[e];
+            done = !(rf > 0 && by_dc[e] < rf);
+        }
+        if (done)
+            break;
+    }
+    return (long)got;
+}
+
+long cassandra_nts_driver(const cassandra_topo *t, cassandra_driver d, size_t first, uint32_t *out,
+                          size_t cap)
+{
+    size_t m = t->npts + t->n + t->ndc + 1;
+    uint32_t *w = malloc(4 * m * sizeof *w);
+    if (!w)
+        return -1;
+    long got = d == CASSANDRA_DRIVER_PYTHON
+                   ? python_walk(t, first, out, cap, w, w + m)
+                   : nodejs_walk(t, first, out, cap, w, w + m, w + 2 * m, w + 3 * m);
+    free(w);
+    return got;
+}

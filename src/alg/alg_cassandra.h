@@ -36,6 +36,26 @@
  * collide (a 2^-64 event per pair) are ordered by (token, name bytes, label
  * index) and the first owns the range, as for every ringsim ring.
  *
+ *   - src/java/org/apache/cassandra/locator/NetworkTopologyStrategy.java
+ *     (4.x calculateNaturalReplicas, its DatacenterEndpoints): from the
+ *     key's token, walk the ring once; a node of a datacenter that wants
+ *     replicas is taken when its (dc, rack) is new, or when the rack was
+ *     seen but the datacenter may still repeat one (acceptableRackRepeats
+ *     = rf - racks in the dc, counted down), never twice; each datacenter
+ *     stops at min(rf, its nodes); the walk stops when all are full or
+ *     the ring is done.  3.0 held skipped nodes in a per-dc ordered set
+ *     and added them once every rack held one: the same set, other order.
+ * And, to say where clients route elsewhere (cassandra_nts_driver):
+ *   - datastax/python-driver cassandra/metadata.py (3.25, Debian's
+ *     python3-cassandra), NetworkTopologyStrategy.make_token_replica_map:
+ *     datacenters one after the other, in the order of their first token
+ *     on the ring; within one, hosts of a placed rack are skipped into a
+ *     list (a host met at two tokens goes in twice) that is emptied into
+ *     the replicas once every rack holds one -- duplicates included;
+ *   - datastax/nodejs-driver lib/metadata/schema-parser.js (4.8-4.10),
+ *     getReplicasNetworkTopology: one walk, but one skipped list for every
+ *     datacenter, emptied (never cleared) into whichever datacenter has
+ *     just placed all its racks.
  * Costs: cassandra_token O(len); building a ring O(T log T) for T tokens;
  * owner O(log T); replicas O(T * R) worst case, O(R^2) typically.  Pure
  * functions, thread-safe, no global state.
@@ -113,5 +133,32 @@ size_t cassandra_lookup(const alg_point *pts, size_t n, int64_t token);
  * on the ring) distinct nodes clockwise, owner first, into out[0..r).
  * Returns how many were written.  Cannot fail. */
 size_t cassandra_replicas(const alg_point *pts, size_t n, size_t first, uint32_t *out, size_t r);
+
+/* What NetworkTopologyStrategy needs of a ring: for each node its
+ * datacenter (an index into rf[], -1 for a datacenter without replicas)
+ * and its rack (an id unique over (dc, rack) pairs, < nracks); for each
+ * datacenter its replication factor, nodes and racks.  All borrowed. */
+typedef struct cassandra_topo {
+    const alg_point *pts; /* the ring, in ring order */
+    size_t npts;
+    size_t n;
+    const int *dc;
+    const uint32_t *rack;
+    uint32_t nracks;
+    size_t ndc;
+    const uint32_t *rf, *dc_nodes, *dc_racks;
+} cassandra_topo;
+
+/* Cassandra 4.x's replicas of the key whose token point is `first`, in
+ * the order it returns them (primary first), into out[0..cap); how many.
+ * Cannot fail (no allocation: a walk keeps at most cap nodes and racks). */
+size_t cassandra_nts_replicas(const cassandra_topo *t, size_t first, uint32_t *out, size_t cap);
+
+typedef enum { CASSANDRA_DRIVER_PYTHON, CASSANDRA_DRIVER_NODEJS } cassandra_driver;
+/* The replicas a driver computes for that token (duplicates kept, as the
+ * driver returns them), into out[0..cap); how many, or -1 when out of
+ * memory. */
+long cassandra_nts_driver(const cassandra_topo *t, cassandra_driver d, size_t first, uint32_t *out,
+                          size_t cap);
 
 #endif

@@ -211,26 +211,28 @@ const cmd_def cmd_table[] = {
     },
     {
         .name = "node down",
-        .args = "NAME",
-        .min_args = 1,
+        .args = "[NAME]",
         .max_args = 1,
+        .options = O(LOCATION),
         .flags = CMD_F_CHANGE,
         .summary = "mark a node down (failed, still configured)",
         .help = "Marks the node NAME down: it stays in the configuration and its keys are served "
                 "as the algorithm's real system serves them when that server fails (docs/api.md, "
                 "Node states). One set_state operation; a node already down changes nothing and "
-                "records nothing.",
+                "records nothing. With --location TYPE=NAME instead of NAME, every node of that "
+                "failure domain (rack=r1, dc=dc2) goes down in one set_state operation.",
         .run = cmd__node_state,
     },
     {
         .name = "node up",
-        .args = "NAME",
-        .min_args = 1,
+        .args = "[NAME]",
         .max_args = 1,
+        .options = O(LOCATION),
         .flags = CMD_F_CHANGE,
         .summary = "mark a node up again",
         .help = "Marks the node NAME up: the keys it owns come back to it. One set_state "
-                "operation; a node already up changes nothing and records nothing.",
+                "operation; a node already up changes nothing and records nothing. With "
+                "--location TYPE=NAME instead of NAME, every node of that failure domain.",
         .run = cmd__node_state,
     },
     {
@@ -242,6 +244,15 @@ const cmd_def cmd_table[] = {
                 "position, weight, points, keys (those it serves), key share, ring share and "
                 "state (up or down). --json and --csv list them by position, as GET /api/nodes.",
         .run = cmd__node_ls,
+    },
+    {
+        .name = "locations",
+        .args = "",
+        .summary = "the failure-domain tree (dc, rack, host...)",
+        .help = "The nodes' locations as a tree, widest domain first: each domain's nodes (up, "
+                "down), keys served and their share, fair share and load over fair share; the "
+                "nodes whose location ends there beneath it. --json as GET /api/locations.",
+        .run = cmd__locations,
     },
     {
         .name = "key add",
@@ -435,14 +446,15 @@ const cmd_def cmd_table[] = {
     },
     {
         .name = "preview node",
-        .args = "add|rm|down|up NAME",
-        .min_args = 2,
+        .args = "add|rm|down|up [NAME]",
+        .min_args = 1,
         .max_args = 2,
-        .options = O(WEIGHT) | O(TOKENS) | O(ID),
+        .options = O(WEIGHT) | O(TOKENS) | O(ID) | O(LOCATION),
         .summary = "what adding, removing or failing a node would do",
         .help = "What `node add NAME`, `node rm NAME`, `node down NAME` or `node up NAME` would "
                 "do: keys moved by source and destination, replica copies, statistics before and "
-                "after. Nothing is recorded.",
+                "after. `down --location TYPE=NAME` (or up) previews a whole failure domain. "
+                "Nothing is recorded.",
         .run = cmd__preview_node,
     },
     {
@@ -669,6 +681,14 @@ static int check_args(cmd_line *l, rs_error *err)
         if (strcmp(l->args[0], "add") != 0 &&
             (l->opt[CMD_O_WEIGHT] || l->opt[CMD_O_TOKENS] || l->opt[CMD_O_ID]))
             return CMD_EXIT_USAGE;
+        bool state = !strcmp(l->args[0], "down") || !strcmp(l->args[0], "up");
+        /* down/up: NAME or --location (a domain); add: NAME; rm: NAME alone */
+        if (state ? (l->nargs == 2) == (l->opt[CMD_O_LOCATION] != NULL)
+                  : l->nargs != 2 || (!strcmp(l->args[0], "rm") && l->opt[CMD_O_LOCATION]))
+            return CMD_EXIT_USAGE;
+    } else if (!strcmp(n, "node down") || !strcmp(n, "node up")) {
+        if ((l->nargs == 1) == (l->opt[CMD_O_LOCATION] != NULL))
+            return CMD_EXIT_USAGE; /* NAME or --location TYPE=NAME, one of them */
     }
     return 0;
 }

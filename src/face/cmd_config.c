@@ -45,7 +45,20 @@ int cmd__config(cmd_ctx *c)
         json_t *v;
         json_object_foreach(json_object_get(j, "params"), k, v)
         {
-            if (json_is_string(v))
+            if (json_is_object(v)) { /* cassandra's replication: dc1:3,dc2:2 */
+                const char *dk;
+                json_t *dv;
+                bool first = true;
+                fprintf(c->out, "%s ", k);
+                json_object_foreach(v, dk, dv)
+                {
+                    fprintf(c->out, "%s", first ? "" : ",");
+                    cmd_print_padded(c->out, dk, 0);
+                    fprintf(c->out, ":%lld", (long long)json_integer_value(dv));
+                    first = false;
+                }
+                fputc('\n', c->out);
+            } else if (json_is_string(v))
                 fprintf(c->out, "%s %s\n", k, json_string_value(v));
             else
                 fprintf(c->out, "%s %lld\n", k, (long long)json_integer_value(v));

@@ -46,6 +46,7 @@ int cmd__node_rm(cmd_ctx *c);
 int cmd__node_weight(cmd_ctx *c);
 int cmd__node_state(cmd_ctx *c); /* node down, node up: the words say which */
 int cmd__node_move(cmd_ctx *c);  /* node move NAME --location … */
+int cmd__locations(cmd_ctx *c);  /* locations: the failure-domain tree */
 int cmd__node_ls(cmd_ctx *c);
 
 /* cmd_key.c */

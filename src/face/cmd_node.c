@@ -117,12 +117,39 @@ int cmd__node_weight(cmd_ctx *c)
     return rc ? rc : answer_node_change(c, name, same);
 }
 
+/* node down|up --location TYPE=NAME: every node of the domain in one
+ * set_state operation; answers the operation and the domain's nodes. */
+static int domain_state(cmd_ctx *c, bool down)
+{
+    if (c->l->nloc != 1)
+        return rs_fail(&c->err, RINGSIM_EPARAM,
+                       "--location names one failure domain here, TYPE=NAME (rack=r1), not %zu "
+                       "levels",
+                       c->l->nloc);
+    const place_loc *d = &c->l->loc[0];
+    int rc = sim_set_state_domain(c->s, d->type, d->name, down, &c->op, &c->err);
+    if (rc)
+        return rc;
+    if (c->op || !c->out)
+        return cmd__answer_change(c);
+    if (c->l->opt[CMD_O_JSON]) {
+        json_t *j = json_pack("{s:n}", "operation");
+        cmd__print_json(c->out, j);
+        json_decref(j);
+    } else
+        fprintf(c->out, "nothing changed: every node of %s=%s is already %s\n", d->type, d->name,
+                down ? "down" : "up");
+    return 0;
+}
+
 /* node down NAME / node up NAME: one set_state operation; the state it
  * already has changes nothing and records nothing ("operation": null). */
 int cmd__node_state(cmd_ctx *c)
 {
-    const char *name = c->l->args[0];
     bool down = !strcmp(c->l->def->name, "node down");
+    if (!c->l->nargs) /* --location TYPE=NAME: a whole failure domain */
+        return domain_state(c, down);
+    const char *name = c->l->args[0];
     int rc = sim_set_state(c->s, name, strlen(name), down, &c->op, &c->err);
     return rc ? rc : answer_node_change(c, name, down ? "is already down" : "is already up");
 }
@@ -162,4 +189,53 @@ static void nodes_text(cmd_ctx *c, json_t *j)
 int cmd__node_ls(cmd_ctx *c)
 {
     return cmd__show(c, view_nodes(c->s, &c->err), "nodes", nodes_text);
+}
+
+/* `locations`: the failure-domain tree, one line a domain, indented by
+ * level: nodes, up and down, keys and their share, the fair share and
+ * load / fair share (API.md v4 "balance as the systems count it"). */
+static void domain_line(FILE *out, const json_t *d, int depth)
+{
+    char share[16], fair[16];
+    pct(share, sizeof share, json_number_value(json_object_get(d, "key_share")));
+    pct(fair, sizeof fair, json_number_value(json_object_get(d, "fair_share")));
+    json_t *lf = json_object_get(d, "load_over_fair");
+    /* names from the network as the tables show them (invisibles escaped) */
+    fprintf(out, "%*s", depth * 2, "");
+    cmd_print_padded(out, json_string_value(json_object_get(d, "type")), 0);
+    fputc('=', out);
+    cmd_print_padded(out, json_string_value(json_object_get(d, "name")), 0);
+    long long nn = (long long)json_integer_value(json_object_get(d, "nodes"));
+    fprintf(out, "  %lld node%s (%lld up, %lld down)  %lld keys %s  fair %s  load/fair ", nn,
+            nn == 1 ? "" : "s", (long long)json_integer_value(json_object_get(d, "up")),
+            (long long)json_integer_value(json_object_get(d, "down")),
+            (long long)json_integer_value(json_object_get(d, "keys")), share, fair);
+    if (json_is_number(lf))
+        fprintf(out, "%.3f\n", json_number_value(lf));
+    else
+        fprintf(out, "-\n");
+    json_t *k;
+    size_t i;
+    json_array_foreach(json_object_get(d, "children"), i, k) domain_line(out, k, depth + 1);
+    json_array_foreach(json_object_get(d, "members"), i, k)
+    {
+        fprintf(out, "%*s", depth * 2 + 2, "");
+        cmd_print_padded(out, json_string_value(k), 0);
+        fputc('\n', out);
+    }
+}
+
+static void locations_text(cmd_ctx *c, json_t *j)
+{
+    json_t *d, *u = json_object_get(j, "unlocated");
+    size_t i;
+    json_array_foreach(json_object_get(j, "locations"), i, d) domain_line(c->out, d, 0);
+    if (json_array_size(u))
+        fprintf(c->out, "without a location: %zu node%s\n", json_array_size(u),
+                json_array_size(u) == 1 ? "" : "s");
+}
+
+int cmd__locations(cmd_ctx *c)
+{
+    return cmd__show(c, view_locations(c->s, &c->err), NULL, locations_text);
 }

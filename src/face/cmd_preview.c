@@ -113,8 +113,18 @@ static int preview(cmd_ctx *c, view_preview_req *req)
 int cmd__preview_node(cmd_ctx *c)
 {
     const cmd_line *l = c->l;
-    const char *name = l->args[1];
     const char *w = l->args[0];
+    if (l->nargs == 1) { /* down|up --location TYPE=NAME: a whole domain */
+        if (l->nloc != 1)
+            return rs_fail(&c->err, RINGSIM_EPARAM,
+                           "--location names one failure domain here, TYPE=NAME (rack=r1)");
+        view_preview_req req = {SIM_OP_SET_STATE,
+                                {.down = !strcmp(w, "down"), .loc = l->loc, .nloc = 1},
+                                *sim_config(c->s),
+                                NULL};
+        return preview(c, &req);
+    }
+    const char *name = l->args[1];
     view_preview_req req = {!strcmp(w, "add")  ? SIM_OP_ADD_NODE
                             : !strcmp(w, "rm") ? SIM_OP_REMOVE_NODE
                                                : SIM_OP_SET_STATE,

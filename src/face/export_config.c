@@ -34,7 +34,13 @@
  *   cassandra    `initial_token: T1,T2,...` per node (cassandra.yaml), after
  *                a comment naming the node, as a quoted YAML scalar when
  *                the name holds a YAML line break (which would end the
- *                comment and start a setting).
+ *                comment and start a setting); then the node's
+ *                cassandra-rackdc.properties (`dc=`, `rack=`: its location,
+ *                datacenter1 and rack1 when absent) as comment lines
+ *                "#   dc=...", escaped as java.util.Properties.load reads an
+ *                ISO 8859-1 stream back: every byte outside printable ASCII
+ *                as \uXXXX (so U+2028 and its kind cannot end the comment),
+ *                \ = : # ! and a leading space escaped.
  *   nodetool-ring, redis-nodes: the text `nodetool ring` and `CLUSTER NODES`
  *                print, which the importers read back.
  *   redis        `redis-cli --cluster` commands from the imported slot map to
@@ -745,6 +751,40 @@ static int need_cassandra(ex *x)
                        "cassandra");
 }
 
+/* A properties value as Properties.load reads it back (see the top):
+ * printable ASCII as it is but for \ = : # ! and a leading space, every
+ * other character as \uXXXX (UTF-16, a surrogate pair above U+FFFF).
+ * Names are valid UTF-8 (the rules for names). */
+static int put_property(ex *x, const char *s)
+{
+    int rc = 0;
+    for (size_t i = 0; !rc && s[i];) {
+        unsigned char c = (unsigned char)s[i];
+        uint32_t cp = c;
+        size_t n = 1;
+        if (c >= 0xf0)
+            n = 4, cp = c & 0x07u;
+        else if (c >= 0xe0)
+            n = 3, cp = c & 0x0fu;
+        else if (c >= 0xc0)
+            n = 2, cp = c & 0x1fu;
+        for (size_t k = 1; k < n && s[i + k]; k++)
+            cp = (cp << 6) | ((unsigned char)s[i + k] & 0x3fu);
+        if (cp > 0xffff) {
+            cp -= 0x10000;
+            rc = fmt(x, "\\u%04x\\u%04x", 0xd800u + (cp >> 10), 0xdc00u + (cp & 0x3ffu));
+        } else if (cp < 0x20 || cp >= 0x7f) {
+            rc = fmt(x, "\\u%04x", cp);
+        } else if (strchr("\\=:#!", (int)cp) || (cp == ' ' && i == 0)) {
+            rc = fmt(x, "\\%c", (int)cp);
+        } else {
+            rc = add(x, s + i, 1);
+        }
+        i += n;
+    }
+    return rc;
+}
+
 static int write_cassandra(ex *x)
 {
     int rc = need_cassandra(x);
@@ -767,6 +807,20 @@ static int write_cassandra(ex *x)
                 rc = fmt(x, "%s%s", k ? "," : "", json_string_value(v));
         }
         json_decref(t);
+        if (!rc)
+            rc = str(x, "\n");
+        /* its cassandra-rackdc.properties (GossipingPropertyFileSnitch) */
+        const place_node *pn = &x->pn[i];
+        const char *dc = place_loc_get(pn->loc, pn->nloc, "dc");
+        const char *rack = place_loc_get(pn->loc, pn->nloc, "rack");
+        if (!rc)
+            rc = str(x, "# cassandra-rackdc.properties:\n#   dc=");
+        if (!rc)
+            rc = put_property(x, dc ? dc : "datacenter1");
+        if (!rc)
+            rc = str(x, "\n#   rack=");
+        if (!rc)
+            rc = put_property(x, rack ? rack : "rack1");
         if (!rc)
             rc = str(x, "\n");
     }
@@ -836,18 +890,62 @@ static int write_nodetool(ex *x)
     }
     if (!rc && n)
         qsort(all, n, sizeof *all, cmp_ntok);
-    if (!rc)
-        rc = fmt(x,
-                 "\nDatacenter: datacenter1\n==========\n%-40s %-8s %-6s %-7s %-10s %-8s "
-                 "%s\n%-40s %-8s %-6s %-7s %-10s %-8s %lld\n",
-                 "Address", "Rack", "Status", "State", "Load", "Owns", "Token", "", "", "", "", "",
-                 "", (long long)(n ? all[n - 1].t : 0));
-    for (size_t i = 0; !rc && i < n; i++) {
-        const place_node *p = &x->pn[all[i].node];
-        rc = add(x, p->name, p->len);
+    /* One section a datacenter (the nodes' location dc, datacenter1 when
+     * absent), in the order the nodes first name them, as Ring.java prints
+     * them; the Rack column is the location's rack (rack1 when absent).
+     * What the importer reads as fields holds no space. */
+    for (size_t i = 0; !rc && i < x->n; i++) {
+        const place_node *p = &x->pn[i];
+        const char *dc = place_loc_get(p->loc, p->nloc, "dc");
+        const char *rk = place_loc_get(p->loc, p->nloc, "rack");
+        if (rk && strpbrk(rk, " \t"))
+            rc = refuse(x, i, "has a rack with a space, which a nodetool ring line cannot hold");
+        else if (dc && (dc[0] == ' ' || dc[strlen(dc) - 1] == ' '))
+            rc = refuse(x, i, "has a datacenter name that starts or ends with a space");
+    }
+    for (size_t d = 0; !rc && d < x->n; d++) {
+        const char *dc = place_loc_get(x->pn[d].loc, x->pn[d].nloc, "dc");
+        dc = dc ? dc : "datacenter1";
+        bool first = true; /* the first node of its datacenter */
+        for (size_t e = 0; e < d && first; e++) {
+            const char *o = place_loc_get(x->pn[e].loc, x->pn[e].nloc, "dc");
+            first = strcmp(o ? o : "datacenter1", dc) != 0;
+        }
+        if (!first)
+            continue;
+        long long last = 0;
+        for (size_t i = 0; i < n; i++) {
+            const char *o = place_loc_get(x->pn[all[i].node].loc, x->pn[all[i].node].nloc, "dc");
+            if (!strcmp(o ? o : "datacenter1", dc))
+                last = (long long)all[i].t;
+        }
+        rc = fmt(x, "\nDatacenter: ");
         if (!rc)
-            rc = fmt(x, "%*s %-8s %-6s %-7s %-10s %-8s %lld\n", p->len < 40 ? (int)(40 - p->len) : 0,
-                     "", "rack1", p->down ? "Down" : "Up", "Normal", "?", "?", (long long)all[i].t);
+            rc = str(x, dc);
+        if (!rc)
+            rc = fmt(x,
+                     "\n==========\n%-40s %-8s %-6s %-7s %-10s %-8s %s\n%-40s %-8s %-6s %-7s "
+                     "%-10s %-8s %lld\n",
+                     "Address", "Rack", "Status", "State", "Load", "Owns", "Token", "", "", "", "",
+                     "", "", last);
+        for (size_t i = 0; !rc && i < n; i++) {
+            const place_node *p = &x->pn[all[i].node];
+            const char *o = place_loc_get(p->loc, p->nloc, "dc");
+            const char *rk = place_loc_get(p->loc, p->nloc, "rack");
+            if (strcmp(o ? o : "datacenter1", dc) != 0)
+                continue;
+            rc = add(x, p->name, p->len);
+            if (!rc)
+                rc = fmt(x, "%*s ", p->len < 40 ? (int)(40 - p->len) : 0, "");
+            if (!rc)
+                rc = str(x, rk ? rk : "rack1");
+            if (!rc)
+                rc = fmt(x, "%*s %-6s %-7s %-10s %-8s %lld\n",
+                         rk && strlen(rk) < 8 ? (int)(8 - strlen(rk))
+                         : rk                 ? 0
+                                              : 3,
+                         "", p->down ? "Down" : "Up", "Normal", "?", "?", (long long)all[i].t);
+        }
     }
     free(all);
     return rc;

@@ -202,9 +202,36 @@ static int put_config(exporter *x, const place_config *cfg, bool all)
             rc = 0;
             continue;
         }
-        if (json_is_string(v)) /* a choice by name (twemproxy's hash) */
-            rc = sb_printf(&x->b, " --param %s=%s", k, json_string_value(v));
-        else
+        if (json_is_object(v)) { /* cassandra's replication: dc1:3,dc2:2, one word */
+            sbuf w = {0};
+            const char *dk;
+            json_t *dv;
+            json_object_foreach(v, dk, dv)
+            {
+                if (!rc && w.n)
+                    rc = sb_str(&w, ",");
+                if (!rc)
+                    rc = sb_str(&w, dk);
+                if (!rc)
+                    rc = sb_printf(&w, ":%lld", (long long)json_integer_value(dv));
+            }
+            if (!rc)
+                rc = sb_printf(&x->b, " --param");
+            char *word = NULL;
+            if (!rc && asprintf(&word, "%s=%s", k, w.p ? w.p : "") < 0)
+                rc = RINGSIM_ENOMEM;
+            if (!rc)
+                rc = put_word(x, word, strlen(word));
+            free(word);
+            free(w.p);
+        } else if (json_is_string(v)) { /* a choice by name, replica_domain: quoted if need be */
+            char *word = NULL;
+            rc = asprintf(&word, "%s=%s", k, json_string_value(v)) < 0 ? RINGSIM_ENOMEM
+                                                                       : sb_str(&x->b, " --param");
+            if (!rc)
+                rc = put_word(x, word, strlen(word));
+            free(word);
+        } else
             rc = sb_printf(&x->b, " --param %s=%lld", k, (long long)a);
     }
     if (!rc && (all || cfg->replicas != x->cfg.replicas))
@@ -442,6 +469,11 @@ static int put_op(exporter *x, size_t i, rs_error *err)
         rc = put_node_add(x, nd);
         if (!rc && json_array_append_new(x->names, json_stringn(nm, nl)))
             rc = RINGSIM_ENOMEM;
+    } else if (type == SIM_OP_SET_STATE && p.dom_type) {
+        place_loc d = {p.dom_type, p.dom_name};
+        rc = sb_str(&x->b, nd->down ? "node down" : "node up");
+        if (!rc)
+            rc = put_location(x, &d, 1);
     } else if (type == SIM_OP_SET_STATE) {
         rc = sb_str(&x->b, nd->down ? (nm[0] == '-' ? "node down --" : "node down")
                                     : (nm[0] == '-' ? "node up --" : "node up"));
@@ -602,7 +634,7 @@ int scenario_export(sim *s, int64_t at, char **text, size_t *len, rs_error *err)
     int64_t last = 0;
     idlist ops = {0};
     place_config start;
-    exporter x = {s, {0}, {{0}, {0}, 0}, &ops, json_array()};
+    exporter x = {.s = s, .ops = &ops, .names = json_array()};
     if (!x.names) {
         sim_read_end(st);
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");

@@ -139,16 +139,27 @@ int view_param_check(const char *algorithm, const char *name, size_t len, rs_err
 {
     json_t *cat = place_algorithms_json(), *a, *ps = NULL, *p;
     size_t i;
+    int rc = 0;
     if (!cat)
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     json_array_foreach(cat, i, a)
     {
-        if (!strcmp(json_string_value(json_object_get(a, "name")), algorithm))
+        if (!strcmp(json_string_value(json_object_get(a, "name")), algorithm)) {
             ps = json_object_get(a, "params");
+            json_t *mp; /* cassandra's replication map, replica_domain */
+            size_t m;
+            static const char *const more[] = {"map_params", "text_params"};
+            for (size_t q = 0; q < 2; q++)
+                json_array_foreach(json_object_get(a, more[q]), m, mp)
+                {
+                    const char *pn = json_string_value(json_object_get(mp, "name"));
+                    if (strlen(pn) == len && !memcmp(pn, name, len))
+                        goto out;
+                }
+        }
     }
     char list[256] = "";
     size_t n = 0;
-    int rc = 0;
     if (ps) {
         json_array_foreach(ps, i, p)
         {
@@ -688,6 +699,9 @@ static int preview_apply(sim *s, void *arg, rs_error *err)
     case SIM_OP_REMOVE_NODE:
         return sim_remove_node(s, p->node.name, p->node.len, &op, err);
     case SIM_OP_SET_STATE:
+        if (!p->node.name && p->node.nloc == 1) /* a domain */
+            return sim_set_state_domain(s, p->node.loc[0].type, p->node.loc[0].name, p->node.down,
+                                        &op, err);
         return sim_set_state(s, p->node.name, p->node.len, p->node.down, &op, err);
     case SIM_OP_IMPORT:
         return sim_import(s, p->import, &op, err);

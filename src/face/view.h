@@ -20,6 +20,9 @@ json_t *view_node(sim *s, const sim_node_view *v);
 json_t *view_algorithms(rs_error *err);
 json_t *view_nodes(sim *s, rs_error *err); /* {"nodes"} */
 json_t *view_node_get(sim *s, const char *name, size_t len, rs_error *err);
+/* The failure-domain tree (view_locations.c): {"locations": [domain…],
+ * "unlocated": [name…]}. */
+json_t *view_locations(sim *s, rs_error *err);
 json_t *view_ring(sim *s, rs_error *err);
 json_t *view_config(sim *s, rs_error *err);
 /* "looks the same as \"NAME\"" when another node's name has the same NFC
@@ -74,7 +77,8 @@ void view_state_op(const sim_op *op, json_t *o);
 /* What an add_node, remove_node, set_state or configure would do, recorded nowhere:
  * {"op", "keys_moved", "moved_from", "moved_to", "replica_moves", "before",
  * "after", "sample"}.  type is "add_node", "remove_node" (node.name) or
- * "configure" (cfg) or "set_state" (node.name, node.down). */
+ * "configure" (cfg) or "set_state" (node.name, node.down; a whole domain:
+ * node.name NULL and node.loc[0] the domain's type and name). */
 typedef struct view_preview_req {
     sim_op_type type; /* SIM_OP_ADD_NODE, _REMOVE_NODE, _SET_STATE, _CONFIGURE or _IMPORT */
     sim_node_spec node;

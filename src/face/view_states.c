@@ -37,5 +37,7 @@ void view_state_op(const sim_op *op, json_t *o)
     json_object_set_new(o, "state", json_string(down ? "down" : "up"));
     if (down)
         json_object_set_new(o, "moves_back_when_up", json_integer((json_int_t)op->keys_moved));
+    if (p.dom_type) /* a whole domain (API.md v4) */
+        json_object_set_new(o, "domain", json_pack("[s,s]", p.dom_type, p.dom_name));
     sim_op_params_clear(&p);
 }

@@ -393,6 +393,56 @@ static int put_node_state(sim *s, const api_request *r, json_t **out, rs_error *
     return node_op_answer(s, r, op, out, err);
 }
 
+/* A domain's type and name from the path (locations/{type}/{name}/...),
+ * NUL-terminated copies in t and n: the rules of a location's names. */
+static int domain_of(const api_request *r, char t[NAME_BUF], char n[NAME_BUF], rs_error *err)
+{
+    if (r->seglen[1] >= NAME_BUF || r->seglen[2] >= NAME_BUF)
+        return rs_fail(err, RINGSIM_ENAME, "a domain's type and name are at most %d bytes",
+                       NAME_MAX_BYTES);
+    memcpy(t, r->seg[1], r->seglen[1]);
+    t[r->seglen[1]] = '\0';
+    memcpy(n, r->seg[2], r->seglen[2]);
+    n[r->seglen[2]] = '\0';
+    place_loc d = {t, n};
+    /* a NUL inside a segment makes the copy shorter: refused as such */
+    if (strlen(t) != r->seglen[1] || strlen(n) != r->seglen[2])
+        return rs_fail(err, RINGSIM_ENAME, "a domain's type and name must not contain NUL");
+    return place_loc_check(&d, 1, err);
+}
+
+/* PUT /api/locations/{type}/{name}/state {"state": "down"|"up"}: every node
+ * of the failure domain in one set_state operation (API.md v4); "operation"
+ * null when each already is in that state; 404 when no node is in it. */
+static int put_domain_state(sim *s, const api_request *r, json_t **out, rs_error *err)
+{
+    int rc = need_object(r, err);
+    if (rc)
+        return rc;
+    const char *k;
+    json_t *v;
+    json_object_foreach(r->body, k, v)
+    {
+        if (strcmp(k, "state") != 0)
+            return rs_fail(err, RINGSIM_EPARAM,
+                           "PUT /api/locations/{type}/{name}/state takes \"state\" only, not "
+                           "\"%.64s\"",
+                           k);
+    }
+    bool down;
+    if (!state_value(json_object_get(r->body, "state"), &down))
+        return rs_fail(err, RINGSIM_EPARAM, "state must be \"up\" or \"down\"");
+    char t[NAME_BUF], n[NAME_BUF];
+    int64_t op = 0;
+    if ((rc = domain_of(r, t, n, err)) || (rc = sim_set_state_domain(s, t, n, down, &op, err)))
+        return rc;
+    json_t *tree = view_locations(s, err);
+    *out = json_pack("{s:o, s:o*}", "operation", op ? op_json(s, op, err) : json_null(),
+                     "locations", tree ? json_incref(json_object_get(tree, "locations")) : NULL);
+    json_decref(tree);
+    return *out ? 200 : rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+}
+
 /* POST /api/traffic/run {"requests", "concurrency", "seed"?, "factor"?,
  * "samples"?}: a replay through the current placement (src/sim/traffic.c);
  * nothing is recorded. */
@@ -512,6 +562,19 @@ static int post_preview(sim *s, const api_request *r, json_t **out, rs_error *er
         if (!rc)
             p.node = (sim_node_spec){
                 .name = json_string_value(name), .len = json_string_length(name), .weight = 1};
+    } else if (type == SIM_OP_SET_STATE && json_object_get(body, "domain")) {
+        /* {"domain": [type, name], "state"} as PUT /api/locations/…/state */
+        json_t *d = json_object_get(body, "domain");
+        json_t *one = json_is_array(d) && json_array_size(d) == 2 ? json_pack("[O]", d) : NULL;
+        size_t nd = 0;
+        /* the pair's strings stay d's (body's) when the wrapper goes */
+        rc = one ? place_loc_from_json(one, loc, &nd, err)
+                 : rs_fail(err, RINGSIM_EPARAM, "domain must be a pair [type, name]");
+        json_decref(one);
+        if (!rc && !state_value(json_object_get(body, "state"), &p.node.down))
+            rc = rs_fail(err, RINGSIM_EPARAM, "state must be \"up\" or \"down\"");
+        p.node.loc = loc;
+        p.node.nloc = nd;
     } else if (type == SIM_OP_SET_STATE) { /* {"name", "state"} as PUT …/state */
         json_t *name = json_object_get(body, "name");
         rc = need_name(name, "name", err);
@@ -871,6 +934,7 @@ static int get_export(sim *s, const api_request *r, api_answer *a, rs_error *err
 API_JSON(post_nodes)
 API_JSON(patch_node)
 API_JSON(put_node_state)
+API_JSON(put_domain_state)
 API_JSON(get_compare)
 API_JSON(post_preview)
 API_JSON(post_keys)
@@ -892,6 +956,14 @@ static int get_nodes_route(sim *s, const api_request *r, json_t **out, api_answe
     (void)r;
     (void)a;
     return viewed(view_nodes(s, err), out, err);
+}
+
+static int get_locations_route(sim *s, const api_request *r, json_t **out, api_answer *a,
+                               rs_error *err)
+{
+    (void)r;
+    (void)a;
+    return viewed(view_locations(s, err), out, err);
 }
 
 static int get_node_route(sim *s, const api_request *r, json_t **out, api_answer *a, rs_error *err)
@@ -1210,6 +1282,9 @@ static const route routes[] = {
     {"nodes/x", API_DELETE, delete_node_route, API_WORKER, false, false, NULL, NULL},
     {"nodes/x", API_PATCH, patch_node_route, API_WORKER, true, false, NULL, NULL},
     {"nodes/x/state", API_PUT, put_node_state_route, API_WORKER, true, false, NULL, NULL},
+    /* the failure-domain tree (API.md v4): the nodes' answers, summed */
+    {"locations", API_GET, get_locations_route, API_READER, false, true, NULL, NULL},
+    {"locations/x/x/state", API_PUT, put_domain_state_route, API_WORKER, true, false, NULL, NULL},
     {"ring", API_GET, get_ring_route, API_READER, false, true, NULL, NULL},
     {"config", API_GET, get_config_route, API_LOOP, false, true, NULL, NULL},
     {"config", API_PUT, put_config_route, API_WORKER, true, false, NULL, NULL},
@@ -1252,20 +1327,22 @@ static const route routes[] = {
     {"diff", API_GET, NULL, API_READER, false, false, "moves", get_diff},
 };
 
+/* Whether the request's segments are the route's: each "x" any segment,
+ * each other word itself ("export/keys" before "export/x" in the table). */
 static bool path_matches(const api_request *r, const char *path)
 {
-    char first[32];
-    const char *slash = strchr(path, '/');
-    size_t n = slash ? (size_t)(slash - path) : strlen(path);
-    memcpy(first, path, n);
-    first[n] = '\0';
-    const char *third = slash ? strchr(slash + 1, '/') : NULL; /* "nodes/x/state" */
-    if (third)
-        return seg_is(r, 0, first) && r->nseg == 3 && seg_is(r, 2, third + 1);
-    /* "export/keys": that second segment; "export/x": any */
-    if (slash && strcmp(slash + 1, "x") && !(r->nseg == 2 && seg_is(r, 1, slash + 1)))
-        return false;
-    return seg_is(r, 0, first) && r->nseg == (slash ? 2 : 1);
+    int i = 0;
+    for (const char *p = path;; i++) {
+        const char *slash = strchr(p, '/');
+        size_t n = slash ? (size_t)(slash - p) : strlen(p);
+        if (i >= r->nseg ||
+            (!(n == 1 && *p == 'x') && !(r->seglen[i] == n && memcmp(r->seg[i], p, n) == 0)))
+            return false;
+        if (!slash)
+            break;
+        p = slash + 1;
+    }
+    return r->nseg == i + 1;
 }
 
 /* The route of a request, or 404 / 405 in err. */

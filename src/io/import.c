@@ -406,6 +406,8 @@ void import_free(import_result *r)
         for (size_t j = 0; j < n->v.nreplicas; j++)
             free(n->replicas[j]);
         free(n->replicas);
+        free(n->dc);
+        free(n->rack);
     }
     free(r->nodes);
     import__set_free(&r->names);
@@ -578,6 +580,24 @@ int import__replica(import_ctx *c, import_node_rec *n, const char *name, size_t 
     return 0;
 }
 
+int import__where(import_ctx *c, import_node_rec *n, const char *which, const char *s, size_t len,
+                  int line)
+{
+    rs_error e = {0};
+    char what[16];
+    snprintf(what, sizeof what, "%s name", which);
+    if (name_check(s, len, what, &e) != 0 || memchr(s, '=', len) || memchr(s, ',', len))
+        return import__fail(c, line, "%s \"%.*s\" %s", which, (int)(len < 80 ? len : 80), s,
+                            e.msg[0] ? e.msg : "holds \"=\" or \",\", which a location cannot");
+    char *v = strndup(s, len);
+    if (!v)
+        return nomem(c);
+    char **slot = !strcmp(which, "dc") ? &n->dc : &n->rack;
+    free(*slot);
+    *slot = v;
+    return 0;
+}
+
 /* The list "a, b, c" of names into buf (bounded, "…" when cut). */
 static void name_list(char *buf, size_t cap, const char *const *names, size_t n)
 {
@@ -696,6 +716,8 @@ static void finish_views(import_result *r)
         n->v.tokens = n->tokens;
         n->v.slots = n->slots;
         n->v.replicas = (const char *const *)n->replicas;
+        n->v.dc = n->dc;
+        n->v.rack = n->rack;
     }
 }
 
@@ -780,6 +802,14 @@ static json_t *node_json(const import_node *n)
         for (size_t i = 0; s != NULL && i < n->nslots; i++)
             bad |= json_array_append_new(s, json_pack("[i,i]", n->slots[i].first, n->slots[i].last));
         bad |= json_object_set_new(o, "slots", s);
+    }
+    if (n->dc || n->rack) { /* Cassandra's: the node's location */
+        json_t *l = json_array();
+        if (l && n->dc)
+            bad |= json_array_append_new(l, json_pack("[s,s]", "dc", n->dc));
+        if (l && n->rack)
+            bad |= json_array_append_new(l, json_pack("[s,s]", "rack", n->rack));
+        bad |= l ? json_object_set_new(o, "location", l) : 1;
     }
     if (n->nreplicas > 0 || n->nslots > 0) {
         json_t *s = json_array();

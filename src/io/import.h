@@ -72,6 +72,9 @@ typedef struct import_node {
     size_t nslots;
     const char *const *replicas; /* Redis replicas ("ip:port") of this master */
     size_t nreplicas;
+    /* Cassandra's datacenter and rack (`nodetool ring`/`status`), NULL
+     * when the text has none: the node's location dc=, rack= */
+    const char *dc, *rack;
     int line; /* where the text declares it (1-based) */
 } import_node;
 

@@ -30,6 +30,7 @@ typedef struct import_node_rec {
     size_t capslots;
     char **replicas;
     size_t capreplicas;
+    char *dc, *rack;
 } import_node_rec;
 
 /* A set of keys -- byte strings (borrowed: they must outlive the set) or
@@ -104,6 +105,10 @@ int import__set_address(import_ctx *c, import_node_rec *n, const char *addr, siz
 int import__token(import_ctx *c, import_node_rec *n, int64_t token, int line);
 int import__slots(import_ctx *c, import_node_rec *n, uint16_t first, uint16_t last);
 int import__replica(import_ctx *c, import_node_rec *n, const char *name, size_t len);
+/* The node's datacenter or rack (which: "dc" or "rack"), replacing any:
+ * the rules of a location's names, refused with the line otherwise. */
+int import__where(import_ctx *c, import_node_rec *n, const char *which, const char *s, size_t len,
+                  int line);
 
 /* Add a key to set s: the string [str, str + len), or the number num when
  * str is NULL.  When an equal key is there already, 1 with its tag in

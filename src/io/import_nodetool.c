@@ -17,12 +17,19 @@
  * refused: Cassandra gives a token to one node.
  *
  * Nodes are the addresses in the order they first appear, with their
- * tokens in the text's order; `Down` is the state down.  Several
- * datacenters are imported as one token ring (the driver's token map): the
- * owner of a key is the same; replicas per datacenter are
- * NetworkTopologyStrategy's, which ringsim's SimpleStrategy walk is not.
+ * tokens in the text's order; `Down` is the state down; each node's
+ * location is its datacenter (the "Datacenter:" line above it) and its
+ * rack (the Rack column).  The text may hold `nodetool status` too, before
+ * or after the ring (Status.java: "--  Address  Load  Tokens  Owns  Host
+ * ID  Rack" and one line a node, its two-letter status/state first, the
+ * rack last): the racks are taken from it, a disagreement noted.  Status
+ * alone has no tokens and is refused saying so.  Several datacenters are
+ * one token ring (the owner of a key is the same); replicas per
+ * datacenter are NetworkTopologyStrategy's (strategy=network_topology with
+ * the keyspace's replication).
  *
- * Cost: one pass, then a sort of the tokens to find duplicates.
+ * Cost: one pass, then a sort of the tokens to find duplicates, and the
+ * status lines matched to the nodes by address (n x status lines).
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
@@ -49,6 +56,24 @@ static bool field_is(const char *s, size_t len, const char *w)
     return len == strlen(w) && memcmp(s, w, len) == 0;
 }
 
+/* A `nodetool status` line: "UN  10.0.0.1  1.2 MiB  16  33.3%  <host id>
+ * rack", status U or D, state N, L, J or M. */
+static bool status_line(const char *const *f, const size_t *fl, size_t n)
+{
+    if (n < 6 || fl[0] != 2 || !strchr("UD", f[0][0]) || !strchr("NLJM", f[0][1]))
+        return false;
+    /* the Host ID before the rack: a UUID, or "?" (a ring line never) */
+    const char *h = f[n - 2];
+    return (fl[n - 2] == 1 && h[0] == '?') ||
+           (fl[n - 2] == 36 && h[8] == '-' && h[13] == '-' && h[18] == '-' && h[23] == '-');
+}
+
+typedef struct status_rack {
+    const char *addr, *rack;
+    size_t al, rl;
+    int line;
+} status_rack;
+
 int import__nodetool(import_ctx *c)
 {
     strcpy(c->r->algorithm, "cassandra");
@@ -58,6 +83,10 @@ int import__nodetool(import_ctx *c)
     bool warned = false;
     tok *all = NULL;
     size_t nall = 0, capall = 0;
+    const char *dc = NULL; /* the datacenter of the lines below ("Datacenter: NAME") */
+    size_t dcl = 0;
+    status_rack *sr = NULL; /* nodetool status's racks, by address */
+    size_t nsr = 0, capsr = 0;
     while (import__next_line(c->text, c->len, &pos, &l)) {
         const char *f[NT_MAX_FIELDS];
         size_t fl[NT_MAX_FIELDS];
@@ -81,6 +110,10 @@ int import__nodetool(import_ctx *c)
             while (st < l.len && l.s[st] == ' ')
                 st++;
             size_t dl = l.len - st;
+            while (dl > 0 && (l.s[st + dl - 1] == ' ' || l.s[st + dl - 1] == '\t'))
+                dl--;
+            dc = l.s + st;
+            dcl = dl;
             rc = import__note(c, l.no, "datacenter %.*s", (int)(dl > 80 ? 80 : dl), l.s + st);
             if (rc != 0)
                 goto out;
@@ -88,6 +121,20 @@ int import__nodetool(import_ctx *c)
         }
         if (f[0][0] == '=' || field_is(f[0], fl[0], "Address"))
             continue;
+        /* nodetool status: its legend and header, and a node a line */
+        if ((n >= 2 && field_is(f[0], fl[0], "--") && field_is(f[1], fl[1], "Address")) ||
+            (n == 1 && field_is(f[0], fl[0], "Status=Up/Down")) ||
+            (n == 2 && field_is(f[0], fl[0], "|/") &&
+             field_is(f[1], fl[1], "State=Normal/Leaving/Joining/Moving")))
+            continue;
+        if (status_line(f, fl, n)) {
+            if (vec_reserve(&sr, &capsr, nsr + 1, sizeof *sr, 16)) {
+                rc = rs_fail(c->err, RINGSIM_ENOMEM, "out of memory while importing");
+                goto out;
+            }
+            sr[nsr++] = (status_rack){f[1], f[n - 1], fl[1], fl[n - 1], l.no};
+            continue;
+        }
         if ((fl[0] >= 8 && memcmp(f[0], "Warning:", 8) == 0) ||
             (fl[0] >= 5 && memcmp(f[0], "Note:", 5) == 0)) {
             if (!warned &&
@@ -155,6 +202,9 @@ int import__nodetool(import_ctx *c)
         }
         if (field_is(st, stl, "Down"))
             node->v.down = true;
+        if ((dc && (rc = import__where(c, node, "dc", dc, dcl, l.no)) != 0) ||
+            (rc = import__where(c, node, "rack", f[1], fl[1], l.no)) != 0)
+            goto out;
         if ((rc = import__token(c, node, t, l.no)) != 0)
             goto out;
         if (vec_reserve(&all, &capall, nall + 1, sizeof *all, 64)) {
@@ -176,6 +226,35 @@ int import__nodetool(import_ctx *c)
                 goto out;
             }
     }
+    if (nall == 0 && nsr > 0) {
+        rc = import__fail(c, sr[0].line,
+                          "this is `nodetool status`: it has no tokens, so it cannot place a "
+                          "key; paste `nodetool ring` with it (the racks are taken from the "
+                          "status)");
+        goto out;
+    }
+    /* The status's racks, matched by address; a node the ring lacks is
+     * said, and a rack that differs from the ring's column too. */
+    for (size_t k = 0; k < nsr; k++) {
+        import_node_rec *node = import__find(c, sr[k].addr, sr[k].al);
+        if (!node) {
+            rc = import__note(c, sr[k].line, "%.*s is in the status, not in the ring: left out",
+                              (int)(sr[k].al > 80 ? 80 : sr[k].al), sr[k].addr);
+        } else {
+            bool differs = node->rack && (strlen(node->rack) != sr[k].rl ||
+                                          memcmp(node->rack, sr[k].rack, sr[k].rl) != 0);
+            if (differs)
+                rc = import__note(c, sr[k].line,
+                                  "%.*s: rack %.*s in the status, %s in the ring; "
+                                  "the status's is kept",
+                                  (int)(sr[k].al > 80 ? 80 : sr[k].al), sr[k].addr,
+                                  (int)(sr[k].rl > 80 ? 80 : sr[k].rl), sr[k].rack, node->rack);
+            if (!rc)
+                rc = import__where(c, node, "rack", sr[k].rack, sr[k].rl, sr[k].line);
+        }
+        if (rc != 0)
+            goto out;
+    }
     if (c->r->n > 0) {
         size_t most = 0;
         for (size_t i = 0; i < c->r->n; i++)
@@ -184,13 +263,23 @@ int import__nodetool(import_ctx *c)
         if ((rc = import__param_int(c, "num_tokens", (int64_t)most)) != 0)
             goto out;
     }
+    /* the datacenters the nodes are in (a status's headers repeat them) */
+    dcs = 0;
+    for (size_t i = 0; i < c->r->n; i++) {
+        const char *d = c->r->nodes[i].dc;
+        size_t k = 0;
+        while (d && k < i && !(c->r->nodes[k].dc && !strcmp(c->r->nodes[k].dc, d)))
+            k++;
+        dcs += d && k == i;
+    }
     if (dcs > 1)
         rc = import__note(c, 0,
-                          "%d datacenters: imported as one token ring (the owner of a key is "
-                          "the same); with NetworkTopologyStrategy each datacenter holds its "
-                          "own replicas, which ringsim's SimpleStrategy walk does not model",
+                          "%d datacenters: one token ring, each node keeping its datacenter and "
+                          "rack as its location; a keyspace's replicas per datacenter are "
+                          "strategy=network_topology with its replication (dc1:3,dc2:3)",
                           dcs);
 out:
     free(all);
+    free(sr);
     return rc;
 }

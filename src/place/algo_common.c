@@ -71,10 +71,20 @@ size_t place__walk(const placement *p, size_t start, uint32_t r, long *out)
         bool seen = false;
         for (size_t k = 0; k < got && !seen; k++)
             seen = out[k] == nd;
-        if (!seen)
+        if (!seen && place__domain_free(p, nd, out, got))
             out[got++] = nd;
     }
     return got;
+}
+
+bool place__domain_free(const placement *p, long nd, const long *out, size_t got)
+{
+    if (!p->dom || p->dom[nd] == PLACE_NO_DOMAIN)
+        return true;
+    for (size_t k = 0; k < got; k++)
+        if (p->dom[out[k]] == p->dom[nd])
+            return false;
+    return true;
 }
 
 size_t place__walk_prefs(const placement *p, const place_key_info *k, uint32_t r, long *out)

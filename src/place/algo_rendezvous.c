@@ -40,9 +40,30 @@ static void rendezvous_key(const placement *p, hasher *h, const char *key, size_
 static size_t rendezvous_prefs(const placement *p, const place_key_info *k, uint32_t r, long *out)
 {
     rendezvous_pick pick[PLACE_MAX_PREFS];
-    size_t got = rendezvous_top(k->hash, p->anodes, p->node_hash, p->n, pick, r);
+    size_t got = rendezvous_top(k->hash, p->anodes, p->node_hash, p->n, pick, p->dom ? 1 : r);
     for (size_t i = 0; i < got; i++)
         out[i] = pick[i].node;
+    /* replica_domain: the next highest score whose domain holds no replica
+     * yet, one pick at a time (n scores a pick, no allocation) */
+    while (p->dom && got > 0 && got < r) {
+        long best = -1;
+        double bs = 0;
+        for (size_t i = 0; i < p->n; i++) {
+            bool in = false;
+            for (size_t q = 0; q < got && !in; q++)
+                in = out[q] == (long)i;
+            if (in || !place__domain_free(p, (long)i, out, got))
+                continue;
+            double sc = rendezvous_score(k->hash, p->node_hash[i], p->anodes[i].weight);
+            if (best < 0 || sc > bs) {
+                best = (long)i;
+                bs = sc;
+            }
+        }
+        if (best < 0)
+            break;
+        out[got++] = best;
+    }
     return got;
 }
 

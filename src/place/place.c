@@ -29,12 +29,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "names.h"
 #include "vec.h"
 
 /* ---- parameters ---- */
 
 static const char *const hash_type_names[] = {"consistent", "map-based", NULL};
 static const char *const pool_type_names[] = {"replicated", "erasure", NULL};
+static const char *const strategy_names[] = {"simple", "network_topology", NULL};
 
 typedef struct pdef {
     const char *name;
@@ -96,7 +98,171 @@ static const pdef pdefs[PP_COUNT] = {
     [PP_CHOOSELEAF_DESCEND_ONCE] = {.name = "chooseleaf_descend_once", .def = 1, .min = 0, .max = 1},
     [PP_CHOOSELEAF_VARY_R] = {.name = "chooseleaf_vary_r", .def = 1, .min = 0, .max = 31},
     [PP_CHOOSELEAF_STABLE] = {.name = "chooseleaf_stable", .def = 1, .min = 0, .max = 1},
+    /* Quiet: cassandra answers as before until network_topology is chosen. */
+    [PP_STRATEGY] = {.name = "strategy",
+                     .def = PLACE_STRATEGY_SIMPLE,
+                     .min = 0,
+                     .max = 1,
+                     .names = strategy_names,
+                     .quiet = true},
 };
+
+/* ---- cassandra's replication map (API.md v4, NetworkTopologyStrategy) ---- */
+
+static uint32_t replication_sum(const place_config *cfg)
+{
+    uint32_t sum = 0;
+    for (uint32_t i = 0; i < cfg->ndc; i++)
+        sum += cfg->dc[i].rf;
+    return sum;
+}
+
+/* One datacenter's factor into the map (replacing one of the same name). */
+static int replication_put(place_config *cfg, const char *dc, size_t len, double rf, rs_error *err)
+{
+    int rc = name_check(dc, len, "replication: a datacenter's name", err);
+    if (rc)
+        return rc;
+    if (!(rf == floor(rf)) || rf < 0 || rf > PLACE_MAX_REPLICAS)
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "replication: datacenter \"%.64s\" needs a whole number from 0 to %u", dc,
+                       PLACE_MAX_REPLICAS);
+    uint32_t i = 0;
+    while (i < cfg->ndc && strcmp(cfg->dc[i].dc, dc) != 0)
+        i++;
+    if (i == PLACE_MAX_DCS)
+        return rs_fail(err, RINGSIM_EPARAM, "replication: at most %u datacenters", PLACE_MAX_DCS);
+    memset(&cfg->dc[i], 0, sizeof cfg->dc[i]);
+    memcpy(cfg->dc[i].dc, dc, len);
+    cfg->dc[i].rf = (uint32_t)rf;
+    if (i == cfg->ndc)
+        cfg->ndc++;
+    return 0;
+}
+
+/* A new map replaces the old one whole; under network_topology the
+ * replicas follow it. */
+static void replication_clear(place_config *cfg)
+{
+    memset(cfg->dc, 0, sizeof cfg->dc);
+    cfg->ndc = 0;
+}
+
+static void replication_follow(place_config *cfg)
+{
+    uint32_t sum = replication_sum(cfg);
+    if (cfg->param[PP_STRATEGY] == PLACE_STRATEGY_NTS && sum >= 1 && sum <= PLACE_MAX_REPLICAS)
+        cfg->replicas = sum;
+}
+
+/* {"dc1": 3, "dc2": 2} */
+static int replication_from_json(place_config *cfg, const json_t *v, rs_error *err)
+{
+    if (!json_is_object(v))
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "replication must be an object of datacenters and their factors "
+                       "({\"dc1\": 3, \"dc2\": 2})");
+    if (json_object_size(v) > PLACE_MAX_DCS)
+        return rs_fail(err, RINGSIM_EPARAM, "replication: at most %u datacenters", PLACE_MAX_DCS);
+    place_config c = *cfg;
+    replication_clear(&c);
+    const char *k;
+    json_t *x;
+    json_object_foreach((json_t *)v, k, x)
+    {
+        double rf = json_is_integer(x) ? (double)json_integer_value(x) : NAN;
+        int rc = replication_put(&c, k, strlen(k), rf, err);
+        if (rc)
+            return rc;
+    }
+    *cfg = c;
+    replication_follow(cfg);
+    return 0;
+}
+
+/* "dc1:3,dc2:2" (the command line's --param replication=...) */
+static int replication_from_text(place_config *cfg, const char *text, rs_error *err)
+{
+    place_config c = *cfg;
+    replication_clear(&c);
+    for (const char *p = text; *p;) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        const char *colon = memchr(p, ':', n);
+        char num[16];
+        size_t nl = colon ? n - (size_t)(colon - p) - 1 : 0;
+        char *end = NULL;
+        double rf = NAN;
+        if (colon && nl > 0 && nl < sizeof num) {
+            memcpy(num, colon + 1, nl);
+            num[nl] = '\0';
+            rf = strtod(num, &end);
+        }
+        if (!colon || colon == p || !end || *end || nl == 0 || (comma && !comma[1]))
+            return rs_fail(err, RINGSIM_EPARAM,
+                           "replication takes DC:RF pairs separated by commas (dc1:3,dc2:2), not "
+                           "\"%.64s\"",
+                           text);
+        char dc[PLACE_DC_NAME_BUF];
+        size_t dl = (size_t)(colon - p);
+        if (dl >= sizeof dc)
+            return rs_fail(err, RINGSIM_ENAME, "replication: a datacenter's name is at most %d bytes",
+                           PLACE_DC_NAME_BUF - 1);
+        memcpy(dc, p, dl);
+        dc[dl] = '\0';
+        int rc = replication_put(&c, dc, dl, rf, err);
+        if (rc)
+            return rc;
+        p = comma ? comma + 1 : p + n;
+    }
+    *cfg = c;
+    replication_follow(cfg);
+    return 0;
+}
+
+/* replica_domain: a location type, the rules of a location's names; ""
+ * turns it off. */
+static int replica_domain_set(place_config *cfg, const char *v, size_t len, rs_error *err)
+{
+    memset(cfg->replica_domain, 0, sizeof cfg->replica_domain);
+    if (!len)
+        return 0;
+    place_loc probe = {v, "x"};
+    int rc = strlen(v) != len ? rs_fail(err, RINGSIM_ENAME, "replica_domain must not contain NUL")
+                              : place_loc_check(&probe, 1, err);
+    if (rc)
+        return rc;
+    memcpy(cfg->replica_domain, v, len);
+    return 0;
+}
+
+static json_t *replication_json(const place_config *cfg)
+{
+    json_t *o = json_object();
+    for (uint32_t i = 0; o && i < cfg->ndc; i++)
+        json_object_set_new(o, cfg->dc[i].dc, json_integer(cfg->dc[i].rf));
+    return o;
+}
+
+static int replication_check(const place_config *cfg, rs_error *err)
+{
+    if (strcmp(cfg->algorithm, "cassandra") != 0 || cfg->param[PP_STRATEGY] != PLACE_STRATEGY_NTS)
+        return 0;
+    uint32_t sum = replication_sum(cfg);
+    if (sum == 0)
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "network_topology needs replication: a factor per datacenter "
+                       "(--param replication=dc1:3,dc2:2)");
+    if (sum > PLACE_MAX_REPLICAS)
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "replication adds up to %u replicas; ringsim keeps at most %u", sum,
+                       PLACE_MAX_REPLICAS);
+    if (cfg->replicas != sum)
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "under network_topology replicas is the sum of replication (%u), not %u",
+                       sum, cfg->replicas);
+    return 0;
+}
 
 const place_algo *place__find(const char *name)
 {
@@ -179,10 +345,15 @@ place_bound place_bound_of(const place_config *cfg, int *param)
 
 bool place_config_equal(const place_config *a, const place_config *b)
 {
-    if (strncmp(a->algorithm, b->algorithm, sizeof a->algorithm) != 0 || a->replicas != b->replicas)
+    if (strncmp(a->algorithm, b->algorithm, sizeof a->algorithm) != 0 ||
+        a->replicas != b->replicas || a->ndc != b->ndc ||
+        strncmp(a->replica_domain, b->replica_domain, sizeof a->replica_domain) != 0)
         return false;
     for (int i = 0; i < PP_COUNT; i++)
         if (a->param[i] != b->param[i])
+            return false;
+    for (uint32_t i = 0; i < a->ndc && i < PLACE_MAX_DCS; i++)
+        if (a->dc[i].rf != b->dc[i].rf || strncmp(a->dc[i].dc, b->dc[i].dc, sizeof a->dc[i].dc))
             return false;
     return true;
 }
@@ -214,7 +385,7 @@ int place_config_check(const place_config *cfg, rs_error *err)
     if (!is_prime(cfg->param[PP_TABLE_SIZE]))
         return rs_fail(err, RINGSIM_EPARAM, "table_size must be a prime number (%lld is not)",
                        (long long)cfg->param[PP_TABLE_SIZE]);
-    if ((rc = bound_check(a, cfg, err)))
+    if ((rc = bound_check(a, cfg, err)) || (rc = replication_check(cfg, err)))
         return rc;
     const place_algo *base = place__find(cfg->algorithm);
     if (a != base && base->bound != PLACE_BOUND_NONE && a->bound == PLACE_BOUND_NONE &&
@@ -304,6 +475,13 @@ json_t *place_config_json(const place_config *cfg, bool all)
         else if (all || mine)
             json_object_set_new(params, pdefs[i].name, json_integer(cfg->param[i]));
     }
+    /* the replication map: stored when there is one, answered under
+     * network_topology */
+    bool nts = !strcmp(cfg->algorithm, "cassandra") && cfg->param[PP_STRATEGY] == PLACE_STRATEGY_NTS;
+    if (params && (all ? cfg->ndc > 0 : nts))
+        json_object_set_new(params, "replication", replication_json(cfg));
+    if (params && cfg->replica_domain[0] && (all || (a && a->replicas != PLACE_REP_NONE)))
+        json_object_set_new(params, "replica_domain", json_string(cfg->replica_domain));
     return json_pack("{s:s, s:I, s:o, s:I}", "algorithm", cfg->algorithm, "points_per_node",
                      (json_int_t)cfg->param[PP_POINTS_PER_NODE], "params", params, "replicas",
                      (json_int_t)cfg->replicas);
@@ -324,6 +502,8 @@ static int set_param_name(place_config *cfg, int i, const char *v, rs_error *err
     for (int64_t k = pdefs[i].min; k <= pdefs[i].max; k++) {
         if (v && !strcmp(v, pdefs[i].names[k])) {
             cfg->param[i] = k;
+            if (i == PP_STRATEGY)
+                replication_follow(cfg);
             return 0;
         }
         snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
@@ -385,6 +565,21 @@ int place_config_from_json(place_config *cfg, const json_t *j, rs_error *err)
             json_t *pv;
             json_object_foreach(v, pk, pv)
             {
+                if (!strcmp(pk, "replication")) {
+                    if ((rc = replication_from_json(cfg, pv, err)))
+                        return rc;
+                    continue;
+                }
+                if (!strcmp(pk, "replica_domain")) {
+                    if (!json_is_string(pv) && !json_is_null(pv))
+                        return rs_fail(err, RINGSIM_EPARAM,
+                                       "replica_domain must be a location type (\"rack\") or "
+                                       "\"\" for none");
+                    if ((rc = replica_domain_set(cfg, json_is_null(pv) ? "" : json_string_value(pv),
+                                                 json_string_length(pv), err)))
+                        return rc;
+                    continue;
+                }
                 int i = param_index(pk);
                 if (i < 0)
                     return rs_fail(err, RINGSIM_EPARAM, "unknown parameter \"%.64s\"", pk);
@@ -402,6 +597,10 @@ int place_config_from_json(place_config *cfg, const json_t *j, rs_error *err)
 
 int place_config_set_param(place_config *cfg, const char *name, const char *value, rs_error *err)
 {
+    if (!strcmp(name, "replication"))
+        return replication_from_text(cfg, value, err);
+    if (!strcmp(name, "replica_domain"))
+        return replica_domain_set(cfg, value, strlen(value), err);
     int i = param_index(name);
     if (i < 0)
         return rs_fail(err, RINGSIM_EPARAM, "unknown parameter \"%.64s\"", name);
@@ -515,6 +714,19 @@ json_t *place_algorithms_json(void)
             json_array_append_new(ps, pj);
         }
         json_t *e = algo_traits(a);
+        /* cassandra's replication map: a factor per datacenter, not a
+         * number, so beside "params" (whose entries v2 gives a range) */
+        /* replica_domain: a location type, for every algorithm with replicas */
+        if (e && a->replicas != PLACE_REP_NONE)
+            json_object_set_new(e, "text_params",
+                                json_pack("[{s:s, s:s, s:s}]", "name", "replica_domain", "value",
+                                          "location type", "default", ""));
+        if (e && a->nparams && a->params[a->nparams - 1] == PP_STRATEGY)
+            json_object_set_new(e, "map_params",
+                                json_pack("[{s:s, s:s, s:I, s:I}]", "name", "replication", "value",
+                                          "datacenter: factor", "max_datacenters",
+                                          (json_int_t)PLACE_MAX_DCS, "max_total",
+                                          (json_int_t)PLACE_MAX_REPLICAS));
         if (e)
             json_object_set_new(e, "params", ps);
         else
@@ -580,7 +792,9 @@ static int build_states(placement *p, hasher *h, rs_error *err)
 {
     const place_node *sub_nodes;
     size_t m;
-    int rc = place__states_build(p, p->a->prefs == place__walk_prefs, &sub_nodes, &m, err);
+    /* a walk of points (Cassandra's replicas, NetworkTopologyStrategy's too) */
+    int rc = place__states_build(p, p->a->prefs == place__walk_prefs || p->a->down_walk_replicas,
+                                 &sub_nodes, &m, err);
     if (rc || !sub_nodes)
         return rc;
     placement *sub;
@@ -588,6 +802,26 @@ static int build_states(placement *p, hasher *h, rs_error *err)
     if (!rc)
         place__states_adopt(p, sub);
     return rc;
+}
+
+/* replica_domain's ids: nodes of the same domain name share one. */
+static int domains_build(placement *p, rs_error *err)
+{
+    const char *type = p->cfg.replica_domain;
+    if (!type[0] || p->a->replicas == PLACE_REP_NONE)
+        return 0;
+    if (!(p->dom = malloc((p->n + 1) * sizeof *p->dom)))
+        return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+    for (size_t i = 0; i < p->n; i++) {
+        const char *d = place_loc_get(p->nodes[i].loc, p->nodes[i].nloc, type);
+        size_t j = 0;
+        while (d && j < i &&
+               !(p->dom[j] != PLACE_NO_DOMAIN &&
+                 !strcmp(place_loc_get(p->nodes[j].loc, p->nodes[j].nloc, type), d)))
+            j++;
+        p->dom[i] = !d ? PLACE_NO_DOMAIN : j < i ? p->dom[j] : (uint32_t)i;
+    }
+    return 0;
 }
 
 int place_build(placement **out, hasher *h, const place_config *cfg, const place_node *nodes,
@@ -622,7 +856,9 @@ int place_build(placement **out, hasher *h, const place_config *cfg, const place
     if (prev && prev->a != p->a)
         prev = NULL; /* a switch starts the state afresh */
     place_from from = {h, prev, state};
-    rc = p->a->build(p, &from, err);
+    rc = domains_build(p, err);
+    if (!rc)
+        rc = p->a->build(p, &from, err);
     if (!rc && !(p->sizes = calloc(n + 1, sizeof *p->sizes)))
         rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
     for (uint64_t k = 0; !rc && p->table && n && k <= p->top; k++)
@@ -665,6 +901,7 @@ void place_free(placement *p)
     free(p->sizes);
     free(p->by_node);
     free(p->node_at);
+    free(p->dom);
     free(p);
 }
 

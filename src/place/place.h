@@ -71,13 +71,35 @@ enum {
     PP_CHOOSELEAF_DESCEND_ONCE,
     PP_CHOOSELEAF_VARY_R,
     PP_CHOOSELEAF_STABLE,
+    PP_STRATEGY, /* cassandra: simple or network_topology (PLACE_STRATEGY_*) */
     PP_COUNT
 };
+enum { PLACE_STRATEGY_SIMPLE, PLACE_STRATEGY_NTS };
+
+#define PLACE_MAX_DCS 16u     /* datacenters in a replication map */
+#define PLACE_DC_NAME_BUF 256 /* a datacenter's name and its NUL (the rules for names) */
+
+/* One datacenter of NetworkTopologyStrategy's replication map (API.md v4):
+ * its name, zero-padded (configurations are compared byte for byte), and
+ * its replication factor. */
+typedef struct place_dc_rf {
+    char dc[PLACE_DC_NAME_BUF];
+    uint32_t rf;
+} place_dc_rf;
 
 typedef struct place_config {
     char algorithm[32];
     int64_t param[PP_COUNT];
     uint32_t replicas; /* 1 .. PLACE_MAX_REPLICAS */
+    /* cassandra's replication per datacenter ("replication", kept whatever
+     * the strategy; in the stored configuration and so in history), in
+     * the order given; under network_topology replicas is their sum. */
+    uint32_t ndc;
+    place_dc_rf dc[PLACE_MAX_DCS];
+    /* replica_domain (API.md v4): a location type ("rack"); a walk for
+     * replicas skips nodes whose domain of that type holds one already.
+     * "" (zero-padded): off. */
+    char replica_domain[PLACE_DC_NAME_BUF];
 } place_config;
 
 /* A node as the placement sees it: borrowed for the placement's lifetime,
@@ -168,7 +190,10 @@ void place_config_default(place_config *cfg);
  * RINGSIM_EPARAM with a message that says why. */
 int place_config_check(const place_config *cfg, rs_error *err);
 /* Whether two configurations are the same, member by member (a memcmp
- * would compare the padding after replicas too).  Cannot fail. */
+ * would compare the padding after replicas too): the algorithm, every
+ * parameter, replicas, the replication map's first ndc rows and
+ * replica_domain.  A new member of place_config is compared here.  Cannot
+ * fail. */
 bool place_config_equal(const place_config *a, const place_config *b);
 /* Whether the node list suits the algorithm (weights it honours, names it
  * parses, explicit tokens only where they mean something). */

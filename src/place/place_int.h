@@ -76,7 +76,15 @@ struct placement {
      * node's in ring order, node i's at by_node[node_at[i] .. node_at[i+1]) */
     size_t *by_node, *node_at;
     place_states *st; /* the nodes' states, NULL while every node is up */
+    /* replica_domain: each node's domain of that type (an id), or
+     * PLACE_NO_DOMAIN for a node without one (its own domain); NULL when
+     * replica_domain is off */
+    uint32_t *dom;
 };
+#define PLACE_NO_DOMAIN UINT32_MAX
+/* Whether node nd may join out[0..got) as a replica under replica_domain:
+ * no node there shares its domain.  Cannot fail. */
+bool place__domain_free(const placement *p, long nd, const long *out, size_t got);
 
 /* Node `node`'s points as indexes into p->pts, in ring order; *count of
  * them (0 and NULL without points or with a table).  algo_common.c. */

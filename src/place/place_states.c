@@ -68,6 +68,18 @@ static bool is_down(const placement *p, long i) { return i >= 0 && p->nodes[i].d
  * most `limit` of them; -1 when they are all down. */
 static long walk_server(const placement *p, size_t i, size_t limit)
 {
+    if (limit && p->a->prefs) {
+        /* the first up node of the key's replicas, as the algorithm lists
+         * them (NetworkTopologyStrategy's, replica_domain's) */
+        place_key_info k = {.point = (long)i, .owner = p->pts[i].node};
+        long out[PLACE_MAX_PREFS];
+        size_t got = p->a->prefs(p, &k,
+                                 (uint32_t)(limit < PLACE_MAX_PREFS ? limit : PLACE_MAX_PREFS), out);
+        for (size_t q = 0; q < got; q++)
+            if (!p->nodes[out[q]].down)
+                return out[q];
+        return -1;
+    }
     long seen[PLACE_MAX_PREFS];
     size_t nseen = 0;
     for (size_t s = 0; s < p->npts; s++) {

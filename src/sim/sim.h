@@ -184,6 +184,8 @@ typedef struct sim_op_params {
      * weight; set_state: name and down.  Strings borrowed from json. */
     sim_node_spec node;
     bool has_node; /* a node operation with a readable name */
+    /* set_state of a whole domain (node.name NULL, node.down set). */
+    const char *dom_type, *dom_name;
     /* insert_keys made by `key gen`: prefix + (start .. start+count-1). */
     bool generated;
     sim_str prefix;
@@ -255,6 +257,11 @@ int sim_set_weight(sim *s, const char *name, size_t len, double weight, int64_t 
  * node that does not exist; the state it already has changes nothing and
  * records nothing (*op = 0). */
 int sim_set_state(sim *s, const char *name, size_t len, bool down, int64_t *op, rs_error *err);
+/* Every node whose location holds (type, name) down or up: one set_state
+ * operation (subject "type=name"); RINGSIM_ENOTFOUND when no node is in
+ * that domain; nothing recorded (*op 0) when all already are. */
+int sim_set_state_domain(sim *s, const char *type, const char *name, bool down, int64_t *op,
+                         rs_error *err);
 /* The node's location becomes loc[0..n) (n 0: none), checked
  * (place_loc_check): one set_location operation, a change of topology
  * (replicas placed across domains follow it); the location it already has

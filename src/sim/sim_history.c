@@ -183,6 +183,8 @@ static int replay_op(void *ud, const store_op *o)
         rc = sim_remove_node(m, nd->name, nd->len, &dummy, r->err);
     } else if (type == SIM_OP_SET_WEIGHT) {
         rc = sim_set_weight(m, nd->name, nd->len, nd->weight, &dummy, r->err);
+    } else if (type == SIM_OP_SET_STATE && p.dom_type) {
+        rc = sim_set_state_domain(m, p.dom_type, p.dom_name, nd->down, &dummy, r->err);
     } else if (type == SIM_OP_SET_STATE) {
         rc = sim_set_state(m, nd->name, nd->len, nd->down, &dummy, r->err);
     } else if (type == SIM_OP_SET_LOCATION) {

@@ -175,6 +175,14 @@ static json_t *node_params(const import_node *n)
             ok = !json_array_append_new(t, json_string(buf));
         }
     }
+    if (ok && (n->dc || n->rack)) { /* Cassandra's datacenter and rack */
+        json_t *l = json_array();
+        ok = l && !json_object_set_new(o, "location", l);
+        if (ok && n->dc)
+            ok = !json_array_append_new(l, json_pack("[s,s]", "dc", n->dc));
+        if (ok && n->rack)
+            ok = !json_array_append_new(l, json_pack("[s,s]", "rack", n->rack));
+    }
     if (ok && n->nreplicas) {
         json_t *r = json_array();
         ok = r && !json_object_set_new(o, "replicas", r);

@@ -675,6 +675,60 @@ out:
     return rc;
 }
 
+/* A whole failure domain down or up (API.md v4 "failure domains"): every
+ * node whose location holds (type, name) at any level, in one set_state
+ * operation logged as {"domain": [type, name], "state"}; replay finds the
+ * same nodes again, since the locations are part of the state.  Nodes
+ * already in that state are left alone; when all are, nothing is recorded. */
+int sim_set_state_domain(sim *s, const char *type, const char *name, bool down, int64_t *op,
+                         rs_error *err)
+{
+    *op = 0;
+    place_loc d = {type, name};
+    int rc = place_loc_check(&d, 1, err);
+    if (rc)
+        return rc;
+    json_t *params = json_pack("{s:[s,s], s:s}", "domain", type, name, "state", down ? "down" : "up");
+    char *subject = NULL;
+    opctx c;
+    if (!params || asprintf(&subject, "%s=%s", type, name) < 0) {
+        subject = NULL;
+        rc = rs_fail(err, RINGSIM_ENOMEM, "out of memory");
+        goto out;
+    }
+    if ((rc = sim__op_begin(s, &c, sim_op_type_name(SIM_OP_SET_STATE), subject, params, err)))
+        goto out;
+    size_t in = 0, changed = 0;
+    for (size_t i = 0; !rc && i < c.next.n; i++) {
+        node *x = &c.next.nodes[i];
+        const char *has = place_loc_get(x->loc, x->nloc, type);
+        if (!has || strcmp(has, name) != 0)
+            continue;
+        in++;
+        if (x->down == down)
+            continue;
+        changed++;
+        x->down = down;
+        rc = store_attrs(s, x, err);
+    }
+    if (!rc && !in) {
+        sim__op_abort(&c);
+        rc = rs_fail(err, RINGSIM_ENOTFOUND, "no node is in %s \"%s\"", type, name);
+        goto out;
+    }
+    if (!rc && !changed) { /* nothing changes: nothing recorded */
+        sim__op_abort(&c);
+        goto out;
+    }
+    if (!rc)
+        rc = sim__retopologize_to(&c, &s->cur, NULL, err);
+    rc = sim__op_end(&c, rc, op, err);
+out:
+    free(subject);
+    json_decref(params);
+    return rc;
+}
+
 /* A node's location (API.md v4 "failure domains"; its codec is
  * sim_location.c): a change of topology, since replicas placed across
  * domains (replica_domain, NetworkTopologyStrategy) follow it. */

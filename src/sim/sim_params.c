@@ -11,7 +11,7 @@
  *                 "state"?: "down"|"up", "backup"?, "replicas"?: [...]}
  *   remove_node  {"name"}
  *   set_weight   {"name", "weight"}
- *   set_state    {"name", "state"}
+ *   set_state    {"name", "state"} or {"domain": [type, name], "state"}
  *   set_location {"name", "location": [[type, name]...]} (add_node and an
  *                import's nodes carry "location"? the same way)
  *   insert_keys  {"keys": n} or {"generate": {"prefix", "start", "count"}, ...}
@@ -180,6 +180,16 @@ static int node_params(sim_op_params *p)
     json_t *o = p->json, *nm = json_object_get(o, "name");
     if (p->type == SIM_OP_ADD_NODE)
         return sim_node_spec_from_json(o, &p->node, &p->tokens_, &p->replicas_, &p->loc_);
+    json_t *dom = json_object_get(o, "domain");
+    if (p->type == SIM_OP_SET_STATE && dom) { /* a whole domain */
+        const char *st = json_string_value(json_object_get(o, "state"));
+        p->dom_type = json_string_value(json_array_get(dom, 0));
+        p->dom_name = json_string_value(json_array_get(dom, 1));
+        if (!p->dom_type || !p->dom_name || !st || (strcmp(st, "down") && strcmp(st, "up")))
+            return RINGSIM_EDB;
+        p->node.down = !strcmp(st, "down");
+        return 1; /* read; no node name */
+    }
     if (!json_is_string(nm))
         return RINGSIM_EDB;
     p->node.name = json_string_value(nm);
@@ -242,6 +252,7 @@ int sim_op_params_read(const sim_op *o, sim_op_params *out, rs_error *err)
     case SIM_OP_SET_LOCATION:
         rc = node_params(out);
         out->has_node = !rc;
+        rc = rc == 1 ? 0 : rc; /* 1: a domain's set_state */
         break;
     case SIM_OP_INSERT_KEYS:
     case SIM_OP_DELETE_KEYS:

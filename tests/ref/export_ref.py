@@ -419,15 +419,42 @@ def part_envoy(base):
     return f"{len(nodes)} hosts, JSON and PyYAML read every hash_key, {len(refused)} refused"
 
 
+def java_property(v):
+    """A value as java.util.Properties.load reads it: \\uXXXX (UTF-16) and
+    \\c for c."""
+    out, i = [], 0
+    while i < len(v):
+        if v[i] == "\\" and v[i + 1] == "u":
+            out.append(chr(int(v[i + 2:i + 6], 16)))
+            i += 6
+        elif v[i] == "\\":
+            out.append(v[i + 1])
+            i += 2
+        else:
+            out.append(v[i])
+            i += 1
+    return "".join(out).encode("utf-16", "surrogatepass").decode("utf-16")
+
+
 def part_cassandra(base):
     import yaml
     text, refused, nodes, _ = round_trip(base, "cassandra", "cassandra", back=False)
     whole = yaml.safe_load(text.decode())
     check(set(whole) == {"initial_token"}, f"cassandra: PyYAML reads settings {sorted(whole)}")
     lines = text.decode().split("\n")
-    check(len(lines) == 2 * len(nodes) + 1, "cassandra: two lines per node")
+    # five lines a node: its name, initial_token, and its
+    # cassandra-rackdc.properties as comments (dc=, rack=)
+    check(len(lines) == 5 * len(nodes) + 1, "cassandra: five lines per node")
     for i, n in enumerate(nodes):
-        comment, setting = lines[2 * i], lines[2 * i + 1]
+        comment, setting = lines[5 * i], lines[5 * i + 1]
+        loc = dict(n.get("location") or [])
+        want = [("dc", loc.get("dc", "datacenter1")), ("rack", loc.get("rack", "rack1"))]
+        got = [tuple(l[4:].split("=", 1)) for l in lines[5 * i + 3:5 * i + 5]]
+        check(all(l.isascii() for l in lines[5 * i + 2:5 * i + 5]),
+              f"cassandra: node {n['name']!r}'s properties are not pure ASCII")
+        check(lines[5 * i + 2] == "# cassandra-rackdc.properties:" and
+              [(k, java_property(v)) for k, v in got] == want,
+              f"cassandra: node {n['name']!r}'s properties {got!r}, not {want!r}")
         check(comment.startswith("# "), f"cassandra: {comment!r}")
         named = yaml.safe_load(comment[2:]) if comment[2:3] == '"' else comment[2:]
         check(named == n["name"], f"cassandra: the comment {comment!r} names {named!r}, "
