@@ -182,6 +182,7 @@ typedef struct node {
     char tokens[256];
     char slots[2048];
     char replicas[128];
+    char location[96]; /* "dc=…,rack=…,host=…", "" for none */
 } node;
 
 typedef struct tcase {
@@ -294,6 +295,8 @@ static ringsim_placement *lib_build(const tcase *c, int *rc)
             *rc = ringsim_placement_set_node(p, x->name, "slots", x->slots);
         if (!*rc && x->replicas[0])
             *rc = ringsim_placement_set_node(p, x->name, "replicas", x->replicas);
+        if (!*rc && x->location[0])
+            *rc = ringsim_placement_set_node(p, x->name, "location", x->location);
     }
     if (!*rc)
         *rc = ringsim_placement_build(p);
@@ -377,6 +380,10 @@ static int cli_build(const tcase *c, int db)
             if (x->tokens[0]) {
                 arg(&a, "--tokens");
                 arg(&a, "%s", x->tokens);
+            }
+            if (x->location[0]) {
+                arg(&a, "--location");
+                arg(&a, "%s", x->location);
             }
             arg(&a, "--");
             arg(&a, "%s", x->name);
@@ -604,6 +611,55 @@ static void cassandra_tokens_case(tcase *c)
         for (size_t t = 0; t < nt; t++)
             o += (size_t)snprintf(x->tokens + o, sizeof x->tokens - o, "%s%lld", t ? "," : "",
                                   (long long)rnd());
+    }
+    random_keys(c);
+}
+
+/* Nodes in failure domains (API.md v4): Cassandra's NetworkTopologyStrategy
+ * over two datacenters, a walk with replica_domain=rack, and Ceph's CRUSH
+ * over racks and hosts, in turn across rounds; some nodes down. */
+static void located_case(tcase *c, int round)
+{
+    memset(c, 0, sizeof *c);
+    int kind = round % 3;
+    strcpy(c->alg, kind == 0 ? "cassandra" : kind == 1 ? "ring" : "ceph");
+    c->config_first = true;
+    c->n = 4 + (int)below(MAX_NODES - 4);
+    if (kind == 0) {
+        strcpy(c->pname[0], "strategy");
+        strcpy(c->pvalue[0], "network_topology");
+        strcpy(c->pname[1], "replication");
+        int r1 = 1 + (int)below(3), r2 = 1 + (int)below(2);
+        snprintf(c->pvalue[1], sizeof c->pvalue[1], "dc1:%d,dc2:%d", r1, r2);
+        c->np = 2;
+        c->replicas = r1 + r2; /* NetworkTopologyStrategy's replicas: the sum */
+    } else if (kind == 1) {
+        strcpy(c->pname[0], "replica_domain");
+        strcpy(c->pname[1], "points_per_node");
+        strcpy(c->pvalue[0], "rack");
+        strcpy(c->pvalue[1], "8");
+        c->np = 2;
+        c->replicas = 1 + (int)below(3);
+    } else {
+        strcpy(c->pname[0], "pg_num");
+        strcpy(c->pvalue[0], "64");
+        strcpy(c->pname[1], "size");
+        snprintf(c->pvalue[1], sizeof c->pvalue[1], "%d", 1 + (int)below(3));
+        strcpy(c->pname[2], "failure_domain");
+        strcpy(c->pvalue[2], below(2) ? "host" : "rack");
+        c->np = 3;
+    }
+    for (int i = 0; i < c->n; i++) {
+        node *x = &c->nodes[i];
+        if (kind == 2)
+            snprintf(x->name, sizeof x->name, "osd.%d", i);
+        else
+            random_name(x, i);
+        static const double any[] = {1, 0.5, 2, 3.25, 1, 7};
+        x->weight = kind == 0 ? 1 : any[below(6)];
+        x->down = below(5) == 0;
+        snprintf(x->location, sizeof x->location, "dc=dc%d,rack=r%d,host=h%d", 1 + (int)below(2),
+                 (int)below(3), i / 2);
     }
     random_keys(c);
 }
@@ -839,6 +895,8 @@ int main(int argc, char **argv)
         cassandra_tokens_case(c);
         run_case(c, ++db);
         haproxy_zero_case(c, r);
+        run_case(c, ++db);
+        located_case(c, r);
         run_case(c, ++db);
         char *text = redis_case(c);
         run_case(c, ++db);

@@ -64,7 +64,6 @@ _Static_assert(RINGSIM_MAX_REPLICAS == PLACE_MAX_REPLICAS, "one bound for replic
 #define LIB_MAX_VALUE (4u << 20)
 /* A Redis master's replicas, and the location's levels (API.md v4). */
 #define LIB_MAX_NODE_REPLICAS 1024u
-#define LIB_MAX_LOCATION_LEVELS 16u
 /* A node's weight, as the engine takes it (SIM_MAX_WEIGHT, sim.h). */
 #define LIB_MAX_WEIGHT 1000.0
 
@@ -81,7 +80,9 @@ typedef struct lib_node {
     size_t nreplicas;
     uint32_t *slots; /* a Redis master's slot ranges, first and last, pairwise */
     size_t nslots;
-    char *location; /* "type=name,..." as given, checked */
+    char *location;               /* "type=name,..." split in place by place_loc_parse */
+    place_loc loc[PLACE_MAX_LOC]; /* into location */
+    size_t nloc;
 } lib_node;
 
 /* One hasher on a cache line of its own. */
@@ -262,11 +263,15 @@ static int takes_param(const char *algorithm, const char *name)
     {
         if (strcmp(json_string_value(json_object_get(a, "name")), algorithm) != 0)
             continue;
-        json_array_foreach(json_object_get(a, "params"), k, q)
-        {
-            if (!strcmp(json_string_value(json_object_get(q, "name")), name))
-                rc = 0;
-        }
+        /* numbers, and the replication map and the location type
+         * (map_params, text_params: API.md v4) */
+        static const char *const kinds[] = {"params", "map_params", "text_params"};
+        for (size_t t = 0; t < sizeof kinds / sizeof *kinds; t++)
+            json_array_foreach(json_object_get(a, kinds[t]), k, q)
+            {
+                if (!strcmp(json_string_value(json_object_get(q, "name")), name))
+                    rc = 0;
+            }
     }
     json_decref(cat);
     return rc;
@@ -399,37 +404,6 @@ static int parse_slots(const char *v, size_t len, uint32_t slots, uint32_t **out
     return 0;
 }
 
-/* "type=name,...": API.md's location, widest domain first; types and names
- * by the name rules (without '=' and ','), each type once. */
-static int check_location(const char *v, size_t len)
-{
-    size_t cnt = count_pieces(v, len);
-    if (cnt > LIB_MAX_LOCATION_LEVELS)
-        return RINGSIM_EPARAM;
-    const char *types[LIB_MAX_LOCATION_LEVELS];
-    size_t tlens[LIB_MAX_LOCATION_LEVELS];
-    const char *at = v, *end = v + len;
-    for (size_t k = 0; k < cnt; k++) {
-        size_t pl;
-        const char *s = next_piece(&at, end, &pl);
-        const char *eq = memchr(s, '=', pl);
-        if (!eq)
-            return RINGSIM_EPARAM;
-        size_t tl = (size_t)(eq - s), nl = pl - tl - 1;
-        int rc = name_check(s, tl, "location type", NULL);
-        if (rc || (rc = name_check(eq + 1, nl, "location name", NULL)))
-            return rc;
-        if (memchr(eq + 1, '=', nl))
-            return RINGSIM_ENAME;
-        for (size_t j = 0; j < k; j++)
-            if (tlens[j] == tl && !memcmp(types[j], s, tl))
-                return RINGSIM_EPARAM;
-        types[k] = s;
-        tlens[k] = tl;
-    }
-    return 0;
-}
-
 int ringsim_placement_set_node(ringsim_placement *p, const char *name, const char *field,
                                const char *value)
 {
@@ -490,13 +464,20 @@ int ringsim_placement_set_node(ringsim_placement *p, const char *name, const cha
         x->slots = r;
         x->nslots = n;
     } else if (!strcmp(field, "location")) {
-        char *loc = NULL;
-        if ((rc = check_location(value, len)))
-            return rc;
-        if (len && !(loc = strndup(value, len)))
+        /* the engine's rules (place_loc.c), split in a copy of its own */
+        char *loc = strndup(value, len);
+        place_loc v[PLACE_MAX_LOC];
+        size_t n = 0;
+        if (!loc)
             return RINGSIM_ENOMEM;
+        if ((rc = place_loc_parse(loc, v, &n, NULL))) {
+            free(loc);
+            return rc;
+        }
         free(x->location);
         x->location = loc;
+        memcpy(x->loc, v, n * sizeof *v);
+        x->nloc = n;
     } else {
         return RINGSIM_EPARAM;
     }
@@ -561,7 +542,9 @@ int ringsim_placement_build(ringsim_placement *p)
                              .down = x->down,
                              .backup = x->backup,
                              .replicas = (const char *const *)x->replicas,
-                             .nreplicas = x->nreplicas};
+                             .nreplicas = x->nreplicas,
+                             .loc = x->nloc ? x->loc : NULL,
+                             .nloc = x->nloc};
     }
     int rc = place_config_check(&p->cfg, NULL);
     if (!rc)
