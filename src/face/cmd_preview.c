@@ -83,6 +83,11 @@ static int preview(cmd_ctx *c, view_preview_req *req)
         print_tally(out, "; to", json_object_get(j, "moved_to"));
         fprintf(out, "\nreplica copies added: %lld\n",
                 (long long)json_integer_value(json_object_get(j, "replica_moves")));
+        json_t *pr = json_object_get(j, "pgs_remapped");
+        if (pr) /* ceph */
+            fprintf(out, "PGs remapped: %lld, shards moved: %lld\n",
+                    (long long)json_integer_value(pr),
+                    (long long)json_integer_value(json_object_get(j, "pg_shards_moved")));
         /* the miss spike for a cache; what a join streams, where sizes say */
         bool req = moved && cmd__skewed(c->s), by = moved && cmd__sized(c->s);
         json_int_t bm = json_integer_value(json_object_get(j, "bytes_moved"));

@@ -319,7 +319,8 @@ static int node_op_answer(sim *s, const api_request *r, int64_t op, json_t **out
 /* PATCH /api/nodes/{name} {"weight": W}: the node's weight changed in
  * place, one set_weight operation ("operation": null when W is the weight
  * it has); {"location": [[type, name]…]}: one set_location operation (API.md
- * v4).  One of them a request, so that a request is one operation. */
+ * v4); {"reweight": R}: one set_reweight operation (ceph, API.md v4).  One
+ * of them a request, so that a request is one operation. */
 static int patch_node(sim *s, const api_request *r, json_t **out, rs_error *err)
 {
     int rc = need_object(r, err);
@@ -329,17 +330,27 @@ static int patch_node(sim *s, const api_request *r, json_t **out, rs_error *err)
     json_t *v;
     json_object_foreach(r->body, k, v)
     {
-        if (strcmp(k, "weight") != 0 && strcmp(k, "location") != 0)
+        if (strcmp(k, "weight") != 0 && strcmp(k, "location") != 0 && strcmp(k, "reweight") != 0)
             return rs_fail(err, RINGSIM_EPARAM,
-                           "PATCH /api/nodes/{name} changes \"weight\" or \"location\", not "
-                           "\"%.64s\"",
+                           "PATCH /api/nodes/{name} changes \"weight\", \"location\" or "
+                           "\"reweight\", not \"%.64s\"",
                            k);
     }
     json_t *w = json_object_get(r->body, "weight"), *l = json_object_get(r->body, "location");
-    if (w && l)
+    json_t *rw = json_object_get(r->body, "reweight");
+    if (!!w + !!l + !!rw > 1)
         return rs_fail(err, RINGSIM_EPARAM,
-                       "PATCH /api/nodes/{name} changes \"weight\" or \"location\", one "
-                       "operation a request: send them apart");
+                       "PATCH /api/nodes/{name} changes \"weight\", \"location\" or "
+                       "\"reweight\", one operation a request: send them apart");
+    if (rw) {
+        int64_t op = 0;
+        if (!json_is_number(rw))
+            return rs_fail(err, RINGSIM_EPARAM, "reweight must be a JSON number from 0 to 1");
+        if ((rc = name_check(r->seg[1], r->seglen[1], "node name", err)) ||
+            (rc = sim_set_reweight(s, r->seg[1], r->seglen[1], json_number_value(rw), &op, err)))
+            return rc;
+        return node_op_answer(s, r, op, out, err);
+    }
     if (l) {
         place_loc loc[PLACE_MAX_LOC];
         size_t n = 0;
