@@ -16,7 +16,7 @@ set -u
 source "$(dirname "${BASH_SOURCE[0]}")/lib/check.sh"
 export LC_ALL=C.UTF-8 2>/dev/null || export LC_ALL=C
 unset RINGSIM_DB
-[ $# -ge 1 ] && [ -x "$1" ] || { echo "usage: bash $0 /path/to/ringsim" >&2; exit 2; }
+if [ $# -lt 1 ] || [ ! -x "$1" ]; then echo "usage: bash $0 /path/to/ringsim" >&2; exit 2; fi
 BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 command -v node >/dev/null || { echo "$0: node is required" >&2; exit 2; }
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/ringsim-rw.XXXXXX")

@@ -43,9 +43,9 @@
 int cmd__node_add(cmd_ctx *c);
 int cmd__node_rm(cmd_ctx *c);
 int cmd__node_weight(cmd_ctx *c);
-int cmd__node_state(cmd_ctx *c); /* node down, node up: the words say which */
+int cmd__node_state(cmd_ctx *c);    /* node down, node up: the words say which */
 int cmd__node_reweight(cmd_ctx *c); /* node reweight, node out, node in */
-int cmd__node_move(cmd_ctx *c);  /* node move NAME --location … */
+int cmd__node_move(cmd_ctx *c);     /* node move NAME --location … */
 int cmd__node_ls(cmd_ctx *c);
 
 /* cmd_key.c */

@@ -477,9 +477,8 @@ static void ceph_node_json(const placement *p, size_t node, json_t *obj)
     json_object_set_new(obj, "primary_pgs", json_integer(prim));
     /* the reweight CRUSH uses: 16.16, as `ceph osd df` shows it */
     int id = osd_id(&p->nodes[node]);
-    json_object_set_new(obj, "reweight", json_real(id >= 0 && id < c->wmax
-                                                       ? c->weight[id] / 65536.0
-                                                       : 1.0));
+    json_object_set_new(obj, "reweight",
+                        json_real(id >= 0 && id < c->wmax ? c->weight[id] / 65536.0 : 1.0));
 }
 
 /* The OSD id at an up set position (-1: a hole, or none past its end). */
@@ -506,7 +505,7 @@ static void ceph_pg_diff(const placement *before, const placement *after, int64_
             int now = up_osd(after, ps, i);
             moved += ps >= had ? now >= 0 : now != up_osd(before, ps, i);
         }
-        r += moved > 0 || ps >= had;
+        r += moved > 0;
         sh += moved;
     }
     *remapped = r;

@@ -888,8 +888,7 @@ double place_structural_max_over_mean(const placement *p)
     return mx * (double)p->n;
 }
 
-bool place_pg_diff(const placement *before, const placement *after, int64_t *remapped,
-                   int64_t *shards)
+bool place_pg_diff(const placement *before, const placement *after, int64_t *remapped, int64_t *shards)
 {
     if (!after || !after->a->pg_diff)
         return false;

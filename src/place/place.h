@@ -344,9 +344,9 @@ void place_owns(const placement *p, uint32_t r, double *owns, size_t n);
 /* The node's coordinates in ring order as a JSON array of strings, its
  * slot ranges ({"slots": [[a,b]…]}), or NULL: added to the node object. */
 void place_node_json(const placement *p, size_t node, json_t *obj);
-/* Where both placements are of an algorithm with placement groups (ceph):
- * true, with *remapped the PGs of after whose up set differs from
- * before's (a PG before lacks counts, all its positions moved; every PG
+/* Where after is of an algorithm with placement groups (ceph): true, with
+ * *remapped the PGs of after whose up set differs from before's (a PG
+ * before lacks is new, every position it fills moved; every PG is new
  * when before is of another algorithm or NULL) and
  * *shards the positions (PG, index in the up set) whose device changed;
  * false otherwise (nothing set). */

@@ -363,8 +363,7 @@ void place_fair_weights(const placement *p, double *w, size_t n)
         if (takes_keys(p, i))
             /* Ceph's reweight scales it; an OSD out (reweight 0) takes none */
             w[i] = (p->a->weights == PLACE_W_NONE ? 1.0 : p->nodes[i].weight) *
-                   (1.0 - (p->nodes[i].reweight_off > 0x10000u ? 0x10000u
-                                                                : p->nodes[i].reweight_off) /
+                   (1.0 - (p->nodes[i].reweight_off > 0x10000u ? 0x10000u : p->nodes[i].reweight_off) /
                               65536.0);
 }
 

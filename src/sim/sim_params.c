@@ -29,12 +29,18 @@
 /* ---- operation types: one owner of their names ---- */
 
 static const char *const op_type_names[SIM_OP_TYPE_COUNT] = {
-    [SIM_OP_ADD_NODE] = "add_node",       [SIM_OP_REMOVE_NODE] = "remove_node",
-    [SIM_OP_SET_WEIGHT] = "set_weight",   [SIM_OP_SET_STATE] = "set_state",
-    [SIM_OP_CONFIGURE] = "configure",     [SIM_OP_IMPORT] = "import",
-    [SIM_OP_INSERT_KEYS] = "insert_keys", [SIM_OP_DELETE_KEYS] = "delete_keys",
-    [SIM_OP_WORKLOAD] = "workload",       [SIM_OP_RESET] = "reset",
-    [SIM_OP_REVERT] = "revert",           [SIM_OP_SET_LOCATION] = "set_location",
+    [SIM_OP_ADD_NODE] = "add_node",
+    [SIM_OP_REMOVE_NODE] = "remove_node",
+    [SIM_OP_SET_WEIGHT] = "set_weight",
+    [SIM_OP_SET_STATE] = "set_state",
+    [SIM_OP_CONFIGURE] = "configure",
+    [SIM_OP_IMPORT] = "import",
+    [SIM_OP_INSERT_KEYS] = "insert_keys",
+    [SIM_OP_DELETE_KEYS] = "delete_keys",
+    [SIM_OP_WORKLOAD] = "workload",
+    [SIM_OP_RESET] = "reset",
+    [SIM_OP_REVERT] = "revert",
+    [SIM_OP_SET_LOCATION] = "set_location",
     [SIM_OP_SET_REWEIGHT] = "set_reweight",
 };
 
