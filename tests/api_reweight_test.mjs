@@ -70,6 +70,15 @@ async function model(s) {
   r = await s.post('/api/preview', { op: 'remove_node', name: 'osd.3' });
   check('a preview answers pgs_remapped', r.status === 200 && r.json?.pgs_remapped > 0 && r.json?.pg_shards_moved >= r.json?.pgs_remapped, r.json);
 
+  // a reweight previewed: what PATCH then does, nothing recorded
+  const n0 = await s.lastOpId();
+  const pv = await s.post('/api/preview', { op: 'set_reweight', name: 'osd.0', reweight: 0 });
+  eq('preview set_reweight: 200, nothing recorded', [pv.status, await s.lastOpId()], [200, n0]);
+  r = await s.req('PATCH', '/api/nodes/osd.0', { body: { reweight: 0 } });
+  eq('the preview said what the operation did', [pv.json?.keys_moved, pv.json?.pgs_remapped, pv.json?.pg_shards_moved], [r.json?.operation?.keys_moved, r.json?.operation?.pgs_remapped, r.json?.operation?.pg_shards_moved]);
+  r = await s.post('/api/preview', { op: 'set_reweight', name: 'osd.0', reweight: 2 });
+  eq('preview set_reweight 2: 400', [r.status, r.json?.error?.code], [400, 'invalid_parameter']);
+
   // under another algorithm: refused
   r = await s.put('/api/config', { algorithm: 'ring' });
   eq('config ring: 200', r.status, 200);

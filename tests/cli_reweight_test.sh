@@ -115,6 +115,12 @@ is "the same owners after the run" "$("$BIN" --db b.db --csv key ls | md5sum)" "
 expect_rc 0 "preview node down --json" --db $D --json preview node down osd.1
 p=$(jget pgs_remapped)
 if [ "$p" -gt 0 ]; then pass; else fail "a preview answers pgs_remapped" "$(ctx)"; fi
+last=$(lastop $D)
+expect_rc 0 "preview node out --json" --db $D --json preview node out osd.4
+pv="$(jget keys_moved) $(jget pgs_remapped) $(jget pg_shards_moved)"
+is "a preview records nothing" "$(lastop $D)" "$last"
+expect_rc 0 "node out osd.4 --json" --db $D --json node out osd.4
+is "node out does what its preview said" "$(jget operation.keys_moved) $(jget operation.pgs_remapped) $(jget operation.pg_shards_moved)" "$pv"
 expect_rc 0 "help node reweight" help node reweight
 if grep -q 'set_reweight' "$O"; then pass; else fail "help says what node reweight does" "$(ctx)"; fi
 finish

@@ -417,14 +417,15 @@ const cmd_def cmd_table[] = {
     },
     {
         .name = "preview node",
-        .args = "add|rm|down|up NAME",
+        .args = "add|rm|down|up|out|in NAME",
         .min_args = 2,
         .max_args = 2,
         .options = O(WEIGHT) | O(TOKENS) | O(ID),
         .summary = "what adding, removing or failing a node would do",
-        .help = "What `node add NAME`, `node rm NAME`, `node down NAME` or `node up NAME` would "
-                "do: keys moved by source and destination, replica copies, statistics before and "
-                "after. Nothing is recorded.",
+        .help = "What `node add NAME`, `node rm NAME`, `node down NAME`, `node up NAME`, `node "
+                "out NAME` or `node in NAME` (ceph) would do: keys moved by source and "
+                "destination, replica copies, statistics before and after (under ceph the PGs "
+                "remapped and shards moved). Nothing is recorded.",
         .run = cmd__preview_node,
     },
     {
@@ -651,7 +652,7 @@ static int check_args(cmd_line *l, rs_error *err)
                            l->args[1]);
     } else if (!strcmp(n, "preview node")) {
         if (strcmp(l->args[0], "add") && strcmp(l->args[0], "rm") && strcmp(l->args[0], "down") &&
-            strcmp(l->args[0], "up"))
+            strcmp(l->args[0], "up") && strcmp(l->args[0], "out") && strcmp(l->args[0], "in"))
             return CMD_EXIT_USAGE;
         if (strcmp(l->args[0], "add") != 0 &&
             (l->opt[CMD_O_WEIGHT] || l->opt[CMD_O_TOKENS] || l->opt[CMD_O_ID]))

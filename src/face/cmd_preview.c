@@ -120,12 +120,14 @@ int cmd__preview_node(cmd_ctx *c)
     const cmd_line *l = c->l;
     const char *name = l->args[1];
     const char *w = l->args[0];
+    bool rw = !strcmp(w, "out") || !strcmp(w, "in"); /* ceph: reweight 0 or 1 */
     view_preview_req req = {!strcmp(w, "add")  ? SIM_OP_ADD_NODE
                             : !strcmp(w, "rm") ? SIM_OP_REMOVE_NODE
+                            : rw               ? SIM_OP_SET_REWEIGHT
                                                : SIM_OP_SET_STATE,
                             {.name = name,
                              .len = strlen(name),
-                             .weight = l->weight,
+                             .weight = rw ? !strcmp(w, "in") : l->weight,
                              .tokens = l->tokens,
                              .ntokens = l->ntokens,
                              .srv_id = l->srv_id,

@@ -705,6 +705,8 @@ static int preview_apply(sim *s, void *arg, rs_error *err)
         return sim_remove_node(s, p->node.name, p->node.len, &op, err);
     case SIM_OP_SET_STATE:
         return sim_set_state(s, p->node.name, p->node.len, p->node.down, &op, err);
+    case SIM_OP_SET_REWEIGHT:
+        return sim_set_reweight(s, p->node.name, p->node.len, p->node.weight, &op, err);
     case SIM_OP_IMPORT:
         return sim_import(s, p->import, &op, err);
     case SIM_OP_CONFIGURE:

@@ -503,10 +503,10 @@ static int post_preview(sim *s, const api_request *r, json_t **out, rs_error *er
     if (type == SIM_OP_IMPORT)
         return api_preview_import(s, r->body, out, err);
     if (type != SIM_OP_ADD_NODE && type != SIM_OP_REMOVE_NODE && type != SIM_OP_CONFIGURE &&
-        type != SIM_OP_SET_STATE)
-        return rs_fail(
-            err, RINGSIM_EPARAM,
-            "op must be \"add_node\", \"remove_node\", \"set_state\", \"configure\" or \"import\"");
+        type != SIM_OP_SET_STATE && type != SIM_OP_SET_REWEIGHT)
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "op must be \"add_node\", \"remove_node\", \"set_state\", "
+                       "\"set_reweight\", \"configure\" or \"import\"");
     json_t *body = json_deep_copy(r->body);
     if (!body)
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
@@ -526,6 +526,14 @@ static int post_preview(sim *s, const api_request *r, json_t **out, rs_error *er
             rc = rs_fail(err, RINGSIM_EPARAM, "state must be \"up\" or \"down\"");
         p.node.name = json_string_value(name);
         p.node.len = json_string_length(name);
+    } else if (type == SIM_OP_SET_REWEIGHT) { /* {"name", "reweight"} as PATCH (ceph) */
+        json_t *name = json_object_get(body, "name"), *w = json_object_get(body, "reweight");
+        rc = need_name(name, "name", err);
+        if (!rc && !json_is_number(w))
+            rc = rs_fail(err, RINGSIM_EPARAM, "reweight must be a JSON number from 0 to 1");
+        p.node.name = json_string_value(name);
+        p.node.len = json_string_length(name);
+        p.node.weight = json_number_value(w);
     } else {
         rc = place_config_from_json(&p.cfg, body, err);
         if (!rc)
