@@ -236,6 +236,41 @@ const cmd_def cmd_table[] = {
         .run = cmd__node_state,
     },
     {
+        .name = "node reweight",
+        .args = "NAME R",
+        .min_args = 2,
+        .max_args = 2,
+        .flags = CMD_F_CHANGE,
+        .summary = "set an OSD's reweight, 0 to 1 (ceph)",
+        .help = "Gives the OSD NAME the reweight R (0 to 1), as `ceph osd reweight`: CRUSH "
+                "keeps that share of the PGs that would map to it and maps the others around "
+                "it. One set_reweight operation; the reweight it already has changes nothing "
+                "and records nothing. Under another algorithm: refused.",
+        .run = cmd__node_reweight,
+    },
+    {
+        .name = "node out",
+        .args = "NAME",
+        .min_args = 1,
+        .max_args = 1,
+        .flags = CMD_F_CHANGE,
+        .summary = "mark an OSD out: reweight 0 (ceph)",
+        .help = "Marks the OSD NAME out, as `ceph osd out`: its reweight becomes 0 and CRUSH "
+                "maps around it. The same set_reweight operation as `node reweight NAME 0`.",
+        .run = cmd__node_reweight,
+    },
+    {
+        .name = "node in",
+        .args = "NAME",
+        .min_args = 1,
+        .max_args = 1,
+        .flags = CMD_F_CHANGE,
+        .summary = "mark an OSD in: reweight 1 (ceph)",
+        .help = "Marks the OSD NAME in, as `ceph osd in`: its reweight becomes 1. The same "
+                "set_reweight operation as `node reweight NAME 1`.",
+        .run = cmd__node_reweight,
+    },
+    {
         .name = "node ls",
         .args = "",
         .options = O(CSV),
@@ -446,15 +481,16 @@ const cmd_def cmd_table[] = {
     },
     {
         .name = "preview node",
-        .args = "add|rm|down|up [NAME]",
+        .args = "add|rm|down|up|out|in [NAME]",
         .min_args = 1,
         .max_args = 2,
         .options = O(WEIGHT) | O(TOKENS) | O(ID) | O(LOCATION),
         .summary = "what adding, removing or failing a node would do",
-        .help = "What `node add NAME`, `node rm NAME`, `node down NAME` or `node up NAME` would "
-                "do: keys moved by source and destination, replica copies, statistics before and "
-                "after. `down --location TYPE=NAME` (or up) previews a whole failure domain. "
-                "Nothing is recorded.",
+        .help = "What `node add NAME`, `node rm NAME`, `node down NAME`, `node up NAME`, `node "
+                "out NAME` or `node in NAME` (ceph) would do: keys moved by source and "
+                "destination, replica copies, statistics before and after (under ceph the PGs "
+                "remapped and shards moved). `down --location TYPE=NAME` (or up) previews a whole "
+                "failure domain. Nothing is recorded.",
         .run = cmd__preview_node,
     },
     {
@@ -674,9 +710,14 @@ static int check_args(cmd_line *l, rs_error *err)
             return CMD_EXIT_USAGE; /* keys and a file, or neither */
     } else if (!strcmp(n, "node weight")) {
         return parse_weight(l->args[1], &l->weight, err);
+    } else if (!strcmp(n, "node reweight")) {
+        if (cmd_parse_number(l->args[1], &l->weight) || !(l->weight >= 0 && l->weight <= 1))
+            return rs_fail(err, RINGSIM_EPARAM,
+                           "reweight must be a number from 0 to 1 in decimal digits, not \"%.64s\"",
+                           l->args[1]);
     } else if (!strcmp(n, "preview node")) {
         if (strcmp(l->args[0], "add") && strcmp(l->args[0], "rm") && strcmp(l->args[0], "down") &&
-            strcmp(l->args[0], "up"))
+            strcmp(l->args[0], "up") && strcmp(l->args[0], "out") && strcmp(l->args[0], "in"))
             return CMD_EXIT_USAGE;
         if (strcmp(l->args[0], "add") != 0 &&
             (l->opt[CMD_O_WEIGHT] || l->opt[CMD_O_TOKENS] || l->opt[CMD_O_ID]))

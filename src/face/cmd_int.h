@@ -44,9 +44,10 @@
 int cmd__node_add(cmd_ctx *c);
 int cmd__node_rm(cmd_ctx *c);
 int cmd__node_weight(cmd_ctx *c);
-int cmd__node_state(cmd_ctx *c); /* node down, node up: the words say which */
-int cmd__node_move(cmd_ctx *c);  /* node move NAME --location … */
-int cmd__locations(cmd_ctx *c);  /* locations: the failure-domain tree */
+int cmd__node_state(cmd_ctx *c);    /* node down, node up: the words say which */
+int cmd__node_reweight(cmd_ctx *c); /* node reweight, node out, node in */
+int cmd__node_move(cmd_ctx *c);     /* node move NAME --location … */
+int cmd__locations(cmd_ctx *c);     /* locations: the failure-domain tree */
 int cmd__node_ls(cmd_ctx *c);
 
 /* cmd_key.c */

@@ -154,6 +154,18 @@ int cmd__node_state(cmd_ctx *c)
     return rc ? rc : answer_node_change(c, name, down ? "is already down" : "is already up");
 }
 
+/* node reweight NAME R, node out NAME (0), node in NAME (1): one
+ * set_reweight operation (Ceph's `osd reweight`, `osd out`, `osd in`). */
+int cmd__node_reweight(cmd_ctx *c)
+{
+    const char *name = c->l->args[0], *w = c->l->def->name;
+    double r = !strcmp(w, "node out") ? 0 : !strcmp(w, "node in") ? 1 : c->l->weight;
+    int rc = sim_set_reweight(c->s, name, strlen(name), r, &c->op, &c->err);
+    char same[64];
+    snprintf(same, sizeof same, "already has reweight %g", r);
+    return rc ? rc : answer_node_change(c, name, same);
+}
+
 /* node move NAME --location …: one set_location operation; the location
  * it already has changes nothing and records nothing. */
 int cmd__node_move(cmd_ctx *c)

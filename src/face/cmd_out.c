@@ -179,7 +179,8 @@ void cmd__print_subject(FILE *out, json_t *o, size_t width)
         fprintf(out, " %s -> %s", strcmp(st, "down") ? "down" : "up", st);
 }
 
-/* "operation 4 add_node: echo; 12 keys moved (from bravo 9, charlie 3)". */
+/* "operation 4 add_node: echo; 12 keys moved (from bravo 9, charlie 3)";
+ * under ceph "; 5 PGs remapped, 6 shards moved" after it. */
 void cmd__print_op(FILE *out, sim *s, int64_t id)
 {
     rs_error err;
@@ -200,6 +201,11 @@ void cmd__print_op(FILE *out, sim *s, int64_t id)
         fprintf(out, " %lld", (long long)json_integer_value(json_object_get(e, "keys")));
     }
     fprintf(out, "%s", json_array_size(mf) ? ")" : "");
+    json_t *pr = json_object_get(o, "pgs_remapped"), *psm = json_object_get(o, "pg_shards_moved");
+    if (pr) /* ceph */
+        fprintf(out, "; %lld PG%s remapped, %lld shard%s moved", (long long)json_integer_value(pr),
+                json_integer_value(pr) == 1 ? "" : "s", (long long)json_integer_value(psm),
+                json_integer_value(psm) == 1 ? "" : "s");
     json_t *rm = json_object_get(o, "requests_moved");
     if (moved && json_is_number(rm) && cmd__skewed(s)) /* the miss spike for a cache */
         fprintf(out, "; %.1f%% of requests moved", 100 * json_number_value(rm));

@@ -83,6 +83,11 @@ static int preview(cmd_ctx *c, view_preview_req *req)
         print_tally(out, "; to", json_object_get(j, "moved_to"));
         fprintf(out, "\nreplica copies added: %lld\n",
                 (long long)json_integer_value(json_object_get(j, "replica_moves")));
+        json_t *pr = json_object_get(j, "pgs_remapped");
+        if (pr) /* ceph */
+            fprintf(out, "PGs remapped: %lld, shards moved: %lld\n",
+                    (long long)json_integer_value(pr),
+                    (long long)json_integer_value(json_object_get(j, "pg_shards_moved")));
         /* the miss spike for a cache; what a join streams, where sizes say */
         bool req = moved && cmd__skewed(c->s), by = moved && cmd__sized(c->s);
         json_int_t bm = json_integer_value(json_object_get(j, "bytes_moved"));
@@ -115,6 +120,8 @@ int cmd__preview_node(cmd_ctx *c)
     const cmd_line *l = c->l;
     const char *w = l->args[0];
     if (l->nargs == 1) { /* down|up --location TYPE=NAME: a whole domain */
+        if (strcmp(w, "down") != 0 && strcmp(w, "up") != 0)
+            return rs_fail(&c->err, RINGSIM_EPARAM, "preview node %s needs the node's NAME", w);
         if (l->nloc != 1)
             return rs_fail(&c->err, RINGSIM_EPARAM,
                            "--location names one failure domain here, TYPE=NAME (rack=r1)");
@@ -125,12 +132,14 @@ int cmd__preview_node(cmd_ctx *c)
         return preview(c, &req);
     }
     const char *name = l->args[1];
+    bool rw = !strcmp(w, "out") || !strcmp(w, "in"); /* ceph: reweight 0 or 1 */
     view_preview_req req = {!strcmp(w, "add")  ? SIM_OP_ADD_NODE
                             : !strcmp(w, "rm") ? SIM_OP_REMOVE_NODE
+                            : rw               ? SIM_OP_SET_REWEIGHT
                                                : SIM_OP_SET_STATE,
                             {.name = name,
                              .len = strlen(name),
-                             .weight = l->weight,
+                             .weight = rw ? !strcmp(w, "in") : l->weight,
                              .tokens = l->tokens,
                              .ntokens = l->ntokens,
                              .srv_id = l->srv_id,

@@ -479,6 +479,14 @@ static int put_op(exporter *x, size_t i, rs_error *err)
                                     : (nm[0] == '-' ? "node up --" : "node up"));
         if (!rc)
             rc = put_word(x, nm, nl);
+    } else if (type == SIM_OP_SET_REWEIGHT) {
+        char t[SCENARIO_NUM_TEXT];
+        scenario__num_text(t, p.reweight);
+        rc = sb_str(&x->b, nm[0] == '-' ? "node reweight --" : "node reweight");
+        if (!rc)
+            rc = put_word(x, nm, nl);
+        if (!rc)
+            rc = sb_printf(&x->b, " %s", t);
     } else if (type == SIM_OP_SET_LOCATION) {
         /* --location '' clears it; options stand before a "--" */
         rc = sb_str(&x->b, "node move");

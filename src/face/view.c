@@ -601,6 +601,16 @@ json_t *view_operation(const sim_op *op)
     return o;
 }
 
+/* Whether the configuration the operation left is ceph's. */
+static bool op_is_ceph(const sim_op *op)
+{
+    json_t *c = op->config ? json_loads(op->config, 0, NULL) : NULL;
+    const char *a = json_string_value(json_object_get(c, "algorithm"));
+    bool yes = a && !strcmp(a, "ceph");
+    json_decref(c);
+    return yes;
+}
+
 json_t *view_operation_in(sim *s, const sim_op *op)
 {
     json_t *o = view_operation(op), *v4 = NULL;
@@ -614,6 +624,12 @@ json_t *view_operation_in(sim *s, const sim_op *op)
     json_t *p = json_object_get(v4, "pairs"), *u = json_object_get(v4, "unavailable_after");
     json_object_set(o, "pairs", p ? p : json_null());
     json_object_set(o, "unavailable_after", u ? u : json_null());
+    /* ceph: PGs remapped and shards moved, kept where they are not 0 */
+    json_t *pr = json_object_get(v4, "pgs_remapped"), *ps = json_object_get(v4, "pg_shards_moved");
+    if (pr || (v4 && op_is_ceph(op))) { /* json_integer_value(NULL) is 0 */
+        json_object_set_new(o, "pgs_remapped", json_integer(json_integer_value(pr)));
+        json_object_set_new(o, "pg_shards_moved", json_integer(json_integer_value(ps)));
+    }
     json_decref(v4);
     return o;
 }
@@ -703,6 +719,8 @@ static int preview_apply(sim *s, void *arg, rs_error *err)
             return sim_set_state_domain(s, p->node.loc[0].type, p->node.loc[0].name, p->node.down,
                                         &op, err);
         return sim_set_state(s, p->node.name, p->node.len, p->node.down, &op, err);
+    case SIM_OP_SET_REWEIGHT:
+        return sim_set_reweight(s, p->node.name, p->node.len, p->node.weight, &op, err);
     case SIM_OP_IMPORT:
         return sim_import(s, p->import, &op, err);
     case SIM_OP_CONFIGURE:
@@ -754,6 +772,10 @@ json_t *view_preview(sim *s, view_preview_req *req, rs_error *err)
         json_object_set_new(o, "requests_moved", json_real(pv.requests_moved));
         json_object_set_new(o, "bytes_moved", json_integer(pv.bytes_moved));
         json_object_set_new(o, "pairs", pv.pairs ? pv.pairs : json_array());
+        if (pv.has_pgs) {
+            json_object_set_new(o, "pgs_remapped", json_integer((json_int_t)pv.pgs_remapped));
+            json_object_set_new(o, "pg_shards_moved", json_integer((json_int_t)pv.pg_shards_moved));
+        }
         /* the state after, measured in full (requests and bytes included) */
         json_t *ua = json_object_get(after, "unavailable");
         json_object_set(o, "unavailable_after", ua ? ua : pv.unavailable_after);

@@ -80,8 +80,9 @@ void view_state_op(const sim_op *op, json_t *o);
  * "configure" (cfg) or "set_state" (node.name, node.down; a whole domain:
  * node.name NULL and node.loc[0] the domain's type and name). */
 typedef struct view_preview_req {
-    sim_op_type type; /* SIM_OP_ADD_NODE, _REMOVE_NODE, _SET_STATE, _CONFIGURE or _IMPORT */
-    sim_node_spec node;
+    sim_op_type type;   /* SIM_OP_ADD_NODE, _REMOVE_NODE, _SET_STATE, _SET_REWEIGHT,
+                       * _CONFIGURE or _IMPORT */
+    sim_node_spec node; /* _SET_REWEIGHT: node.weight is the reweight */
     place_config cfg;
     const import_result *import; /* type "import": the parsed text */
 } view_preview_req;

@@ -323,7 +323,8 @@ static int node_op_answer(sim *s, const api_request *r, int64_t op, json_t **out
 /* PATCH /api/nodes/{name} {"weight": W}: the node's weight changed in
  * place, one set_weight operation ("operation": null when W is the weight
  * it has); {"location": [[type, name]…]}: one set_location operation (API.md
- * v4).  One of them a request, so that a request is one operation. */
+ * v4); {"reweight": R}: one set_reweight operation (ceph, API.md v4).  One
+ * of them a request, so that a request is one operation. */
 static int patch_node(sim *s, const api_request *r, json_t **out, rs_error *err)
 {
     int rc = need_object(r, err);
@@ -333,17 +334,27 @@ static int patch_node(sim *s, const api_request *r, json_t **out, rs_error *err)
     json_t *v;
     json_object_foreach(r->body, k, v)
     {
-        if (strcmp(k, "weight") != 0 && strcmp(k, "location") != 0)
+        if (strcmp(k, "weight") != 0 && strcmp(k, "location") != 0 && strcmp(k, "reweight") != 0)
             return rs_fail(err, RINGSIM_EPARAM,
-                           "PATCH /api/nodes/{name} changes \"weight\" or \"location\", not "
-                           "\"%.64s\"",
+                           "PATCH /api/nodes/{name} changes \"weight\", \"location\" or "
+                           "\"reweight\", not \"%.64s\"",
                            k);
     }
     json_t *w = json_object_get(r->body, "weight"), *l = json_object_get(r->body, "location");
-    if (w && l)
+    json_t *rw = json_object_get(r->body, "reweight");
+    if (!!w + !!l + !!rw > 1)
         return rs_fail(err, RINGSIM_EPARAM,
-                       "PATCH /api/nodes/{name} changes \"weight\" or \"location\", one "
-                       "operation a request: send them apart");
+                       "PATCH /api/nodes/{name} changes \"weight\", \"location\" or "
+                       "\"reweight\", one operation a request: send them apart");
+    if (rw) {
+        int64_t op = 0;
+        if (!json_is_number(rw))
+            return rs_fail(err, RINGSIM_EPARAM, "reweight must be a JSON number from 0 to 1");
+        if ((rc = name_check(r->seg[1], r->seglen[1], "node name", err)) ||
+            (rc = sim_set_reweight(s, r->seg[1], r->seglen[1], json_number_value(rw), &op, err)))
+            return rc;
+        return node_op_answer(s, r, op, out, err);
+    }
     if (l) {
         place_loc loc[PLACE_MAX_LOC];
         size_t n = 0;
@@ -546,10 +557,10 @@ static int post_preview(sim *s, const api_request *r, json_t **out, rs_error *er
     if (type == SIM_OP_IMPORT)
         return api_preview_import(s, r->body, out, err);
     if (type != SIM_OP_ADD_NODE && type != SIM_OP_REMOVE_NODE && type != SIM_OP_CONFIGURE &&
-        type != SIM_OP_SET_STATE)
-        return rs_fail(
-            err, RINGSIM_EPARAM,
-            "op must be \"add_node\", \"remove_node\", \"set_state\", \"configure\" or \"import\"");
+        type != SIM_OP_SET_STATE && type != SIM_OP_SET_REWEIGHT)
+        return rs_fail(err, RINGSIM_EPARAM,
+                       "op must be \"add_node\", \"remove_node\", \"set_state\", "
+                       "\"set_reweight\", \"configure\" or \"import\"");
     json_t *body = json_deep_copy(r->body);
     if (!body)
         return rs_fail(err, RINGSIM_ENOMEM, "out of memory");
@@ -582,6 +593,14 @@ static int post_preview(sim *s, const api_request *r, json_t **out, rs_error *er
             rc = rs_fail(err, RINGSIM_EPARAM, "state must be \"up\" or \"down\"");
         p.node.name = json_string_value(name);
         p.node.len = json_string_length(name);
+    } else if (type == SIM_OP_SET_REWEIGHT) { /* {"name", "reweight"} as PATCH (ceph) */
+        json_t *name = json_object_get(body, "name"), *w = json_object_get(body, "reweight");
+        rc = need_name(name, "name", err);
+        if (!rc && !json_is_number(w))
+            rc = rs_fail(err, RINGSIM_EPARAM, "reweight must be a JSON number from 0 to 1");
+        p.node.name = json_string_value(name);
+        p.node.len = json_string_length(name);
+        p.node.weight = json_number_value(w);
     } else {
         rc = place_config_from_json(&p.cfg, body, err);
         if (!rc)

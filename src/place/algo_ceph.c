@@ -28,6 +28,9 @@
  * hole), as OSDMap::_raw_to_up_osds; the serving primary is the first OSD
  * left.
  *
+ * A node's reweight (`ceph osd reweight`, place_node.reweight_off; 0 is
+ * the state out) is CRUSH's device weight, as crushtool --weight takes it.
+ *
  * Cost: build maps every PG once (pg_num x rule cost, a few ms for 4096
  * PGs on 100 OSDs); a key is one string hash and two table reads.
  */
@@ -333,8 +336,14 @@ static int ceph_build_op(placement *p, const place_from *from, rs_error *err)
     }
     for (int i = 0; i < c->wmax; i++)
         c->weight[i] = CEPH_WEIGHT_ONE;
-    for (size_t i = 0; i < p->n; i++)
-        dev_node[osd_id(&p->nodes[i])] = (int32_t)i;
+    for (size_t i = 0; i < p->n; i++) {
+        int id = osd_id(&p->nodes[i]);
+        dev_node[id] = (int32_t)i;
+        /* `ceph osd reweight` (0: out): CRUSH's is_out() draws against it */
+        c->weight[id] = CEPH_WEIGHT_ONE - (p->nodes[i].reweight_off > CEPH_WEIGHT_ONE
+                                               ? CEPH_WEIGHT_ONE
+                                               : p->nodes[i].reweight_off);
+    }
     for (uint32_t ps = 0; ps < c->pg_num; ps++) {
         int32_t out[CEPH_MAX_RESULT];
         int got = p->n ? ceph_do_rule(c->map, c->rule,
@@ -466,6 +475,41 @@ static void ceph_node_json(const placement *p, size_t node, json_t *obj)
     }
     json_object_set_new(obj, "pgs", json_integer(pgs));
     json_object_set_new(obj, "primary_pgs", json_integer(prim));
+    /* the reweight CRUSH uses: 16.16, as `ceph osd df` shows it */
+    int id = osd_id(&p->nodes[node]);
+    json_object_set_new(obj, "reweight",
+                        json_real(id >= 0 && id < c->wmax ? c->weight[id] / 65536.0 : 1.0));
+}
+
+/* The OSD id at an up set position (-1: a hole, or none past its end). */
+static int up_osd(const placement *p, uint32_t ps, int i)
+{
+    const ceph_place *c = p->extra;
+    if (ps >= c->pg_num || i >= c->nup[ps])
+        return -1;
+    long node = c->up[(size_t)ps * (size_t)c->size + (size_t)i];
+    return node < 0 ? -1 : osd_id(&p->nodes[node]);
+}
+
+/* Up sets compared by OSD id (node indexes differ across a join). */
+static void ceph_pg_diff(const placement *before, const placement *after, int64_t *remapped,
+                         int64_t *shards)
+{
+    const ceph_place *a = after->extra, *b = before ? before->extra : NULL;
+    uint32_t had = b ? b->pg_num : 0;
+    int64_t r = 0, sh = 0;
+    int width = b && b->size > a->size ? b->size : a->size;
+    for (uint32_t ps = 0; ps < a->pg_num; ps++) {
+        int moved = 0;
+        for (int i = 0; i < width; i++) {
+            int now = up_osd(after, ps, i);
+            moved += ps >= had ? now >= 0 : now != up_osd(before, ps, i);
+        }
+        r += moved > 0;
+        sh += moved;
+    }
+    *remapped = r;
+    *shards = sh;
 }
 
 typedef struct trace_ctx {
@@ -639,6 +683,7 @@ const place_algo place_algo_ceph = {
     .shares = ceph_shares,
     .owns = ceph_owns,
     .node_json = ceph_node_json,
+    .pg_diff = ceph_pg_diff,
     .trace = ceph_trace_op,
     .down = PLACE_DOWN_OWN,
     .serve = ceph_serve,

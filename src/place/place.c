@@ -1125,6 +1125,15 @@ double place_structural_max_over_mean(const placement *p)
     return mx * (double)p->n;
 }
 
+bool place_pg_diff(const placement *before, const placement *after, int64_t *remapped, int64_t *shards)
+{
+    if (!after || !after->a->pg_diff)
+        return false;
+    /* from another algorithm (or none): every PG is new */
+    after->a->pg_diff(before && before->a == after->a ? before : NULL, after, remapped, shards);
+    return true;
+}
+
 /* ---- drawing ---- */
 
 void place_node_json(const placement *p, size_t node, json_t *obj)

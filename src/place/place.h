@@ -151,6 +151,10 @@ typedef struct place_node {
      * location, every algorithm's default); borrowed like name. */
     const place_loc *loc;
     size_t nloc;
+    /* Ceph's `osd reweight` as 16.16 fixed point, kept as what it takes
+     * away from "in" (0x10000 - reweight) so that a node made without it
+     * (zeroed) is fully in: 0 in, 0x10000 out.  Only ceph reads it. */
+    uint32_t reweight_off;
 } place_node;
 
 typedef struct placement placement;
@@ -365,6 +369,14 @@ void place_owns(const placement *p, uint32_t r, double *owns, size_t n);
 /* The node's coordinates in ring order as a JSON array of strings, its
  * slot ranges ({"slots": [[a,b]…]}), or NULL: added to the node object. */
 void place_node_json(const placement *p, size_t node, json_t *obj);
+/* Where after is of an algorithm with placement groups (ceph): true, with
+ * *remapped the PGs of after whose up set differs from before's (a PG
+ * before lacks is new, every position it fills moved; every PG is new
+ * when before is of another algorithm or NULL) and
+ * *shards the positions (PG, index in the up set) whose device changed;
+ * false otherwise (nothing set). */
+bool place_pg_diff(const placement *before, const placement *after, int64_t *remapped,
+                   int64_t *shards);
 /* The layout to draw: {"space", "points": [{"position", "coordinate",
  * "node"}…]} or {"space", "runs": [{"first", "last", "node"}…]}; node
  * names come from names[]. */

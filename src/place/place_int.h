@@ -157,6 +157,11 @@ struct place_algo {
      * (previous point, point] (HAProxy's nearest point); owns[n] zeroed. */
     void (*owns)(const placement *p, uint32_t r, double *owns);
     void (*node_json)(const placement *p, size_t node, json_t *obj);
+    /* Placement groups (ceph): of after's, those whose up set differs from
+     * before's (before is the same algorithm, or NULL: no PGs), and the
+     * positions whose device changed. */
+    void (*pg_diff)(const placement *before, const placement *after, int64_t *remapped,
+                    int64_t *shards);
     char *(*state_text)(const placement *p);
     void (*trace)(const placement *p, const char *key, size_t len, const place_key_info *k,
                   const char *const *names, json_t *t);

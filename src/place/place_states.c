@@ -373,7 +373,10 @@ void place_fair_weights(const placement *p, double *w, size_t n)
         w[i] = 0;
     for (size_t i = 0; i < m; i++)
         if (takes_keys(p, i))
-            w[i] = p->a->weights == PLACE_W_NONE ? 1.0 : p->nodes[i].weight;
+            /* Ceph's reweight scales it; an OSD out (reweight 0) takes none */
+            w[i] = (p->a->weights == PLACE_W_NONE ? 1.0 : p->nodes[i].weight) *
+                   (1.0 - (p->nodes[i].reweight_off > 0x10000u ? 0x10000u : p->nodes[i].reweight_off) /
+                              65536.0);
 }
 
 const placement *place_serving_layout(const placement *p, const size_t **map)

@@ -417,12 +417,30 @@ static json_t *unavailable_json(opctx *c)
                      c->unavail_known ? json_integer((json_int_t)c->unavail_bytes) : json_null());
 }
 
+/* Under an algorithm with placement groups (ceph): the PGs whose up set
+ * the operation changes and the positions that change (API.md v4), the
+ * state before against the one it leaves (the same layout when it only
+ * touches keys). */
+static bool pg_moves(opctx *c, int64_t *remapped, int64_t *shards)
+{
+    const placement *before = c->s->cur.pl, *after = c->next.pl ? c->next.pl : before;
+    return place_pg_diff(before, after, remapped, shards);
+}
+
 /* The operation's v4 record, kept in meta (SIM_V4_PREFIX + id) beside its
- * log entry: {"pairs", "unavailable_after"}. */
+ * log entry: {"pairs", "unavailable_after", "pgs_remapped"?,
+ * "pg_shards_moved"?}. */
 static char *v4_text(opctx *c)
 {
     json_t *p = pairs_json(c), *u = unavailable_json(c);
     json_t *o = p && u ? json_pack("{s:O, s:O}", "pairs", p, "unavailable_after", u) : NULL;
+    int64_t r, sh;
+    if (o && pg_moves(c, &r, &sh) &&
+        (json_object_set_new(o, "pgs_remapped", json_integer((json_int_t)r)) ||
+         json_object_set_new(o, "pg_shards_moved", json_integer((json_int_t)sh)))) {
+        json_decref(o);
+        o = NULL;
+    }
     json_decref(p);
     json_decref(u);
     char *t = o ? json_dumps(o, JSON_COMPACT) : NULL;
@@ -494,6 +512,7 @@ static int preview_finish(opctx *c, rs_error *err)
     p->moved_to = tally_json(&c->to);
     p->pairs = pairs_json(c);
     p->unavailable_after = unavailable_json(c);
+    p->has_pgs = pg_moves(c, &p->pgs_remapped, &p->pg_shards_moved);
     p->sample_moves = json_array();
     int64_t total = 0;
     int rc = p->moved_from && p->moved_to && p->sample_moves && p->pairs && p->unavailable_after
@@ -544,7 +563,8 @@ static int v4_record(opctx *c, rs_error *err)
         rc = store_meta_set(s->st, SIM_V4_SINCE, name, err);
     }
     free(since);
-    if (rc || (!c->pairs.n && !c->next.unassigned))
+    int64_t remapped = 0, shards;
+    if (rc || (!c->pairs.n && !c->next.unassigned && !(pg_moves(c, &remapped, &shards) && remapped)))
         return rc;
     char *v4 = v4_text(c);
     snprintf(name, sizeof name, "%s%" PRId64, SIM_V4_PREFIX, c->op);

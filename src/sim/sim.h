@@ -112,6 +112,7 @@ typedef enum {
     SIM_OP_RESET,
     SIM_OP_REVERT,
     SIM_OP_SET_LOCATION,
+    SIM_OP_SET_REWEIGHT,
     SIM_OP_TYPE_COUNT
 } sim_op_type;
 /* The type a logged name stands for (SIM_OP_UNKNOWN for none). */
@@ -192,6 +193,7 @@ typedef struct sim_op_params {
     uint64_t start, count;
     int64_t keys;           /* insert_keys/delete_keys: how many keys the operation listed */
     int64_t to;             /* revert: its target; -1 for the others */
+    double reweight;        /* set_reweight: Ceph's `osd reweight`, 0..1 */
     int64_t *tokens_;       /* owned by the decoder */
     place_loc *loc_;        /* owned by the decoder (node.loc points here) */
     const char **replicas_; /* owned by the decoder */
@@ -268,6 +270,12 @@ int sim_set_state_domain(sim *s, const char *type, const char *name, bool down, 
  * changes nothing and records nothing (*op 0). */
 int sim_set_location(sim *s, const char *name, size_t len, const place_loc *loc, size_t n,
                      int64_t *op, rs_error *err);
+/* Ceph's `ceph osd reweight` (API.md v4): the node's reweight becomes r,
+ * 0..1 (0 is the state `out`: CRUSH maps around it; 1 is `in`), one
+ * set_reweight operation; keys move as the placement says.  RINGSIM_EPARAM
+ * for r outside 0..1 or an algorithm other than ceph, RINGSIM_ENOTFOUND
+ * for no such node; the reweight it has records nothing (*op 0). */
+int sim_set_reweight(sim *s, const char *name, size_t len, double r, int64_t *op, rs_error *err);
 int sim_reset(sim *s, int64_t *op, rs_error *err);
 /* Import (sim_import.c, docs/api.md "import a real cluster"): one `import`
  * operation that sets the text's algorithm and parameters over the current
@@ -313,6 +321,10 @@ typedef struct sim_preview {
     json_t *unavailable_after;     /* {"keys", "key_share", "requests_share", "bytes"} */
     double requests_moved;         /* the moved keys' shares (sim_workload_follow.c) */
     int64_t bytes_moved;           /* and their value sizes */
+    /* ceph (placement groups): has_pgs, the PGs whose up set changes and
+     * the positions that change (API.md v4) */
+    bool has_pgs;
+    int64_t pgs_remapped, pg_shards_moved;
 } sim_preview;
 int sim_preview_run(sim *s, sim_preview *p, int (*op)(sim *, void *, rs_error *), void *arg,
                     rs_error *err);

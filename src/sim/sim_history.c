@@ -189,6 +189,8 @@ static int replay_op(void *ud, const store_op *o)
         rc = sim_set_state(m, nd->name, nd->len, nd->down, &dummy, r->err);
     } else if (type == SIM_OP_SET_LOCATION) {
         rc = sim_set_location(m, nd->name, nd->len, nd->loc, nd->nloc, &dummy, r->err);
+    } else if (type == SIM_OP_SET_REWEIGHT) {
+        rc = sim_set_reweight(m, nd->name, nd->len, p.reweight, &dummy, r->err);
     } else if (type == SIM_OP_INSERT_KEYS && p.generated) {
         rc = sim_generate_keys(m, p.prefix.s, p.prefix.len, p.start, p.count, &ins, &skip, &dummy,
                                r->err);

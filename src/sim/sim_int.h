@@ -74,6 +74,10 @@ typedef struct node {
      * type and name malloc'd. */
     place_loc *loc;
     size_t nloc;
+    /* Ceph's `osd reweight` (attrs "reweight", absent = 1; sim_states.c):
+     * reweighted says it is set, reweight its value, 0..1. */
+    bool reweighted;
+    double reweight;
 } node;
 
 typedef struct state {
@@ -217,6 +221,9 @@ int sim__node_set_replicas(node *x, const char *const *v, size_t n);
  * RINGSIM_ENOMEM). */
 int sim__states_to_json(const node *x, json_t *o);
 int sim__states_from_json(const json_t *o, node *x);
+/* A reweight 0..1 as the 16.16 fixed point Ceph keeps (OSDMonitor's
+ * `osd reweight`: truncated). */
+uint32_t sim__reweight16(double r);
 /* Whether a and b have the same states. */
 bool sim__states_equal(const node *a, const node *b);
 

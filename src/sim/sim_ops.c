@@ -762,6 +762,44 @@ out:
     return rc;
 }
 
+/* Ceph's `ceph osd reweight` (API.md v4; kept with the states,
+ * sim_states.c): a change of topology, CRUSH mapping around what it takes
+ * away.  Only ceph reads it, so only ceph takes it. */
+int sim_set_reweight(sim *s, const char *name, size_t len, double r, int64_t *op, rs_error *err)
+{
+    *op = 0;
+    int rc = name_check(name, len, "node name", err);
+    if (rc)
+        return rc;
+    if (!isfinite(r) || r < 0 || r > 1)
+        return rs_fail(err, RINGSIM_EPARAM, "reweight must be a number from 0 to 1");
+    if (strcmp(s->cur.cfg.algorithm, "ceph") != 0)
+        return rs_fail(err, RINGSIM_EPARAM, "reweight is Ceph's: the algorithm is %s, not ceph",
+                       s->cur.cfg.algorithm);
+    json_t *params = json_pack("{s:s%, s:f}", "name", name, len, "reweight", r);
+    char *subject = NULL;
+    opctx c;
+    long i;
+    if ((rc = sim__node_op_begin(s, &c, sim_op_type_name(SIM_OP_SET_REWEIGHT), name, len, params,
+                                 &subject, &i, err)))
+        goto out;
+    node *x = &c.next.nodes[i];
+    if ((x->reweighted ? x->reweight : 1.0) == r) { /* nothing changes: nothing recorded */
+        sim__op_abort(&c);
+        goto out;
+    }
+    x->reweighted = r != 1.0; /* 1 is "in", as a node that never had one */
+    x->reweight = r;
+    rc = store_attrs(s, x, err);
+    if (!rc)
+        rc = sim__retopologize_to(&c, &s->cur, NULL, err);
+    rc = sim__op_end(&c, rc, op, err);
+out:
+    free(subject);
+    json_decref(params);
+    return rc;
+}
+
 bool sim_config_same(sim *s, const place_config *cfg)
 {
     /* The stored form (every algorithm's values) is what must be equal. */

@@ -14,6 +14,7 @@
  *   set_state    {"name", "state"} or {"domain": [type, name], "state"}
  *   set_location {"name", "location": [[type, name]...]} (add_node and an
  *                import's nodes carry "location"? the same way)
+ *   set_reweight {"name", "reweight"} (0..1)
  *   insert_keys  {"keys": n} or {"generate": {"prefix", "start", "count"}, ...}
  *   delete_keys  {"keys": n}
  *   revert       {"to"}
@@ -28,12 +29,19 @@
 /* ---- operation types: one owner of their names ---- */
 
 static const char *const op_type_names[SIM_OP_TYPE_COUNT] = {
-    [SIM_OP_ADD_NODE] = "add_node",       [SIM_OP_REMOVE_NODE] = "remove_node",
-    [SIM_OP_SET_WEIGHT] = "set_weight",   [SIM_OP_SET_STATE] = "set_state",
-    [SIM_OP_CONFIGURE] = "configure",     [SIM_OP_IMPORT] = "import",
-    [SIM_OP_INSERT_KEYS] = "insert_keys", [SIM_OP_DELETE_KEYS] = "delete_keys",
-    [SIM_OP_WORKLOAD] = "workload",       [SIM_OP_RESET] = "reset",
-    [SIM_OP_REVERT] = "revert",           [SIM_OP_SET_LOCATION] = "set_location",
+    [SIM_OP_ADD_NODE] = "add_node",
+    [SIM_OP_REMOVE_NODE] = "remove_node",
+    [SIM_OP_SET_WEIGHT] = "set_weight",
+    [SIM_OP_SET_STATE] = "set_state",
+    [SIM_OP_CONFIGURE] = "configure",
+    [SIM_OP_IMPORT] = "import",
+    [SIM_OP_INSERT_KEYS] = "insert_keys",
+    [SIM_OP_DELETE_KEYS] = "delete_keys",
+    [SIM_OP_WORKLOAD] = "workload",
+    [SIM_OP_RESET] = "reset",
+    [SIM_OP_REVERT] = "revert",
+    [SIM_OP_SET_LOCATION] = "set_location",
+    [SIM_OP_SET_REWEIGHT] = "set_reweight",
 };
 
 sim_op_type sim_op_type_of(const char *name)
@@ -53,7 +61,7 @@ bool sim_op_is_topology(sim_op_type t)
 {
     return t == SIM_OP_ADD_NODE || t == SIM_OP_REMOVE_NODE || t == SIM_OP_SET_WEIGHT ||
            t == SIM_OP_SET_STATE || t == SIM_OP_CONFIGURE || t == SIM_OP_IMPORT ||
-           t == SIM_OP_SET_LOCATION;
+           t == SIM_OP_SET_LOCATION || t == SIM_OP_SET_REWEIGHT;
 }
 
 /* A stored configuration (meta "config", an operation's config): "" or NULL
@@ -204,6 +212,11 @@ static int node_params(sim_op_params *p)
         if (!st || (strcmp(st, "down") != 0 && strcmp(st, "up") != 0))
             return RINGSIM_EDB;
         p->node.down = !strcmp(st, "down");
+    } else if (p->type == SIM_OP_SET_REWEIGHT) {
+        json_t *w = json_object_get(o, "reweight");
+        if (!json_is_number(w) || !(json_number_value(w) >= 0 && json_number_value(w) <= 1))
+            return RINGSIM_EDB;
+        p->reweight = json_number_value(w);
     } else if (p->type == SIM_OP_SET_LOCATION) {
         json_t *l = json_object_get(o, "location");
         int rc = l ? loc_from_json(l, &p->loc_, &p->node.nloc) : RINGSIM_EDB;
@@ -250,6 +263,7 @@ int sim_op_params_read(const sim_op *o, sim_op_params *out, rs_error *err)
     case SIM_OP_SET_WEIGHT:
     case SIM_OP_SET_STATE:
     case SIM_OP_SET_LOCATION:
+    case SIM_OP_SET_REWEIGHT:
         rc = node_params(out);
         out->has_node = !rc;
         rc = rc == 1 ? 0 : rc; /* 1: a domain's set_state */

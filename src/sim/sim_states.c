@@ -1,8 +1,9 @@
 /*
  * sim_states.c - node states in the engine (docs/api.md, "Node states").
  *
- * A node is up or down; HAProxy's backup flag and a Redis master's replicas
- * ride along.  They are stored in nodes.attrs ({"state": "down"}, absent =
+ * A node is up or down; HAProxy's backup flag, a Redis master's replicas
+ * and Ceph's `osd reweight` ({"reweight": R}, absent = 1) ride along.
+ * They are stored in nodes.attrs ({"state": "down"}, absent =
  * up; {"backup": true}; {"replicas": ["ip:port", …]}) and reach the
  * placement through place_node, which answers both the owner by placement
  * and who serves (place_states.c).  The engine keeps the serving placement
@@ -43,10 +44,18 @@ int sim__node_set_replicas(node *x, const char *const *v, size_t n)
     return 0;
 }
 
+uint32_t sim__reweight16(double r)
+{
+    /* OSDMonitor's `osd reweight`: (int)((double)CEPH_OSD_IN * w) */
+    return r <= 0 ? 0 : r >= 1 ? 0x10000u : (uint32_t)(int)((double)0x10000 * r);
+}
+
 int sim__node_states_copy(node *dst, const node *src)
 {
     dst->down = src->down;
     dst->backup = src->backup;
+    dst->reweighted = src->reweighted;
+    dst->reweight = src->reweight;
     dst->replicas = NULL;
     dst->nreplicas = 0;
     return sim__node_set_replicas(dst, (const char *const *)src->replicas, src->nreplicas);
@@ -59,6 +68,8 @@ int sim__states_to_json(const node *x, json_t *o)
         rc |= json_object_set_new(o, "state", json_string("down"));
     if (x->backup)
         rc |= json_object_set_new(o, "backup", json_true());
+    if (x->reweighted)
+        rc |= json_object_set_new(o, "reweight", json_real(x->reweight));
     if (x->nreplicas) {
         json_t *a = json_array();
         for (size_t i = 0; a && i < x->nreplicas; i++)
@@ -71,9 +82,13 @@ int sim__states_to_json(const node *x, json_t *o)
 int sim__states_from_json(const json_t *o, node *x)
 {
     json_t *st = json_object_get(o, "state"), *bk = json_object_get(o, "backup");
-    json_t *rp = json_object_get(o, "replicas");
+    json_t *rp = json_object_get(o, "replicas"), *rw = json_object_get(o, "reweight");
     if ((st && !json_is_string(st)) || (bk && !json_is_boolean(bk)) || (rp && !json_is_array(rp)))
         return RINGSIM_EDB;
+    if (rw && !(json_is_number(rw) && json_number_value(rw) >= 0 && json_number_value(rw) <= 1))
+        return RINGSIM_EDB;
+    x->reweighted = rw != NULL;
+    x->reweight = rw ? json_number_value(rw) : 1.0;
     if (st && strcmp(json_string_value(st), "down") != 0 && strcmp(json_string_value(st), "up") != 0)
         return RINGSIM_EDB;
     x->down = st && !strcmp(json_string_value(st), "down");
@@ -93,7 +108,8 @@ int sim__states_from_json(const json_t *o, node *x)
 
 bool sim__states_equal(const node *a, const node *b)
 {
-    if (a->down != b->down || a->backup != b->backup || a->nreplicas != b->nreplicas)
+    if (a->down != b->down || a->backup != b->backup || a->nreplicas != b->nreplicas ||
+        a->reweighted != b->reweighted || (a->reweighted && a->reweight != b->reweight))
         return false;
     for (size_t i = 0; i < a->nreplicas; i++)
         if (strcmp(a->replicas[i], b->replicas[i]) != 0)
@@ -101,7 +117,10 @@ bool sim__states_equal(const node *a, const node *b)
     return true;
 }
 
-static bool states_any(const node *x) { return x->down || x->backup || x->nreplicas; }
+static bool states_any(const node *x)
+{
+    return x->down || x->backup || x->nreplicas || x->reweighted;
+}
 
 static void states_clear(node *x)
 {
@@ -110,12 +129,15 @@ static void states_clear(node *x)
     free(x->replicas);
     x->replicas = NULL;
     x->nreplicas = 0;
+    x->reweighted = false;
+    x->reweight = 1.0;
 }
 
 static void states_place(const node *x, place_node *pn)
 {
     pn->down = x->down;
     pn->backup = x->backup;
+    pn->reweight_off = x->reweighted ? 0x10000u - sim__reweight16(x->reweight) : 0;
     pn->replicas = (const char *const *)x->replicas;
     pn->nreplicas = x->nreplicas;
 }

@@ -137,7 +137,9 @@ int sim__nodeset_load(sim *v, int64_t before, sim__nodeset *x, rs_error *err)
                    NULL,
                    0,
                    NULL,
-                   0};
+                   0,
+                   false,
+                   1.0};
         if (!json_is_string(nm)) {
             rc = RINGSIM_EDB;
             break;

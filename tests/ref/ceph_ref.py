@@ -24,7 +24,13 @@ tunables around the optimal profile, a replicated rule, an erasure-coded
     up set, primary and keys, and after `node add` the keys moved are those
     of the PGs whose primary osdmaptool changed; an erasure-coded pool's
     up sets (indep, a down OSD's hole) against crushtool --test at each
-    PG's seed.
+    PG's seed;
+  - reweights: `node out` against osdmaptool `--mark-out` (owners, every
+    PG's up set, the keys moved = those of the PGs whose primary changed),
+    `node in` back, `node reweight` against `crushtool --test --weight` at
+    each PG's seed below 2^31, and its keys moved;
+  - every operation's pgs_remapped and pg_shards_moved (the join, out, in,
+    reweight) against the difference of the two dumps.
 Every line must be equal, in order.  The seed is printed first; a failure
 names the map file kept in the temporary directory and the first
 differing line.  Exit 77 (skipped) when crushtool is missing: `make test`
@@ -346,9 +352,110 @@ def engine(ringsim, tmp, rng):
     if added["operation"]["keys_moved"] != moved:
         raise SystemExit("FAIL engine: the join moved %d keys, osdmaptool's dumps differ in %d"
                          % (added["operation"]["keys_moved"], moved))
+    pg_moves("the join", first, dump, added["operation"])
     print("engine: %d OSDs + 1 in %d racks, failure domain %s, pg_num %d: %d keys and lookups "
           "as osdmaptool, %d moved" % (nosd, racks, domain, pgnum, checked, moved), flush=True)
+    checked += reweights(rs, tmp, rng, nosd + 1, pgnum, om, dump, keys, col)
     return checked + erasure(rs, tmp, rng, nosd + 1)
+
+
+def pg_moves(what, before, after, op):
+    """The operation's pgs_remapped and pg_shards_moved are the difference
+    of the two dumps: PGs whose up set changed, positions whose OSD did."""
+    remapped = shards = 0
+    for pgid, (up, _) in after.items():
+        b = before[pgid][0]
+        n = sum((b[i] if i < len(b) else None) != (up[i] if i < len(up) else None)
+                for i in range(max(len(b), len(up))))
+        remapped += n > 0
+        shards += n
+    got = (op.get("pgs_remapped"), op.get("pg_shards_moved"))
+    if got != (remapped, shards):
+        raise SystemExit("FAIL %s: ringsim remapped %r PGs and moved %r shards, the real dumps "
+                         "differ in %d PGs and %d shards" % (what, got[0], got[1], remapped, shards))
+    return remapped
+
+
+def owners_and_moves(what, rs, keys, col, before, after, op):
+    """Every key's owner is after's primary of its PG, the operation op
+    moved the keys of the PGs whose primary changed from before, and its
+    PGs remapped and shards moved are the dumps' difference."""
+    pg_moves(what, before, after, op)
+    rows = run(rs + ["key", "ls", "--csv"]).splitlines()
+    c = {name: i for i, name in enumerate(rows[0].split(","))}
+    for l in rows[1:]:
+        f = l.split(",")
+        pgid = "1.%x" % int(f[c["coordinate"]])
+        want = "osd.%d" % after[pgid][1] if after[pgid][1] >= 0 else ""
+        if f[c["node"]] != want:
+            raise SystemExit("FAIL %s: key %s in PG %s: ringsim %s, real %s"
+                             % (what, f[c["key"]], pgid, f[c["node"]], want))
+    moved = sum(before["1.%x" % int(f[col["coordinate"]])][1] !=
+                after["1.%x" % int(f[col["coordinate"]])][1] for f in keys)
+    if op["keys_moved"] != moved:
+        raise SystemExit("FAIL %s: ringsim moved %d keys, the real PGs' primaries changed for %d"
+                         % (what, op["keys_moved"], moved))
+    return len(rows) - 1, moved
+
+
+def reweights(rs, tmp, rng, nosd, pgnum, om, dump, keys, col):
+    """`node out` against osdmaptool --mark-out (every PG), `node in` back,
+    then `node reweight` against crushtool --weight at each PG's seed
+    (seeds below 2^31; the others keep the engine's answer, checked by the
+    out case): owners, up sets and the keys moved."""
+    out = rng.randrange(nosd)
+    op = json.loads(run(rs + ["--json", "node", "out", "osd.%d" % out]))["operation"]
+    if op["type"] != "set_reweight":
+        raise SystemExit("FAIL out: operation %r" % op)
+    outd = pg_dump(om, ["--mark-out", str(out)])
+    n, moved_out = owners_and_moves("out osd.%d" % out, rs, keys, col, dump, outd, op)
+    n += pgs_api(rs, outd, keys, col)
+    op = json.loads(run(rs + ["--json", "node", "in", "osd.%d" % out]))["operation"]
+    n += owners_and_moves("in osd.%d" % out, rs, keys, col, outd, dump, op)[0]
+    # a reweight that float (crushtool) and double (OSDMonitor) truncate alike
+    osd, r = rng.randrange(nosd), rng.choice([0.5, 0.73, 0.9, 0.251, 0.05])
+    assert int(f32(r) * 65536.0) == int(r * 65536.0)
+    crush = os.path.join(tmp, "engine.reweight.txt")
+    with open(crush, "w") as f:
+        f.write(run(rs + ["export", "--config", "crushmap"]))
+    run(["crushtool", "-c", crush, "-o", crush + ".bin"])
+    op = json.loads(run(rs + ["--json", "node", "reweight", "osd.%d" % osd, repr(r)]))["operation"]
+    srv, port = serve(rs)
+    try:
+        got = json.loads(urllib.request.urlopen(
+            "http://127.0.0.1:%d/api/pgs?limit=%d" % (port, pgnum)).read())["pgs"]
+        node = json.loads(urllib.request.urlopen(
+            "http://127.0.0.1:%d/api/nodes/osd.%d" % (port, osd)).read())
+    finally:
+        srv.terminate()
+        srv.wait()
+    if node.get("node", node).get("reweight") != int(r * 65536.0) / 65536.0:
+        raise SystemExit("FAIL reweight: osd.%d answers %r" % (osd, node))
+    mask = (1 << (pgnum - 1).bit_length()) - 1
+    after, seeds = {}, 0
+    for ps, pg in enumerate(got):
+        after[pg["pgid"]] = (pg["up"], -1 if pg["primary"] is None else pg["primary"])
+        s = ps & mask if (ps & mask) < pgnum else ps & (mask >> 1)
+        x = hash32_2(s, 1)
+        if x >= 1 << 31:
+            continue
+        seeds += 1
+        o = mapping_lines(run(["crushtool", "-i", crush + ".bin", "--test", "--show-mappings",
+                               "--rule", "0", "--num-rep", "3", "--min-x", str(x), "--max-x",
+                               str(x), "--weight", str(osd), repr(r)]))
+        want = [int(v) for v in o[0].split("[")[1].rstrip("]").split(",") if v]
+        if pg["up"] != want:
+            raise SystemExit("FAIL reweight osd.%d %r: PG %s (x %d): ringsim %r, crushtool %r"
+                             % (osd, r, pg["pgid"], x, pg["up"], want))
+    if seeds < 2:
+        raise SystemExit("FAIL reweight: only %d of %d PGs have a seed crushtool takes"
+                         % (seeds, pgnum))
+    k, moved_rw = owners_and_moves("reweight osd.%d %r" % (osd, r), rs, keys, col, dump, after, op)
+    run(rs + ["node", "in", "osd.%d" % osd])
+    print("reweight: out osd.%d as osdmaptool --mark-out (%d keys moved), osd.%d reweight %r as "
+          "crushtool --weight on %d of %d PGs (%d keys moved)"
+          % (out, moved_out, osd, r, seeds, pgnum, moved_rw), flush=True)
+    return n + k + seeds
 
 
 def main():
