@@ -7,6 +7,8 @@
 // no serious or critical violation. Registered by tests/browser/run.mjs.
 
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 
 const SIZES = [{ width: 1366, height: 800 }, { width: 390, height: 844 }];
 
@@ -36,7 +38,9 @@ const domainItem = (page, type, name) => page.locator(`#domains-tree li.domain[d
 const summaryOf = (page, type, name) => domainItem(page, type, name).locator(':scope > details > summary');
 
 export function registerDomainsTests(test, h) {
-  const { eventually, http, expectText, outside, axeSerious, openPage } = h;
+  const {
+    eventually, http, expectText, outside, axeSerious, openPage, setTheme, artifacts,
+  } = h;
 
   test('failure domains panel: the tree as GET /api/locations, collapsing, a rack down in one previewed operation, at 1366×800 and 390×844', async ({ browser, server, errors }) => {
     const page = await openPage(browser, server, errors, { bypassCSP: true }); // axe is injected
@@ -76,6 +80,11 @@ export function registerDomainsTests(test, h) {
       assert.deepEqual(await outside(page, '#domains-panel *', '#domains-panel'), [], `${where}: inside the panel`);
       assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth), true, `${where}: no horizontal scroll`);
       assert.deepEqual(await axeSerious(page), [], `${where}: axe with the panel shown`);
+      await setTheme(page, 'dark');
+      assert.deepEqual(await axeSerious(page, true), [], `${where}: axe's colour rules with the panel shown, dark`);
+      fs.mkdirSync(artifacts, { recursive: true });
+      await page.locator('#domains-panel').screenshot({ path: path.join(artifacts, `domains-${size.width}x${size.height}-dark.png`) });
+      await setTheme(page, 'light');
 
       // The rack's toggle: previewed first (the figures of POST /api/preview), then one operation.
       const state = states[i];

@@ -2154,7 +2154,7 @@ registerIssue25Tests(test, {
 registerIssue27Tests(test, { eventually, http, expectText, setTheme });
 registerTraceTests(test, { eventually, http, expectText, downloadOf, outside });
 registerDomainsTests(test, {
-  eventually, http, expectText, outside, axeSerious, openPage,
+  eventually, http, expectText, outside, axeSerious, openPage, setTheme, artifacts,
 });
 
 async function main() {

@@ -80,10 +80,12 @@ export class DomainsPanel {
         el('span', { className: 'domain-figures muted small' }, domainFigures(d)),
       ]),
       el('div', { className: 'domain-body' }, [
-        toggle,
-        d.members && d.members.length
-          ? el('ul', { className: 'plain domain-members small', 'aria-label': `Nodes of ${label}` }, d.members.map((n) => el('li', null, displayName(n))))
-          : null,
+        el('div', { className: 'domain-line' }, [
+          toggle,
+          d.members && d.members.length
+            ? el('ul', { className: 'plain domain-members small', 'aria-label': `Nodes of ${label}` }, d.members.map((n) => el('li', null, displayName(n))))
+            : null,
+        ]),
         d.children && d.children.length
           ? el('ul', { className: 'plain domain-children' }, d.children.map((c) => this.domain(c, path, readOnly)))
           : null,
