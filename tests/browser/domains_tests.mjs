@@ -117,7 +117,13 @@ export function registerDomainsTests(test, h) {
       const after = walk((await http(server, 'GET', '/api/locations')).body.locations).find((d) => d.type === 'rack' && d.name === 'r1');
       assert.equal(after.down, state === 'down' ? 2 : 0);
       await expectText(summaryOf(page, 'rack', 'r1'), figures(after), `${where}: r1's figures after`);
+      await eventually(`${where}: the focus back on r1's toggle`, async () => toggle.evaluate((e) => e === document.activeElement));
     }
+    // The same pair in two places: PUT /api/locations/rack/r1 acts on both, and the toggles say so.
+    assert.equal((await http(server, 'POST', '/api/nodes', { name: 'n5', location: [['dc', 'dc2'], ['rack', 'r1']] })).status, 201);
+    await eventually('two rack r1 items', async () => (await domainItem(page, 'rack', 'r1').count()) === 2);
+    for (const i of [0, 1]) await expectText(domainItem(page, 'rack', 'r1').nth(i).locator('.domain-shared').first(), 'acts on every rack=r1 (2 places)', `rack r1 #${i} says it is shared`);
+    assert.equal(await domainItem(page, 'rack', 'r2').locator('.domain-shared').count(), 0, 'r2 is in one place');
     assert.deepEqual(errors.filter((e) => e.startsWith('page error')), [], 'no uncaught errors in the page');
     await page.context().close();
   });

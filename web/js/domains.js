@@ -27,6 +27,8 @@ export class DomainsPanel {
   constructor({ onState }) {
     this.onState = onState;
     this.closed = new Set(); // domains the reader collapsed, kept across refreshes
+    this.toggles = new Map(); // path key -> the Down toggle drawn for it now
+    this.seen = new Map(); // "type\u0000name" -> how many places of the tree hold it
   }
 
   /**
@@ -42,7 +44,23 @@ export class DomainsPanel {
       $('domains-unlocated').replaceChildren();
       return;
     }
+    // A pair such as rack=r1 may sit in two datacenters: the API's domain is
+    // the pair wherever it sits, and the toggle says so.
+    this.seen = new Map();
+    const count = (list) => {
+      for (const d of list) {
+        const k = `${d.type}\u0000${d.name}`;
+        this.seen.set(k, (this.seen.get(k) || 0) + 1);
+        count(d.children || []);
+      }
+    };
+    count(roots);
+    // A toggle that has the focus keeps it when the tree is drawn again.
+    let focused = null;
+    for (const [k, t] of this.toggles) if (t === document.activeElement) focused = k;
+    this.toggles = new Map();
     $('domains-tree').replaceChildren(...roots.map((d) => this.domain(d, [], readOnly)));
+    if (focused !== null && this.toggles.has(focused)) this.toggles.get(focused).focus();
     const unlocated = answer.unlocated || [];
     $('domains-unlocated').replaceChildren(...(unlocated.length
       ? [
@@ -64,15 +82,15 @@ export class DomainsPanel {
       'aria-label': `Down: ${label}`,
       title: allDown ? `Every node of ${label} is down: press to bring them up` : `Mark every node of ${label} down`,
       disabled: readOnly,
-    }, 'Down');
+    }, 'Down'); // a toggle: its name stays, aria-pressed (and its colour) says the state
+    this.toggles.set(key, toggle);
     toggle.addEventListener('click', async () => {
-      toggle.disabled = true;
-      try {
-        await this.onState(d.type, d.name, !allDown, toggle);
-      } finally {
-        toggle.disabled = readOnly;
-      }
+      await this.onState(d.type, d.name, !allDown, toggle);
+      // The tree may have been drawn again meanwhile: the focus stays on this domain's toggle.
+      const now = this.toggles.get(key);
+      if (now && now.isConnected && document.activeElement !== now) now.focus();
     });
+    const places = this.seen.get(`${d.type}\u0000${d.name}`) || 1;
     const details = el('details', { open: !this.closed.has(key) }, [
       el('summary', null, [
         el('span', { className: 'domain-name' }, label),
@@ -82,6 +100,9 @@ export class DomainsPanel {
       el('div', { className: 'domain-body' }, [
         el('div', { className: 'domain-line' }, [
           toggle,
+          places > 1
+            ? el('span', { className: 'muted small domain-shared' }, `acts on every ${displayName(d.type)}=${displayName(d.name)} (${places} places)`)
+            : null,
           d.members && d.members.length
             ? el('ul', { className: 'plain domain-members small', 'aria-label': `Nodes of ${label}` }, d.members.map((n) => el('li', null, displayName(n))))
             : null,
