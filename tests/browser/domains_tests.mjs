@@ -4,7 +4,10 @@
 // domains collapse and open, a rack's Down toggle previews (the figures of
 // POST /api/preview) and applying it sets every node of the rack down in
 // one operation; at 1366×800 and 390×844 nothing sticks out and axe finds
-// no serious or critical violation. Registered by tests/browser/run.mjs.
+// no serious or critical violation (light, and colours in dark). Then a
+// pair in two places says so, and the past (the timeline) shows the tree
+// as GET /api/locations?at= answers it, read-only.
+// Registered by tests/browser/run.mjs.
 
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -52,6 +55,7 @@ export function registerDomainsTests(test, h) {
     assert.equal((await http(server, 'POST', '/api/keys', { generate: { count: 400 } })).status, 201);
 
     const states = ['down', 'up'];
+    let downId = null; // the operation that set r1 down
     for (const [i, size] of SIZES.entries()) {
       const where = `${size.width}×${size.height}`;
       await page.setViewportSize(size);
@@ -112,6 +116,7 @@ export function registerDomainsTests(test, h) {
       const op = ops[ops.length - 1];
       assert.equal(op.type, 'set_state');
       assert.equal(op.subject, 'rack=r1');
+      if (state === 'down') downId = op.id;
       // The panel follows: r1's toggle and figures.
       await eventually(`${where}: the toggle says ${state}`, async () => (await toggle.getAttribute('aria-pressed')) === String(state === 'down'));
       const after = walk((await http(server, 'GET', '/api/locations')).body.locations).find((d) => d.type === 'rack' && d.name === 'r1');
@@ -124,6 +129,17 @@ export function registerDomainsTests(test, h) {
     await eventually('two rack r1 items', async () => (await domainItem(page, 'rack', 'r1').count()) === 2);
     for (const i of [0, 1]) await expectText(domainItem(page, 'rack', 'r1').nth(i).locator('.domain-shared').first(), 'acts on every rack=r1 (2 places)', `rack r1 #${i} says it is shared`);
     assert.equal(await domainItem(page, 'rack', 'r2').locator('.domain-shared').count(), 0, 'r2 is in one place');
+
+    // The past: the tree as it was right after r1 went down (?at=), toggles read-only.
+    await page.getByLabel('Timeline', { exact: true }).fill(String(downId));
+    await page.locator('#past-banner').waitFor({ state: 'visible' });
+    const then = walk((await http(server, 'GET', `/api/locations?at=${downId}`)).body.locations).find((d) => d.type === 'rack' && d.name === 'r1');
+    assert.equal(then.down, 2, 'r1 was down then');
+    await eventually('one rack r1 in the past', async () => (await domainItem(page, 'rack', 'r1').count()) === 1);
+    await expectText(summaryOf(page, 'rack', 'r1'), figures(then), "r1's figures as they were");
+    assert.equal(await domainItem(page, 'rack', 'r1').getByRole('button', { name: 'Down: rack r1', exact: true }).isDisabled(), true, 'read-only in the past');
+    await page.getByRole('button', { name: 'Back to live' }).click();
+    await eventually('live again: two rack r1 items', async () => (await domainItem(page, 'rack', 'r1').count()) === 2);
     assert.deepEqual(errors.filter((e) => e.startsWith('page error')), [], 'no uncaught errors in the page');
     await page.context().close();
   });
