@@ -21,6 +21,7 @@ import { registerImportTests } from './import_tests.mjs';
 import { registerIssue25Tests } from './issue25_tests.mjs';
 import { registerIssue27Tests } from './issue27_tests.mjs';
 import { registerTraceTests } from './trace_tests.mjs';
+import { registerDomainsTests } from './domains_tests.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const bin = path.resolve(repo, process.env.RINGSIM_BIN || 'build/ringsim');
@@ -2152,6 +2153,9 @@ registerIssue25Tests(test, {
 });
 registerIssue27Tests(test, { eventually, http, expectText, setTheme });
 registerTraceTests(test, { eventually, http, expectText, downloadOf, outside });
+registerDomainsTests(test, {
+  eventually, http, expectText, outside, axeSerious, openPage, setTheme, artifacts,
+});
 
 async function main() {
   if (!fs.existsSync(bin)) {

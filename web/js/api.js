@@ -204,6 +204,12 @@ export const api = {
   // Node states (docs/api.md "Node states"): "up" or "down".
   setState: (name, state) => request('PUT', `/api/nodes/${enc(name)}/state`, { state }),
 
+  // Failure domains (docs/api.md "Failure domains (version 4)").
+  /** The location tree: {"locations": [domain…], "unlocated": [name…]}. */
+  locations: (at) => request('GET', withQuery('/api/locations', { at })),
+  /** Every node of the domain TYPE=NAME down or up, in one set_state operation. */
+  setDomainState: (type, name, state) => request('PUT', `/api/locations/${enc(type)}/${enc(name)}/state`, { state }),
+
   // What is drawn and counted, live or as it was right after operation `at`.
   ring: (at) => request('GET', withQuery('/api/ring', { at })),
   stats: (at) => request('GET', withQuery('/api/stats', { at })),

@@ -170,6 +170,12 @@ class Preview {
     return this.ask('set_state', { op: 'set_state', name, state: down ? 'down' : 'up' });
   }
 
+  /** Every node of the failure domain TYPE=NAME down or up, previewed first. */
+  askDomainState(type, name, down, done) {
+    this.onDone = done || null;
+    return this.ask('set_state', { op: 'set_state', domain: [type, name], state: down ? 'down' : 'up' });
+  }
+
   async ask(op, given) {
     if (!given) this.onDone = null;
     const body = given || this.body(op);
@@ -206,6 +212,7 @@ class Preview {
   describe(body) {
     if (body.op === 'add_node') return `add node ${displayName(body.name)}${body.weight !== undefined ? ` (weight ${body.weight})` : ''}`;
     if (body.op === 'remove_node') return `remove node ${displayName(body.name)}`;
+    if (body.op === 'set_state' && body.domain) return `mark ${displayName(body.domain[0])}=${displayName(body.domain[1])} ${body.state}`;
     if (body.op === 'set_state') return `mark ${displayName(body.name)} ${body.state}`;
     const parts = [`algorithm ${body.algorithm}`];
     if (body.params) for (const [k, v] of Object.entries(body.params)) parts.push(`${k} ${v}`);
@@ -268,6 +275,8 @@ class Preview {
         await api.addNode(body.name, body.weight);
       } else if (body.op === 'remove_node') {
         await api.removeNode(body.name);
+      } else if (body.op === 'set_state' && body.domain) {
+        await api.setDomainState(body.domain[0], body.domain[1], body.state);
       } else if (body.op === 'set_state') {
         await api.setState(body.name, body.state);
       } else {

@@ -36,6 +36,7 @@ import { renderLoad, requestsSentence, setupLoad } from './load.js';
 import { setupTraffic, showTrafficProgress } from './traffic.js';
 import { setupImport, showImportFormats } from './import.js';
 import { setupTrace } from './trace.js';
+import { DomainsPanel } from './domains.js';
 
 const DOT_LIMIT = 1500;     // up to this many keys are drawn one by one
 const KEYS_PAGE = 50;
@@ -132,6 +133,14 @@ const nodesTable = new NodesTable({
     await mutate(button, null, null, () => api.setWeight(name, weight), ({ message }) => { refusal = humanMessage(message); });
     return refusal;
   },
+});
+
+// The failure-domain tree: a domain's Down toggle previews, then sets every
+// node of it in one operation, as a node's toggle does.
+const domainsPanel = new DomainsPanel({
+  onState: (type, name, down, button) => (lab
+    ? new Promise((resolve) => { lab.preview.askDomainState(type, name, down, resolve); })
+    : mutate(button, 'domains-error', null, () => api.setDomainState(type, name, down ? 'down' : 'up'))),
 });
 
 const keysTable = new KeysTable({
@@ -239,8 +248,10 @@ async function loadView() {
   const q = atQuery(at);
   if (state.view.at !== at) showLoading(at);
   try {
-    const [config, nodesAnswer, ringAnswer, stats] = await Promise.all([
+    const [config, nodesAnswer, ringAnswer, stats, locations] = await Promise.all([
       api.config(q), api.nodes(q), api.ring(q), api.stats(q),
+      // The domain tree is one panel among many: its failure is said there.
+      api.locations(q).catch((err) => ({ error: err.message })),
     ]);
     if (generation !== state.generation) return;
     const space = describeSpace(ringAnswer, catalogueEntry(config));
@@ -249,7 +260,7 @@ async function loadView() {
       fetchKeysPage(q),
     ]);
     if (generation !== state.generation) return;
-    state.view = { at, config, nodes: nodesAnswer.nodes, ring: ringAnswer, stats, space };
+    state.view = { at, config, nodes: nodesAnswer.nodes, ring: ringAnswer, stats, space, locations };
     if (at === null) {
       state.live = { keys: stats.keys };
       showReadOnly(config);
@@ -271,7 +282,7 @@ const nextFrame = () => new Promise((resolve) => requestAnimationFrame(() => set
  * nodes no single task holds the page for long. A newer load stops it.
  */
 async function renderView(ringKeys, keysPage, generation) {
-  const { at, config, nodes, ring: layout, stats, space } = state.view;
+  const { at, config, nodes, ring: layout, stats, space, locations } = state.view;
   const readOnly = at !== null;
   const algo = catalogueEntry(config);
   placement.setConfig(config, { readOnly });
@@ -321,6 +332,7 @@ async function renderView(ringKeys, keysPage, generation) {
   if (generation !== state.generation) return;
   nodesTable.set(nodes, { dark: state.dark, readOnly, replicas: config.replicas });
   fillNodeFilter(nodes, state.keysQuery.node);
+  domainsPanel.set(locations, { readOnly, located: nodes.some((n) => Array.isArray(n.location) && n.location.length > 0) });
   if (keysPage && !keysPage.error) keysTable.set(keysPage, state.keysQuery, { dark: state.dark, readOnly, replicas: config.replicas });
   else if (keysPage) $('keys-body').replaceChildren(el('tr', null, el('td', { colSpan: 5, className: 'error' }, keysPage.error)));
 
