@@ -584,11 +584,19 @@ async function sseResume(s) {
     await c.ready;
     c.write(`GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nLast-Event-ID: 0\r\n\r\n`);
   }
-  const t = Date.now();
-  eq('a file while 30 streams resume from 0', (await req(p, 'GET', '/index.html')).status, 200);
-  const f30 = Date.now() - t;
-  if (!SANITIZED) check('... within 200 ms (or 3x a quiet fetch)', f30 < Math.max(200, 3 * quietMs), `${f30} ms, quiet ${quietMs} ms`); // a timing: the plain build only
-  measured(`a file while 30 streams resume from 0 (1,200 operations): ${f30} ms`);
+  // Three fetches while the 36,000 events go out, the median judged: one
+  // fetch alone swung from 86 to 215 ms between quiet runs, as it lands
+  // before or behind the streams' first chunks.
+  const during = [];
+  for (let i = 0; i < 3; i++) {
+    const t = Date.now();
+    eq(`a file while 30 streams resume from 0 (fetch ${i + 1})`, (await req(p, 'GET', '/index.html')).status, 200);
+    during.push(Date.now() - t);
+  }
+  const f30 = [...during].sort((x, y) => x - y)[1];
+  const stillResuming = many.some((c) => (c.buf.toString().match(/^id: /gm) || []).length < last);
+  if (!SANITIZED) check('... within 200 ms (or 3x a quiet fetch), the median of three', f30 < Math.max(200, 3 * quietMs), `${during.join(', ')} ms, quiet ${quietMs} ms`); // a timing: the plain build only
+  measured(`a file while 30 streams resume from 0 (1,200 operations): ${during.join(', ')} ms (median ${f30}; streams still resuming after them: ${stillResuming})`);
   for (const c of many) c.close();
 }
 
