@@ -59,7 +59,7 @@
 #define BACKOFF_MS 100               /* listener pause when accept() fails */
 #define TRIM_OVER (1u << 20)         /* a body or answer past this: malloc_trim after */
 #define QUEUE_MAX 64                 /* requests waiting for one worker: 503 beyond */
-#define SSE_PAGE_BYTES (64u << 10)   /* a resuming stream's output per turn of the loop */
+#define SSE_PAGE_BYTES (16u << 10)   /* a resuming stream's output per turn of the loop */
 
 typedef struct server server;
 typedef struct job job;
